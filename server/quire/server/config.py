@@ -1,0 +1,44 @@
+"""Deployment settings, read once from the environment (and CLI flags)."""
+
+from __future__ import annotations
+
+import os
+from dataclasses import dataclass, field
+
+DEFAULT_ADDRESS = "127.0.0.1:50051"
+MAX_MESSAGE_BYTES = 8 * 1024 * 1024
+
+
+def _env_int(name: str, default: int) -> int:
+    raw = os.environ.get(name)
+    return int(raw) if raw else default
+
+
+@dataclass
+class Settings:
+    address: str = DEFAULT_ADDRESS
+    database_url: str = ""
+    # Message-size bound for every request and response (uploads stream in 1 MiB pieces).
+    max_message_bytes: int = MAX_MESSAGE_BYTES
+    # Upload size bound (PAYLOAD_TOO_LARGE above it).
+    max_upload_bytes: int = 64 * 1024 * 1024
+    pool_min: int = 2
+    pool_max: int = 20
+    grace_seconds: float = 10.0
+    # Page sources allowed despite the https/global-address rule (e.g. loopback in tests).
+    allow_sources: list[str] = field(default_factory=list)
+    # Deployment default retrieval mode name (LEGACY_FTS | HYBRID_SHADOW | HYBRID).
+    retrieval_mode: str = "LEGACY_FTS"
+
+    @classmethod
+    def from_env(cls) -> Settings:
+        allow = os.environ.get("QUIRE_ALLOW_SOURCES", "")
+        return cls(
+            address=os.environ.get("QUIRE_ADDRESS", DEFAULT_ADDRESS),
+            database_url=os.environ.get("QUIRE_DATABASE_URL", ""),
+            max_message_bytes=_env_int("QUIRE_MAX_MESSAGE_BYTES", MAX_MESSAGE_BYTES),
+            max_upload_bytes=_env_int("QUIRE_MAX_UPLOAD_BYTES", 64 * 1024 * 1024),
+            pool_max=_env_int("QUIRE_POOL_MAX", 20),
+            allow_sources=[s for s in allow.split(",") if s],
+            retrieval_mode=os.environ.get("QUIRE_RETRIEVAL_MODE", "LEGACY_FTS"),
+        )

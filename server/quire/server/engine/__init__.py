@@ -1,0 +1,1 @@
+"""The search engine: planner settings, arms, fusion."""

@@ -1,0 +1,73 @@
+"""PageSearchConfig: validation ranges and conversion to transaction-local settings."""
+
+from __future__ import annotations
+
+import math
+
+from quire.server.errors import QuireError, Violation
+from quire.v1 import errors_pb2, search_config_pb2
+
+PLAN_CACHE_MODES = ("auto", "force_custom_plan", "force_generic_plan")
+MAX_WORKERS = 1024
+MAX_TABLE_SCAN_BLOCKS = 2_147_483_647
+
+# The deployment default: custom plans, because tenant filters make generic plans poor.
+DEPLOYMENT_DEFAULT = search_config_pb2.PageSearchConfig(plan_cache_mode="force_custom_plan")
+
+
+def validate(config: search_config_pb2.PageSearchConfig, prefix: str = "config") -> None:
+    """Raises INVALID_REQUEST naming every out-of-range field."""
+    bad: list[Violation] = []
+    if config.HasField("plan_cache_mode") and config.plan_cache_mode not in PLAN_CACHE_MODES:
+        bad.append(Violation(f"{prefix}.plan_cache_mode", f"must be one of {PLAN_CACHE_MODES}"))
+    for name in ("parallel_setup_cost", "parallel_tuple_cost"):
+        if config.HasField(name):
+            value = getattr(config, name)
+            if not math.isfinite(value) or value < 0:
+                bad.append(Violation(f"{prefix}.{name}", "must be a finite number >= 0"))
+    if config.HasField("max_parallel_workers_per_gather") and not (
+        0 <= config.max_parallel_workers_per_gather <= MAX_WORKERS
+    ):
+        bad.append(
+            Violation(f"{prefix}.max_parallel_workers_per_gather", f"must be 0–{MAX_WORKERS}")
+        )
+    if config.HasField("min_parallel_table_scan_size") and not (
+        0 <= config.min_parallel_table_scan_size <= MAX_TABLE_SCAN_BLOCKS
+    ):
+        bad.append(
+            Violation(
+                f"{prefix}.min_parallel_table_scan_size", f"must be 0–{MAX_TABLE_SCAN_BLOCKS}"
+            )
+        )
+    if bad:
+        raise QuireError(
+            errors_pb2.ERROR_CODE_INVALID_REQUEST,
+            "; ".join(f"{v.field}: {v.description}" for v in bad),
+            violations=tuple(bad),
+        )
+
+
+def merged(*layers: search_config_pb2.PageSearchConfig) -> search_config_pb2.PageSearchConfig:
+    """Later layers override earlier ones field by field; unset fields inherit."""
+    out = search_config_pb2.PageSearchConfig()
+    for layer in layers:
+        out.MergeFrom(layer)
+    return out
+
+
+def to_settings(config: search_config_pb2.PageSearchConfig) -> dict[str, str]:
+    """GUC name → value for set_config(name, value, true)."""
+    out: dict[str, str] = {}
+    if config.HasField("plan_cache_mode"):
+        out["plan_cache_mode"] = config.plan_cache_mode
+    if config.HasField("enable_seqscan"):
+        out["enable_seqscan"] = "on" if config.enable_seqscan else "off"
+    if config.HasField("parallel_setup_cost"):
+        out["parallel_setup_cost"] = repr(config.parallel_setup_cost)
+    if config.HasField("parallel_tuple_cost"):
+        out["parallel_tuple_cost"] = repr(config.parallel_tuple_cost)
+    if config.HasField("max_parallel_workers_per_gather"):
+        out["max_parallel_workers_per_gather"] = str(config.max_parallel_workers_per_gather)
+    if config.HasField("min_parallel_table_scan_size"):
+        out["min_parallel_table_scan_size"] = str(config.min_parallel_table_scan_size)
+    return out

@@ -1,0 +1,122 @@
+"""Typed failures and the one layer that turns any failure into a gRPC status.
+
+Handlers raise `QuireError` (or let infrastructure errors propagate); `status_for` is the only
+place a status is built. The gRPC code comes from `quire.client.codes`, derived from the proto.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import logging
+from collections.abc import Sequence
+from dataclasses import dataclass, field
+
+import asyncpg
+import grpc
+from google.protobuf import duration_pb2
+from google.rpc import error_details_pb2, status_pb2
+
+from quire.client.codes import GRPC_STATUS_BY_CODE, code_name
+from quire.v1 import errors_pb2
+
+log = logging.getLogger(__name__)
+
+STATUS_DETAILS_KEY = "grpc-status-details-bin"
+ERROR_DOMAIN = "quire.v1"
+
+
+@dataclass(frozen=True)
+class Violation:
+    field: str
+    description: str
+
+
+@dataclass
+class QuireError(Exception):
+    code: int
+    message: str
+    current_revision: str = ""
+    violations: Sequence[Violation] = field(default_factory=tuple)
+    retry_after_s: float | None = None
+
+    def __str__(self) -> str:
+        return f"{code_name(self.code)}: {self.message}"
+
+
+def invalid(field_name: str, description: str) -> QuireError:
+    """INVALID_REQUEST naming one field."""
+    return QuireError(
+        errors_pb2.ERROR_CODE_INVALID_REQUEST,
+        f"{field_name}: {description}",
+        violations=(Violation(field_name, description),),
+    )
+
+
+def not_found(code: int = errors_pb2.ERROR_CODE_NOT_FOUND, what: str = "Not found") -> QuireError:
+    return QuireError(code, what)
+
+
+def unimplemented(method: str) -> QuireError:
+    return QuireError(
+        errors_pb2.ERROR_CODE_UNIMPLEMENTED,
+        f"{method} is part of the contract but not built in this server yet",
+    )
+
+
+@dataclass(frozen=True)
+class Status:
+    grpc_code: grpc.StatusCode
+    message: str
+    trailing_metadata: tuple[tuple[str, bytes], ...]
+
+
+def _status(err: QuireError) -> Status:
+    detail = errors_pb2.ErrorDetail(
+        code=err.code,  # type: ignore[arg-type]
+        message=err.message,
+        current_revision=err.current_revision,
+        field_violations=[
+            errors_pb2.FieldViolation(field=v.field, description=v.description)
+            for v in err.violations
+        ],
+    )
+    if err.retry_after_s is not None:
+        detail.retry_after.CopyFrom(duration_pb2.Duration(seconds=int(err.retry_after_s)))
+    info = error_details_pb2.ErrorInfo(reason=code_name(err.code), domain=ERROR_DOMAIN)
+    grpc_code = GRPC_STATUS_BY_CODE[err.code]
+    rich = status_pb2.Status(code=grpc_code.value[0], message=err.message)
+    rich.details.add().Pack(detail)
+    rich.details.add().Pack(info)
+    return Status(grpc_code, err.message, ((STATUS_DETAILS_KEY, rich.SerializeToString()),))
+
+
+_UNAVAILABLE_ERRORS: tuple[type[BaseException], ...] = (
+    ConnectionError,
+    OSError,
+    asyncpg.exceptions.CannotConnectNowError,
+    asyncpg.exceptions.ConnectionDoesNotExistError,
+    asyncpg.exceptions.InterfaceError,
+    asyncpg.exceptions.AdminShutdownError,
+    asyncpg.exceptions.CrashShutdownError,
+    asyncpg.exceptions.TooManyConnectionsError,
+)
+
+
+def to_quire_error(exc: BaseException) -> QuireError:
+    """Classifies any exception; unknown ones become INTERNAL with no internals exposed."""
+    if isinstance(exc, QuireError):
+        return exc
+    if isinstance(exc, asyncpg.exceptions.QueryCanceledError | TimeoutError | asyncio.TimeoutError):
+        return QuireError(errors_pb2.ERROR_CODE_DEADLINE_EXCEEDED, "Deadline exceeded")
+    if isinstance(exc, _UNAVAILABLE_ERRORS):
+        return QuireError(
+            errors_pb2.ERROR_CODE_UNAVAILABLE,
+            "The database is unavailable; retry with backoff",
+            retry_after_s=1,
+        )
+    log.exception("unhandled error", exc_info=exc)
+    return QuireError(errors_pb2.ERROR_CODE_INTERNAL, "Internal error")
+
+
+def status_for(exc: BaseException) -> Status:
+    return _status(to_quire_error(exc))

@@ -1,0 +1,137 @@
+"""The RPC layer every handler runs inside: auth, scope, deadline, span, metrics, errors.
+
+A server interceptor wraps each method handler. The wrapper authenticates the bearer key,
+checks the method's scope, publishes the Principal and deadline in context variables, opens
+the RPC span and turns any exception into a status via `errors.status_for` — handlers never
+build a status themselves.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import contextvars
+import time
+from collections.abc import AsyncIterator, Awaitable, Callable
+from typing import Any
+
+import grpc
+from grpc import aio
+
+from quire.server import telemetry
+from quire.server.auth import KeyVerifier, Principal, Scope, bearer_token
+from quire.server.errors import status_for
+from quire.server.storage.database import request_deadline
+
+current_principal: contextvars.ContextVar[Principal] = contextvars.ContextVar("current_principal")
+
+# Methods without auth (health, reflection) are not in this table and pass through untouched.
+REQUIRED_SCOPE: dict[str, Scope] = {}
+
+
+def register_scopes(service: str, scopes: dict[str, Scope]) -> None:
+    for method, scope in scopes.items():
+        REQUIRED_SCOPE[f"/{service}/{method}"] = scope
+
+
+def principal() -> Principal:
+    return current_principal.get()
+
+
+class _Call:
+    """Per-call preamble and error mapping shared by the four handler shapes."""
+
+    def __init__(self, verifier: KeyVerifier, method: str, scope: Scope) -> None:
+        self.verifier = verifier
+        self.method = method
+        self.scope = scope
+
+    async def enter(self, context: aio.ServicerContext[Any, Any]) -> None:
+        metadata: Any = context.invocation_metadata()
+        who = await self.verifier.verify(bearer_token(metadata))
+        who.require(self.scope)
+        current_principal.set(who)
+        remaining = context.time_remaining()
+        if remaining is not None:
+            request_deadline.set(time.monotonic() + remaining)
+
+
+def _wrap(handler: Any, call: _Call) -> Any:
+    name = call.method
+
+    def observe(started: float, code: str) -> None:
+        telemetry.rpc_duration.record(
+            (time.perf_counter() - started) * 1000, {"rpc.method": name, "rpc.code": code}
+        )
+
+    if handler.unary_unary or handler.stream_unary:
+        inner: Callable[..., Awaitable[Any]] = handler.unary_unary or handler.stream_unary
+
+        async def unary(request: Any, context: aio.ServicerContext[Any, Any]) -> Any:
+            started = time.perf_counter()
+            code = "OK"
+            with telemetry.tracer.start_as_current_span(name, attributes={"rpc.method": name}):
+                try:
+                    await call.enter(context)
+                    return await inner(request, context)
+                except (asyncio.CancelledError, aio.AbortError):
+                    code = "CANCELLED"
+                    raise
+                except Exception as exc:  # every failure becomes a typed status
+                    status = status_for(exc)
+                    code = status.grpc_code.name
+                    await context.abort(status.grpc_code, status.message, status.trailing_metadata)
+                finally:
+                    observe(started, code)
+
+        if handler.unary_unary:
+            return grpc.unary_unary_rpc_method_handler(
+                unary, handler.request_deserializer, handler.response_serializer
+            )
+        return grpc.stream_unary_rpc_method_handler(
+            unary, handler.request_deserializer, handler.response_serializer
+        )
+
+    streaming: Callable[..., AsyncIterator[Any]] = handler.unary_stream or handler.stream_stream
+
+    async def stream(request: Any, context: aio.ServicerContext[Any, Any]) -> AsyncIterator[Any]:
+        started = time.perf_counter()
+        code = "OK"
+        with telemetry.tracer.start_as_current_span(name, attributes={"rpc.method": name}):
+            try:
+                await call.enter(context)
+                async for item in streaming(request, context):
+                    yield item
+            except (asyncio.CancelledError, aio.AbortError):
+                code = "CANCELLED"
+                raise
+            except Exception as exc:  # every failure becomes a typed status
+                status = status_for(exc)
+                code = status.grpc_code.name
+                await context.abort(status.grpc_code, status.message, status.trailing_metadata)
+            finally:
+                observe(started, code)
+
+    if handler.unary_stream:
+        return grpc.unary_stream_rpc_method_handler(
+            stream, handler.request_deserializer, handler.response_serializer
+        )
+    return grpc.stream_stream_rpc_method_handler(
+        stream, handler.request_deserializer, handler.response_serializer
+    )
+
+
+class QuireInterceptor(aio.ServerInterceptor):  # type: ignore[type-arg]
+    def __init__(self, verifier: KeyVerifier) -> None:
+        self._verifier = verifier
+
+    async def intercept_service(
+        self,
+        continuation: Callable[[grpc.HandlerCallDetails], Awaitable[Any]],
+        handler_call_details: grpc.HandlerCallDetails,
+    ) -> Any:
+        handler = await continuation(handler_call_details)
+        method = handler_call_details.method
+        scope = REQUIRED_SCOPE.get(method)
+        if handler is None or scope is None:
+            return handler
+        return _wrap(handler, _Call(self._verifier, method, scope))

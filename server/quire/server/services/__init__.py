@@ -1,0 +1,1 @@
+"""gRPC servicers: thin adapters from requests to the engine and storage."""

@@ -1,0 +1,1 @@
+"""PostgreSQL access: the pool, migrations and the embedded server."""

@@ -1,0 +1,101 @@
+"""The asyncpg pool and the transaction helper every query path uses.
+
+`transaction()` maps the caller's gRPC deadline to `statement_timeout` and applies planner
+settings with `set_config(name, value, true)`, so both end with the transaction and never leak
+into the next user of a pooled connection.
+"""
+
+from __future__ import annotations
+
+import contextvars
+import time
+from collections.abc import AsyncIterator, Mapping
+from contextlib import asynccontextmanager
+
+import asyncpg
+from pgvector.asyncpg import register_vector
+
+from quire.server.errors import QuireError
+from quire.v1 import errors_pb2
+
+MIN_PGVECTOR = (0, 8, 0)
+
+# Monotonic time by which the current RPC must finish; set by the RPC layer.
+request_deadline: contextvars.ContextVar[float | None] = contextvars.ContextVar(
+    "request_deadline", default=None
+)
+
+CHECK_VECTOR = "SELECT extversion FROM pg_extension WHERE extname = 'vector'"
+AVAILABLE_VECTOR = "SELECT default_version FROM pg_available_extensions WHERE name = 'vector'"
+SET_CONFIG = "SELECT set_config($1, $2, true)"
+
+
+def _version(text: str) -> tuple[int, ...]:
+    return tuple(int(p) for p in text.split(".") if p.isdigit())
+
+
+async def check_pgvector(conn: asyncpg.Connection) -> str:
+    """Refuses to run without pgvector >= 0.8 (installed or installable)."""
+    version = await conn.fetchval(CHECK_VECTOR) or await conn.fetchval(AVAILABLE_VECTOR)
+    if version is None:
+        raise RuntimeError(
+            "PostgreSQL has no pgvector extension. Install pgvector >= 0.8 on the server, "
+            "or unset QUIRE_DATABASE_URL to use the embedded PostgreSQL."
+        )
+    if _version(version) < MIN_PGVECTOR:
+        raise RuntimeError(f"pgvector {version} is too old: Quire needs >= 0.8 (iterative scans).")
+    return str(version)
+
+
+async def _init_connection(conn: asyncpg.Connection) -> None:
+    await register_vector(conn)
+
+
+async def create_pool(dsn: str, *, min_size: int = 2, max_size: int = 20) -> asyncpg.Pool:
+    pool: asyncpg.Pool = await asyncpg.create_pool(
+        dsn,
+        min_size=min_size,
+        max_size=max_size,
+        init=_init_connection,
+        # Quire's queries are parameterised and reused; a bounded statement cache is enough.
+        statement_cache_size=256,
+        command_timeout=60,
+        timeout=5,
+    )
+    return pool
+
+
+def remaining_ms() -> int | None:
+    deadline = request_deadline.get()
+    if deadline is None:
+        return None
+    left = int((deadline - time.monotonic()) * 1000)
+    if left <= 0:
+        raise QuireError(errors_pb2.ERROR_CODE_DEADLINE_EXCEEDED, "Deadline exceeded")
+    return left
+
+
+async def apply_settings(conn: asyncpg.Connection, settings: Mapping[str, str]) -> None:
+    """Transaction-local settings (the `true` in set_config)."""
+    for name, value in settings.items():
+        await conn.execute(SET_CONFIG, name, value)
+
+
+@asynccontextmanager
+async def transaction(
+    pool: asyncpg.Pool,
+    *,
+    settings: Mapping[str, str] | None = None,
+    readonly: bool = False,
+    isolation: str = "read_committed",
+) -> AsyncIterator[asyncpg.Connection]:
+    async with pool.acquire() as conn, conn.transaction(isolation=isolation, readonly=readonly):
+        local: dict[str, str] = {}
+        left = remaining_ms()
+        if left is not None:
+            local["statement_timeout"] = str(left)
+        if settings:
+            local.update(settings)
+        if local:
+            await apply_settings(conn, local)
+        yield conn

@@ -1,0 +1,134 @@
+"""Shared fixtures: one PostgreSQL per session, a fresh database and server per test module.
+
+PostgreSQL is the embedded server under `.quire-test/` (or QUIRE_DATABASE_URL when set);
+the gRPC server runs in the test's event loop on a free loopback port.
+"""
+
+from __future__ import annotations
+
+import os
+import re
+import secrets
+import uuid
+from collections.abc import AsyncIterator, Iterator
+from dataclasses import dataclass
+from pathlib import Path
+
+import asyncpg
+import grpc
+import pytest
+import pytest_asyncio
+from grpc import aio
+
+REPO = Path(__file__).resolve().parents[1]
+SHARED = REPO.parent / "shared"
+TEST_HOME = REPO / ".quire-test"
+
+
+def shared_or_skip(*parts: str) -> Path:
+    path = SHARED.joinpath(*parts)
+    if not path.exists():
+        pytest.skip(f"shared data {path} is absent (expected ../shared beside the repo)")
+    return path
+
+
+@pytest.fixture(scope="session")
+def postgres_url() -> Iterator[str]:
+    """Admin DSN of the session's PostgreSQL."""
+    url = os.environ.get("QUIRE_DATABASE_URL")
+    if url:
+        yield url
+        return
+    from quire.server.storage.embedded import EmbeddedPostgres
+
+    TEST_HOME.mkdir(exist_ok=True)
+    embedded = EmbeddedPostgres(TEST_HOME)
+    try:
+        yield embedded.start()
+    finally:
+        embedded.stop()
+
+
+def _with_database(url: str, name: str) -> str:
+    if "/?" in url or re.search(r"/[^/?]*\?", url):
+        return re.sub(r"/[^/?]*\?", f"/{name}?", url, count=1)
+    return url.rsplit("/", 1)[0] + "/" + name
+
+
+@pytest_asyncio.fixture(scope="module", loop_scope="session")
+async def database_url(postgres_url: str, request: pytest.FixtureRequest) -> AsyncIterator[str]:
+    """A fresh, empty database for one test module (dropped afterwards)."""
+    module = re.sub(r"\W", "_", request.module.__name__.rsplit(".", 1)[-1])[:40]
+    name = f"t_{module}_{secrets.token_hex(3)}"
+    admin = await asyncpg.connect(postgres_url)
+    try:
+        await admin.execute(f'CREATE DATABASE "{name}"')
+    finally:
+        await admin.close()
+    yield _with_database(postgres_url, name)
+    admin = await asyncpg.connect(postgres_url)
+    try:
+        await admin.execute(f'DROP DATABASE IF EXISTS "{name}" WITH (FORCE)')
+    finally:
+        await admin.close()
+
+
+@dataclass
+class Keys:
+    """Bearer tokens for a test organisation."""
+
+    org_id: uuid.UUID
+    read: str
+    write: str
+    admin: str
+    tune: str
+    all: str
+
+
+@dataclass
+class Harness:
+    running: object  # quire.server.app.Running
+    address: str
+    channel: aio.Channel
+    pool: asyncpg.Pool
+
+    async def keys(self, org: str) -> Keys:
+        from quire.server import auth
+
+        async with self.pool.acquire() as conn:
+            org_id = await auth.ensure_organisation(conn, org)
+            made = {}
+            for label, scopes in (
+                ("read", {auth.Scope.READ}),
+                ("write", {auth.Scope.READ, auth.Scope.WRITE}),
+                ("admin", {auth.Scope.ADMIN}),
+                ("tune", {auth.Scope.READ, auth.Scope.TUNE}),
+                ("all", set(auth.ALL_SCOPES)),
+            ):
+                made[label] = (await auth.create_key(conn, org_id, frozenset(scopes))).secret
+        return Keys(org_id=org_id, **made)
+
+
+def bearer(token: str) -> tuple[tuple[str, str], ...]:
+    return (("authorization", f"Bearer {token}"),)
+
+
+@pytest_asyncio.fixture(scope="module", loop_scope="session")
+async def harness(database_url: str) -> AsyncIterator[Harness]:
+    """A real Quire gRPC server on loopback over the module's database."""
+    from quire.server.app import prepare_database, start
+    from quire.server.config import Settings
+
+    settings = Settings(address="127.0.0.1:0", database_url=database_url, grace_seconds=1.0)
+    pool = await prepare_database(database_url, settings)
+    running = await start(settings, pool)
+    address = f"127.0.0.1:{running.port}"
+    channel = aio.insecure_channel(address)
+    try:
+        yield Harness(running=running, address=address, channel=channel, pool=pool)
+    finally:
+        await channel.close()
+        await running.stop(grace=1.0)
+
+
+__all__ = ["Harness", "Keys", "bearer", "grpc", "shared_or_skip"]
