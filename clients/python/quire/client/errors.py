@@ -86,6 +86,12 @@ Unavailable: type[QuireError] = ERROR_CLASSES[errors_pb2.ERROR_CODE_UNAVAILABLE]
 DeadlineExceeded: type[QuireError] = ERROR_CLASSES[errors_pb2.ERROR_CODE_DEADLINE_EXCEEDED]
 Internal: type[QuireError] = ERROR_CLASSES[errors_pb2.ERROR_CODE_INTERNAL]
 Unimplemented: type[QuireError] = ERROR_CLASSES[errors_pb2.ERROR_CODE_UNIMPLEMENTED]
+PageUnavailable: type[QuireError] = ERROR_CLASSES[errors_pb2.ERROR_CODE_PAGE_UNAVAILABLE]
+SearchUnavailable: type[QuireError] = ERROR_CLASSES[errors_pb2.ERROR_CODE_SEARCH_UNAVAILABLE]
+SyncFailed: type[QuireError] = ERROR_CLASSES[errors_pb2.ERROR_CODE_SYNC_FAILED]
+PageSourceBusy: type[QuireError] = ERROR_CLASSES[errors_pb2.ERROR_CODE_PAGE_SOURCE_BUSY]
+DiscoveryRejected: type[QuireError] = ERROR_CLASSES[errors_pb2.ERROR_CODE_DISCOVERY_REJECTED]
+AlreadyExists: type[QuireError] = ERROR_CLASSES[errors_pb2.ERROR_CODE_ALREADY_EXISTS]
 
 
 def from_rpc_error(exc: grpc.RpcError) -> QuireError:

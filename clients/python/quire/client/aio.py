@@ -1,0 +1,657 @@
+# ruff: noqa: ASYNC109  (`timeout=` is the per-call gRPC deadline, part of the public API)
+"""`AsyncQuireClient`: the asyncio (grpc.aio) client for every RPC of quire.v1.
+
+Methods take keyword arguments and return the typed result messages (response wrappers are
+unwrapped). Every failure raises the `QuireError` subclass of its `ErrorCode`.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import contextlib
+import inspect
+import os
+from collections.abc import AsyncIterator, Awaitable, Callable, Iterable
+from types import TracebackType
+from typing import Any, TypeVar
+
+import grpc
+from grpc import aio
+
+from quire.client import _channel
+from quire.client._convert import ModeArg, ScopeArg, retrieval_mode, scope_values
+from quire.client.errors import QuireError, from_rpc_error
+from quire.client.policy import (
+    DEFAULT_RETRY,
+    DEFAULT_TIMEOUTS,
+    RPC_KINDS,
+    RetryPolicy,
+    Timeouts,
+    is_idempotent,
+    is_retryable,
+    resolve_timeout,
+)
+from quire.client.uploads import AsyncSource, aupload_requests, metadata_message
+from quire.v1 import (
+    admin_pb2,
+    admin_service_pb2,
+    admin_service_pb2_grpc,
+    knowledge_pb2,
+    knowledge_service_pb2,
+    knowledge_service_pb2_grpc,
+    pages_pb2,
+    pages_service_pb2,
+    pages_service_pb2_grpc,
+    search_config_pb2,
+)
+
+Req = TypeVar("Req")
+Resp = TypeVar("Resp")
+
+DiscoveryValidator = Callable[[pages_pb2.DiscoveryCheck], bool | Awaitable[bool]]
+PemArg = bytes | str | os.PathLike[str] | None
+
+
+class AsyncQuireClient:
+    """Async client. Use as `async with AsyncQuireClient(...) as client:` or call `close()`.
+
+    `api_key` defaults to $QUIRE_API_KEY. `tls=True` uses the system roots (or
+    `root_certificates`); `private_key` + `certificate_chain` add a client certificate (mTLS);
+    `tls` may also be ready-made `grpc.ChannelCredentials`. `default_timeouts` sets the deadline
+    per call kind; `retry` the policy for idempotent reads.
+    """
+
+    def __init__(
+        self,
+        target: str = _channel.DEFAULT_TARGET,
+        *,
+        api_key: str | None = None,
+        tls: bool | grpc.ChannelCredentials = False,
+        root_certificates: PemArg = None,
+        private_key: PemArg = None,
+        certificate_chain: PemArg = None,
+        default_timeouts: Timeouts = DEFAULT_TIMEOUTS,
+        retry: RetryPolicy = DEFAULT_RETRY,
+        options: _channel.ChannelOptions | None = None,
+    ) -> None:
+        conn = _channel.resolve(
+            target, api_key, tls, root_certificates, private_key, certificate_chain, options
+        )
+        self.target = target
+        self._metadata = conn.metadata
+        self._timeouts = default_timeouts
+        self._retry = retry
+        if conn.credentials is None:
+            self._channel = aio.insecure_channel(target, options=conn.options)
+        else:
+            self._channel = aio.secure_channel(target, conn.credentials, options=conn.options)
+        self._pages = pages_service_pb2_grpc.PagesServiceStub(self._channel)
+        self._knowledge = knowledge_service_pb2_grpc.KnowledgeServiceStub(self._channel)
+        self._admin = admin_service_pb2_grpc.AdminServiceStub(self._channel)
+
+    @property
+    def channel(self) -> aio.Channel:
+        """The underlying channel (e.g. for health checks)."""
+        return self._channel
+
+    async def close(self) -> None:
+        await self._channel.close(None)
+
+    async def __aenter__(self) -> AsyncQuireClient:
+        return self
+
+    async def __aexit__(
+        self,
+        exc_type: type[BaseException] | None,
+        exc: BaseException | None,
+        tb: TracebackType | None,
+    ) -> None:
+        await self.close()
+
+    # ------------------------------------------------------------------ plumbing
+
+    async def _unary(
+        self,
+        rpc: str,
+        method: aio.UnaryUnaryMultiCallable[Req, Resp],
+        request: Req,
+        timeout: float | None,
+    ) -> Resp:
+        """One unary call with the kind's deadline; idempotent reads retry on UNAVAILABLE."""
+        loop = asyncio.get_running_loop()
+        budget = resolve_timeout(timeout, RPC_KINDS[rpc], self._timeouts)
+        deadline = None if budget is None else loop.time() + budget
+        attempts = self._retry.max_attempts if is_idempotent(rpc) else 1
+        attempt = 0
+        while True:
+            attempt += 1
+            remaining = None if deadline is None else max(0.0, deadline - loop.time())
+            try:
+                return await method(request, timeout=remaining, metadata=self._metadata)
+            except grpc.RpcError as exc:
+                error = from_rpc_error(exc)
+                if attempt >= attempts or not is_retryable(error):
+                    raise error from exc
+            delay = self._retry.delay(attempt, error.retry_after)
+            if deadline is not None and loop.time() + delay >= deadline:
+                raise error
+            await asyncio.sleep(delay)
+
+    def _stream_timeout(self, rpc: str, timeout: float | None) -> float | None:
+        return resolve_timeout(timeout, RPC_KINDS[rpc], self._timeouts)
+
+    async def _server_stream(
+        self,
+        rpc: str,
+        method: aio.UnaryStreamMultiCallable[Req, Resp],
+        request: Req,
+        timeout: float | None,
+    ) -> AsyncIterator[Resp]:
+        call = method(request, timeout=self._stream_timeout(rpc, timeout), metadata=self._metadata)
+        try:
+            async for item in call:
+                yield item
+        except grpc.RpcError as exc:
+            raise from_rpc_error(exc) from exc
+        finally:
+            call.cancel()
+
+    # ------------------------------------------------------------------ PagesService
+
+    async def sync_pages(
+        self,
+        *,
+        namespace: str,
+        url: str,
+        public_url: str | None = None,
+        transform: str | None = None,
+        index_version: str | None = None,
+        reindex: bool = False,
+        validate_discovery: DiscoveryValidator | None = None,
+        timeout: float | None = None,
+    ) -> AsyncIterator[pages_pb2.PageSyncProgress | pages_pb2.SyncReport]:
+        """Synchronises a site; yields progress and finally the `SyncReport`.
+
+        With `validate_discovery`, the server pauses after discovery and the callback (sync or
+        async) decides: True accepts, False aborts (the server then fails the call with
+        `DiscoveryRejected`, leaving stored state untouched). If the callback raises, the sync
+        is aborted and the exception propagates. The request side stays open until the server
+        ends the call; leaving the iteration early (`aclose()`, `break` inside
+        `contextlib.aclosing`) cancels the RPC, which stops the sync cooperatively.
+        """
+        start = pages_service_pb2.SyncPagesRequest(
+            start=pages_service_pb2.SyncStart(
+                namespace=namespace,
+                url=url,
+                public_url=public_url or "",
+                transform=transform or "",
+                index_version=index_version or "",
+                reindex=reindex,
+                validate_discovery=validate_discovery is not None,
+            )
+        )
+        call = self._pages.SyncPages(
+            None, timeout=self._stream_timeout("SyncPages", timeout), metadata=self._metadata
+        )
+        try:
+            await call.write(start)
+            while True:
+                message = await call.read()
+                if message is aio.EOF:  # type: ignore[attr-defined]
+                    return
+                assert isinstance(message, pages_service_pb2.SyncPagesResponse)
+                which = message.WhichOneof("message")
+                if which == "progress":
+                    yield message.progress
+                elif which == "report":
+                    yield message.report
+                elif which == "discovery_check":
+                    await call.write(
+                        _decision(await _decide(validate_discovery, message.discovery_check, call))
+                    )
+        except grpc.RpcError as exc:
+            raise from_rpc_error(exc) from exc
+        finally:
+            call.cancel()
+
+    async def search_pages(
+        self,
+        *,
+        namespace: str,
+        query: str,
+        alternatives: Iterable[str] = (),
+        limit: int | None = None,
+        max_output_bytes: int | None = None,
+        config: search_config_pb2.PageSearchConfig | None = None,
+        timeout: float | None = None,
+    ) -> pages_pb2.SearchResult:
+        """Hybrid search; `config` (planner settings) needs a key with scope `tune`."""
+        request = pages_service_pb2.SearchPagesRequest(
+            namespace=namespace,
+            query=query,
+            alternatives=list(alternatives),
+            limit=limit or 0,
+            max_output_bytes=max_output_bytes or 0,
+            config=config,
+        )
+        reply = await self._unary("SearchPages", self._pages.SearchPages, request, timeout)
+        return reply.result
+
+    async def read_page(
+        self,
+        *,
+        namespace: str,
+        path: str,
+        revision: str | None = None,
+        offset: int = 0,
+        max_chars: int | None = None,
+        timeout: float | None = None,
+    ) -> pages_pb2.PageRead:
+        """A slice of a page; a stale pinned `revision` raises `PageChanged`."""
+        request = pages_service_pb2.ReadPageRequest(
+            namespace=namespace,
+            path=path,
+            revision=revision or "",
+            offset=offset,
+            max_chars=max_chars or 0,
+        )
+        reply = await self._unary("ReadPage", self._pages.ReadPage, request, timeout)
+        return reply.page_read
+
+    async def list_pages(
+        self,
+        *,
+        namespace: str,
+        prefix: str | None = None,
+        cursor: str | None = None,
+        limit: int | None = None,
+        timeout: float | None = None,
+    ) -> pages_pb2.PageList:
+        """One page of the listing; check `restart_required` when passing a cursor."""
+        request = pages_service_pb2.ListPagesRequest(
+            namespace=namespace, prefix=prefix or "", cursor=cursor or "", limit=limit or 0
+        )
+        reply = await self._unary("ListPages", self._pages.ListPages, request, timeout)
+        return reply.page_list
+
+    async def grep_pages(
+        self,
+        *,
+        namespace: str,
+        query: str,
+        prefix: str | None = None,
+        ignore_case: bool = False,
+        limit: int | None = None,
+        timeout: float | None = None,
+    ) -> pages_pb2.GrepResult:
+        request = pages_service_pb2.GrepPagesRequest(
+            namespace=namespace,
+            query=query,
+            prefix=prefix or "",
+            ignore_case=ignore_case,
+            limit=limit or 0,
+        )
+        reply = await self._unary("GrepPages", self._pages.GrepPages, request, timeout)
+        return reply.result
+
+    async def run_command(
+        self, *, namespace: str, command: str, timeout: float | None = None
+    ) -> pages_pb2.CommandResult:
+        request = pages_service_pb2.RunCommandRequest(namespace=namespace, command=command)
+        reply = await self._unary("RunCommand", self._pages.RunCommand, request, timeout)
+        return reply.result
+
+    async def describe_tools(
+        self, *, timeout: float | None = None
+    ) -> list[pages_pb2.ToolDefinition]:
+        request = pages_service_pb2.DescribeToolsRequest()
+        reply = await self._unary("DescribeTools", self._pages.DescribeTools, request, timeout)
+        return list(reply.tools)
+
+    async def get_sync_report(
+        self, *, namespace: str, timeout: float | None = None
+    ) -> pages_pb2.SyncReport:
+        request = pages_service_pb2.GetSyncReportRequest(namespace=namespace)
+        reply = await self._unary("GetSyncReport", self._pages.GetSyncReport, request, timeout)
+        return reply.report
+
+    async def list_namespaces(self, *, timeout: float | None = None) -> list[pages_pb2.Namespace]:
+        request = pages_service_pb2.ListNamespacesRequest()
+        reply = await self._unary("ListNamespaces", self._pages.ListNamespaces, request, timeout)
+        return list(reply.namespaces)
+
+    # ------------------------------------------------------------------ KnowledgeService
+
+    async def create_collection(
+        self, *, name: str, timeout: float | None = None
+    ) -> knowledge_pb2.Collection:
+        request = knowledge_service_pb2.CreateCollectionRequest(name=name)
+        k = self._knowledge
+        reply = await self._unary("CreateCollection", k.CreateCollection, request, timeout)
+        return reply.collection
+
+    async def get_collection(
+        self, *, collection_id: str, timeout: float | None = None
+    ) -> knowledge_pb2.Collection:
+        request = knowledge_service_pb2.GetCollectionRequest(collection_id=collection_id)
+        reply = await self._unary("GetCollection", self._knowledge.GetCollection, request, timeout)
+        return reply.collection
+
+    async def list_collections(
+        self, *, timeout: float | None = None
+    ) -> list[knowledge_pb2.Collection]:
+        request = knowledge_service_pb2.ListCollectionsRequest()
+        k = self._knowledge
+        reply = await self._unary("ListCollections", k.ListCollections, request, timeout)
+        return list(reply.collections)
+
+    async def delete_collection(
+        self, *, collection_id: str, timeout: float | None = None
+    ) -> knowledge_pb2.Collection:
+        request = knowledge_service_pb2.DeleteCollectionRequest(collection_id=collection_id)
+        k = self._knowledge
+        reply = await self._unary("DeleteCollection", k.DeleteCollection, request, timeout)
+        return reply.collection
+
+    async def upload_document(
+        self,
+        *,
+        collection_id: str,
+        file_name: str,
+        data: AsyncSource,
+        mime_type: str | None = None,
+        document_id: str | None = None,
+        timeout: float | None = None,
+    ) -> knowledge_pb2.Document:
+        """Uploads a file in 1 MiB chunks (first message `metadata`); never retried.
+
+        `data` is bytes, a path (`str` or `os.PathLike`), a binary file object, or an
+        (async) iterable of byte chunks. `document_id` replaces that document's content.
+        """
+        first = metadata_message(collection_id, file_name, mime_type, document_id)
+        call = self._knowledge.UploadDocument(
+            aupload_requests(first, data),
+            timeout=self._stream_timeout("UploadDocument", timeout),
+            metadata=self._metadata,
+        )
+        try:
+            reply = await call
+        except grpc.RpcError as exc:
+            raise from_rpc_error(exc) from exc
+        return reply.document
+
+    async def get_document(
+        self, *, document_id: str, timeout: float | None = None
+    ) -> knowledge_pb2.Document:
+        request = knowledge_service_pb2.GetDocumentRequest(document_id=document_id)
+        reply = await self._unary("GetDocument", self._knowledge.GetDocument, request, timeout)
+        return reply.document
+
+    async def list_documents(
+        self,
+        *,
+        collection_id: str,
+        cursor: str | None = None,
+        limit: int | None = None,
+        timeout: float | None = None,
+    ) -> knowledge_service_pb2.ListDocumentsResponse:
+        """One page (`documents`, `next_cursor`); see `iter_documents` for all of them."""
+        request = knowledge_service_pb2.ListDocumentsRequest(
+            collection_id=collection_id, cursor=cursor or "", limit=limit or 0
+        )
+        k = self._knowledge
+        return await self._unary("ListDocuments", k.ListDocuments, request, timeout)
+
+    async def iter_documents(
+        self, *, collection_id: str, page_size: int | None = None, timeout: float | None = None
+    ) -> AsyncIterator[knowledge_pb2.Document]:
+        """Every document of a collection, following `next_cursor`."""
+        cursor: str | None = None
+        while True:
+            page = await self.list_documents(
+                collection_id=collection_id, cursor=cursor, limit=page_size, timeout=timeout
+            )
+            for document in page.documents:
+                yield document
+            if not page.next_cursor:
+                return
+            cursor = page.next_cursor
+
+    async def delete_document(
+        self, *, document_id: str, timeout: float | None = None
+    ) -> knowledge_pb2.Document:
+        request = knowledge_service_pb2.DeleteDocumentRequest(document_id=document_id)
+        k = self._knowledge
+        reply = await self._unary("DeleteDocument", k.DeleteDocument, request, timeout)
+        return reply.document
+
+    async def watch_documents(
+        self, *, collection_id: str, timeout: float | None = None
+    ) -> AsyncIterator[knowledge_pb2.Document]:
+        """Yields a Document at each status change; runs until cancelled (no default deadline)."""
+        request = knowledge_service_pb2.WatchDocumentsRequest(collection_id=collection_id)
+        async for reply in self._server_stream(
+            "WatchDocuments", self._knowledge.WatchDocuments, request, timeout
+        ):
+            yield reply.document
+
+    async def upsert_agent(
+        self,
+        *,
+        agent_id: str,
+        attached_collection_ids: Iterable[str] = (),
+        timeout: float | None = None,
+    ) -> knowledge_pb2.Agent:
+        request = knowledge_service_pb2.UpsertAgentRequest(
+            agent_id=agent_id, attached_collection_ids=list(attached_collection_ids)
+        )
+        reply = await self._unary("UpsertAgent", self._knowledge.UpsertAgent, request, timeout)
+        return reply.agent
+
+    async def get_agent(
+        self, *, agent_id: str, timeout: float | None = None
+    ) -> knowledge_pb2.Agent:
+        request = knowledge_service_pb2.GetAgentRequest(agent_id=agent_id)
+        reply = await self._unary("GetAgent", self._knowledge.GetAgent, request, timeout)
+        return reply.agent
+
+    async def search_knowledge(
+        self,
+        *,
+        query: str,
+        agent_id: str | None = None,
+        collection_ids: Iterable[str] = (),
+        limit: int | None = None,
+        timeout: float | None = None,
+    ) -> knowledge_service_pb2.SearchKnowledgeResponse:
+        """Hits (`hits`), the serving `mode` and `cached`. Give `agent_id` or `collection_ids`."""
+        request = knowledge_service_pb2.SearchKnowledgeRequest(
+            agent_id=agent_id or "",
+            collection_ids=list(collection_ids),
+            query=query,
+            limit=limit or 0,
+        )
+        k = self._knowledge
+        return await self._unary("SearchKnowledge", k.SearchKnowledge, request, timeout)
+
+    async def read_document(
+        self,
+        *,
+        document_id: str,
+        agent_id: str | None = None,
+        collection_ids: Iterable[str] = (),
+        offset: int = 0,
+        max_chars: int | None = None,
+        timeout: float | None = None,
+    ) -> knowledge_pb2.DocumentSlice:
+        request = knowledge_service_pb2.ReadDocumentRequest(
+            agent_id=agent_id or "",
+            collection_ids=list(collection_ids),
+            document_id=document_id,
+            offset=offset,
+            max_chars=max_chars or 0,
+        )
+        reply = await self._unary("ReadDocument", self._knowledge.ReadDocument, request, timeout)
+        return reply.slice
+
+    async def get_index_status(
+        self, *, collection_id: str, timeout: float | None = None
+    ) -> knowledge_pb2.IndexStatus:
+        request = knowledge_service_pb2.GetIndexStatusRequest(collection_id=collection_id)
+        k = self._knowledge
+        reply = await self._unary("GetIndexStatus", k.GetIndexStatus, request, timeout)
+        return reply.status
+
+    async def watch_index_status(
+        self, *, collection_id: str, timeout: float | None = None
+    ) -> AsyncIterator[knowledge_pb2.IndexStatus]:
+        """Yields IndexStatus on every generation change; runs until cancelled."""
+        request = knowledge_service_pb2.WatchIndexStatusRequest(collection_id=collection_id)
+        async for reply in self._server_stream(
+            "WatchIndexStatus", self._knowledge.WatchIndexStatus, request, timeout
+        ):
+            yield reply.status
+
+    # ------------------------------------------------------------------ AdminService
+
+    async def set_retrieval_policy(
+        self,
+        *,
+        mode: ModeArg | None = None,
+        max_search_limit: int | None = None,
+        timeout: float | None = None,
+    ) -> admin_pb2.RetrievalPolicy:
+        """`mode` as enum value or name (`"HYBRID"`); None/0 leave a setting unchanged."""
+        request = admin_service_pb2.SetRetrievalPolicyRequest(
+            mode=retrieval_mode(mode), max_search_limit=max_search_limit or 0
+        )
+        a = self._admin
+        reply = await self._unary("SetRetrievalPolicy", a.SetRetrievalPolicy, request, timeout)
+        return reply.policy
+
+    async def get_retrieval_policy(
+        self, *, timeout: float | None = None
+    ) -> admin_pb2.RetrievalPolicy:
+        request = admin_service_pb2.GetRetrievalPolicyRequest()
+        a = self._admin
+        reply = await self._unary("GetRetrievalPolicy", a.GetRetrievalPolicy, request, timeout)
+        return reply.policy
+
+    async def set_kill_switch(
+        self, *, engaged: bool, timeout: float | None = None
+    ) -> admin_pb2.RetrievalPolicy:
+        request = admin_service_pb2.SetKillSwitchRequest(engaged=engaged)
+        reply = await self._unary("SetKillSwitch", self._admin.SetKillSwitch, request, timeout)
+        return reply.policy
+
+    async def set_namespace_search_config(
+        self,
+        *,
+        namespace: str,
+        config: search_config_pb2.PageSearchConfig,
+        timeout: float | None = None,
+    ) -> search_config_pb2.PageSearchConfig:
+        """Stores the namespace's planner overrides; returns the stored config."""
+        request = admin_service_pb2.SetNamespaceSearchConfigRequest(
+            namespace=namespace, config=config
+        )
+        a = self._admin
+        reply = await self._unary(
+            "SetNamespaceSearchConfig", a.SetNamespaceSearchConfig, request, timeout
+        )
+        return reply.config
+
+    async def rebuild_index(
+        self,
+        *,
+        collection_id: str,
+        index_version: str | None = None,
+        timeout: float | None = None,
+    ) -> knowledge_pb2.IndexStatus:
+        request = admin_service_pb2.RebuildIndexRequest(
+            collection_id=collection_id, index_version=index_version or ""
+        )
+        reply = await self._unary("RebuildIndex", self._admin.RebuildIndex, request, timeout)
+        return reply.status
+
+    async def rollback_index(
+        self, *, collection_id: str, timeout: float | None = None
+    ) -> knowledge_pb2.IndexStatus:
+        request = admin_service_pb2.RollbackIndexRequest(collection_id=collection_id)
+        reply = await self._unary("RollbackIndex", self._admin.RollbackIndex, request, timeout)
+        return reply.status
+
+    async def run_gate(
+        self,
+        *,
+        dataset: str,
+        split: str,
+        max_documents: int | None = None,
+        max_queries: int | None = None,
+        timeout: float | None = None,
+    ) -> AsyncIterator[admin_pb2.GateProgress | admin_pb2.GateResult]:
+        """Yields `GateProgress` messages and finally the `GateResult`."""
+        request = admin_service_pb2.RunGateRequest(
+            dataset=dataset,
+            split=split,
+            max_documents=max_documents or 0,
+            max_queries=max_queries or 0,
+        )
+        async for reply in self._server_stream("RunGate", self._admin.RunGate, request, timeout):
+            if reply.WhichOneof("message") == "result":
+                yield reply.result
+            else:
+                yield reply.progress
+
+    async def get_gate_status(
+        self, *, timeout: float | None = None
+    ) -> admin_service_pb2.GetGateStatusResponse:
+        """`result` (unset when none for the fingerprint) and `current_fingerprint`."""
+        request = admin_service_pb2.GetGateStatusRequest()
+        return await self._unary("GetGateStatus", self._admin.GetGateStatus, request, timeout)
+
+    async def get_shadow_report(self, *, timeout: float | None = None) -> admin_pb2.ShadowReport:
+        request = admin_service_pb2.GetShadowReportRequest()
+        a = self._admin
+        reply = await self._unary("GetShadowReport", a.GetShadowReport, request, timeout)
+        return reply.report
+
+    async def create_api_key(
+        self, *, scopes: Iterable[ScopeArg], timeout: float | None = None
+    ) -> admin_pb2.ApiKey:
+        """Scopes as names (`"read"`, `"write"`, `"admin"`, `"tune"`) or enum values."""
+        request = admin_service_pb2.CreateApiKeyRequest(scopes=scope_values(scopes))
+        reply = await self._unary("CreateApiKey", self._admin.CreateApiKey, request, timeout)
+        return reply.key
+
+    async def revoke_api_key(self, *, key_id: str, timeout: float | None = None) -> None:
+        request = admin_service_pb2.RevokeApiKeyRequest(key_id=key_id)
+        await self._unary("RevokeApiKey", self._admin.RevokeApiKey, request, timeout)
+
+
+def _decision(accept: bool) -> pages_service_pb2.SyncPagesRequest:
+    return pages_service_pb2.SyncPagesRequest(
+        decision=pages_service_pb2.DiscoveryDecision(accept=accept)
+    )
+
+
+async def _decide(
+    validate: DiscoveryValidator | None,
+    check: pages_pb2.DiscoveryCheck,
+    call: aio.StreamStreamCall[Any, Any],
+) -> bool:
+    """Runs the callback; on an exception aborts the sync and re-raises."""
+    if validate is None:
+        return True
+    try:
+        verdict = validate(check)
+        if inspect.isawaitable(verdict):
+            verdict = await verdict
+    except BaseException:
+        with contextlib.suppress(grpc.RpcError, aio.UsageError, QuireError):
+            await call.write(_decision(False))
+        raise
+    return bool(verdict)
+
+
+__all__ = ["AsyncQuireClient", "DiscoveryValidator"]

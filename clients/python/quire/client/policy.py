@@ -1,0 +1,169 @@
+"""Call kinds, default deadlines and the retry policy shared by both clients.
+
+Every RPC of the contract has one `CallKind`; the kind picks the default deadline and whether a
+failed attempt may be retried. Only idempotent reads are retried (Get*, List*, Search*, Read*,
+Grep*, Describe*, RunCommand), only on `UNAVAILABLE`, never writes or streams.
+"""
+
+from __future__ import annotations
+
+import enum
+import math
+import random
+from dataclasses import dataclass
+from datetime import timedelta
+
+import grpc
+
+from quire.client.errors import QuireError
+
+
+class CallKind(enum.Enum):
+    READ = "read"
+    SEARCH = "search"
+    WRITE = "write"
+    SYNC = "sync"
+    UPLOAD = "upload"
+    WATCH = "watch"
+    GATE = "gate"
+
+
+@dataclass(frozen=True)
+class Timeouts:
+    """Default deadline in seconds per call kind; `None` means no deadline.
+
+    A call's `timeout=` overrides its kind's default. For retried reads the deadline covers
+    all attempts together (the client never waits past it).
+    """
+
+    read: float | None = 10.0
+    search: float | None = 15.0
+    write: float | None = 30.0
+    sync: float | None = 30 * 60.0
+    upload: float | None = 10 * 60.0
+    watch: float | None = None
+    gate: float | None = 2 * 60 * 60.0
+
+    def for_kind(self, kind: CallKind) -> float | None:
+        value: float | None = getattr(self, kind.value)
+        return value
+
+
+DEFAULT_TIMEOUTS = Timeouts()
+
+# Every RPC of quire.v1 by its bare name. A test checks the table against the descriptors.
+RPC_KINDS: dict[str, CallKind] = {
+    # PagesService
+    "SyncPages": CallKind.SYNC,
+    "SearchPages": CallKind.SEARCH,
+    "ReadPage": CallKind.READ,
+    "ListPages": CallKind.READ,
+    "GrepPages": CallKind.SEARCH,
+    "RunCommand": CallKind.SEARCH,
+    "DescribeTools": CallKind.READ,
+    "GetSyncReport": CallKind.READ,
+    "ListNamespaces": CallKind.READ,
+    # KnowledgeService
+    "CreateCollection": CallKind.WRITE,
+    "GetCollection": CallKind.READ,
+    "ListCollections": CallKind.READ,
+    "DeleteCollection": CallKind.WRITE,
+    "UploadDocument": CallKind.UPLOAD,
+    "GetDocument": CallKind.READ,
+    "ListDocuments": CallKind.READ,
+    "DeleteDocument": CallKind.WRITE,
+    "WatchDocuments": CallKind.WATCH,
+    "UpsertAgent": CallKind.WRITE,
+    "GetAgent": CallKind.READ,
+    "SearchKnowledge": CallKind.SEARCH,
+    "ReadDocument": CallKind.READ,
+    "GetIndexStatus": CallKind.READ,
+    "WatchIndexStatus": CallKind.WATCH,
+    # AdminService
+    "SetRetrievalPolicy": CallKind.WRITE,
+    "GetRetrievalPolicy": CallKind.READ,
+    "SetKillSwitch": CallKind.WRITE,
+    "SetNamespaceSearchConfig": CallKind.WRITE,
+    "RebuildIndex": CallKind.WRITE,
+    "RollbackIndex": CallKind.WRITE,
+    "RunGate": CallKind.GATE,
+    "GetGateStatus": CallKind.READ,
+    "GetShadowReport": CallKind.READ,
+    "CreateApiKey": CallKind.WRITE,
+    "RevokeApiKey": CallKind.WRITE,
+}
+
+_STREAMS = frozenset(
+    {"SyncPages", "UploadDocument", "WatchDocuments", "WatchIndexStatus", "RunGate"}
+)
+_IDEMPOTENT_PREFIXES = ("Get", "List", "Search", "Read", "Grep", "Describe")
+
+
+def is_idempotent(rpc: str) -> bool:
+    """True for the unary reads that may be retried (`rpc` is the bare RPC name)."""
+    if rpc in _STREAMS:
+        return False
+    return rpc == "RunCommand" or rpc.startswith(_IDEMPOTENT_PREFIXES)
+
+
+def is_retryable(error: QuireError) -> bool:
+    """A failed attempt is retried only when its gRPC status is UNAVAILABLE."""
+    return error.grpc_code == grpc.StatusCode.UNAVAILABLE
+
+
+@dataclass(frozen=True)
+class RetryPolicy:
+    """Exponential backoff with full jitter for UNAVAILABLE on idempotent reads.
+
+    After failed attempt n (1-based) the client waits
+    `uniform(0, min(max_backoff, initial_backoff * multiplier ** (n - 1)))` seconds, or the
+    server's `ErrorDetail.retry_after` when that is longer.
+    """
+
+    max_attempts: int = 3
+    initial_backoff: float = 0.2
+    max_backoff: float = 2.0
+    multiplier: float = 2.0
+
+    def delay(
+        self,
+        failed_attempt: int,
+        retry_after: timedelta | None = None,
+        rng: random.Random | None = None,
+    ) -> float:
+        ceiling = min(
+            self.max_backoff, self.initial_backoff * self.multiplier ** (failed_attempt - 1)
+        )
+        jittered = (rng or random).uniform(0.0, ceiling)
+        if retry_after is not None:
+            jittered = max(jittered, retry_after.total_seconds())
+        return jittered
+
+
+DEFAULT_RETRY = RetryPolicy()
+NO_RETRY = RetryPolicy(max_attempts=1)
+
+
+def resolve_timeout(timeout: float | None, kind: CallKind, defaults: Timeouts) -> float | None:
+    """The deadline of one call: `timeout=` when given, else the kind's default.
+
+    `math.inf` (or any non-finite value) means no deadline.
+    """
+    value = defaults.for_kind(kind) if timeout is None else timeout
+    if value is None or not math.isfinite(value):
+        return None
+    return value
+
+
+__all__ = [
+    "DEFAULT_RETRY",
+    "DEFAULT_TIMEOUTS",
+    "NO_RETRY",
+    "RPC_KINDS",
+    "CallKind",
+    "RetryPolicy",
+    "Timeouts",
+    "is_idempotent",
+    "is_retryable",
+    "resolve_timeout",
+]

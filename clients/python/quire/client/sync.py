@@ -1,0 +1,628 @@
+"""`QuireClient`: the blocking client for every RPC of quire.v1 (same API as the async one).
+
+Methods take keyword arguments and return the typed result messages (response wrappers are
+unwrapped). Every failure raises the `QuireError` subclass of its `ErrorCode`. Streaming
+calls are generators.
+"""
+
+from __future__ import annotations
+
+import os
+import queue
+import time
+from collections.abc import Callable, Iterable, Iterator
+from types import TracebackType
+from typing import TypeVar
+
+import grpc
+
+from quire.client import _channel
+from quire.client._convert import ModeArg, ScopeArg, retrieval_mode, scope_values
+from quire.client.errors import from_rpc_error
+from quire.client.policy import (
+    DEFAULT_RETRY,
+    DEFAULT_TIMEOUTS,
+    RPC_KINDS,
+    RetryPolicy,
+    Timeouts,
+    is_idempotent,
+    is_retryable,
+    resolve_timeout,
+)
+from quire.client.uploads import SyncSource, metadata_message, upload_requests
+from quire.v1 import (
+    admin_pb2,
+    admin_service_pb2,
+    admin_service_pb2_grpc,
+    knowledge_pb2,
+    knowledge_service_pb2,
+    knowledge_service_pb2_grpc,
+    pages_pb2,
+    pages_service_pb2,
+    pages_service_pb2_grpc,
+    search_config_pb2,
+)
+
+Req = TypeVar("Req")
+Resp = TypeVar("Resp")
+
+SyncDiscoveryValidator = Callable[[pages_pb2.DiscoveryCheck], bool]
+PemArg = bytes | str | os.PathLike[str] | None
+
+
+class QuireClient:
+    """Blocking client. Use as `with QuireClient(...) as client:` or call `close()`.
+
+    Same construction arguments as `AsyncQuireClient`: `api_key` defaults to $QUIRE_API_KEY;
+    `tls`, `root_certificates`, `private_key`, `certificate_chain` for TLS/mTLS;
+    `default_timeouts` per call kind; `retry` for idempotent reads.
+    """
+
+    def __init__(
+        self,
+        target: str = _channel.DEFAULT_TARGET,
+        *,
+        api_key: str | None = None,
+        tls: bool | grpc.ChannelCredentials = False,
+        root_certificates: PemArg = None,
+        private_key: PemArg = None,
+        certificate_chain: PemArg = None,
+        default_timeouts: Timeouts = DEFAULT_TIMEOUTS,
+        retry: RetryPolicy = DEFAULT_RETRY,
+        options: _channel.ChannelOptions | None = None,
+    ) -> None:
+        conn = _channel.resolve(
+            target, api_key, tls, root_certificates, private_key, certificate_chain, options
+        )
+        self.target = target
+        self._metadata = conn.metadata
+        self._timeouts = default_timeouts
+        self._retry = retry
+        if conn.credentials is None:
+            self._channel = grpc.insecure_channel(target, options=conn.options)
+        else:
+            self._channel = grpc.secure_channel(target, conn.credentials, options=conn.options)
+        self._pages = pages_service_pb2_grpc.PagesServiceStub(self._channel)
+        self._knowledge = knowledge_service_pb2_grpc.KnowledgeServiceStub(self._channel)
+        self._admin = admin_service_pb2_grpc.AdminServiceStub(self._channel)
+
+    @property
+    def channel(self) -> grpc.Channel:
+        """The underlying channel (e.g. for health checks)."""
+        return self._channel
+
+    def close(self) -> None:
+        self._channel.close()
+
+    def __enter__(self) -> QuireClient:
+        return self
+
+    def __exit__(
+        self,
+        exc_type: type[BaseException] | None,
+        exc: BaseException | None,
+        tb: TracebackType | None,
+    ) -> None:
+        self.close()
+
+    # ------------------------------------------------------------------ plumbing
+
+    def _unary(
+        self,
+        rpc: str,
+        method: grpc.UnaryUnaryMultiCallable[Req, Resp],
+        request: Req,
+        timeout: float | None,
+    ) -> Resp:
+        """One unary call with the kind's deadline; idempotent reads retry on UNAVAILABLE."""
+        budget = resolve_timeout(timeout, RPC_KINDS[rpc], self._timeouts)
+        deadline = None if budget is None else time.monotonic() + budget
+        attempts = self._retry.max_attempts if is_idempotent(rpc) else 1
+        attempt = 0
+        while True:
+            attempt += 1
+            remaining = None if deadline is None else max(0.0, deadline - time.monotonic())
+            try:
+                return method(request, timeout=remaining, metadata=self._metadata)
+            except grpc.RpcError as exc:
+                error = from_rpc_error(exc)
+                if attempt >= attempts or not is_retryable(error):
+                    raise error from exc
+            delay = self._retry.delay(attempt, error.retry_after)
+            if deadline is not None and time.monotonic() + delay >= deadline:
+                raise error
+            time.sleep(delay)
+
+    def _stream_timeout(self, rpc: str, timeout: float | None) -> float | None:
+        return resolve_timeout(timeout, RPC_KINDS[rpc], self._timeouts)
+
+    def _server_stream(
+        self,
+        rpc: str,
+        method: grpc.UnaryStreamMultiCallable[Req, Resp],
+        request: Req,
+        timeout: float | None,
+    ) -> Iterator[Resp]:
+        call = method(request, timeout=self._stream_timeout(rpc, timeout), metadata=self._metadata)
+        try:
+            yield from call
+        except grpc.RpcError as exc:
+            raise from_rpc_error(exc) from exc
+        finally:
+            call.cancel()  # type: ignore[no-untyped-call]
+
+    # ------------------------------------------------------------------ PagesService
+
+    def sync_pages(
+        self,
+        *,
+        namespace: str,
+        url: str,
+        public_url: str | None = None,
+        transform: str | None = None,
+        index_version: str | None = None,
+        reindex: bool = False,
+        validate_discovery: SyncDiscoveryValidator | None = None,
+        timeout: float | None = None,
+    ) -> Iterator[pages_pb2.PageSyncProgress | pages_pb2.SyncReport]:
+        """Synchronises a site; yields progress and finally the `SyncReport`.
+
+        See `AsyncQuireClient.sync_pages`. Closing the generator early cancels the RPC.
+        """
+        start = pages_service_pb2.SyncPagesRequest(
+            start=pages_service_pb2.SyncStart(
+                namespace=namespace,
+                url=url,
+                public_url=public_url or "",
+                transform=transform or "",
+                index_version=index_version or "",
+                reindex=reindex,
+                validate_discovery=validate_discovery is not None,
+            )
+        )
+        outbox: queue.SimpleQueue[pages_service_pb2.SyncPagesRequest | None] = queue.SimpleQueue()
+        outbox.put(start)
+
+        def requests() -> Iterator[pages_service_pb2.SyncPagesRequest]:
+            while (item := outbox.get()) is not None:
+                yield item
+
+        call = self._pages.SyncPages(
+            requests(),
+            timeout=self._stream_timeout("SyncPages", timeout),
+            metadata=self._metadata,
+        )
+        try:
+            for message in call:
+                which = message.WhichOneof("message")
+                if which == "progress":
+                    yield message.progress
+                elif which == "report":
+                    yield message.report
+                elif which == "discovery_check":
+                    accept = True
+                    if validate_discovery is not None:
+                        try:
+                            accept = bool(validate_discovery(message.discovery_check))
+                        except BaseException:
+                            outbox.put(_decision(False))
+                            raise
+                    outbox.put(_decision(accept))
+        except grpc.RpcError as exc:
+            raise from_rpc_error(exc) from exc
+        finally:
+            outbox.put(None)
+            call.cancel()  # type: ignore[no-untyped-call]
+
+    def search_pages(
+        self,
+        *,
+        namespace: str,
+        query: str,
+        alternatives: Iterable[str] = (),
+        limit: int | None = None,
+        max_output_bytes: int | None = None,
+        config: search_config_pb2.PageSearchConfig | None = None,
+        timeout: float | None = None,
+    ) -> pages_pb2.SearchResult:
+        """Hybrid search; `config` (planner settings) needs a key with scope `tune`."""
+        request = pages_service_pb2.SearchPagesRequest(
+            namespace=namespace,
+            query=query,
+            alternatives=list(alternatives),
+            limit=limit or 0,
+            max_output_bytes=max_output_bytes or 0,
+            config=config,
+        )
+        reply = self._unary("SearchPages", self._pages.SearchPages, request, timeout)
+        return reply.result
+
+    def read_page(
+        self,
+        *,
+        namespace: str,
+        path: str,
+        revision: str | None = None,
+        offset: int = 0,
+        max_chars: int | None = None,
+        timeout: float | None = None,
+    ) -> pages_pb2.PageRead:
+        """A slice of a page; a stale pinned `revision` raises `PageChanged`."""
+        request = pages_service_pb2.ReadPageRequest(
+            namespace=namespace,
+            path=path,
+            revision=revision or "",
+            offset=offset,
+            max_chars=max_chars or 0,
+        )
+        reply = self._unary("ReadPage", self._pages.ReadPage, request, timeout)
+        return reply.page_read
+
+    def list_pages(
+        self,
+        *,
+        namespace: str,
+        prefix: str | None = None,
+        cursor: str | None = None,
+        limit: int | None = None,
+        timeout: float | None = None,
+    ) -> pages_pb2.PageList:
+        """One page of the listing; check `restart_required` when passing a cursor."""
+        request = pages_service_pb2.ListPagesRequest(
+            namespace=namespace, prefix=prefix or "", cursor=cursor or "", limit=limit or 0
+        )
+        reply = self._unary("ListPages", self._pages.ListPages, request, timeout)
+        return reply.page_list
+
+    def grep_pages(
+        self,
+        *,
+        namespace: str,
+        query: str,
+        prefix: str | None = None,
+        ignore_case: bool = False,
+        limit: int | None = None,
+        timeout: float | None = None,
+    ) -> pages_pb2.GrepResult:
+        request = pages_service_pb2.GrepPagesRequest(
+            namespace=namespace,
+            query=query,
+            prefix=prefix or "",
+            ignore_case=ignore_case,
+            limit=limit or 0,
+        )
+        reply = self._unary("GrepPages", self._pages.GrepPages, request, timeout)
+        return reply.result
+
+    def run_command(
+        self, *, namespace: str, command: str, timeout: float | None = None
+    ) -> pages_pb2.CommandResult:
+        request = pages_service_pb2.RunCommandRequest(namespace=namespace, command=command)
+        reply = self._unary("RunCommand", self._pages.RunCommand, request, timeout)
+        return reply.result
+
+    def describe_tools(self, *, timeout: float | None = None) -> list[pages_pb2.ToolDefinition]:
+        request = pages_service_pb2.DescribeToolsRequest()
+        reply = self._unary("DescribeTools", self._pages.DescribeTools, request, timeout)
+        return list(reply.tools)
+
+    def get_sync_report(
+        self, *, namespace: str, timeout: float | None = None
+    ) -> pages_pb2.SyncReport:
+        request = pages_service_pb2.GetSyncReportRequest(namespace=namespace)
+        reply = self._unary("GetSyncReport", self._pages.GetSyncReport, request, timeout)
+        return reply.report
+
+    def list_namespaces(self, *, timeout: float | None = None) -> list[pages_pb2.Namespace]:
+        request = pages_service_pb2.ListNamespacesRequest()
+        reply = self._unary("ListNamespaces", self._pages.ListNamespaces, request, timeout)
+        return list(reply.namespaces)
+
+    # ------------------------------------------------------------------ KnowledgeService
+
+    def create_collection(
+        self, *, name: str, timeout: float | None = None
+    ) -> knowledge_pb2.Collection:
+        request = knowledge_service_pb2.CreateCollectionRequest(name=name)
+        k = self._knowledge
+        reply = self._unary("CreateCollection", k.CreateCollection, request, timeout)
+        return reply.collection
+
+    def get_collection(
+        self, *, collection_id: str, timeout: float | None = None
+    ) -> knowledge_pb2.Collection:
+        request = knowledge_service_pb2.GetCollectionRequest(collection_id=collection_id)
+        reply = self._unary("GetCollection", self._knowledge.GetCollection, request, timeout)
+        return reply.collection
+
+    def list_collections(self, *, timeout: float | None = None) -> list[knowledge_pb2.Collection]:
+        request = knowledge_service_pb2.ListCollectionsRequest()
+        k = self._knowledge
+        reply = self._unary("ListCollections", k.ListCollections, request, timeout)
+        return list(reply.collections)
+
+    def delete_collection(
+        self, *, collection_id: str, timeout: float | None = None
+    ) -> knowledge_pb2.Collection:
+        request = knowledge_service_pb2.DeleteCollectionRequest(collection_id=collection_id)
+        k = self._knowledge
+        reply = self._unary("DeleteCollection", k.DeleteCollection, request, timeout)
+        return reply.collection
+
+    def upload_document(
+        self,
+        *,
+        collection_id: str,
+        file_name: str,
+        data: SyncSource,
+        mime_type: str | None = None,
+        document_id: str | None = None,
+        timeout: float | None = None,
+    ) -> knowledge_pb2.Document:
+        """Uploads a file in 1 MiB chunks (first message `metadata`); never retried.
+
+        `data` is bytes, a path (`str` or `os.PathLike`), a binary file object, or an
+        iterable of byte chunks. `document_id` replaces that document's content.
+        """
+        first = metadata_message(collection_id, file_name, mime_type, document_id)
+        try:
+            reply = self._knowledge.UploadDocument(
+                upload_requests(first, data),
+                timeout=self._stream_timeout("UploadDocument", timeout),
+                metadata=self._metadata,
+            )
+        except grpc.RpcError as exc:
+            raise from_rpc_error(exc) from exc
+        return reply.document
+
+    def get_document(
+        self, *, document_id: str, timeout: float | None = None
+    ) -> knowledge_pb2.Document:
+        request = knowledge_service_pb2.GetDocumentRequest(document_id=document_id)
+        reply = self._unary("GetDocument", self._knowledge.GetDocument, request, timeout)
+        return reply.document
+
+    def list_documents(
+        self,
+        *,
+        collection_id: str,
+        cursor: str | None = None,
+        limit: int | None = None,
+        timeout: float | None = None,
+    ) -> knowledge_service_pb2.ListDocumentsResponse:
+        """One page (`documents`, `next_cursor`); see `iter_documents` for all of them."""
+        request = knowledge_service_pb2.ListDocumentsRequest(
+            collection_id=collection_id, cursor=cursor or "", limit=limit or 0
+        )
+        k = self._knowledge
+        return self._unary("ListDocuments", k.ListDocuments, request, timeout)
+
+    def iter_documents(
+        self, *, collection_id: str, page_size: int | None = None, timeout: float | None = None
+    ) -> Iterator[knowledge_pb2.Document]:
+        """Every document of a collection, following `next_cursor`."""
+        cursor: str | None = None
+        while True:
+            page = self.list_documents(
+                collection_id=collection_id, cursor=cursor, limit=page_size, timeout=timeout
+            )
+            yield from page.documents
+            if not page.next_cursor:
+                return
+            cursor = page.next_cursor
+
+    def delete_document(
+        self, *, document_id: str, timeout: float | None = None
+    ) -> knowledge_pb2.Document:
+        request = knowledge_service_pb2.DeleteDocumentRequest(document_id=document_id)
+        k = self._knowledge
+        reply = self._unary("DeleteDocument", k.DeleteDocument, request, timeout)
+        return reply.document
+
+    def watch_documents(
+        self, *, collection_id: str, timeout: float | None = None
+    ) -> Iterator[knowledge_pb2.Document]:
+        """Yields a Document at each status change; runs until cancelled (no default deadline)."""
+        request = knowledge_service_pb2.WatchDocumentsRequest(collection_id=collection_id)
+        for reply in self._server_stream(
+            "WatchDocuments", self._knowledge.WatchDocuments, request, timeout
+        ):
+            yield reply.document
+
+    def upsert_agent(
+        self,
+        *,
+        agent_id: str,
+        attached_collection_ids: Iterable[str] = (),
+        timeout: float | None = None,
+    ) -> knowledge_pb2.Agent:
+        request = knowledge_service_pb2.UpsertAgentRequest(
+            agent_id=agent_id, attached_collection_ids=list(attached_collection_ids)
+        )
+        reply = self._unary("UpsertAgent", self._knowledge.UpsertAgent, request, timeout)
+        return reply.agent
+
+    def get_agent(self, *, agent_id: str, timeout: float | None = None) -> knowledge_pb2.Agent:
+        request = knowledge_service_pb2.GetAgentRequest(agent_id=agent_id)
+        reply = self._unary("GetAgent", self._knowledge.GetAgent, request, timeout)
+        return reply.agent
+
+    def search_knowledge(
+        self,
+        *,
+        query: str,
+        agent_id: str | None = None,
+        collection_ids: Iterable[str] = (),
+        limit: int | None = None,
+        timeout: float | None = None,
+    ) -> knowledge_service_pb2.SearchKnowledgeResponse:
+        """Hits (`hits`), the serving `mode` and `cached`. Give `agent_id` or `collection_ids`."""
+        request = knowledge_service_pb2.SearchKnowledgeRequest(
+            agent_id=agent_id or "",
+            collection_ids=list(collection_ids),
+            query=query,
+            limit=limit or 0,
+        )
+        k = self._knowledge
+        return self._unary("SearchKnowledge", k.SearchKnowledge, request, timeout)
+
+    def read_document(
+        self,
+        *,
+        document_id: str,
+        agent_id: str | None = None,
+        collection_ids: Iterable[str] = (),
+        offset: int = 0,
+        max_chars: int | None = None,
+        timeout: float | None = None,
+    ) -> knowledge_pb2.DocumentSlice:
+        request = knowledge_service_pb2.ReadDocumentRequest(
+            agent_id=agent_id or "",
+            collection_ids=list(collection_ids),
+            document_id=document_id,
+            offset=offset,
+            max_chars=max_chars or 0,
+        )
+        reply = self._unary("ReadDocument", self._knowledge.ReadDocument, request, timeout)
+        return reply.slice
+
+    def get_index_status(
+        self, *, collection_id: str, timeout: float | None = None
+    ) -> knowledge_pb2.IndexStatus:
+        request = knowledge_service_pb2.GetIndexStatusRequest(collection_id=collection_id)
+        k = self._knowledge
+        reply = self._unary("GetIndexStatus", k.GetIndexStatus, request, timeout)
+        return reply.status
+
+    def watch_index_status(
+        self, *, collection_id: str, timeout: float | None = None
+    ) -> Iterator[knowledge_pb2.IndexStatus]:
+        """Yields IndexStatus on every generation change; runs until cancelled."""
+        request = knowledge_service_pb2.WatchIndexStatusRequest(collection_id=collection_id)
+        for reply in self._server_stream(
+            "WatchIndexStatus", self._knowledge.WatchIndexStatus, request, timeout
+        ):
+            yield reply.status
+
+    # ------------------------------------------------------------------ AdminService
+
+    def set_retrieval_policy(
+        self,
+        *,
+        mode: ModeArg | None = None,
+        max_search_limit: int | None = None,
+        timeout: float | None = None,
+    ) -> admin_pb2.RetrievalPolicy:
+        """`mode` as enum value or name (`"HYBRID"`); None/0 leave a setting unchanged."""
+        request = admin_service_pb2.SetRetrievalPolicyRequest(
+            mode=retrieval_mode(mode), max_search_limit=max_search_limit or 0
+        )
+        a = self._admin
+        reply = self._unary("SetRetrievalPolicy", a.SetRetrievalPolicy, request, timeout)
+        return reply.policy
+
+    def get_retrieval_policy(self, *, timeout: float | None = None) -> admin_pb2.RetrievalPolicy:
+        request = admin_service_pb2.GetRetrievalPolicyRequest()
+        a = self._admin
+        reply = self._unary("GetRetrievalPolicy", a.GetRetrievalPolicy, request, timeout)
+        return reply.policy
+
+    def set_kill_switch(
+        self, *, engaged: bool, timeout: float | None = None
+    ) -> admin_pb2.RetrievalPolicy:
+        request = admin_service_pb2.SetKillSwitchRequest(engaged=engaged)
+        reply = self._unary("SetKillSwitch", self._admin.SetKillSwitch, request, timeout)
+        return reply.policy
+
+    def set_namespace_search_config(
+        self,
+        *,
+        namespace: str,
+        config: search_config_pb2.PageSearchConfig,
+        timeout: float | None = None,
+    ) -> search_config_pb2.PageSearchConfig:
+        """Stores the namespace's planner overrides; returns the stored config."""
+        request = admin_service_pb2.SetNamespaceSearchConfigRequest(
+            namespace=namespace, config=config
+        )
+        a = self._admin
+        reply = self._unary(
+            "SetNamespaceSearchConfig", a.SetNamespaceSearchConfig, request, timeout
+        )
+        return reply.config
+
+    def rebuild_index(
+        self,
+        *,
+        collection_id: str,
+        index_version: str | None = None,
+        timeout: float | None = None,
+    ) -> knowledge_pb2.IndexStatus:
+        request = admin_service_pb2.RebuildIndexRequest(
+            collection_id=collection_id, index_version=index_version or ""
+        )
+        reply = self._unary("RebuildIndex", self._admin.RebuildIndex, request, timeout)
+        return reply.status
+
+    def rollback_index(
+        self, *, collection_id: str, timeout: float | None = None
+    ) -> knowledge_pb2.IndexStatus:
+        request = admin_service_pb2.RollbackIndexRequest(collection_id=collection_id)
+        reply = self._unary("RollbackIndex", self._admin.RollbackIndex, request, timeout)
+        return reply.status
+
+    def run_gate(
+        self,
+        *,
+        dataset: str,
+        split: str,
+        max_documents: int | None = None,
+        max_queries: int | None = None,
+        timeout: float | None = None,
+    ) -> Iterator[admin_pb2.GateProgress | admin_pb2.GateResult]:
+        """Yields `GateProgress` messages and finally the `GateResult`."""
+        request = admin_service_pb2.RunGateRequest(
+            dataset=dataset,
+            split=split,
+            max_documents=max_documents or 0,
+            max_queries=max_queries or 0,
+        )
+        for reply in self._server_stream("RunGate", self._admin.RunGate, request, timeout):
+            if reply.WhichOneof("message") == "result":
+                yield reply.result
+            else:
+                yield reply.progress
+
+    def get_gate_status(
+        self, *, timeout: float | None = None
+    ) -> admin_service_pb2.GetGateStatusResponse:
+        """`result` (unset when none for the fingerprint) and `current_fingerprint`."""
+        request = admin_service_pb2.GetGateStatusRequest()
+        return self._unary("GetGateStatus", self._admin.GetGateStatus, request, timeout)
+
+    def get_shadow_report(self, *, timeout: float | None = None) -> admin_pb2.ShadowReport:
+        request = admin_service_pb2.GetShadowReportRequest()
+        a = self._admin
+        reply = self._unary("GetShadowReport", a.GetShadowReport, request, timeout)
+        return reply.report
+
+    def create_api_key(
+        self, *, scopes: Iterable[ScopeArg], timeout: float | None = None
+    ) -> admin_pb2.ApiKey:
+        """Scopes as names (`"read"`, `"write"`, `"admin"`, `"tune"`) or enum values."""
+        request = admin_service_pb2.CreateApiKeyRequest(scopes=scope_values(scopes))
+        reply = self._unary("CreateApiKey", self._admin.CreateApiKey, request, timeout)
+        return reply.key
+
+    def revoke_api_key(self, *, key_id: str, timeout: float | None = None) -> None:
+        request = admin_service_pb2.RevokeApiKeyRequest(key_id=key_id)
+        self._unary("RevokeApiKey", self._admin.RevokeApiKey, request, timeout)
+
+
+def _decision(accept: bool) -> pages_service_pb2.SyncPagesRequest:
+    return pages_service_pb2.SyncPagesRequest(
+        decision=pages_service_pb2.DiscoveryDecision(accept=accept)
+    )
+
+
+__all__ = ["QuireClient", "SyncDiscoveryValidator"]

@@ -1,0 +1,1 @@
+"""Published pages engine: body cache, literal grep and the bounded command language."""

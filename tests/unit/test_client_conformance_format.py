@@ -1,0 +1,116 @@
+"""The conformance runner's matching, substitution and scenario loading (no server)."""
+
+from __future__ import annotations
+
+import base64
+import json
+from pathlib import Path
+
+import pytest
+
+from tests.conformance import runner_python as r
+
+
+def test_subset_match_and_defaults() -> None:
+    actual = {"collection": {"name": "a", "revision": "3"}, "schemaVersion": 1}
+    assert r.match({"collection": {"name": "a"}}, actual) == []
+    assert r.match({"collection": {"revision": 3}}, actual) == []  # int64 as JSON string
+    assert r.match({"collection": {"documentCount": 0}}, actual) == []  # absent == default
+    assert r.match({"collection": {"name": "b"}}, actual)
+    assert r.match({"missing": {}}, actual)  # an absent message never matches an object
+    assert r.match({"flag": False, "mode": "RETRIEVAL_MODE_UNSPECIFIED"}, {}) == []
+    assert r.match({"flag": True}, {})
+
+
+def test_operators() -> None:
+    doc = {"items": [{"id": "a", "n": 1}, {"id": "b", "n": 2}], "s": "hello world"}
+    assert r.match({"items": {"$len": 2}}, doc) == []
+    assert r.match({"items": {"$len": 3}}, doc)
+    assert r.match({"missing": {"$len": 0}}, doc) == []
+    assert r.match({"items": {"$contains": {"id": "b"}}}, doc) == []
+    assert r.match({"items": {"$contains": {"id": "c"}}}, doc)
+    assert r.match({"items": {"$not_contains": {"id": "c"}}}, doc) == []
+    assert r.match({"items": {"$each": {"n": {"$gte": 1}}}}, doc) == []
+    assert r.match({"items": {"$each": {"n": {"$gt": 1}}}}, doc)
+    assert r.match({"s": {"$substring": "lo wo"}}, doc) == []
+    assert r.match({"s": {"$nonempty": True}, "t": {"$absent": True}}, doc) == []
+    assert r.match({"s": {"$ne": "hello world"}}, doc)
+    assert r.match({"items": [{"id": "a"}, {"id": "b"}]}, doc) == []
+    assert r.match({"items": [{"id": "b"}, {"id": "a"}]}, doc)
+    with pytest.raises(r.ScenarioError):
+        r.match({"x": {"$bogus": 1}}, doc)
+
+
+def test_substitution_keeps_types_and_fails_on_unknown() -> None:
+    env = {"cid": "c-1", "n": 5, "obj": {"a": 1}}
+    assert r.substitute({"id": "${cid}", "name": "x-${cid}-${n}", "v": "${n}"}, env) == {
+        "id": "c-1",
+        "name": "x-c-1-5",
+        "v": 5,
+    }
+    assert r.substitute(["${obj}"], env) == [{"a": 1}]
+    with pytest.raises(r.ScenarioError):
+        r.substitute("${nope}", env)
+
+
+def test_request_value_operators() -> None:
+    out = r.expand_values({"data": {"$text": "hé"}, "b": {"$repeat": {"text": "ab", "times": 3}}})
+    assert base64.b64decode(out["data"]) == "hé".encode()
+    assert base64.b64decode(out["b"]) == b"ababab"
+
+
+def test_resolve_path() -> None:
+    doc = {"a": {"b": [{"c": "x"}]}}
+    assert r.resolve_path(doc, "a.b.0.c") == "x"
+    assert r.resolve_path(doc, "a.b.1.c") is r._ABSENT
+    assert r.resolve_path(doc, "a.z") is r._ABSENT
+
+
+def test_error_expectations() -> None:
+    outcome = r.Outcome(
+        error={
+            "grpc_code": "INVALID_ARGUMENT",
+            "error_code": "ERROR_CODE_INVALID_REQUEST",
+            "detail": {"fieldViolations": [{"field": "config.x"}]},
+            "message": "bad",
+        }
+    )
+    step = {
+        "expect": {
+            "error": {
+                "grpc_code": "INVALID_ARGUMENT",
+                "error_code": "ERROR_CODE_INVALID_REQUEST",
+                "field_violations": ["config.x"],
+            }
+        }
+    }
+    assert r.check(step, outcome, {}) == []
+    step["expect"]["error"]["field_violations"] = ["config.y"]
+    assert r.check(step, outcome, {})
+    assert r.check({"expect": {"ok": {}}}, outcome, {})
+
+
+def test_every_scenario_file_is_well_formed() -> None:
+    scenarios = r.load(r.SCENARIOS)
+    assert len(scenarios) >= 20
+    keys = {"read", "write", "admin", "tune", "all", "none", "invalid"}
+    keys |= {f"other_org_{k}" for k in ("read", "write", "admin", "tune", "all")}
+    for scenario in scenarios:
+        assert scenario["name"] and scenario["description"] and scenario["steps"]
+        for step in scenario["steps"]:
+            r._method(step["call"])  # raises on an unknown call
+            assert ("key" in step) != ("bearer" in step), step
+            assert step.get("key", "read") in keys
+            assert ("ok" in step["expect"]) != ("error" in step["expect"])
+            method = r._method(step["call"])
+            if method.client_streaming:
+                assert "stream" in step and "request" not in step
+            else:
+                assert "stream" not in step
+        for req in scenario["requires"]:
+            r._method(req)
+
+
+def test_scenario_files_are_canonical_json() -> None:
+    for path in sorted(Path(r.SCENARIOS).glob("*.json")):
+        json.loads(path.read_text())

@@ -1,0 +1,120 @@
+"""grep_pages: literal line search with limits, output budget, deadline and Unicode folding."""
+
+from __future__ import annotations
+
+import asyncio
+from collections.abc import Sequence
+
+import pytest
+
+from quire.server.errors import QuireError
+from quire.server.pages.body_cache import BodyCache, PageEntry
+from quire.server.pages.grep import CLIP_CHARS, clip_line, grep_pages
+from tests.unit.test_commands_support import LONG_LINE, MemoryStore, make_store
+
+
+async def test_matches_in_path_order_with_one_based_line_numbers() -> None:
+    result = await grep_pages(make_store(), BodyCache(), "FastAPI", prefix="/tutorial/")
+    assert result.complete and result.stop_reason is None
+    assert [(m.path, m.line_number) for m in result.matches] == [
+        ("/tutorial/first-steps.md", 5),
+        ("/tutorial/first-steps.md", 6),
+        ("/tutorial/first-steps.md", 9),
+    ]
+    assert result.matches[1].line == "app = FastAPI()"
+
+
+async def test_literal_not_regex_and_one_match_per_line() -> None:
+    store = make_store()
+    result = await grep_pages(store, None, "(a|b)")
+    assert [m.line for m in result.matches] == ["(a|b)"]
+    twice = await grep_pages(MemoryStore({"/x.md": "aa aa\nb\n"}), None, "aa")
+    assert [m.line_number for m in twice.matches] == [1]
+
+
+async def test_ignore_case_uses_full_case_folding() -> None:
+    store = make_store()
+    german = await grep_pages(store, None, "STRASSE", prefix="/i18n/", ignore_case=True)
+    assert [m.line for m in german.matches] == ["# Straße", "Die STRASSE ist lang."]
+    greek = await grep_pages(store, None, "σας", prefix="/i18n/el/", ignore_case=True)
+    assert [m.line_number for m in greek.matches] == [2, 3]
+    sensitive = await grep_pages(store, None, "strasse", prefix="/i18n/")
+    assert sensitive.matches == [] and sensitive.complete
+
+
+async def test_limit_stops_only_when_more_matches_exist() -> None:
+    store = make_store()
+    exact = await grep_pages(store, None, "FastAPI", prefix="/tutorial/", limit=3)
+    assert exact.complete and len(exact.matches) == 3
+    more = await grep_pages(store, None, "FastAPI", prefix="/tutorial/", limit=2)
+    assert not more.complete and more.stop_reason == "limit" and len(more.matches) == 2
+    many = await grep_pages(store, None, "line", prefix="/many/", limit=100)
+    assert len(many.matches) == 100 and many.stop_reason == "limit"
+
+
+async def test_output_budget() -> None:
+    store = make_store()
+    cost = len("/many/lines.md") + len("line 1") + 32
+    result = await grep_pages(store, None, "line", prefix="/many/", max_output_chars=cost * 3)
+    assert result.stop_reason == "output_limit" and not result.complete
+    assert len(result.matches) == 3
+
+
+async def test_long_lines_are_clipped_around_the_match() -> None:
+    result = await grep_pages(make_store(), None, "needle", prefix="/long/")
+    (match,) = result.matches
+    assert match.clipped and "needle" in match.line
+    assert match.line.startswith("…") and match.line.endswith("…")
+    assert len(match.line) == CLIP_CHARS + 2
+    folded = await grep_pages(make_store(), None, "NEEDLE", prefix="/long/", ignore_case=True)
+    assert "needle" in folded.matches[0].line
+    assert clip_line("short", 0) == ("short", False)
+    assert len(LONG_LINE) > CLIP_CHARS
+
+
+async def test_deadline_reports_incomplete() -> None:
+    class SlowStore(MemoryStore):
+        async def read_bodies(self, entries: Sequence[PageEntry]) -> dict[str, str]:
+            await asyncio.sleep(1)
+            return await super().read_bodies(entries)
+
+    slow = SlowStore({"/a.md": "x\n"})
+    result = await grep_pages(slow, None, "x", deadline_s=0.05)
+    assert not result.complete and result.stop_reason == "deadline"
+    zero = await grep_pages(make_store(), None, "x", deadline_s=0)
+    assert zero.stop_reason == "deadline"
+
+
+async def test_cache_is_used_and_store_failures_propagate() -> None:
+    store = make_store()
+    cache = BodyCache()
+    await grep_pages(store, cache, "FastAPI")
+    reads = store.body_reads
+    await grep_pages(store, cache, "FastAPI")
+    assert store.body_reads == reads and cache.hits > 0
+    store.fail = True
+    with pytest.raises(ConnectionError):
+        await grep_pages(store, cache, "FastAPI")
+
+
+@pytest.mark.parametrize(
+    ("kwargs", "field"),
+    [
+        ({"query": ""}, "query"),
+        ({"query": "a\nb"}, "query"),
+        ({"query": "x" * 1001}, "query"),
+        ({"query": "x", "limit": 0}, "limit"),
+        ({"query": "x", "limit": 101}, "limit"),
+        ({"query": "x", "prefix": "docs"}, "prefix"),
+    ],
+)
+async def test_invalid_arguments_name_the_field(kwargs: dict[str, object], field: str) -> None:
+    with pytest.raises(QuireError) as info:
+        await grep_pages(make_store(), None, **kwargs)  # type: ignore[arg-type]
+    assert info.value.violations[0].field == field
+
+
+async def test_limit_bounds_accept_edges() -> None:
+    store = make_store()
+    assert len((await grep_pages(store, None, "line", limit=1)).matches) == 1
+    assert len((await grep_pages(store, None, "line", limit=100)).matches) == 100
