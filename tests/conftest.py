@@ -127,7 +127,7 @@ async def harness(database_url: str) -> AsyncIterator[Harness]:
     try:
         yield Harness(running=running, address=address, channel=channel, pool=pool)
     finally:
-        await channel.close()
+        await channel.close(None)
         await running.stop(grace=1.0)
 
 

@@ -1,4 +1,4 @@
-"""Versioned SQL migrations (`migrations/NNNN_name.sql`), applied in order at start.
+"""Versioned SQL migrations (`sql/NNNN_name.sql`), applied in order at start.
 
 Pending files run in one transaction under a transaction-scoped advisory lock, so a failed
 migration leaves nothing half-applied and concurrent starts are safe (the second waits, then
@@ -38,7 +38,7 @@ class Migration:
 
 
 def available() -> list[Migration]:
-    folder = resources.files("quire.server.storage") / "migrations"
+    folder = resources.files("quire.server.storage") / "sql"
     found = []
     for entry in folder.iterdir():
         if entry.name.endswith(".sql"):

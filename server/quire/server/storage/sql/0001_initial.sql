@@ -59,7 +59,7 @@ CREATE TABLE namespaces (
 CREATE TABLE pages (
     org_id uuid NOT NULL,
     namespace text NOT NULL,
-    path text NOT NULL,
+    path text COLLATE "C" NOT NULL,
     content_id uuid NOT NULL,
     url text NOT NULL,
     title text NOT NULL,
@@ -78,7 +78,7 @@ CREATE TABLE pages (
 CREATE TABLE page_chunks (
     org_id uuid NOT NULL,
     namespace text NOT NULL,
-    path text NOT NULL,
+    path text COLLATE "C" NOT NULL,
     chunk_ordinal integer NOT NULL,
     revision text NOT NULL,
     chunk_id text NOT NULL,

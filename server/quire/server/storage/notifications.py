@@ -1,0 +1,81 @@
+"""One LISTEN connection per server process, fanned out to in-process subscribers.
+
+Watch streams subscribe here instead of holding a database connection each. When the
+connection drops, the listener reconnects with backoff; subscribers may miss notifications
+in between, so watchers re-read state when they resume.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import contextlib
+import json
+import logging
+from collections.abc import AsyncIterator
+from contextlib import asynccontextmanager
+from typing import Any
+
+import asyncpg
+
+log = logging.getLogger(__name__)
+
+CHANNELS = ("quire_documents", "quire_index")
+
+
+class Notifications:
+    def __init__(self, dsn: str) -> None:
+        self._dsn = dsn
+        self._subscribers: dict[str, set[asyncio.Queue[dict[str, Any]]]] = {
+            c: set() for c in CHANNELS
+        }
+        self._task: asyncio.Task[None] | None = None
+
+    def start(self) -> None:
+        if self._task is None:
+            self._task = asyncio.create_task(self._listen())
+
+    async def stop(self) -> None:
+        if self._task is not None:
+            self._task.cancel()
+            with contextlib.suppress(asyncio.CancelledError):
+                await self._task
+            self._task = None
+
+    def _deliver(self, _conn: object, _pid: int, channel: str, payload: str) -> None:
+        try:
+            body = json.loads(payload)
+        except ValueError:
+            return
+        for queue in list(self._subscribers.get(channel, ())):
+            if queue.qsize() < 1000:  # a stalled watcher drops events rather than memory
+                queue.put_nowait(body)
+
+    async def _listen(self) -> None:
+        delay = 0.5
+        while True:
+            try:
+                conn = await asyncpg.connect(self._dsn)
+                try:
+                    for channel in CHANNELS:
+                        await conn.add_listener(channel, self._deliver)
+                    delay = 0.5
+                    while not conn.is_closed():
+                        await asyncio.sleep(1)
+                finally:
+                    with contextlib.suppress(Exception):
+                        await conn.close()
+            except asyncio.CancelledError:
+                raise
+            except Exception as exc:  # reconnect on any connection failure
+                log.warning("notification listener lost", extra={"error": type(exc).__name__})
+            await asyncio.sleep(delay)
+            delay = min(delay * 2, 10.0)
+
+    @asynccontextmanager
+    async def subscribe(self, channel: str) -> AsyncIterator[asyncio.Queue[dict[str, Any]]]:
+        queue: asyncio.Queue[dict[str, Any]] = asyncio.Queue()
+        self._subscribers[channel].add(queue)
+        try:
+            yield queue
+        finally:
+            self._subscribers[channel].discard(queue)
