@@ -94,7 +94,7 @@ async def run(args: argparse.Namespace) -> int:
             database_url=db_url,
             grace_seconds=1.0,
             # Loopback sources for sync scenarios: the site origin and its host.
-            allow_sources=[site.origin, "127.0.0.1"],
+            allow_sources=[site.origin],
         )
         pool = await prepare_database(db_url, settings)
         running = await start(settings, pool)

@@ -1,0 +1,286 @@
+package quire
+
+import (
+	"context"
+	"math"
+	"math/rand/v2"
+	"strings"
+	"time"
+
+	"google.golang.org/grpc/codes"
+)
+
+// CallKind groups the RPCs by default deadline and retry behaviour.
+type CallKind int
+
+const (
+	KindRead   CallKind = iota // Get*, List*, ReadPage, ReadDocument, DescribeTools
+	KindSearch                 // SearchPages, SearchKnowledge, GrepPages, RunCommand
+	KindWrite                  // Create*, Delete*, Set*, UpsertAgent, RebuildIndex, ...
+	KindSync                   // SyncPages (the whole stream)
+	KindUpload                 // UploadDocument (the whole stream)
+	KindWatch                  // WatchDocuments, WatchIndexStatus
+	KindGate                   // RunGate
+)
+
+func (k CallKind) String() string {
+	switch k {
+	case KindRead:
+		return "read"
+	case KindSearch:
+		return "search"
+	case KindWrite:
+		return "write"
+	case KindSync:
+		return "sync"
+	case KindUpload:
+		return "upload"
+	case KindWatch:
+		return "watch"
+	case KindGate:
+		return "gate"
+	}
+	return "unknown"
+}
+
+// NoDeadline as a Timeouts field means calls of that kind get no default deadline.
+const NoDeadline time.Duration = -1
+
+// Timeouts is the default deadline per call kind, applied only when the call's context has
+// no deadline of its own. A zero field keeps the built-in default; NoDeadline disables it.
+type Timeouts struct {
+	Read   time.Duration // default 10 s
+	Search time.Duration // default 15 s
+	Write  time.Duration // default 30 s
+	Sync   time.Duration // default 30 min
+	Upload time.Duration // default 10 min
+	Watch  time.Duration // default none (runs until the context is cancelled)
+	Gate   time.Duration // default 2 h
+}
+
+// DefaultTimeouts returns the built-in defaults.
+func DefaultTimeouts() Timeouts {
+	return Timeouts{
+		Read:   10 * time.Second,
+		Search: 15 * time.Second,
+		Write:  30 * time.Second,
+		Sync:   30 * time.Minute,
+		Upload: 10 * time.Minute,
+		Watch:  NoDeadline,
+		Gate:   2 * time.Hour,
+	}
+}
+
+// merged fills zero fields of t from the defaults.
+func (t Timeouts) merged() Timeouts {
+	d := DefaultTimeouts()
+	pick := func(v, def time.Duration) time.Duration {
+		if v == 0 {
+			return def
+		}
+		return v
+	}
+	return Timeouts{
+		Read:   pick(t.Read, d.Read),
+		Search: pick(t.Search, d.Search),
+		Write:  pick(t.Write, d.Write),
+		Sync:   pick(t.Sync, d.Sync),
+		Upload: pick(t.Upload, d.Upload),
+		Watch:  pick(t.Watch, d.Watch),
+		Gate:   pick(t.Gate, d.Gate),
+	}
+}
+
+// For returns the default deadline of a kind (NoDeadline when none).
+func (t Timeouts) For(kind CallKind) time.Duration {
+	switch kind {
+	case KindRead:
+		return t.Read
+	case KindSearch:
+		return t.Search
+	case KindWrite:
+		return t.Write
+	case KindSync:
+		return t.Sync
+	case KindUpload:
+		return t.Upload
+	case KindWatch:
+		return t.Watch
+	case KindGate:
+		return t.Gate
+	}
+	return NoDeadline
+}
+
+// RPCKinds maps every RPC of quire.v1 (bare name) to its kind. A test checks it against the
+// service descriptors.
+var RPCKinds = map[string]CallKind{
+	// PagesService
+	"SyncPages":      KindSync,
+	"SearchPages":    KindSearch,
+	"ReadPage":       KindRead,
+	"ListPages":      KindRead,
+	"GrepPages":      KindSearch,
+	"RunCommand":     KindSearch,
+	"DescribeTools":  KindRead,
+	"GetSyncReport":  KindRead,
+	"ListNamespaces": KindRead,
+	// KnowledgeService
+	"CreateCollection": KindWrite,
+	"GetCollection":    KindRead,
+	"ListCollections":  KindRead,
+	"DeleteCollection": KindWrite,
+	"UploadDocument":   KindUpload,
+	"GetDocument":      KindRead,
+	"ListDocuments":    KindRead,
+	"DeleteDocument":   KindWrite,
+	"WatchDocuments":   KindWatch,
+	"UpsertAgent":      KindWrite,
+	"GetAgent":         KindRead,
+	"SearchKnowledge":  KindSearch,
+	"ReadDocument":     KindRead,
+	"GetIndexStatus":   KindRead,
+	"WatchIndexStatus": KindWatch,
+	// AdminService
+	"SetRetrievalPolicy":       KindWrite,
+	"GetRetrievalPolicy":       KindRead,
+	"SetKillSwitch":            KindWrite,
+	"SetNamespaceSearchConfig": KindWrite,
+	"RebuildIndex":             KindWrite,
+	"RollbackIndex":            KindWrite,
+	"RunGate":                  KindGate,
+	"GetGateStatus":            KindRead,
+	"GetShadowReport":          KindRead,
+	"CreateApiKey":             KindWrite,
+	"RevokeApiKey":             KindWrite,
+}
+
+var streamingRPCs = map[string]bool{
+	"SyncPages": true, "UploadDocument": true, "WatchDocuments": true,
+	"WatchIndexStatus": true, "RunGate": true,
+}
+
+// IsIdempotent reports whether an RPC (bare name) is a unary read that may be retried:
+// Get*, List*, Search*, Read*, Grep*, Describe* and RunCommand. Writes and streams never are.
+func IsIdempotent(rpc string) bool {
+	if streamingRPCs[rpc] {
+		return false
+	}
+	if rpc == "RunCommand" {
+		return true
+	}
+	for _, prefix := range []string{"Get", "List", "Search", "Read", "Grep", "Describe"} {
+		if strings.HasPrefix(rpc, prefix) {
+			return true
+		}
+	}
+	return false
+}
+
+// IsRetryable reports whether a failed attempt may be retried: only gRPC UNAVAILABLE.
+func IsRetryable(err error) bool {
+	qe := FromError(err)
+	return qe != nil && qe.GRPCCode == codes.Unavailable
+}
+
+// RetryPolicy is exponential backoff with full jitter for UNAVAILABLE on idempotent reads.
+// After failed attempt n (1-based) the client waits a uniformly random time in
+// [0, min(MaxBackoff, InitialBackoff·Multiplier^(n-1))], or the server's retry_after when
+// longer. The call's deadline covers every attempt. Zero fields take the defaults;
+// MaxAttempts 1 disables retries.
+type RetryPolicy struct {
+	MaxAttempts    int           // default 3
+	InitialBackoff time.Duration // default 200 ms
+	MaxBackoff     time.Duration // default 2 s
+	Multiplier     float64       // default 2
+}
+
+// DefaultRetryPolicy returns the built-in policy.
+func DefaultRetryPolicy() RetryPolicy {
+	return RetryPolicy{MaxAttempts: 3, InitialBackoff: 200 * time.Millisecond, MaxBackoff: 2 * time.Second, Multiplier: 2}
+}
+
+func (p RetryPolicy) merged() RetryPolicy {
+	d := DefaultRetryPolicy()
+	if p.MaxAttempts <= 0 {
+		p.MaxAttempts = d.MaxAttempts
+	}
+	if p.InitialBackoff <= 0 {
+		p.InitialBackoff = d.InitialBackoff
+	}
+	if p.MaxBackoff <= 0 {
+		p.MaxBackoff = d.MaxBackoff
+	}
+	if p.Multiplier <= 0 {
+		p.Multiplier = d.Multiplier
+	}
+	return p
+}
+
+// Backoff is the wait after failed attempt n (1-based); jitter is a number in [0, 1)
+// (rand.Float64 in the client). retryAfter, when positive, is a lower bound.
+func (p RetryPolicy) Backoff(failedAttempt int, retryAfter time.Duration, jitter float64) time.Duration {
+	p = p.merged()
+	ceiling := float64(p.InitialBackoff) * math.Pow(p.Multiplier, float64(failedAttempt-1))
+	if ceiling > float64(p.MaxBackoff) {
+		ceiling = float64(p.MaxBackoff)
+	}
+	wait := time.Duration(jitter * ceiling)
+	if retryAfter > wait {
+		wait = retryAfter
+	}
+	return wait
+}
+
+// withDeadline applies the kind's default deadline when ctx has none.
+func (c *Client) withDeadline(ctx context.Context, rpc string) (context.Context, context.CancelFunc) {
+	if _, ok := ctx.Deadline(); ok {
+		return context.WithCancel(ctx)
+	}
+	d := c.timeouts.For(RPCKinds[rpc])
+	if d <= 0 {
+		return context.WithCancel(ctx)
+	}
+	return context.WithTimeout(ctx, d)
+}
+
+// unary runs one unary RPC with the default deadline, retrying idempotent reads on
+// UNAVAILABLE, and converts failures to *Error.
+func unary[Req, Resp any](ctx context.Context, c *Client, rpc string, req Req,
+	call func(context.Context, Req) (Resp, error)) (Resp, error) {
+	ctx, cancel := c.withDeadline(ctx, rpc)
+	defer cancel()
+	attempts := 1
+	if IsIdempotent(rpc) {
+		attempts = c.retry.MaxAttempts
+	}
+	for attempt := 1; ; attempt++ {
+		resp, err := call(ctx, req)
+		if err == nil {
+			return resp, nil
+		}
+		qe := FromError(err)
+		if qe == nil {
+			var zero Resp
+			return zero, err
+		}
+		if attempt >= attempts || !IsRetryable(qe) || ctx.Err() != nil {
+			var zero Resp
+			return zero, qe
+		}
+		retryAfter, _ := qe.RetryAfter()
+		wait := c.retry.Backoff(attempt, retryAfter, rand.Float64())
+		if deadline, ok := ctx.Deadline(); ok && time.Now().Add(wait).After(deadline) {
+			var zero Resp
+			return zero, qe
+		}
+		timer := time.NewTimer(wait)
+		select {
+		case <-ctx.Done():
+			timer.Stop()
+			var zero Resp
+			return zero, qe
+		case <-timer.C:
+		}
+	}
+}
