@@ -6,6 +6,7 @@ the gRPC server runs in the test's event loop on a free loopback port.
 
 from __future__ import annotations
 
+import asyncio
 import os
 import re
 import secrets
@@ -113,20 +114,48 @@ def bearer(token: str) -> tuple[tuple[str, str], ...]:
     return (("authorization", f"Bearer {token}"),)
 
 
+@pytest.fixture(scope="session")
+def embeddings() -> object:
+    """The real ONNX embedder (prepared once, cached under $QUIRE_HOME), shared by the session."""
+    from quire.indexer.model_prepare import prepare_model
+    from quire.server.embeddings import load_default
+
+    prepare_model()
+    return load_default()
+
+
 @pytest_asyncio.fixture(scope="module", loop_scope="session")
-async def harness(database_url: str) -> AsyncIterator[Harness]:
-    """A real Quire gRPC server on loopback over the module's database."""
+async def harness(database_url: str, request: pytest.FixtureRequest) -> AsyncIterator[Harness]:
+    """A real Quire gRPC server on loopback over the module's database.
+
+    Modules that need vectors mark themselves `pytest.mark.usefixtures("embeddings")`-style by
+    requesting the `embeddings` fixture; the server then has the real model loaded.
+    """
     from quire.server.app import prepare_database, start
     from quire.server.config import Settings
 
+    model = (
+        request.getfixturevalue("embeddings")
+        if "embeddings" in request.fixturenames or getattr(request.module, "NEEDS_MODEL", False)
+        else None
+    )
     settings = Settings(address="127.0.0.1:0", database_url=database_url, grace_seconds=1.0)
     pool = await prepare_database(database_url, settings)
-    running = await start(settings, pool)
+    running = await start(settings, pool, model)  # type: ignore[arg-type]
     address = f"127.0.0.1:{running.port}"
     channel = aio.insecure_channel(address)
+    stop = asyncio.Event()
+    worker = None
+    if model is not None and getattr(request.module, "NEEDS_WORKER", False):
+        from quire.server.app import run_worker
+
+        worker = asyncio.create_task(run_worker(settings, model, stop))  # type: ignore[arg-type]
     try:
         yield Harness(running=running, address=address, channel=channel, pool=pool)
     finally:
+        stop.set()
+        if worker is not None:
+            await worker
         await channel.close(None)
         await running.stop(grace=1.0)
 

@@ -66,8 +66,17 @@ async def make_keys(pool: asyncpg.Pool, suffix: str) -> dict[str, str]:
     return keys
 
 
+def _embeddings() -> Any:
+    """The real model (prepared once and cached under $QUIRE_HOME), as the service loads it."""
+    from quire.indexer.model_prepare import prepare_model
+    from quire.server.embeddings import load_default
+
+    prepare_model()
+    return load_default()
+
+
 async def run(args: argparse.Namespace) -> int:
-    from quire.server.app import prepare_database, start
+    from quire.server.app import prepare_database, run_worker, start
     from quire.server.config import Settings
 
     embedded = None
@@ -82,6 +91,8 @@ async def run(args: argparse.Namespace) -> int:
     db_name = f"conformance_{suffix}"
     site = Site().start()
     running: Any = None
+    worker: asyncio.Task[None] | None = None
+    worker_stop = asyncio.Event()
     try:
         conn = await asyncpg.connect(admin_url)
         try:
@@ -97,7 +108,9 @@ async def run(args: argparse.Namespace) -> int:
             allow_sources=[site.origin],
         )
         pool = await prepare_database(db_url, settings)
-        running = await start(settings, pool)
+        embeddings = await asyncio.to_thread(_embeddings)
+        running = await start(settings, pool, embeddings)
+        worker = asyncio.create_task(run_worker(settings, embeddings, worker_stop))
         keys = await make_keys(pool, suffix)
         env = {
             "QUIRE_CONFORMANCE_ADDRESS": f"127.0.0.1:{running.port}",
@@ -123,6 +136,9 @@ async def run(args: argparse.Namespace) -> int:
             proc.terminate()
             raise
     finally:
+        worker_stop.set()
+        if worker is not None:
+            await worker
         if running is not None:
             await running.stop(grace=1.0)
         site.stop()

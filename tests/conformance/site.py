@@ -74,7 +74,7 @@ def _big_page(n: int) -> str:
     )
     sections = []
     for s in range(6):
-        sections.append(f"## Budget part {s}\n\n" + (paragraph * 6).strip() + "\n")
+        sections.append(f"## Budget part {s}\n\n" + (paragraph * 10).strip() + "\n")
     return f"# Budget chapter {n}\n\n" + "\n".join(sections)
 
 

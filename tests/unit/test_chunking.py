@@ -413,3 +413,12 @@ def test_large_document_is_fast() -> None:
     elapsed = time.perf_counter() - started
     assert "".join(c.text for c in chunks) == text
     assert elapsed < 2.0  # about 0.1 s on the 2-core dev machine; generous for CI
+
+
+def test_a_heading_stays_with_the_start_of_its_long_paragraph() -> None:
+    body = "Budget lines are reviewed every quarter by the committee. " * 30
+    text = "# Chapter\n\n## Part one\n\n" + body
+    chunks = chunk_text(text, ceiling=400)
+    assert all(len(c.text.strip()) > 40 for c in chunks), [c.text[:30] for c in chunks]
+    assert chunks[0].text.startswith("# Chapter\n\n## Part one\n\nBudget")
+    assert "".join(c.text for c in chunks) == text

@@ -279,6 +279,11 @@ class _Packer:
         step = (b - a) / k
         for lo, hi, level in pieces:
             if hi - self.current > ceiling:
+                if hi - lo > ceiling and self._heading_only(self.current, lo):
+                    # The piece must be split anyway: its first part shares the chunk with the
+                    # heading before it rather than leaving a heading-only chunk behind.
+                    self._descend(lo, hi, level)
+                    continue
                 self._cut(lo)
                 if hi - lo > ceiling:
                     self._descend(lo, hi, level)
@@ -286,6 +291,10 @@ class _Packer:
                 mark = a + step * (round((self.current - a) / step) + 1)
                 if lo + hi > 2 * mark:  # the mark is nearer to lo than to hi
                     self._cut(lo)
+
+    def _heading_only(self, a: int, b: int) -> bool:
+        lines = [line for line in self.text[a:b].splitlines() if line.strip()]
+        return bool(lines) and all(line.lstrip().startswith("#") for line in lines)
 
     def _descend(self, a: int, b: int, level: int) -> None:
         content_end = a + len(self.text[a:b].rstrip())

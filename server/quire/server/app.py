@@ -17,6 +17,7 @@ from grpc_reflection.v1alpha import reflection
 from quire.server import telemetry
 from quire.server.auth import KeyVerifier
 from quire.server.config import Settings
+from quire.server.embeddings import EmbeddingService, load_default
 from quire.server.rpc import QuireInterceptor
 from quire.server.services.admin import AdminService
 from quire.server.services.knowledge import KnowledgeService
@@ -25,6 +26,7 @@ from quire.server.state import AppState
 from quire.server.storage import migrations
 from quire.server.storage.database import check_pgvector, create_pool
 from quire.server.storage.embedded import EmbeddedPostgres, resolve_database_url
+from quire.server.storage.notifications import Notifications
 from quire.v1 import admin_service_pb2_grpc, knowledge_service_pb2_grpc, pages_service_pb2_grpc
 
 log = logging.getLogger(__name__)
@@ -43,6 +45,8 @@ class Running:
         """Refuses new calls, lets in-flight calls finish within `grace`, then closes the pool."""
         await self.health.enter_graceful_shutdown()
         await self.server.stop(self.state.settings.grace_seconds if grace is None else grace)
+        await self.state.extras["shadow_runner"].drain()
+        await self.state.extras["notifications"].stop()
         await self.state.pool.close()
 
 
@@ -57,9 +61,25 @@ async def prepare_database(dsn: str, settings: Settings) -> asyncpg.Pool:
     return await create_pool(dsn, min_size=settings.pool_min, max_size=settings.pool_max)
 
 
-async def start(settings: Settings, pool: asyncpg.Pool) -> Running:
+def load_embeddings() -> EmbeddingService | None:
+    """The prepared model, or None (with a warning) so the server still serves everything else."""
+    try:
+        return load_default()
+    except Exception as exc:  # missing or corrupt model: say what to run
+        log.warning("embedding model unavailable: %s", exc)
+        return None
+
+
+async def start(
+    settings: Settings, pool: asyncpg.Pool, embeddings: EmbeddingService | None = None
+) -> Running:
     telemetry.configure()
-    state = AppState(settings=settings, pool=pool, verifier=KeyVerifier(pool))
+    state = AppState(
+        settings=settings, pool=pool, verifier=KeyVerifier(pool), embeddings=embeddings
+    )
+    notifications = Notifications(settings.database_url)
+    notifications.start()
+    state.extras["notifications"] = notifications
     server = aio.server(
         interceptors=[QuireInterceptor(state.verifier)],
         options=[
@@ -98,27 +118,47 @@ async def start(settings: Settings, pool: asyncpg.Pool) -> Running:
 async def serve(
     settings: Settings,
     on_ready: Callable[[Running], Awaitable[None]] | None = None,
+    *,
+    with_worker: bool = False,
 ) -> None:
-    """Runs until SIGINT/SIGTERM, then shuts down gracefully."""
+    """Runs until SIGINT/SIGTERM, then shuts down gracefully (the worker too, if started)."""
     embedded: EmbeddedPostgres | None = None
-    dsn = settings.database_url
-    if not dsn:
-        dsn, embedded = await asyncio.to_thread(resolve_database_url)
+    if not settings.database_url:
+        settings.database_url, embedded = await asyncio.to_thread(resolve_database_url)
     try:
-        pool = await prepare_database(dsn, settings)
-        running = await start(settings, pool)
+        pool = await prepare_database(settings.database_url, settings)
+        embeddings = await asyncio.to_thread(load_embeddings)
+        running = await start(settings, pool, embeddings)
+        stop = asyncio.Event()
+        worker_task = None
+        if with_worker and embeddings is not None:
+            worker_task = asyncio.create_task(run_worker(settings, embeddings, stop))
         if on_ready is not None:
             await on_ready(running)
-        stop = asyncio.Event()
         loop = asyncio.get_running_loop()
         for sig in (signal.SIGINT, signal.SIGTERM):
             loop.add_signal_handler(sig, stop.set)
         await stop.wait()
         log.info("shutting down", extra={"grace_seconds": settings.grace_seconds})
         await running.stop()
+        if worker_task is not None:
+            await worker_task
     finally:
         if embedded is not None:
             embedded.stop()
+
+
+async def run_worker(settings: Settings, embeddings: EmbeddingService, stop: asyncio.Event) -> None:
+    """The indexer worker on its own pool, until `stop` is set."""
+    from quire.indexer.extraction import ExtractionPool
+    from quire.indexer.worker.pipeline import Worker
+
+    pool = await create_pool(settings.database_url, min_size=1, max_size=6)
+    try:
+        async with ExtractionPool() as extraction:
+            await Worker(pool, embeddings, extraction).run(stop)
+    finally:
+        await pool.close()
 
 
 __all__ = ["Running", "prepare_database", "serve", "start"]

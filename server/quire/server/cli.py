@@ -66,7 +66,35 @@ def cmd_up(args: argparse.Namespace) -> int:
             print(f"Dev API key: see {key_file}", flush=True)
         print("Stop with Ctrl-C.", flush=True)
 
-    asyncio.run(serve(settings, on_ready=announce))
+    asyncio.run(serve(settings, on_ready=announce, with_worker=True))
+    return 0
+
+
+def cmd_worker(args: argparse.Namespace) -> int:
+    import signal
+
+    from quire.server.app import load_embeddings, run_worker
+
+    settings = _settings(args)
+
+    async def run() -> None:
+        embedded = None
+        if not settings.database_url:
+            settings.database_url, embedded = await _dsn()
+        try:
+            embeddings = await asyncio.to_thread(load_embeddings)
+            if embeddings is None:
+                raise SystemExit("the embedding model is missing: run `quire model prepare`")
+            stop = asyncio.Event()
+            loop = asyncio.get_running_loop()
+            for sig in (signal.SIGINT, signal.SIGTERM):
+                loop.add_signal_handler(sig, stop.set)
+            await run_worker(settings, embeddings, stop)
+        finally:
+            if embedded is not None:
+                embedded.stop()  # type: ignore[attr-defined]
+
+    asyncio.run(run())
     return 0
 
 
@@ -154,7 +182,8 @@ def build_parser() -> argparse.ArgumentParser:
 
     up = sub.add_parser(
         "up",
-        help="start everything locally: embedded PostgreSQL, migrations, server; prints a dev key",
+        help="start everything locally: embedded PostgreSQL, migrations, server and worker; "
+        "prints a dev key",
     )
     server_flags(up)
     up.set_defaults(func=cmd_up)
@@ -162,6 +191,12 @@ def build_parser() -> argparse.ArgumentParser:
     serve = sub.add_parser("serve", help="run the gRPC server (uses QUIRE_DATABASE_URL if set)")
     server_flags(serve)
     serve.set_defaults(func=cmd_serve)
+
+    worker = sub.add_parser(
+        "worker",
+        help="run the indexer worker (extraction, chunking, embedding, generation builds)",
+    )
+    worker.set_defaults(func=cmd_worker)
 
     migrate = sub.add_parser("migrate", help="apply pending database migrations and exit")
     migrate.set_defaults(func=cmd_migrate)

@@ -27,6 +27,8 @@ class Settings:
     grace_seconds: float = 10.0
     # Page sources allowed despite the https/global-address rule (e.g. loopback in tests).
     allow_sources: list[str] = field(default_factory=list)
+    # How long a sync with validate_discovery waits for the client's decision.
+    discovery_decision_timeout_s: float = 60.0
     # Deployment default retrieval mode name (LEGACY_FTS | HYBRID_SHADOW | HYBRID).
     retrieval_mode: str = "LEGACY_FTS"
 

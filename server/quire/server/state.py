@@ -2,12 +2,14 @@
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+from dataclasses import dataclass, field
+from typing import Any
 
 import asyncpg
 
 from quire.server.auth import KeyVerifier
 from quire.server.config import Settings
+from quire.server.embeddings import EmbeddingService
 
 
 @dataclass
@@ -15,3 +17,8 @@ class AppState:
     settings: Settings
     pool: asyncpg.Pool
     verifier: KeyVerifier
+    # Loaded at start when the model is prepared; None means searches that need vectors fail
+    # with SEARCH_UNAVAILABLE naming `quire model prepare`.
+    embeddings: EmbeddingService | None = None
+    # Process-wide caches and helpers owned by capabilities (e.g. the page body cache).
+    extras: dict[str, Any] = field(default_factory=dict)

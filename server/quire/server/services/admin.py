@@ -12,6 +12,7 @@ from quire.server import auth
 from quire.server.auth import Scope
 from quire.server.engine import search_config
 from quire.server.errors import QuireError, invalid
+from quire.server.knowledge.policy import load_policy
 from quire.server.rpc import principal, register_scopes
 from quire.server.services.base import SCHEMA_VERSION, fill_unimplemented
 from quire.server.state import AppState
@@ -20,12 +21,6 @@ from quire.server.validation import name_field
 from quire.v1 import admin_pb2, admin_service_pb2, admin_service_pb2_grpc, errors_pb2, knowledge_pb2
 
 AUDIT = "INSERT INTO audit_log (org_id, key_id, action, details) VALUES ($1, $2, $3, $4)"
-GET_POLICY = """
-SELECT o.retrieval_mode, o.max_search_limit,
-       coalesce((SELECT (value)::text::boolean FROM deployment_settings
-                 WHERE name = 'kill_switch'), false) AS kill_switch
-FROM organisations o WHERE o.org_id = $1
-"""
 SET_POLICY = """
 UPDATE organisations SET retrieval_mode = coalesce($2, retrieval_mode),
        max_search_limit = coalesce($3, max_search_limit)
@@ -45,28 +40,6 @@ _SCOPE_NAMES = {
     admin_pb2.SCOPE_ADMIN: Scope.ADMIN,
     admin_pb2.SCOPE_TUNE: Scope.TUNE,
 }
-
-
-def deployment_mode(state: AppState) -> int:
-    name = f"RETRIEVAL_MODE_{state.settings.retrieval_mode.upper()}"
-    return int(knowledge_pb2.RetrievalMode.Value(name))
-
-
-async def load_policy(state: AppState, conn: Any, org_id: Any) -> admin_pb2.RetrievalPolicy:
-    row = await conn.fetchrow(GET_POLICY, org_id)
-    mode = row["retrieval_mode"] or 0
-    effective = (
-        knowledge_pb2.RETRIEVAL_MODE_LEGACY_FTS
-        if row["kill_switch"]
-        else (mode or deployment_mode(state))
-    )
-    return admin_pb2.RetrievalPolicy(
-        schema_version=SCHEMA_VERSION,
-        mode=mode,  # type: ignore[arg-type]
-        effective_mode=effective,  # type: ignore[arg-type]
-        max_search_limit=row["max_search_limit"],
-        kill_switch_engaged=row["kill_switch"],
-    )
 
 
 class AdminService(admin_service_pb2_grpc.AdminServiceServicer):
@@ -96,7 +69,7 @@ class AdminService(admin_service_pb2_grpc.AdminServiceServicer):
                 "set_retrieval_policy",
                 {"mode": request.mode, "max_search_limit": request.max_search_limit},
             )
-            policy = await load_policy(self.state, conn, who.org_id)
+            policy = await load_policy(conn, who.org_id, self.state)
         return admin_service_pb2.SetRetrievalPolicyResponse(policy=policy)
 
     async def GetRetrievalPolicy(
@@ -105,7 +78,7 @@ class AdminService(admin_service_pb2_grpc.AdminServiceServicer):
         context: aio.ServicerContext[Any, Any],
     ) -> admin_service_pb2.GetRetrievalPolicyResponse:
         async with transaction(self.state.pool, readonly=True) as conn:
-            policy = await load_policy(self.state, conn, principal().org_id)
+            policy = await load_policy(conn, principal().org_id, self.state)
         return admin_service_pb2.GetRetrievalPolicyResponse(policy=policy)
 
     async def SetKillSwitch(
@@ -116,7 +89,7 @@ class AdminService(admin_service_pb2_grpc.AdminServiceServicer):
         async with transaction(self.state.pool) as conn:
             await conn.execute(SET_KILL_SWITCH, request.engaged)
             await self._audit(conn, "set_kill_switch", {"engaged": request.engaged})
-            policy = await load_policy(self.state, conn, principal().org_id)
+            policy = await load_policy(conn, principal().org_id, self.state)
         return admin_service_pb2.SetKillSwitchResponse(policy=policy)
 
     async def SetNamespaceSearchConfig(

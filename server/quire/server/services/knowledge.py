@@ -1,31 +1,46 @@
-"""KnowledgeService: collections (documents, agents, search and reads land with issue #5)."""
+"""KnowledgeService: collections, documents, agents, search in the organisation's mode, reads
+and index status."""
 
 from __future__ import annotations
 
+import asyncio
+import hashlib
+import re
+import time
 import uuid
+from collections.abc import AsyncIterator
 from typing import Any
 
 import asyncpg
-from google.protobuf import timestamp_pb2
 from grpc import aio
 
+from quire.indexer import fingerprint
+from quire.indexer.extraction import UnsupportedMediaType, resolve_type
 from quire.server.auth import Scope
-from quire.server.errors import QuireError
+from quire.server.errors import QuireError, invalid
+from quire.server.knowledge import cache, documents, scope, search
+from quire.server.knowledge.index_status import index_status
+from quire.server.knowledge.policy import effective_mode
+from quire.server.knowledge.shadow import ShadowRunner
 from quire.server.rpc import principal, register_scopes
 from quire.server.services.base import SCHEMA_VERSION, fill_unimplemented
 from quire.server.state import AppState
-from quire.server.storage.database import transaction
-from quire.server.validation import clean_text, parse_uuid
-from quire.v1 import errors_pb2, knowledge_pb2, knowledge_service_pb2, knowledge_service_pb2_grpc
+from quire.server.storage.database import apply_settings, transaction
+from quire.server.storage.timestamps import timestamp
+from quire.server.validation import bounded, clean_text, parse_uuid
+from quire.v1 import (
+    errors_pb2,
+    knowledge_pb2,
+    knowledge_service_pb2,
+    knowledge_service_pb2_grpc,
+)
 
 COLLECTION_COLUMNS = """
 c.collection_id, c.name, c.revision, c.serving_generation, c.created_at,
 (SELECT count(*) FROM documents d WHERE d.org_id = c.org_id AND d.collection_id = c.collection_id
    AND d.deleted_at IS NULL) AS document_count
 """
-INSERT_COLLECTION = """
-INSERT INTO collections (org_id, collection_id, name) VALUES ($1, $2, $3)
-"""
+INSERT_COLLECTION = "INSERT INTO collections (org_id, collection_id, name) VALUES ($1, $2, $3)"
 GET_COLLECTION = f"""
 SELECT {COLLECTION_COLUMNS} FROM collections c
 WHERE c.org_id = $1 AND c.collection_id = $2 AND c.deleted_at IS NULL
@@ -38,17 +53,28 @@ DELETE_COLLECTION = """
 UPDATE collections SET deleted_at = now(), revision = revision + 1
 WHERE org_id = $1 AND collection_id = $2 AND deleted_at IS NULL
 """
+UPSERT_AGENT = """
+INSERT INTO agents (org_id, agent_id, attached_collection_ids) VALUES ($1, $2, $3::uuid[])
+ON CONFLICT (org_id, agent_id) DO UPDATE SET
+    attached_collection_ids = EXCLUDED.attached_collection_ids,
+    config_version = agents.config_version + 1, updated_at = now()
+RETURNING agent_id, attached_collection_ids, config_version
+"""
+GET_AGENT = """
+SELECT agent_id, attached_collection_ids, config_version FROM agents
+WHERE org_id = $1 AND agent_id = $2
+"""
+COUNT_LIVE = """
+SELECT count(*) FROM collections
+WHERE org_id = $1 AND collection_id = ANY($2::uuid[]) AND deleted_at IS NULL
+"""
 
-COLLECTION_NOT_FOUND = QuireError(
-    errors_pb2.ERROR_CODE_COLLECTION_NOT_FOUND, "Collection not found"
-)
-
-
-def timestamp(value: Any) -> timestamp_pb2.Timestamp:
-    ts = timestamp_pb2.Timestamp()
-    if value is not None:
-        ts.FromDatetime(value)
-    return ts
+COLLECTION_NOT_FOUND = documents.COLLECTION_NOT_FOUND
+AGENT_ID = re.compile(r"^[A-Za-z0-9._:-]{1,128}$")
+MAX_FILE_NAME = 255
+MAX_QUERY = 500
+UPLOAD_PIECE_MAX = 1024 * 1024
+DEFAULT_SEARCH_LIMIT = 8
 
 
 def collection_message(row: asyncpg.Record) -> knowledge_pb2.Collection:
@@ -63,9 +89,30 @@ def collection_message(row: asyncpg.Record) -> knowledge_pb2.Collection:
     )
 
 
+def agent_message(row: asyncpg.Record) -> knowledge_pb2.Agent:
+    return knowledge_pb2.Agent(
+        schema_version=SCHEMA_VERSION,
+        agent_id=row["agent_id"],
+        attached_collection_ids=[str(c) for c in row["attached_collection_ids"]],
+        config_version=row["config_version"],
+    )
+
+
+def _file_name(value: str) -> str:
+    clean_text("metadata.file_name", value, max_chars=MAX_FILE_NAME)
+    if "/" in value or "\\" in value or value in (".", ".."):
+        raise invalid("metadata.file_name", "a file name, not a path")
+    return value
+
+
 class KnowledgeService(knowledge_service_pb2_grpc.KnowledgeServiceServicer):
     def __init__(self, state: AppState) -> None:
         self.state = state
+        self.shadow = ShadowRunner(state.pool)
+        state.extras["shadow_runner"] = self.shadow
+        self.tuning = search.HybridTuning()
+
+    # --- collections ------------------------------------------------------------------------
 
     async def _collection(self, conn: Any, collection_id: str) -> knowledge_pb2.Collection:
         cid = parse_uuid(collection_id, COLLECTION_NOT_FOUND)
@@ -122,6 +169,314 @@ class KnowledgeService(knowledge_service_pb2_grpc.KnowledgeServiceServicer):
                 DELETE_COLLECTION, principal().org_id, uuid.UUID(collection.collection_id)
             )
         return knowledge_service_pb2.DeleteCollectionResponse(collection=collection)
+
+    # --- documents --------------------------------------------------------------------------
+
+    async def UploadDocument(
+        self,
+        request_iterator: AsyncIterator[knowledge_service_pb2.UploadDocumentRequest],
+        context: aio.ServicerContext[Any, Any],
+    ) -> knowledge_service_pb2.UploadDocumentResponse:
+        first = await anext(request_iterator, None)
+        if first is None or not first.HasField("metadata"):
+            raise invalid("metadata", "the first message must be the upload's metadata")
+        meta = first.metadata
+        file_name = _file_name(meta.file_name)
+        if len(meta.mime_type) > 255:
+            raise invalid("metadata.mime_type", "at most 255 characters")
+        collection_id = parse_uuid(meta.collection_id, COLLECTION_NOT_FOUND)
+        replaces = (
+            parse_uuid(meta.document_id, documents.DOCUMENT_NOT_FOUND) if meta.document_id else None
+        )
+        try:
+            file_type = resolve_type(file_name, meta.mime_type or None)
+        except UnsupportedMediaType as exc:
+            raise QuireError(errors_pb2.ERROR_CODE_UNSUPPORTED_MEDIA_TYPE, str(exc)) from None
+        limit = self.state.settings.max_upload_bytes
+        pieces: list[bytes] = []
+        size = 0
+        async for message in request_iterator:
+            if message.HasField("metadata"):
+                raise invalid("metadata", "only the first message may carry metadata")
+            size += len(message.data)
+            if size > limit:
+                raise QuireError(
+                    errors_pb2.ERROR_CODE_PAYLOAD_TOO_LARGE,
+                    f"Uploads are limited to {limit} bytes",
+                )
+            pieces.append(message.data)
+        content = b"".join(pieces)
+        upload = documents.Upload(
+            collection_id=collection_id,
+            file_name=file_name,
+            mime_type=meta.mime_type or file_type.mime_type,
+            content=content,
+            sha256=hashlib.sha256(content).hexdigest(),
+            replaces=replaces,
+        )
+        async with transaction(self.state.pool) as conn:
+            document = await documents.store_upload(conn, principal().org_id, upload)
+        return knowledge_service_pb2.UploadDocumentResponse(document=document)
+
+    async def GetDocument(
+        self,
+        request: knowledge_service_pb2.GetDocumentRequest,
+        context: aio.ServicerContext[Any, Any],
+    ) -> knowledge_service_pb2.GetDocumentResponse:
+        document_id = parse_uuid(request.document_id, documents.DOCUMENT_NOT_FOUND)
+        async with transaction(self.state.pool, readonly=True) as conn:
+            document = await documents.get(conn, principal().org_id, document_id)
+        return knowledge_service_pb2.GetDocumentResponse(document=document)
+
+    async def ListDocuments(
+        self,
+        request: knowledge_service_pb2.ListDocumentsRequest,
+        context: aio.ServicerContext[Any, Any],
+    ) -> knowledge_service_pb2.ListDocumentsResponse:
+        collection_id = parse_uuid(request.collection_id, COLLECTION_NOT_FOUND)
+        limit = bounded("limit", request.limit, 1, 500, 100)
+        if len(request.cursor) > 1024:
+            raise invalid("cursor", "not a cursor returned by ListDocuments")
+        async with transaction(self.state.pool, readonly=True) as conn:
+            docs, cursor = await documents.list_page(
+                conn, principal().org_id, collection_id, cursor=request.cursor, limit=limit
+            )
+        return knowledge_service_pb2.ListDocumentsResponse(
+            schema_version=SCHEMA_VERSION, documents=docs, next_cursor=cursor
+        )
+
+    async def DeleteDocument(
+        self,
+        request: knowledge_service_pb2.DeleteDocumentRequest,
+        context: aio.ServicerContext[Any, Any],
+    ) -> knowledge_service_pb2.DeleteDocumentResponse:
+        document_id = parse_uuid(request.document_id, documents.DOCUMENT_NOT_FOUND)
+        async with transaction(self.state.pool) as conn:
+            document = await documents.delete(conn, principal().org_id, document_id)
+        return knowledge_service_pb2.DeleteDocumentResponse(document=document)
+
+    async def WatchDocuments(
+        self,
+        request: knowledge_service_pb2.WatchDocumentsRequest,
+        context: aio.ServicerContext[Any, Any],
+    ) -> AsyncIterator[knowledge_service_pb2.WatchDocumentsResponse]:
+        """Sends every document's current state, then each status change as it happens."""
+        collection_id = parse_uuid(request.collection_id, COLLECTION_NOT_FOUND)
+        org_id = principal().org_id
+        notifications = self.state.extras["notifications"]
+        async with notifications.subscribe("quire_documents") as queue:
+            async with self.state.pool.acquire() as conn:
+                if await conn.fetchval(documents.COLLECTION_LIVE, org_id, collection_id) is None:
+                    raise COLLECTION_NOT_FOUND
+                current = await documents.all_in_collection(conn, org_id, collection_id)
+            last: dict[str, tuple[int, str]] = {}
+            for doc in current:
+                last[doc.document_id] = (doc.status, doc.extract_error)
+                yield knowledge_service_pb2.WatchDocumentsResponse(document=doc)
+            while True:
+                event = await queue.get()
+                if event.get("org") != str(org_id) or event.get("collection") != str(collection_id):
+                    continue
+                async with self.state.pool.acquire() as conn:
+                    row = await conn.fetchrow(
+                        documents.GET_ANY, org_id, uuid.UUID(event["document"])
+                    )
+                if row is None:
+                    continue
+                doc = documents.document_message(row)
+                state = (doc.status, doc.extract_error)
+                if last.get(doc.document_id) == state:
+                    continue
+                last[doc.document_id] = state
+                yield knowledge_service_pb2.WatchDocumentsResponse(document=doc)
+
+    # --- agents -----------------------------------------------------------------------------
+
+    async def UpsertAgent(
+        self,
+        request: knowledge_service_pb2.UpsertAgentRequest,
+        context: aio.ServicerContext[Any, Any],
+    ) -> knowledge_service_pb2.UpsertAgentResponse:
+        if not AGENT_ID.match(request.agent_id):
+            raise invalid("agent_id", "1–128 characters of [A-Za-z0-9._:-]")
+        if len(request.attached_collection_ids) > scope.MAX_COLLECTIONS:
+            raise invalid("attached_collection_ids", f"at most {scope.MAX_COLLECTIONS}")
+        ids = list(
+            dict.fromkeys(
+                parse_uuid(c, COLLECTION_NOT_FOUND) for c in request.attached_collection_ids
+            )
+        )
+        org_id = principal().org_id
+        async with transaction(self.state.pool) as conn:
+            if await conn.fetchval(COUNT_LIVE, org_id, ids) != len(ids):
+                raise COLLECTION_NOT_FOUND
+            row = await conn.fetchrow(UPSERT_AGENT, org_id, request.agent_id, ids)
+        return knowledge_service_pb2.UpsertAgentResponse(agent=agent_message(row))
+
+    async def GetAgent(
+        self,
+        request: knowledge_service_pb2.GetAgentRequest,
+        context: aio.ServicerContext[Any, Any],
+    ) -> knowledge_service_pb2.GetAgentResponse:
+        async with transaction(self.state.pool, readonly=True) as conn:
+            row = await conn.fetchrow(GET_AGENT, principal().org_id, request.agent_id[:200])
+        if row is None:
+            raise scope.AGENT_NOT_FOUND
+        return knowledge_service_pb2.GetAgentResponse(agent=agent_message(row))
+
+    # --- search and read --------------------------------------------------------------------
+
+    def _index_fingerprint(self) -> str:
+        embedder = self.state.embeddings.fingerprint if self.state.embeddings else "none"
+        return fingerprint.collection_fingerprint(embedder, "1")
+
+    async def _vector(self, query: str) -> Any:
+        if self.state.embeddings is None:
+            raise QuireError(
+                errors_pb2.ERROR_CODE_SEARCH_UNAVAILABLE,
+                "The embedding model is not loaded; run `quire model prepare` and restart",
+            )
+        return (await self.state.embeddings.embed_queries([query]))[0]
+
+    async def SearchKnowledge(
+        self,
+        request: knowledge_service_pb2.SearchKnowledgeRequest,
+        context: aio.ServicerContext[Any, Any],
+    ) -> knowledge_service_pb2.SearchKnowledgeResponse:
+        query = clean_text("query", request.query, max_chars=MAX_QUERY, allow_empty=True)
+        org_id = principal().org_id
+        async with transaction(self.state.pool, readonly=True, isolation="repeatable_read") as conn:
+            mode, bound = await effective_mode(conn, org_id, self.state)
+            limit = bounded("limit", request.limit, 1, bound, min(DEFAULT_SEARCH_LIMIT, bound))
+            collections = await scope.resolve(
+                conn, org_id, request.agent_id, list(request.collection_ids)
+            )
+            response = knowledge_service_pb2.SearchKnowledgeResponse(
+                schema_version=SCHEMA_VERSION, mode=mode
+            )
+            if not query.strip() or not collections:
+                return response
+            index_fp = self._index_fingerprint()
+            cache_key = cache.key(org_id, mode, collections, query, limit, index_fp)
+            mode_name = knowledge_pb2.RetrievalMode.Name(mode)
+            hit = await cache.lookup(conn, org_id, cache_key, mode_name)
+            if hit is not None:
+                hit.cached = True
+                return hit
+            started = time.perf_counter()
+            if mode == knowledge_pb2.RETRIEVAL_MODE_HYBRID:
+                vector = await self._vector(query)
+                await apply_settings(conn, self.tuning.settings())
+                hits = await search.hybrid(
+                    conn, org_id, collections, query, vector, limit, self.tuning
+                )
+                may_cache = await cache.gate_passed(conn, index_fp)
+            else:
+                hits = await search.legacy(
+                    conn, org_id, [c.collection_id for c in collections], query, limit
+                )
+                may_cache = True
+            elapsed_ms = (time.perf_counter() - started) * 1000
+        response.hits.extend(hits)
+        if mode == knowledge_pb2.RETRIEVAL_MODE_HYBRID_SHADOW:
+            self._shadow(org_id, collections, query, limit, hits, elapsed_ms)
+        if may_cache:
+            async with self.state.pool.acquire() as conn:
+                await cache.write(conn, org_id, cache_key, response)
+        return response
+
+    def _shadow(
+        self,
+        org_id: uuid.UUID,
+        collections: list[scope.ScopedCollection],
+        query: str,
+        limit: int,
+        legacy_hits: list[knowledge_pb2.KnowledgeHit],
+        legacy_ms: float,
+    ) -> None:
+        async def run_hybrid() -> tuple[list[str], float]:
+            started = time.perf_counter()
+            vector = await self._vector(query)
+            async with transaction(
+                self.state.pool, readonly=True, isolation="repeatable_read"
+            ) as conn:
+                await apply_settings(conn, self.tuning.settings())
+                hits = await search.hybrid(
+                    conn, org_id, collections, query, vector, limit, self.tuning
+                )
+            return [h.document_id for h in hits], (time.perf_counter() - started) * 1000
+
+        self.shadow.submit(
+            org_id, [h.document_id for h in legacy_hits], legacy_ms, limit, run_hybrid
+        )
+
+    async def ReadDocument(
+        self,
+        request: knowledge_service_pb2.ReadDocumentRequest,
+        context: aio.ServicerContext[Any, Any],
+    ) -> knowledge_service_pb2.ReadDocumentResponse:
+        document_id = parse_uuid(request.document_id, documents.DOCUMENT_NOT_FOUND)
+        max_chars = bounded("max_chars", request.max_chars, 1, 4000, 4000)
+        if request.offset > 2**31 - 1:
+            raise invalid("offset", "at most 2147483647")
+        org_id = principal().org_id
+        async with transaction(self.state.pool, readonly=True) as conn:
+            try:
+                collections = await scope.resolve(
+                    conn, org_id, request.agent_id, list(request.collection_ids)
+                )
+            except QuireError as exc:
+                if exc.code == errors_pb2.ERROR_CODE_AGENT_NOT_FOUND:
+                    raise documents.DOCUMENT_NOT_FOUND from None
+                raise
+            slice_ = await documents.read_slice(
+                conn,
+                org_id,
+                document_id,
+                [c.collection_id for c in collections],
+                offset=request.offset,
+                max_chars=max_chars,
+            )
+        return knowledge_service_pb2.ReadDocumentResponse(slice=slice_)
+
+    # --- index status -----------------------------------------------------------------------
+
+    async def GetIndexStatus(
+        self,
+        request: knowledge_service_pb2.GetIndexStatusRequest,
+        context: aio.ServicerContext[Any, Any],
+    ) -> knowledge_service_pb2.GetIndexStatusResponse:
+        collection_id = parse_uuid(request.collection_id, COLLECTION_NOT_FOUND)
+        async with transaction(self.state.pool, readonly=True) as conn:
+            status = await index_status(conn, principal().org_id, collection_id)
+        return knowledge_service_pb2.GetIndexStatusResponse(status=status)
+
+    async def WatchIndexStatus(
+        self,
+        request: knowledge_service_pb2.WatchIndexStatusRequest,
+        context: aio.ServicerContext[Any, Any],
+    ) -> AsyncIterator[knowledge_service_pb2.WatchIndexStatusResponse]:
+        """Sends the current status, then a new one whenever the index makes progress."""
+        collection_id = parse_uuid(request.collection_id, COLLECTION_NOT_FOUND)
+        org_id = principal().org_id
+        notifications = self.state.extras["notifications"]
+        async with notifications.subscribe("quire_index") as queue:
+            last = None
+            while True:
+                async with self.state.pool.acquire() as conn:
+                    status = await index_status(conn, org_id, collection_id)
+                if status != last:
+                    last = status
+                    yield knowledge_service_pb2.WatchIndexStatusResponse(status=status)
+                while True:
+                    event = await queue.get()
+                    if event.get("org") == str(org_id) and event.get("collection") == str(
+                        collection_id
+                    ):
+                        break
+                await asyncio.sleep(0.05)  # coalesce bursts of progress
+                while not queue.empty():
+                    queue.get_nowait()
 
 
 SERVICE = knowledge_service_pb2.DESCRIPTOR.services_by_name["KnowledgeService"]

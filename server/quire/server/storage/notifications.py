@@ -55,12 +55,13 @@ class Notifications:
         while True:
             try:
                 conn = await asyncpg.connect(self._dsn)
+                lost = asyncio.Event()
+                conn.add_termination_listener(lambda _conn, lost=lost: lost.set())
                 try:
                     for channel in CHANNELS:
                         await conn.add_listener(channel, self._deliver)
                     delay = 0.5
-                    while not conn.is_closed():
-                        await asyncio.sleep(1)
+                    await lost.wait()
                 finally:
                     with contextlib.suppress(Exception):
                         await conn.close()

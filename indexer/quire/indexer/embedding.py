@@ -1,0 +1,296 @@
+"""Sentence embeddings with ONNX Runtime and Hugging Face `tokenizers` (no PyTorch).
+
+`Embedder.load()` opens a model prepared by `quire model prepare` (see
+`quire.indexer.modelprep`): `model-int8.onnx` or `model-fp32.onnx`, `tokenizer.json` and
+`manifest.json` under `$QUIRE_HOME/models/<name>/`. The ONNX graph does mean pooling and L2
+normalisation itself, so every row returned is a unit vector.
+
+An `Embedder` is safe to share between threads: the tokenizer is only read after loading and
+`InferenceSession.run` is thread-safe. Calls are blocking and CPU-bound; from asyncio code run
+them in an executor.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import json
+import os
+from collections.abc import Sequence
+from pathlib import Path
+from typing import Any, Literal, cast
+
+import numpy as np
+import numpy.typing as npt
+import onnxruntime as ort
+from tokenizers import Tokenizer
+
+from quire.indexer.home import models_dir
+
+Precision = Literal["int8", "fp32"]
+FloatArray = npt.NDArray[np.float32]
+
+DEFAULT_MODEL_NAME = "all-minilm-l6-v2"
+DEFAULT_BATCH_SIZE = 8
+MODEL_FILES: dict[str, str] = {"int8": "model-int8.onnx", "fp32": "model-fp32.onnx"}
+TOKENIZER_FILE = "tokenizer.json"
+MANIFEST_FILE = "manifest.json"
+# Text longer than this many characters per token of the window is cut before tokenisation.
+# A WordPiece token covers at most ~100 non-space characters (longer words become [UNK]), so
+# this only bounds the tokenizer's work on huge inputs; the window itself is exact.
+_CHARS_PER_TOKEN_CAP = 128
+# Used when a manifest predates the field: ORT's CPU SkipLayerNormalization kernel is slower than
+# the Add + LayerNormalization it would replace (see docs/embedding.md).
+_DEFAULT_DISABLED_OPTIMIZERS = ("SkipLayerNormFusion",)
+
+
+class ModelNotPreparedError(RuntimeError):
+    """No usable prepared model: missing, incomplete or corrupt. Run `quire model prepare`."""
+
+
+def _not_prepared(directory: Path, problem: str) -> ModelNotPreparedError:
+    return ModelNotPreparedError(
+        f"embedding model at {directory} is not usable ({problem}); "
+        f"run `quire model prepare` to (re)build it"
+    )
+
+
+def resolve_model_dir(name_or_dir: str | Path | None) -> Path:
+    """None → `$QUIRE_HOME/models/all-minilm-l6-v2`; a bare name → `$QUIRE_HOME/models/<name>`;
+    anything else (a Path, or a string with a path separator or naming a directory) is a path."""
+    if name_or_dir is None or name_or_dir == "":
+        return models_dir() / DEFAULT_MODEL_NAME
+    if isinstance(name_or_dir, Path):
+        return name_or_dir.expanduser()
+    candidate = Path(name_or_dir).expanduser()
+    if os.sep in name_or_dir or name_or_dir.startswith(".") or candidate.is_dir():
+        return candidate
+    return models_dir() / name_or_dir
+
+
+def _available_cores() -> int:
+    try:
+        return max(1, len(os.sched_getaffinity(0)))
+    except (AttributeError, OSError):
+        return max(1, os.cpu_count() or 1)
+
+
+def _sha256(path: Path) -> str:
+    digest = hashlib.sha256()
+    with path.open("rb") as fh:
+        while block := fh.read(1 << 20):
+            digest.update(block)
+    return digest.hexdigest()
+
+
+def clean_text(text: str | bytes) -> str:
+    """Valid Unicode for the tokenizer: bytes are decoded as UTF-8 and lone surrogates replaced."""
+    if isinstance(text, bytes | bytearray | memoryview):
+        return bytes(text).decode("utf-8", errors="replace")
+    if not isinstance(text, str):
+        raise TypeError(f"expected str or bytes, got {type(text).__name__}")
+    if text.isascii():
+        return text
+    try:
+        text.encode("utf-8")
+    except UnicodeEncodeError:
+        return text.encode("utf-8", errors="replace").decode("utf-8")
+    return text
+
+
+class Embedder:
+    """A loaded sentence encoder. Build it with `Embedder.load()`."""
+
+    def __init__(
+        self,
+        *,
+        session: ort.InferenceSession,
+        tokenizer: Tokenizer,
+        directory: Path,
+        precision: Precision,
+        dimension: int,
+        max_tokens: int,
+        pooling: str,
+        fingerprint: str,
+        batch_size: int = DEFAULT_BATCH_SIZE,
+        pad_id: int = 0,
+    ) -> None:
+        self._session = session
+        self._tokenizer = tokenizer
+        self._pad_id = pad_id
+        self._output = session.get_outputs()[0].name
+        self._char_cap = max_tokens * _CHARS_PER_TOKEN_CAP
+        self.directory = directory
+        self.precision: Precision = precision
+        self.dimension = dimension
+        self.max_tokens = max_tokens
+        self.pooling = pooling
+        self.fingerprint = fingerprint
+        self.batch_size = batch_size
+
+    @classmethod
+    def load(
+        cls,
+        name_or_dir: str | Path | None = None,
+        precision: Precision = "int8",
+        threads: int | None = None,
+        batch_size: int = DEFAULT_BATCH_SIZE,
+        verify: bool = True,
+    ) -> Embedder:
+        """Open a prepared model. `threads`: ONNX Runtime intra-op threads (default: all cores
+        this process may use). `verify`: check the model file's sha256 against the manifest.
+
+        Raises `ModelNotPreparedError` when the model is missing, incomplete or corrupt."""
+        if precision not in MODEL_FILES:
+            raise ValueError(f"precision must be 'int8' or 'fp32', not {precision!r}")
+        if batch_size < 1:
+            raise ValueError("batch_size must be at least 1")
+        directory = resolve_model_dir(name_or_dir)
+        manifest = cls._read_manifest(directory)
+        model_file = MODEL_FILES[precision]
+        files = manifest.get("files")
+        if not isinstance(files, dict):
+            raise _not_prepared(directory, "manifest lists no files")
+        hashes: dict[str, str] = {}
+        for fname in (model_file, TOKENIZER_FILE):
+            meta = files.get(fname)
+            path = directory / fname
+            if not isinstance(meta, dict) or not path.is_file():
+                raise _not_prepared(directory, f"{fname} is missing")
+            expected = str(meta.get("sha256", ""))
+            if path.stat().st_size != meta.get("bytes"):
+                raise _not_prepared(directory, f"{fname} has the wrong size")
+            if verify and _sha256(path) != expected:
+                raise _not_prepared(directory, f"{fname} does not match its sha256")
+            hashes[fname] = expected
+        try:
+            dimension = int(manifest["dimension"])
+            max_tokens = int(manifest["max_tokens"])
+            pooling = str(manifest["pooling"])
+        except (KeyError, TypeError, ValueError) as exc:
+            raise _not_prepared(directory, f"manifest field missing: {exc}") from exc
+
+        try:
+            tokenizer = Tokenizer.from_file(str(directory / TOKENIZER_FILE))
+        except Exception as exc:
+            raise _not_prepared(directory, f"tokenizer.json cannot be read: {exc}") from exc
+        padding = cast(dict[str, Any] | None, tokenizer.padding) or {}
+        pad_id = int(padding.get("pad_id", 0))
+        tokenizer.no_padding()  # batches are padded here, per length bucket
+        tokenizer.enable_truncation(max_length=max_tokens)
+
+        options = ort.SessionOptions()
+        options.intra_op_num_threads = threads if threads else _available_cores()
+        options.inter_op_num_threads = 1
+        options.execution_mode = ort.ExecutionMode.ORT_SEQUENTIAL
+        options.graph_optimization_level = ort.GraphOptimizationLevel.ORT_ENABLE_ALL
+        disabled = manifest.get("session_disabled_optimizers", _DEFAULT_DISABLED_OPTIMIZERS)
+        try:
+            session = ort.InferenceSession(
+                str(directory / model_file),
+                options,
+                providers=["CPUExecutionProvider"],
+                disabled_optimizers=[str(name) for name in disabled],
+            )
+        except Exception as exc:
+            raise _not_prepared(directory, f"{model_file} cannot be loaded: {exc}") from exc
+        out_shape = session.get_outputs()[0].shape
+        if len(out_shape) != 2 or out_shape[1] != dimension:
+            raise _not_prepared(
+                directory, f"model output shape {out_shape} != [batch, {dimension}]"
+            )
+
+        normalize = bool(manifest.get("normalize", True))
+        key = "|".join(
+            [
+                hashes[model_file],
+                hashes[TOKENIZER_FILE],
+                f"pooling={pooling}",
+                f"normalize={normalize}",
+                f"max_tokens={max_tokens}",
+                f"precision={precision}",
+            ]
+        )
+        return cls(
+            session=session,
+            tokenizer=tokenizer,
+            directory=directory,
+            precision=precision,
+            dimension=dimension,
+            max_tokens=max_tokens,
+            pooling=pooling,
+            fingerprint=hashlib.sha256(key.encode()).hexdigest(),
+            batch_size=batch_size,
+            pad_id=pad_id,
+        )
+
+    @staticmethod
+    def _read_manifest(directory: Path) -> dict[str, Any]:
+        path = directory / MANIFEST_FILE
+        if not path.is_file():
+            raise _not_prepared(directory, "no manifest.json")
+        try:
+            data = json.loads(path.read_text(encoding="utf-8"))
+        except (OSError, ValueError) as exc:
+            raise _not_prepared(directory, f"manifest.json is unreadable: {exc}") from exc
+        if not isinstance(data, dict):
+            raise _not_prepared(directory, "manifest.json is not an object")
+        return data
+
+    # -- tokenisation -------------------------------------------------------------------------
+
+    def _prepare(self, text: str | bytes) -> str:
+        cleaned = clean_text(text)
+        return cleaned if len(cleaned) <= self._char_cap else cleaned[: self._char_cap]
+
+    def token_ids(self, texts: Sequence[str | bytes]) -> list[list[int]]:
+        """Token ids after truncation to the window, special tokens included."""
+        encodings = self._tokenizer.encode_batch([self._prepare(t) for t in texts])
+        return [e.ids for e in encodings]
+
+    def count_tokens(self, texts: Sequence[str | bytes]) -> list[int]:
+        return [len(ids) for ids in self.token_ids(texts)]
+
+    # -- inference ----------------------------------------------------------------------------
+
+    def _run(self, batch: Sequence[Sequence[int]]) -> FloatArray:
+        width = max(len(ids) for ids in batch)
+        input_ids = np.full((len(batch), width), self._pad_id, dtype=np.int64)
+        mask = np.zeros((len(batch), width), dtype=np.int64)
+        for row, ids in enumerate(batch):
+            input_ids[row, : len(ids)] = ids
+            mask[row, : len(ids)] = 1
+        feed = {
+            "input_ids": input_ids,
+            "attention_mask": mask,
+            "token_type_ids": np.zeros_like(input_ids),
+        }
+        result = self._session.run([self._output], feed)[0]
+        return np.asarray(result, dtype=np.float32)
+
+    def embed(self, texts: Sequence[str | bytes], batch_size: int | None = None) -> FloatArray:
+        """Embed texts: array (len(texts), dimension), float32, rows L2-normalised.
+
+        Texts are sorted by token count and run in batches of `batch_size` (default: the
+        embedder's) so each batch pads only to its own longest text; rows come back in input
+        order. Text beyond the model's window is truncated."""
+        size = batch_size or self.batch_size
+        out = np.empty((len(texts), self.dimension), dtype=np.float32)
+        if not texts:
+            return out
+        ids = self.token_ids(texts)
+        order = sorted(range(len(ids)), key=lambda i: len(ids[i]))
+        for start in range(0, len(order), size):
+            chunk = order[start : start + size]
+            out[chunk] = self._run([ids[i] for i in chunk])
+        return out
+
+    def embed_query(self, text: str | bytes) -> FloatArray:
+        """Embed one text with no padding: shape (dimension,), float32, unit norm."""
+        ids = self._tokenizer.encode(self._prepare(text)).ids
+        return cast(FloatArray, self._run([ids])[0])
+
+    def __repr__(self) -> str:
+        return (
+            f"Embedder({self.directory.name!r}, precision={self.precision!r}, "
+            f"dimension={self.dimension}, max_tokens={self.max_tokens})"
+        )

@@ -1,0 +1,1 @@
+"""The indexer worker: jobs from PostgreSQL, extraction, chunking, embedding, generations."""

@@ -1,0 +1,203 @@
+"""Index generations of a collection: create, write chunks, flip, roll back.
+
+A search reads `collections.serving_generation` and that generation's chunks in one snapshot,
+so a flip (one transaction) is seen entirely or not at all. Document changes are written to
+every live generation (serving, building, and the newest retired one kept for rollback) so
+neither a flip nor a rollback loses an edit.
+"""
+
+from __future__ import annotations
+
+import json
+import uuid
+from collections.abc import Sequence
+from dataclasses import dataclass
+from datetime import datetime
+
+import asyncpg
+import numpy as np
+import numpy.typing as npt
+
+from quire.v1 import knowledge_pb2
+
+CHANNEL = "quire_index"
+BUILDING = knowledge_pb2.GENERATION_STATE_BUILDING
+READY = knowledge_pb2.GENERATION_STATE_READY
+RETIRED = knowledge_pb2.GENERATION_STATE_RETIRED
+FAILED = knowledge_pb2.GENERATION_STATE_FAILED
+
+LIVE_GENERATIONS = f"""
+SELECT g.generation, g.state, g.fingerprint, g.index_version
+FROM index_generations g
+WHERE g.org_id = $1 AND g.collection_id = $2
+  AND (g.state IN ({BUILDING}, {READY})
+       OR g.generation = (SELECT max(r.generation) FROM index_generations r
+                          WHERE r.org_id = $1 AND r.collection_id = $2 AND r.state = {RETIRED}))
+ORDER BY g.generation
+"""
+CREATE = f"""
+INSERT INTO index_generations (org_id, collection_id, generation, state, fingerprint,
+                               index_version)
+SELECT $1, $2, coalesce(max(generation), 0) + 1, {BUILDING}, $3, $4
+FROM index_generations WHERE org_id = $1 AND collection_id = $2
+RETURNING generation
+"""
+LOCK_COLLECTION = """
+SELECT serving_generation, deleted_at FROM collections
+WHERE org_id = $1 AND collection_id = $2 FOR UPDATE
+"""
+LOCK_DOCUMENT = """
+SELECT updated_at, deleted_at FROM documents WHERE org_id = $1 AND document_id = $2 FOR UPDATE
+"""
+DELETE_CHUNKS = """
+DELETE FROM knowledge_chunks
+WHERE org_id = $1 AND collection_id = $2 AND generation = ANY($3) AND document_id = $4
+"""
+INSERT_CHUNK = """
+INSERT INTO knowledge_chunks (org_id, collection_id, generation, document_id, chunk_ordinal,
+                              chunk_id, content, heading_path, tsv, embedding)
+VALUES ($1, $2, $3, $4::uuid, $5::int, $4::uuid::text || ':' || $5::int, $6::text,
+        $7::text[],
+        setweight(to_tsvector('simple', array_to_string($7::text[], ' ')), 'A')
+          || setweight(to_tsvector('simple', $6::text), 'D'),
+        $8)
+"""
+READY_DOCUMENTS = f"""
+SELECT document_id FROM documents
+WHERE org_id = $1 AND collection_id = $2 AND deleted_at IS NULL
+  AND status = {knowledge_pb2.DOCUMENT_STATUS_READY}
+ORDER BY document_id
+"""
+FLIP_READY = f"""
+UPDATE index_generations SET state = {READY}, ready_at = now()
+WHERE org_id = $1 AND collection_id = $2 AND generation = $3 AND state = {BUILDING}
+RETURNING generation
+"""
+RETIRE = f"""
+UPDATE index_generations SET state = {RETIRED}
+WHERE org_id = $1 AND collection_id = $2 AND generation = $3 AND state = {READY}
+"""
+SERVE = "UPDATE collections SET serving_generation = $3 WHERE org_id = $1 AND collection_id = $2"
+FAIL = f"""
+UPDATE index_generations SET state = {FAILED}, error = $4
+WHERE org_id = $1 AND collection_id = $2 AND generation = $3 AND state = {BUILDING}
+"""
+NOTIFY = "SELECT pg_notify($1, $2)"
+
+
+@dataclass(frozen=True)
+class Generation:
+    generation: int
+    state: int
+    fingerprint: str
+    index_version: str
+
+
+@dataclass(frozen=True)
+class ChunkRows:
+    contents: Sequence[str]
+    heading_paths: Sequence[tuple[str, ...]]
+    vectors: npt.NDArray[np.float32]
+
+
+async def notify_index(
+    conn: asyncpg.Connection, org_id: uuid.UUID, collection_id: uuid.UUID
+) -> None:
+    await conn.execute(
+        NOTIFY, CHANNEL, json.dumps({"org": str(org_id), "collection": str(collection_id)})
+    )
+
+
+async def live_generations(
+    conn: asyncpg.Connection, org_id: uuid.UUID, collection_id: uuid.UUID
+) -> list[Generation]:
+    rows = await conn.fetch(LIVE_GENERATIONS, org_id, collection_id)
+    return [Generation(**dict(r)) for r in rows]
+
+
+async def create_generation(
+    conn: asyncpg.Connection,
+    org_id: uuid.UUID,
+    collection_id: uuid.UUID,
+    fingerprint: str,
+    index_version: str,
+) -> int:
+    generation: int = await conn.fetchval(CREATE, org_id, collection_id, fingerprint, index_version)
+    await notify_index(conn, org_id, collection_id)
+    return generation
+
+
+async def write_document_chunks(
+    conn: asyncpg.Connection,
+    org_id: uuid.UUID,
+    collection_id: uuid.UUID,
+    document_id: uuid.UUID,
+    *,
+    text_as_of: datetime,
+    generations: Sequence[int],
+    rows: ChunkRows,
+) -> bool:
+    """Replaces the document's chunks in `generations`, idempotently, in one transaction.
+
+    Skipped (False) when the document changed or was deleted after `text_as_of`: the job for
+    the newer version writes its own chunks.
+    """
+    async with conn.transaction():
+        doc = await conn.fetchrow(LOCK_DOCUMENT, org_id, document_id)
+        if doc is None or doc["deleted_at"] is not None or doc["updated_at"] != text_as_of:
+            return False
+        await conn.execute(DELETE_CHUNKS, org_id, collection_id, list(generations), document_id)
+        if len(rows.contents):
+            await conn.executemany(
+                INSERT_CHUNK,
+                [
+                    (
+                        org_id,
+                        collection_id,
+                        generation,
+                        document_id,
+                        ordinal,
+                        content,
+                        list(rows.heading_paths[ordinal]),
+                        rows.vectors[ordinal],
+                    )
+                    for generation in generations
+                    for ordinal, content in enumerate(rows.contents)
+                ],
+            )
+    return True
+
+
+async def ready_documents(
+    conn: asyncpg.Connection, org_id: uuid.UUID, collection_id: uuid.UUID
+) -> list[uuid.UUID]:
+    return [r["document_id"] for r in await conn.fetch(READY_DOCUMENTS, org_id, collection_id)]
+
+
+async def flip(
+    conn: asyncpg.Connection, org_id: uuid.UUID, collection_id: uuid.UUID, generation: int
+) -> bool:
+    """Makes a fully built generation the serving one; the previous one is kept, RETIRED."""
+    async with conn.transaction():
+        row = await conn.fetchrow(LOCK_COLLECTION, org_id, collection_id)
+        if row is None:
+            return False
+        if await conn.fetchval(FLIP_READY, org_id, collection_id, generation) is None:
+            return False
+        previous = row["serving_generation"]
+        if previous and previous != generation:
+            await conn.execute(RETIRE, org_id, collection_id, previous)
+        await conn.execute(SERVE, org_id, collection_id, generation)
+        await notify_index(conn, org_id, collection_id)
+    return True
+
+
+async def fail(
+    conn: asyncpg.Connection,
+    org_id: uuid.UUID,
+    collection_id: uuid.UUID,
+    generation: int,
+    error: str,
+) -> None:
+    await conn.execute(FAIL, org_id, collection_id, generation, error[:2000])
+    await notify_index(conn, org_id, collection_id)

@@ -1,0 +1,11 @@
+"""The full-text arm's query: OR of the query's lexemes, so long questions still match."""
+
+from __future__ import annotations
+
+# plainto_tsquery quotes every lexeme and joins them with '&'; swapping the operator gives
+# an OR query without hand-building tsquery syntax from user text.
+OR_QUERY = "replace(plainto_tsquery({config}, {param})::text, ' & ', ' | ')::tsquery"
+
+
+def or_query(param: str, config: str = "'simple'") -> str:
+    return OR_QUERY.format(config=config, param=param)

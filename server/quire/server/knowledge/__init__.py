@@ -1,0 +1,1 @@
+"""Knowledge collections: documents, agents, scope, retrieval modes, cache and shadow runs."""

@@ -1,0 +1,254 @@
+"""Documents on the serving side: upload, replace, delete, get, list, read a slice."""
+
+from __future__ import annotations
+
+import base64
+import binascii
+import json
+import uuid
+from dataclasses import dataclass
+from datetime import datetime
+
+import asyncpg
+
+from quire.indexer.extraction import NO_TEXT_MARKER
+from quire.indexer.worker import jobs
+from quire.indexer.worker.documents import notify_change
+from quire.indexer.worker.pipeline import EXTRACT
+from quire.server.errors import QuireError, invalid
+from quire.server.services.base import SCHEMA_VERSION
+from quire.server.storage.timestamps import timestamp
+from quire.v1 import errors_pb2, knowledge_pb2
+
+DOCUMENT_NOT_FOUND = QuireError(errors_pb2.ERROR_CODE_DOCUMENT_NOT_FOUND, "Document not found")
+COLLECTION_NOT_FOUND = QuireError(
+    errors_pb2.ERROR_CODE_COLLECTION_NOT_FOUND, "Collection not found"
+)
+
+COLUMNS = f"""
+d.document_id, d.collection_id, d.file_name, d.mime_type, d.size_bytes, d.sha256, d.status,
+d.extract_error, d.attempts, d.revision, d.created_at, d.updated_at,
+CASE WHEN d.extract_error = '{NO_TEXT_MARKER}' THEN 0 ELSE char_length(d.extracted_text) END
+  AS text_length
+"""
+BUMP_REVISION = """
+UPDATE collections SET revision = revision + 1
+WHERE org_id = $1 AND collection_id = $2 AND deleted_at IS NULL RETURNING revision
+"""
+INSERT = f"""
+INSERT INTO documents (org_id, document_id, collection_id, file_name, mime_type, size_bytes,
+                       sha256, status, revision)
+VALUES ($1, $2, $3, $4, $5, $6, $7, {knowledge_pb2.DOCUMENT_STATUS_PENDING}, $8)
+"""
+REPLACE = f"""
+UPDATE documents SET file_name = $4, mime_type = $5, size_bytes = $6, sha256 = $7,
+       status = {knowledge_pb2.DOCUMENT_STATUS_PENDING}, attempts = 0, revision = $8,
+       updated_at = now()
+WHERE org_id = $1 AND document_id = $2 AND collection_id = $3 AND deleted_at IS NULL
+RETURNING document_id
+"""
+STORE_ORIGINAL = """
+INSERT INTO document_originals (org_id, document_id, content) VALUES ($1, $2, $3)
+ON CONFLICT (org_id, document_id) DO UPDATE SET content = EXCLUDED.content
+"""
+LOCATE = """
+SELECT d.collection_id FROM documents d JOIN collections c USING (org_id, collection_id)
+WHERE d.org_id = $1 AND d.document_id = $2 AND d.deleted_at IS NULL AND c.deleted_at IS NULL
+"""
+SOFT_DELETE = """
+UPDATE documents SET deleted_at = now(), revision = $3, updated_at = now()
+WHERE org_id = $1 AND document_id = $2
+"""
+DELETE_CHUNKS = "DELETE FROM knowledge_chunks WHERE org_id = $1 AND document_id = $2"
+DELETE_ORIGINAL = "DELETE FROM document_originals WHERE org_id = $1 AND document_id = $2"
+GET = f"""
+SELECT {COLUMNS} FROM documents d JOIN collections c USING (org_id, collection_id)
+WHERE d.org_id = $1 AND d.document_id = $2 AND d.deleted_at IS NULL AND c.deleted_at IS NULL
+"""
+GET_ANY = f"SELECT {COLUMNS} FROM documents d WHERE d.org_id = $1 AND d.document_id = $2"
+LIST_FIRST = f"""
+SELECT {COLUMNS} FROM documents d
+WHERE d.org_id = $1 AND d.collection_id = $2 AND d.deleted_at IS NULL
+ORDER BY d.created_at DESC, d.document_id DESC LIMIT $3
+"""
+LIST_AFTER = f"""
+SELECT {COLUMNS} FROM documents d
+WHERE d.org_id = $1 AND d.collection_id = $2 AND d.deleted_at IS NULL
+  AND (d.created_at, d.document_id) < ($4, $5)
+ORDER BY d.created_at DESC, d.document_id DESC LIMIT $3
+"""
+LIST_IN_COLLECTION = f"""
+SELECT {COLUMNS} FROM documents d
+WHERE d.org_id = $1 AND d.collection_id = $2 AND d.deleted_at IS NULL
+ORDER BY d.created_at DESC, d.document_id DESC
+"""
+COLLECTION_LIVE = """
+SELECT 1 FROM collections WHERE org_id = $1 AND collection_id = $2 AND deleted_at IS NULL
+"""
+SLICE = """
+SELECT d.file_name, substr(d.extracted_text, $4::int + 1, $5::int) AS text,
+       char_length(d.extracted_text) AS total
+FROM documents d
+WHERE d.org_id = $1 AND d.document_id = $2 AND d.collection_id = ANY($3::uuid[])
+  AND d.deleted_at IS NULL
+"""
+
+
+def document_message(row: asyncpg.Record) -> knowledge_pb2.Document:
+    return knowledge_pb2.Document(
+        schema_version=SCHEMA_VERSION,
+        document_id=str(row["document_id"]),
+        collection_id=str(row["collection_id"]),
+        file_name=row["file_name"],
+        mime_type=row["mime_type"],
+        size_bytes=row["size_bytes"],
+        sha256=row["sha256"],
+        status=row["status"],
+        extract_error=row["extract_error"],
+        attempts=row["attempts"],
+        text_length=row["text_length"],
+        revision=row["revision"],
+        created_at=timestamp(row["created_at"]),
+        updated_at=timestamp(row["updated_at"]),
+    )
+
+
+@dataclass(frozen=True)
+class Upload:
+    collection_id: uuid.UUID
+    file_name: str
+    mime_type: str
+    content: bytes
+    sha256: str
+    replaces: uuid.UUID | None
+
+
+async def store_upload(
+    conn: asyncpg.Connection, org_id: uuid.UUID, upload: Upload
+) -> knowledge_pb2.Document:
+    """Original kept, row PENDING, revision advanced, extraction queued: one transaction."""
+    async with conn.transaction():
+        revision = await conn.fetchval(BUMP_REVISION, org_id, upload.collection_id)
+        if revision is None:
+            raise COLLECTION_NOT_FOUND
+        args = (
+            upload.file_name,
+            upload.mime_type,
+            len(upload.content),
+            upload.sha256,
+            revision,
+        )
+        if upload.replaces is None:
+            document_id = uuid.uuid4()
+            await conn.execute(INSERT, org_id, document_id, upload.collection_id, *args)
+        else:
+            document_id = upload.replaces
+            found = await conn.fetchval(REPLACE, org_id, document_id, upload.collection_id, *args)
+            if found is None:
+                raise DOCUMENT_NOT_FOUND
+        await conn.execute(STORE_ORIGINAL, org_id, document_id, upload.content)
+        await jobs.enqueue(conn, org_id, EXTRACT, {"document_id": str(document_id)})
+        await notify_change(conn, org_id, upload.collection_id, document_id)
+        row = await conn.fetchrow(GET_ANY, org_id, document_id)
+    return document_message(row)
+
+
+async def delete(
+    conn: asyncpg.Connection, org_id: uuid.UUID, document_id: uuid.UUID
+) -> knowledge_pb2.Document:
+    async with conn.transaction():
+        collection_id = await conn.fetchval(LOCATE, org_id, document_id)
+        if collection_id is None:
+            raise DOCUMENT_NOT_FOUND
+        revision = await conn.fetchval(BUMP_REVISION, org_id, collection_id)
+        await conn.execute(SOFT_DELETE, org_id, document_id, revision)
+        await conn.execute(DELETE_CHUNKS, org_id, document_id)
+        await conn.execute(DELETE_ORIGINAL, org_id, document_id)
+        await notify_change(conn, org_id, collection_id, document_id)
+        row = await conn.fetchrow(GET_ANY, org_id, document_id)
+    return document_message(row)
+
+
+async def get(
+    conn: asyncpg.Connection, org_id: uuid.UUID, document_id: uuid.UUID
+) -> knowledge_pb2.Document:
+    row = await conn.fetchrow(GET, org_id, document_id)
+    if row is None:
+        raise DOCUMENT_NOT_FOUND
+    return document_message(row)
+
+
+@dataclass(frozen=True)
+class ListCursor:
+    created_at: datetime
+    document_id: uuid.UUID
+
+    def encode(self) -> str:
+        raw = json.dumps({"t": self.created_at.isoformat(), "d": str(self.document_id)})
+        return base64.urlsafe_b64encode(raw.encode()).decode().rstrip("=")
+
+    @classmethod
+    def decode(cls, token: str) -> ListCursor:
+        try:
+            body = json.loads(base64.urlsafe_b64decode(token + "=" * (-len(token) % 4)))
+            return cls(datetime.fromisoformat(body["t"]), uuid.UUID(body["d"]))
+        except (binascii.Error, ValueError, KeyError, TypeError, UnicodeDecodeError):
+            raise invalid("cursor", "not a cursor returned by ListDocuments") from None
+
+
+async def list_page(
+    conn: asyncpg.Connection,
+    org_id: uuid.UUID,
+    collection_id: uuid.UUID,
+    *,
+    cursor: str,
+    limit: int,
+) -> tuple[list[knowledge_pb2.Document], str]:
+    if await conn.fetchval(COLLECTION_LIVE, org_id, collection_id) is None:
+        raise COLLECTION_NOT_FOUND
+    if cursor:
+        after = ListCursor.decode(cursor)
+        rows = await conn.fetch(
+            LIST_AFTER, org_id, collection_id, limit + 1, after.created_at, after.document_id
+        )
+    else:
+        rows = await conn.fetch(LIST_FIRST, org_id, collection_id, limit + 1)
+    more = len(rows) > limit
+    rows = rows[:limit]
+    token = ListCursor(rows[-1]["created_at"], rows[-1]["document_id"]).encode() if more else ""
+    return [document_message(r) for r in rows], token
+
+
+async def all_in_collection(
+    conn: asyncpg.Connection, org_id: uuid.UUID, collection_id: uuid.UUID
+) -> list[knowledge_pb2.Document]:
+    return [
+        document_message(r) for r in await conn.fetch(LIST_IN_COLLECTION, org_id, collection_id)
+    ]
+
+
+async def read_slice(
+    conn: asyncpg.Connection,
+    org_id: uuid.UUID,
+    document_id: uuid.UUID,
+    collection_ids: list[uuid.UUID],
+    *,
+    offset: int,
+    max_chars: int,
+) -> knowledge_pb2.DocumentSlice:
+    row = await conn.fetchrow(SLICE, org_id, document_id, collection_ids, offset, max_chars)
+    if row is None:
+        raise DOCUMENT_NOT_FOUND
+    total = row["total"]
+    start = min(offset, total)
+    text = row["text"]
+    return knowledge_pb2.DocumentSlice(
+        schema_version=SCHEMA_VERSION,
+        document_id=str(document_id),
+        file_name=row["file_name"],
+        text=text,
+        offset=start,
+        next_offset=start + len(text),
+        total_length=total,
+        truncated=start + len(text) < total,
+    )

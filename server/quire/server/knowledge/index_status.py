@@ -1,0 +1,60 @@
+"""IndexStatus of a collection: its generations and their progress."""
+
+from __future__ import annotations
+
+import uuid
+
+import asyncpg
+
+from quire.server.errors import QuireError
+from quire.server.storage.timestamps import timestamp
+from quire.v1 import errors_pb2, knowledge_pb2
+
+COLLECTION = """
+SELECT serving_generation FROM collections
+WHERE org_id = $1 AND collection_id = $2 AND deleted_at IS NULL
+"""
+GENERATIONS = f"""
+SELECT g.generation, g.state, g.fingerprint, g.index_version, g.error, g.created_at, g.ready_at,
+       (SELECT count(DISTINCT c.document_id) FROM knowledge_chunks c
+        WHERE c.org_id = g.org_id AND c.collection_id = g.collection_id
+          AND c.generation = g.generation) AS indexed,
+       (SELECT count(*) FROM documents d
+        WHERE d.org_id = g.org_id AND d.collection_id = g.collection_id
+          AND d.deleted_at IS NULL AND d.status = {knowledge_pb2.DOCUMENT_STATUS_READY}
+          AND d.extract_error = '') AS total
+FROM index_generations g WHERE g.org_id = $1 AND g.collection_id = $2
+ORDER BY g.generation DESC
+"""
+
+
+async def index_status(
+    conn: asyncpg.Connection, org_id: uuid.UUID, collection_id: uuid.UUID
+) -> knowledge_pb2.IndexStatus:
+    serving = await conn.fetchval(COLLECTION, org_id, collection_id)
+    if serving is None:
+        raise QuireError(errors_pb2.ERROR_CODE_COLLECTION_NOT_FOUND, "Collection not found")
+    rows = await conn.fetch(GENERATIONS, org_id, collection_id)
+    building = next(
+        (r["generation"] for r in rows if r["state"] == knowledge_pb2.GENERATION_STATE_BUILDING), 0
+    )
+    return knowledge_pb2.IndexStatus(
+        schema_version=1,
+        collection_id=str(collection_id),
+        serving_generation=serving,
+        building_generation=building,
+        generations=[
+            knowledge_pb2.IndexGeneration(
+                generation=r["generation"],
+                state=r["state"],
+                fingerprint=r["fingerprint"],
+                index_version=r["index_version"],
+                documents_indexed=r["indexed"],
+                documents_total=r["total"],
+                created_at=timestamp(r["created_at"]),
+                ready_at=timestamp(r["ready_at"]) if r["ready_at"] else None,
+                error=r["error"],
+            )
+            for r in rows
+        ],
+    )

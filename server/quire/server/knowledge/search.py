@@ -1,0 +1,248 @@
+"""SearchKnowledge's retrieval modes.
+
+LEGACY_FTS is the document-level baseline (design §4). HYBRID works at chunk level on each
+collection's serving generation: a full-text arm, a vector arm and a file-name arm, plus the
+legacy arm for collections that have no ready generation yet, fused at document level with
+RRF; each hit carries its document's best chunk.
+"""
+
+from __future__ import annotations
+
+import uuid
+from collections.abc import Sequence
+from dataclasses import dataclass
+
+import asyncpg
+import numpy as np
+import numpy.typing as npt
+
+from quire.server import telemetry
+from quire.server.engine.fusion import rrf
+from quire.server.engine.lexical import or_query
+from quire.server.knowledge.scope import ScopedCollection
+from quire.server.services.base import SCHEMA_VERSION
+from quire.v1 import knowledge_pb2
+
+HEADLINE_CHARS = 100_000
+
+LEGACY = f"""
+WITH q AS (SELECT {or_query("$3")} AS q),
+hits AS (
+    SELECT d.document_id, d.collection_id, d.file_name, d.extracted_text,
+           ts_rank(d.text_tsv, q.q) AS rank,
+           strpos(lower(d.file_name), lower($4)) > 0 AS name_match
+    FROM documents d, q
+    WHERE d.org_id = $1 AND d.collection_id = ANY($2::uuid[]) AND d.deleted_at IS NULL
+      AND (d.text_tsv @@ q.q OR strpos(lower(d.file_name), lower($4)) > 0)
+    ORDER BY name_match DESC, rank DESC, d.document_id
+    LIMIT $5
+)
+SELECT h.document_id, h.collection_id, h.file_name, h.rank, h.name_match,
+       ts_headline('simple', left(h.extracted_text, {HEADLINE_CHARS}), q.q,
+                   'MaxWords=32, MinWords=12, MaxFragments=1') AS snippet
+FROM hits h, q
+ORDER BY h.name_match DESC, h.rank DESC, h.document_id
+"""
+
+CHUNK_FTS = f"""
+WITH q AS (SELECT {or_query("$4")} AS q)
+SELECT c.document_id, c.chunk_ordinal
+FROM knowledge_chunks c
+JOIN unnest($2::uuid[], $3::bigint[]) AS s(collection_id, generation)
+  ON c.collection_id = s.collection_id AND c.generation = s.generation, q
+WHERE c.org_id = $1 AND c.tsv @@ q.q
+ORDER BY ts_rank_cd(c.tsv, q.q, $6) DESC, c.document_id, c.chunk_ordinal
+LIMIT $5
+"""
+CHUNK_VECTOR = """
+WITH v AS MATERIALIZED (
+    SELECT c.document_id, c.chunk_ordinal, c.embedding <=> $4 AS distance
+    FROM knowledge_chunks c
+    WHERE c.org_id = $1 AND c.collection_id = ANY($2::uuid[]) AND c.generation = ANY($3::bigint[])
+    ORDER BY c.embedding <=> $4
+    LIMIT $5
+)
+SELECT v.document_id, v.chunk_ordinal FROM v
+JOIN knowledge_chunks c ON c.org_id = $1 AND c.document_id = v.document_id
+ AND c.chunk_ordinal = v.chunk_ordinal
+JOIN unnest($2::uuid[], $3::bigint[]) AS s(collection_id, generation)
+  ON c.collection_id = s.collection_id AND c.generation = s.generation
+ORDER BY v.distance
+"""
+FILE_NAME = """
+SELECT d.document_id FROM documents d
+WHERE d.org_id = $1 AND d.collection_id = ANY($2::uuid[]) AND d.deleted_at IS NULL
+  AND (lower(d.file_name) % lower($3) OR strpos(lower(d.file_name), lower($3)) > 0)
+ORDER BY strpos(lower(d.file_name), lower($3)) > 0 DESC,
+         similarity(lower(d.file_name), lower($3)) DESC, d.document_id
+LIMIT $4
+"""
+DOCUMENTS = """
+SELECT d.document_id, d.collection_id, d.file_name FROM documents d
+WHERE d.org_id = $1 AND d.document_id = ANY($2::uuid[])
+"""
+CHUNKS = """
+SELECT c.document_id, c.chunk_ordinal, c.chunk_id, c.content, c.heading_path, c.generation
+FROM unnest($2::uuid[], $3::int[]) AS k(document_id, ordinal)
+JOIN knowledge_chunks c ON c.org_id = $1 AND c.document_id = k.document_id
+ AND c.chunk_ordinal = k.ordinal
+JOIN unnest($4::uuid[], $5::bigint[]) AS s(collection_id, generation)
+  ON c.collection_id = s.collection_id AND c.generation = s.generation
+"""
+
+
+@dataclass(frozen=True)
+class HybridTuning:
+    """Candidate depth per arm, RRF k, per-arm weights and the ts_rank_cd normalisation.
+
+    Defaults are chosen on SciFact train (docs/retrieval-quality.md)."""
+
+    depth: int = 100
+    rrf_k: int = 60
+    fts_weight: float = 1.0
+    vector_weight: float = 1.0
+    file_name_weight: float = 0.5
+    legacy_weight: float = 1.0
+    rank_normalization: int = 1
+
+    def settings(self) -> dict[str, str]:
+        return {
+            "hnsw.ef_search": str(max(self.depth, 40)),
+            "hnsw.iterative_scan": "relaxed_order",
+        }
+
+
+async def legacy(
+    conn: asyncpg.Connection,
+    org_id: uuid.UUID,
+    collection_ids: Sequence[uuid.UUID],
+    query: str,
+    limit: int,
+) -> list[knowledge_pb2.KnowledgeHit]:
+    with telemetry.tracer.start_as_current_span("search.legacy_fts"):
+        rows = await conn.fetch(LEGACY, org_id, list(collection_ids), query, query.strip(), limit)
+    return [
+        knowledge_pb2.KnowledgeHit(
+            schema_version=SCHEMA_VERSION,
+            document_id=str(r["document_id"]),
+            collection_id=str(r["collection_id"]),
+            file_name=r["file_name"],
+            score=float(r["rank"]) + (1.0 if r["name_match"] else 0.0),
+            snippet=r["snippet"],
+            rank=i,
+        )
+        for i, r in enumerate(rows, start=1)
+    ]
+
+
+def _documents_in_order(rows: Sequence[asyncpg.Record]) -> list[uuid.UUID]:
+    """Documents ranked by their best chunk (chunk rows arrive best first)."""
+    return list(dict.fromkeys(r["document_id"] for r in rows))
+
+
+async def hybrid(
+    conn: asyncpg.Connection,
+    org_id: uuid.UUID,
+    scope: Sequence[ScopedCollection],
+    query: str,
+    vector: npt.NDArray[np.float32],
+    limit: int,
+    tuning: HybridTuning = HybridTuning(),
+) -> list[knowledge_pb2.KnowledgeHit]:
+    """Needs the caller's transaction to hold the tuning settings (see HybridTuning.settings)."""
+    indexed = [c for c in scope if c.serving_generation > 0]
+    unindexed = [c.collection_id for c in scope if c.serving_generation == 0]
+    ids = [c.collection_id for c in indexed]
+    gens = [c.serving_generation for c in indexed]
+    rankings: list[list[uuid.UUID]] = []
+    weights: list[float] = []
+    best_chunk: dict[uuid.UUID, int] = {}
+    if indexed:
+        with telemetry.tracer.start_as_current_span("search.fts"):
+            fts_rows = await conn.fetch(
+                CHUNK_FTS, org_id, ids, gens, query, tuning.depth, tuning.rank_normalization
+            )
+        with telemetry.tracer.start_as_current_span("search.vector"):
+            vec_rows = await conn.fetch(CHUNK_VECTOR, org_id, ids, gens, vector, tuning.depth)
+        fts_docs = _documents_in_order(fts_rows)
+        vec_docs = _documents_in_order(vec_rows)
+        # The best chunk of a document is the one its strongest arm ranked first.
+        chunk_scores = rrf(
+            [
+                [(r["document_id"], r["chunk_ordinal"]) for r in fts_rows],
+                [(r["document_id"], r["chunk_ordinal"]) for r in vec_rows],
+            ],
+            k=tuning.rrf_k,
+            weights=[tuning.fts_weight, tuning.vector_weight],
+        )
+        for (doc, ordinal), _ in chunk_scores:
+            best_chunk.setdefault(doc, ordinal)
+        rankings += [fts_docs, vec_docs]
+        weights += [tuning.fts_weight, tuning.vector_weight]
+    all_ids = [c.collection_id for c in scope]
+    with telemetry.tracer.start_as_current_span("search.file_name"):
+        name_rows = await conn.fetch(FILE_NAME, org_id, all_ids, query.strip(), tuning.depth)
+    rankings.append([r["document_id"] for r in name_rows])
+    weights.append(tuning.file_name_weight)
+    legacy_hits: dict[uuid.UUID, knowledge_pb2.KnowledgeHit] = {}
+    if unindexed:
+        for hit in await legacy(conn, org_id, unindexed, query, tuning.depth):
+            legacy_hits[uuid.UUID(hit.document_id)] = hit
+        rankings.append(list(legacy_hits))
+        weights.append(tuning.legacy_weight)
+    with telemetry.tracer.start_as_current_span("search.fusion"):
+        fused = rrf(rankings, k=tuning.rrf_k, weights=weights)[:limit]
+    if not fused:
+        return []
+    chosen = [doc for doc, _ in fused]
+    docs = {r["document_id"]: r for r in await conn.fetch(DOCUMENTS, org_id, chosen)}
+    with_chunks = [d for d in chosen if d in best_chunk]
+    chunk_rows = await conn.fetch(
+        CHUNKS, org_id, with_chunks, [best_chunk[d] for d in with_chunks], ids, gens
+    )
+    chunks = {r["document_id"]: r for r in chunk_rows}
+    hits = []
+    for rank, (doc, score) in enumerate(fused, start=1):
+        meta = docs.get(doc)
+        if meta is None:
+            continue
+        hit = knowledge_pb2.KnowledgeHit(
+            schema_version=SCHEMA_VERSION,
+            document_id=str(doc),
+            collection_id=str(meta["collection_id"]),
+            file_name=meta["file_name"],
+            score=score,
+            rank=rank,
+        )
+        chunk = chunks.get(doc)
+        if chunk is not None:
+            hit.chunk_id = chunk["chunk_id"]
+            hit.chunk_ordinal = chunk["chunk_ordinal"]
+            hit.heading_path.extend(chunk["heading_path"])
+            hit.index_generation = chunk["generation"]
+            hit.snippet = chunk["content"]
+        elif doc in legacy_hits:
+            hit.snippet = legacy_hits[doc].snippet
+        hits.append(hit)
+    return hits
+
+
+async def vector_only(
+    conn: asyncpg.Connection,
+    org_id: uuid.UUID,
+    scope: Sequence[ScopedCollection],
+    vector: npt.NDArray[np.float32],
+    limit: int,
+    tuning: HybridTuning = HybridTuning(),
+) -> list[uuid.UUID]:
+    """Document ids by their best chunk's distance (diagnosis for the quality harness)."""
+    indexed = [c for c in scope if c.serving_generation > 0]
+    rows = await conn.fetch(
+        CHUNK_VECTOR,
+        org_id,
+        [c.collection_id for c in indexed],
+        [c.serving_generation for c in indexed],
+        vector,
+        max(limit * 3, tuning.depth),
+    )
+    return _documents_in_order(rows)[:limit]

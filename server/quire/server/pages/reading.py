@@ -1,0 +1,173 @@
+"""ReadPage and ListPages: code-point slices within a JSON budget, revision-bound cursors."""
+
+from __future__ import annotations
+
+import base64
+import binascii
+import json
+import uuid
+from dataclasses import dataclass
+
+import asyncpg
+
+from quire.server.engine import canonical_json
+from quire.server.errors import QuireError, invalid
+from quire.server.services.base import SCHEMA_VERSION
+from quire.server.storage.timestamps import timestamp
+from quire.v1 import errors_pb2, pages_pb2
+
+READ_RESULT_MAX_BYTES = 24_000
+
+PAGE_COLUMNS = """
+p.content_id, p.namespace, p.path, p.url, p.title, p.revision, p.digest, p.index_fingerprint,
+p.filesystem_version, p.expected_chunk_count, p.total_chars, p.published_at
+"""
+READ = f"""
+SELECT {PAGE_COLUMNS}, substr(p.body, $4::int + 1, $5::int) AS slice
+FROM pages p WHERE p.org_id = $1 AND p.namespace = $2 AND p.path = $3
+"""
+NAMESPACE_VERSION = "SELECT filesystem_version FROM namespaces WHERE org_id = $1 AND name = $2"
+LIST = f"""
+SELECT {PAGE_COLUMNS} FROM pages p
+WHERE p.org_id = $1 AND p.namespace = $2 AND starts_with(p.path, $3) AND p.path > $4
+ORDER BY p.path LIMIT $5
+"""
+
+NAMESPACE_NOT_FOUND = QuireError(errors_pb2.ERROR_CODE_NOT_FOUND, "Namespace not found")
+
+
+def page_message(row: asyncpg.Record) -> pages_pb2.Page:
+    return pages_pb2.Page(
+        schema_version=SCHEMA_VERSION,
+        content_id=str(row["content_id"]),
+        namespace=row["namespace"],
+        path=row["path"],
+        url=row["url"],
+        title=row["title"],
+        revision=row["revision"],
+        digest=row["digest"],
+        index_fingerprint=row["index_fingerprint"],
+        filesystem_version=row["filesystem_version"],
+        expected_chunk_count=row["expected_chunk_count"],
+        total_chars=row["total_chars"],
+        published_at=timestamp(row["published_at"]),
+    )
+
+
+def _json_cost(ch: str) -> int:
+    if " " <= ch <= "~" and ch not in '"\\':
+        return 1
+    return len(json.dumps(ch, ensure_ascii=False).encode()) - 2
+
+
+def fit_text(read: pages_pb2.PageRead, max_bytes: int) -> None:
+    """Shortens `content` (never below one code point of progress) so the JSON fits."""
+    if canonical_json.size(read) <= max_bytes:
+        return
+    content = read.content
+    read.content = ""
+    room = max_bytes - canonical_json.size(read)
+    used = 0
+    cut = 0
+    for ch in content:
+        cost = _json_cost(ch)
+        if used + cost > room:
+            break
+        used += cost
+        cut += 1
+    read.content = content[: max(cut, 1)]
+
+
+async def read_page(
+    conn: asyncpg.Connection,
+    org_id: uuid.UUID,
+    namespace: str,
+    path: str,
+    *,
+    revision: str,
+    offset: int,
+    max_chars: int,
+) -> pages_pb2.PageRead:
+    row = await conn.fetchrow(READ, org_id, namespace, path, offset, max_chars)
+    if row is None:
+        if await conn.fetchval(NAMESPACE_VERSION, org_id, namespace) is None:
+            raise NAMESPACE_NOT_FOUND
+        raise QuireError(errors_pb2.ERROR_CODE_PAGE_NOT_FOUND, f"No page at {path}")
+    if revision and revision != row["revision"]:
+        raise QuireError(
+            errors_pb2.ERROR_CODE_PAGE_CHANGED,
+            "The page changed since that revision",
+            current_revision=row["revision"],
+        )
+    total = row["total_chars"]
+    start = min(offset, total)
+    # Fit with the longest encodings of the fields set afterwards (the largest next_offset,
+    # "false" rather than "true"), so the final JSON can only be smaller.
+    read = pages_pb2.PageRead(
+        schema_version=SCHEMA_VERSION,
+        page=page_message(row),
+        content=row["slice"],
+        offset=start,
+        total_chars=total,
+        next_offset=start + len(row["slice"]),
+        truncated=False,
+    )
+    fit_text(read, READ_RESULT_MAX_BYTES)
+    read.next_offset = start + len(read.content)
+    read.truncated = read.next_offset < total
+    return read
+
+
+@dataclass(frozen=True)
+class Cursor:
+    version: int
+    after: str
+    prefix: str
+
+    def encode(self) -> str:
+        raw = json.dumps({"v": self.version, "a": self.after, "p": self.prefix}).encode()
+        return base64.urlsafe_b64encode(raw).decode().rstrip("=")
+
+    @classmethod
+    def decode(cls, token: str) -> Cursor:
+        try:
+            raw = base64.urlsafe_b64decode(token + "=" * (-len(token) % 4))
+            body = json.loads(raw)
+            return cls(int(body["v"]), str(body["a"]), str(body["p"]))
+        except (binascii.Error, ValueError, KeyError, TypeError, UnicodeDecodeError):
+            raise invalid("cursor", "not a cursor returned by ListPages") from None
+
+
+async def list_pages(
+    conn: asyncpg.Connection,
+    org_id: uuid.UUID,
+    namespace: str,
+    *,
+    prefix: str,
+    cursor: str,
+    limit: int,
+) -> pages_pb2.PageList:
+    version = await conn.fetchval(NAMESPACE_VERSION, org_id, namespace)
+    if version is None:
+        raise NAMESPACE_NOT_FOUND
+    after = ""
+    if cursor:
+        decoded = Cursor.decode(cursor)
+        if decoded.prefix != prefix:
+            raise invalid("cursor", "was issued for another prefix")
+        if decoded.version != version:
+            return pages_pb2.PageList(
+                schema_version=SCHEMA_VERSION, restart_required=True, filesystem_version=version
+            )
+        after = decoded.after
+    rows = await conn.fetch(LIST, org_id, namespace, prefix, after, limit + 1)
+    more = len(rows) > limit
+    rows = rows[:limit]
+    result = pages_pb2.PageList(
+        schema_version=SCHEMA_VERSION,
+        pages=[page_message(r) for r in rows],
+        filesystem_version=version,
+    )
+    if more:
+        result.next_cursor = Cursor(version, rows[-1]["path"], prefix).encode()
+    return result

@@ -1,0 +1,247 @@
+"""SearchPages: hybrid retrieval per phrasing, RRF across phrasings, one snapshot for all.
+
+Each phrasing runs a full-text arm (OR of lexemes, ts_rank_cd with length normalisation) and
+a vector arm (HNSW cosine with iterative scans so the namespace filter cannot starve it),
+fused with RRF. Alternatives run in parallel on their own connections that import the
+primary transaction's exported snapshot, with zero parallel workers.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import logging
+import uuid
+from collections.abc import Mapping, Sequence
+from dataclasses import dataclass
+
+import asyncpg
+import numpy as np
+import numpy.typing as npt
+
+from quire.server import telemetry
+from quire.server.engine import canonical_json
+from quire.server.engine.fusion import rrf
+from quire.server.engine.lexical import or_query
+from quire.server.services.base import SCHEMA_VERSION
+from quire.server.storage.database import apply_settings, remaining_ms
+from quire.v1 import pages_pb2
+
+log = logging.getLogger(__name__)
+
+MAX_HITS_PER_PAGE = 3
+ALTERNATIVE_TIMEOUT_S = 5.0
+
+
+@dataclass(frozen=True)
+class SearchTuning:
+    """Candidate depth per arm and fusion weights (docs/retrieval-quality.md)."""
+
+    depth: int = 40
+    rrf_k: int = 60
+    fts_weight: float = 1.0
+    vector_weight: float = 1.0
+
+
+ARMS = f"""
+WITH q AS (SELECT {or_query("$3")} AS q),
+fts AS (
+    SELECT c.path, c.chunk_ordinal,
+           row_number() OVER (ORDER BY ts_rank_cd(c.tsv, q.q, 1) DESC, c.path, c.chunk_ordinal) AS r
+    FROM page_chunks c, q
+    WHERE c.org_id = $1 AND c.namespace = $2 AND c.tsv @@ q.q
+    ORDER BY r LIMIT $5
+),
+vec AS MATERIALIZED (
+    SELECT c.path, c.chunk_ordinal, c.embedding <=> $4 AS distance
+    FROM page_chunks c
+    WHERE c.org_id = $1 AND c.namespace = $2
+    ORDER BY c.embedding <=> $4 LIMIT $5
+),
+vecr AS (SELECT path, chunk_ordinal, row_number() OVER (ORDER BY distance) AS r FROM vec)
+SELECT coalesce(f.path, v.path) AS path, coalesce(f.chunk_ordinal, v.chunk_ordinal) AS ordinal,
+       f.r AS fts_rank, v.r AS vec_rank
+FROM fts f FULL JOIN vecr v ON f.path = v.path AND f.chunk_ordinal = v.chunk_ordinal
+"""
+DETAILS = """
+SELECT c.path, c.chunk_ordinal, c.chunk_id, c.content, c.heading_path, p.url, p.title, p.revision
+FROM unnest($3::text[], $4::int[]) AS k(path, ordinal)
+JOIN page_chunks c ON c.org_id = $1 AND c.namespace = $2 AND c.path = k.path
+                  AND c.chunk_ordinal = k.ordinal
+JOIN pages p ON p.org_id = c.org_id AND p.namespace = c.namespace AND p.path = c.path
+"""
+VERSION = "SELECT filesystem_version FROM namespaces WHERE org_id = $1 AND name = $2"
+EXPORT = "SELECT pg_export_snapshot()"
+
+Key = tuple[str, int]
+
+
+def _arm_settings(depth: int) -> dict[str, str]:
+    return {
+        # The vector arm returns `depth` candidates only if the scan looks at that many.
+        "hnsw.ef_search": str(max(depth, 40)),
+        "hnsw.iterative_scan": "relaxed_order",
+    }
+
+
+async def _arms(
+    conn: asyncpg.Connection,
+    org_id: uuid.UUID,
+    namespace: str,
+    query: str,
+    vector: npt.NDArray[np.float32],
+    tuning: SearchTuning,
+) -> list[tuple[Key, float]]:
+    with telemetry.tracer.start_as_current_span("search.arms"):
+        rows = await conn.fetch(ARMS, org_id, namespace, query, vector, tuning.depth)
+    fts = sorted((r for r in rows if r["fts_rank"]), key=lambda r: r["fts_rank"])
+    vec = sorted((r for r in rows if r["vec_rank"]), key=lambda r: r["vec_rank"])
+    return rrf(
+        [[(r["path"], r["ordinal"]) for r in fts], [(r["path"], r["ordinal"]) for r in vec]],
+        k=tuning.rrf_k,
+        weights=[tuning.fts_weight, tuning.vector_weight],
+    )
+
+
+async def _alternative(
+    pool: asyncpg.Pool,
+    snapshot: str,
+    settings: Mapping[str, str],
+    org_id: uuid.UUID,
+    namespace: str,
+    query: str,
+    vector: npt.NDArray[np.float32],
+    tuning: SearchTuning,
+) -> list[tuple[Key, float]]:
+    async with pool.acquire() as conn, conn.transaction(isolation="repeatable_read", readonly=True):
+        # Must be the transaction's first statement.
+        await conn.execute(f"SET TRANSACTION SNAPSHOT '{snapshot}'")
+        await apply_settings(conn, {**settings, "max_parallel_workers_per_gather": "0"})
+        return await _arms(conn, org_id, namespace, query, vector, tuning)
+
+
+def _cap_per_page(fused: Sequence[tuple[Key, float]], limit: int) -> list[tuple[Key, float]]:
+    per_page: dict[str, int] = {}
+    out: list[tuple[Key, float]] = []
+    for key, score in fused:
+        if per_page.get(key[0], 0) >= MAX_HITS_PER_PAGE:
+            continue
+        per_page[key[0]] = per_page.get(key[0], 0) + 1
+        out.append((key, score))
+        if len(out) == limit:
+            break
+    return out
+
+
+def fit_budget(result: pages_pb2.SearchResult, max_bytes: int) -> pages_pb2.SearchResult:
+    """Drops hits from the tail until the canonical JSON of the whole result fits."""
+    hits = list(result.hits)
+    total = len(hits)
+    keep = total
+    while True:
+        del result.hits[:]
+        result.hits.extend(hits[:keep])
+        result.truncated = keep < total
+        result.omitted_count = total - keep
+        if canonical_json.size(result) <= max_bytes or keep == 0:
+            return result
+        keep -= 1
+
+
+async def search_pages(
+    pool: asyncpg.Pool,
+    *,
+    org_id: uuid.UUID,
+    namespace: str,
+    query: str,
+    alternatives: Sequence[str],
+    vectors: npt.NDArray[np.float32],
+    limit: int,
+    max_output_bytes: int,
+    settings: Mapping[str, str],
+    tuning: SearchTuning = SearchTuning(),
+) -> pages_pb2.SearchResult | None:
+    """None when the namespace does not exist."""
+    warnings: list[str] = []
+    partial = False
+    local = {**settings, **_arm_settings(tuning.depth)}
+    left = remaining_ms()
+    if left is not None:
+        local["statement_timeout"] = str(left)
+    async with pool.acquire() as conn, conn.transaction(isolation="repeatable_read", readonly=True):
+        await apply_settings(conn, local)
+        version = await conn.fetchval(VERSION, org_id, namespace)
+        if version is None:
+            return None
+        tasks: list[asyncio.Task[list[tuple[Key, float]]]] = []
+        if alternatives:
+            snapshot = await conn.fetchval(EXPORT)
+            tasks = [
+                asyncio.create_task(
+                    _alternative(
+                        pool, snapshot, local, org_id, namespace, alt, vectors[i + 1], tuning
+                    )
+                )
+                for i, alt in enumerate(alternatives)
+            ]
+        try:
+            primary = await _arms(conn, org_id, namespace, query, vectors[0], tuning)
+        except BaseException:
+            for task in tasks:
+                task.cancel()
+            raise
+        rankings = [[key for key, _ in primary]]
+        if tasks:
+            _done, pending = await asyncio.wait(tasks, timeout=ALTERNATIVE_TIMEOUT_S)
+            for task in pending:
+                task.cancel()
+            for i, task in enumerate(tasks):
+                if task in pending:
+                    partial = True
+                    warnings.append(f"alternative {i + 1} ran out of time")
+                elif task.exception() is not None:
+                    partial = True
+                    warnings.append(f"alternative {i + 1} failed")
+                    log.warning("alternative failed", exc_info=task.exception())
+                else:
+                    rankings.append([key for key, _ in task.result()])
+        with telemetry.tracer.start_as_current_span("search.fusion"):
+            fused = rrf(rankings, k=tuning.rrf_k) if len(rankings) > 1 else primary
+            chosen = _cap_per_page(fused, limit)
+        rows = await conn.fetch(
+            DETAILS,
+            org_id,
+            namespace,
+            [k[0] for k, _ in chosen],
+            [k[1] for k, _ in chosen],
+        )
+    by_key = {(r["path"], r["chunk_ordinal"]): r for r in rows}
+    hits = []
+    for rank, (key, score) in enumerate(chosen, start=1):
+        row = by_key.get(key)
+        if row is None:
+            continue
+        hits.append(
+            pages_pb2.SearchHit(
+                schema_version=SCHEMA_VERSION,
+                path=row["path"],
+                url=row["url"],
+                title=row["title"],
+                revision=row["revision"],
+                chunk_id=row["chunk_id"],
+                content=row["content"],
+                score=score,
+                rank=rank,
+                heading_path=row["heading_path"],
+            )
+        )
+    result = pages_pb2.SearchResult(
+        schema_version=SCHEMA_VERSION,
+        namespace=namespace,
+        query=query,
+        hits=hits,
+        partial=partial,
+        warnings=warnings,
+        filesystem_version=version,
+    )
+    telemetry.search_hits.record(len(hits), {"kind": "pages"})
+    return fit_budget(result, max_output_bytes)

@@ -1,0 +1,443 @@
+"""Coordinates one sync of a namespace: lock, discover, validate, fetch, embed, publish, prune.
+
+Pages flow through a pipeline: up to 8 fetches at a time → unchanged detection → chunking →
+one embedding stage that batches chunks across pages → one transaction per page. Pruning
+happens only after a complete discovery with no failure and no cancellation.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import contextlib
+import logging
+import time
+import uuid
+from collections.abc import Awaitable, Callable
+from dataclasses import dataclass, field, replace
+from urllib.parse import urlsplit
+
+import asyncpg
+import numpy as np
+import numpy.typing as npt
+from google.protobuf import timestamp_pb2
+
+from quire.indexer import fingerprint
+from quire.indexer.chunking import chunk_text, embedding_text
+from quire.indexer.pages import discovery as discovery_mod
+from quire.indexer.pages.fetch import FetchError, PageFetcher
+from quire.indexer.pages.guard import SourcePolicy
+from quire.indexer.pages.paths import citation_url
+from quire.indexer.pages.transforms import apply_transform, title_from_markdown
+from quire.server import telemetry
+from quire.server.embeddings import EmbeddingService
+from quire.server.errors import QuireError, invalid
+from quire.server.pages import store
+from quire.server.services.base import SCHEMA_VERSION
+from quire.v1 import errors_pb2, pages_pb2
+
+log = logging.getLogger(__name__)
+
+MAX_LISTED = 20
+EMBED_BATCH = 64
+DISCOVERY_DECISION_TIMEOUT_S = 60.0
+
+LOCK = "SELECT pg_advisory_lock(hashtextextended($1, 0))"
+UNLOCK = "SELECT pg_advisory_unlock(hashtextextended($1, 0))"
+
+
+@dataclass(frozen=True)
+class SyncRequest:
+    namespace: str
+    url: str
+    public_url: str = ""
+    transform: str = "markdown"
+    index_version: str = "1"
+    reindex: bool = False
+    validate_discovery: bool = False
+
+
+Progress = Callable[[pages_pb2.PageSyncProgress], Awaitable[None]]
+DiscoveryCheck = Callable[[pages_pb2.DiscoveryCheck], Awaitable[bool]]
+
+
+@dataclass
+class _Pending:
+    page: store.NewPage
+    chunks: list[store.NewChunk]
+    texts: list[str]
+
+
+@dataclass
+class _Tally:
+    discovered: int = 0
+    processed: int = 0
+    updated: int = 0
+    metadata_only: int = 0
+    deleted: int = 0
+    failed: int = 0
+    embedded_chunks: int = 0
+    errors: list[str] = field(default_factory=list)
+    failed_paths: list[str] = field(default_factory=list)
+
+    def fail(self, path: str, message: str) -> None:
+        self.failed += 1
+        if len(self.failed_paths) < MAX_LISTED:
+            self.failed_paths.append(path)
+        self.error(f"{path}: {message}")
+
+    def error(self, message: str) -> None:
+        if len(self.errors) < MAX_LISTED:
+            self.errors.append(message)
+
+
+def _now() -> timestamp_pb2.Timestamp:
+    ts = timestamp_pb2.Timestamp()
+    ts.GetCurrentTime()
+    return ts
+
+
+class PageSync:
+    def __init__(
+        self,
+        *,
+        pool: asyncpg.Pool,
+        embeddings: EmbeddingService,
+        policy: SourcePolicy,
+        org_id: uuid.UUID,
+        request: SyncRequest,
+        on_progress: Progress,
+        on_discovery: DiscoveryCheck,
+        decision_timeout_s: float = DISCOVERY_DECISION_TIMEOUT_S,
+    ) -> None:
+        self.pool = pool
+        self.embeddings = embeddings
+        self.policy = policy
+        self.org_id = org_id
+        self.request = request
+        self.on_progress = on_progress
+        self.on_discovery = on_discovery
+        self.decision_timeout_s = decision_timeout_s
+        self.tally = _Tally()
+        self.cancelled = False
+        self.fingerprint = fingerprint.index_fingerprint(
+            embedder=embeddings.fingerprint,
+            transform=request.transform,
+            index_version=request.index_version,
+        )
+        self._lock_key = f"pages:{org_id}:{request.namespace}"
+
+    def cancel(self) -> None:
+        """Stops cooperatively: no new page starts; the one in flight finishes its transaction."""
+        self.cancelled = True
+
+    async def _progress(self, stage: int, path: str = "") -> None:
+        t = self.tally
+        await self.on_progress(
+            pages_pb2.PageSyncProgress(
+                schema_version=SCHEMA_VERSION,
+                stage=stage,  # type: ignore[arg-type]
+                discovered=t.discovered,
+                processed=t.processed,
+                updated=t.updated + t.metadata_only,
+                failed=t.failed,
+                deleted=t.deleted,
+                path=path,
+            )
+        )
+
+    async def run(self) -> pages_pb2.SyncReport:
+        started = _now()
+        waited_from = time.time()
+        async with self.pool.acquire() as lock_conn:
+            await self._progress(pages_pb2.SYNC_STAGE_LOCKING)
+            await lock_conn.execute(LOCK, self._lock_key)
+            try:
+                earlier = await self._finished_while_waiting(lock_conn, waited_from)
+                if earlier is not None:
+                    return earlier
+                report = await self._sync(started)
+            finally:
+                with contextlib.suppress(Exception):
+                    await lock_conn.execute(UNLOCK, self._lock_key)
+        return report
+
+    async def _finished_while_waiting(
+        self, conn: asyncpg.Connection, since: float
+    ) -> pages_pb2.SyncReport | None:
+        """A sync of the same source that ended while we waited did our work already."""
+        if self.request.reindex:
+            return None
+        row = await store.get_namespace(conn, self.org_id, self.request.namespace)
+        if row is None or row["last_report"] is None or row["source_url"] != self.request.url:
+            return None
+        last = pages_pb2.SyncReport.FromString(row["last_report"])
+        if last.finished_at.ToDatetime().timestamp() < since or last.cancelled:
+            return None
+        return pages_pb2.SyncReport(
+            schema_version=SCHEMA_VERSION,
+            namespace=self.request.namespace,
+            status=pages_pb2.SYNC_STATUS_UNCHANGED,
+            discovered=last.discovered,
+            filesystem_version=row["filesystem_version"],
+            started_at=last.started_at,
+            finished_at=_now(),
+        )
+
+    async def _sync(self, started: timestamp_pb2.Timestamp) -> pages_pb2.SyncReport:
+        req = self.request
+        t = self.tally
+        async with PageFetcher(self.policy) as fetcher:
+            await self._progress(pages_pb2.SYNC_STAGE_DISCOVERING)
+            try:
+                found = await discovery_mod.discover(req.url, fetcher)
+            except ValueError as exc:  # rejected or unsupported source
+                raise invalid("start.url", str(exc)) from None
+            pages = _relative_to_site(found.pages, req.url)
+            t.discovered = len(pages)
+            for message in found.errors:
+                t.error(f"discovery: {message}")
+            async with self.pool.acquire() as conn:
+                states = await store.page_states(conn, self.org_id, req.namespace)
+            if req.validate_discovery:
+                await self._progress(pages_pb2.SYNC_STAGE_VALIDATING)
+                check = pages_pb2.DiscoveryCheck(
+                    schema_version=SCHEMA_VERSION, discovered=t.discovered, published=len(states)
+                )
+                try:
+                    accepted = await asyncio.wait_for(
+                        self.on_discovery(check), self.decision_timeout_s
+                    )
+                except (TimeoutError, StopAsyncIteration):
+                    accepted = False
+                if not accepted:
+                    raise QuireError(
+                        errors_pb2.ERROR_CODE_DISCOVERY_REJECTED,
+                        "Sync aborted at the discovery check; nothing was changed",
+                    )
+            async with self.pool.acquire() as conn:
+                await store.ensure_namespace(
+                    conn,
+                    self.org_id,
+                    req.namespace,
+                    source_url=req.url,
+                    public_url=req.public_url,
+                    transform=req.transform,
+                    index_version=req.index_version,
+                )
+            await self._progress(pages_pb2.SYNC_STAGE_FETCHING)
+            await self._fetch_and_publish(fetcher, pages, states)
+        complete = found.complete and not found.errors
+        if complete and t.failed == 0 and not self.cancelled:
+            stale = sorted(set(states) - {p.path for p in pages})
+            if stale:
+                await self._progress(pages_pb2.SYNC_STAGE_PRUNING)
+                async with self.pool.acquire() as conn:
+                    await store.delete_pages(conn, self.org_id, req.namespace, stale)
+                t.deleted = len(stale)
+        return await self._finish(started, complete)
+
+    async def _fetch_and_publish(
+        self,
+        fetcher: PageFetcher,
+        pages: list[discovery_mod.DiscoveredPage],
+        states: dict[str, store.PageState],
+    ) -> None:
+        queue: asyncio.Queue[_Pending | None] = asyncio.Queue(maxsize=32)
+        embedder = asyncio.create_task(self._embed_and_publish(queue))
+        gate = asyncio.Semaphore(8)
+
+        async def one(page: discovery_mod.DiscoveredPage) -> None:
+            async with gate:
+                if self.cancelled:
+                    return
+                try:
+                    pending = await self._prepare(fetcher, page, states.get(page.path))
+                except FetchError as exc:
+                    self.tally.fail(page.path, str(exc))
+                except ValueError as exc:  # transform rejected (e.g. NUL)
+                    self.tally.fail(page.path, str(exc))
+                else:
+                    if pending is not None:
+                        await queue.put(pending)
+                        return
+                self.tally.processed += 1
+                await self._progress(pages_pb2.SYNC_STAGE_FETCHING, page.path)
+
+        try:
+            await asyncio.gather(*(one(p) for p in pages))
+        finally:
+            await queue.put(None)
+            await embedder
+
+    async def _prepare(
+        self,
+        fetcher: PageFetcher,
+        found: discovery_mod.DiscoveredPage,
+        state: store.PageState | None,
+    ) -> _Pending | None:
+        """Fetches and classifies a page; returns work for the embedder, or None when done."""
+        req = self.request
+        fetched = await fetcher.fetch(found.url)
+        page_text = apply_transform(req.transform, fetched.text)
+        text = page_text.text
+        title = found.title or page_text.title or title_from_markdown(text) or found.path
+        url = citation_url(req.public_url or _site_base(req.url), found.path)
+        text_digest = fingerprint.digest(text)
+        same_content = (
+            state is not None
+            and state.digest == text_digest
+            and state.index_fingerprint == self.fingerprint
+            and state.vectors_valid
+            and not req.reindex
+        )
+        if same_content and state is not None:
+            if state.title != title or state.url != url:
+                async with self.pool.acquire() as conn:
+                    await store.publish_metadata(
+                        conn, self.org_id, req.namespace, found.path, title=title, url=url
+                    )
+                self.tally.metadata_only += 1
+            return None
+        chunks = chunk_text(text)
+        new_chunks = [store.NewChunk(c.text, c.heading_path) for c in chunks]
+        return _Pending(
+            page=store.NewPage(
+                path=found.path,
+                url=url,
+                title=title,
+                body=text,
+                digest=text_digest,
+                index_fingerprint=self.fingerprint,
+                revision=fingerprint.revision(text_digest, self.fingerprint),
+            ),
+            chunks=new_chunks,
+            texts=[embedding_text(c, title) for c in chunks],
+        )
+
+    async def _embed_and_publish(self, queue: asyncio.Queue[_Pending | None]) -> None:
+        """Batches chunks across pages for the embedder, then publishes page by page."""
+        done = False
+        while not done:
+            batch: list[_Pending] = []
+            item = await queue.get()
+            if item is None:
+                break
+            batch.append(item)
+            while sum(len(p.texts) for p in batch) < EMBED_BATCH:
+                try:
+                    nxt = queue.get_nowait()
+                except asyncio.QueueEmpty:
+                    break
+                if nxt is None:
+                    done = True
+                    break
+                batch.append(nxt)
+            await self._publish_batch(batch)
+
+    async def _publish_batch(self, batch: list[_Pending]) -> None:
+        texts = [t for p in batch for t in p.texts]
+        try:
+            vectors = await self.embeddings.embed_bulk(texts) if texts else None
+        except Exception as exc:
+            log.exception("embedding failed")
+            for p in batch:
+                self.tally.fail(p.page.path, f"embedding failed: {type(exc).__name__}")
+                self.tally.processed += 1
+            return
+        offset = 0
+        for p in batch:
+            n = len(p.texts)
+            page_vectors = vectors[offset : offset + n] if vectors is not None else _empty()
+            offset += n
+            try:
+                async with self.pool.acquire() as conn:
+                    await store.publish_page(
+                        conn, self.org_id, self.request.namespace, p.page, p.chunks, page_vectors
+                    )
+            except (asyncpg.PostgresError, OSError) as exc:
+                self.tally.fail(p.page.path, f"publish failed: {type(exc).__name__}")
+                self.tally.processed += 1
+                continue
+            self.tally.updated += 1
+            self.tally.embedded_chunks += n
+            self.tally.processed += 1
+            await self._progress(pages_pb2.SYNC_STAGE_FETCHING, p.page.path)
+
+    async def _finish(
+        self, started: timestamp_pb2.Timestamp, complete: bool
+    ) -> pages_pb2.SyncReport:
+        t = self.tally
+        if self.cancelled:
+            t.error("cancelled by the client; nothing was pruned")
+        changed = t.updated + t.metadata_only + t.deleted
+        if t.errors or t.failed or not complete:
+            status = pages_pb2.SYNC_STATUS_PARTIAL
+        elif changed:
+            status = pages_pb2.SYNC_STATUS_COMPLETED
+        else:
+            status = pages_pb2.SYNC_STATUS_UNCHANGED
+        async with self.pool.acquire() as conn:
+            row = await store.get_namespace(conn, self.org_id, self.request.namespace)
+            version = row["filesystem_version"] if row is not None else 0
+            report = pages_pb2.SyncReport(
+                schema_version=SCHEMA_VERSION,
+                namespace=self.request.namespace,
+                status=status,
+                discovered=t.discovered,
+                updated=t.updated + t.metadata_only,
+                deleted=t.deleted,
+                failed=t.failed,
+                unknown=max(0, t.discovered - t.processed),
+                errors=t.errors,
+                failed_paths=t.failed_paths,
+                embedded_chunks=t.embedded_chunks,
+                filesystem_version=version,
+                started_at=started,
+                finished_at=_now(),
+                metadata_only=t.metadata_only,
+                cancelled=self.cancelled,
+            )
+            if row is not None:
+                await store.store_report(
+                    conn, self.org_id, self.request.namespace, report.SerializeToString()
+                )
+        telemetry.sync_outcomes.add(1, {"status": pages_pb2.SyncStatus.Name(status)})
+        await self._progress(pages_pb2.SYNC_STAGE_DONE)
+        return report
+
+
+def _site_base(url: str) -> str:
+    """The site's root URL: the sync URL's directory (`https://x/docs/llms.txt` → `https://x/docs`)."""
+    parts = urlsplit(url)
+    return f"{parts.scheme}://{parts.netloc}{_base_path(url).rstrip('/')}"
+
+
+def _base_path(url: str) -> str:
+    """`/docs/llms.txt` → `/docs/`; a directory URL (`/docs`, `/docs/`) is its own base."""
+    path = urlsplit(url).path or "/"
+    if path.endswith("/"):
+        return path
+    head, _, last = path.rpartition("/")
+    return f"{head}/" if "." in last else f"{path}/"
+
+
+def _relative_to_site(
+    pages: list[discovery_mod.DiscoveredPage], url: str
+) -> list[discovery_mod.DiscoveredPage]:
+    """Namespace paths are relative to the site root (the sync URL's directory), so a site
+    served under `/docs/v2/` publishes `/guide/intro.md`, not `/docs/v2/guide/intro.md`.
+    Pages outside that directory keep their full path."""
+    base = _base_path(url)
+    if base == "/":
+        return pages
+    out = []
+    for page in pages:
+        path = page.path
+        if path.startswith(base):
+            path = "/" + path[len(base) :]
+        out.append(replace(page, path=path))
+    return out
+
+
+def _empty() -> npt.NDArray[np.float32]:
+    return np.zeros((0, 384), dtype=np.float32)

@@ -1,0 +1,379 @@
+"""Knowledge collections end to end: uploads of every file family through the real worker
+(extraction, chunking, ONNX embedding, generations), agents and scope, the three retrieval
+modes and the kill switch, reads, the cache and cross-organisation isolation."""
+
+from __future__ import annotations
+
+import asyncio
+from collections.abc import AsyncIterator
+
+import pytest
+import pytest_asyncio
+
+from quire.client import AsyncQuireClient
+from quire.client import errors as qe
+from quire.v1 import knowledge_pb2
+from tests.conftest import Harness, Keys
+from tests.support.sample_files import CORRUPT, SAMPLES
+
+pytestmark = pytest.mark.asyncio(loop_scope="session")
+NEEDS_MODEL = True
+NEEDS_WORKER = True
+TERMINAL = (knowledge_pb2.DOCUMENT_STATUS_READY, knowledge_pb2.DOCUMENT_STATUS_FAILED)
+
+
+@pytest_asyncio.fixture(scope="module", loop_scope="session")
+async def keys(harness: Harness) -> Keys:
+    return await harness.keys("knowledge-org")
+
+
+@pytest_asyncio.fixture(scope="module", loop_scope="session")
+async def client(harness: Harness, keys: Keys) -> AsyncIterator[AsyncQuireClient]:
+    async with AsyncQuireClient(harness.address, api_key=keys.all) as c:
+        yield c
+
+
+async def wait_terminal(
+    client: AsyncQuireClient, document_id: str, within: float = 120
+) -> knowledge_pb2.Document:
+    deadline = asyncio.get_running_loop().time() + within
+    while True:
+        doc = await client.get_document(document_id=document_id)
+        if doc.status in TERMINAL:
+            return doc
+        assert asyncio.get_running_loop().time() < deadline, f"{doc.file_name} stuck"
+        await asyncio.sleep(0.2)
+
+
+async def wait_indexed(client: AsyncQuireClient, collection_id: str, within: float = 120) -> None:
+    deadline = asyncio.get_running_loop().time() + within
+    while True:
+        status = await client.get_index_status(collection_id=collection_id)
+        serving = [g for g in status.generations if g.generation == status.serving_generation]
+        if serving and serving[0].documents_indexed >= serving[0].documents_total:
+            return
+        assert asyncio.get_running_loop().time() < deadline, status
+        await asyncio.sleep(0.2)
+
+
+@pytest_asyncio.fixture(scope="module", loop_scope="session")
+async def samples(client: AsyncQuireClient) -> tuple[str, dict[str, knowledge_pb2.Document]]:
+    collection = await client.create_collection(name="samples")
+    uploaded = {}
+    for name, sample in SAMPLES.items():
+        uploaded[name] = await client.upload_document(
+            collection_id=collection.collection_id, file_name=name, data=sample.make()
+        )
+    done = {name: await wait_terminal(client, d.document_id) for name, d in uploaded.items()}
+    await wait_indexed(client, collection.collection_id)
+    return collection.collection_id, done
+
+
+async def test_every_family_is_extracted_or_stored_by_name(
+    client: AsyncQuireClient, samples: tuple[str, dict[str, knowledge_pb2.Document]]
+) -> None:
+    collection_id, docs = samples
+    for name, sample in SAMPLES.items():
+        doc = docs[name]
+        assert doc.status == knowledge_pb2.DOCUMENT_STATUS_READY, (name, doc.extract_error)
+        read = await client.read_document(
+            collection_ids=[collection_id], document_id=doc.document_id
+        )
+        if sample.words:
+            assert doc.extract_error == "", name
+            for word in sample.words:
+                if "\t" not in word:  # table cells: checked by the extraction unit tests
+                    assert word in read.text or read.truncated, (name, word)
+        else:
+            assert doc.extract_error == "no text extracted", name
+            assert read.text == "no text extracted"
+
+
+async def test_name_only_files_are_found_by_file_name(
+    client: AsyncQuireClient, samples: tuple[str, dict[str, knowledge_pb2.Document]]
+) -> None:
+    collection_id, docs = samples
+    result = await client.search_knowledge(collection_ids=[collection_id], query="photo.png")
+    assert result.hits and result.hits[0].document_id == docs["photo.png"].document_id
+
+
+async def test_legacy_search_finds_words_with_headline_snippets(
+    client: AsyncQuireClient, samples: tuple[str, dict[str, knowledge_pb2.Document]]
+) -> None:
+    collection_id, _ = samples
+    result = await client.search_knowledge(
+        collection_ids=[collection_id], query="where does the walrus food budget come from"
+    )
+    assert result.mode == knowledge_pb2.RETRIEVAL_MODE_LEGACY_FTS
+    assert len(result.hits) <= 8
+    top = {h.file_name for h in result.hits[:3]}
+    assert top & {"budget.xlsx", "budget.xlsm"}, [h.file_name for h in result.hits]
+    assert all(h.score > 0 and h.snippet for h in result.hits)
+    assert not result.hits[0].chunk_id  # document level
+
+
+async def test_corrupt_files_fail_after_retries_and_report_why(
+    client: AsyncQuireClient, samples: tuple[str, dict[str, knowledge_pb2.Document]]
+) -> None:
+    collection_id, _ = samples
+    names = ["truncated.docx", "random.pdf", "png.docx"]
+    uploaded = [
+        await client.upload_document(collection_id=collection_id, file_name=n, data=CORRUPT[n]())
+        for n in names
+    ]
+    for doc in uploaded:
+        final = await wait_terminal(client, doc.document_id, within=60)
+        assert final.status == knowledge_pb2.DOCUMENT_STATUS_FAILED, final.file_name
+        assert final.extract_error and final.attempts == 3
+
+
+async def test_failed_reextraction_keeps_the_earlier_text(
+    client: AsyncQuireClient, samples: tuple[str, dict[str, knowledge_pb2.Document]]
+) -> None:
+    collection = await client.create_collection(name="edits")
+    doc = await client.upload_document(
+        collection_id=collection.collection_id,
+        file_name="memo.txt",
+        data=b"The meerkat memo says hello.",
+    )
+    await wait_terminal(client, doc.document_id)
+    before = await client.get_collection(collection_id=collection.collection_id)
+    await client.upload_document(
+        collection_id=collection.collection_id,
+        file_name="memo.pdf",
+        data=CORRUPT["random.pdf"](),
+        document_id=doc.document_id,
+    )
+    failed = await wait_terminal(client, doc.document_id, within=60)
+    assert failed.status == knowledge_pb2.DOCUMENT_STATUS_FAILED
+    after = await client.get_collection(collection_id=collection.collection_id)
+    assert after.revision > before.revision
+    read = await client.read_document(
+        collection_ids=[collection.collection_id], document_id=doc.document_id
+    )
+    assert read.text == "The meerkat memo says hello."
+    found = await client.search_knowledge(
+        collection_ids=[collection.collection_id], query="meerkat"
+    )
+    assert [h.document_id for h in found.hits] == [doc.document_id]
+
+
+async def test_upload_errors_are_typed(client: AsyncQuireClient, harness: Harness) -> None:
+    collection = await client.create_collection(name="upload-errors")
+    cid = collection.collection_id
+    with pytest.raises(qe.UnsupportedMediaType):
+        await client.upload_document(collection_id=cid, file_name="thing.xyz", data=b"x")
+    with pytest.raises(qe.UnsupportedMediaType):
+        await client.upload_document(collection_id=cid, file_name="noext", data=b"x")
+    ok = await client.upload_document(
+        collection_id=cid, file_name="noext", data=b"plain words", mime_type="text/plain"
+    )
+    assert ok.status == knowledge_pb2.DOCUMENT_STATUS_PENDING
+    with pytest.raises(qe.InvalidRequest):
+        await client.upload_document(collection_id=cid, file_name="a/b.txt", data=b"x")
+    with pytest.raises(qe.CollectionNotFound):
+        await client.upload_document(
+            collection_id="00000000-0000-0000-0000-000000000000", file_name="a.txt", data=b"x"
+        )
+    settings = harness.running.state.settings  # type: ignore[attr-defined]
+    saved = settings.max_upload_bytes
+    settings.max_upload_bytes = 2 * 1024 * 1024
+    try:
+        exact = await client.upload_document(
+            collection_id=cid, file_name="exact.txt", data=b"a" * (2 * 1024 * 1024)
+        )
+        assert exact.size_bytes == 2 * 1024 * 1024
+        with pytest.raises(qe.PayloadTooLarge):
+            await client.upload_document(
+                collection_id=cid, file_name="big.txt", data=b"a" * (2 * 1024 * 1024 + 1)
+            )
+    finally:
+        settings.max_upload_bytes = saved
+
+
+async def test_revision_advances_on_upload_edit_and_removal(client: AsyncQuireClient) -> None:
+    collection = await client.create_collection(name="revisions")
+    cid = collection.collection_id
+    revisions = [collection.revision]
+    doc = await client.upload_document(collection_id=cid, file_name="a.txt", data=b"one")
+    revisions.append((await client.get_collection(collection_id=cid)).revision)
+    await client.upload_document(
+        collection_id=cid, file_name="a.txt", data=b"two", document_id=doc.document_id
+    )
+    revisions.append((await client.get_collection(collection_id=cid)).revision)
+    await client.delete_document(document_id=doc.document_id)
+    revisions.append((await client.get_collection(collection_id=cid)).revision)
+    assert revisions == sorted(set(revisions)) and len(revisions) == 4
+    with pytest.raises(qe.DocumentNotFound):
+        await client.get_document(document_id=doc.document_id)
+
+
+async def test_agents_resolve_current_attachments(
+    client: AsyncQuireClient, samples: tuple[str, dict[str, knowledge_pb2.Document]]
+) -> None:
+    collection_id, _ = samples
+    other = await client.create_collection(name="agent-other")
+    note = await client.upload_document(
+        collection_id=other.collection_id, file_name="n.txt", data=b"the wildebeest migrates"
+    )
+    await wait_terminal(client, note.document_id)
+    first = await client.upsert_agent(agent_id="helper", attached_collection_ids=[collection_id])
+    second = await client.upsert_agent(
+        agent_id="helper", attached_collection_ids=[collection_id, other.collection_id]
+    )
+    assert second.config_version == first.config_version + 1
+    found = await client.search_knowledge(agent_id="helper", query="wildebeest")
+    assert [h.document_id for h in found.hits] == [note.document_id]
+    await client.upsert_agent(agent_id="helper", attached_collection_ids=[collection_id])
+    gone = await client.search_knowledge(agent_id="helper", query="wildebeest")
+    assert not gone.hits
+    with pytest.raises(qe.DocumentNotFound):
+        await client.read_document(agent_id="helper", document_id=note.document_id)
+    await client.upsert_agent(
+        agent_id="helper", attached_collection_ids=[collection_id, other.collection_id]
+    )
+    await client.delete_collection(collection_id=other.collection_id)
+    after_delete = await client.search_knowledge(agent_id="helper", query="wildebeest")
+    assert not after_delete.hits
+    with pytest.raises(qe.CollectionNotFound):
+        await client.upsert_agent(agent_id="helper", attached_collection_ids=[other.collection_id])
+    with pytest.raises(qe.AgentNotFound):
+        await client.search_knowledge(agent_id="nobody", query="x")
+    with pytest.raises(qe.InvalidRequest):
+        await client.upsert_agent(agent_id="bad id!", attached_collection_ids=[])
+
+
+async def test_blank_query_or_no_collections_is_empty(
+    client: AsyncQuireClient, samples: tuple[str, dict[str, knowledge_pb2.Document]]
+) -> None:
+    collection_id, _ = samples
+    assert not (await client.search_knowledge(collection_ids=[collection_id], query="  ")).hits
+    await client.upsert_agent(agent_id="empty", attached_collection_ids=[])
+    assert not (await client.search_knowledge(agent_id="empty", query="walrus")).hits
+    with pytest.raises(qe.InvalidRequest):
+        await client.search_knowledge(query="walrus")
+
+
+async def test_read_document_bounds_and_scope(
+    client: AsyncQuireClient, samples: tuple[str, dict[str, knowledge_pb2.Document]]
+) -> None:
+    collection_id, docs = samples
+    doc = docs["handbook.docx"]
+    whole = await client.read_document(collection_ids=[collection_id], document_id=doc.document_id)
+    assert whole.total_length == len(whole.text) and whole.file_name == "handbook.docx"
+    part = await client.read_document(
+        collection_ids=[collection_id], document_id=doc.document_id, offset=2, max_chars=3
+    )
+    assert part.text == whole.text[2:5] and part.next_offset == 5
+    assert (
+        await client.read_document(
+            collection_ids=[collection_id], document_id=doc.document_id, max_chars=4000
+        )
+    ).text == whole.text
+    with pytest.raises(qe.InvalidRequest):
+        await client.read_document(
+            collection_ids=[collection_id], document_id=doc.document_id, max_chars=4001
+        )
+    unrelated = await client.create_collection(name="unrelated")
+    with pytest.raises(qe.DocumentNotFound) as info:
+        await client.read_document(
+            collection_ids=[unrelated.collection_id], document_id=doc.document_id
+        )
+    assert info.value.message == "Document not found"
+
+
+async def test_other_organisations_see_nothing(
+    harness: Harness, samples: tuple[str, dict[str, knowledge_pb2.Document]]
+) -> None:
+    collection_id, docs = samples
+    other = await harness.keys("knowledge-other")
+    async with AsyncQuireClient(harness.address, api_key=other.all) as c:
+        result = await c.search_knowledge(collection_ids=[collection_id], query="walrus")
+        assert not result.hits
+        with pytest.raises(qe.DocumentNotFound):
+            await c.get_document(document_id=docs["notes.txt"].document_id)
+        with pytest.raises(qe.DocumentNotFound):
+            await c.read_document(
+                collection_ids=[collection_id], document_id=docs["notes.txt"].document_id
+            )
+        with pytest.raises(qe.CollectionNotFound):
+            await c.list_documents(collection_id=collection_id)
+
+
+async def test_hybrid_mode_answers_at_chunk_level_and_kill_switch_reverts(
+    client: AsyncQuireClient, samples: tuple[str, dict[str, knowledge_pb2.Document]]
+) -> None:
+    collection_id, docs = samples
+    await client.set_retrieval_policy(mode=knowledge_pb2.RETRIEVAL_MODE_HYBRID)
+    try:
+        result = await client.search_knowledge(
+            collection_ids=[collection_id], query="a large flightless bird"
+        )
+        assert result.mode == knowledge_pb2.RETRIEVAL_MODE_HYBRID
+        assert result.hits[0].document_id == docs["bird.rst"].document_id
+        top = result.hits[0]
+        assert top.chunk_id and top.index_generation >= 1 and "cassowary" in top.snippet.lower()
+        assert not result.cached  # no passed gate: hybrid results are not cached
+        again = await client.search_knowledge(
+            collection_ids=[collection_id], query="a large flightless bird"
+        )
+        assert not again.cached
+        await client.set_kill_switch(engaged=True)
+        legacy = await client.search_knowledge(
+            collection_ids=[collection_id], query="a large flightless bird"
+        )
+        assert legacy.mode == knowledge_pb2.RETRIEVAL_MODE_LEGACY_FTS
+    finally:
+        await client.set_kill_switch(engaged=False)
+        await client.set_retrieval_policy(mode=knowledge_pb2.RETRIEVAL_MODE_LEGACY_FTS)
+
+
+async def test_legacy_results_are_cached_until_the_collection_changes(
+    client: AsyncQuireClient,
+) -> None:
+    collection = await client.create_collection(name="cache")
+    cid = collection.collection_id
+    doc = await client.upload_document(collection_id=cid, file_name="c.txt", data=b"okapi stripes")
+    await wait_terminal(client, doc.document_id)
+    first = await client.search_knowledge(collection_ids=[cid], query="okapi")
+    second = await client.search_knowledge(collection_ids=[cid], query="  OKAPI ")
+    assert not first.cached and second.cached and second.hits == first.hits
+    more = await client.upload_document(collection_id=cid, file_name="d.txt", data=b"okapi again")
+    await wait_terminal(client, more.document_id)
+    third = await client.search_knowledge(collection_ids=[cid], query="okapi")
+    assert not third.cached and len(third.hits) == 2
+
+
+async def test_search_limit_follows_the_organisation_policy(
+    client: AsyncQuireClient, samples: tuple[str, dict[str, knowledge_pb2.Document]]
+) -> None:
+    collection_id, _ = samples
+    with pytest.raises(qe.InvalidRequest):
+        await client.search_knowledge(collection_ids=[collection_id], query="the", limit=9)
+    await client.set_retrieval_policy(max_search_limit=50)
+    try:
+        await client.search_knowledge(collection_ids=[collection_id], query="the", limit=50)
+        with pytest.raises(qe.InvalidRequest):
+            await client.search_knowledge(collection_ids=[collection_id], query="the", limit=51)
+    finally:
+        await client.set_retrieval_policy(max_search_limit=8)
+
+
+async def test_watch_documents_streams_status_changes(client: AsyncQuireClient) -> None:
+    collection = await client.create_collection(name="watched")
+    seen: list[int] = []
+
+    async def watch() -> None:
+        async for doc in client.watch_documents(collection_id=collection.collection_id):
+            seen.append(doc.status)
+            if doc.status == knowledge_pb2.DOCUMENT_STATUS_READY:
+                return
+
+    watcher = asyncio.create_task(watch())
+    await asyncio.sleep(0.3)
+    await client.upload_document(
+        collection_id=collection.collection_id, file_name="w.txt", data=b"watch me"
+    )
+    await asyncio.wait_for(watcher, 60)
+    assert seen[-1] == knowledge_pb2.DOCUMENT_STATUS_READY
+    assert knowledge_pb2.DOCUMENT_STATUS_PENDING in seen or len(seen) >= 1
