@@ -5,7 +5,7 @@ VENV := .venv
 BIN := $(VENV)/bin
 STAMP := $(VENV)/.installed
 
-.PHONY: install model run test lint generate check-generated pytest clean
+.PHONY: install model run test lint generate check-generated pytest clients-go clean
 
 $(STAMP): pyproject.toml clients/python/pyproject.toml
 	test -x $(BIN)/python || $(PYTHON) -m venv $(VENV)
@@ -40,8 +40,12 @@ lint: install
 pytest: install model
 	$(BIN)/pytest -q
 
-## Everything CI runs: lint, generated-code check, the whole test suite.
-test: install model lint check-generated pytest
+## The Go client: go vet, generated-code check, unit tests (its conformance run is in pytest).
+clients-go:
+	clients/go/ci.sh
+
+## Everything CI runs: lint, generated-code checks, client checks, the whole test suite.
+test: install model lint check-generated clients-go pytest
 
 clean:
 	rm -rf $(VENV) .quire-test .mypy_cache .ruff_cache .pytest_cache
