@@ -5,7 +5,7 @@ VENV := .venv
 BIN := $(VENV)/bin
 STAMP := $(VENV)/.installed
 
-.PHONY: install model run test lint generate check-generated pytest clients-go clean
+.PHONY: install model run test lint generate check-generated pytest clients-go clients-ts clean
 
 $(STAMP): pyproject.toml clients/python/pyproject.toml
 	test -x $(BIN)/python || $(PYTHON) -m venv $(VENV)
@@ -25,6 +25,8 @@ run: model
 
 generate: install
 	scripts/generate-python.sh
+	clients/go/generate.sh
+	cd clients/typescript && (test -d node_modules || npm ci --no-audit --no-fund) && npm run generate
 
 check-generated: install
 	scripts/check-generated.sh
@@ -44,8 +46,12 @@ pytest: install model
 clients-go:
 	clients/go/ci.sh
 
+## The TypeScript client: tsc --strict, generated-code check, unit tests (node:test).
+clients-ts:
+	cd clients/typescript && (test -d node_modules || npm ci --no-audit --no-fund) && npm run ci
+
 ## Everything CI runs: lint, generated-code checks, client checks, the whole test suite.
-test: install model lint check-generated clients-go pytest
+test: install model lint check-generated clients-go clients-ts pytest
 
 clean:
 	rm -rf $(VENV) .quire-test .mypy_cache .ruff_cache .pytest_cache

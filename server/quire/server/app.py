@@ -14,6 +14,7 @@ from grpc import aio
 from grpc_health.v1 import health, health_pb2, health_pb2_grpc
 from grpc_reflection.v1alpha import reflection
 
+from quire.indexer.pages.guard import SourcePolicy
 from quire.server import telemetry
 from quire.server.auth import KeyVerifier
 from quire.server.config import Settings
@@ -74,6 +75,7 @@ async def start(
     settings: Settings, pool: asyncpg.Pool, embeddings: EmbeddingService | None = None
 ) -> Running:
     telemetry.configure()
+    SourcePolicy(settings.allow_sources)  # a malformed --allow-source fails at start, not per call
     state = AppState(
         settings=settings, pool=pool, verifier=KeyVerifier(pool), embeddings=embeddings
     )

@@ -149,6 +149,61 @@ def cmd_keys_create(args: argparse.Namespace) -> int:
     return 0
 
 
+def cmd_gate_run(args: argparse.Namespace) -> int:
+    import json
+    from pathlib import Path
+
+    from quire.server.app import load_embeddings, prepare_database
+    from quire.server.gate import dataset, report, runner
+    from quire.server.knowledge.search import serving_fingerprint
+
+    settings = _settings(args)
+
+    async def run() -> runner.GateRun:
+        embedded = None
+        if not settings.database_url:
+            settings.database_url, embedded = await _dsn()
+        try:
+            embeddings = await asyncio.to_thread(load_embeddings)
+            if embeddings is None:
+                raise SystemExit("the embedding model is missing: run `quire model prepare`")
+            data = dataset.load(
+                Path(args.dataset),
+                args.split,
+                max_documents=args.max_documents,
+                max_queries=args.max_queries,
+            )
+            pool = await prepare_database(settings.database_url, settings)
+            try:
+                async with pool.acquire() as conn:
+                    gate_org = await auth.ensure_organisation(conn, "quire-gate")
+
+                async def progress(stage: str, done: int, total: int) -> None:
+                    print(f"{stage}: {done}/{total}", file=sys.stderr, flush=True)
+
+                result = await runner.run_gate(
+                    pool,
+                    embeddings,
+                    data,
+                    fingerprint=serving_fingerprint(embeddings.fingerprint),
+                    recorded_by=gate_org,
+                    progress=progress,
+                )
+            finally:
+                await pool.close()
+                embeddings.close()
+        finally:
+            if embedded is not None:
+                embedded.stop()  # type: ignore[attr-defined]
+        return result
+
+    outcome = asyncio.run(run())
+    print(report.markdown_table(outcome))
+    if args.json:
+        Path(args.json).write_text(json.dumps(report.summary(outcome), indent=2))
+    return 0 if outcome.result.passed else 1
+
+
 def cmd_model_prepare(args: argparse.Namespace) -> int:
     from quire.indexer.model_prepare import prepare_model
 
@@ -214,6 +269,20 @@ def build_parser() -> argparse.ArgumentParser:
         help="repeatable; default read",
     )
     create.set_defaults(func=cmd_keys_create)
+
+    gate = sub.add_parser("gate", help="the FTS baseline gate")
+    gate_sub = gate.add_subparsers(dest="gate_command", required=True, metavar="ACTION")
+    gate_run = gate_sub.add_parser(
+        "run",
+        help="index a judged BEIR data set into a scratch organisation, compare LEGACY_FTS and "
+        "HYBRID, record the result for the current fingerprint (exit 1 if the gate fails)",
+    )
+    gate_run.add_argument("--dataset", required=True, help="BEIR folder (corpus.jsonl, ...)")
+    gate_run.add_argument("--split", default="train", help="qrels/<split>.tsv (default train)")
+    gate_run.add_argument("--max-documents", type=int, default=0, help="0: all")
+    gate_run.add_argument("--max-queries", type=int, default=0, help="0: all")
+    gate_run.add_argument("--json", help="also write the summary as JSON to this file")
+    gate_run.set_defaults(func=cmd_gate_run)
 
     model = sub.add_parser("model", help="manage the embedding model")
     model_sub = model.add_subparsers(dest="model_command", required=True, metavar="ACTION")

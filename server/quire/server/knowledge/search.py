@@ -8,14 +8,17 @@ RRF; each hit carries its document's best chunk.
 
 from __future__ import annotations
 
+import hashlib
+import json
 import uuid
 from collections.abc import Sequence
-from dataclasses import dataclass
+from dataclasses import asdict, dataclass
 
 import asyncpg
 import numpy as np
 import numpy.typing as npt
 
+from quire.indexer import fingerprint
 from quire.server import telemetry
 from quire.server.engine.fusion import rrf
 from quire.server.engine.lexical import or_query
@@ -112,6 +115,19 @@ class HybridTuning:
         }
 
 
+DEFAULT_TUNING = HybridTuning()
+
+
+def serving_fingerprint(embedder_fingerprint: str, tuning: HybridTuning = DEFAULT_TUNING) -> str:
+    """What a gate result and cache entries are valid for: the index (model, chunking,
+    normalisation) plus the hybrid tuning that turns it into rankings."""
+    material = json.dumps(
+        [fingerprint.collection_fingerprint(embedder_fingerprint, "1"), asdict(tuning)],
+        sort_keys=True,
+    )
+    return hashlib.sha256(material.encode()).hexdigest()[:32]
+
+
 async def legacy(
     conn: asyncpg.Connection,
     org_id: uuid.UUID,
@@ -147,7 +163,7 @@ async def hybrid(
     query: str,
     vector: npt.NDArray[np.float32],
     limit: int,
-    tuning: HybridTuning = HybridTuning(),
+    tuning: HybridTuning = DEFAULT_TUNING,
 ) -> list[knowledge_pb2.KnowledgeHit]:
     """Needs the caller's transaction to hold the tuning settings (see HybridTuning.settings)."""
     indexed = [c for c in scope if c.serving_generation > 0]
@@ -233,7 +249,7 @@ async def vector_only(
     scope: Sequence[ScopedCollection],
     vector: npt.NDArray[np.float32],
     limit: int,
-    tuning: HybridTuning = HybridTuning(),
+    tuning: HybridTuning = DEFAULT_TUNING,
 ) -> list[uuid.UUID]:
     """Document ids by their best chunk's distance (diagnosis for the quality harness)."""
     indexed = [c for c in scope if c.serving_generation > 0]

@@ -2,22 +2,32 @@
 
 from __future__ import annotations
 
+import asyncio
 import json
+from collections.abc import AsyncIterator
+from pathlib import Path
 from typing import Any
 
 from google.protobuf import json_format
 from grpc import aio
 
+from quire.indexer import fingerprint
+from quire.indexer.worker import generations, jobs
+from quire.indexer.worker.pipeline import BUILD
 from quire.server import auth
 from quire.server.auth import Scope
 from quire.server.engine import search_config
 from quire.server.errors import QuireError, invalid
+from quire.server.gate import dataset, runner
+from quire.server.knowledge import search, shadow
+from quire.server.knowledge.index_status import index_status
 from quire.server.knowledge.policy import load_policy
 from quire.server.rpc import principal, register_scopes
 from quire.server.services.base import SCHEMA_VERSION, fill_unimplemented
 from quire.server.state import AppState
 from quire.server.storage.database import transaction
-from quire.server.validation import name_field
+from quire.server.storage.timestamps import timestamp
+from quire.server.validation import clean_text, name_field, parse_uuid
 from quire.v1 import admin_pb2, admin_service_pb2, admin_service_pb2_grpc, errors_pb2, knowledge_pb2
 
 AUDIT = "INSERT INTO audit_log (org_id, key_id, action, details) VALUES ($1, $2, $3, $4)"
@@ -30,6 +40,28 @@ SET_KILL_SWITCH = """
 INSERT INTO deployment_settings (name, value) VALUES ('kill_switch', to_jsonb($1::boolean))
 ON CONFLICT (name) DO UPDATE SET value = EXCLUDED.value, updated_at = now()
 """
+LOCK_COLLECTION = """
+SELECT serving_generation FROM collections
+WHERE org_id = $1 AND collection_id = $2 AND deleted_at IS NULL FOR UPDATE
+"""
+PREVIOUS_GENERATION = f"""
+SELECT max(generation) FROM index_generations
+WHERE org_id = $1 AND collection_id = $2 AND generation < $3
+  AND state = {generations.RETIRED}
+"""
+ROLL_BACK = f"""
+WITH retire AS (
+    UPDATE index_generations SET state = {generations.RETIRED}
+    WHERE org_id = $1 AND collection_id = $2 AND generation = $3
+), revive AS (
+    UPDATE index_generations SET state = {generations.READY}
+    WHERE org_id = $1 AND collection_id = $2 AND generation = $4
+)
+UPDATE collections SET serving_generation = $4 WHERE org_id = $1 AND collection_id = $2
+"""
+COLLECTION_NOT_FOUND = QuireError(
+    errors_pb2.ERROR_CODE_COLLECTION_NOT_FOUND, "Collection not found"
+)
 SET_NAMESPACE_CONFIG = """
 UPDATE namespaces SET search_config = $3::jsonb WHERE org_id = $1 AND name = $2 RETURNING name
 """
@@ -149,6 +181,180 @@ class AdminService(admin_service_pb2_grpc.AdminServiceServicer):
         return admin_service_pb2.RevokeApiKeyResponse(
             schema_version=SCHEMA_VERSION, key_id=request.key_id
         )
+
+    # --- index generations ------------------------------------------------------------------
+
+    async def RebuildIndex(
+        self,
+        request: admin_service_pb2.RebuildIndexRequest,
+        context: aio.ServicerContext[Any, Any],
+    ) -> admin_service_pb2.RebuildIndexResponse:
+        collection_id = parse_uuid(request.collection_id, COLLECTION_NOT_FOUND)
+        if request.index_version:
+            clean_text("index_version", request.index_version, max_chars=64)
+        if self.state.embeddings is None:
+            raise QuireError(
+                errors_pb2.ERROR_CODE_SEARCH_UNAVAILABLE,
+                "The embedding model is not loaded; run `quire model prepare` and restart",
+            )
+        who = principal()
+        async with transaction(self.state.pool) as conn:
+            row = await conn.fetchrow(LOCK_COLLECTION, who.org_id, collection_id)
+            if row is None:
+                raise COLLECTION_NOT_FOUND
+            live = await generations.live_generations(conn, who.org_id, collection_id)
+            building = [g for g in live if g.state == generations.BUILDING]
+            serving = [g for g in live if g.generation == row["serving_generation"]]
+            if not building:
+                version = request.index_version or (serving[0].index_version if serving else "1")
+                gen = await generations.create_generation(
+                    conn,
+                    who.org_id,
+                    collection_id,
+                    fingerprint.collection_fingerprint(self.state.embeddings.fingerprint, version),
+                    version,
+                )
+                await jobs.enqueue(
+                    conn,
+                    who.org_id,
+                    BUILD,
+                    {"collection_id": str(collection_id), "generation": gen},
+                )
+            await self._audit(
+                conn,
+                "rebuild_index",
+                {"collection_id": str(collection_id), "index_version": request.index_version},
+            )
+            status = await index_status(conn, who.org_id, collection_id)
+        return admin_service_pb2.RebuildIndexResponse(status=status)
+
+    async def RollbackIndex(
+        self,
+        request: admin_service_pb2.RollbackIndexRequest,
+        context: aio.ServicerContext[Any, Any],
+    ) -> admin_service_pb2.RollbackIndexResponse:
+        collection_id = parse_uuid(request.collection_id, COLLECTION_NOT_FOUND)
+        who = principal()
+        async with transaction(self.state.pool) as conn:
+            row = await conn.fetchrow(LOCK_COLLECTION, who.org_id, collection_id)
+            if row is None:
+                raise COLLECTION_NOT_FOUND
+            current = row["serving_generation"]
+            previous = await conn.fetchval(PREVIOUS_GENERATION, who.org_id, collection_id, current)
+            if previous is None:
+                raise QuireError(
+                    errors_pb2.ERROR_CODE_NOT_FOUND, "No earlier generation to roll back to"
+                )
+            await conn.execute(ROLL_BACK, who.org_id, collection_id, current, previous)
+            await generations.notify_index(conn, who.org_id, collection_id)
+            await self._audit(
+                conn,
+                "rollback_index",
+                {"collection_id": str(collection_id), "from": current, "to": previous},
+            )
+            status = await index_status(conn, who.org_id, collection_id)
+        return admin_service_pb2.RollbackIndexResponse(status=status)
+
+    # --- gate and shadow --------------------------------------------------------------------
+
+    def _fingerprint(self) -> str:
+        if self.state.embeddings is None:
+            raise QuireError(
+                errors_pb2.ERROR_CODE_SEARCH_UNAVAILABLE,
+                "The embedding model is not loaded; run `quire model prepare` and restart",
+            )
+        return search.serving_fingerprint(self.state.embeddings.fingerprint)
+
+    async def RunGate(
+        self,
+        request: admin_service_pb2.RunGateRequest,
+        context: aio.ServicerContext[Any, Any],
+    ) -> AsyncIterator[admin_service_pb2.RunGateResponse]:
+        root = Path(clean_text("dataset", request.dataset, max_chars=4096))
+        split = name_field("split", request.split or "train")
+        if not await asyncio.to_thread(root.is_dir):
+            raise invalid("dataset", "not a directory on the server")
+        fp = self._fingerprint()
+        data = await asyncio.to_thread(
+            dataset.load,
+            root,
+            split,
+            max_documents=request.max_documents,
+            max_queries=request.max_queries,
+        )
+        who = principal()
+        async with transaction(self.state.pool) as conn:
+            await self._audit(
+                conn, "run_gate", {"dataset": str(root), "split": split, "fingerprint": fp}
+            )
+        out: asyncio.Queue[admin_pb2.GateProgress] = asyncio.Queue()
+
+        async def progress(stage: str, done: int, total: int) -> None:
+            out.put_nowait(admin_pb2.GateProgress(stage=stage, done=done, total=total))
+
+        assert self.state.embeddings is not None
+        task = asyncio.create_task(
+            runner.run_gate(
+                self.state.pool,
+                self.state.embeddings,
+                data,
+                fingerprint=fp,
+                recorded_by=who.org_id,
+                progress=progress,
+            )
+        )
+        try:
+            while True:
+                getter = asyncio.create_task(out.get())
+                done, _ = await asyncio.wait({task, getter}, return_when=asyncio.FIRST_COMPLETED)
+                if getter in done:
+                    yield admin_service_pb2.RunGateResponse(progress=getter.result())
+                    continue
+                getter.cancel()
+                break
+            while not out.empty():
+                yield admin_service_pb2.RunGateResponse(progress=out.get_nowait())
+            yield admin_service_pb2.RunGateResponse(result=task.result().result)
+        finally:
+            if not task.done():
+                task.cancel()
+
+    async def GetGateStatus(
+        self,
+        request: admin_service_pb2.GetGateStatusRequest,
+        context: aio.ServicerContext[Any, Any],
+    ) -> admin_service_pb2.GetGateStatusResponse:
+        fp = self._fingerprint()
+        async with transaction(self.state.pool, readonly=True) as conn:
+            result = await runner.latest_result(conn, fp)
+        response = admin_service_pb2.GetGateStatusResponse(
+            schema_version=SCHEMA_VERSION, current_fingerprint=fp
+        )
+        if result is not None:
+            response.result.CopyFrom(result)
+        return response
+
+    async def GetShadowReport(
+        self,
+        request: admin_service_pb2.GetShadowReportRequest,
+        context: aio.ServicerContext[Any, Any],
+    ) -> admin_service_pb2.GetShadowReportResponse:
+        async with transaction(self.state.pool, readonly=True) as conn:
+            row = await conn.fetchrow(shadow.REPORT, principal().org_id)
+        report = admin_pb2.ShadowReport(
+            schema_version=SCHEMA_VERSION,
+            samples=row["samples"],
+            shadow_failures=row["failures"],
+            mean_overlap_at_k=row["overlap"],
+            top1_agreement=row["top1"],
+            legacy_p50_ms=row["legacy_p50"],
+            legacy_p95_ms=row["legacy_p95"],
+            hybrid_p50_ms=row["hybrid_p50"],
+            hybrid_p95_ms=row["hybrid_p95"],
+        )
+        if row["since"] is not None:
+            report.since.CopyFrom(timestamp(row["since"]))
+        return admin_service_pb2.GetShadowReportResponse(report=report)
 
 
 SERVICE = admin_service_pb2.DESCRIPTOR.services_by_name["AdminService"]

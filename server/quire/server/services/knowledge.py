@@ -14,7 +14,6 @@ from typing import Any
 import asyncpg
 from grpc import aio
 
-from quire.indexer import fingerprint
 from quire.indexer.extraction import UnsupportedMediaType, resolve_type
 from quire.server.auth import Scope
 from quire.server.errors import QuireError, invalid
@@ -110,7 +109,7 @@ class KnowledgeService(knowledge_service_pb2_grpc.KnowledgeServiceServicer):
         self.state = state
         self.shadow = ShadowRunner(state.pool)
         state.extras["shadow_runner"] = self.shadow
-        self.tuning = search.HybridTuning()
+        self.tuning = search.DEFAULT_TUNING
 
     # --- collections ------------------------------------------------------------------------
 
@@ -328,7 +327,7 @@ class KnowledgeService(knowledge_service_pb2_grpc.KnowledgeServiceServicer):
 
     def _index_fingerprint(self) -> str:
         embedder = self.state.embeddings.fingerprint if self.state.embeddings else "none"
-        return fingerprint.collection_fingerprint(embedder, "1")
+        return search.serving_fingerprint(embedder, self.tuning)
 
     async def _vector(self, query: str) -> Any:
         if self.state.embeddings is None:

@@ -1,0 +1,885 @@
+/**
+ * `QuireClient`: promise methods for every unary RPC of quire.v1 (response wrappers removed),
+ * async iterables for the streams, typed errors, default deadlines per call kind and retries of
+ * idempotent reads. Mirrors the Python `AsyncQuireClient`.
+ */
+import type * as http2 from "node:http2";
+
+import { create, isMessage, type MessageInitShape } from "@bufbuild/protobuf";
+import { type Client, ConnectError, createClient, type Interceptor, type Transport } from "@connectrpc/connect";
+import { createGrpcTransport, Http2SessionManager } from "@connectrpc/connect-node";
+
+import {
+  ApiKeySchema,
+  type ApiKey,
+  type GateProgress,
+  type GateResult,
+  GateResultSchema,
+  type RetrievalPolicy,
+  RetrievalPolicySchema,
+  Scope,
+  ScopeSchema,
+  type ShadowReport,
+  ShadowReportSchema,
+} from "./gen/quire/v1/admin_pb.js";
+import { AdminService, type GetGateStatusResponse } from "./gen/quire/v1/admin_service_pb.js";
+import {
+  type Agent,
+  AgentSchema,
+  type Collection,
+  CollectionSchema,
+  type Document,
+  DocumentSchema,
+  type DocumentSlice,
+  DocumentSliceSchema,
+  type IndexStatus,
+  IndexStatusSchema,
+  RetrievalMode,
+  RetrievalModeSchema,
+} from "./gen/quire/v1/knowledge_pb.js";
+import {
+  KnowledgeService,
+  type ListDocumentsResponse,
+  type SearchKnowledgeResponse,
+  type UploadDocumentRequestSchema,
+} from "./gen/quire/v1/knowledge_service_pb.js";
+import {
+  type CommandResult,
+  CommandResultSchema,
+  type DiscoveryCheck,
+  type GrepResult,
+  GrepResultSchema,
+  type Namespace,
+  type PageList,
+  PageListSchema,
+  type PageRead,
+  PageReadSchema,
+  type PageSyncProgress,
+  type SearchResult,
+  SearchResultSchema,
+  type SyncReport,
+  SyncReportSchema,
+  type ToolDefinition,
+} from "./gen/quire/v1/pages_pb.js";
+import { PagesService, type SyncPagesRequestSchema } from "./gen/quire/v1/pages_service_pb.js";
+import { type PageSearchConfig, PageSearchConfigSchema } from "./gen/quire/v1/search_config_pb.js";
+import { fromConnectError } from "./errors.js";
+import {
+  backoffDelayMs,
+  DEFAULT_RETRY,
+  DEFAULT_TIMEOUTS,
+  isIdempotent,
+  isRetryable,
+  resolveTimeoutMs,
+  type RetryPolicy,
+  RPC_KINDS,
+  type Timeouts,
+} from "./policy.js";
+import { AsyncQueue } from "./queue.js";
+import { abortable } from "./streams.js";
+import { uploadChunks, type UploadSource } from "./uploads.js";
+
+export const DEFAULT_BASE_URL = "http://127.0.0.1:50051";
+export const API_KEY_ENV = "QUIRE_API_KEY";
+export const USER_AGENT = "quire-client-typescript/0.1.0";
+
+export interface QuireClientOptions {
+  /** `http://host:port` (plaintext) or `https://host:port` (TLS). Default `http://127.0.0.1:50051`. */
+  baseUrl?: string;
+  /** Alias of `baseUrl`; a bare `host:port` means plaintext `http://host:port`. */
+  address?: string;
+  /** Sent as `authorization: Bearer <key>`. Default `$QUIRE_API_KEY`; no key → no header. */
+  apiKey?: string;
+  /** Default deadline per call kind in ms (merged over `DEFAULT_TIMEOUTS`). */
+  timeouts?: Timeouts;
+  /** Retry policy of idempotent reads (merged over `DEFAULT_RETRY`); `{maxAttempts: 1}` disables. */
+  retry?: Partial<RetryPolicy>;
+  /** Options for `http2.connect` (e.g. `ca`, `cert`, `key` for a private CA or mTLS). */
+  nodeOptions?: http2.ClientSessionOptions | http2.SecureClientSessionOptions;
+  /** Extra interceptors, run after the auth interceptor. */
+  interceptors?: Interceptor[];
+  /**
+   * A ready transport (tests, custom stacks). The client then adds no auth interceptor: include
+   * `authInterceptor(key)` yourself.
+   */
+  transport?: Transport;
+}
+
+/** Per-call options of every method. */
+export interface CallOptions {
+  /** Deadline in ms; overrides the kind's default. `Infinity` = none. For retried reads it covers all attempts. */
+  timeoutMs?: number;
+  /** Aborting cancels the call (a stream stops cooperatively). */
+  signal?: AbortSignal;
+  /** Extra request headers. */
+  headers?: HeadersInit;
+}
+
+/** Decides a sync's DiscoveryCheck: true accepts, false aborts (`DiscoveryRejected`). */
+export type DiscoveryValidator = (check: DiscoveryCheck) => boolean | Promise<boolean>;
+
+export interface SyncStartOptions {
+  namespace: string;
+  /** The site's llms.txt or sitemap.xml URL, or its root. */
+  url: string;
+  publicUrl?: string;
+  /** "markdown" (default), "mintlify", "fumadocs", "none". */
+  transform?: string;
+  indexVersion?: string;
+  reindex?: boolean;
+}
+
+export interface SyncOptions extends CallOptions {
+  /** When given, the server pauses after discovery and this callback decides. */
+  validateDiscovery?: DiscoveryValidator;
+}
+
+export interface UploadMetadataOptions {
+  collectionId: string;
+  fileName: string;
+  /** Used when the file name has no known extension. */
+  mimeType?: string;
+  /** Replaces this document's content (an edit). */
+  documentId?: string;
+}
+
+/** A retrieval mode as enum value or name: `"hybrid"`, `"HYBRID"`, `"RETRIEVAL_MODE_HYBRID"`. */
+export type ModeArg = RetrievalMode | string;
+/** A scope as enum value or name: `"read"`, `"SCOPE_READ"`. */
+export type ScopeArg = Scope | string;
+export type PageSearchConfigInit = MessageInitShape<typeof PageSearchConfigSchema>;
+type Int64Arg = number | bigint;
+
+/** Adds `authorization: Bearer <key>` to every request. */
+export function authInterceptor(apiKey: string): Interceptor {
+  return (next) => async (req) => {
+    req.header.set("authorization", `Bearer ${apiKey}`);
+    return next(req);
+  };
+}
+
+/** `host:port` → `http://host:port`; URLs unchanged (trailing slash removed). */
+export function normaliseBaseUrl(address: string): string {
+  const url = address.includes("://") ? address : `http://${address}`;
+  return url.replace(/\/+$/, "");
+}
+
+export function isSyncReport(item: PageSyncProgress | SyncReport): item is SyncReport {
+  return isMessage(item, SyncReportSchema);
+}
+
+export function isGateResult(item: GateProgress | GateResult): item is GateResult {
+  return isMessage(item, GateResultSchema);
+}
+
+function enumValue(
+  schema: { values: readonly { name: string; number: number }[] },
+  prefix: string,
+  value: number | string | undefined,
+): number {
+  if (value === undefined) return 0;
+  if (typeof value === "number") return value;
+  let name = value.toUpperCase();
+  if (!name.startsWith(prefix)) name = prefix + name;
+  const found = schema.values.find((v) => v.name === name);
+  if (!found) throw new TypeError(`unknown ${prefix.slice(0, -1).toLowerCase()}: ${value}`);
+  return found.number;
+}
+
+export function retrievalMode(mode: ModeArg | undefined): RetrievalMode {
+  return enumValue(RetrievalModeSchema, "RETRIEVAL_MODE_", mode) as RetrievalMode;
+}
+
+export function scopeValues(scopes: Iterable<ScopeArg>): Scope[] {
+  return [...scopes].map((s) => enumValue(ScopeSchema, "SCOPE_", s) as Scope);
+}
+
+function big(value: Int64Arg | undefined): bigint {
+  return value === undefined ? 0n : BigInt(value);
+}
+
+function mapError(err: unknown): unknown {
+  return err instanceof ConnectError ? fromConnectError(err) : err;
+}
+
+function sleep(ms: number, signal: AbortSignal | undefined): Promise<void> {
+  return new Promise((resolve, reject) => {
+    if (signal?.aborted) {
+      reject(signal.reason);
+      return;
+    }
+    const onAbort = (): void => {
+      clearTimeout(timer);
+      reject(signal?.reason);
+    };
+    const timer = setTimeout(() => {
+      signal?.removeEventListener("abort", onAbort);
+      resolve();
+    }, ms);
+    signal?.addEventListener("abort", onAbort, { once: true });
+  });
+}
+
+/** Request headers as accepted by `new Headers(init)`. */
+export type HeadersInit = ConstructorParameters<typeof Headers>[0];
+
+type ConnectCallOptions = { timeoutMs?: number; signal?: AbortSignal; headers?: HeadersInit };
+
+export class QuireClient {
+  readonly baseUrl: string;
+  private readonly transport: Transport;
+  private readonly sessionManager: Http2SessionManager | undefined;
+  private readonly timeouts: Timeouts;
+  private readonly retry: RetryPolicy;
+  private readonly pages: Client<typeof PagesService>;
+  private readonly knowledge: Client<typeof KnowledgeService>;
+  private readonly admin: Client<typeof AdminService>;
+
+  constructor(options: QuireClientOptions = {}) {
+    this.baseUrl = normaliseBaseUrl(options.baseUrl ?? options.address ?? DEFAULT_BASE_URL);
+    this.timeouts = { ...DEFAULT_TIMEOUTS, ...options.timeouts };
+    this.retry = { ...DEFAULT_RETRY, ...options.retry };
+    if (options.transport) {
+      this.transport = options.transport;
+    } else {
+      const apiKey = options.apiKey ?? process.env[API_KEY_ENV];
+      const interceptors: Interceptor[] = [
+        (next) => async (req) => {
+          req.header.set("user-agent", USER_AGENT);
+          return next(req);
+        },
+      ];
+      if (apiKey) interceptors.push(authInterceptor(apiKey));
+      interceptors.push(...(options.interceptors ?? []));
+      this.sessionManager = new Http2SessionManager(
+        this.baseUrl,
+        { pingIntervalMs: 60_000 },
+        options.nodeOptions,
+      );
+      this.transport = createGrpcTransport({
+        baseUrl: this.baseUrl,
+        sessionManager: this.sessionManager,
+        interceptors,
+      });
+    }
+    this.pages = createClient(PagesService, this.transport);
+    this.knowledge = createClient(KnowledgeService, this.transport);
+    this.admin = createClient(AdminService, this.transport);
+  }
+
+  /** Closes the HTTP/2 connection (calls in flight fail). */
+  close(): void {
+    this.sessionManager?.abort();
+  }
+
+  [Symbol.asyncDispose](): Promise<void> {
+    this.close();
+    return Promise.resolve();
+  }
+
+  // ------------------------------------------------------------------ plumbing
+
+  /** One unary call with the kind's deadline; idempotent reads retry on UNAVAILABLE. */
+  private async unary<O>(
+    rpc: string,
+    call: (options: ConnectCallOptions) => Promise<O>,
+    options: CallOptions | undefined,
+  ): Promise<O> {
+    const kind = RPC_KINDS[rpc] ?? "write";
+    const budget = resolveTimeoutMs(options?.timeoutMs, kind, this.timeouts);
+    const deadline = budget === undefined ? undefined : Date.now() + budget;
+    const attempts = isIdempotent(rpc) ? Math.max(1, this.retry.maxAttempts) : 1;
+    for (let attempt = 1; ; attempt++) {
+      const remaining = deadline === undefined ? undefined : Math.max(1, deadline - Date.now());
+      try {
+        return await call(this.callOptions(options, remaining));
+      } catch (err) {
+        if (!(err instanceof ConnectError)) throw err;
+        const error = fromConnectError(err);
+        if (attempt >= attempts || !isRetryable(error)) throw error;
+        const delay = backoffDelayMs(this.retry, attempt, error.retryAfterMs);
+        if (deadline !== undefined && Date.now() + delay >= deadline) throw error;
+        await sleep(delay, options?.signal);
+      }
+    }
+  }
+
+  private callOptions(options: CallOptions | undefined, timeoutMs: number | undefined): ConnectCallOptions {
+    const out: ConnectCallOptions = {};
+    if (timeoutMs !== undefined) out.timeoutMs = timeoutMs;
+    if (options?.signal) out.signal = options.signal;
+    if (options?.headers) out.headers = options.headers;
+    return out;
+  }
+
+  private streamOptions(rpc: string, options: CallOptions | undefined, signal: AbortSignal): ConnectCallOptions {
+    const kind = RPC_KINDS[rpc] ?? "watch";
+    const out = this.callOptions(options, resolveTimeoutMs(options?.timeoutMs, kind, this.timeouts));
+    out.signal = options?.signal ? AbortSignal.any([options.signal, signal]) : signal;
+    return out;
+  }
+
+  /** A server stream as an async iterable; leaving the loop early cancels the call. */
+  private async *serverStream<R, O>(
+    rpc: string,
+    open: (options: ConnectCallOptions) => AsyncIterable<R>,
+    pick: (reply: R) => O,
+    options: CallOptions | undefined,
+  ): AsyncGenerator<O, void, undefined> {
+    const controller = new AbortController();
+    try {
+      for await (const reply of abortable(open(this.streamOptions(rpc, options, controller.signal)), controller)) {
+        yield pick(reply);
+      }
+    } catch (err) {
+      throw mapError(err);
+    } finally {
+      controller.abort();
+    }
+  }
+
+  // ------------------------------------------------------------------ PagesService
+
+  /**
+   * Synchronises a site; yields `PageSyncProgress` messages and finally the `SyncReport`
+   * (`isSyncReport(item)` tells them apart).
+   *
+   * With `validateDiscovery` the server pauses after discovery and the callback decides: true
+   * accepts, false aborts (the call then fails with `DiscoveryRejected`, stored state is
+   * untouched). If the callback throws, the sync is aborted and the error propagates. The
+   * request side stays open until the server ends the call; leaving the loop early (or
+   * aborting `signal`) cancels the call, which stops the sync cooperatively.
+   */
+  syncPages(start: SyncStartOptions, options: SyncOptions = {}): AsyncIterable<PageSyncProgress | SyncReport> {
+    return this.syncPagesImpl(start, options);
+  }
+
+  private async *syncPagesImpl(
+    start: SyncStartOptions,
+    options: SyncOptions,
+  ): AsyncGenerator<PageSyncProgress | SyncReport, void, undefined> {
+    const validate = options.validateDiscovery;
+    const requests = new AsyncQueue<MessageInitShape<typeof SyncPagesRequestSchema>>();
+    const decision = (accept: boolean): MessageInitShape<typeof SyncPagesRequestSchema> => ({
+      message: { case: "decision", value: { accept } },
+    });
+    requests.push({
+      message: {
+        case: "start",
+        value: {
+          namespace: start.namespace,
+          url: start.url,
+          publicUrl: start.publicUrl ?? "",
+          transform: start.transform ?? "",
+          indexVersion: start.indexVersion ?? "",
+          reindex: start.reindex ?? false,
+          validateDiscovery: validate !== undefined,
+        },
+      },
+    });
+    const controller = new AbortController();
+    try {
+      const replies = this.pages.syncPages(requests, this.streamOptions("SyncPages", options, controller.signal));
+      for await (const reply of abortable(replies, controller)) {
+        const message = reply.message;
+        if (message.case === "progress" || message.case === "report") {
+          yield message.value;
+        } else if (message.case === "discoveryCheck") {
+          let accept = true;
+          if (validate) {
+            try {
+              accept = Boolean(await validate(message.value));
+            } catch (err) {
+              requests.push(decision(false));
+              throw err;
+            }
+          }
+          requests.push(decision(accept));
+        }
+      }
+    } catch (err) {
+      throw mapError(err);
+    } finally {
+      requests.close();
+      controller.abort();
+    }
+  }
+
+  /** Hybrid search; `config` (planner settings) needs a key with scope `tune`. */
+  async searchPages(
+    request: {
+      namespace: string;
+      query: string;
+      alternatives?: string[];
+      limit?: number;
+      maxOutputBytes?: number;
+      config?: PageSearchConfigInit;
+    },
+    options?: CallOptions,
+  ): Promise<SearchResult> {
+    const reply = await this.unary(
+      "SearchPages",
+      (o) =>
+        this.pages.searchPages(
+          {
+            namespace: request.namespace,
+            query: request.query,
+            alternatives: request.alternatives ?? [],
+            limit: request.limit ?? 0,
+            maxOutputBytes: request.maxOutputBytes ?? 0,
+            ...(request.config ? { config: request.config } : {}),
+          },
+          o,
+        ),
+      options,
+    );
+    return reply.result ?? create(SearchResultSchema);
+  }
+
+  /** A slice of a page in code points; a stale pinned `revision` throws `errors.PageChanged`. */
+  async readPage(
+    request: { namespace: string; path: string; revision?: string; offset?: Int64Arg; maxChars?: number },
+    options?: CallOptions,
+  ): Promise<PageRead> {
+    const reply = await this.unary(
+      "ReadPage",
+      (o) =>
+        this.pages.readPage(
+          {
+            namespace: request.namespace,
+            path: request.path,
+            revision: request.revision ?? "",
+            offset: big(request.offset),
+            maxChars: request.maxChars ?? 0,
+          },
+          o,
+        ),
+      options,
+    );
+    return reply.pageRead ?? create(PageReadSchema);
+  }
+
+  /** One page of the listing; check `restartRequired` when passing a cursor. */
+  async listPages(
+    request: { namespace: string; prefix?: string; cursor?: string; limit?: number },
+    options?: CallOptions,
+  ): Promise<PageList> {
+    const reply = await this.unary(
+      "ListPages",
+      (o) =>
+        this.pages.listPages(
+          {
+            namespace: request.namespace,
+            prefix: request.prefix ?? "",
+            cursor: request.cursor ?? "",
+            limit: request.limit ?? 0,
+          },
+          o,
+        ),
+      options,
+    );
+    return reply.pageList ?? create(PageListSchema);
+  }
+
+  /** Literal substring search; `complete=false` means absence cannot be concluded. */
+  async grepPages(
+    request: { namespace: string; query: string; prefix?: string; ignoreCase?: boolean; limit?: number },
+    options?: CallOptions,
+  ): Promise<GrepResult> {
+    const reply = await this.unary(
+      "GrepPages",
+      (o) =>
+        this.pages.grepPages(
+          {
+            namespace: request.namespace,
+            query: request.query,
+            prefix: request.prefix ?? "",
+            ignoreCase: request.ignoreCase ?? false,
+            limit: request.limit ?? 0,
+          },
+          o,
+        ),
+      options,
+    );
+    return reply.result ?? create(GrepResultSchema);
+  }
+
+  /** One bounded read-only command (ls, tree, find, cat, head, tail, wc, grep, rg). */
+  async runCommand(request: { namespace: string; command: string }, options?: CallOptions): Promise<CommandResult> {
+    const reply = await this.unary(
+      "RunCommand",
+      (o) => this.pages.runCommand({ namespace: request.namespace, command: request.command }, o),
+      options,
+    );
+    return reply.result ?? create(CommandResultSchema);
+  }
+
+  /** JSON-schema tool definitions for agent runtimes. */
+  async describeTools(options?: CallOptions): Promise<ToolDefinition[]> {
+    const reply = await this.unary("DescribeTools", (o) => this.pages.describeTools({}, o), options);
+    return reply.tools;
+  }
+
+  /** The last stored SyncReport of a namespace. */
+  async getSyncReport(request: { namespace: string }, options?: CallOptions): Promise<SyncReport> {
+    const reply = await this.unary(
+      "GetSyncReport",
+      (o) => this.pages.getSyncReport({ namespace: request.namespace }, o),
+      options,
+    );
+    return reply.report ?? create(SyncReportSchema);
+  }
+
+  async listNamespaces(options?: CallOptions): Promise<Namespace[]> {
+    const reply = await this.unary("ListNamespaces", (o) => this.pages.listNamespaces({}, o), options);
+    return reply.namespaces;
+  }
+
+  // ------------------------------------------------------------------ KnowledgeService
+
+  async createCollection(request: { name: string }, options?: CallOptions): Promise<Collection> {
+    const reply = await this.unary(
+      "CreateCollection",
+      (o) => this.knowledge.createCollection({ name: request.name }, o),
+      options,
+    );
+    return reply.collection ?? create(CollectionSchema);
+  }
+
+  async getCollection(request: { collectionId: string }, options?: CallOptions): Promise<Collection> {
+    const reply = await this.unary(
+      "GetCollection",
+      (o) => this.knowledge.getCollection({ collectionId: request.collectionId }, o),
+      options,
+    );
+    return reply.collection ?? create(CollectionSchema);
+  }
+
+  /** Non-deleted collections by name. */
+  async listCollections(options?: CallOptions): Promise<Collection[]> {
+    const reply = await this.unary("ListCollections", (o) => this.knowledge.listCollections({}, o), options);
+    return reply.collections;
+  }
+
+  /** Soft-deletes; returns the deleted collection. */
+  async deleteCollection(request: { collectionId: string }, options?: CallOptions): Promise<Collection> {
+    const reply = await this.unary(
+      "DeleteCollection",
+      (o) => this.knowledge.deleteCollection({ collectionId: request.collectionId }, o),
+      options,
+    );
+    return reply.collection ?? create(CollectionSchema);
+  }
+
+  /**
+   * Uploads a file: the `metadata` message first, then the bytes in 1 MiB messages. `data` is
+   * a `Uint8Array`/`Buffer`, a file path (`string` — always a path) or an (async) iterable of
+   * byte chunks of any size. Never retried.
+   */
+  async uploadDocument(
+    metadata: UploadMetadataOptions,
+    data: UploadSource,
+    options?: CallOptions,
+  ): Promise<Document> {
+    // A failure reading `data` (e.g. a missing file) is rethrown as is, not as a call error.
+    // (Errors Connect injects into this generator at a `yield` are not source errors.)
+    let sourceError: { error: unknown } | undefined;
+    async function* requests(): AsyncGenerator<MessageInitShape<typeof UploadDocumentRequestSchema>> {
+      yield {
+        message: {
+          case: "metadata",
+          value: {
+            collectionId: metadata.collectionId,
+            fileName: metadata.fileName,
+            mimeType: metadata.mimeType ?? "",
+            documentId: metadata.documentId ?? "",
+          },
+        },
+      };
+      const chunks = uploadChunks(data);
+      try {
+        for (;;) {
+          let next: IteratorResult<Uint8Array>;
+          try {
+            next = await chunks.next();
+          } catch (error) {
+            sourceError = { error };
+            throw error;
+          }
+          if (next.done) return;
+          yield { message: { case: "data", value: next.value } };
+        }
+      } finally {
+        await chunks.return(undefined); // closes a file being read when the call ends early
+      }
+    }
+    const timeout = resolveTimeoutMs(options?.timeoutMs, "upload", this.timeouts);
+    try {
+      const reply = await this.knowledge.uploadDocument(requests(), this.callOptions(options, timeout));
+      return reply.document ?? create(DocumentSchema);
+    } catch (err) {
+      if (sourceError !== undefined) throw sourceError.error;
+      throw mapError(err);
+    }
+  }
+
+  async getDocument(request: { documentId: string }, options?: CallOptions): Promise<Document> {
+    const reply = await this.unary(
+      "GetDocument",
+      (o) => this.knowledge.getDocument({ documentId: request.documentId }, o),
+      options,
+    );
+    return reply.document ?? create(DocumentSchema);
+  }
+
+  /** One page (`documents`, `nextCursor`), newest first; see `iterDocuments` for all. */
+  async listDocuments(
+    request: { collectionId: string; cursor?: string; limit?: number },
+    options?: CallOptions,
+  ): Promise<ListDocumentsResponse> {
+    return this.unary(
+      "ListDocuments",
+      (o) =>
+        this.knowledge.listDocuments(
+          { collectionId: request.collectionId, cursor: request.cursor ?? "", limit: request.limit ?? 0 },
+          o,
+        ),
+      options,
+    );
+  }
+
+  /** Every document of a collection, following `nextCursor`. */
+  async *iterDocuments(
+    request: { collectionId: string; pageSize?: number },
+    options?: CallOptions,
+  ): AsyncGenerator<Document, void, undefined> {
+    let cursor = "";
+    for (;;) {
+      const page = await this.listDocuments(
+        { collectionId: request.collectionId, cursor, ...(request.pageSize ? { limit: request.pageSize } : {}) },
+        options,
+      );
+      yield* page.documents;
+      if (!page.nextCursor) return;
+      cursor = page.nextCursor;
+    }
+  }
+
+  async deleteDocument(request: { documentId: string }, options?: CallOptions): Promise<Document> {
+    const reply = await this.unary(
+      "DeleteDocument",
+      (o) => this.knowledge.deleteDocument({ documentId: request.documentId }, o),
+      options,
+    );
+    return reply.document ?? create(DocumentSchema);
+  }
+
+  /** Yields a Document at each status change; runs until cancelled (no default deadline). */
+  watchDocuments(request: { collectionId: string }, options?: CallOptions): AsyncIterable<Document> {
+    return this.serverStream(
+      "WatchDocuments",
+      (o) => this.knowledge.watchDocuments({ collectionId: request.collectionId }, o),
+      (reply) => reply.document ?? create(DocumentSchema),
+      options,
+    );
+  }
+
+  /** Creates or replaces an agent's attachments; increments `configVersion`. */
+  async upsertAgent(
+    request: { agentId: string; attachedCollectionIds?: string[] },
+    options?: CallOptions,
+  ): Promise<Agent> {
+    const reply = await this.unary(
+      "UpsertAgent",
+      (o) =>
+        this.knowledge.upsertAgent(
+          { agentId: request.agentId, attachedCollectionIds: request.attachedCollectionIds ?? [] },
+          o,
+        ),
+      options,
+    );
+    return reply.agent ?? create(AgentSchema);
+  }
+
+  async getAgent(request: { agentId: string }, options?: CallOptions): Promise<Agent> {
+    const reply = await this.unary("GetAgent", (o) => this.knowledge.getAgent({ agentId: request.agentId }, o), options);
+    return reply.agent ?? create(AgentSchema);
+  }
+
+  /** Hits (`hits`), the serving `mode` and `cached`. Give `agentId` or `collectionIds`. */
+  async searchKnowledge(
+    request: { query: string; agentId?: string; collectionIds?: string[]; limit?: number },
+    options?: CallOptions,
+  ): Promise<SearchKnowledgeResponse> {
+    return this.unary(
+      "SearchKnowledge",
+      (o) =>
+        this.knowledge.searchKnowledge(
+          {
+            agentId: request.agentId ?? "",
+            collectionIds: request.collectionIds ?? [],
+            query: request.query,
+            limit: request.limit ?? 0,
+          },
+          o,
+        ),
+      options,
+    );
+  }
+
+  /** Up to 4,000 code points of a document's current extracted text. */
+  async readDocument(
+    request: { documentId: string; agentId?: string; collectionIds?: string[]; offset?: Int64Arg; maxChars?: number },
+    options?: CallOptions,
+  ): Promise<DocumentSlice> {
+    const reply = await this.unary(
+      "ReadDocument",
+      (o) =>
+        this.knowledge.readDocument(
+          {
+            agentId: request.agentId ?? "",
+            collectionIds: request.collectionIds ?? [],
+            documentId: request.documentId,
+            offset: big(request.offset),
+            maxChars: request.maxChars ?? 0,
+          },
+          o,
+        ),
+      options,
+    );
+    return reply.slice ?? create(DocumentSliceSchema);
+  }
+
+  async getIndexStatus(request: { collectionId: string }, options?: CallOptions): Promise<IndexStatus> {
+    const reply = await this.unary(
+      "GetIndexStatus",
+      (o) => this.knowledge.getIndexStatus({ collectionId: request.collectionId }, o),
+      options,
+    );
+    return reply.status ?? create(IndexStatusSchema);
+  }
+
+  /** Yields IndexStatus on every generation change; runs until cancelled. */
+  watchIndexStatus(request: { collectionId: string }, options?: CallOptions): AsyncIterable<IndexStatus> {
+    return this.serverStream(
+      "WatchIndexStatus",
+      (o) => this.knowledge.watchIndexStatus({ collectionId: request.collectionId }, o),
+      (reply) => reply.status ?? create(IndexStatusSchema),
+      options,
+    );
+  }
+
+  // ------------------------------------------------------------------ AdminService
+
+  /** `mode` as enum value or name (`"HYBRID"`); omitted/0 leave a setting unchanged. */
+  async setRetrievalPolicy(
+    request: { mode?: ModeArg; maxSearchLimit?: number },
+    options?: CallOptions,
+  ): Promise<RetrievalPolicy> {
+    const reply = await this.unary(
+      "SetRetrievalPolicy",
+      (o) =>
+        this.admin.setRetrievalPolicy(
+          { mode: retrievalMode(request.mode), maxSearchLimit: request.maxSearchLimit ?? 0 },
+          o,
+        ),
+      options,
+    );
+    return reply.policy ?? create(RetrievalPolicySchema);
+  }
+
+  async getRetrievalPolicy(options?: CallOptions): Promise<RetrievalPolicy> {
+    const reply = await this.unary("GetRetrievalPolicy", (o) => this.admin.getRetrievalPolicy({}, o), options);
+    return reply.policy ?? create(RetrievalPolicySchema);
+  }
+
+  async setKillSwitch(request: { engaged: boolean }, options?: CallOptions): Promise<RetrievalPolicy> {
+    const reply = await this.unary(
+      "SetKillSwitch",
+      (o) => this.admin.setKillSwitch({ engaged: request.engaged }, o),
+      options,
+    );
+    return reply.policy ?? create(RetrievalPolicySchema);
+  }
+
+  /** Stores the namespace's planner overrides; returns the stored config. */
+  async setNamespaceSearchConfig(
+    request: { namespace: string; config: PageSearchConfigInit },
+    options?: CallOptions,
+  ): Promise<PageSearchConfig> {
+    const reply = await this.unary(
+      "SetNamespaceSearchConfig",
+      (o) => this.admin.setNamespaceSearchConfig({ namespace: request.namespace, config: request.config }, o),
+      options,
+    );
+    return reply.config ?? create(PageSearchConfigSchema);
+  }
+
+  async rebuildIndex(request: { collectionId: string; indexVersion?: string }, options?: CallOptions): Promise<IndexStatus> {
+    const reply = await this.unary(
+      "RebuildIndex",
+      (o) => this.admin.rebuildIndex({ collectionId: request.collectionId, indexVersion: request.indexVersion ?? "" }, o),
+      options,
+    );
+    return reply.status ?? create(IndexStatusSchema);
+  }
+
+  async rollbackIndex(request: { collectionId: string }, options?: CallOptions): Promise<IndexStatus> {
+    const reply = await this.unary(
+      "RollbackIndex",
+      (o) => this.admin.rollbackIndex({ collectionId: request.collectionId }, o),
+      options,
+    );
+    return reply.status ?? create(IndexStatusSchema);
+  }
+
+  /** Yields `GateProgress` messages and finally the `GateResult` (`isGateResult`). */
+  runGate(
+    request: { dataset: string; split: string; maxDocuments?: number; maxQueries?: number },
+    options?: CallOptions,
+  ): AsyncIterable<GateProgress | GateResult> {
+    return this.serverStream(
+      "RunGate",
+      (o) =>
+        this.admin.runGate(
+          {
+            dataset: request.dataset,
+            split: request.split,
+            maxDocuments: request.maxDocuments ?? 0,
+            maxQueries: request.maxQueries ?? 0,
+          },
+          o,
+        ),
+      (reply): GateProgress | GateResult => {
+        const m = reply.message;
+        if (m.case === "result" || m.case === "progress") return m.value;
+        throw new TypeError("RunGateResponse without a message");
+      },
+      options,
+    );
+  }
+
+  /** `result` (unset when none for the fingerprint) and `currentFingerprint`. */
+  async getGateStatus(options?: CallOptions): Promise<GetGateStatusResponse> {
+    return this.unary("GetGateStatus", (o) => this.admin.getGateStatus({}, o), options);
+  }
+
+  async getShadowReport(options?: CallOptions): Promise<ShadowReport> {
+    const reply = await this.unary("GetShadowReport", (o) => this.admin.getShadowReport({}, o), options);
+    return reply.report ?? create(ShadowReportSchema);
+  }
+
+  /** Scopes as names (`"read"`, `"write"`, `"admin"`, `"tune"`) or enum values; the secret is shown once. */
+  async createApiKey(request: { scopes: Iterable<ScopeArg> }, options?: CallOptions): Promise<ApiKey> {
+    const reply = await this.unary(
+      "CreateApiKey",
+      (o) => this.admin.createApiKey({ scopes: scopeValues(request.scopes) }, o),
+      options,
+    );
+    return reply.key ?? create(ApiKeySchema);
+  }
+
+  async revokeApiKey(request: { keyId: string }, options?: CallOptions): Promise<void> {
+    await this.unary("RevokeApiKey", (o) => this.admin.revokeApiKey({ keyId: request.keyId }, o), options);
+  }
+}

@@ -1,0 +1,134 @@
+/**
+ * Call kinds, default deadlines and the retry policy (mirrors `quire.client.policy`).
+ *
+ * Every RPC of the contract has one `CallKind`; the kind picks the default deadline and whether
+ * a failed attempt may be retried. Only idempotent unary reads are retried (Get*, List*,
+ * Search*, Read*, Grep*, Describe*, RunCommand), only on UNAVAILABLE, never writes or streams.
+ */
+import { Code } from "@connectrpc/connect";
+
+import type { QuireError } from "./errors.js";
+
+export type CallKind = "read" | "search" | "write" | "sync" | "upload" | "watch" | "gate";
+
+/** Default deadline in milliseconds per call kind; `undefined` (or Infinity) = no deadline. */
+export interface Timeouts {
+  read?: number | undefined;
+  search?: number | undefined;
+  write?: number | undefined;
+  sync?: number | undefined;
+  upload?: number | undefined;
+  watch?: number | undefined;
+  gate?: number | undefined;
+}
+
+export const DEFAULT_TIMEOUTS: Readonly<Timeouts> = Object.freeze({
+  read: 10_000,
+  search: 15_000,
+  write: 30_000,
+  sync: 30 * 60_000,
+  upload: 10 * 60_000,
+  watch: undefined,
+  gate: 2 * 60 * 60_000,
+});
+
+/** Every RPC of quire.v1 by its bare name; a unit test checks it against the descriptors. */
+export const RPC_KINDS: Readonly<Record<string, CallKind>> = Object.freeze({
+  // PagesService
+  SyncPages: "sync",
+  SearchPages: "search",
+  ReadPage: "read",
+  ListPages: "read",
+  GrepPages: "search",
+  RunCommand: "search",
+  DescribeTools: "read",
+  GetSyncReport: "read",
+  ListNamespaces: "read",
+  // KnowledgeService
+  CreateCollection: "write",
+  GetCollection: "read",
+  ListCollections: "read",
+  DeleteCollection: "write",
+  UploadDocument: "upload",
+  GetDocument: "read",
+  ListDocuments: "read",
+  DeleteDocument: "write",
+  WatchDocuments: "watch",
+  UpsertAgent: "write",
+  GetAgent: "read",
+  SearchKnowledge: "search",
+  ReadDocument: "read",
+  GetIndexStatus: "read",
+  WatchIndexStatus: "watch",
+  // AdminService
+  SetRetrievalPolicy: "write",
+  GetRetrievalPolicy: "read",
+  SetKillSwitch: "write",
+  SetNamespaceSearchConfig: "write",
+  RebuildIndex: "write",
+  RollbackIndex: "write",
+  RunGate: "gate",
+  GetGateStatus: "read",
+  GetShadowReport: "read",
+  CreateApiKey: "write",
+  RevokeApiKey: "write",
+});
+
+const STREAMS = new Set(["SyncPages", "UploadDocument", "WatchDocuments", "WatchIndexStatus", "RunGate"]);
+const IDEMPOTENT_PREFIXES = ["Get", "List", "Search", "Read", "Grep", "Describe"];
+
+/** True for the unary reads that may be retried (`rpc` is the bare RPC name). */
+export function isIdempotent(rpc: string): boolean {
+  if (STREAMS.has(rpc)) return false;
+  return rpc === "RunCommand" || IDEMPOTENT_PREFIXES.some((prefix) => rpc.startsWith(prefix));
+}
+
+/** A failed attempt is retried only when its gRPC status is UNAVAILABLE. */
+export function isRetryable(error: Pick<QuireError, "grpcCode">): boolean {
+  return error.grpcCode === Code.Unavailable;
+}
+
+/**
+ * Exponential backoff with full jitter for UNAVAILABLE on idempotent reads. After failed
+ * attempt n (1-based) the client waits `uniform(0, min(maxBackoffMs, initialBackoffMs *
+ * multiplier ** (n - 1)))` ms, or the server's `ErrorDetail.retry_after` when that is longer.
+ */
+export interface RetryPolicy {
+  maxAttempts: number;
+  initialBackoffMs: number;
+  maxBackoffMs: number;
+  multiplier: number;
+}
+
+export const DEFAULT_RETRY: Readonly<RetryPolicy> = Object.freeze({
+  maxAttempts: 3,
+  initialBackoffMs: 200,
+  maxBackoffMs: 2_000,
+  multiplier: 2,
+});
+
+/** The wait after failed attempt `failedAttempt` (1-based), in milliseconds. */
+export function backoffDelayMs(
+  policy: RetryPolicy,
+  failedAttempt: number,
+  retryAfterMs?: number,
+  random: () => number = Math.random,
+): number {
+  const ceiling = Math.min(
+    policy.maxBackoffMs,
+    policy.initialBackoffMs * policy.multiplier ** (failedAttempt - 1),
+  );
+  const jittered = random() * ceiling;
+  return retryAfterMs === undefined ? jittered : Math.max(jittered, retryAfterMs);
+}
+
+/** The deadline of one call: the call's `timeoutMs` when given, else the kind's default. */
+export function resolveTimeoutMs(
+  timeoutMs: number | undefined,
+  kind: CallKind,
+  defaults: Timeouts,
+): number | undefined {
+  const value = timeoutMs === undefined ? defaults[kind] : timeoutMs;
+  if (value === undefined || !Number.isFinite(value)) return undefined;
+  return value;
+}

@@ -1,0 +1,239 @@
+/**
+ * Integration tests against a live server. The address and keys come from the environment the
+ * conformance harness provides:
+ *
+ *     cd <repo> && .venv/bin/python -m tests.conformance.harness -- \
+ *         npm --prefix clients/typescript run test:integration
+ *
+ * Without QUIRE_CONFORMANCE_ADDRESS every test is skipped (with that reason).
+ */
+import assert from "node:assert/strict";
+import { randomBytes } from "node:crypto";
+import { after, describe, test, type TestContext } from "node:test";
+
+import {
+  ErrorCode,
+  errors,
+  isQuireError,
+  isSyncReport,
+  QuireClient,
+  QuireError,
+  RetrievalMode,
+  Scope,
+  SyncStatus,
+  toToolError,
+} from "../../src/index.js";
+
+const ADDRESS = process.env["QUIRE_CONFORMANCE_ADDRESS"];
+const KEYS = JSON.parse(process.env["QUIRE_CONFORMANCE_KEYS"] || "{}") as Record<string, string>;
+const FIXTURES = JSON.parse(process.env["QUIRE_CONFORMANCE_FIXTURES"] || "{}") as Record<string, string>;
+const SKIP = ADDRESS
+  ? false
+  : "QUIRE_CONFORMANCE_ADDRESS is not set: run under `python -m tests.conformance.harness -- ...` to test against a live server";
+
+const runId = randomBytes(4).toString("hex");
+const clients: QuireClient[] = [];
+
+function client(key: string | undefined): QuireClient {
+  const c = new QuireClient({ address: ADDRESS ?? "127.0.0.1:1", ...(key === undefined ? {} : { apiKey: key }) });
+  clients.push(c);
+  return c;
+}
+
+/** Skips the test when the server does not implement the RPC yet. */
+async function orSkipUnimplemented<T>(t: TestContext, call: Promise<T>): Promise<T | undefined> {
+  try {
+    return await call;
+  } catch (err) {
+    if (isQuireError(err, ErrorCode.UNIMPLEMENTED)) {
+      t.skip(`not built in this server yet: ${(err as QuireError).message}`);
+      return undefined;
+    }
+    throw err;
+  }
+}
+
+describe("QuireClient against a live server", { skip: SKIP }, () => {
+  after(() => {
+    for (const c of clients) c.close();
+  });
+
+  test("collections: create, get, list, delete", async () => {
+    const writer = client(KEYS["write"]);
+    const name = `ts-crud-${runId}`;
+    const created = await writer.createCollection({ name });
+    assert.equal(created.name, name);
+    assert.equal(created.schemaVersion, 1);
+    const got = await writer.getCollection({ collectionId: created.collectionId });
+    assert.equal(got.collectionId, created.collectionId);
+    const listed = await writer.listCollections();
+    assert.ok(listed.some((c) => c.collectionId === created.collectionId));
+    await writer.deleteCollection({ collectionId: created.collectionId });
+    await assert.rejects(writer.getCollection({ collectionId: created.collectionId }), errors.CollectionNotFound);
+  });
+
+  test("typed errors decode ErrorDetail; toToolError", async () => {
+    const reader = client(KEYS["read"]);
+    const missing = "00000000-0000-0000-0000-000000000000";
+    await assert.rejects(reader.getCollection({ collectionId: missing }), (err: unknown) => {
+      assert.ok(err instanceof errors.CollectionNotFound);
+      assert.equal(err.code, ErrorCode.COLLECTION_NOT_FOUND);
+      assert.equal(err.detail.code, ErrorCode.COLLECTION_NOT_FOUND);
+      assert.equal(toToolError(err), '{"schema_version":1,"error":"collection_not_found"}');
+      return true;
+    });
+    await assert.rejects(client(KEYS["invalid"]).listCollections(), errors.Unauthenticated);
+    await assert.rejects(client(undefined).listCollections(), errors.Unauthenticated);
+    await assert.rejects(reader.createCollection({ name: `ts-denied-${runId}` }), errors.PermissionDenied);
+    await assert.rejects(reader.createCollection({ name: "" }), (err: unknown) =>
+      err instanceof errors.PermissionDenied || err instanceof errors.InvalidRequest,
+    );
+  });
+
+  test("field violations name the field", async () => {
+    const admin = client(KEYS["admin"]);
+    await assert.rejects(
+      admin.setNamespaceSearchConfig({ namespace: `ts-ns-${runId}`, config: { maxParallelWorkersPerGather: 5000 } }),
+      (err: unknown) => {
+        assert.ok(err instanceof errors.InvalidRequest);
+        assert.deepEqual(
+          err.fieldViolations.map((v) => v.field),
+          ["config.max_parallel_workers_per_gather"],
+        );
+        return true;
+      },
+    );
+  });
+
+  test("admin: retrieval policy and API keys", async () => {
+    const admin = client(KEYS["admin"]);
+    const policy = await admin.getRetrievalPolicy();
+    assert.equal(policy.schemaVersion, 1);
+    const set = await admin.setRetrievalPolicy({ maxSearchLimit: 12 });
+    assert.equal(set.maxSearchLimit, 12);
+    const key = await admin.createApiKey({ scopes: ["read"] });
+    assert.ok(key.secret);
+    assert.deepEqual(key.scopes, [Scope.READ]);
+    const fresh = client(key.secret);
+    assert.ok(Array.isArray(await fresh.listCollections()));
+    await admin.revokeApiKey({ keyId: key.keyId });
+    await assert.rejects(fresh.listCollections(), errors.Unauthenticated);
+    assert.ok([RetrievalMode.UNSPECIFIED, RetrievalMode.LEGACY_FTS, RetrievalMode.HYBRID_SHADOW, RetrievalMode.HYBRID].includes(policy.effectiveMode));
+  });
+
+  test("listNamespaces and describeTools", async (t) => {
+    const reader = client(KEYS["read"]);
+    assert.ok(Array.isArray(await reader.listNamespaces()));
+    const tools = await orSkipUnimplemented(t, reader.describeTools());
+    if (tools === undefined) return;
+    assert.ok(tools.some((tool) => tool.name === "search_pages"));
+  });
+
+  test("syncPages: a rejected discovery check fails with DiscoveryRejected", async (t) => {
+    const siteUrl = FIXTURES["site_url"];
+    if (!siteUrl) return t.skip("fixture site_url not provided");
+    const writer = client(KEYS["write"]);
+    const checks: number[] = [];
+    const stages: number[] = [];
+    try {
+      for await (const item of writer.syncPages(
+        { namespace: `ts-abort-${runId}`, url: `${siteUrl}/llms.txt`, publicUrl: "https://docs.example.test" },
+        {
+          validateDiscovery: (check) => {
+            checks.push(check.discovered);
+            return false;
+          },
+        },
+      )) {
+        if (!isSyncReport(item)) stages.push(item.stage);
+      }
+      assert.fail("expected DiscoveryRejected");
+    } catch (err) {
+      if (isQuireError(err, ErrorCode.UNIMPLEMENTED)) return t.skip("SyncPages is not built in this server yet");
+      if (isQuireError(err, ErrorCode.SEARCH_UNAVAILABLE)) return t.skip(`server cannot sync: ${(err as Error).message}`);
+      assert.ok(err instanceof errors.DiscoveryRejected, String(err));
+      assert.deepEqual(checks, [4]);
+    }
+  });
+
+  test("pages: sync, search, read (PAGE_CHANGED), list, grep, run", async (t) => {
+    const siteUrl = FIXTURES["site_url"];
+    if (!siteUrl) return t.skip("fixture site_url not provided");
+    const writer = client(KEYS["write"]);
+    const namespace = `ts-pages-${runId}`;
+    const items = [];
+    try {
+      for await (const item of writer.syncPages(
+        { namespace, url: `${siteUrl}/llms.txt`, publicUrl: "https://docs.example.test" },
+        { validateDiscovery: (check) => check.discovered === 4 },
+      )) {
+        items.push(item);
+      }
+    } catch (err) {
+      if (isQuireError(err, ErrorCode.UNIMPLEMENTED) || isQuireError(err, ErrorCode.SEARCH_UNAVAILABLE)) {
+        return t.skip(`server cannot sync: ${(err as Error).message}`);
+      }
+      throw err;
+    }
+    const report = items[items.length - 1];
+    assert.ok(report && isSyncReport(report));
+    assert.equal(report.status, SyncStatus.COMPLETED, report.errors.join("; "));
+    assert.equal(report.updated, 4);
+    assert.equal(items.filter(isSyncReport).length, 1);
+
+    const result = await writer.searchPages({ namespace, query: "marmalade" });
+    const hit = result.hits.find((h) => h.path === "/guide/intro.md");
+    assert.ok(hit, JSON.stringify(result.hits.map((h) => h.path)));
+    assert.ok(hit.url.startsWith("https://docs.example.test"));
+
+    const read = await writer.readPage({ namespace, path: hit.path, revision: hit.revision, maxChars: 10 });
+    assert.equal(read.content.length, 10);
+    assert.equal(read.offset, 0n);
+    assert.equal(read.nextOffset, 10n);
+    await assert.rejects(writer.readPage({ namespace, path: hit.path, revision: "0".repeat(64) }), (err: unknown) => {
+      assert.ok(err instanceof errors.PageChanged);
+      assert.equal(err.currentRevision, hit.revision);
+      assert.equal(
+        toToolError(err),
+        JSON.stringify({ schema_version: 1, error: "page_changed", current_revision: hit.revision }),
+      );
+      return true;
+    });
+    await assert.rejects(writer.readPage({ namespace, path: "/nope.md" }), errors.PageNotFound);
+
+    const listing = await writer.listPages({ namespace, limit: 2 });
+    assert.equal(listing.pages.length, 2);
+    assert.ok(listing.nextCursor);
+    const grep = await writer.grepPages({ namespace, query: "MARMALADE", ignoreCase: true });
+    assert.ok(grep.matches.some((m) => m.path === "/guide/intro.md" && m.lineNumber > 0));
+    const ls = await writer.runCommand({ namespace, command: "ls /guide" });
+    assert.equal(ls.exitCode, 0);
+    assert.ok(ls.output.includes("intro.md"));
+    const stored = await writer.getSyncReport({ namespace });
+    assert.equal(stored.status, SyncStatus.COMPLETED);
+    assert.ok((await writer.listNamespaces()).some((n) => n.name === namespace));
+  });
+
+  test("syncPages: needs a write key", async () => {
+    const reader = client(KEYS["read"]);
+    const run = async (): Promise<void> => {
+      for await (const _ of reader.syncPages({ namespace: `ts-ro-${runId}`, url: "https://example.com/llms.txt" })) {
+        // nothing
+      }
+    };
+    await assert.rejects(run(), errors.PermissionDenied);
+  });
+
+  test("uploadDocument streams 1 MiB chunks", async (t) => {
+    const writer = client(KEYS["write"]);
+    const collection = await writer.createCollection({ name: `ts-upload-${runId}` });
+    const data = new TextEncoder().encode("marmalade ".repeat(150_000)); // 1.5 MB: two chunks
+    const doc = await orSkipUnimplemented(
+      t,
+      writer.uploadDocument({ collectionId: collection.collectionId, fileName: "notes.txt" }, data),
+    );
+    if (doc === undefined) return;
+    assert.equal(Number(doc.sizeBytes), data.length);
+    assert.equal(doc.fileName, "notes.txt");
+  });
+});

@@ -1,0 +1,1 @@
+"""The FTS baseline gate: judged data sets, retrieval metrics, and the gate run itself."""

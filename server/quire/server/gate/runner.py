@@ -1,0 +1,230 @@
+"""Runs the FTS baseline gate: ingest a judged data set into a scratch organisation through
+the real upload and indexing path, answer every query through the real LEGACY_FTS and HYBRID
+code (plus vector-only, for diagnosis), score, and record the result with the fingerprint."""
+
+from __future__ import annotations
+
+import asyncio
+import hashlib
+import logging
+import time
+import uuid
+from collections.abc import Awaitable, Callable
+from dataclasses import dataclass, field
+
+import asyncpg
+
+from quire.indexer.extraction import ExtractionPool
+from quire.indexer.worker.pipeline import Worker
+from quire.server.embeddings import EmbeddingService
+from quire.server.gate.dataset import Dataset
+from quire.server.gate.metrics import Scores, evaluate
+from quire.server.knowledge import documents, search
+from quire.server.knowledge.scope import ScopedCollection
+from quire.server.storage.database import apply_settings
+from quire.v1 import admin_pb2, knowledge_pb2
+
+log = logging.getLogger(__name__)
+
+DEPTH = 100
+Progress = Callable[[str, int, int], Awaitable[None]]
+
+CREATE_ORG = "INSERT INTO organisations (org_id, name) VALUES ($1, $2)"
+CREATE_COLLECTION = "INSERT INTO collections (org_id, collection_id, name) VALUES ($1, $2, $3)"
+SERVING = """
+SELECT revision, serving_generation FROM collections WHERE org_id = $1 AND collection_id = $2
+"""
+PENDING_JOBS = """
+SELECT count(*) FROM jobs WHERE org_id = $1 AND state IN ('queued', 'running')
+"""
+FILE_NAMES = "SELECT document_id, file_name FROM documents WHERE org_id = $1"
+RECORD = """
+INSERT INTO gate_results (org_id, fingerprint, dataset, split, passed, result)
+VALUES ($1, $2, $3, $4, $5, $6)
+"""
+LATEST = """
+SELECT result FROM gate_results WHERE fingerprint = $1 ORDER BY measured_at DESC LIMIT 1
+"""
+# A scratch organisation is removed table by table (children first).
+PURGE = [
+    "DELETE FROM knowledge_chunks WHERE org_id = $1",
+    "DELETE FROM index_generations WHERE org_id = $1",
+    "DELETE FROM document_originals WHERE org_id = $1",
+    "DELETE FROM documents WHERE org_id = $1",
+    "DELETE FROM agents WHERE org_id = $1",
+    "DELETE FROM collections WHERE org_id = $1",
+    "DELETE FROM jobs WHERE org_id = $1",
+    "DELETE FROM search_cache WHERE org_id = $1",
+    "DELETE FROM shadow_samples WHERE org_id = $1",
+    "DELETE FROM organisations WHERE org_id = $1",
+]
+
+
+@dataclass
+class GateRun:
+    """Everything a run measured; `result` is what the gate records."""
+
+    result: admin_pb2.GateResult
+    scores: dict[str, Scores]
+    rankings: dict[str, dict[str, list[str]]] = field(default_factory=dict)
+    ingest_seconds: float = 0.0
+    query_seconds: float = 0.0
+    documents_per_second: float = 0.0
+
+
+def passed(legacy: Scores, hybrid: Scores) -> bool:
+    """Hybrid no worse than the lexical baseline on nDCG@10 and Recall@100."""
+    return hybrid.ndcg_at_10 >= legacy.ndcg_at_10 and hybrid.recall_at_100 >= legacy.recall_at_100
+
+
+async def latest_result(conn: asyncpg.Connection, fingerprint: str) -> admin_pb2.GateResult | None:
+    raw = await conn.fetchval(LATEST, fingerprint)
+    return None if raw is None else admin_pb2.GateResult.FromString(raw)
+
+
+async def _noop(stage: str, done: int, total: int) -> None:
+    return None
+
+
+async def purge_organisation(conn: asyncpg.Connection, org_id: uuid.UUID) -> None:
+    async with conn.transaction():
+        for statement in PURGE:
+            await conn.execute(statement, org_id)
+
+
+async def ingest(
+    pool: asyncpg.Pool,
+    embeddings: EmbeddingService,
+    dataset: Dataset,
+    org_id: uuid.UUID,
+    collection_id: uuid.UUID,
+    progress: Progress,
+) -> float:
+    """Uploads every document through the UploadDocument storage path, then runs the worker
+    until every job is done; returns the elapsed seconds."""
+    started = time.perf_counter()
+    items = list(dataset.corpus.items())
+    async with pool.acquire() as conn:
+        for i in range(0, len(items), 250):
+            async with conn.transaction():
+                for doc_id, text in items[i : i + 250]:
+                    data = text.encode()
+                    await documents.store_upload(
+                        conn,
+                        org_id,
+                        documents.Upload(
+                            collection_id=collection_id,
+                            file_name=f"{doc_id}.txt",
+                            mime_type="text/plain",
+                            content=data,
+                            sha256=hashlib.sha256(data).hexdigest(),
+                            replaces=None,
+                        ),
+                    )
+            await progress("uploading", min(i + 250, len(items)), len(items))
+    await progress("indexing", 0, len(items))
+    async with ExtractionPool() as extraction:
+        worker = Worker(pool, embeddings, extraction)
+        await worker.run_until_idle()
+    # Another worker (e.g. `quire up`'s) may have claimed some of the jobs: wait for them too.
+    while True:
+        async with pool.acquire() as conn:
+            if not await conn.fetchval(PENDING_JOBS, org_id):
+                break
+        await asyncio.sleep(0.2)
+    await progress("indexing", len(items), len(items))
+    return time.perf_counter() - started
+
+
+async def run_gate(
+    pool: asyncpg.Pool,
+    embeddings: EmbeddingService,
+    dataset: Dataset,
+    *,
+    fingerprint: str,
+    recorded_by: uuid.UUID | None,
+    tuning: search.HybridTuning = search.DEFAULT_TUNING,
+    progress: Progress = _noop,
+    keep_rankings: bool = False,
+) -> GateRun:
+    org_id = uuid.uuid4()
+    collection_id = uuid.uuid4()
+    async with pool.acquire() as conn:
+        await conn.execute(CREATE_ORG, org_id, f"gate-scratch-{org_id.hex[:12]}")
+        await conn.execute(CREATE_COLLECTION, org_id, collection_id, dataset.name)
+    try:
+        ingest_s = await ingest(pool, embeddings, dataset, org_id, collection_id, progress)
+        async with pool.acquire() as conn:
+            revision, generation = await conn.fetchrow(SERVING, org_id, collection_id)
+            names = {r["document_id"]: r["file_name"] for r in await conn.fetch(FILE_NAMES, org_id)}
+        corpus_id = {str(k): v.removesuffix(".txt") for k, v in names.items()}
+        scope = [ScopedCollection(collection_id, revision, generation)]
+        rankings: dict[str, dict[str, list[str]]] = {"legacy": {}, "hybrid": {}, "vector": {}}
+        started = time.perf_counter()
+        total = len(dataset.queries)
+        for n, (query_id, text) in enumerate(dataset.queries.items(), start=1):
+            vector = (await embeddings.embed_queries([text]))[0]
+            async with (
+                pool.acquire() as conn,
+                conn.transaction(isolation="repeatable_read", readonly=True),
+            ):
+                await apply_settings(conn, tuning.settings())
+                legacy = await search.legacy(conn, org_id, [collection_id], text, DEPTH)
+                hybrid = await search.hybrid(conn, org_id, scope, text, vector, DEPTH, tuning)
+                vector_ids = await search.vector_only(conn, org_id, scope, vector, DEPTH, tuning)
+            rankings["legacy"][query_id] = [corpus_id[h.document_id] for h in legacy]
+            rankings["hybrid"][query_id] = [corpus_id[h.document_id] for h in hybrid]
+            rankings["vector"][query_id] = [corpus_id[str(d)] for d in vector_ids]
+            if n % 25 == 0 or n == total:
+                await progress("querying", n, total)
+        query_s = time.perf_counter() - started
+    finally:
+        async with pool.acquire() as conn:
+            await purge_organisation(conn, org_id)
+    scores = {mode: evaluate(r, dataset.qrels) for mode, r in rankings.items()}
+    result = admin_pb2.GateResult(
+        schema_version=1,
+        fingerprint=fingerprint,
+        dataset=dataset.name,
+        split=dataset.split,
+        metrics=[
+            _metrics(knowledge_pb2.RETRIEVAL_MODE_LEGACY_FTS, "legacy_fts", scores["legacy"]),
+            _metrics(knowledge_pb2.RETRIEVAL_MODE_HYBRID, "hybrid", scores["hybrid"]),
+            _metrics(knowledge_pb2.RETRIEVAL_MODE_UNSPECIFIED, "vector_only", scores["vector"]),
+        ],
+        passed=passed(scores["legacy"], scores["hybrid"]),
+        queries=len(dataset.queries),
+        documents=len(dataset.corpus),
+    )
+    result.measured_at.GetCurrentTime()
+    if recorded_by is not None:
+        async with pool.acquire() as conn:
+            await conn.execute(
+                RECORD,
+                recorded_by,
+                fingerprint,
+                dataset.name,
+                dataset.split,
+                result.passed,
+                result.SerializeToString(),
+            )
+    await progress("done", 1, 1)
+    return GateRun(
+        result=result,
+        scores=scores,
+        rankings=rankings if keep_rankings else {},
+        ingest_seconds=ingest_s,
+        query_seconds=query_s,
+        documents_per_second=len(dataset.corpus) / ingest_s if ingest_s else 0.0,
+    )
+
+
+def _metrics(mode: int, label: str, scores: Scores) -> admin_pb2.ModeMetrics:
+    return admin_pb2.ModeMetrics(
+        mode=knowledge_pb2.RetrievalMode.ValueType(mode),
+        label=label,
+        ndcg_at_10=scores.ndcg_at_10,
+        recall_at_10=scores.recall_at_10,
+        recall_at_100=scores.recall_at_100,
+        mrr_at_10=scores.mrr_at_10,
+    )

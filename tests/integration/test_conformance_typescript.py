@@ -1,0 +1,74 @@
+"""Runs the TypeScript client's conformance runner (and its integration tests) through the
+harness (one real server each) and wants 0 failed.
+
+Needs Node >= 20 and npm; `npm ci` runs once when clients/typescript/node_modules is missing.
+"""
+
+from __future__ import annotations
+
+import os
+import re
+import shutil
+import subprocess
+import sys
+
+import pytest
+
+from tests.conftest import REPO
+
+CLIENT = REPO / "clients" / "typescript"
+
+
+def _npm() -> str:
+    npm = shutil.which("npm")
+    node = shutil.which("node")
+    if npm is None or node is None:
+        pytest.skip("node/npm not installed")
+    return npm
+
+
+@pytest.fixture(scope="module")
+def built_client() -> str:
+    """`npm ci` (when node_modules is missing) and `npm run build`; returns node's path."""
+    npm = _npm()
+    if not (CLIENT / "node_modules").is_dir():
+        subprocess.run([npm, "ci", "--no-audit", "--no-fund"], cwd=CLIENT, check=True, timeout=600)
+    subprocess.run([npm, "run", "build"], cwd=CLIENT, check=True, timeout=300)
+    node = shutil.which("node")
+    assert node is not None
+    return node
+
+
+def _under_harness(postgres_url: str, command: list[str]) -> subprocess.CompletedProcess[str]:
+    env = {**os.environ, "QUIRE_DATABASE_URL": postgres_url}
+    return subprocess.run(
+        [sys.executable, "-m", "tests.conformance.harness", "--", *command],
+        cwd=REPO,
+        env=env,
+        capture_output=True,
+        text=True,
+        timeout=900,
+    )
+
+
+def test_typescript_conformance_runner_passes(postgres_url: str, built_client: str) -> None:
+    proc = _under_harness(
+        postgres_url, [built_client, str(CLIENT / "dist" / "conformance" / "runner.js")]
+    )
+    output = proc.stdout + proc.stderr
+    summary = re.search(r"^(\d+) passed, (\d+) failed(?:, (\d+) skipped)?$", proc.stdout, re.M)
+    assert summary, output
+    assert int(summary.group(2)) == 0, output
+    assert int(summary.group(1)) > 0, output
+    assert proc.returncode == 0, output
+
+
+def test_typescript_client_integration_tests_pass(postgres_url: str, built_client: str) -> None:
+    proc = _under_harness(
+        postgres_url, [built_client, "--test", str(CLIENT / "dist" / "test" / "integration")]
+    )
+    output = proc.stdout + proc.stderr
+    assert proc.returncode == 0, output
+    assert re.search(r"^# fail 0$", proc.stdout, re.M), output
+    passed = re.search(r"^# pass (\d+)$", proc.stdout, re.M)
+    assert passed and int(passed.group(1)) > 0, output

@@ -1,0 +1,137 @@
+"""The FTS baseline gate end to end over gRPC on a fixed SciFact subset (300 documents, 50
+queries): progress stream, recorded result, status by fingerprint, and the cache rule."""
+
+from __future__ import annotations
+
+import asyncio
+from collections.abc import AsyncIterator
+
+import pytest
+import pytest_asyncio
+
+from quire.client import AsyncQuireClient
+from quire.client import errors as qe
+from quire.v1 import admin_pb2, knowledge_pb2
+from tests.conftest import Harness, Keys, shared_or_skip
+
+pytestmark = pytest.mark.asyncio(loop_scope="session")
+NEEDS_MODEL = True
+NEEDS_WORKER = True
+
+
+@pytest_asyncio.fixture(scope="module", loop_scope="session")
+async def keys(harness: Harness) -> Keys:
+    return await harness.keys("gate-org")
+
+
+@pytest_asyncio.fixture(scope="module", loop_scope="session")
+async def client(harness: Harness, keys: Keys) -> AsyncIterator[AsyncQuireClient]:
+    async with AsyncQuireClient(harness.address, api_key=keys.all) as c:
+        yield c
+
+
+async def test_gate_status_is_empty_before_a_run(client: AsyncQuireClient) -> None:
+    status = await client.get_gate_status()
+    assert status.current_fingerprint and not status.HasField("result")
+
+
+async def test_run_gate_streams_progress_then_records_a_result(
+    client: AsyncQuireClient, harness: Harness
+) -> None:
+    scifact = shared_or_skip("data", "scifact")
+    stages = []
+    result = None
+    async for message in client.run_gate(
+        dataset=str(scifact), split="train", max_documents=300, max_queries=50
+    ):
+        if isinstance(message, admin_pb2.GateResult):
+            result = message
+        else:
+            stages.append(message.stage)
+    assert result is not None
+    assert {"uploading", "indexing", "querying", "done"} <= set(stages)
+    assert result.documents == 300 and result.queries == 50
+    assert result.dataset == "scifact" and result.split == "train"
+    by_label = {m.label: m for m in result.metrics}
+    assert set(by_label) == {"legacy_fts", "hybrid", "vector_only"}
+    for m in by_label.values():
+        for value in (m.ndcg_at_10, m.recall_at_10, m.recall_at_100, m.mrr_at_10):
+            assert 0.0 <= value <= 1.0
+        assert m.recall_at_100 >= m.recall_at_10
+    legacy, hybrid = by_label["legacy_fts"], by_label["hybrid"]
+    assert result.passed == (
+        hybrid.ndcg_at_10 >= legacy.ndcg_at_10 and hybrid.recall_at_100 >= legacy.recall_at_100
+    )
+    # Sanity: real retrieval on a subset that contains every judged document.
+    assert legacy.ndcg_at_10 > 0.4 and hybrid.ndcg_at_10 > 0.4
+    status = await client.get_gate_status()
+    assert status.result == result and status.result.fingerprint == status.current_fingerprint
+    # The scratch organisation is gone.
+    async with harness.pool.acquire() as conn:
+        left = await conn.fetchval(
+            "SELECT count(*) FROM organisations WHERE name LIKE 'gate-scratch-%'"
+        )
+    assert left == 0
+
+
+async def test_a_result_for_another_fingerprint_does_not_count(
+    client: AsyncQuireClient, harness: Harness, keys: Keys
+) -> None:
+    async with harness.pool.acquire() as conn:
+        await conn.execute("DELETE FROM gate_results")
+        await conn.execute(
+            "INSERT INTO gate_results (org_id, fingerprint, dataset, split, passed, result) "
+            "VALUES ($1, 'stale-fingerprint', 'x', 'train', true, $2)",
+            keys.org_id,
+            admin_pb2.GateResult(fingerprint="stale-fingerprint", passed=True).SerializeToString(),
+        )
+    status = await client.get_gate_status()
+    assert not status.HasField("result")
+
+
+async def test_hybrid_results_are_cached_only_with_a_passed_gate(
+    client: AsyncQuireClient, harness: Harness, keys: Keys
+) -> None:
+    collection = await client.create_collection(name="gated")
+    doc = await client.upload_document(
+        collection_id=collection.collection_id, file_name="g.txt", data=b"the gecko climbs walls"
+    )
+    for _ in range(300):
+        if (await client.get_document(document_id=doc.document_id)).status == (
+            knowledge_pb2.DOCUMENT_STATUS_READY
+        ):
+            status = await client.get_index_status(collection_id=collection.collection_id)
+            if status.serving_generation:
+                break
+        await asyncio.sleep(0.1)
+    await client.set_retrieval_policy(mode=knowledge_pb2.RETRIEVAL_MODE_HYBRID)
+    try:
+        query = dict(collection_ids=[collection.collection_id], query="gecko")
+        assert not (await client.search_knowledge(**query)).cached  # type: ignore[arg-type]
+        assert not (await client.search_knowledge(**query)).cached  # type: ignore[arg-type]
+        fp = (await client.get_gate_status()).current_fingerprint
+        async with harness.pool.acquire() as conn:
+            await conn.execute(
+                "INSERT INTO gate_results (org_id, fingerprint, dataset, split, passed, result) "
+                "VALUES ($1, $2, 'x', 'train', true, $3)",
+                keys.org_id,
+                fp,
+                admin_pb2.GateResult(fingerprint=fp, passed=True).SerializeToString(),
+            )
+        assert not (await client.search_knowledge(**query)).cached  # type: ignore[arg-type]
+        assert (await client.search_knowledge(**query)).cached  # type: ignore[arg-type]
+    finally:
+        await client.set_retrieval_policy(mode=knowledge_pb2.RETRIEVAL_MODE_LEGACY_FTS)
+
+
+async def test_gate_needs_admin_and_a_real_dataset(
+    harness: Harness, client: AsyncQuireClient
+) -> None:
+    reader = await harness.keys("gate-reader")
+    async with AsyncQuireClient(harness.address, api_key=reader.read) as c:
+        with pytest.raises(qe.PermissionDenied):
+            async for _ in c.run_gate(dataset="/nope", split="train"):
+                pass
+    with pytest.raises(qe.InvalidRequest):
+        async for _ in client.run_gate(dataset="/definitely/not/here", split="train"):
+            pass
