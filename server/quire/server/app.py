@@ -48,7 +48,10 @@ class Running:
         await self.server.stop(self.state.settings.grace_seconds if grace is None else grace)
         await self.state.extras["shadow_runner"].drain()
         await self.state.extras["notifications"].stop()
-        await self.state.pool.close()
+        try:
+            await asyncio.wait_for(self.state.pool.close(), 10)
+        except TimeoutError:  # a connection stuck mid-statement must not hang shutdown
+            self.state.pool.terminate()
 
 
 async def prepare_database(dsn: str, settings: Settings) -> asyncpg.Pool:
@@ -160,7 +163,10 @@ async def run_worker(settings: Settings, embeddings: EmbeddingService, stop: asy
         async with ExtractionPool() as extraction:
             await Worker(pool, embeddings, extraction).run(stop)
     finally:
-        await pool.close()
+        try:
+            await asyncio.wait_for(pool.close(), 10)
+        except TimeoutError:
+            pool.terminate()
 
 
 __all__ = ["Running", "prepare_database", "serve", "start"]

@@ -42,6 +42,9 @@ BUILD = "build_generation"
 CLAIM_BATCH = 16
 EMBED_BATCH = 64
 IDLE_POLL_S = 2.0
+# On stop, how long documents already in the pipeline get to finish (jobs left unfinished are
+# re-queued when their lease expires).
+DRAIN_SECONDS = 30.0
 
 
 class BulkEmbedder(Protocol):
@@ -90,6 +93,9 @@ class Worker:
         self._embed_q: asyncio.Queue[_Item] = asyncio.Queue(maxsize=64)
         self._write_q: asyncio.Queue[_Item] = asyncio.Queue(maxsize=64)
         self._in_flight = 0
+        self._drained = asyncio.Event()
+        self._drained.set()
+        self._builds: set[asyncio.Task[None]] = set()
         self._wake = asyncio.Event()
         self.processed_documents = 0
         self.embedded_chunks = 0
@@ -249,6 +255,7 @@ class Worker:
 
     async def _submit(self, item: _Item) -> None:
         self._in_flight += 1
+        self._drained.clear()
         await self._embed_q.put(item)
 
     # --- stage 2: chunk and embed in batches ------------------------------------------------
@@ -312,6 +319,8 @@ class Worker:
 
     async def _complete(self, item: _Item, ok: bool) -> None:
         self._in_flight -= 1
+        if self._in_flight == 0:
+            self._drained.set()
         self.processed_documents += 1
         with contextlib.suppress(Exception):
             await item.done(ok)
@@ -323,7 +332,7 @@ class Worker:
 
     async def _claim_loop(self, stop: asyncio.Event, until_idle: bool) -> None:
         last_recovery = 0.0
-        builds: set[asyncio.Task[None]] = set()
+        builds = self._builds
         while not stop.is_set():
             if time.monotonic() - last_recovery > 30:
                 last_recovery = time.monotonic()
@@ -355,10 +364,15 @@ class Worker:
             ]
             try:
                 await self._claim_loop(stop, until_idle)
+                # Let documents already in the pipeline finish their writes: cancelling a
+                # write midway would leave its connection in the middle of a statement.
+                with contextlib.suppress(TimeoutError):
+                    async with asyncio.timeout(DRAIN_SECONDS):
+                        await self._drained.wait()
             finally:
-                for task in stages:
+                for task in [*stages, *self._builds]:
                     task.cancel()
-                await asyncio.gather(*stages, return_exceptions=True)
+                await asyncio.gather(*stages, *self._builds, return_exceptions=True)
         finally:
             with contextlib.suppress(Exception):
                 await listener.remove_listener(jobs.CHANNEL, self._on_notify)
