@@ -377,3 +377,51 @@ async def test_watch_documents_streams_status_changes(client: AsyncQuireClient) 
     await asyncio.wait_for(watcher, 60)
     assert seen[-1] == knowledge_pb2.DOCUMENT_STATUS_READY
     assert knowledge_pb2.DOCUMENT_STATUS_PENDING in seen or len(seen) >= 1
+
+
+async def test_rebuild_flips_generations_and_rollback_swaps_back(
+    client: AsyncQuireClient, harness: Harness
+) -> None:
+    collection = await client.create_collection(name="generations")
+    cid = collection.collection_id
+    doc = await client.upload_document(collection_id=cid, file_name="g.txt", data=b"the gnu grazes")
+    await wait_terminal(client, doc.document_id)
+    await wait_indexed(client, cid)
+    first = await client.get_index_status(collection_id=cid)
+    assert first.serving_generation == 1
+    await client.rebuild_index(collection_id=cid, index_version="2")
+    for _ in range(300):
+        status = await client.get_index_status(collection_id=cid)
+        if status.serving_generation == 2:
+            break
+        # Searches during the build are answered from generation 1, entirely.
+        await client.set_retrieval_policy(mode=knowledge_pb2.RETRIEVAL_MODE_HYBRID)
+        hits = (await client.search_knowledge(collection_ids=[cid], query="gnu")).hits
+        assert {h.index_generation for h in hits} <= {1, 2} and len(
+            {h.index_generation for h in hits}
+        ) <= 1
+        await asyncio.sleep(0.1)
+    states = {g.generation: g.state for g in status.generations}
+    assert status.serving_generation == 2
+    assert states == {
+        1: knowledge_pb2.GENERATION_STATE_RETIRED,
+        2: knowledge_pb2.GENERATION_STATE_READY,
+    }
+    hybrid = await client.search_knowledge(collection_ids=[cid], query="gnu")
+    assert hybrid.hits[0].index_generation == 2
+    # An edit after the flip reaches the rollback target too.
+    await client.upload_document(
+        collection_id=cid, file_name="g.txt", data=b"the gnu runs", document_id=doc.document_id
+    )
+    await wait_terminal(client, doc.document_id)
+    await wait_indexed(client, cid)
+    rolled = await client.rollback_index(collection_id=cid)
+    assert rolled.serving_generation == 1
+    back = await client.search_knowledge(collection_ids=[cid], query="runs")
+    assert back.hits and back.hits[0].index_generation == 1 and "runs" in back.hits[0].snippet
+    again = await client.rollback_index(collection_id=cid)
+    assert again.serving_generation == 2
+    await client.set_retrieval_policy(mode=knowledge_pb2.RETRIEVAL_MODE_LEGACY_FTS)
+    other = await client.create_collection(name="never-indexed")
+    with pytest.raises(qe.NotFound):
+        await client.rollback_index(collection_id=other.collection_id)

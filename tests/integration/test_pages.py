@@ -566,3 +566,13 @@ async def test_concurrent_syncs_do_the_work_once(
     reports = sorted([first, second], key=lambda r: r.updated)
     assert reports[0].status == pages_pb2.SYNC_STATUS_UNCHANGED and reports[0].embedded_chunks == 0
     assert reports[1].status == pages_pb2.SYNC_STATUS_COMPLETED and reports[1].updated == 3
+
+
+async def test_a_source_with_no_index_fails_the_sync_and_creates_nothing(
+    client: AsyncQuireClient, small_site: tuple[SiteServer, Path]
+) -> None:
+    server, _ = small_site
+    with pytest.raises(qe.SyncFailed):
+        await run_sync(client, "missing-index", f"{server.url}/nope/llms.txt")
+    with pytest.raises(qe.NotFound):
+        await client.list_pages(namespace="missing-index")

@@ -279,7 +279,7 @@ func (x *GateResult) GetDocuments() uint32 {
 
 type GateProgress struct {
 	state protoimpl.MessageState `protogen:"open.v1"`
-	// "ingesting", "indexing", "querying", "done".
+	// "uploading", "indexing", "querying", "done".
 	Stage         string `protobuf:"bytes,1,opt,name=stage,proto3" json:"stage,omitempty"`
 	Done          uint32 `protobuf:"varint,2,opt,name=done,proto3" json:"done,omitempty"`
 	Total         uint32 `protobuf:"varint,3,opt,name=total,proto3" json:"total,omitempty"`

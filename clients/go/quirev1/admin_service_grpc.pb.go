@@ -47,7 +47,7 @@ type AdminServiceClient interface {
 	SetNamespaceSearchConfig(ctx context.Context, in *SetNamespaceSearchConfigRequest, opts ...grpc.CallOption) (*SetNamespaceSearchConfigResponse, error)
 	// Builds generation g+1 of a collection's index beside g, then flips atomically.
 	RebuildIndex(ctx context.Context, in *RebuildIndexRequest, opts ...grpc.CallOption) (*RebuildIndexResponse, error)
-	// Serves the previous READY/RETIRED generation again.
+	// Serves the newest retired generation again (the current one is retired in its place).
 	RollbackIndex(ctx context.Context, in *RollbackIndexRequest, opts ...grpc.CallOption) (*RollbackIndexResponse, error)
 	// Runs the FTS baseline gate on a judged data set on the server; streams progress, then the
 	// result.
@@ -204,7 +204,7 @@ type AdminServiceServer interface {
 	SetNamespaceSearchConfig(context.Context, *SetNamespaceSearchConfigRequest) (*SetNamespaceSearchConfigResponse, error)
 	// Builds generation g+1 of a collection's index beside g, then flips atomically.
 	RebuildIndex(context.Context, *RebuildIndexRequest) (*RebuildIndexResponse, error)
-	// Serves the previous READY/RETIRED generation again.
+	// Serves the newest retired generation again (the current one is retired in its place).
 	RollbackIndex(context.Context, *RollbackIndexRequest) (*RollbackIndexResponse, error)
 	// Runs the FTS baseline gate on a judged data set on the server; streams progress, then the
 	// result.

@@ -28,7 +28,8 @@ type SyncStart struct {
 	// The site's llms.txt or sitemap.xml URL, or its root (then /llms.txt and /sitemap.xml are
 	// tried). https and globally routable hosts only, unless the server allow-lists the source.
 	Url string `protobuf:"bytes,2,opt,name=url,proto3" json:"url,omitempty"`
-	// Base for citation URLs (Page.url); defaults to the source origin.
+	// Base for citation URLs (Page.url); defaults to the site's root URL (the directory of
+	// `url`). Page paths are relative to that directory.
 	PublicUrl string `protobuf:"bytes,3,opt,name=public_url,json=publicUrl,proto3" json:"public_url,omitempty"`
 	// Server-side profile: "none", "markdown" (default), "mintlify", "fumadocs".
 	Transform string `protobuf:"bytes,4,opt,name=transform,proto3" json:"transform,omitempty"`

@@ -86,11 +86,11 @@ async def start(
     notifications.start()
     state.extras["notifications"] = notifications
     server = aio.server(
-        interceptors=[QuireInterceptor(state.verifier)],
+        interceptors=[QuireInterceptor(state.verifier, settings.org_concurrency)],
         options=[
             ("grpc.max_receive_message_length", settings.max_message_bytes),
             ("grpc.max_send_message_length", settings.max_message_bytes),
-            ("grpc.so_reuseport", 0),
+            ("grpc.so_reuseport", 1 if settings.reuse_port else 0),
             ("grpc.keepalive_permit_without_calls", 1),
         ],
     )

@@ -22,6 +22,8 @@ def _settings(args: argparse.Namespace) -> Settings:
     settings = Settings.from_env()
     if getattr(args, "address", None):
         settings.address = args.address
+    if getattr(args, "reuse_port", False):
+        settings.reuse_port = True
     if getattr(args, "allow_source", None):
         settings.allow_sources.extend(args.allow_source)
     return settings
@@ -225,6 +227,11 @@ def build_parser() -> argparse.ArgumentParser:
     sub = parser.add_subparsers(dest="command", required=True, metavar="COMMAND")
 
     def server_flags(p: argparse.ArgumentParser) -> None:
+        p.add_argument(
+            "--reuse-port",
+            action="store_true",
+            help="set SO_REUSEPORT so one process per core can share the port",
+        )
         p.add_argument(
             "--address", help=f"listen address (default {DEFAULT_ADDRESS}, or $QUIRE_ADDRESS)"
         )

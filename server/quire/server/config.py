@@ -25,6 +25,10 @@ class Settings:
     pool_min: int = 2
     pool_max: int = 20
     grace_seconds: float = 10.0
+    # SO_REUSEPORT, so several server processes on one host share the port (one per core).
+    reuse_port: bool = False
+    # Calls one organisation may have in flight in this process (RESOURCE_EXHAUSTED above).
+    org_concurrency: int = 256
     # Page sources allowed despite the https/global-address rule (e.g. loopback in tests).
     allow_sources: list[str] = field(default_factory=list)
     # How long a sync with validate_discovery waits for the client's decision.
@@ -41,6 +45,8 @@ class Settings:
             max_message_bytes=_env_int("QUIRE_MAX_MESSAGE_BYTES", MAX_MESSAGE_BYTES),
             max_upload_bytes=_env_int("QUIRE_MAX_UPLOAD_BYTES", 64 * 1024 * 1024),
             pool_max=_env_int("QUIRE_POOL_MAX", 20),
+            reuse_port=os.environ.get("QUIRE_REUSE_PORT", "") in ("1", "true", "yes"),
+            org_concurrency=_env_int("QUIRE_ORG_CONCURRENCY", 256),
             allow_sources=[s for s in allow.split(",") if s],
             retrieval_mode=os.environ.get("QUIRE_RETRIEVAL_MODE", "LEGACY_FTS"),
         )

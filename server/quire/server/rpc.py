@@ -11,6 +11,7 @@ from __future__ import annotations
 import asyncio
 import contextvars
 import time
+import uuid
 from collections.abc import AsyncIterator, Awaitable, Callable
 from typing import Any
 
@@ -19,8 +20,9 @@ from grpc import aio
 
 from quire.server import telemetry
 from quire.server.auth import KeyVerifier, Principal, Scope, bearer_token
-from quire.server.errors import status_for
+from quire.server.errors import QuireError, status_for
 from quire.server.storage.database import request_deadline
+from quire.v1 import errors_pb2
 
 current_principal: contextvars.ContextVar[Principal] = contextvars.ContextVar("current_principal")
 
@@ -37,18 +39,50 @@ def principal() -> Principal:
     return current_principal.get()
 
 
+class OrgLimiter:
+    """Bounds the calls one organisation has in flight in this process, so one tenant's burst
+    cannot take every pool connection from the others."""
+
+    def __init__(self, limit: int) -> None:
+        self.limit = limit
+        self.in_flight: dict[uuid.UUID, int] = {}
+
+    def enter(self, org_id: uuid.UUID) -> None:
+        count = self.in_flight.get(org_id, 0)
+        if count >= self.limit:
+            raise QuireError(
+                errors_pb2.ERROR_CODE_RESOURCE_EXHAUSTED,
+                f"Too many concurrent calls for this organisation (limit {self.limit})",
+                retry_after_s=1,
+            )
+        self.in_flight[org_id] = count + 1
+
+    def leave(self, org_id: uuid.UUID) -> None:
+        count = self.in_flight.get(org_id, 1) - 1
+        if count <= 0:
+            self.in_flight.pop(org_id, None)
+        else:
+            self.in_flight[org_id] = count
+
+
 class _Call:
     """Per-call preamble and error mapping shared by the four handler shapes."""
 
-    def __init__(self, verifier: KeyVerifier, method: str, scope: Scope) -> None:
+    def __init__(
+        self, verifier: KeyVerifier, limiter: OrgLimiter, method: str, scope: Scope
+    ) -> None:
         self.verifier = verifier
+        self.limiter = limiter
         self.method = method
         self.scope = scope
+        self.org_id: uuid.UUID | None = None
 
     async def enter(self, context: aio.ServicerContext[Any, Any]) -> None:
         metadata: Any = context.invocation_metadata()
         who = await self.verifier.verify(bearer_token(metadata))
         who.require(self.scope)
+        self.limiter.enter(who.org_id)
+        self.org_id = who.org_id
         current_principal.set(who)
         remaining = context.time_remaining()
         if remaining is not None:
@@ -59,6 +93,9 @@ def _wrap(handler: Any, call: _Call) -> Any:
     name = call.method
 
     def observe(started: float, code: str) -> None:
+        if call.org_id is not None:
+            call.limiter.leave(call.org_id)
+            call.org_id = None
         telemetry.rpc_duration.record(
             (time.perf_counter() - started) * 1000, {"rpc.method": name, "rpc.code": code}
         )
@@ -121,8 +158,9 @@ def _wrap(handler: Any, call: _Call) -> Any:
 
 
 class QuireInterceptor(aio.ServerInterceptor):  # type: ignore[type-arg]
-    def __init__(self, verifier: KeyVerifier) -> None:
+    def __init__(self, verifier: KeyVerifier, org_concurrency: int = 256) -> None:
         self._verifier = verifier
+        self._limiter = OrgLimiter(org_concurrency)
 
     async def intercept_service(
         self,
@@ -134,4 +172,4 @@ class QuireInterceptor(aio.ServerInterceptor):  # type: ignore[type-arg]
         scope = REQUIRED_SCOPE.get(method)
         if handler is None or scope is None:
             return handler
-        return _wrap(handler, _Call(self._verifier, method, scope))
+        return _wrap(handler, _Call(self._verifier, self._limiter, method, scope))

@@ -141,7 +141,7 @@ class GateProgress(_message.Message):
     DONE_FIELD_NUMBER: _builtins.int
     TOTAL_FIELD_NUMBER: _builtins.int
     stage: _builtins.str
-    """"ingesting", "indexing", "querying", "done"."""
+    """"uploading", "indexing", "querying", "done"."""
     done: _builtins.int
     total: _builtins.int
     def __init__(

@@ -131,7 +131,7 @@ class AdminServiceServicer:
         raise NotImplementedError('Method not implemented!')
 
     def RollbackIndex(self, request, context):
-        """Serves the previous READY/RETIRED generation again.
+        """Serves the newest retired generation again (the current one is retired in its place).
         """
         context.set_code(grpc.StatusCode.UNIMPLEMENTED)
         context.set_details('Method not implemented!')

@@ -43,7 +43,7 @@ class AdminServiceStub:
     RebuildIndex: _grpc.UnaryUnaryMultiCallable[_admin_service_pb2.RebuildIndexRequest, _admin_service_pb2.RebuildIndexResponse]
     """Builds generation g+1 of a collection's index beside g, then flips atomically."""
     RollbackIndex: _grpc.UnaryUnaryMultiCallable[_admin_service_pb2.RollbackIndexRequest, _admin_service_pb2.RollbackIndexResponse]
-    """Serves the previous READY/RETIRED generation again."""
+    """Serves the newest retired generation again (the current one is retired in its place)."""
     RunGate: _grpc.UnaryStreamMultiCallable[_admin_service_pb2.RunGateRequest, _admin_service_pb2.RunGateResponse]
     """Runs the FTS baseline gate on a judged data set on the server; streams progress, then the
     result.
@@ -72,7 +72,7 @@ class AdminServiceAsyncStub(AdminServiceStub):
     RebuildIndex: _aio.UnaryUnaryMultiCallable[_admin_service_pb2.RebuildIndexRequest, _admin_service_pb2.RebuildIndexResponse]  # type: ignore[assignment]
     """Builds generation g+1 of a collection's index beside g, then flips atomically."""
     RollbackIndex: _aio.UnaryUnaryMultiCallable[_admin_service_pb2.RollbackIndexRequest, _admin_service_pb2.RollbackIndexResponse]  # type: ignore[assignment]
-    """Serves the previous READY/RETIRED generation again."""
+    """Serves the newest retired generation again (the current one is retired in its place)."""
     RunGate: _aio.UnaryStreamMultiCallable[_admin_service_pb2.RunGateRequest, _admin_service_pb2.RunGateResponse]  # type: ignore[assignment]
     """Runs the FTS baseline gate on a judged data set on the server; streams progress, then the
     result.
@@ -134,7 +134,7 @@ class AdminServiceServicer(metaclass=_abc_1.ABCMeta):
         request: _admin_service_pb2.RollbackIndexRequest,
         context: _ServicerContext,
     ) -> _typing.Union[_admin_service_pb2.RollbackIndexResponse, _abc.Awaitable[_admin_service_pb2.RollbackIndexResponse]]:
-        """Serves the previous READY/RETIRED generation again."""
+        """Serves the newest retired generation again (the current one is retired in its place)."""
 
     @_abc_1.abstractmethod
     def RunGate(

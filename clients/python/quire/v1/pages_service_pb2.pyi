@@ -39,7 +39,9 @@ class SyncStart(_message.Message):
     tried). https and globally routable hosts only, unless the server allow-lists the source.
     """
     public_url: _builtins.str
-    """Base for citation URLs (Page.url); defaults to the source origin."""
+    """Base for citation URLs (Page.url); defaults to the site's root URL (the directory of
+    `url`). Page paths are relative to that directory.
+    """
     transform: _builtins.str
     """Server-side profile: "none", "markdown" (default), "mintlify", "fumadocs"."""
     index_version: _builtins.str

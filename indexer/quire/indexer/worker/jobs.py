@@ -51,6 +51,7 @@ WHERE state = 'running' AND locked_at < now() - make_interval(secs => $1)
 RETURNING job_id
 """
 DEPTH = "SELECT count(*) FROM jobs WHERE state = 'queued'"
+RENEW = "UPDATE jobs SET locked_at = now() WHERE locked_by = $1 AND state = 'running'"
 
 
 @dataclass(frozen=True)
@@ -105,6 +106,11 @@ async def retry_or_fail(conn: asyncpg.Connection, job: Job, error: str) -> bool:
 
 async def recover_expired(conn: asyncpg.Connection, lease_s: float = LEASE_SECONDS) -> int:
     return len(await conn.fetch(RECOVER, lease_s))
+
+
+async def renew_leases(conn: asyncpg.Connection, worker_id: str) -> None:
+    """Keeps this worker's running jobs (e.g. a long generation build) from being re-queued."""
+    await conn.execute(RENEW, worker_id)
 
 
 async def queue_depth(conn: asyncpg.Connection) -> int:

@@ -42,6 +42,7 @@ BUILD = "build_generation"
 CLAIM_BATCH = 16
 EMBED_BATCH = 64
 IDLE_POLL_S = 2.0
+EXPIRE_CACHE = "DELETE FROM search_cache WHERE expires_at < now()"
 # On stop, how long documents already in the pipeline get to finish (jobs left unfinished are
 # re-queued when their lease expires).
 DRAIN_SECONDS = 30.0
@@ -248,7 +249,9 @@ class Worker:
         await finished.wait()
         async with self.pool.acquire() as conn:
             if failures:
-                await jobs.retry_or_fail(conn, job, f"{failures} document(s) failed to index")
+                error = f"{failures} document(s) failed to index"
+                if not await jobs.retry_or_fail(conn, job, error):
+                    await generations.fail(conn, job.org_id, collection_id, generation, error)
                 return
             await generations.flip(conn, job.org_id, collection_id, generation)
             await jobs.finish(conn, job)
@@ -337,7 +340,9 @@ class Worker:
             if time.monotonic() - last_recovery > 30:
                 last_recovery = time.monotonic()
                 async with self.pool.acquire() as conn:
+                    await jobs.renew_leases(conn, self.worker_id)
                     await jobs.recover_expired(conn)
+                    await conn.execute(EXPIRE_CACHE)
             job = await self._claim()
             if job is None:
                 if until_idle and self._in_flight == 0 and not builds:

@@ -136,6 +136,77 @@ async def ingest(
     return time.perf_counter() - started
 
 
+@dataclass(frozen=True)
+class ScratchIndex:
+    """A data set indexed into its own organisation (purge it when done)."""
+
+    org_id: uuid.UUID
+    collection_id: uuid.UUID
+    scope: list[ScopedCollection]
+    corpus_id: dict[str, str]  # Quire document id → data set document id
+    ingest_seconds: float
+
+
+async def build_index(
+    pool: asyncpg.Pool, embeddings: EmbeddingService, dataset: Dataset, progress: Progress = _noop
+) -> ScratchIndex:
+    org_id = uuid.uuid4()
+    collection_id = uuid.uuid4()
+    async with pool.acquire() as conn:
+        await conn.execute(CREATE_ORG, org_id, f"gate-scratch-{org_id.hex[:12]}")
+        await conn.execute(CREATE_COLLECTION, org_id, collection_id, dataset.name)
+    try:
+        ingest_s = await ingest(pool, embeddings, dataset, org_id, collection_id, progress)
+        async with pool.acquire() as conn:
+            revision, generation = await conn.fetchrow(SERVING, org_id, collection_id)
+            names = {r["document_id"]: r["file_name"] for r in await conn.fetch(FILE_NAMES, org_id)}
+    except BaseException:
+        async with pool.acquire() as conn:
+            await purge_organisation(conn, org_id)
+        raise
+    return ScratchIndex(
+        org_id=org_id,
+        collection_id=collection_id,
+        scope=[ScopedCollection(collection_id, revision, generation)],
+        corpus_id={str(k): v.removesuffix(".txt") for k, v in names.items()},
+        ingest_seconds=ingest_s,
+    )
+
+
+async def rank_queries(
+    pool: asyncpg.Pool,
+    embeddings: EmbeddingService,
+    index: ScratchIndex,
+    dataset: Dataset,
+    tuning: search.HybridTuning = search.DEFAULT_TUNING,
+    progress: Progress = _noop,
+) -> dict[str, dict[str, list[str]]]:
+    """Every query through the real LEGACY_FTS and HYBRID code, plus vector only."""
+    rankings: dict[str, dict[str, list[str]]] = {"legacy": {}, "hybrid": {}, "vector": {}}
+    total = len(dataset.queries)
+    ids = index.corpus_id
+    for n, (query_id, text) in enumerate(dataset.queries.items(), start=1):
+        vector = (await embeddings.embed_queries([text]))[0]
+        async with (
+            pool.acquire() as conn,
+            conn.transaction(isolation="repeatable_read", readonly=True),
+        ):
+            await apply_settings(conn, tuning.settings())
+            legacy = await search.legacy(conn, index.org_id, [index.collection_id], text, DEPTH)
+            hybrid = await search.hybrid(
+                conn, index.org_id, index.scope, text, vector, DEPTH, tuning
+            )
+            vector_ids = await search.vector_only(
+                conn, index.org_id, index.scope, vector, DEPTH, tuning
+            )
+        rankings["legacy"][query_id] = [ids[h.document_id] for h in legacy]
+        rankings["hybrid"][query_id] = [ids[h.document_id] for h in hybrid]
+        rankings["vector"][query_id] = [ids[str(d)] for d in vector_ids]
+        if n % 25 == 0 or n == total:
+            await progress("querying", n, total)
+    return rankings
+
+
 async def run_gate(
     pool: asyncpg.Pool,
     embeddings: EmbeddingService,
@@ -147,56 +218,16 @@ async def run_gate(
     progress: Progress = _noop,
     keep_rankings: bool = False,
 ) -> GateRun:
-    org_id = uuid.uuid4()
-    collection_id = uuid.uuid4()
-    async with pool.acquire() as conn:
-        await conn.execute(CREATE_ORG, org_id, f"gate-scratch-{org_id.hex[:12]}")
-        await conn.execute(CREATE_COLLECTION, org_id, collection_id, dataset.name)
+    index = await build_index(pool, embeddings, dataset, progress)
     try:
-        ingest_s = await ingest(pool, embeddings, dataset, org_id, collection_id, progress)
-        async with pool.acquire() as conn:
-            revision, generation = await conn.fetchrow(SERVING, org_id, collection_id)
-            names = {r["document_id"]: r["file_name"] for r in await conn.fetch(FILE_NAMES, org_id)}
-        corpus_id = {str(k): v.removesuffix(".txt") for k, v in names.items()}
-        scope = [ScopedCollection(collection_id, revision, generation)]
-        rankings: dict[str, dict[str, list[str]]] = {"legacy": {}, "hybrid": {}, "vector": {}}
         started = time.perf_counter()
-        total = len(dataset.queries)
-        for n, (query_id, text) in enumerate(dataset.queries.items(), start=1):
-            vector = (await embeddings.embed_queries([text]))[0]
-            async with (
-                pool.acquire() as conn,
-                conn.transaction(isolation="repeatable_read", readonly=True),
-            ):
-                await apply_settings(conn, tuning.settings())
-                legacy = await search.legacy(conn, org_id, [collection_id], text, DEPTH)
-                hybrid = await search.hybrid(conn, org_id, scope, text, vector, DEPTH, tuning)
-                vector_ids = await search.vector_only(conn, org_id, scope, vector, DEPTH, tuning)
-            rankings["legacy"][query_id] = [corpus_id[h.document_id] for h in legacy]
-            rankings["hybrid"][query_id] = [corpus_id[h.document_id] for h in hybrid]
-            rankings["vector"][query_id] = [corpus_id[str(d)] for d in vector_ids]
-            if n % 25 == 0 or n == total:
-                await progress("querying", n, total)
+        rankings = await rank_queries(pool, embeddings, index, dataset, tuning, progress)
         query_s = time.perf_counter() - started
     finally:
         async with pool.acquire() as conn:
-            await purge_organisation(conn, org_id)
+            await purge_organisation(conn, index.org_id)
     scores = {mode: evaluate(r, dataset.qrels) for mode, r in rankings.items()}
-    result = admin_pb2.GateResult(
-        schema_version=1,
-        fingerprint=fingerprint,
-        dataset=dataset.name,
-        split=dataset.split,
-        metrics=[
-            _metrics(knowledge_pb2.RETRIEVAL_MODE_LEGACY_FTS, "legacy_fts", scores["legacy"]),
-            _metrics(knowledge_pb2.RETRIEVAL_MODE_HYBRID, "hybrid", scores["hybrid"]),
-            _metrics(knowledge_pb2.RETRIEVAL_MODE_UNSPECIFIED, "vector_only", scores["vector"]),
-        ],
-        passed=passed(scores["legacy"], scores["hybrid"]),
-        queries=len(dataset.queries),
-        documents=len(dataset.corpus),
-    )
-    result.measured_at.GetCurrentTime()
+    result = gate_result(fingerprint, dataset, scores)
     if recorded_by is not None:
         async with pool.acquire() as conn:
             await conn.execute(
@@ -213,10 +244,33 @@ async def run_gate(
         result=result,
         scores=scores,
         rankings=rankings if keep_rankings else {},
-        ingest_seconds=ingest_s,
+        ingest_seconds=index.ingest_seconds,
         query_seconds=query_s,
-        documents_per_second=len(dataset.corpus) / ingest_s if ingest_s else 0.0,
+        documents_per_second=len(dataset.corpus) / index.ingest_seconds
+        if index.ingest_seconds
+        else 0.0,
     )
+
+
+def gate_result(
+    fingerprint: str, dataset: Dataset, scores: dict[str, Scores]
+) -> admin_pb2.GateResult:
+    result = admin_pb2.GateResult(
+        schema_version=1,
+        fingerprint=fingerprint,
+        dataset=dataset.name,
+        split=dataset.split,
+        metrics=[
+            _metrics(knowledge_pb2.RETRIEVAL_MODE_LEGACY_FTS, "legacy_fts", scores["legacy"]),
+            _metrics(knowledge_pb2.RETRIEVAL_MODE_HYBRID, "hybrid", scores["hybrid"]),
+            _metrics(knowledge_pb2.RETRIEVAL_MODE_UNSPECIFIED, "vector_only", scores["vector"]),
+        ],
+        passed=passed(scores["legacy"], scores["hybrid"]),
+        queries=len(dataset.queries),
+        documents=len(dataset.corpus),
+    )
+    result.measured_at.GetCurrentTime()
+    return result
 
 
 def _metrics(mode: int, label: str, scores: Scores) -> admin_pb2.ModeMetrics:

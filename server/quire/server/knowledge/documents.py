@@ -236,7 +236,9 @@ async def read_slice(
     offset: int,
     max_chars: int,
 ) -> knowledge_pb2.DocumentSlice:
-    row = await conn.fetchrow(SLICE, org_id, document_id, collection_ids, offset, max_chars)
+    # `$4::int + 1` in SQL: clamp so the largest accepted offset (2**31 - 1) cannot overflow.
+    sql_offset = min(offset, 2**31 - 2)
+    row = await conn.fetchrow(SLICE, org_id, document_id, collection_ids, sql_offset, max_chars)
     if row is None:
         raise DOCUMENT_NOT_FOUND
     total = row["total"]

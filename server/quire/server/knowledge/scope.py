@@ -47,7 +47,7 @@ async def resolve(
     if len(collection_ids) > MAX_COLLECTIONS:
         raise invalid("collection_ids", f"at most {MAX_COLLECTIONS}")
     if agent_id:
-        if len(agent_id) > 128:
+        if len(agent_id) > 128 or "\x00" in agent_id:  # cannot exist; PostgreSQL rejects NUL
             raise AGENT_NOT_FOUND
         attached = await conn.fetchval(AGENT_ATTACHMENTS, org_id, agent_id)
         if attached is None:

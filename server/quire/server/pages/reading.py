@@ -88,7 +88,8 @@ async def read_page(
     offset: int,
     max_chars: int,
 ) -> pages_pb2.PageRead:
-    row = await conn.fetchrow(READ, org_id, namespace, path, offset, max_chars)
+    # `$4::int + 1` in SQL: clamp so the largest accepted offset (2**31 - 1) cannot overflow.
+    row = await conn.fetchrow(READ, org_id, namespace, path, min(offset, 2**31 - 2), max_chars)
     if row is None:
         if await conn.fetchval(NAMESPACE_VERSION, org_id, namespace) is None:
             raise NAMESPACE_NOT_FOUND

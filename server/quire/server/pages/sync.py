@@ -193,6 +193,13 @@ class PageSync:
             except ValueError as exc:  # rejected or unsupported source
                 raise invalid("start.url", str(exc)) from None
             pages = _relative_to_site(found.pages, req.url)
+            if not pages and found.errors:
+                # Nothing to compare against: the source is down or not a docs site. Fail the
+                # call and leave the namespace exactly as it was.
+                raise QuireError(
+                    errors_pb2.ERROR_CODE_SYNC_FAILED,
+                    f"Discovery found no pages: {found.errors[0]}",
+                )
             t.discovered = len(pages)
             for message in found.errors:
                 t.error(f"discovery: {message}")

@@ -44,9 +44,11 @@ LOCK_COLLECTION = """
 SELECT serving_generation FROM collections
 WHERE org_id = $1 AND collection_id = $2 AND deleted_at IS NULL FOR UPDATE
 """
+# The rollback target is the newest retired generation: the only retired one that document
+# changes keep current (generations.LIVE_GENERATIONS). Rolling back twice swaps back.
 PREVIOUS_GENERATION = f"""
 SELECT max(generation) FROM index_generations
-WHERE org_id = $1 AND collection_id = $2 AND generation < $3
+WHERE org_id = $1 AND collection_id = $2 AND generation <> $3
   AND state = {generations.RETIRED}
 """
 ROLL_BACK = f"""
@@ -173,6 +175,8 @@ class AdminService(admin_service_pb2_grpc.AdminServiceServicer):
         context: aio.ServicerContext[Any, Any],
     ) -> admin_service_pb2.RevokeApiKeyResponse:
         who = principal()
+        if len(request.key_id) > 64 or "\x00" in request.key_id:  # cannot exist
+            raise QuireError(errors_pb2.ERROR_CODE_NOT_FOUND, "API key not found")
         async with transaction(self.state.pool) as conn:
             if not await auth.revoke_key(conn, who.org_id, request.key_id):
                 raise QuireError(errors_pb2.ERROR_CODE_NOT_FOUND, "API key not found")

@@ -317,8 +317,10 @@ class KnowledgeService(knowledge_service_pb2_grpc.KnowledgeServiceServicer):
         request: knowledge_service_pb2.GetAgentRequest,
         context: aio.ServicerContext[Any, Any],
     ) -> knowledge_service_pb2.GetAgentResponse:
+        if len(request.agent_id) > 128 or "\x00" in request.agent_id:
+            raise scope.AGENT_NOT_FOUND  # cannot exist; PostgreSQL rejects NUL in text
         async with transaction(self.state.pool, readonly=True) as conn:
-            row = await conn.fetchrow(GET_AGENT, principal().org_id, request.agent_id[:200])
+            row = await conn.fetchrow(GET_AGENT, principal().org_id, request.agent_id)
         if row is None:
             raise scope.AGENT_NOT_FOUND
         return knowledge_service_pb2.GetAgentResponse(agent=agent_message(row))

@@ -93,7 +93,7 @@ class PagesService(pages_service_pb2_grpc.PagesServiceServicer):
         index_version = clean_text("start.index_version", start.index_version or "1", max_chars=64)
         if start.public_url:
             clean_text("start.public_url", start.public_url, max_chars=2048)
-        # Built per sync so an operator's allow-list change applies without a restart.
+        # Built per sync from the live settings (tests extend the allow-list at run time).
         policy = SourcePolicy(allow_origins=list(self.state.settings.allow_sources))
         try:
             await policy.check_url(start.url)

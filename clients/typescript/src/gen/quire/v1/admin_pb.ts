@@ -129,7 +129,7 @@ export const GateResultSchema: GenMessage<GateResult> = /*@__PURE__*/
  */
 export type GateProgress = Message<"quire.v1.GateProgress"> & {
   /**
-   * "ingesting", "indexing", "querying", "done".
+   * "uploading", "indexing", "querying", "done".
    *
    * @generated from field: string stage = 1;
    */

@@ -518,7 +518,7 @@ export const AdminService: GenService<{
     output: typeof RebuildIndexResponseSchema;
   },
   /**
-   * Serves the previous READY/RETIRED generation again.
+   * Serves the newest retired generation again (the current one is retired in its place).
    *
    * @generated from rpc quire.v1.AdminService.RollbackIndex
    */

@@ -36,7 +36,8 @@ export type SyncStart = Message<"quire.v1.SyncStart"> & {
   url: string;
 
   /**
-   * Base for citation URLs (Page.url); defaults to the source origin.
+   * Base for citation URLs (Page.url); defaults to the site's root URL (the directory of
+   * `url`). Page paths are relative to that directory.
    *
    * @generated from field: string public_url = 3;
    */
