@@ -28,7 +28,10 @@ def parse_variant(text: str) -> tuple[str, dict[str, Any]]:
     fields: dict[str, Any] = {}
     for part in filter(None, body.split(",")):
         key, _, value = part.partition("=")
-        fields[key] = float(value) if "." in value else int(value)
+        if value.replace(".", "", 1).isdigit():
+            fields[key] = float(value) if "." in value else int(value)
+        else:
+            fields[key] = value
     return name, fields
 
 
@@ -107,23 +110,32 @@ async def main(args: argparse.Namespace) -> dict[str, Any]:
     try:
         index = await runner.build_index(pool, embeddings, data, progress)
         try:
+            started = time.perf_counter()
+            gathered = await runner.gather_queries(
+                pool, embeddings, index, data, search.DEFAULT_TUNING, progress
+            )
+            elapsed = time.perf_counter() - started
+            base = {
+                "legacy": {q: g.legacy for q, g in gathered.items()},
+                "vector": {q: g.vector for q, g in gathered.items()},
+                "lexical_arm": {
+                    q: [index.corpus_id[str(d)] for d in dict.fromkeys(d for d, _ in g.arms.fts)]
+                    for q, g in gathered.items()
+                },
+            }
             variants = [("serving", {})] + [parse_variant(v) for v in args.variant]
             for name, fields in variants:
                 tuning = replace(search.DEFAULT_TUNING, **fields)
-                started = time.perf_counter()
-                rankings = await runner.rank_queries(pool, embeddings, index, data, tuning)
-                elapsed = time.perf_counter() - started
-                scores = {m: evaluate(r, data.qrels).as_dict() for m, r in rankings.items()}
-                if name != "serving":
-                    scores = {"hybrid": scores["hybrid"]}
-                rows.append(
-                    {
-                        "variant": name,
-                        "tuning": asdict(tuning),
-                        "metrics": scores,
-                        "query_seconds": round(elapsed, 1),
+                hybrid = runner.fused_rankings(gathered, index, tuning)
+                scores = {"hybrid": evaluate(hybrid, data.qrels).as_dict()}
+                if name == "serving":
+                    scores = {
+                        "legacy_fts": evaluate(base["legacy"], data.qrels).as_dict(),
+                        **scores,
+                        "vector_only": evaluate(base["vector"], data.qrels).as_dict(),
+                        "lexical_arm_only": evaluate(base["lexical_arm"], data.qrels).as_dict(),
                     }
-                )
+                rows.append({"variant": name, "tuning": asdict(tuning), "metrics": scores})
                 print(json.dumps(rows[-1]), file=sys.stderr, flush=True)
         finally:
             async with pool.acquire() as conn:
@@ -140,6 +152,8 @@ async def main(args: argparse.Namespace) -> dict[str, Any]:
         "queries": len(data.queries),
         "ingest_seconds": round(index.ingest_seconds, 1),
         "ingest_documents_per_second": round(len(data.corpus) / index.ingest_seconds, 1),
+        "query_seconds": round(elapsed, 1),
+        "seconds_per_query": round(elapsed / max(1, len(data.queries)), 3),
         "embedder": embeddings.fingerprint,
         "rows": rows,
     }

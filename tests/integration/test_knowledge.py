@@ -5,6 +5,7 @@ modes and the kill switch, reads, the cache and cross-organisation isolation."""
 from __future__ import annotations
 
 import asyncio
+import uuid
 from collections.abc import AsyncIterator
 
 import pytest
@@ -425,3 +426,44 @@ async def test_rebuild_flips_generations_and_rollback_swaps_back(
     other = await client.create_collection(name="never-indexed")
     with pytest.raises(qe.NotFound):
         await client.rollback_index(collection_id=other.collection_id)
+
+
+async def test_bm25_arm_uses_generation_statistics(
+    client: AsyncQuireClient, harness: Harness, keys: Keys
+) -> None:
+    """The lexical arm ranks by BM25 once the generation has term statistics; common words
+    barely count and a rare word decides."""
+    import numpy as np
+
+    from quire.server.knowledge import search
+    from quire.server.knowledge.scope import ScopedCollection
+
+    collection = await client.create_collection(name="bm25")
+    cid = collection.collection_id
+    texts = {
+        "common-1.txt": b"the report of the team in the year",
+        "common-2.txt": b"the plan of the team for the year",
+        "rare.txt": b"the axolotl regenerates limbs",
+    }
+    ids = {}
+    for name, data in texts.items():
+        ids[name] = (
+            await client.upload_document(collection_id=cid, file_name=name, data=data)
+        ).document_id
+    for document_id in ids.values():
+        await wait_terminal(client, document_id)
+    await wait_indexed(client, cid)
+    status = await client.get_index_status(collection_id=cid)
+    scope = [ScopedCollection(uuid.UUID(cid), 0, status.serving_generation)]
+    async with harness.pool.acquire() as conn:
+        for _ in range(100):  # the flip refreshes statistics right after the build
+            if await conn.fetchval(
+                search.HAS_STATS, keys.org_id, [uuid.UUID(cid)], [status.serving_generation]
+            ):
+                break
+            await asyncio.sleep(0.1)
+        arms = await search.gather_arms(
+            conn, keys.org_id, scope, "the team axolotl", np.zeros(384, dtype=np.float32)
+        )
+    ranked = list(dict.fromkeys(str(d) for d, _ in arms.fts))
+    assert ranked[0] == ids["rare.txt"], ranked

@@ -14,6 +14,8 @@ from typing import Protocol
 import numpy as np
 import numpy.typing as npt
 
+from quire.server import telemetry
+
 Vectors = npt.NDArray[np.float32]
 
 
@@ -38,10 +40,15 @@ class EmbeddingService:
 
     async def embed_queries(self, texts: list[str]) -> Vectors:
         loop = asyncio.get_running_loop()
-        if len(texts) == 1:  # the unpadded single-text path is the fastest
-            one = await loop.run_in_executor(self._query_pool, self.embedder.embed_query, texts[0])
-            return one.reshape(1, -1)
-        return await loop.run_in_executor(self._query_pool, self.embedder.embed, texts)
+        with telemetry.tracer.start_as_current_span(
+            "embed.query", attributes={"texts": len(texts)}
+        ):
+            if len(texts) == 1:  # the unpadded single-text path is the fastest
+                one = await loop.run_in_executor(
+                    self._query_pool, self.embedder.embed_query, texts[0]
+                )
+                return one.reshape(1, -1)
+            return await loop.run_in_executor(self._query_pool, self.embedder.embed, texts)
 
     async def embed_bulk(self, texts: list[str]) -> Vectors:
         loop = asyncio.get_running_loop()

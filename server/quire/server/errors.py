@@ -99,7 +99,24 @@ _UNAVAILABLE_ERRORS: tuple[type[BaseException], ...] = (
     asyncpg.exceptions.AdminShutdownError,
     asyncpg.exceptions.CrashShutdownError,
     asyncpg.exceptions.TooManyConnectionsError,
+    # The client-side protocol state of a connection broken mid-operation (e.g. "cannot
+    # switch to state 15; another operation is in progress" after a server shutdown).
+    asyncpg.exceptions.InternalClientError,
 )
+
+
+def _caused_by_lost_database(exc: BaseException) -> bool:
+    """A follow-on failure of a lost connection, e.g. asyncpg's InternalClientError ("cannot
+    switch to state ...") from a transaction's rollback after the server shut down mid-query:
+    the exception chain names the real cause."""
+    seen = 0
+    cause = exc.__cause__ or exc.__context__
+    while cause is not None and seen < 8:
+        if isinstance(cause, _UNAVAILABLE_ERRORS):
+            return True
+        cause = cause.__cause__ or cause.__context__
+        seen += 1
+    return False
 
 
 def to_quire_error(exc: BaseException) -> QuireError:
@@ -108,7 +125,7 @@ def to_quire_error(exc: BaseException) -> QuireError:
         return exc
     if isinstance(exc, asyncpg.exceptions.QueryCanceledError | TimeoutError | asyncio.TimeoutError):
         return QuireError(errors_pb2.ERROR_CODE_DEADLINE_EXCEEDED, "Deadline exceeded")
-    if isinstance(exc, _UNAVAILABLE_ERRORS):
+    if isinstance(exc, _UNAVAILABLE_ERRORS) or _caused_by_lost_database(exc):
         return QuireError(
             errors_pb2.ERROR_CODE_UNAVAILABLE,
             "The database is unavailable; retry with backoff",

@@ -32,7 +32,7 @@ from quire.indexer.extraction import (
     ExtractionPool,
     resolve_type,
 )
-from quire.indexer.worker import documents, generations, jobs
+from quire.indexer.worker import documents, generations, jobs, lexical_stats
 from quire.v1 import knowledge_pb2
 
 log = logging.getLogger(__name__)
@@ -254,6 +254,7 @@ class Worker:
                     await generations.fail(conn, job.org_id, collection_id, generation, error)
                 return
             await generations.flip(conn, job.org_id, collection_id, generation)
+            await lexical_stats.refresh(conn, job.org_id, collection_id, generation)
             await jobs.finish(conn, job)
 
     async def _submit(self, item: _Item) -> None:
@@ -343,6 +344,7 @@ class Worker:
                     await jobs.renew_leases(conn, self.worker_id)
                     await jobs.recover_expired(conn)
                     await conn.execute(EXPIRE_CACHE)
+                    await lexical_stats.refresh_stale(conn)
             job = await self._claim()
             if job is None:
                 if until_idle and self._in_flight == 0 and not builds:

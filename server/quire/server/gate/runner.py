@@ -207,6 +207,59 @@ async def rank_queries(
     return rankings
 
 
+@dataclass
+class QueryArms:
+    """One query's legacy and vector-only rankings and its hybrid arms (before fusion)."""
+
+    legacy: list[str]
+    vector: list[str]
+    arms: search.Arms
+
+
+async def gather_queries(
+    pool: asyncpg.Pool,
+    embeddings: EmbeddingService,
+    index: ScratchIndex,
+    dataset: Dataset,
+    tuning: search.HybridTuning = search.DEFAULT_TUNING,
+    progress: Progress = _noop,
+) -> dict[str, QueryArms]:
+    """Runs every arm once per query so fusion variants can be scored without re-querying."""
+    out: dict[str, QueryArms] = {}
+    ids = index.corpus_id
+    total = len(dataset.queries)
+    for n, (query_id, text) in enumerate(dataset.queries.items(), start=1):
+        vector = (await embeddings.embed_queries([text]))[0]
+        async with (
+            pool.acquire() as conn,
+            conn.transaction(isolation="repeatable_read", readonly=True),
+        ):
+            await apply_settings(conn, tuning.settings())
+            legacy = await search.legacy(conn, index.org_id, [index.collection_id], text, DEPTH)
+            arms = await search.gather_arms(conn, index.org_id, index.scope, text, vector, tuning)
+            vector_ids = await search.vector_only(
+                conn, index.org_id, index.scope, vector, DEPTH, tuning
+            )
+        out[query_id] = QueryArms(
+            legacy=[ids[h.document_id] for h in legacy],
+            vector=[ids[str(d)] for d in vector_ids],
+            arms=arms,
+        )
+        if n % 50 == 0 or n == total:
+            await progress("querying", n, total)
+    return out
+
+
+def fused_rankings(
+    gathered: dict[str, QueryArms], index: ScratchIndex, tuning: search.HybridTuning
+) -> dict[str, list[str]]:
+    """HYBRID's ranking for every query under `tuning` (the same fusion the service runs)."""
+    return {
+        query_id: [index.corpus_id[str(doc)] for doc, _ in search.fuse(q.arms, tuning, DEPTH)[0]]
+        for query_id, q in gathered.items()
+    }
+
+
 async def run_gate(
     pool: asyncpg.Pool,
     embeddings: EmbeddingService,

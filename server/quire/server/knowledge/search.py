@@ -57,6 +57,60 @@ WHERE c.org_id = $1 AND c.tsv @@ q.q
 ORDER BY ts_rank_cd(c.tsv, q.q, $6) DESC, c.document_id, c.chunk_ordinal
 LIMIT $5
 """
+# BM25 over chunks with per-generation statistics (lexeme_stats, generation_stats): idf from
+# document frequency, tf from the tsvector's positions, length as distinct lexemes. Lexemes
+# in more than $6 of a generation's chunks are dropped: they barely move BM25 and would make
+# the candidate set nearly the whole collection.
+CHUNK_BM25 = """
+WITH scope AS (SELECT * FROM unnest($2::uuid[], $3::bigint[]) AS s(collection_id, generation)),
+st AS (
+    SELECT g.collection_id, g.generation, g.chunks AS n, greatest(g.avg_length, 1) AS avgdl
+    FROM generation_stats g JOIN scope USING (collection_id, generation) WHERE g.org_id = $1
+),
+qt AS (
+    SELECT DISTINCT lexeme
+    FROM unnest(tsvector_to_array(to_tsvector('simple', $4))) AS t(lexeme)
+),
+terms AS (
+    SELECT st.collection_id, st.generation, ls.lexeme,
+           ln(1 + (st.n - ls.df + 0.5) / (ls.df + 0.5)) AS idf
+    FROM st
+    JOIN lexeme_stats ls ON ls.org_id = $1 AND ls.collection_id = st.collection_id
+                        AND ls.generation = st.generation
+    JOIN qt ON qt.lexeme = ls.lexeme
+    WHERE ls.df <= st.n * $6::float8
+),
+q AS (
+    SELECT to_tsquery('simple', coalesce(string_agg(DISTINCT quote_literal(lexeme), ' | '), ''))
+           AS q
+    FROM terms
+),
+cand AS (
+    SELECT c.collection_id, c.generation, c.document_id, c.chunk_ordinal, c.tsv
+    FROM knowledge_chunks c
+    JOIN scope s ON c.collection_id = s.collection_id AND c.generation = s.generation, q
+    WHERE c.org_id = $1 AND c.tsv @@ q.q
+)
+SELECT cand.document_id, cand.chunk_ordinal,
+       sum(t.idf * cardinality(u.positions) * ($7::float8 + 1)
+           / (cardinality(u.positions)
+              + $7::float8 * (1 - $8::float8 + $8::float8 * length(cand.tsv) / st.avgdl)))
+         AS score
+FROM cand
+JOIN st ON st.collection_id = cand.collection_id AND st.generation = cand.generation
+CROSS JOIN LATERAL unnest(cand.tsv) AS u(lexeme, positions, weights)
+JOIN terms t ON t.collection_id = cand.collection_id AND t.generation = cand.generation
+            AND t.lexeme = u.lexeme
+GROUP BY cand.document_id, cand.chunk_ordinal
+ORDER BY score DESC, cand.document_id, cand.chunk_ordinal
+LIMIT $5
+"""
+HAS_STATS = """
+SELECT count(*) FROM generation_stats g
+JOIN unnest($2::uuid[], $3::bigint[]) AS s(collection_id, generation)
+  ON g.collection_id = s.collection_id AND g.generation = s.generation
+WHERE g.org_id = $1
+"""
 CHUNK_VECTOR = """
 WITH v AS MATERIALIZED (
     SELECT c.document_id, c.chunk_ordinal, c.embedding <=> $4 AS distance
@@ -106,7 +160,12 @@ class HybridTuning:
     vector_weight: float = 1.0
     file_name_weight: float = 0.5
     legacy_weight: float = 1.0
+    # "bm25" (when the generation has statistics) or "ts_rank_cd".
+    lexical: str = "bm25"
     rank_normalization: int = 1
+    bm25_k1: float = 1.2
+    bm25_b: float = 0.75
+    max_df_ratio: float = 0.5
 
     def settings(self) -> dict[str, str]:
         return {
@@ -156,6 +215,95 @@ def _documents_in_order(rows: Sequence[asyncpg.Record]) -> list[uuid.UUID]:
     return list(dict.fromkeys(r["document_id"] for r in rows))
 
 
+@dataclass
+class Arms:
+    """Each arm's candidates, best first (chunk keys are (document id, chunk ordinal))."""
+
+    fts: list[tuple[uuid.UUID, int]]
+    vector: list[tuple[uuid.UUID, int]]
+    file_name: list[uuid.UUID]
+    legacy: dict[uuid.UUID, knowledge_pb2.KnowledgeHit]  # collections without a generation
+
+
+async def gather_arms(
+    conn: asyncpg.Connection,
+    org_id: uuid.UUID,
+    scope: Sequence[ScopedCollection],
+    query: str,
+    vector: npt.NDArray[np.float32],
+    tuning: HybridTuning = DEFAULT_TUNING,
+) -> Arms:
+    """Runs every arm; needs the caller's transaction to hold `tuning.settings()`."""
+    indexed = [c for c in scope if c.serving_generation > 0]
+    unindexed = [c.collection_id for c in scope if c.serving_generation == 0]
+    ids = [c.collection_id for c in indexed]
+    gens = [c.serving_generation for c in indexed]
+    arms = Arms([], [], [], {})
+    if indexed:
+        with telemetry.tracer.start_as_current_span("search.fts"):
+            use_bm25 = tuning.lexical == "bm25" and await conn.fetchval(
+                HAS_STATS, org_id, ids, gens
+            ) == len(ids)
+            if use_bm25:
+                fts_rows = await conn.fetch(
+                    CHUNK_BM25,
+                    org_id,
+                    ids,
+                    gens,
+                    query,
+                    tuning.depth,
+                    tuning.max_df_ratio,
+                    tuning.bm25_k1,
+                    tuning.bm25_b,
+                )
+            else:
+                fts_rows = await conn.fetch(
+                    CHUNK_FTS, org_id, ids, gens, query, tuning.depth, tuning.rank_normalization
+                )
+        with telemetry.tracer.start_as_current_span("search.vector"):
+            vec_rows = await conn.fetch(CHUNK_VECTOR, org_id, ids, gens, vector, tuning.depth)
+        arms.fts = [(r["document_id"], r["chunk_ordinal"]) for r in fts_rows]
+        arms.vector = [(r["document_id"], r["chunk_ordinal"]) for r in vec_rows]
+    with telemetry.tracer.start_as_current_span("search.file_name"):
+        name_rows = await conn.fetch(
+            FILE_NAME, org_id, [c.collection_id for c in scope], query.strip(), tuning.depth
+        )
+    arms.file_name = [r["document_id"] for r in name_rows]
+    if unindexed:
+        for hit in await legacy(conn, org_id, unindexed, query, tuning.depth):
+            arms.legacy[uuid.UUID(hit.document_id)] = hit
+    return arms
+
+
+def fuse(
+    arms: Arms, tuning: HybridTuning, limit: int
+) -> tuple[list[tuple[uuid.UUID, float]], dict[uuid.UUID, int]]:
+    """Document-level RRF over the arms; also each document's best chunk (the one the chunk
+    arms, fused at chunk level, rank highest)."""
+    with telemetry.tracer.start_as_current_span("search.fusion"):
+        rankings = [
+            list(dict.fromkeys(d for d, _ in arms.fts)),
+            list(dict.fromkeys(d for d, _ in arms.vector)),
+            arms.file_name,
+            list(arms.legacy),
+        ]
+        weights = [
+            tuning.fts_weight,
+            tuning.vector_weight,
+            tuning.file_name_weight,
+            tuning.legacy_weight,
+        ]
+        fused = rrf(rankings, k=tuning.rrf_k, weights=weights)[:limit]
+        best_chunk: dict[uuid.UUID, int] = {}
+        for (doc, ordinal), _ in rrf(
+            [arms.fts, arms.vector],
+            k=tuning.rrf_k,
+            weights=[tuning.fts_weight, tuning.vector_weight],
+        ):
+            best_chunk.setdefault(doc, ordinal)
+    return fused, best_chunk
+
+
 async def hybrid(
     conn: asyncpg.Connection,
     org_id: uuid.UUID,
@@ -166,50 +314,13 @@ async def hybrid(
     tuning: HybridTuning = DEFAULT_TUNING,
 ) -> list[knowledge_pb2.KnowledgeHit]:
     """Needs the caller's transaction to hold the tuning settings (see HybridTuning.settings)."""
-    indexed = [c for c in scope if c.serving_generation > 0]
-    unindexed = [c.collection_id for c in scope if c.serving_generation == 0]
-    ids = [c.collection_id for c in indexed]
-    gens = [c.serving_generation for c in indexed]
-    rankings: list[list[uuid.UUID]] = []
-    weights: list[float] = []
-    best_chunk: dict[uuid.UUID, int] = {}
-    if indexed:
-        with telemetry.tracer.start_as_current_span("search.fts"):
-            fts_rows = await conn.fetch(
-                CHUNK_FTS, org_id, ids, gens, query, tuning.depth, tuning.rank_normalization
-            )
-        with telemetry.tracer.start_as_current_span("search.vector"):
-            vec_rows = await conn.fetch(CHUNK_VECTOR, org_id, ids, gens, vector, tuning.depth)
-        fts_docs = _documents_in_order(fts_rows)
-        vec_docs = _documents_in_order(vec_rows)
-        # The best chunk of a document is the one its strongest arm ranked first.
-        chunk_scores = rrf(
-            [
-                [(r["document_id"], r["chunk_ordinal"]) for r in fts_rows],
-                [(r["document_id"], r["chunk_ordinal"]) for r in vec_rows],
-            ],
-            k=tuning.rrf_k,
-            weights=[tuning.fts_weight, tuning.vector_weight],
-        )
-        for (doc, ordinal), _ in chunk_scores:
-            best_chunk.setdefault(doc, ordinal)
-        rankings += [fts_docs, vec_docs]
-        weights += [tuning.fts_weight, tuning.vector_weight]
-    all_ids = [c.collection_id for c in scope]
-    with telemetry.tracer.start_as_current_span("search.file_name"):
-        name_rows = await conn.fetch(FILE_NAME, org_id, all_ids, query.strip(), tuning.depth)
-    rankings.append([r["document_id"] for r in name_rows])
-    weights.append(tuning.file_name_weight)
-    legacy_hits: dict[uuid.UUID, knowledge_pb2.KnowledgeHit] = {}
-    if unindexed:
-        for hit in await legacy(conn, org_id, unindexed, query, tuning.depth):
-            legacy_hits[uuid.UUID(hit.document_id)] = hit
-        rankings.append(list(legacy_hits))
-        weights.append(tuning.legacy_weight)
-    with telemetry.tracer.start_as_current_span("search.fusion"):
-        fused = rrf(rankings, k=tuning.rrf_k, weights=weights)[:limit]
+    arms = await gather_arms(conn, org_id, scope, query, vector, tuning)
+    fused, best_chunk = fuse(arms, tuning, limit)
     if not fused:
         return []
+    indexed = [c for c in scope if c.serving_generation > 0]
+    ids = [c.collection_id for c in indexed]
+    gens = [c.serving_generation for c in indexed]
     chosen = [doc for doc, _ in fused]
     docs = {r["document_id"]: r for r in await conn.fetch(DOCUMENTS, org_id, chosen)}
     with_chunks = [d for d in chosen if d in best_chunk]
@@ -237,8 +348,8 @@ async def hybrid(
             hit.heading_path.extend(chunk["heading_path"])
             hit.index_generation = chunk["generation"]
             hit.snippet = chunk["content"]
-        elif doc in legacy_hits:
-            hit.snippet = legacy_hits[doc].snippet
+        elif doc in arms.legacy:
+            hit.snippet = arms.legacy[doc].snippet
         hits.append(hit)
     return hits
 

@@ -1,0 +1,60 @@
+"""Per-generation term statistics (document frequency, chunk count, mean length) for BM25.
+
+They are recomputed whole with `ts_stat` — when a generation flips, and when the number of
+chunks drifts more than 10% from the last refresh — so BM25's idf stays close without a
+write per lexeme on every chunk insert.
+"""
+
+from __future__ import annotations
+
+import uuid
+
+import asyncpg
+
+from quire.v1 import knowledge_pb2
+
+DRIFT = 0.10
+
+DELETE_LEXEMES = """
+DELETE FROM lexeme_stats WHERE org_id = $1 AND collection_id = $2 AND generation = $3
+"""
+INSERT_LEXEMES = """
+INSERT INTO lexeme_stats (org_id, collection_id, generation, lexeme, df)
+SELECT $1, $2, $3, word, ndoc FROM ts_stat(format(
+    'SELECT tsv FROM knowledge_chunks WHERE org_id = %L AND collection_id = %L AND generation = %s',
+    $1::uuid, $2::uuid, $3::bigint))
+"""
+UPSERT_TOTALS = """
+INSERT INTO generation_stats (org_id, collection_id, generation, chunks, avg_length)
+SELECT $1, $2, $3, count(*), coalesce(avg(length(tsv)), 0)
+FROM knowledge_chunks WHERE org_id = $1 AND collection_id = $2 AND generation = $3
+ON CONFLICT (org_id, collection_id, generation) DO UPDATE SET chunks = EXCLUDED.chunks,
+    avg_length = EXCLUDED.avg_length, refreshed_at = now()
+"""
+STALE = f"""
+SELECT g.org_id, g.collection_id, g.generation
+FROM index_generations g
+LEFT JOIN generation_stats s USING (org_id, collection_id, generation)
+WHERE g.state = {knowledge_pb2.GENERATION_STATE_READY}
+  AND (s.chunks IS NULL OR abs(
+        (SELECT count(*) FROM knowledge_chunks c WHERE c.org_id = g.org_id
+           AND c.collection_id = g.collection_id AND c.generation = g.generation) - s.chunks
+      ) > greatest(1, s.chunks * $1))
+LIMIT $2
+"""
+
+
+async def refresh(
+    conn: asyncpg.Connection, org_id: uuid.UUID, collection_id: uuid.UUID, generation: int
+) -> None:
+    async with conn.transaction():
+        await conn.execute(DELETE_LEXEMES, org_id, collection_id, generation)
+        await conn.execute(INSERT_LEXEMES, org_id, collection_id, generation)
+        await conn.execute(UPSERT_TOTALS, org_id, collection_id, generation)
+
+
+async def refresh_stale(conn: asyncpg.Connection, limit: int = 4) -> int:
+    rows = await conn.fetch(STALE, DRIFT, limit)
+    for row in rows:
+        await refresh(conn, row["org_id"], row["collection_id"], row["generation"])
+    return len(rows)
