@@ -108,7 +108,7 @@ async def main(args: argparse.Namespace) -> dict[str, Any]:
 
     rows = []
     try:
-        index = await runner.build_index(pool, embeddings, data, progress)
+        index = await runner.build_index(pool, embeddings, data, progress, args.title_mode)
         try:
             started = time.perf_counter()
             gathered = await runner.gather_queries(
@@ -155,6 +155,7 @@ async def main(args: argparse.Namespace) -> dict[str, Any]:
         "query_seconds": round(elapsed, 1),
         "seconds_per_query": round(elapsed / max(1, len(data.queries)), 3),
         "embedder": embeddings.fingerprint,
+        "title_mode": args.title_mode,
         "rows": rows,
     }
 
@@ -166,6 +167,9 @@ if __name__ == "__main__":
     parser.add_argument("--max-documents", type=int, default=0)
     parser.add_argument("--max-queries", type=int, default=0)
     parser.add_argument("--variant", action="append", default=[], help="name:field=value,...")
+    parser.add_argument(
+        "--title-mode", default="first_line", choices=["first_line", "file_name", "none"]
+    )
     parser.add_argument("--out", default=str(REPO / "benchmarks" / "results"))
     arguments = parser.parse_args()
     report = asyncio.run(main(arguments))

@@ -545,7 +545,7 @@ async def test_cancellation_stops_cooperatively_and_releases_the_lock(
                 break
     assert seen >= 5
     # The lock is released: a new sync of the same namespace runs (and resumes the work).
-    for _ in range(50):
+    for _ in range(150):
         with contextlib.suppress(qe.NotFound):
             stored = await client.get_sync_report(namespace="cancelled")
             if stored.cancelled:

@@ -422,3 +422,14 @@ def test_a_heading_stays_with_the_start_of_its_long_paragraph() -> None:
     assert all(len(c.text.strip()) > 40 for c in chunks), [c.text[:30] for c in chunks]
     assert chunks[0].text.startswith("# Chapter\n\n## Part one\n\nBudget")
     assert "".join(c.text for c in chunks) == text
+
+
+def test_document_title_modes() -> None:
+    from quire.indexer.chunking import document_title
+
+    text = "# Aspirin and heart attacks\n\nBody text here."
+    assert document_title("42.txt", text) == "Aspirin and heart attacks"
+    assert document_title("42.txt", text, "file_name") == "42.txt"
+    assert document_title("42.txt", text, "none") is None
+    assert document_title("notes.md", "x" * 300 + "\nmore") == "notes"  # not title-like
+    assert document_title("notes.md", "\n\n  \n") == "notes"

@@ -390,3 +390,23 @@ def embedding_text(chunk: Chunk, title: str | None) -> str:
     parts = [title.strip()] if title and title.strip() else []
     parts.extend(chunk.heading_path)
     return f"{' > '.join(parts)}\n\n{chunk.text}" if parts else chunk.text
+
+
+def document_title(file_name: str, text: str, mode: str = "first_line") -> str | None:
+    """The title added to every chunk's embedding text.
+
+    ``first_line``: the document's first non-blank line (without Markdown heading marks) when
+    it reads like a title (3–200 characters), else the file name without its extension.
+    ``file_name``: the file name. ``none``: no title.
+    """
+    if mode == "none":
+        return None
+    if mode == "first_line":
+        for line in text.splitlines():
+            line = line.strip().lstrip("#").strip()
+            if line:
+                if 3 <= len(line) <= 200:
+                    return line
+                break
+    stem = file_name.rsplit(".", 1)[0] if mode == "first_line" else file_name
+    return stem or None

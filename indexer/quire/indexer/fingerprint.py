@@ -42,7 +42,8 @@ def revision(text_digest: str, fingerprint: str) -> str:
     return hashlib.sha256(f"{text_digest}:{fingerprint}".encode()).hexdigest()[:32]
 
 
-KNOWLEDGE_NORMALISATION = "extracted-text/v1"
+# Chunks of extracted text, each embedded with the document title (worker.pipeline.TITLE_MODE).
+KNOWLEDGE_NORMALISATION = "extracted-text/v1;title=first_line"
 
 
 def collection_fingerprint(embedder: str, index_version: str) -> str:

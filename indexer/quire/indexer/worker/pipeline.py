@@ -25,7 +25,7 @@ import numpy as np
 import numpy.typing as npt
 
 from quire.indexer import fingerprint
-from quire.indexer.chunking import chunk_text, embedding_text
+from quire.indexer.chunking import chunk_text, document_title, embedding_text
 from quire.indexer.extraction import (
     NO_TEXT_MARKER,
     ExtractionFailed,
@@ -46,6 +46,8 @@ EXPIRE_CACHE = "DELETE FROM search_cache WHERE expires_at < now()"
 # On stop, how long documents already in the pipeline get to finish (jobs left unfinished are
 # re-queued when their lease expires).
 DRAIN_SECONDS = 30.0
+# What titles each chunk's embedding text (chunking.document_title; docs/retrieval-quality.md).
+TITLE_MODE = "first_line"
 
 
 class BulkEmbedder(Protocol):
@@ -84,11 +86,13 @@ class Worker:
         *,
         index_version: str = "1",
         worker_id: str | None = None,
+        title_mode: str = TITLE_MODE,
     ) -> None:
         self.pool = pool
         self.embedder = embedder
         self.extraction = extraction
         self.index_version = index_version
+        self.title_mode = title_mode
         self.worker_id = worker_id or f"{socket.gethostname()}:{os.getpid()}:{uuid.uuid4().hex[:6]}"
         self.fingerprint = fingerprint.collection_fingerprint(embedder.fingerprint, index_version)
         self._embed_q: asyncio.Queue[_Item] = asyncio.Queue(maxsize=64)
@@ -274,10 +278,11 @@ class Worker:
                     break
             texts: list[str] = []
             for item in batch:
+                title = document_title(item.file_name, item.text, self.title_mode)
                 for chunk in chunk_text(item.text):
                     item.contents.append(chunk.text)
                     item.headings.append(chunk.heading_path)
-                    item.texts.append(embedding_text(chunk, item.file_name))
+                    item.texts.append(embedding_text(chunk, title))
                 texts.extend(item.texts)
             try:
                 vectors = (

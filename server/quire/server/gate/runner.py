@@ -15,7 +15,7 @@ from dataclasses import dataclass, field
 import asyncpg
 
 from quire.indexer.extraction import ExtractionPool
-from quire.indexer.worker.pipeline import Worker
+from quire.indexer.worker.pipeline import TITLE_MODE, Worker
 from quire.server.embeddings import EmbeddingService
 from quire.server.gate.dataset import Dataset
 from quire.server.gate.metrics import Scores, evaluate
@@ -99,6 +99,7 @@ async def ingest(
     org_id: uuid.UUID,
     collection_id: uuid.UUID,
     progress: Progress,
+    title_mode: str = TITLE_MODE,
 ) -> float:
     """Uploads every document through the UploadDocument storage path, then runs the worker
     until every job is done; returns the elapsed seconds."""
@@ -124,7 +125,7 @@ async def ingest(
             await progress("uploading", min(i + 250, len(items)), len(items))
     await progress("indexing", 0, len(items))
     async with ExtractionPool() as extraction:
-        worker = Worker(pool, embeddings, extraction)
+        worker = Worker(pool, embeddings, extraction, title_mode=title_mode)
         await worker.run_until_idle()
     # Another worker (e.g. `quire up`'s) may have claimed some of the jobs: wait for them too.
     while True:
@@ -148,7 +149,11 @@ class ScratchIndex:
 
 
 async def build_index(
-    pool: asyncpg.Pool, embeddings: EmbeddingService, dataset: Dataset, progress: Progress = _noop
+    pool: asyncpg.Pool,
+    embeddings: EmbeddingService,
+    dataset: Dataset,
+    progress: Progress = _noop,
+    title_mode: str = TITLE_MODE,
 ) -> ScratchIndex:
     org_id = uuid.uuid4()
     collection_id = uuid.uuid4()
@@ -156,7 +161,9 @@ async def build_index(
         await conn.execute(CREATE_ORG, org_id, f"gate-scratch-{org_id.hex[:12]}")
         await conn.execute(CREATE_COLLECTION, org_id, collection_id, dataset.name)
     try:
-        ingest_s = await ingest(pool, embeddings, dataset, org_id, collection_id, progress)
+        ingest_s = await ingest(
+            pool, embeddings, dataset, org_id, collection_id, progress, title_mode
+        )
         async with pool.acquire() as conn:
             revision, generation = await conn.fetchrow(SERVING, org_id, collection_id)
             names = {r["document_id"]: r["file_name"] for r in await conn.fetch(FILE_NAMES, org_id)}

@@ -342,6 +342,8 @@ class PageSync:
             await self._publish_batch(batch)
 
     async def _publish_batch(self, batch: list[_Pending]) -> None:
+        if self.cancelled:
+            return  # cancelled: queued pages stay as they were (counted as unknown)
         texts = [t for p in batch for t in p.texts]
         try:
             vectors = await self.embeddings.embed_bulk(texts) if texts else None
@@ -353,6 +355,8 @@ class PageSync:
             return
         offset = 0
         for p in batch:
+            if self.cancelled:
+                return
             n = len(p.texts)
             page_vectors = vectors[offset : offset + n] if vectors is not None else _empty()
             offset += n

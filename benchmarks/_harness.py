@@ -1,0 +1,479 @@
+"""Shared helpers for the service benchmarks (sync, pages_search, ingest, knowledge_search, soak).
+
+- `database()`: a fresh, empty database: a throw-away embedded PostgreSQL under a temporary
+  directory (independent of $QUIRE_HOME; removed afterwards), or, when QUIRE_DATABASE_URL is
+  set, a new database on that server (dropped afterwards).
+- `Quire`: the real gRPC server started in this process on 127.0.0.1:<free port>, like
+  tests/conftest.py does, optionally with the real ONNX model and the indexer worker.
+- `run_load()`: a bounded closed-loop load generator (N requests at concurrency C) that returns
+  latency percentiles, throughput and errors.
+- memory helpers (`peak_rss_mb`, `rss_mb`) that read /proc, for this process or another pid.
+
+Everything is loopback only; every benchmark prints exactly one JSON object on stdout (logs go
+to stderr).
+"""
+
+from __future__ import annotations
+
+import asyncio
+import contextlib
+import json
+import logging
+import os
+import platform
+import re
+import secrets
+import shutil
+import statistics
+import sys
+import tempfile
+import time
+import uuid
+from collections.abc import AsyncIterator, Awaitable, Callable, Sequence
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+REPO = Path(__file__).resolve().parents[1]
+SHARED = REPO.parent / "shared"
+FASTAPI_SITE = SHARED / "data" / "docs-fastapi" / "site"
+SCIFACT = SHARED / "data" / "scifact"
+for extra in ("indexer", "server", "clients/python", "."):
+    if str(REPO / extra) not in sys.path:
+        sys.path.insert(0, str(REPO / extra))
+
+log = logging.getLogger("bench")
+
+
+def setup_logging(verbose: bool = False) -> None:
+    """Benchmark progress on stderr; the server's own logs only from WARNING up."""
+    logging.basicConfig(
+        stream=sys.stderr,
+        level=logging.WARNING,
+        format="%(asctime)s %(name)s %(levelname)s %(message)s",
+    )
+    log.setLevel(logging.INFO)
+    if verbose:
+        logging.getLogger("quire").setLevel(logging.INFO)
+
+
+def note(message: str) -> None:
+    print(f"[bench {time.strftime('%H:%M:%S')}] {message}", file=sys.stderr, flush=True)
+
+
+# ------------------------------------------------------------------ machine and memory
+
+
+def _status_kb(pid: int | None, key: str) -> float | None:
+    path = Path(f"/proc/{pid or 'self'}/status")
+    try:
+        for line in path.read_text().splitlines():
+            if line.startswith(key + ":"):
+                return float(line.split()[1])
+    except OSError:
+        return None
+    return None
+
+
+def rss_mb(pid: int | None = None) -> float | None:
+    """Current resident set size (VmRSS) of `pid` (default: this process), MiB."""
+    kb = _status_kb(pid, "VmRSS")
+    return None if kb is None else round(kb / 1024.0, 1)
+
+
+def peak_rss_mb(pid: int | None = None) -> float | None:
+    """Peak resident set size (VmHWM) of `pid` (default: this process), MiB."""
+    kb = _status_kb(pid, "VmHWM")
+    return None if kb is None else round(kb / 1024.0, 1)
+
+
+def machine() -> dict[str, Any]:
+    return {
+        "cores": len(os.sched_getaffinity(0)),
+        "processor": platform.processor() or platform.machine(),
+        "python": platform.python_version(),
+        "loadavg": [round(x, 2) for x in os.getloadavg()],
+    }
+
+
+def emit(report: dict[str, Any], out: Path | None = None) -> None:
+    """Prints the report as one JSON object on stdout (and writes it to `out` if given)."""
+    report.setdefault("machine_at_end", machine())
+    text = json.dumps(report, indent=2, default=str)
+    print(text, flush=True)
+    if out is not None:
+        out.parent.mkdir(parents=True, exist_ok=True)
+        out.write_text(text + "\n", encoding="utf-8")
+
+
+# ------------------------------------------------------------------ statistics
+
+
+def percentile(values: Sequence[float], p: float) -> float:
+    """Linear-interpolated percentile (p in 0..100) of a non-empty sequence."""
+    data = sorted(values)
+    if not data:
+        return float("nan")
+    if len(data) == 1:
+        return data[0]
+    rank = (len(data) - 1) * p / 100.0
+    low = int(rank)
+    high = min(low + 1, len(data) - 1)
+    return data[low] + (data[high] - data[low]) * (rank - low)
+
+
+def summary_ms(latencies_s: Sequence[float]) -> dict[str, Any]:
+    ms = [x * 1000.0 for x in latencies_s]
+    if not ms:
+        return {"n": 0}
+    return {
+        "n": len(ms),
+        "p50_ms": round(percentile(ms, 50), 3),
+        "p95_ms": round(percentile(ms, 95), 3),
+        "p99_ms": round(percentile(ms, 99), 3),
+        "mean_ms": round(statistics.fmean(ms), 3),
+        "max_ms": round(max(ms), 3),
+    }
+
+
+def ratio(a: float | None, b: float | None, digits: int = 3) -> float | None:
+    if a is None or b is None or b == 0:
+        return None
+    return round(a / b, digits)
+
+
+# ------------------------------------------------------------------ load generation
+
+
+@dataclass
+class LoadResult:
+    latencies: list[float] = field(default_factory=list)
+    errors: int = 0
+    error_samples: list[str] = field(default_factory=list)
+    wall_s: float = 0.0
+
+    def as_dict(self) -> dict[str, Any]:
+        out = summary_ms(self.latencies)
+        out["requests"] = len(self.latencies) + self.errors
+        out["errors"] = self.errors
+        if self.error_samples:
+            out["error_samples"] = self.error_samples
+        out["wall_s"] = round(self.wall_s, 3)
+        out["throughput_rps"] = round(len(self.latencies) / self.wall_s, 1) if self.wall_s else None
+        return out
+
+
+async def run_load(
+    call: Callable[[int], Awaitable[Any]],
+    *,
+    requests: int,
+    concurrency: int,
+    warmup: int = 0,
+    deadline_s: float | None = None,
+) -> LoadResult:
+    """`requests` calls `call(i)` (i = 0..requests-1) from `concurrency` workers, closed loop.
+
+    `warmup` calls run first, sequentially and unmeasured. Stops early (counting what ran) when
+    `deadline_s` seconds have passed, so a benchmark stays bounded on a slow machine.
+    """
+    for i in range(warmup):
+        with contextlib.suppress(Exception):
+            await call(i)
+    result = LoadResult()
+    counter = iter(range(requests))
+    started = time.perf_counter()
+    stop_at = None if deadline_s is None else started + deadline_s
+
+    async def worker() -> None:
+        for i in counter:
+            if stop_at is not None and time.perf_counter() > stop_at:
+                return
+            t0 = time.perf_counter()
+            try:
+                await call(i)
+            except Exception as exc:  # counted, never fatal
+                result.errors += 1
+                if len(result.error_samples) < 5:
+                    result.error_samples.append(f"{type(exc).__name__}: {str(exc)[:200]}")
+                continue
+            result.latencies.append(time.perf_counter() - t0)
+
+    await asyncio.gather(*(worker() for _ in range(max(1, concurrency))))
+    result.wall_s = time.perf_counter() - started
+    return result
+
+
+# ------------------------------------------------------------------ database
+
+
+def _with_database(url: str, name: str) -> str:
+    if "/?" in url or re.search(r"/[^/?]*\?", url):
+        return re.sub(r"/[^/?]*\?", f"/{name}?", url, count=1)
+    return url.rsplit("/", 1)[0] + "/" + name
+
+
+@contextlib.asynccontextmanager
+async def database(prefix: str = "bench") -> AsyncIterator[str]:
+    """A fresh, empty database URL (see the module docstring); cleaned up on exit."""
+    import asyncpg
+
+    embedded = None
+    home = None
+    admin_url = os.environ.get("QUIRE_DATABASE_URL", "")
+    if not admin_url:
+        from quire.server.storage.embedded import EmbeddedPostgres
+
+        home = Path(tempfile.mkdtemp(prefix="quire-bench-"))
+        embedded = EmbeddedPostgres(home)
+        started = time.perf_counter()
+        admin_url = await asyncio.to_thread(embedded.start)
+        note(f"embedded PostgreSQL in {home} ready in {time.perf_counter() - started:.1f} s")
+    name = f"{prefix}_{secrets.token_hex(4)}"
+    admin = await asyncpg.connect(admin_url)
+    try:
+        await admin.execute(f'CREATE DATABASE "{name}"')
+    finally:
+        await admin.close()
+    try:
+        yield _with_database(admin_url, name)
+    finally:
+        with contextlib.suppress(Exception):
+            admin = await asyncpg.connect(admin_url)
+            try:
+                await admin.execute(f'DROP DATABASE IF EXISTS "{name}" WITH (FORCE)')
+            finally:
+                await admin.close()
+        if embedded is not None:
+            await asyncio.to_thread(embedded.stop)
+        if home is not None:
+            shutil.rmtree(home, ignore_errors=True)
+
+
+async def pg_connections(url: str) -> dict[str, int]:
+    """Backends connected to the database of `url`, by state (one extra connection to ask)."""
+    import asyncpg
+
+    conn = await asyncpg.connect(url)
+    try:
+        rows = await conn.fetch(
+            "SELECT coalesce(state, 'none') AS state, count(*) AS n FROM pg_stat_activity "
+            "WHERE datname = current_database() AND pid <> pg_backend_pid() GROUP BY 1"
+        )
+    finally:
+        await conn.close()
+    out = {r["state"]: int(r["n"]) for r in rows}
+    out["total"] = sum(out.values())
+    return out
+
+
+# ------------------------------------------------------------------ model and server
+
+
+def load_model() -> Any:
+    """The real embedder (`prepare_model()` is idempotent and fast once the model exists)."""
+    from quire.indexer.model_prepare import prepare_model
+    from quire.server.embeddings import load_default
+
+    started = time.perf_counter()
+    prepare_model()
+    service = load_default()
+    note(f"model ready in {time.perf_counter() - started:.1f} s ({service.fingerprint[:12]})")
+    return service
+
+
+@dataclass
+class OrgKey:
+    org_id: uuid.UUID
+    token: str
+
+
+class Quire:
+    """The Quire gRPC server in this process (loopback, free port), like tests/conftest.py."""
+
+    def __init__(
+        self,
+        database_url: str,
+        *,
+        embeddings: Any = None,
+        worker: bool = False,
+        allow_sources: Sequence[str] = (),
+        pool_max: int = 20,
+    ) -> None:
+        self.database_url = database_url
+        self.embeddings = embeddings
+        self.with_worker = worker
+        self.allow_sources = list(allow_sources)
+        self.pool_max = pool_max
+        self.running: Any = None
+        self.pool: Any = None
+        self.address = ""
+        self._stop = asyncio.Event()
+        self._worker: asyncio.Task[None] | None = None
+
+    async def __aenter__(self) -> Quire:
+        from quire.server.app import prepare_database, run_worker, start
+        from quire.server.config import Settings
+
+        settings = Settings(
+            address="127.0.0.1:0",
+            database_url=self.database_url,
+            grace_seconds=1.0,
+            allow_sources=self.allow_sources,
+            pool_max=self.pool_max,
+        )
+        self.settings = settings
+        self.pool = await prepare_database(self.database_url, settings)
+        self.running = await start(settings, self.pool, self.embeddings)
+        self.address = f"127.0.0.1:{self.running.port}"
+        if self.with_worker and self.embeddings is not None:
+            self._worker = asyncio.create_task(run_worker(settings, self.embeddings, self._stop))
+        return self
+
+    async def __aexit__(self, *exc: object) -> None:
+        self._stop.set()
+        if self._worker is not None:
+            with contextlib.suppress(Exception):
+                await asyncio.wait_for(self._worker, 40)
+        if self.running is not None:
+            await self.running.stop(grace=1.0)
+
+    async def key(self, org: str = "bench-org") -> OrgKey:
+        """An organisation and a key with every scope."""
+        from quire.server import auth
+
+        async with self.pool.acquire() as conn:
+            org_id = await auth.ensure_organisation(conn, org)
+            made = await auth.create_key(conn, org_id, frozenset(auth.ALL_SCOPES))
+        return OrgKey(org_id, made.secret)
+
+    def client(self, token: str, address: str | None = None) -> Any:
+        from quire.client import AsyncQuireClient
+
+        return AsyncQuireClient(address or self.address, api_key=token)
+
+
+async def sync_site(client: Any, namespace: str, url: str) -> tuple[Any, float]:
+    """One SyncPages call to its report; returns (report, wall seconds)."""
+    from quire.v1 import pages_pb2
+
+    started = time.perf_counter()
+    report = None
+    async for message in client.sync_pages(namespace=namespace, url=url, timeout=900):
+        if isinstance(message, pages_pb2.SyncReport):
+            report = message
+    if report is None:
+        raise RuntimeError("SyncPages ended without a report")
+    return report, time.perf_counter() - started
+
+
+def report_fields(report: Any) -> dict[str, Any]:
+    from quire.v1 import pages_pb2
+
+    return {
+        "status": pages_pb2.SyncStatus.Name(report.status),
+        "discovered": report.discovered,
+        "updated": report.updated,
+        "metadata_only": report.metadata_only,
+        "deleted": report.deleted,
+        "failed": report.failed,
+        "embedded_chunks": report.embedded_chunks,
+        "errors": list(report.errors)[:5],
+    }
+
+
+def copy_site(target_parent: Path) -> Path:
+    """A private copy of the FastAPI site (benchmarks edit it)."""
+    if not FASTAPI_SITE.is_dir():
+        raise SystemExit(f"FastAPI site not found at {FASTAPI_SITE} (expected ../shared)")
+    target = target_parent / "site"
+    shutil.copytree(FASTAPI_SITE, target)
+    return target
+
+
+class RssSampler:
+    """Samples VmRSS of a pid (default: this process) every `interval` seconds in a thread."""
+
+    def __init__(self, pid: int | None = None, interval: float = 1.0) -> None:
+        import threading
+
+        self.pid = pid
+        self.interval = interval
+        self.samples: list[tuple[float, float]] = []
+        self._stop = threading.Event()
+        self._thread = threading.Thread(target=self._run, daemon=True)
+        self._t0 = time.perf_counter()
+
+    def _run(self) -> None:
+        while not self._stop.is_set():
+            value = rss_mb(self.pid)
+            if value is not None:
+                self.samples.append((round(time.perf_counter() - self._t0, 1), value))
+            self._stop.wait(self.interval)
+
+    def __enter__(self) -> RssSampler:
+        self._thread.start()
+        return self
+
+    def __exit__(self, *exc: object) -> None:
+        self._stop.set()
+        self._thread.join(timeout=5)
+
+
+@contextlib.contextmanager
+def site_process(root: Path) -> Any:
+    """Serves `root` with tests/support/site_server.SiteServer in a child process (its own
+    GIL, so fetching does not compete with the server's event loop); yields the base URL."""
+    import subprocess
+
+    proc = subprocess.Popen(
+        [sys.executable, str(Path(__file__).resolve()), "site", str(root)],
+        stdout=subprocess.PIPE,
+        text=True,
+    )
+    try:
+        assert proc.stdout is not None
+        url = proc.stdout.readline().strip()
+        if not url.startswith("http://127.0.0.1:"):
+            raise RuntimeError(f"site server did not start (got {url!r})")
+        yield url
+    finally:
+        proc.terminate()
+        try:
+            proc.wait(timeout=5)
+        except subprocess.TimeoutExpired:
+            proc.kill()
+
+
+def limit_llms(site: Path, pages: int) -> list[str]:
+    """Keeps the first `pages` page links of llms.txt (0 = all); returns the kept paths."""
+    llms = site / "llms.txt"
+    kept: list[str] = []
+    out: list[str] = []
+    for line in llms.read_text(encoding="utf-8").splitlines():
+        m = re.match(r"- \[.*\]\((/[^)]+)\)", line)
+        if m:
+            if pages and len(kept) >= pages:
+                continue
+            kept.append(m.group(1))
+        out.append(line)
+    llms.write_text("\n".join(out) + "\n", encoding="utf-8")
+    return kept
+
+
+def _serve_site(root: str) -> None:
+    import signal
+
+    from tests.support.site_server import SiteServer
+
+    server = SiteServer(root=Path(root))
+    print(server.start(), flush=True)
+    signal.sigwait({signal.SIGTERM, signal.SIGINT})
+    server.stop()
+
+
+if __name__ == "__main__":
+    if len(sys.argv) == 3 and sys.argv[1] == "site":
+        import signal
+
+        signal.pthread_sigmask(signal.SIG_BLOCK, {signal.SIGTERM, signal.SIGINT})
+        _serve_site(sys.argv[2])

@@ -1,0 +1,212 @@
+"""End-to-end ingestion benchmark: SciFact documents uploaded over gRPC until the collection's
+serving generation holds them all, beside the embedder's own throughput on the same texts, in
+one run. Prints JSON.
+
+    .venv/bin/python benchmarks/ingest.py [--documents 1000] [--upload-concurrency 8] [--quick]
+
+Quire runs in this process with the indexer worker (`run_worker`, as `quire up` does) on a
+fresh database. The pipeline figure is the wall time from the first UploadDocument call to the
+moment every job of the organisation is done and the collection has a serving generation:
+upload → store_upload → extract job (ExtractionPool) → chunk → embed → chunk writes →
+generation flip. The raw figure chunks the same texts (`chunk_text` + `embedding_text`, file
+name as title, as the worker does) and embeds them with the same EmbeddingService, measured
+after the pipeline in the same process: once in one `embed_bulk` call, and in the worker's
+groups (up to 64 documents / ≈ 45,000 characters per call).
+
+Goal: pipeline documents/s ≥ 0.85 × raw. `--quick` ingests 150 documents. Reports the peak
+RSS of the process (server + worker + client) and of the extraction child processes.
+"""
+
+from __future__ import annotations
+
+import argparse
+import asyncio
+import json
+import time
+from itertools import islice
+from pathlib import Path
+from typing import Any
+
+import _harness as h
+
+GOAL_RATIO = 0.85
+PROGRESS = """
+SELECT (SELECT count(*) FROM jobs WHERE org_id = $1 AND state IN ('queued', 'running')) AS pending,
+       (SELECT serving_generation FROM collections WHERE org_id = $1 AND collection_id = $2) AS gen,
+       (SELECT count(*) FROM documents WHERE org_id = $1 AND status = $3) AS ready
+"""
+INDEXED = """
+SELECT count(DISTINCT document_id) AS docs, count(*) AS chunks FROM knowledge_chunks
+WHERE org_id = $1 AND collection_id = $2 AND generation = $3
+"""
+
+
+def load_corpus(n: int) -> list[tuple[str, str]]:
+    corpus = h.SCIFACT / "corpus.jsonl"
+    if not corpus.is_file():
+        raise SystemExit(f"SciFact not found at {corpus} (expected ../shared)")
+    with corpus.open(encoding="utf-8") as fh:
+        return [
+            (d["_id"], f"{d.get('title', '')}\n\n{d.get('text', '')}".strip())
+            for d in map(json.loads, islice(fh, n))
+        ]
+
+
+def worker_groups(texts: list[str]) -> list[int]:
+    """Document counts per embed call as the worker's embed stage forms them when its queue is
+    full (≥ 64 × 700 characters or 64 documents)."""
+    groups, size, count = [], 0, 0
+    for text in texts:
+        size += len(text)
+        count += 1
+        if size >= 64 * 700 or count >= 64:
+            groups.append(count)
+            size, count = 0, 0
+    if count:
+        groups.append(count)
+    return groups
+
+
+async def raw_throughput(embeddings: Any, docs: list[tuple[str, str]]) -> dict[str, Any]:
+    from quire.indexer.chunking import chunk_text, embedding_text
+
+    started = time.perf_counter()
+    per_doc = [
+        [embedding_text(c, f"{doc_id}.txt") for c in chunk_text(text)] for doc_id, text in docs
+    ]
+    chunking_s = time.perf_counter() - started
+    texts = [t for group in per_doc for t in group]
+    t0 = time.perf_counter()
+    await embeddings.embed_bulk(texts)
+    one_call = time.perf_counter() - t0 + chunking_s
+    t0 = time.perf_counter()
+    start = 0
+    for count in worker_groups([text for _, text in docs]):
+        group = [t for g in per_doc[start : start + count] for t in g]
+        start += count
+        await embeddings.embed_bulk(group)
+    grouped = time.perf_counter() - t0 + chunking_s
+    return {
+        "documents": len(docs),
+        "chunks": len(texts),
+        "chunking_s": round(chunking_s, 3),
+        "one_call_s": round(one_call, 2),
+        "worker_groups_s": round(grouped, 2),
+        "docs_per_s_one_call": round(len(docs) / one_call, 1),
+        "docs_per_s_worker_groups": round(len(docs) / grouped, 1),
+    }
+
+
+def children_peak_mb() -> list[float]:
+    import psutil
+
+    out = []
+    for child in psutil.Process().children(recursive=True):
+        peak = h.peak_rss_mb(child.pid)
+        if peak is not None:
+            out.append(peak)
+    return out
+
+
+async def main(args: argparse.Namespace) -> dict[str, Any]:
+    from quire.v1 import knowledge_pb2
+
+    h.setup_logging(args.verbose)
+    n = args.documents or (150 if args.quick else 1000)
+    docs = load_corpus(n)
+    report: dict[str, Any] = {
+        "benchmark": "ingest",
+        "machine_at_start": h.machine(),
+        "quick": bool(args.quick),
+        "documents": len(docs),
+        "upload_concurrency": args.upload_concurrency,
+    }
+    embeddings = h.load_model()
+    embeddings.embedder.embed(["warm up the session"] * 8)
+    async with (
+        h.database("bench_ingest") as url,
+        h.Quire(url, embeddings=embeddings, worker=True) as quire,
+    ):
+        key = await quire.key()
+        rss_before = h.rss_mb()
+        async with quire.client(key.token) as client:
+            collection = await client.create_collection(name="scifact")
+            cid = collection.collection_id
+            h.note(f"uploading {len(docs)} documents")
+            started = time.perf_counter()
+            uploads = await h.run_load(
+                lambda i: client.upload_document(
+                    collection_id=cid,
+                    file_name=f"{docs[i][0]}.txt",
+                    data=docs[i][1].encode(),
+                    mime_type="text/plain",
+                ),
+                requests=len(docs),
+                concurrency=args.upload_concurrency,
+            )
+            uploaded_s = time.perf_counter() - started
+            h.note(f"uploads done in {uploaded_s:.1f} s; waiting for the index")
+            bound = max(120.0, len(docs) * 1.0)
+            async with quire.pool.acquire() as conn:
+                while True:
+                    row = await conn.fetchrow(
+                        PROGRESS, key.org_id, _uuid(cid), knowledge_pb2.DOCUMENT_STATUS_READY
+                    )
+                    if row["pending"] == 0 and (row["gen"] or 0) > 0:
+                        break
+                    if time.perf_counter() - started > bound:
+                        raise SystemExit(f"ingestion not finished after {bound:.0f} s: {dict(row)}")
+                    await asyncio.sleep(0.1)
+                pipeline_s = time.perf_counter() - started
+                indexed = await conn.fetchrow(INDEXED, key.org_id, _uuid(cid), row["gen"])
+        peak_pipeline = h.peak_rss_mb()
+        children = children_peak_mb()
+        h.note(f"pipeline {pipeline_s:.1f} s; raw embedding of the same texts")
+        raw = await raw_throughput(embeddings, docs)
+    pipeline_rate = len(docs) / pipeline_s
+    report.update(
+        {
+            "pipeline": {
+                "wall_s": round(pipeline_s, 2),
+                "upload_phase_s": round(uploaded_s, 2),
+                "uploads": uploads.as_dict(),
+                "docs_per_s": round(pipeline_rate, 1),
+                "ready_documents": row["ready"],
+                "indexed_documents": indexed["docs"],
+                "indexed_chunks": indexed["chunks"],
+                "serving_generation": row["gen"],
+            },
+            "raw_embedding": raw,
+            "ratios": {
+                "pipeline_over_raw_one_call": h.ratio(pipeline_rate, raw["docs_per_s_one_call"]),
+                "pipeline_over_raw_worker_groups": h.ratio(
+                    pipeline_rate, raw["docs_per_s_worker_groups"]
+                ),
+                "goal": GOAL_RATIO,
+            },
+            "memory": {
+                "rss_before_mb": rss_before,
+                "peak_rss_after_pipeline_mb": peak_pipeline,
+                "extraction_children_peak_mb": children,
+                "note": "one process: server + worker + upload client; raw baseline runs after",
+            },
+        }
+    )
+    return report
+
+
+def _uuid(text: str) -> Any:
+    import uuid
+
+    return uuid.UUID(text)
+
+
+if __name__ == "__main__":
+    parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    parser.add_argument("--documents", type=int, default=0, help="default 1000")
+    parser.add_argument("--upload-concurrency", type=int, default=8)
+    parser.add_argument("--quick", action="store_true", help="150 documents")
+    parser.add_argument("--verbose", action="store_true")
+    parser.add_argument("--out", type=Path, default=None)
+    arguments = parser.parse_args()
+    h.emit(asyncio.run(main(arguments)), arguments.out)

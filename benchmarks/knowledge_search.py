@@ -1,0 +1,259 @@
+"""SearchKnowledge latency and throughput, LEGACY_FTS and HYBRID, over gRPC beside the same SQL
+on asyncpg, in one run. Prints JSON.
+
+    .venv/bin/python benchmarks/knowledge_search.py [--documents 1000] [--requests 200]
+        [--concurrency 1,16,64] [--quick]
+
+Ingests the first `--documents` SciFact abstracts into one collection of a fresh database
+(through `documents.store_upload`, the UploadDocument storage path, and the in-process worker),
+then for each mode (set with SetRetrievalPolicy) and concurrency runs `--requests` distinct
+SciFact training claims, limit 10:
+
+- service: `AsyncQuireClient.search_knowledge(collection_ids=[...])` against Quire in this
+  process: key check, policy and scope lookups, result-cache lookup (and, for LEGACY_FTS, the
+  cache write), the search, protobuf, gRPC;
+- direct: the same retrieval SQL in a read-only REPEATABLE READ transaction on the same pool:
+  `knowledge.search.legacy` (LEGACY), or the query embedding + tuning settings +
+  `knowledge.search.hybrid` (CHUNK_FTS, CHUNK_VECTOR, FILE_NAME, DOCUMENTS, CHUNKS).
+
+The search cache is emptied before every cell and each cell's queries are distinct, so no
+service call is a cache hit (the JSON counts `cached` replies to prove it). Reports p50/p95/p99,
+throughput and service/direct ratios (goal: service p50 ≤ 1.5× direct).
+"""
+
+from __future__ import annotations
+
+import argparse
+import asyncio
+import hashlib
+import json
+import time
+import uuid
+from itertools import islice
+from pathlib import Path
+from typing import Any
+
+import _harness as h
+
+LIMIT = 10
+
+
+def load_queries(n: int) -> list[str]:
+    with (h.SCIFACT / "queries-train.jsonl").open(encoding="utf-8") as fh:
+        return [q["text"] for q in map(json.loads, islice(fh, n))]
+
+
+async def ingest(quire: h.Quire, org_id: uuid.UUID, cid: uuid.UUID, n: int) -> dict[str, Any]:
+    from quire.server.knowledge import documents
+
+    with (h.SCIFACT / "corpus.jsonl").open(encoding="utf-8") as fh:
+        docs = [
+            (d["_id"], f"{d.get('title', '')}\n\n{d.get('text', '')}".strip())
+            for d in map(json.loads, islice(fh, n))
+        ]
+    started = time.perf_counter()
+    async with quire.pool.acquire() as conn:
+        for i in range(0, len(docs), 250):
+            async with conn.transaction():
+                for doc_id, text in docs[i : i + 250]:
+                    data = text.encode()
+                    await documents.store_upload(
+                        conn,
+                        org_id,
+                        documents.Upload(
+                            collection_id=cid,
+                            file_name=f"{doc_id}.txt",
+                            mime_type="text/plain",
+                            content=data,
+                            sha256=hashlib.sha256(data).hexdigest(),
+                            replaces=None,
+                        ),
+                    )
+        while True:
+            row = await conn.fetchrow(
+                "SELECT (SELECT count(*) FROM jobs WHERE org_id = $1 "
+                "AND state IN ('queued', 'running')) AS pending, "
+                "(SELECT serving_generation FROM collections WHERE org_id = $1 "
+                "AND collection_id = $2) AS gen, "
+                "(SELECT revision FROM collections WHERE org_id = $1 "
+                "AND collection_id = $2) AS revision",
+                org_id,
+                cid,
+            )
+            if row["pending"] == 0 and (row["gen"] or 0) > 0:
+                break
+            if time.perf_counter() - started > max(180.0, n * 1.0):
+                raise SystemExit(f"ingestion did not finish: {dict(row)}")
+            await asyncio.sleep(0.2)
+        chunks = await conn.fetchval(
+            "SELECT count(*) FROM knowledge_chunks WHERE org_id = $1 AND generation = $2",
+            org_id,
+            row["gen"],
+        )
+    return {
+        "documents": len(docs),
+        "chunks": chunks,
+        "seconds": round(time.perf_counter() - started, 1),
+        "generation": row["gen"],
+        "revision": row["revision"],
+    }
+
+
+class Direct:
+    def __init__(self, quire: h.Quire, org_id: uuid.UUID, scope: Any, embeddings: Any) -> None:
+        from quire.server.knowledge import search
+
+        self.pool = quire.pool
+        self.org_id = org_id
+        self.scope = scope
+        self.embeddings = embeddings
+        self.tuning = search.DEFAULT_TUNING
+
+    async def legacy(self, query: str) -> int:
+        from quire.server.knowledge import search
+        from quire.server.storage.database import SET_CONFIG
+
+        async with (
+            self.pool.acquire() as conn,
+            conn.transaction(isolation="repeatable_read", readonly=True),
+        ):
+            await conn.execute(SET_CONFIG, "statement_timeout", "30000")
+            hits = await search.legacy(
+                conn, self.org_id, [c.collection_id for c in self.scope], query, LIMIT
+            )
+        return len(hits)
+
+    async def hybrid(self, query: str) -> int:
+        from quire.server.knowledge import search
+        from quire.server.storage.database import SET_CONFIG, apply_settings
+
+        vector = (await self.embeddings.embed_queries([query]))[0]
+        async with (
+            self.pool.acquire() as conn,
+            conn.transaction(isolation="repeatable_read", readonly=True),
+        ):
+            await conn.execute(SET_CONFIG, "statement_timeout", "30000")
+            await apply_settings(conn, self.tuning.settings())
+            hits = await search.hybrid(
+                conn, self.org_id, self.scope, query, vector, LIMIT, self.tuning
+            )
+        return len(hits)
+
+
+async def main(args: argparse.Namespace) -> dict[str, Any]:
+    from quire.server.knowledge.scope import ScopedCollection
+
+    h.setup_logging(args.verbose)
+    n_docs = args.documents or (200 if args.quick else 1000)
+    requests = args.requests or (40 if args.quick else 200)
+    concurrencies = [int(c) for c in args.concurrency.split(",") if c]
+    queries = load_queries(809)
+    if requests > len(queries):
+        raise SystemExit(f"at most {len(queries)} requests per cell (distinct claims)")
+    report: dict[str, Any] = {
+        "benchmark": "knowledge_search",
+        "machine_at_start": h.machine(),
+        "quick": bool(args.quick),
+        "requests_per_cell": requests,
+        "concurrency": concurrencies,
+        "limit": LIMIT,
+    }
+    embeddings = h.load_model()
+    async with (
+        h.database("bench_knowledge") as url,
+        h.Quire(url, embeddings=embeddings, worker=True) as quire,
+    ):
+        key = await quire.key()
+        async with quire.client(key.token) as client:
+            collection = await client.create_collection(name="scifact")
+            cid = uuid.UUID(collection.collection_id)
+            h.note(f"ingesting {n_docs} SciFact documents")
+            report["ingest"] = await ingest(quire, key.org_id, cid, n_docs)
+            ing = report["ingest"]
+            scope = [ScopedCollection(cid, ing["revision"], ing["generation"])]
+            direct = Direct(quire, key.org_id, scope, embeddings)
+            report["modes"] = {}
+            for mode, direct_call in (("LEGACY_FTS", direct.legacy), ("HYBRID", direct.hybrid)):
+                policy = await client.set_retrieval_policy(mode=mode, max_search_limit=LIMIT)
+                cells: dict[str, Any] = {}
+                for concurrency in concurrencies:
+                    h.note(f"{mode} at concurrency {concurrency}")
+                    cells[str(concurrency)] = await cell(
+                        quire,
+                        key.org_id,
+                        client,
+                        str(cid),
+                        direct_call,
+                        queries,
+                        requests,
+                        concurrency,
+                        args.max_cell_s,
+                    )
+                report["modes"][mode] = {
+                    "effective_mode": policy.effective_mode,
+                    "cells": cells,
+                }
+        report["peak_rss_mb"] = h.peak_rss_mb()
+    report["ratios_p50"] = {
+        mode: {c: v["ratio_p50"] for c, v in m["cells"].items()}
+        for mode, m in report["modes"].items()
+    }
+    report["targets"] = {"service_over_direct_p50": {"goal": 1.5}}
+    return report
+
+
+async def cell(
+    quire: h.Quire,
+    org_id: uuid.UUID,
+    client: Any,
+    cid: str,
+    direct_call: Any,
+    queries: list[str],
+    requests: int,
+    concurrency: int,
+    max_cell_s: float,
+) -> dict[str, Any]:
+    cached = 0
+
+    async def service(i: int) -> None:
+        nonlocal cached
+        reply = await client.search_knowledge(query=queries[i], collection_ids=[cid], limit=LIMIT)
+        cached += int(reply.cached)
+
+    async with quire.pool.acquire() as conn:
+        await conn.execute("DELETE FROM search_cache WHERE org_id = $1", org_id)
+    # Warm-up on claims from the end of the list, never measured.
+    warm = [len(queries) - 1 - i for i in range(5)]
+    for i in warm:
+        await service(i)
+        await direct_call(queries[i])
+    cached = 0
+    s = await h.run_load(service, requests=requests, concurrency=concurrency, deadline_s=max_cell_s)
+    d = await h.run_load(
+        lambda i: direct_call(queries[i]),
+        requests=requests,
+        concurrency=concurrency,
+        deadline_s=max_cell_s,
+    )
+    sd, dd = s.as_dict(), d.as_dict()
+    sd["cached_replies"] = cached
+    return {
+        "service": sd,
+        "direct": dd,
+        "ratio_p50": h.ratio(sd.get("p50_ms"), dd.get("p50_ms"), 2),
+        "ratio_p95": h.ratio(sd.get("p95_ms"), dd.get("p95_ms"), 2),
+        "ratio_throughput": h.ratio(sd.get("throughput_rps"), dd.get("throughput_rps"), 2),
+    }
+
+
+if __name__ == "__main__":
+    parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    parser.add_argument("--documents", type=int, default=0, help="default 1000")
+    parser.add_argument("--requests", type=int, default=0, help="per cell, default 200 (≤ 809)")
+    parser.add_argument("--concurrency", default="1,16,64")
+    parser.add_argument("--max-cell-s", type=float, default=60.0, help="time bound per cell")
+    parser.add_argument("--quick", action="store_true", help="200 documents, 40 requests")
+    parser.add_argument("--verbose", action="store_true")
+    parser.add_argument("--out", type=Path, default=None)
+    arguments = parser.parse_args()
+    h.emit(asyncio.run(main(arguments)), arguments.out)

@@ -1,0 +1,308 @@
+"""Published-pages read path: SearchPages, SearchPages with 2 alternatives, ReadPage and GrepPages
+over gRPC, each beside the same work done directly on asyncpg, in one run. Prints JSON.
+
+    .venv/bin/python benchmarks/pages_search.py [--requests 200] [--concurrency 1,16] [--quick]
+
+Syncs the FastAPI site (served on 127.0.0.1 from a child process) into a fresh database, then
+for every operation and concurrency runs the same fixed list of realistic requests twice:
+
+- service: through the Python client (`AsyncQuireClient`, one channel) against Quire started in
+  this process: key check, interceptor, validation, settings lookup, protobuf, gRPC;
+- direct: the same work without the service: the query embedding on the same EmbeddingService
+  plus the same SQL (`search.VERSION`, `ARMS` per phrasing, RRF, `DETAILS` in one read-only
+  REPEATABLE READ transaction with the same settings: plan_cache_mode, hnsw.ef_search,
+  hnsw.iterative_scan, statement_timeout; alternatives on their own connections importing the
+  exported snapshot), the same `reading.READ` statement, the same `grep_pages` function over
+  `PgPageStore` with a warm BodyCache.
+
+Also reports DescribeTools at concurrency 1 (key check + interceptor + gRPC, no database,
+no model): the fixed per-call cost of the service path. Reports p50/p95/p99 and throughput
+per cell and service/direct ratios (goal: service p50 ≤ 1.5× direct). Design targets (§9):
+search p50 ≤ 10 ms / p95 ≤ 20 ms, 2 alternatives p50 ≤ 20 ms, read_page p50 ≤ 1.5 ms,
+grep p50 ≤ 4 ms. The client runs in the server's process and event loop, so at concurrency
+> 1 its own gRPC work is charged to the service column.
+"""
+
+from __future__ import annotations
+
+import argparse
+import asyncio
+import tempfile
+from pathlib import Path
+from typing import Any
+
+import _harness as h
+
+NAMESPACE = "fastapi"
+QUERIES = [
+    "declare query parameters with defaults",
+    "how to use dependency injection with yield",
+    "return a custom response with headers",
+    "OAuth2 password flow with JWT tokens",
+    "upload files with UploadFile",
+    "background tasks after returning a response",
+    "CORS middleware configuration",
+    "testing an app with TestClient",
+    "deploy with Docker and uvicorn workers",
+    "request body validation with Pydantic models",
+    "path parameters with types",
+    "handle errors with HTTPException",
+    "websockets endpoint example",
+    "settings and environment variables",
+    "SQL databases with SQLModel",
+    "response model exclude unset fields",
+    "async def vs def performance",
+    "static files mount",
+    "OpenAPI schema customization",
+    "クエリパラメータ",
+]
+ALTERNATIVES = [
+    ("optional query parameter default value", "Query() default None"),
+    ("dependencies with yield cleanup", "Depends generator teardown"),
+    ("set response headers", "Response object header"),
+    ("JWT bearer token auth", "OAuth2PasswordBearer security"),
+    ("multipart file upload", "File and Form data"),
+]
+GREPS = [
+    ("Depends(", False),
+    ("async def", False),
+    ("HTTPException", False),
+    ("response_model", False),
+    ("oauth2passwordbearer", True),
+    ("BackgroundTasks", False),
+    ("status_code=", False),
+    ("uvicorn", True),
+    ("Query(", False),
+    ("pydantic", True),
+]
+TARGETS_P50_MS = {"search": 10.0, "search_2_alternatives": 20.0, "read_page": 1.5, "grep": 4.0}
+TARGETS_P95_MS = {"search": 20.0}
+
+
+class Direct:
+    """The service's work without the service (see the module docstring)."""
+
+    def __init__(self, quire: h.Quire, org_id: Any, embeddings: Any) -> None:
+        from quire.server.engine import search_config
+        from quire.server.pages import search
+        from quire.server.pages.body_cache import BodyCache
+
+        self.pool = quire.pool
+        self.org_id = org_id
+        self.embeddings = embeddings
+        self.tuning = search.SearchTuning()
+        self.settings = {
+            **search_config.to_settings(search_config.DEPLOYMENT_DEFAULT),
+            **search._arm_settings(self.tuning.depth),
+            "statement_timeout": "30000",
+        }
+        self.bodies = BodyCache()
+
+    async def search(self, query: str, alternatives: tuple[str, ...] = ()) -> int:
+        from quire.server.engine.fusion import rrf
+        from quire.server.pages import search
+        from quire.server.storage.database import apply_settings
+
+        vectors = await self.embeddings.embed_queries([query, *alternatives])
+        org, ns, tuning = self.org_id, NAMESPACE, self.tuning
+        async with (
+            self.pool.acquire() as conn,
+            conn.transaction(isolation="repeatable_read", readonly=True),
+        ):
+            await apply_settings(conn, self.settings)
+            await conn.fetchval(search.VERSION, org, ns)
+            tasks = []
+            if alternatives:
+                snapshot = await conn.fetchval(search.EXPORT)
+                tasks = [
+                    asyncio.create_task(
+                        search._alternative(
+                            self.pool, snapshot, self.settings, org, ns, alt, vectors[i + 1], tuning
+                        )
+                    )
+                    for i, alt in enumerate(alternatives)
+                ]
+            primary = await search._arms(conn, org, ns, query, vectors[0], tuning)
+            rankings = [[k for k, _ in primary]]
+            for done in await asyncio.gather(*tasks):
+                rankings.append([k for k, _ in done])
+            fused = rrf(rankings, k=tuning.rrf_k) if len(rankings) > 1 else primary
+            chosen = search._cap_per_page(fused, 10)
+            rows = await conn.fetch(
+                search.DETAILS, org, ns, [k[0] for k, _ in chosen], [k[1] for k, _ in chosen]
+            )
+        return len(rows)
+
+    async def read(self, path: str) -> int:
+        from quire.server.pages import reading
+        from quire.server.storage.database import SET_CONFIG
+
+        async with self.pool.acquire() as conn, conn.transaction(readonly=True):
+            await conn.execute(SET_CONFIG, "statement_timeout", "30000")
+            row = await conn.fetchrow(reading.READ, self.org_id, NAMESPACE, path, 0, 12_000)
+        return len(row["slice"])
+
+    async def grep(self, query: str, ignore_case: bool) -> int:
+        from quire.server.pages import reading
+        from quire.server.pages.grep import grep_pages
+        from quire.server.pages.pg_store import PgPageStore
+        from quire.server.storage.database import SET_CONFIG
+
+        async with (
+            self.pool.acquire() as conn,
+            conn.transaction(isolation="repeatable_read", readonly=True),
+        ):
+            await conn.execute(SET_CONFIG, "statement_timeout", "30000")
+            await conn.fetchval(reading.NAMESPACE_VERSION, self.org_id, NAMESPACE)
+            store = PgPageStore(conn, self.org_id, NAMESPACE)
+            outcome = await grep_pages(
+                store, self.bodies, query, prefix="/", ignore_case=ignore_case, deadline_s=4.0
+            )
+            await conn.fetchval(reading.NAMESPACE_VERSION, self.org_id, NAMESPACE)
+        return len(outcome.matches)
+
+
+async def main(args: argparse.Namespace) -> dict[str, Any]:
+    h.setup_logging(args.verbose)
+    requests = args.requests or (40 if args.quick else 200)
+    pages = args.pages or (100 if args.quick else 0)
+    concurrencies = [int(c) for c in args.concurrency.split(",") if c]
+    report: dict[str, Any] = {
+        "benchmark": "pages_search",
+        "machine_at_start": h.machine(),
+        "quick": bool(args.quick),
+        "requests_per_cell": requests,
+        "concurrency": concurrencies,
+    }
+    with tempfile.TemporaryDirectory(prefix="quire-search-") as tmp:
+        site = h.copy_site(Path(tmp))
+        kept = h.limit_llms(site, pages)
+        embeddings = h.load_model()
+        with h.site_process(site) as base_url:
+            async with (
+                h.database("bench_search") as url,
+                h.Quire(url, embeddings=embeddings, allow_sources=[base_url]) as quire,
+            ):
+                key = await quire.key()
+                async with quire.client(key.token) as client:
+                    h.note(f"syncing {len(kept)} pages")
+                    sync_report, sync_s = await h.sync_site(
+                        client, NAMESPACE, f"{base_url}/llms.txt"
+                    )
+                    report["sync"] = {"wall_s": round(sync_s, 1), **h.report_fields(sync_report)}
+                    async with quire.pool.acquire() as conn:
+                        paths = [
+                            r["path"]
+                            for r in await conn.fetch(
+                                "SELECT path FROM pages WHERE org_id = $1 ORDER BY path",
+                                key.org_id,
+                            )
+                        ]
+                    direct = Direct(quire, key.org_id, embeddings)
+                    h.note("gRPC floor: DescribeTools (no database, no model)")
+                    floor = await h.run_load(
+                        lambda i: client.describe_tools(),
+                        requests=requests,
+                        concurrency=1,
+                        warmup=10,
+                    )
+                    report["grpc_floor_describe_tools_c1"] = floor.as_dict()
+                    report["cells"] = await measure(
+                        client, direct, paths, requests, concurrencies, args.max_cell_s
+                    )
+                    report["peak_rss_mb"] = h.peak_rss_mb()
+    report["ratios_p50"] = {
+        name: {str(c): cells[str(c)]["ratio_p50"] for c in concurrencies}
+        for name, cells in report["cells"].items()
+    }
+    single = {name: cells[str(concurrencies[0])] for name, cells in report["cells"].items()}
+    report["targets"] = {
+        name: {
+            "goal_p50_ms": goal,
+            "service_p50_ms": single[name]["service"].get("p50_ms"),
+            "goal_p95_ms": TARGETS_P95_MS.get(name),
+            "service_p95_ms": single[name]["service"].get("p95_ms"),
+            "at_concurrency": concurrencies[0],
+        }
+        for name, goal in TARGETS_P50_MS.items()
+    }
+    report["targets"]["service_over_direct_p50"] = {"goal": 1.5}
+    return report
+
+
+async def measure(
+    client: Any,
+    direct: Direct,
+    paths: list[str],
+    requests: int,
+    concurrencies: list[int],
+    max_cell_s: float,
+) -> dict[str, Any]:
+    ops: dict[str, tuple[Any, Any]] = {
+        "search": (
+            lambda i: client.search_pages(namespace=NAMESPACE, query=QUERIES[i % len(QUERIES)]),
+            lambda i: direct.search(QUERIES[i % len(QUERIES)]),
+        ),
+        "search_2_alternatives": (
+            lambda i: client.search_pages(
+                namespace=NAMESPACE,
+                query=QUERIES[i % len(QUERIES)],
+                alternatives=ALTERNATIVES[i % len(ALTERNATIVES)],
+            ),
+            lambda i: direct.search(QUERIES[i % len(QUERIES)], ALTERNATIVES[i % len(ALTERNATIVES)]),
+        ),
+        "read_page": (
+            lambda i: client.read_page(namespace=NAMESPACE, path=paths[(i * 7) % len(paths)]),
+            lambda i: direct.read(paths[(i * 7) % len(paths)]),
+        ),
+        "grep": (
+            lambda i: client.grep_pages(
+                namespace=NAMESPACE,
+                query=GREPS[i % len(GREPS)][0],
+                ignore_case=GREPS[i % len(GREPS)][1],
+            ),
+            lambda i: direct.grep(*GREPS[i % len(GREPS)]),
+        ),
+    }
+    out: dict[str, Any] = {}
+    for name, (service_call, direct_call) in ops.items():
+        out[name] = {}
+        for concurrency in concurrencies:
+            h.note(f"{name} at concurrency {concurrency}")
+            warm = 10 if concurrency == concurrencies[0] else 2
+            service = await h.run_load(
+                service_call,
+                requests=requests,
+                concurrency=concurrency,
+                warmup=warm,
+                deadline_s=max_cell_s,
+            )
+            direct_result = await h.run_load(
+                direct_call,
+                requests=requests,
+                concurrency=concurrency,
+                warmup=warm,
+                deadline_s=max_cell_s,
+            )
+            s, d = service.as_dict(), direct_result.as_dict()
+            out[name][str(concurrency)] = {
+                "service": s,
+                "direct": d,
+                "ratio_p50": h.ratio(s.get("p50_ms"), d.get("p50_ms"), 2),
+                "ratio_p95": h.ratio(s.get("p95_ms"), d.get("p95_ms"), 2),
+                "ratio_throughput": h.ratio(s.get("throughput_rps"), d.get("throughput_rps"), 2),
+            }
+    return out
+
+
+if __name__ == "__main__":
+    parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    parser.add_argument("--requests", type=int, default=0, help="per cell (default 200)")
+    parser.add_argument("--concurrency", default="1,16")
+    parser.add_argument("--pages", type=int, default=0, help="first N pages of llms.txt (0=all)")
+    parser.add_argument("--max-cell-s", type=float, default=60.0, help="time bound per cell")
+    parser.add_argument("--quick", action="store_true", help="100 pages, 40 requests per cell")
+    parser.add_argument("--verbose", action="store_true")
+    parser.add_argument("--out", type=Path, default=None)
+    arguments = parser.parse_args()
+    h.emit(asyncio.run(main(arguments)), arguments.out)

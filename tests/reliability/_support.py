@@ -1,0 +1,76 @@
+"""Helpers shared by the reliability suite: typed-error checks, health, seeding."""
+
+from __future__ import annotations
+
+import hashlib
+import uuid
+
+import grpc
+import numpy as np
+from grpc import aio
+from grpc_health.v1 import health_pb2, health_pb2_grpc
+
+from quire.client.codes import GRPC_STATUS_BY_CODE
+from quire.client.rich_status import error_detail
+from quire.v1 import errors_pb2
+
+# Codes a server bug shows up as; a hostile request must never produce them.
+NEVER = (grpc.StatusCode.INTERNAL, grpc.StatusCode.UNKNOWN, grpc.StatusCode.DATA_LOSS)
+
+
+def typed_detail(exc: aio.AioRpcError) -> errors_pb2.ErrorDetail:
+    """Asserts the failure is a typed Quire error (ErrorDetail present and consistent)."""
+    assert exc.code() not in NEVER, f"{exc.code()}: {exc.details()}"
+    detail = error_detail(exc.trailing_metadata())
+    assert detail is not None, f"{exc.code()} without ErrorDetail: {exc.details()}"
+    assert detail.code != errors_pb2.ERROR_CODE_UNSPECIFIED
+    assert GRPC_STATUS_BY_CODE[detail.code] == exc.code(), (detail.code, exc.code())
+    return detail
+
+
+async def assert_serving(channel: aio.Channel) -> None:
+    stub = health_pb2_grpc.HealthStub(channel)
+    reply = await stub.Check(health_pb2.HealthCheckRequest(service=""), timeout=10)
+    assert reply.status == health_pb2.HealthCheckResponse.SERVING
+
+
+def fake_vectors(n: int, seed: int = 0) -> np.ndarray:
+    rng = np.random.default_rng(seed)
+    v = rng.standard_normal((n, 384)).astype(np.float32)
+    return v / np.linalg.norm(v, axis=1, keepdims=True)
+
+
+async def seed_pages(pool, org_id: uuid.UUID, namespace: str, pages: dict[str, str]) -> None:
+    """Publishes pages directly through the store (no model, no fetch): fixtures for reads."""
+    from quire.server.pages import store
+
+    async with pool.acquire() as conn:
+        await store.ensure_namespace(
+            conn,
+            org_id,
+            namespace,
+            source_url="http://127.0.0.1:9/llms.txt",
+            public_url="",
+            transform="markdown",
+            index_version="1",
+        )
+        for i, (path, body) in enumerate(pages.items()):
+            digest = hashlib.sha256(body.encode()).hexdigest()
+            lines = [line for line in body.split("\n\n") if line.strip()] or [body]
+            chunks = [store.NewChunk(text, ("Seed",)) for text in lines]
+            await store.publish_page(
+                conn,
+                org_id,
+                namespace,
+                store.NewPage(
+                    path=path,
+                    url=f"https://example.invalid{path}",
+                    title=path.rsplit("/", 1)[-1],
+                    body=body,
+                    digest=digest,
+                    index_fingerprint="seed",
+                    revision=digest[:16],
+                ),
+                chunks,
+                fake_vectors(len(chunks), seed=i),
+            )
