@@ -23,6 +23,7 @@ from typing import Protocol
 import asyncpg
 import numpy as np
 import numpy.typing as npt
+from opentelemetry import metrics
 
 from quire.indexer import fingerprint
 from quire.indexer.chunking import chunk_text, document_title, embedding_text
@@ -36,6 +37,12 @@ from quire.indexer.worker import documents, generations, jobs, lexical_stats
 from quire.v1 import knowledge_pb2
 
 log = logging.getLogger(__name__)
+_meter = metrics.get_meter("quire.indexer")
+queue_depth_gauge = _meter.create_gauge("quire.jobs.queue_depth", description="Queued jobs")
+indexed_documents = _meter.create_counter(
+    "quire.indexing.documents", description="Documents indexed, by outcome"
+)
+indexed_chunks = _meter.create_counter("quire.indexing.chunks", description="Chunks written")
 
 EXTRACT = "extract"
 BUILD = "build_generation"
@@ -324,6 +331,9 @@ class Worker:
                 log.exception("chunk write failed")
                 ok = False
             self.embedded_chunks += len(item.texts) if ok else 0
+            indexed_documents.add(1, {"ok": ok})
+            if ok:
+                indexed_chunks.add(len(item.texts))
             await self._complete(item, ok)
 
     async def _complete(self, item: _Item, ok: bool) -> None:
@@ -349,6 +359,7 @@ class Worker:
                     await jobs.renew_leases(conn, self.worker_id)
                     await jobs.recover_expired(conn)
                     await conn.execute(EXPIRE_CACHE)
+                    queue_depth_gauge.set(await jobs.queue_depth(conn))
                     await lexical_stats.refresh_stale(conn)
             job = await self._claim()
             if job is None:
