@@ -435,7 +435,7 @@ async def test_bm25_arm_uses_generation_statistics(
     barely count and a rare word decides."""
     import numpy as np
 
-    from quire.server.knowledge import search
+    from quire.server.knowledge import bm25, search
     from quire.server.knowledge.scope import ScopedCollection
 
     collection = await client.create_collection(name="bm25")
@@ -456,14 +456,31 @@ async def test_bm25_arm_uses_generation_statistics(
     status = await client.get_index_status(collection_id=cid)
     scope = [ScopedCollection(uuid.UUID(cid), 0, status.serving_generation)]
     async with harness.pool.acquire() as conn:
-        for _ in range(100):  # the flip refreshes statistics right after the build
-            if await conn.fetchval(
-                search.HAS_STATS, keys.org_id, [uuid.UUID(cid)], [status.serving_generation]
-            ):
+        for _ in range(100):  # statistics follow the serving generation's chunks
+            fresh = await conn.fetchval(
+                "SELECT s.chunks = (SELECT count(*) FROM knowledge_chunks c WHERE c.org_id = $1"
+                " AND c.collection_id = $2 AND c.generation = $3) FROM generation_stats s"
+                " WHERE s.org_id = $1 AND s.collection_id = $2 AND s.generation = $3",
+                keys.org_id,
+                uuid.UUID(cid),
+                status.serving_generation,
+            )
+            if fresh:
                 break
             await asyncio.sleep(0.1)
         arms = await search.gather_arms(
             conn, keys.org_id, scope, "the team axolotl", np.zeros(384, dtype=np.float32)
         )
+        rows = await bm25.rank_chunks(
+            conn,
+            keys.org_id,
+            [uuid.UUID(cid)],
+            [status.serving_generation],
+            "the team axolotl",
+            10,
+            k1=1.2,
+            b=0.75,
+            max_df_ratio=0.25,
+        )
     ranked = list(dict.fromkeys(str(d) for d, _ in arms.fts))
-    assert ranked[0] == ids["rare.txt"], ranked
+    assert ranked[0] == ids["rare.txt"], (ranked, [dict(r) for r in rows], ids)

@@ -14,6 +14,7 @@ import asyncpg
 from quire.v1 import knowledge_pb2
 
 DRIFT = 0.10
+ANALYZE = "ANALYZE knowledge_chunks, lexeme_stats, generation_stats"
 
 DELETE_LEXEMES = """
 DELETE FROM lexeme_stats WHERE org_id = $1 AND collection_id = $2 AND generation = $3
@@ -39,18 +40,46 @@ WHERE g.state = {knowledge_pb2.GENERATION_STATE_READY}
   AND (s.chunks IS NULL OR abs(
         (SELECT count(*) FROM knowledge_chunks c WHERE c.org_id = g.org_id
            AND c.collection_id = g.collection_id AND c.generation = g.generation) - s.chunks
-      ) > greatest(1, s.chunks * $1))
+      ) > s.chunks * $1)
 LIMIT $2
 """
 
 
 async def refresh(
-    conn: asyncpg.Connection, org_id: uuid.UUID, collection_id: uuid.UUID, generation: int
+    conn: asyncpg.Connection,
+    org_id: uuid.UUID,
+    collection_id: uuid.UUID,
+    generation: int,
+    *,
+    analyze: bool = True,
 ) -> None:
     async with conn.transaction():
         await conn.execute(DELETE_LEXEMES, org_id, collection_id, generation)
         await conn.execute(INSERT_LEXEMES, org_id, collection_id, generation)
         await conn.execute(UPSERT_TOTALS, org_id, collection_id, generation)
+    if analyze:  # a bulk build leaves the planner's statistics behind
+        await conn.execute(ANALYZE)
+
+
+DRIFTED_IN_COLLECTION = f"""
+SELECT g.generation
+FROM index_generations g
+LEFT JOIN generation_stats s USING (org_id, collection_id, generation)
+WHERE g.org_id = $1 AND g.collection_id = $2 AND g.state = {knowledge_pb2.GENERATION_STATE_READY}
+  AND (s.chunks IS NULL OR abs(
+        (SELECT count(*) FROM knowledge_chunks c WHERE c.org_id = g.org_id
+           AND c.collection_id = g.collection_id AND c.generation = g.generation) - s.chunks
+      ) > s.chunks * $3)
+"""
+
+
+async def refresh_if_drifted(
+    conn: asyncpg.Connection, org_id: uuid.UUID, collection_id: uuid.UUID
+) -> None:
+    """After a document change: re-derive the serving generation's statistics when its chunk
+    count moved more than DRIFT since the last refresh (building ones get theirs at flip)."""
+    for row in await conn.fetch(DRIFTED_IN_COLLECTION, org_id, collection_id, DRIFT):
+        await refresh(conn, org_id, collection_id, row["generation"], analyze=False)
 
 
 async def refresh_stale(conn: asyncpg.Connection, limit: int = 4) -> int:

@@ -325,6 +325,7 @@ class Worker:
                         generations=item.generations,
                         rows=generations.ChunkRows(item.contents, item.headings, item.vectors),
                     )
+                    await lexical_stats.refresh_if_drifted(conn, item.org_id, item.collection_id)
                     await generations.notify_index(conn, item.org_id, item.collection_id)
                 ok = True
             except (asyncpg.PostgresError, OSError):

@@ -22,6 +22,7 @@ from quire.indexer import fingerprint
 from quire.server import telemetry
 from quire.server.engine.fusion import rrf
 from quire.server.engine.lexical import or_query
+from quire.server.knowledge import bm25
 from quire.server.knowledge.scope import ScopedCollection
 from quire.server.services.base import SCHEMA_VERSION
 from quire.v1 import knowledge_pb2
@@ -56,48 +57,6 @@ JOIN unnest($2::uuid[], $3::bigint[]) AS s(collection_id, generation)
 WHERE c.org_id = $1 AND c.tsv @@ q.q
 ORDER BY ts_rank_cd(c.tsv, q.q, $6) DESC, c.document_id, c.chunk_ordinal
 LIMIT $5
-"""
-# BM25 over chunks with per-generation statistics (lexeme_stats, generation_stats): idf from
-# document frequency, chunk length in distinct lexemes, and tf counted as 1 (chunks are short;
-# this lets every query term use the GIN index on its own instead of unnesting every
-# candidate's tsvector). Lexemes in more than $6 of a generation's chunks are dropped: their
-# idf is low and they would make the candidate set nearly the whole collection.
-CHUNK_BM25 = """
-WITH scope AS (SELECT * FROM unnest($2::uuid[], $3::bigint[]) AS s(collection_id, generation)),
-st AS (
-    SELECT g.collection_id, g.generation, g.chunks AS n, greatest(g.avg_length, 1) AS avgdl
-    FROM generation_stats g JOIN scope USING (collection_id, generation) WHERE g.org_id = $1
-),
-qt AS (
-    SELECT DISTINCT lexeme
-    FROM unnest(tsvector_to_array(to_tsvector('simple', $4))) AS t(lexeme)
-),
-terms AS (
-    SELECT st.collection_id, st.generation, st.avgdl,
-           ln(1 + (st.n - ls.df + 0.5) / (ls.df + 0.5)) AS idf,
-           quote_literal(ls.lexeme)::tsquery AS tq
-    FROM st
-    JOIN lexeme_stats ls ON ls.org_id = $1 AND ls.collection_id = st.collection_id
-                        AND ls.generation = st.generation
-    JOIN qt ON qt.lexeme = ls.lexeme
-    WHERE ls.df <= greatest(st.n * $6::float8, 20)
-)
-SELECT c.document_id, c.chunk_ordinal,
-       sum(t.idf * ($7::float8 + 1)
-           / (1 + $7::float8 * (1 - $8::float8 + $8::float8 * length(c.tsv) / t.avgdl)))
-         AS score
-FROM terms t
-JOIN knowledge_chunks c ON c.org_id = $1 AND c.collection_id = t.collection_id
- AND c.generation = t.generation AND c.tsv @@ t.tq
-GROUP BY c.document_id, c.chunk_ordinal
-ORDER BY score DESC, c.document_id, c.chunk_ordinal
-LIMIT $5
-"""
-HAS_STATS = """
-SELECT count(*) FROM generation_stats g
-JOIN unnest($2::uuid[], $3::bigint[]) AS s(collection_id, generation)
-  ON g.collection_id = s.collection_id AND g.generation = s.generation
-WHERE g.org_id = $1
 """
 CHUNK_VECTOR = """
 WITH v AS MATERIALIZED (
@@ -230,19 +189,19 @@ async def gather_arms(
     if indexed:
         with telemetry.tracer.start_as_current_span("search.fts"):
             use_bm25 = tuning.lexical == "bm25" and await conn.fetchval(
-                HAS_STATS, org_id, ids, gens
+                bm25.HAS_STATS, org_id, ids, gens
             ) == len(ids)
             if use_bm25:
-                fts_rows = await conn.fetch(
-                    CHUNK_BM25,
+                fts_rows = await bm25.rank_chunks(
+                    conn,
                     org_id,
                     ids,
                     gens,
                     query,
                     tuning.depth,
-                    tuning.max_df_ratio,
-                    tuning.bm25_k1,
-                    tuning.bm25_b,
+                    k1=tuning.bm25_k1,
+                    b=tuning.bm25_b,
+                    max_df_ratio=tuning.max_df_ratio,
                 )
             else:
                 fts_rows = await conn.fetch(

@@ -1,0 +1,116 @@
+"""BM25 ranking of the chunk full-text arm, from per-generation term statistics.
+
+Two statements: the query's lexemes with their document frequencies (primary-key lookups in
+`lexeme_stats`), then one branch per kept lexeme, each `tsv @@ '<lexeme>'::tsquery` with its
+idf weight, summed per chunk. Each branch gets the lexeme as its own parameter, so under
+`plan_cache_mode = force_custom_plan` (the deployment default) the planner sees the actual
+lexeme and uses the GIN index for it, whatever the table statistics say. tf is counted once
+(chunks are short); length is the chunk's number of distinct lexemes.
+"""
+
+from __future__ import annotations
+
+import math
+import uuid
+from collections.abc import Sequence
+from dataclasses import dataclass
+
+import asyncpg
+
+MAX_TERMS = 48
+
+TERMS = """
+SELECT st.collection_id, st.generation, st.chunks, greatest(st.avg_length, 1) AS avgdl,
+       ls.lexeme, ls.df
+FROM unnest($2::uuid[], $3::bigint[]) AS s(collection_id, generation)
+JOIN generation_stats st ON st.org_id = $1 AND st.collection_id = s.collection_id
+                        AND st.generation = s.generation
+CROSS JOIN LATERAL (
+    SELECT DISTINCT lexeme FROM unnest(tsvector_to_array(to_tsvector('simple', $4))) AS t(lexeme)
+) qt
+JOIN LATERAL (
+    SELECT l.lexeme, l.df FROM lexeme_stats l
+    WHERE l.org_id = $1 AND l.collection_id = st.collection_id AND l.generation = st.generation
+      AND l.lexeme = qt.lexeme
+) ls ON true
+"""
+HAS_STATS = """
+SELECT count(*) FROM generation_stats g
+JOIN unnest($2::uuid[], $3::bigint[]) AS s(collection_id, generation)
+  ON g.collection_id = s.collection_id AND g.generation = s.generation
+WHERE g.org_id = $1
+"""
+
+
+@dataclass(frozen=True)
+class Term:
+    collection_id: uuid.UUID
+    generation: int
+    lexeme: str
+    idf: float
+    avgdl: float
+
+
+def _branch(i: int) -> str:
+    base = 3 + i * 5  # $1 org, $2 k1, $3 b; five parameters per term
+    c, g, q, w, a = (f"${base + n}" for n in range(1, 6))
+    return (
+        f"SELECT document_id, chunk_ordinal, {w}::float8 * ($2::float8 + 1) / "
+        f"(1 + $2::float8 * (1 - $3::float8 + $3::float8 * length(tsv) / {a}::float8)) AS s "
+        f"FROM knowledge_chunks WHERE org_id = $1 AND collection_id = {c}::uuid "
+        f"AND generation = {g}::bigint AND tsv @@ {q}::tsquery"
+    )
+
+
+def ranking_sql(terms: int) -> str:
+    union = "\nUNION ALL\n".join(_branch(i) for i in range(terms))
+    limit = 4 + terms * 5
+    return (
+        f"SELECT document_id, chunk_ordinal, sum(s) AS score FROM (\n{union}\n) b\n"
+        f"GROUP BY document_id, chunk_ordinal\n"
+        f"ORDER BY score DESC, document_id, chunk_ordinal LIMIT ${limit}"
+    )
+
+
+def select_terms(rows: Sequence[asyncpg.Record], max_df_ratio: float) -> list[Term]:
+    """Keeps lexemes in at most `max_df_ratio` of their generation's chunks (df <= 20 always
+    kept: small collections), strongest idf first, at most MAX_TERMS."""
+    terms = []
+    for r in rows:
+        n, df = r["chunks"], r["df"]
+        if df > max(n * max_df_ratio, 20):
+            continue
+        idf = math.log(1 + (n - df + 0.5) / (df + 0.5))
+        terms.append(Term(r["collection_id"], r["generation"], r["lexeme"], idf, r["avgdl"]))
+    terms.sort(key=lambda t: -t.idf)
+    return terms[:MAX_TERMS]
+
+
+def _quote(lexeme: str) -> str:
+    """A tsquery holding exactly this lexeme (no parsing): quoted, quotes and backslashes
+    escaped."""
+    return "'" + lexeme.replace("\\", "\\\\").replace("'", "''") + "'"
+
+
+async def rank_chunks(
+    conn: asyncpg.Connection,
+    org_id: uuid.UUID,
+    collection_ids: list[uuid.UUID],
+    generations: list[int],
+    query: str,
+    depth: int,
+    *,
+    k1: float,
+    b: float,
+    max_df_ratio: float,
+) -> list[asyncpg.Record]:
+    rows = await conn.fetch(TERMS, org_id, collection_ids, generations, query)
+    terms = select_terms(rows, max_df_ratio)
+    if not terms:
+        return []
+    args: list[object] = [org_id, k1, b]
+    for t in terms:
+        args += [t.collection_id, t.generation, _quote(t.lexeme), t.idf, t.avgdl]
+    args.append(depth)
+    result: list[asyncpg.Record] = await conn.fetch(ranking_sql(len(terms)), *args)
+    return result
