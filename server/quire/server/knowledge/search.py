@@ -102,7 +102,7 @@ class HybridTuning:
     Defaults are chosen on SciFact train (docs/retrieval-quality.md)."""
 
     depth: int = 100
-    rrf_k: int = 60
+    rrf_k: int = 5
     fts_weight: float = 1.0
     vector_weight: float = 1.0
     file_name_weight: float = 0.5
