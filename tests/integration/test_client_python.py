@@ -191,64 +191,6 @@ async def _drain(iterator: AsyncIterator[Any]) -> list[Any]:
     return [item async for item in iterator]
 
 
-async def test_unbuilt_rpcs_raise_unimplemented(client: AsyncQuireClient) -> None:
-    """Every RPC the server does not build yet raises `Unimplemented` through the client."""
-    calls: dict[str, Callable[[], Any]] = {
-        "SearchPages": lambda: client.search_pages(namespace="docs", query="q"),
-        "ReadPage": lambda: client.read_page(namespace="docs", path="/a.md"),
-        "ListPages": lambda: client.list_pages(namespace="docs"),
-        "GrepPages": lambda: client.grep_pages(namespace="docs", query="q"),
-        "RunCommand": lambda: client.run_command(namespace="docs", command="ls"),
-        "DescribeTools": lambda: client.describe_tools(),
-        "GetSyncReport": lambda: client.get_sync_report(namespace="docs"),
-        "GetDocument": lambda: client.get_document(document_id="d"),
-        "ListDocuments": lambda: client.list_documents(collection_id="c"),
-        "DeleteDocument": lambda: client.delete_document(document_id="d"),
-        "UpsertAgent": lambda: client.upsert_agent(agent_id="a"),
-        "GetAgent": lambda: client.get_agent(agent_id="a"),
-        "SearchKnowledge": lambda: client.search_knowledge(query="q", collection_ids=["c"]),
-        "ReadDocument": lambda: client.read_document(document_id="d", collection_ids=["c"]),
-        "GetIndexStatus": lambda: client.get_index_status(collection_id="c"),
-        "RebuildIndex": lambda: client.rebuild_index(collection_id="c"),
-        "RollbackIndex": lambda: client.rollback_index(collection_id="c"),
-        "GetGateStatus": lambda: client.get_gate_status(),
-        "GetShadowReport": lambda: client.get_shadow_report(),
-        "UploadDocument": lambda: client.upload_document(
-            collection_id="c", file_name="a.txt", data=b"hello"
-        ),
-        "SyncPages": lambda: _drain(
-            client.sync_pages(namespace="docs", url="https://example.com/llms.txt")
-        ),
-        "WatchDocuments": lambda: _drain(client.watch_documents(collection_id="c")),
-        "WatchIndexStatus": lambda: _drain(client.watch_index_status(collection_id="c")),
-        "RunGate": lambda: _drain(client.run_gate(dataset="d", split="test")),
-    }
-    from quire.server.services import admin, knowledge, pages
-
-    not_built = set(pages.UNIMPLEMENTED) | set(knowledge.UNIMPLEMENTED) | set(admin.UNIMPLEMENTED)
-    for name in sorted(not_built):
-        assert name in calls, f"no client call listed for {name}"
-        with pytest.raises(qc.Unimplemented) as info:
-            await calls[name]()
-        assert info.value.code_name == "UNIMPLEMENTED", name
-
-
-async def test_unbuilt_streams_raise_unimplemented_blocking(harness: Harness, keys: Keys) -> None:
-    from quire.server.services import pages
-
-    if "SyncPages" not in pages.UNIMPLEMENTED:
-        pytest.skip("SyncPages is built")
-
-    def scenario() -> None:
-        with QuireClient(harness.address, api_key=keys.all) as c:
-            with pytest.raises(qc.Unimplemented):
-                list(c.sync_pages(namespace="docs", url="https://example.com/llms.txt"))
-            with pytest.raises(qc.Unimplemented):
-                c.upload_document(collection_id="c", file_name="a.txt", data=b"x" * 3_000_000)
-
-    await blocking(scenario)
-
-
 class CountingRetry(RetryPolicy):
     def __init__(self) -> None:
         super().__init__(max_attempts=3, initial_backoff=0.05, max_backoff=0.2)
