@@ -7,9 +7,11 @@ import logging
 import signal
 from collections.abc import Awaitable, Callable
 from dataclasses import dataclass
+from pathlib import Path
 from typing import Any
 
 import asyncpg
+import grpc
 from grpc import aio
 from grpc_health.v1 import health, health_pb2, health_pb2_grpc
 from grpc_reflection.v1alpha import reflection
@@ -65,6 +67,24 @@ async def prepare_database(dsn: str, settings: Settings) -> asyncpg.Pool:
     return await create_pool(dsn, min_size=settings.pool_min, max_size=settings.pool_max)
 
 
+def server_credentials(settings: Settings) -> grpc.ServerCredentials | None:
+    """TLS from PEM files (mutual TLS when a client CA is given); None means plaintext."""
+    if not settings.tls_cert_file:
+        return None
+    if not settings.tls_key_file:
+        raise RuntimeError("QUIRE_TLS_CERT is set but QUIRE_TLS_KEY is not")
+    key = Path(settings.tls_key_file).read_bytes()
+    chain = Path(settings.tls_cert_file).read_bytes()
+    client_ca = (
+        Path(settings.tls_client_ca_file).read_bytes() if settings.tls_client_ca_file else None
+    )
+    return grpc.ssl_server_credentials(
+        [(key, chain)],
+        root_certificates=client_ca,
+        require_client_auth=client_ca is not None,
+    )
+
+
 def load_embeddings() -> EmbeddingService | None:
     """The prepared model, or None (with a warning) so the server still serves everything else."""
     try:
@@ -110,7 +130,11 @@ async def start(
         ),
         server,
     )
-    port = server.add_insecure_port(settings.address)
+    credentials = server_credentials(settings)
+    if credentials is None:
+        port = server.add_insecure_port(settings.address)
+    else:
+        port = server.add_secure_port(settings.address, credentials)
     if port == 0:
         raise RuntimeError(f"cannot listen on {settings.address}")
     await server.start()

@@ -22,6 +22,9 @@ def _settings(args: argparse.Namespace) -> Settings:
     settings = Settings.from_env()
     if getattr(args, "address", None):
         settings.address = args.address
+    for flag in ("tls_cert", "tls_key", "tls_client_ca"):
+        if getattr(args, flag, None):
+            setattr(settings, f"{flag}_file", getattr(args, flag))
     if getattr(args, "reuse_port", False):
         settings.reuse_port = True
     if getattr(args, "allow_source", None):
@@ -227,6 +230,12 @@ def build_parser() -> argparse.ArgumentParser:
     sub = parser.add_subparsers(dest="command", required=True, metavar="COMMAND")
 
     def server_flags(p: argparse.ArgumentParser) -> None:
+        p.add_argument("--tls-cert", help="PEM certificate chain (enables TLS; $QUIRE_TLS_CERT)")
+        p.add_argument("--tls-key", help="PEM private key ($QUIRE_TLS_KEY)")
+        p.add_argument(
+            "--tls-client-ca",
+            help="PEM CA whose client certificates are required (mutual TLS)",
+        )
         p.add_argument(
             "--reuse-port",
             action="store_true",

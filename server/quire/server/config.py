@@ -31,6 +31,11 @@ class Settings:
     org_concurrency: int = 256
     # Page sources allowed despite the https/global-address rule (e.g. loopback in tests).
     allow_sources: list[str] = field(default_factory=list)
+    # TLS: PEM server certificate chain and key; with a client CA, clients must present a
+    # certificate it signed (mutual TLS). Unset: plaintext (loopback and trusted networks).
+    tls_cert_file: str = ""
+    tls_key_file: str = ""
+    tls_client_ca_file: str = ""
     # How long a sync with validate_discovery waits for the client's decision.
     discovery_decision_timeout_s: float = 60.0
     # Deployment default retrieval mode name (LEGACY_FTS | HYBRID_SHADOW | HYBRID).
@@ -49,4 +54,7 @@ class Settings:
             org_concurrency=_env_int("QUIRE_ORG_CONCURRENCY", 256),
             allow_sources=[s for s in allow.split(",") if s],
             retrieval_mode=os.environ.get("QUIRE_RETRIEVAL_MODE", "LEGACY_FTS"),
+            tls_cert_file=os.environ.get("QUIRE_TLS_CERT", ""),
+            tls_key_file=os.environ.get("QUIRE_TLS_KEY", ""),
+            tls_client_ca_file=os.environ.get("QUIRE_TLS_CLIENT_CA", ""),
         )
