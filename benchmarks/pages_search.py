@@ -305,4 +305,4 @@ if __name__ == "__main__":
     parser.add_argument("--verbose", action="store_true")
     parser.add_argument("--out", type=Path, default=None)
     arguments = parser.parse_args()
-    h.emit(asyncio.run(main(arguments)), arguments.out)
+    h.emit(h.run(main(arguments)), arguments.out)

@@ -378,4 +378,4 @@ if __name__ == "__main__":
     arguments = parser.parse_args()
     if arguments.address and not arguments.key:
         parser.error("--address needs --key")
-    h.emit(asyncio.run(main(arguments)), arguments.out)
+    h.emit(h.run(main(arguments)), arguments.out)

@@ -24,7 +24,6 @@ the serving process ≤ 360 MB.
 from __future__ import annotations
 
 import argparse
-import asyncio
 import tempfile
 import time
 from pathlib import Path
@@ -177,4 +176,4 @@ if __name__ == "__main__":
     parser.add_argument("--verbose", action="store_true")
     parser.add_argument("--out", type=Path, default=None)
     arguments = parser.parse_args()
-    h.emit(asyncio.run(main(arguments)), arguments.out)
+    h.emit(h.run(main(arguments)), arguments.out)

@@ -112,6 +112,9 @@ async def start(
             ("grpc.max_send_message_length", settings.max_message_bytes),
             ("grpc.so_reuseport", 1 if settings.reuse_port else 0),
             ("grpc.keepalive_permit_without_calls", 1),
+            # Clients ping idle channels every 60 s; accept pings down to 10 s apart.
+            ("grpc.http2.min_recv_ping_interval_without_data_ms", 10_000),
+            ("grpc.http2.max_ping_strikes", 0),
         ],
     )
     # The servicers are completed at import time by fill_unimplemented, which mypy cannot see.

@@ -14,6 +14,7 @@ import asyncpg
 from quire.v1 import knowledge_pb2
 
 DRIFT = 0.10
+LOCK = "SELECT pg_advisory_xact_lock(hashtextextended($1, 0))"
 ANALYZE = "ANALYZE knowledge_chunks, lexeme_stats, generation_stats"
 
 DELETE_LEXEMES = """
@@ -54,6 +55,9 @@ async def refresh(
     analyze: bool = True,
 ) -> None:
     async with conn.transaction():
+        # Two refreshes of one generation (a drift check and the periodic sweep) must not
+        # interleave their delete and insert.
+        await conn.execute(LOCK, f"stats:{org_id}:{collection_id}:{generation}")
         await conn.execute(DELETE_LEXEMES, org_id, collection_id, generation)
         await conn.execute(INSERT_LEXEMES, org_id, collection_id, generation)
         await conn.execute(UPSERT_TOTALS, org_id, collection_id, generation)

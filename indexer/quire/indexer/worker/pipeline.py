@@ -325,9 +325,16 @@ class Worker:
                         generations=item.generations,
                         rows=generations.ChunkRows(item.contents, item.headings, item.vectors),
                     )
-                    await lexical_stats.refresh_if_drifted(conn, item.org_id, item.collection_id)
                     await generations.notify_index(conn, item.org_id, item.collection_id)
                 ok = True
+                try:
+                    async with self.pool.acquire() as conn:
+                        await lexical_stats.refresh_if_drifted(
+                            conn, item.org_id, item.collection_id
+                        )
+                except (asyncpg.PostgresError, OSError):
+                    # Statistics only steer BM25; the periodic sweep retries them.
+                    log.warning("term statistics refresh failed", exc_info=True)
             except (asyncpg.PostgresError, OSError):
                 log.exception("chunk write failed")
                 ok = False

@@ -81,4 +81,7 @@ async def write(
     cache_key: bytes,
     response: knowledge_service_pb2.SearchKnowledgeResponse,
 ) -> None:
-    await conn.execute(WRITE, org_id, cache_key, response.SerializeToString(), TTL_SECONDS)
+    # A lost cache entry costs one recomputation, so the write need not wait for a disk flush.
+    async with conn.transaction():
+        await conn.execute("SET LOCAL synchronous_commit = off")
+        await conn.execute(WRITE, org_id, cache_key, response.SerializeToString(), TTL_SECONDS)
