@@ -70,6 +70,9 @@ SELECT g.generation
 FROM index_generations g
 LEFT JOIN generation_stats s USING (org_id, collection_id, generation)
 WHERE g.org_id = $1 AND g.collection_id = $2 AND g.state = {knowledge_pb2.GENERATION_STATE_READY}
+  -- Small generations refresh eagerly (cheap); large ones at most every 30 s, since a
+  -- refresh rewrites every lexeme row (the periodic sweep catches up in between).
+  AND (s.chunks IS NULL OR s.chunks < 500 OR s.refreshed_at < now() - interval '30 seconds')
   AND (s.chunks IS NULL OR abs(
         (SELECT count(*) FROM knowledge_chunks c WHERE c.org_id = g.org_id
            AND c.collection_id = g.collection_id AND c.generation = g.generation) - s.chunks
