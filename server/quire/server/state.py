@@ -10,6 +10,8 @@ import asyncpg
 from quire.server.auth import KeyVerifier
 from quire.server.config import Settings
 from quire.server.embeddings import EmbeddingService
+from quire.server.errors import QuireError
+from quire.v1 import errors_pb2
 
 
 @dataclass
@@ -22,3 +24,12 @@ class AppState:
     embeddings: EmbeddingService | None = None
     # Process-wide caches and helpers owned by capabilities (e.g. the page body cache).
     extras: dict[str, Any] = field(default_factory=dict)
+
+    def require_embeddings(self) -> EmbeddingService:
+        """The loaded model, or SEARCH_UNAVAILABLE saying how to get one."""
+        if self.embeddings is None:
+            raise QuireError(
+                errors_pb2.ERROR_CODE_SEARCH_UNAVAILABLE,
+                "The embedding model is not loaded; run `quire model prepare` and restart",
+            )
+        return self.embeddings

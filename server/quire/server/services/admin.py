@@ -196,11 +196,7 @@ class AdminService(admin_service_pb2_grpc.AdminServiceServicer):
         collection_id = parse_uuid(request.collection_id, COLLECTION_NOT_FOUND)
         if request.index_version:
             clean_text("index_version", request.index_version, max_chars=64)
-        if self.state.embeddings is None:
-            raise QuireError(
-                errors_pb2.ERROR_CODE_SEARCH_UNAVAILABLE,
-                "The embedding model is not loaded; run `quire model prepare` and restart",
-            )
+        embedder = self.state.require_embeddings()
         who = principal()
         async with transaction(self.state.pool) as conn:
             row = await conn.fetchrow(LOCK_COLLECTION, who.org_id, collection_id)
@@ -215,7 +211,7 @@ class AdminService(admin_service_pb2_grpc.AdminServiceServicer):
                     conn,
                     who.org_id,
                     collection_id,
-                    fingerprint.collection_fingerprint(self.state.embeddings.fingerprint, version),
+                    fingerprint.collection_fingerprint(embedder.fingerprint, version),
                     version,
                 )
                 await jobs.enqueue(
@@ -262,12 +258,7 @@ class AdminService(admin_service_pb2_grpc.AdminServiceServicer):
     # --- gate and shadow --------------------------------------------------------------------
 
     def _fingerprint(self) -> str:
-        if self.state.embeddings is None:
-            raise QuireError(
-                errors_pb2.ERROR_CODE_SEARCH_UNAVAILABLE,
-                "The embedding model is not loaded; run `quire model prepare` and restart",
-            )
-        return search.serving_fingerprint(self.state.embeddings.fingerprint)
+        return search.serving_fingerprint(self.state.require_embeddings().fingerprint)
 
     async def RunGate(
         self,
@@ -296,11 +287,10 @@ class AdminService(admin_service_pb2_grpc.AdminServiceServicer):
         async def progress(stage: str, done: int, total: int) -> None:
             out.put_nowait(admin_pb2.GateProgress(stage=stage, done=done, total=total))
 
-        assert self.state.embeddings is not None
         task = asyncio.create_task(
             runner.run_gate(
                 self.state.pool,
-                self.state.embeddings,
+                self.state.require_embeddings(),
                 data,
                 fingerprint=fp,
                 recorded_by=who.org_id,

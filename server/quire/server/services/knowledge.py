@@ -332,12 +332,7 @@ class KnowledgeService(knowledge_service_pb2_grpc.KnowledgeServiceServicer):
         return search.serving_fingerprint(embedder, self.tuning)
 
     async def _vector(self, query: str) -> Any:
-        if self.state.embeddings is None:
-            raise QuireError(
-                errors_pb2.ERROR_CODE_SEARCH_UNAVAILABLE,
-                "The embedding model is not loaded; run `quire model prepare` and restart",
-            )
-        return (await self.state.embeddings.embed_queries([query]))[0]
+        return (await self.state.require_embeddings().embed_queries([query]))[0]
 
     async def SearchKnowledge(
         self,

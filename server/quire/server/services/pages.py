@@ -67,12 +67,7 @@ class PagesService(pages_service_pb2_grpc.PagesServiceServicer):
         state.extras["page_body_cache"] = self.bodies
 
     def _embeddings(self) -> Any:
-        if self.state.embeddings is None:
-            raise QuireError(
-                errors_pb2.ERROR_CODE_SEARCH_UNAVAILABLE,
-                "The embedding model is not loaded; run `quire model prepare` and restart",
-            )
-        return self.state.embeddings
+        return self.state.require_embeddings()
 
     # --- sync -------------------------------------------------------------------------------
 
