@@ -23,7 +23,7 @@ from quire.server.knowledge import search, shadow
 from quire.server.knowledge.index_status import index_status
 from quire.server.knowledge.policy import load_policy
 from quire.server.rpc import principal, register_scopes
-from quire.server.services.base import SCHEMA_VERSION, fill_unimplemented
+from quire.server.services.base import SCHEMA_VERSION, drain_while_running, fill_unimplemented
 from quire.server.state import AppState
 from quire.server.storage.database import transaction
 from quire.server.storage.timestamps import timestamp
@@ -298,16 +298,8 @@ class AdminService(admin_service_pb2_grpc.AdminServiceServicer):
             )
         )
         try:
-            while True:
-                getter = asyncio.create_task(out.get())
-                done, _ = await asyncio.wait({task, getter}, return_when=asyncio.FIRST_COMPLETED)
-                if getter in done:
-                    yield admin_service_pb2.RunGateResponse(progress=getter.result())
-                    continue
-                getter.cancel()
-                break
-            while not out.empty():
-                yield admin_service_pb2.RunGateResponse(progress=out.get_nowait())
+            async for progress_message in drain_while_running(task, out):
+                yield admin_service_pb2.RunGateResponse(progress=progress_message)
             yield admin_service_pb2.RunGateResponse(result=task.result().result)
         finally:
             if not task.done():

@@ -2,14 +2,16 @@
 
 from __future__ import annotations
 
+import asyncio
 from collections.abc import AsyncIterator
-from typing import Any
+from typing import Any, TypeVar
 
 from google.protobuf.descriptor import ServiceDescriptor
 
 from quire.server.errors import unimplemented
 
 SCHEMA_VERSION = 1
+T = TypeVar("T")
 
 
 def _unary(full_name: str) -> Any:
@@ -25,6 +27,22 @@ def _streaming(full_name: str) -> Any:
         yield  # pragma: no cover - makes this an async generator
 
     return handler
+
+
+async def drain_while_running(task: asyncio.Task[Any], queue: asyncio.Queue[T]) -> AsyncIterator[T]:
+    """Yields what `queue` receives until `task` ends, then whatever is left in it.
+
+    How long-running streams (a sync, a gate run) forward their progress messages."""
+    while True:
+        getter = asyncio.create_task(queue.get())
+        done, _ = await asyncio.wait({task, getter}, return_when=asyncio.FIRST_COMPLETED)
+        if getter in done:
+            yield getter.result()
+            continue
+        getter.cancel()
+        break
+    while not queue.empty():
+        yield queue.get_nowait()
 
 
 def fill_unimplemented(cls: type, service: ServiceDescriptor) -> list[str]:

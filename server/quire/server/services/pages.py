@@ -21,7 +21,7 @@ from quire.server.pages.grep import grep_pages
 from quire.server.pages.pg_store import PgPageStore
 from quire.server.pages.sync import PageSync, SyncRequest
 from quire.server.rpc import principal, register_scopes
-from quire.server.services.base import SCHEMA_VERSION, fill_unimplemented
+from quire.server.services.base import SCHEMA_VERSION, drain_while_running, fill_unimplemented
 from quire.server.state import AppState
 from quire.server.storage.database import transaction
 from quire.server.storage.timestamps import timestamp
@@ -128,16 +128,8 @@ class PagesService(pages_service_pb2_grpc.PagesServiceServicer):
         )
         task = asyncio.create_task(sync.run())
         try:
-            while True:
-                getter = asyncio.create_task(out.get())
-                done, _ = await asyncio.wait({task, getter}, return_when=asyncio.FIRST_COMPLETED)
-                if getter in done:
-                    yield getter.result()
-                    continue
-                getter.cancel()
-                break
-            while not out.empty():
-                yield out.get_nowait()
+            async for message in drain_while_running(task, out):
+                yield message
             report = task.result()
             yield pages_service_pb2.SyncPagesResponse(report=report)
         except asyncio.CancelledError:
