@@ -21,6 +21,10 @@ per cell and service/direct ratios (goal: service p50 ≤ 1.5× direct). Design 
 search p50 ≤ 10 ms / p95 ≤ 20 ms, 2 alternatives p50 ≤ 20 ms, read_page p50 ≤ 1.5 ms,
 grep p50 ≤ 4 ms. The client runs in the server's process and event loop, so at concurrency
 > 1 its own gRPC work is charged to the service column.
+
+Also a ranking check: 30 hand-labelled questions, each with the page a reader wants
+(LABELLED), scored as page-level MRR@10 and hit@1/@3 through SearchPages. It is small and
+labelled by us, so it guards against regressions rather than proving quality.
 """
 
 from __future__ import annotations
@@ -75,6 +79,40 @@ GREPS = [
     ("Query(", False),
     ("pydantic", True),
 ]
+LABELLED = {
+    "declare query parameters with defaults": "/tutorial/query-params.md",
+    "how to use dependency injection with yield": (
+        "/tutorial/dependencies/dependencies-with-yield.md"
+    ),
+    "return a custom response with headers": "/advanced/response-headers.md",
+    "OAuth2 password flow with JWT tokens": "/tutorial/security/oauth2-jwt.md",
+    "upload files with UploadFile": "/tutorial/request-files.md",
+    "background tasks after returning a response": "/tutorial/background-tasks.md",
+    "CORS middleware configuration": "/tutorial/cors.md",
+    "testing an app with TestClient": "/tutorial/testing.md",
+    "deploy with Docker and uvicorn workers": "/deployment/docker.md",
+    "request body validation with Pydantic models": "/tutorial/body.md",
+    "path parameters with types": "/tutorial/path-params.md",
+    "handle errors with HTTPException": "/tutorial/handling-errors.md",
+    "websockets endpoint example": "/advanced/websockets.md",
+    "settings and environment variables": "/advanced/settings.md",
+    "SQL databases with SQLModel": "/tutorial/sql-databases.md",
+    "response model exclude unset fields": "/tutorial/response-model.md",
+    "async def vs def performance": "/async.md",
+    "static files mount": "/tutorial/static-files.md",
+    "OpenAPI schema customization": "/how-to/extending-openapi.md",
+    "クエリパラメータ": "/ja/tutorial/query-params.md",
+    "how do I add a custom header to every response": "/tutorial/middleware.md",
+    "stream a large file download": "/advanced/custom-response.md",
+    "run code on startup and shutdown": "/advanced/events.md",
+    "group routes across multiple files": "/tutorial/bigger-applications.md",
+    "return a 201 status code": "/tutorial/response-status-code.md",
+    "read cookies from the request": "/tutorial/cookie-params.md",
+    "send form data instead of JSON": "/tutorial/request-forms.md",
+    "GraphQL with Strawberry": "/how-to/graphql.md",
+    "run behind a reverse proxy with a path prefix": "/advanced/behind-a-proxy.md",
+    "use HTTPS certificates": "/deployment/https.md",
+}
 TARGETS_P50_MS = {"search": 10.0, "search_2_alternatives": 20.0, "read_page": 1.5, "grep": 4.0}
 TARGETS_P95_MS = {"search": 20.0}
 
@@ -198,6 +236,7 @@ async def main(args: argparse.Namespace) -> dict[str, Any]:
                                 key.org_id,
                             )
                         ]
+                    report["ranking"] = await ranking(client)
                     direct = Direct(quire, key.org_id, embeddings)
                     h.note("gRPC floor: DescribeTools (no database, no model)")
                     floor = await h.run_load(
@@ -228,6 +267,23 @@ async def main(args: argparse.Namespace) -> dict[str, Any]:
     }
     report["targets"]["service_over_direct_p50"] = {"goal": 1.5}
     return report
+
+
+async def ranking(client: Any) -> dict[str, Any]:
+    """Page-level MRR@10 and hit@1/@3 of SearchPages on the LABELLED questions."""
+    ranks = []
+    for query, wanted in LABELLED.items():
+        result = await client.search_pages(namespace=NAMESPACE, query=query, limit=10)
+        pages = list(dict.fromkeys(hit.path for hit in result.hits))
+        ranks.append(pages.index(wanted) + 1 if wanted in pages else None)
+    n = len(ranks)
+    return {
+        "questions": n,
+        "mrr_at_10": round(sum(1 / r for r in ranks if r) / n, 3),
+        "hit_at_1": round(sum(1 for r in ranks if r == 1) / n, 3),
+        "hit_at_3": round(sum(1 for r in ranks if r and r <= 3) / n, 3),
+        "missed": [q for q, r in zip(LABELLED, ranks, strict=True) if r is None],
+    }
 
 
 async def measure(

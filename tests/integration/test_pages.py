@@ -124,6 +124,70 @@ async def test_search_finds_the_right_page_and_caps_hits_per_page(
     assert [h.score for h in result.hits] == sorted((h.score for h in result.hits), reverse=True)
 
 
+async def test_term_statistics_match_the_published_chunks(
+    harness: Harness, keys: Keys, first_sync: pages_pb2.SyncReport
+) -> None:
+    async with harness.pool.acquire() as conn:
+        totals = await conn.fetchrow(
+            "SELECT chunks, avg_length FROM page_term_totals WHERE org_id = $1 AND namespace = $2",
+            keys.org_id,
+            NS,
+        )
+        actual = await conn.fetchrow(
+            "SELECT count(*) AS chunks, avg(length(tsv)) AS avg_length FROM page_chunks "
+            "WHERE org_id = $1 AND namespace = $2",
+            keys.org_id,
+            NS,
+        )
+        stored = {
+            r["lexeme"]: r["df"]
+            for r in await conn.fetch(
+                "SELECT lexeme, df FROM page_lexeme_stats WHERE org_id = $1 AND namespace = $2 "
+                "AND lexeme = ANY($3::text[])",
+                keys.org_id,
+                NS,
+                ["pydantic", "depends", "the"],
+            )
+        }
+        counted = {
+            lexeme: await conn.fetchval(
+                "SELECT count(*) FROM page_chunks WHERE org_id = $1 AND namespace = $2 "
+                "AND tsv @@ $3::tsquery",
+                keys.org_id,
+                NS,
+                lexeme,
+            )
+            for lexeme in stored
+        }
+    assert totals is not None and totals["chunks"] == actual["chunks"] == first_sync.embedded_chunks
+    assert totals["avg_length"] == pytest.approx(float(actual["avg_length"]))
+    assert len(stored) == 3 and stored == counted
+
+
+async def test_full_text_arm_takes_quotes_and_backslashes_literally(
+    client: AsyncQuireClient, first_sync: pages_pb2.SyncReport
+) -> None:
+    for query in ["it's a \\ 'quoted' \"word\" : & | ! <-> (x)", "'", "\\", "a:* b:A"]:
+        result = await client.search_pages(namespace=NS, query=query)
+        assert not result.partial and len(result.hits) <= 10
+
+
+async def test_search_without_term_statistics_still_answers_from_vectors(
+    harness: Harness, client: AsyncQuireClient, keys: Keys, first_sync: pages_pb2.SyncReport
+) -> None:
+    from quire.server.pages import term_stats
+
+    query = "declare query parameters with defaults"
+    async with harness.pool.acquire() as conn:
+        await conn.execute(term_stats.DELETE_LEXEMES, keys.org_id, NS)
+    try:
+        result = await client.search_pages(namespace=NS, query=query)
+        assert len(result.hits) == 10 and not result.partial
+    finally:
+        async with harness.pool.acquire() as conn:
+            await term_stats.refresh(conn, keys.org_id, NS)
+
+
 async def test_search_with_alternatives_fuses_phrasings(
     client: AsyncQuireClient, first_sync: pages_pb2.SyncReport
 ) -> None:
@@ -394,7 +458,12 @@ async def test_failed_pages_make_a_partial_sync_that_prunes_nothing(
 
 
 async def test_edits_and_removals_update_exactly_those_pages(
-    client: AsyncQuireClient, site: SiteServer, site_dir: Path, first_sync: pages_pb2.SyncReport
+    harness: Harness,
+    keys: Keys,
+    client: AsyncQuireClient,
+    site: SiteServer,
+    site_dir: Path,
+    first_sync: pages_pb2.SyncReport,
 ) -> None:
     edited = [
         "/tutorial/first-steps.md",
@@ -430,6 +499,17 @@ async def test_edits_and_removals_update_exactly_those_pages(
         await client.read_page(namespace=NS, path=removed[0])
     hits = await client.grep_pages(namespace=NS, query="zebra quokka", limit=100)
     assert sorted(m.path for m in hits.matches) == sorted(edited) and hits.complete
+    # The sync refreshed the term statistics: the new word is known and finds every edit.
+    async with harness.pool.acquire() as conn:
+        df = await conn.fetchval(
+            "SELECT df FROM page_lexeme_stats WHERE org_id = $1 AND namespace = $2 "
+            "AND lexeme = 'quokka'",
+            keys.org_id,
+            NS,
+        )
+    assert df == len(edited)
+    found = await client.search_pages(namespace=NS, query="quokka", limit=10)
+    assert set(edited) <= {h.path for h in found.hits}, [h.path for h in found.hits]
 
 
 async def test_cursor_restarts_after_a_publish(

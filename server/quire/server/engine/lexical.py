@@ -9,3 +9,12 @@ OR_QUERY = "replace(plainto_tsquery({config}, {param})::text, ' & ', ' | ')::tsq
 
 def or_query(param: str, config: str = "'simple'") -> str:
     return OR_QUERY.format(config=config, param=param)
+
+
+# A tsquery holding exactly the lexeme in `column` (no parsing): quoted, with backslashes and
+# quotes escaped as tsquery input wants them.
+LEXEME_QUERY = r"""('''' || replace(replace({column}, '\', '\\'), '''', '''''') || '''')::tsquery"""
+
+
+def lexeme_query(column: str) -> str:
+    return LEXEME_QUERY.format(column=column)

@@ -1,9 +1,11 @@
 """SearchPages: hybrid retrieval per phrasing, RRF across phrasings, one snapshot for all.
 
-Each phrasing runs a full-text arm (OR of lexemes, ts_rank_cd with length normalisation) and
-a vector arm (HNSW cosine with iterative scans so the namespace filter cannot starve it),
-fused with RRF. Alternatives run in parallel on their own connections that import the
-primary transaction's exported snapshot, with zero parallel workers.
+Each phrasing runs a full-text arm (BM25 over the query's lexemes from the namespace's term
+statistics, pages.term_stats: one GIN lookup per lexeme, very common lexemes dropped, a bonus
+for lexemes in the title or headings) and a vector arm (HNSW cosine with iterative scans so
+the namespace filter cannot starve it), fused with RRF. Alternatives run in parallel on their
+own connections that import the primary transaction's exported snapshot, with zero parallel
+workers.
 """
 
 from __future__ import annotations
@@ -21,7 +23,7 @@ import numpy.typing as npt
 from quire.server import telemetry
 from quire.server.engine import canonical_json
 from quire.server.engine.fusion import rrf
-from quire.server.engine.lexical import or_query
+from quire.server.engine.lexical import lexeme_query
 from quire.server.services.base import SCHEMA_VERSION
 from quire.server.storage.database import apply_settings, remaining_ms
 from quire.v1 import pages_pb2
@@ -40,15 +42,55 @@ class SearchTuning:
     rrf_k: int = 60
     fts_weight: float = 1.0
     vector_weight: float = 1.0
+    # BM25 of the full-text arm, as the knowledge chunk arm (knowledge.search.HybridTuning).
+    k1: float = 1.2
+    b: float = 0.75
+    # Lexemes in more than this share of the namespace's chunks carry little idf and would
+    # make the arm rank most of the namespace; they are left to the vector arm.
+    max_df_ratio: float = 0.35
+    max_terms: int = 48
+    # Added (× idf) when the lexeme is in the page title or the chunk's headings: in docs
+    # sites the heading names the topic (labelled queries in benchmarks/pages_search.py).
+    heading_weight: float = 2.0
 
 
+# The query's lexemes drive every lookup (LIMIT 1 keeps each statistics lookup a primary-key
+# probe whatever the table statistics say), so the plan holds on a never-analysed namespace.
 ARMS = f"""
-WITH q AS (SELECT {or_query("$3")} AS q),
+WITH totals AS MATERIALIZED (
+    SELECT chunks, greatest(avg_length, 1::float8) AS avgdl FROM page_term_totals
+    WHERE org_id = $1 AND namespace = $2
+),
+terms AS MATERIALIZED (
+    SELECT ls.lexeme, ln(1 + (t.chunks - ls.df + 0.5::float8) / (ls.df + 0.5::float8)) AS idf,
+           t.avgdl
+    FROM totals t
+    CROSS JOIN (
+        SELECT DISTINCT lexeme
+        FROM unnest(tsvector_to_array(to_tsvector('simple', $3))) AS q(lexeme)
+    ) q
+    CROSS JOIN LATERAL (
+        SELECT l.lexeme, l.df FROM page_lexeme_stats l
+        WHERE l.org_id = $1 AND l.namespace = $2 AND l.lexeme = q.lexeme LIMIT 1
+    ) ls
+    WHERE ls.df <= greatest(t.chunks * $8::float8, 20)
+    ORDER BY idf DESC, ls.lexeme LIMIT $9
+),
 fts AS (
     SELECT c.path, c.chunk_ordinal,
-           row_number() OVER (ORDER BY ts_rank_cd(c.tsv, q.q, 1) DESC, c.path, c.chunk_ordinal) AS r
-    FROM page_chunks c, q
-    WHERE c.org_id = $1 AND c.namespace = $2 AND c.tsv @@ q.q
+           row_number() OVER (
+               ORDER BY sum(tm.idf * (($6::float8 + 1) / (1 + $6::float8 * (1 - $7::float8
+                        + $7::float8 * c.lexemes / tm.avgdl)) + $10::float8 * c.in_heading))
+                        DESC, c.path, c.chunk_ordinal
+           ) AS r
+    FROM terms tm
+    JOIN LATERAL (
+        SELECT c.path, c.chunk_ordinal, c.lexemes,
+               (c.heading_tsv @@ {lexeme_query("tm.lexeme")})::int AS in_heading
+        FROM page_chunks c
+        WHERE c.org_id = $1 AND c.namespace = $2 AND c.tsv @@ {lexeme_query("tm.lexeme")}
+    ) c ON true
+    GROUP BY c.path, c.chunk_ordinal
     ORDER BY r LIMIT $5
 ),
 vec AS MATERIALIZED (
@@ -92,7 +134,19 @@ async def _arms(
     tuning: SearchTuning,
 ) -> list[tuple[Key, float]]:
     with telemetry.tracer.start_as_current_span("search.arms"):
-        rows = await conn.fetch(ARMS, org_id, namespace, query, vector, tuning.depth)
+        rows = await conn.fetch(
+            ARMS,
+            org_id,
+            namespace,
+            query,
+            vector,
+            tuning.depth,
+            tuning.k1,
+            tuning.b,
+            tuning.max_df_ratio,
+            tuning.max_terms,
+            tuning.heading_weight,
+        )
     fts = sorted((r for r in rows if r["fts_rank"]), key=lambda r: r["fts_rank"])
     vec = sorted((r for r in rows if r["vec_rank"]), key=lambda r: r["vec_rank"])
     return rrf(

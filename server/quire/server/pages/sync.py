@@ -31,7 +31,7 @@ from quire.indexer.pages.transforms import apply_transform, title_from_markdown
 from quire.server import telemetry
 from quire.server.embeddings import EmbeddingService
 from quire.server.errors import QuireError, invalid
-from quire.server.pages import store
+from quire.server.pages import store, term_stats
 from quire.server.services.base import SCHEMA_VERSION
 from quire.v1 import errors_pb2, pages_pb2
 
@@ -39,6 +39,8 @@ log = logging.getLogger(__name__)
 
 MAX_LISTED = 20
 EMBED_BATCH = 64
+# How often a running sync checks its namespace's term statistics for drift.
+STATS_EVERY_S = 10.0
 DISCOVERY_DECISION_TIMEOUT_S = 60.0
 
 LOCK = "SELECT pg_advisory_lock(hashtextextended($1, 0))"
@@ -125,6 +127,7 @@ class PageSync:
             index_version=request.index_version,
         )
         self._lock_key = f"pages:{org_id}:{request.namespace}"
+        self._stats_checked = time.monotonic()
 
     def cancel(self) -> None:
         """Stops cooperatively: no new page starts; the one in flight finishes its transaction."""
@@ -322,43 +325,56 @@ class PageSync:
         )
 
     async def _embed_and_publish(self, queue: asyncio.Queue[_Pending | None]) -> None:
-        """Batches chunks across pages for the embedder, then publishes page by page."""
-        done = False
-        while not done:
-            batch: list[_Pending] = []
-            item = await queue.get()
-            if item is None:
-                break
-            batch.append(item)
-            while sum(len(p.texts) for p in batch) < EMBED_BATCH:
-                try:
-                    nxt = queue.get_nowait()
-                except asyncio.QueueEmpty:
+        """Batches chunks across pages for the embedder; a batch is published page by page
+        while the next one is embedded (the model runs in threads, the writes on the loop)."""
+        publishing: asyncio.Task[None] | None = None
+        try:
+            done = False
+            while not done:
+                item = await queue.get()
+                if item is None:
                     break
-                if nxt is None:
-                    done = True
-                    break
-                batch.append(nxt)
-            await self._publish_batch(batch)
+                batch = [item]
+                while sum(len(p.texts) for p in batch) < EMBED_BATCH:
+                    try:
+                        nxt = queue.get_nowait()
+                    except asyncio.QueueEmpty:
+                        break
+                    if nxt is None:
+                        done = True
+                        break
+                    batch.append(nxt)
+                if self.cancelled:
+                    continue  # cancelled: queued pages stay as they were (counted as unknown)
+                vectors = await self._embed(batch)
+                if publishing is not None:
+                    await publishing
+                if vectors is not None:
+                    publishing = asyncio.create_task(self._publish(batch, vectors))
+                else:
+                    publishing = None
+        finally:
+            if publishing is not None:
+                await publishing
 
-    async def _publish_batch(self, batch: list[_Pending]) -> None:
-        if self.cancelled:
-            return  # cancelled: queued pages stay as they were (counted as unknown)
+    async def _embed(self, batch: list[_Pending]) -> npt.NDArray[np.float32] | None:
         texts = [t for p in batch for t in p.texts]
         try:
-            vectors = await self.embeddings.embed_bulk(texts) if texts else None
+            return await self.embeddings.embed_bulk(texts) if texts else _empty()
         except Exception as exc:
             log.exception("embedding failed")
             for p in batch:
                 self.tally.fail(p.page.path, f"embedding failed: {type(exc).__name__}")
                 self.tally.processed += 1
-            return
+            return None
+
+    async def _publish(self, batch: list[_Pending], vectors: npt.NDArray[np.float32]) -> None:
         offset = 0
         for p in batch:
             if self.cancelled:
                 return
             n = len(p.texts)
-            page_vectors = vectors[offset : offset + n] if vectors is not None else _empty()
+            page_vectors = vectors[offset : offset + n]
             offset += n
             try:
                 async with self.pool.acquire() as conn:
@@ -373,6 +389,21 @@ class PageSync:
             self.tally.embedded_chunks += n
             self.tally.processed += 1
             await self._progress(pages_pb2.SYNC_STAGE_FETCHING, p.page.path)
+        if time.monotonic() - self._stats_checked > STATS_EVERY_S:
+            # A long first sync keeps its own statistics usable for searches meanwhile.
+            self._stats_checked = time.monotonic()
+            await self._refresh_term_stats(force=False)
+
+    async def _refresh_term_stats(self, *, force: bool) -> None:
+        try:
+            async with self.pool.acquire() as conn:
+                if force:
+                    await term_stats.refresh(conn, self.org_id, self.request.namespace)
+                else:
+                    await term_stats.refresh_if_drifted(conn, self.org_id, self.request.namespace)
+        except (asyncpg.PostgresError, OSError):
+            # Statistics only weight the full-text arm; the next sync refreshes them.
+            log.warning("term statistics refresh failed", exc_info=True)
 
     async def _finish(
         self, started: timestamp_pb2.Timestamp, complete: bool
@@ -381,6 +412,7 @@ class PageSync:
         if self.cancelled:
             t.error("cancelled by the client; nothing was pruned")
         changed = t.updated + t.metadata_only + t.deleted
+        await self._refresh_term_stats(force=bool(t.updated or t.deleted))
         if t.errors or t.failed or not complete:
             status = pages_pb2.SYNC_STATUS_PARTIAL
         elif changed:
