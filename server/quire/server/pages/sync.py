@@ -22,7 +22,7 @@ import numpy.typing as npt
 from google.protobuf import timestamp_pb2
 
 from quire.indexer import fingerprint
-from quire.indexer.chunking import chunk_text, embedding_text
+from quire.indexer.chunking import DEFAULT_CEILING, chunk_text, embedding_text
 from quire.indexer.pages import discovery as discovery_mod
 from quire.indexer.pages.fetch import FetchError, PageFetcher
 from quire.indexer.pages.guard import SourcePolicy
@@ -38,7 +38,11 @@ from quire.v1 import errors_pb2, pages_pb2
 log = logging.getLogger(__name__)
 
 MAX_LISTED = 20
-EMBED_BATCH = 64
+# Texts per embedding call, across pages: the embedder sorts a call's texts by token count, so
+# a larger call pads less (on the FastAPI site ≈ 6% padding at 64 texts, under 2% at 256).
+EMBED_BATCH = 256
+# Character ceiling of page chunks (docs/chunking.md, "Pages").
+PAGE_CEILING = DEFAULT_CEILING
 # How often a running sync checks its namespace's term statistics for drift.
 STATS_EVERY_S = 10.0
 DISCOVERY_DECISION_TIMEOUT_S = 60.0
@@ -125,6 +129,7 @@ class PageSync:
             embedder=embeddings.fingerprint,
             transform=request.transform,
             index_version=request.index_version,
+            ceiling=PAGE_CEILING,
         )
         self._lock_key = f"pages:{org_id}:{request.namespace}"
         self._stats_checked = time.monotonic()
@@ -308,7 +313,7 @@ class PageSync:
                     )
                 self.tally.metadata_only += 1
             return None
-        chunks = chunk_text(text)
+        chunks = chunk_text(text, ceiling=PAGE_CEILING)
         new_chunks = [store.NewChunk(c.text, c.heading_path) for c in chunks]
         return _Pending(
             page=store.NewPage(

@@ -28,6 +28,9 @@ request_deadline: contextvars.ContextVar[float | None] = contextvars.ContextVar(
 CHECK_VECTOR = "SELECT extversion FROM pg_extension WHERE extname = 'vector'"
 AVAILABLE_VECTOR = "SELECT default_version FROM pg_available_extensions WHERE name = 'vector'"
 SET_CONFIG = "SELECT set_config($1, $2, true)"
+SET_CONFIGS = (
+    "SELECT set_config(name, value, true) FROM unnest($1::text[], $2::text[]) AS s(name, value)"
+)
 
 
 def _version(text: str) -> tuple[int, ...]:
@@ -76,9 +79,9 @@ def remaining_ms() -> int | None:
 
 
 async def apply_settings(conn: asyncpg.Connection, settings: Mapping[str, str]) -> None:
-    """Transaction-local settings (the `true` in set_config)."""
-    for name, value in settings.items():
-        await conn.execute(SET_CONFIG, name, value)
+    """Transaction-local settings (the `true` in set_config), in one round trip."""
+    if settings:
+        await conn.execute(SET_CONFIGS, list(settings), list(settings.values()))
 
 
 @asynccontextmanager
