@@ -7,7 +7,7 @@ import uuid
 
 from quire.server.errors import QuireError, invalid
 
-_NAME = re.compile(r"^[A-Za-z0-9._-]{1,128}$")
+_NAME = re.compile(r"[A-Za-z0-9._-]{1,128}")
 
 
 def clean_text(field: str, value: str, *, max_chars: int, allow_empty: bool = False) -> str:
@@ -21,7 +21,7 @@ def clean_text(field: str, value: str, *, max_chars: int, allow_empty: bool = Fa
 
 
 def name_field(field: str, value: str) -> str:
-    if not _NAME.match(value):
+    if not _NAME.fullmatch(value):
         raise invalid(field, "1–128 characters of [A-Za-z0-9._-]")
     return value
 

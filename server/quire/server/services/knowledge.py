@@ -69,7 +69,7 @@ WHERE org_id = $1 AND collection_id = ANY($2::uuid[]) AND deleted_at IS NULL
 """
 
 COLLECTION_NOT_FOUND = documents.COLLECTION_NOT_FOUND
-AGENT_ID = re.compile(r"^[A-Za-z0-9._:-]{1,128}$")
+AGENT_ID = re.compile(r"[A-Za-z0-9._:-]{1,128}")
 MAX_FILE_NAME = 255
 MAX_QUERY = 500
 UPLOAD_PIECE_MAX = 1024 * 1024
@@ -296,7 +296,7 @@ class KnowledgeService(knowledge_service_pb2_grpc.KnowledgeServiceServicer):
         request: knowledge_service_pb2.UpsertAgentRequest,
         context: aio.ServicerContext[Any, Any],
     ) -> knowledge_service_pb2.UpsertAgentResponse:
-        if not AGENT_ID.match(request.agent_id):
+        if not AGENT_ID.fullmatch(request.agent_id):
             raise invalid("agent_id", "1–128 characters of [A-Za-z0-9._:-]")
         if len(request.attached_collection_ids) > scope.MAX_COLLECTIONS:
             raise invalid("attached_collection_ids", f"at most {scope.MAX_COLLECTIONS}")
