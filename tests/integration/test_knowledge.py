@@ -360,24 +360,72 @@ async def test_search_limit_follows_the_organisation_policy(
         await client.set_retrieval_policy(max_search_limit=8)
 
 
-async def test_watch_documents_streams_status_changes(client: AsyncQuireClient) -> None:
+async def test_watch_documents_streams_status_changes_and_deletions(
+    client: AsyncQuireClient,
+) -> None:
     collection = await client.create_collection(name="watched")
-    seen: list[int] = []
+    seen: list[tuple[str, int]] = []
+    ready = asyncio.Event()
 
     async def watch() -> None:
         async for doc in client.watch_documents(collection_id=collection.collection_id):
-            seen.append(doc.status)
+            seen.append((doc.document_id, doc.status))
             if doc.status == knowledge_pb2.DOCUMENT_STATUS_READY:
+                ready.set()
+            if doc.status == knowledge_pb2.DOCUMENT_STATUS_DELETED:
                 return
 
     watcher = asyncio.create_task(watch())
     await asyncio.sleep(0.3)
-    await client.upload_document(
+    doc = await client.upload_document(
         collection_id=collection.collection_id, file_name="w.txt", data=b"watch me"
     )
-    await asyncio.wait_for(watcher, 60)
-    assert seen[-1] == knowledge_pb2.DOCUMENT_STATUS_READY
-    assert knowledge_pb2.DOCUMENT_STATUS_PENDING in seen or len(seen) >= 1
+    await asyncio.wait_for(ready.wait(), 60)
+    await client.delete_document(document_id=doc.document_id)
+    await asyncio.wait_for(watcher, 30)
+    statuses = [status for document_id, status in seen if document_id == doc.document_id]
+    assert statuses[0] == knowledge_pb2.DOCUMENT_STATUS_PENDING
+    assert statuses[-2:] == [
+        knowledge_pb2.DOCUMENT_STATUS_READY,
+        knowledge_pb2.DOCUMENT_STATUS_DELETED,
+    ]
+
+
+async def test_watch_re_reads_the_collection_after_the_listener_reconnects(
+    client: AsyncQuireClient, harness: Harness, keys: Keys
+) -> None:
+    """Changes made while notifications were lost (here: written without NOTIFY) are
+    reported once the listener comes back."""
+    collection = await client.create_collection(name="resync")
+    doc = await client.upload_document(
+        collection_id=collection.collection_id, file_name="r.txt", data=b"resync me"
+    )
+    first = asyncio.Event()
+    seen: list[int] = []
+
+    async def watch() -> None:
+        async for item in client.watch_documents(collection_id=collection.collection_id):
+            seen.append(item.status)
+            first.set()
+            if item.status == knowledge_pb2.DOCUMENT_STATUS_DELETED:
+                return
+
+    watcher = asyncio.create_task(watch())
+    await asyncio.wait_for(first.wait(), 10)
+    async with harness.pool.acquire() as conn:
+        await conn.execute(
+            "UPDATE documents SET deleted_at = now() WHERE org_id = $1 AND document_id = $2",
+            keys.org_id,
+            uuid.UUID(doc.document_id),
+        )
+        # Drop the listener's connection: it reconnects and tells every watcher to re-read.
+        killed = await conn.fetchval(
+            "SELECT count(pg_terminate_backend(pid)) FROM pg_stat_activity "
+            "WHERE query LIKE 'LISTEN%quire_index%' AND datname = current_database()"
+        )
+    assert killed >= 1
+    await asyncio.wait_for(watcher, 30)
+    assert seen[-1] == knowledge_pb2.DOCUMENT_STATUS_DELETED
 
 
 async def test_rebuild_flips_generations_and_rollback_swaps_back(

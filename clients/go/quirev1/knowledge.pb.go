@@ -87,6 +87,8 @@ const (
 	DocumentStatus_DOCUMENT_STATUS_PROCESSING  DocumentStatus = 2
 	DocumentStatus_DOCUMENT_STATUS_READY       DocumentStatus = 3
 	DocumentStatus_DOCUMENT_STATUS_FAILED      DocumentStatus = 4
+	// Sent only by WatchDocuments: the document was deleted (the rest is its last state).
+	DocumentStatus_DOCUMENT_STATUS_DELETED DocumentStatus = 5
 )
 
 // Enum value maps for DocumentStatus.
@@ -97,6 +99,7 @@ var (
 		2: "DOCUMENT_STATUS_PROCESSING",
 		3: "DOCUMENT_STATUS_READY",
 		4: "DOCUMENT_STATUS_FAILED",
+		5: "DOCUMENT_STATUS_DELETED",
 	}
 	DocumentStatus_value = map[string]int32{
 		"DOCUMENT_STATUS_UNSPECIFIED": 0,
@@ -104,6 +107,7 @@ var (
 		"DOCUMENT_STATUS_PROCESSING":  2,
 		"DOCUMENT_STATUS_READY":       3,
 		"DOCUMENT_STATUS_FAILED":      4,
+		"DOCUMENT_STATUS_DELETED":     5,
 	}
 )
 
@@ -1010,13 +1014,14 @@ const file_quire_v1_knowledge_proto_rawDesc = "" +
 	"\x1aRETRIEVAL_MODE_UNSPECIFIED\x10\x00\x12\x1d\n" +
 	"\x19RETRIEVAL_MODE_LEGACY_FTS\x10\x01\x12 \n" +
 	"\x1cRETRIEVAL_MODE_HYBRID_SHADOW\x10\x02\x12\x19\n" +
-	"\x15RETRIEVAL_MODE_HYBRID\x10\x03*\xa5\x01\n" +
+	"\x15RETRIEVAL_MODE_HYBRID\x10\x03*\xc2\x01\n" +
 	"\x0eDocumentStatus\x12\x1f\n" +
 	"\x1bDOCUMENT_STATUS_UNSPECIFIED\x10\x00\x12\x1b\n" +
 	"\x17DOCUMENT_STATUS_PENDING\x10\x01\x12\x1e\n" +
 	"\x1aDOCUMENT_STATUS_PROCESSING\x10\x02\x12\x19\n" +
 	"\x15DOCUMENT_STATUS_READY\x10\x03\x12\x1a\n" +
-	"\x16DOCUMENT_STATUS_FAILED\x10\x04*\xa9\x01\n" +
+	"\x16DOCUMENT_STATUS_FAILED\x10\x04\x12\x1b\n" +
+	"\x17DOCUMENT_STATUS_DELETED\x10\x05*\xa9\x01\n" +
 	"\x0fGenerationState\x12 \n" +
 	"\x1cGENERATION_STATE_UNSPECIFIED\x10\x00\x12\x1d\n" +
 	"\x19GENERATION_STATE_BUILDING\x10\x01\x12\x1a\n" +

@@ -59,7 +59,8 @@ type KnowledgeServiceClient interface {
 	ListDocuments(ctx context.Context, in *ListDocumentsRequest, opts ...grpc.CallOption) (*ListDocumentsResponse, error)
 	// Removes a document (advances the collection revision).
 	DeleteDocument(ctx context.Context, in *DeleteDocumentRequest, opts ...grpc.CallOption) (*DeleteDocumentResponse, error)
-	// Streams a Document each time a document's status changes in the collection.
+	// Streams every document's current state, then a Document each time one is added, changes
+	// status or is deleted (status DELETED) in the collection.
 	WatchDocuments(ctx context.Context, in *WatchDocumentsRequest, opts ...grpc.CallOption) (grpc.ServerStreamingClient[WatchDocumentsResponse], error)
 	// Creates or replaces an agent's attachments; increments config_version.
 	UpsertAgent(ctx context.Context, in *UpsertAgentRequest, opts ...grpc.CallOption) (*UpsertAgentResponse, error)
@@ -276,7 +277,8 @@ type KnowledgeServiceServer interface {
 	ListDocuments(context.Context, *ListDocumentsRequest) (*ListDocumentsResponse, error)
 	// Removes a document (advances the collection revision).
 	DeleteDocument(context.Context, *DeleteDocumentRequest) (*DeleteDocumentResponse, error)
-	// Streams a Document each time a document's status changes in the collection.
+	// Streams every document's current state, then a Document each time one is added, changes
+	// status or is deleted (status DELETED) in the collection.
 	WatchDocuments(*WatchDocumentsRequest, grpc.ServerStreamingServer[WatchDocumentsResponse]) error
 	// Creates or replaces an agent's attachments; increments config_version.
 	UpsertAgent(context.Context, *UpsertAgentRequest) (*UpsertAgentResponse, error)

@@ -59,6 +59,8 @@ class _DocumentStatusEnumTypeWrapper(_enum_type_wrapper._EnumTypeWrapper[_Docume
     DOCUMENT_STATUS_PROCESSING: _DocumentStatus.ValueType  # 2
     DOCUMENT_STATUS_READY: _DocumentStatus.ValueType  # 3
     DOCUMENT_STATUS_FAILED: _DocumentStatus.ValueType  # 4
+    DOCUMENT_STATUS_DELETED: _DocumentStatus.ValueType  # 5
+    """Sent only by WatchDocuments: the document was deleted (the rest is its last state)."""
 
 class DocumentStatus(_DocumentStatus, metaclass=_DocumentStatusEnumTypeWrapper): ...
 
@@ -67,6 +69,8 @@ DOCUMENT_STATUS_PENDING: DocumentStatus.ValueType  # 1
 DOCUMENT_STATUS_PROCESSING: DocumentStatus.ValueType  # 2
 DOCUMENT_STATUS_READY: DocumentStatus.ValueType  # 3
 DOCUMENT_STATUS_FAILED: DocumentStatus.ValueType  # 4
+DOCUMENT_STATUS_DELETED: DocumentStatus.ValueType  # 5
+"""Sent only by WatchDocuments: the document was deleted (the rest is its last state)."""
 Global___DocumentStatus: _TypeAlias = DocumentStatus  # noqa: Y015
 
 class _GenerationState:

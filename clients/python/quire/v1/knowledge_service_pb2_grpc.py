@@ -175,7 +175,8 @@ class KnowledgeServiceServicer:
         raise NotImplementedError('Method not implemented!')
 
     def WatchDocuments(self, request, context):
-        """Streams a Document each time a document's status changes in the collection.
+        """Streams every document's current state, then a Document each time one is added, changes
+        status or is deleted (status DELETED) in the collection.
         """
         context.set_code(grpc.StatusCode.UNIMPLEMENTED)
         context.set_details('Method not implemented!')

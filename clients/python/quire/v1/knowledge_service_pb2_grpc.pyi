@@ -53,7 +53,9 @@ class KnowledgeServiceStub:
     DeleteDocument: _grpc.UnaryUnaryMultiCallable[_knowledge_service_pb2.DeleteDocumentRequest, _knowledge_service_pb2.DeleteDocumentResponse]
     """Removes a document (advances the collection revision)."""
     WatchDocuments: _grpc.UnaryStreamMultiCallable[_knowledge_service_pb2.WatchDocumentsRequest, _knowledge_service_pb2.WatchDocumentsResponse]
-    """Streams a Document each time a document's status changes in the collection."""
+    """Streams every document's current state, then a Document each time one is added, changes
+    status or is deleted (status DELETED) in the collection.
+    """
     UpsertAgent: _grpc.UnaryUnaryMultiCallable[_knowledge_service_pb2.UpsertAgentRequest, _knowledge_service_pb2.UpsertAgentResponse]
     """Creates or replaces an agent's attachments; increments config_version."""
     GetAgent: _grpc.UnaryUnaryMultiCallable[_knowledge_service_pb2.GetAgentRequest, _knowledge_service_pb2.GetAgentResponse]
@@ -92,7 +94,9 @@ class KnowledgeServiceAsyncStub(KnowledgeServiceStub):
     DeleteDocument: _aio.UnaryUnaryMultiCallable[_knowledge_service_pb2.DeleteDocumentRequest, _knowledge_service_pb2.DeleteDocumentResponse]  # type: ignore[assignment]
     """Removes a document (advances the collection revision)."""
     WatchDocuments: _aio.UnaryStreamMultiCallable[_knowledge_service_pb2.WatchDocumentsRequest, _knowledge_service_pb2.WatchDocumentsResponse]  # type: ignore[assignment]
-    """Streams a Document each time a document's status changes in the collection."""
+    """Streams every document's current state, then a Document each time one is added, changes
+    status or is deleted (status DELETED) in the collection.
+    """
     UpsertAgent: _aio.UnaryUnaryMultiCallable[_knowledge_service_pb2.UpsertAgentRequest, _knowledge_service_pb2.UpsertAgentResponse]  # type: ignore[assignment]
     """Creates or replaces an agent's attachments; increments config_version."""
     GetAgent: _aio.UnaryUnaryMultiCallable[_knowledge_service_pb2.GetAgentRequest, _knowledge_service_pb2.GetAgentResponse]  # type: ignore[assignment]
@@ -182,7 +186,9 @@ class KnowledgeServiceServicer(metaclass=_abc_1.ABCMeta):
         request: _knowledge_service_pb2.WatchDocumentsRequest,
         context: _ServicerContext,
     ) -> _typing.Union[_abc.Iterator[_knowledge_service_pb2.WatchDocumentsResponse], _abc.AsyncIterator[_knowledge_service_pb2.WatchDocumentsResponse]]:
-        """Streams a Document each time a document's status changes in the collection."""
+        """Streams every document's current state, then a Document each time one is added, changes
+        status or is deleted (status DELETED) in the collection.
+        """
 
     @_abc_1.abstractmethod
     def UpsertAgent(

@@ -29,7 +29,7 @@ COLUMNS = f"""
 d.document_id, d.collection_id, d.file_name, d.mime_type, d.size_bytes, d.sha256, d.status,
 d.extract_error, d.attempts, d.revision, d.created_at, d.updated_at,
 CASE WHEN d.extract_error = '{NO_TEXT_MARKER}' THEN 0 ELSE char_length(d.extracted_text) END
-  AS text_length
+  AS text_length, d.deleted_at IS NOT NULL AS deleted
 """
 BUMP_REVISION = """
 UPDATE collections SET revision = revision + 1

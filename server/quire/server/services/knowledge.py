@@ -259,35 +259,66 @@ class KnowledgeService(knowledge_service_pb2_grpc.KnowledgeServiceServicer):
         request: knowledge_service_pb2.WatchDocumentsRequest,
         context: aio.ServicerContext[Any, Any],
     ) -> AsyncIterator[knowledge_service_pb2.WatchDocumentsResponse]:
-        """Sends every document's current state, then each status change as it happens."""
+        """Sends every document's current state, then each addition, status change and
+        deletion as it happens; re-reads the collection when notifications may have been lost
+        (listener reconnect)."""
         collection_id = parse_uuid(request.collection_id, COLLECTION_NOT_FOUND)
         org_id = principal().org_id
         notifications = self.state.extras["notifications"]
-        async with notifications.subscribe("quire_documents") as queue:
+        last: dict[str, tuple[int, str]] = {}
+
+        def changed(doc: knowledge_pb2.Document) -> bool:
+            state = (doc.status, doc.extract_error)
+            if last.get(doc.document_id) == state:
+                return False
+            last[doc.document_id] = state
+            return True
+
+        async def current() -> list[knowledge_pb2.Document]:
             async with self.state.pool.acquire() as conn:
                 if await conn.fetchval(documents.COLLECTION_LIVE, org_id, collection_id) is None:
                     raise COLLECTION_NOT_FOUND
-                current = await documents.all_in_collection(conn, org_id, collection_id)
-            last: dict[str, tuple[int, str]] = {}
-            for doc in current:
-                last[doc.document_id] = (doc.status, doc.extract_error)
-                yield knowledge_service_pb2.WatchDocumentsResponse(document=doc)
+                docs = await documents.all_in_collection(conn, org_id, collection_id)
+                live = {d.document_id for d in docs}
+                for gone in [d for d in last if d not in live]:
+                    docs.append(await self._watched(conn, org_id, collection_id, gone))
+            return docs
+
+        async with notifications.subscribe("quire_documents") as queue:
+            for doc in await current():
+                if changed(doc):
+                    yield knowledge_service_pb2.WatchDocumentsResponse(document=doc)
             while True:
                 event = await queue.get()
+                if event.get("resync"):
+                    for doc in await current():
+                        if changed(doc):
+                            yield knowledge_service_pb2.WatchDocumentsResponse(document=doc)
+                    continue
                 if event.get("org") != str(org_id) or event.get("collection") != str(collection_id):
                     continue
                 async with self.state.pool.acquire() as conn:
-                    row = await conn.fetchrow(
-                        documents.GET_ANY, org_id, uuid.UUID(event["document"])
-                    )
-                if row is None:
-                    continue
-                doc = documents.document_message(row)
-                state = (doc.status, doc.extract_error)
-                if last.get(doc.document_id) == state:
-                    continue
-                last[doc.document_id] = state
-                yield knowledge_service_pb2.WatchDocumentsResponse(document=doc)
+                    doc = await self._watched(conn, org_id, collection_id, event["document"])
+                if changed(doc):
+                    yield knowledge_service_pb2.WatchDocumentsResponse(document=doc)
+
+    @staticmethod
+    async def _watched(
+        conn: asyncpg.Connection, org_id: uuid.UUID, collection_id: uuid.UUID, document_id: str
+    ) -> knowledge_pb2.Document:
+        """A document as WatchDocuments reports it: DELETED once deleted or gone."""
+        row = await conn.fetchrow(documents.GET_ANY, org_id, uuid.UUID(document_id))
+        if row is None:
+            return knowledge_pb2.Document(
+                schema_version=SCHEMA_VERSION,
+                document_id=document_id,
+                collection_id=str(collection_id),
+                status=knowledge_pb2.DOCUMENT_STATUS_DELETED,
+            )
+        doc = documents.document_message(row)
+        if row["deleted"]:
+            doc.status = knowledge_pb2.DOCUMENT_STATUS_DELETED
+        return doc
 
     # --- agents -----------------------------------------------------------------------------
 
@@ -471,8 +502,9 @@ class KnowledgeService(knowledge_service_pb2_grpc.KnowledgeServiceServicer):
                     yield knowledge_service_pb2.WatchIndexStatusResponse(status=status)
                 while True:
                     event = await queue.get()
-                    if event.get("org") == str(org_id) and event.get("collection") == str(
-                        collection_id
+                    if event.get("resync") or (
+                        event.get("org") == str(org_id)
+                        and event.get("collection") == str(collection_id)
                     ):
                         break
                 await asyncio.sleep(0.05)  # coalesce bursts of progress

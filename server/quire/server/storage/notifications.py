@@ -2,7 +2,7 @@
 
 Watch streams subscribe here instead of holding a database connection each. When the
 connection drops, the listener reconnects with backoff; subscribers may miss notifications
-in between, so watchers re-read state when they resume.
+in between, so after a reconnect every subscriber gets a `RESYNC` event and re-reads state.
 """
 
 from __future__ import annotations
@@ -20,6 +20,8 @@ import asyncpg
 log = logging.getLogger(__name__)
 
 CHANNELS = ("quire_documents", "quire_index")
+# Delivered to every subscriber after the listener reconnects: events may have been missed.
+RESYNC: dict[str, Any] = {"resync": True}
 
 
 class Notifications:
@@ -50,8 +52,14 @@ class Notifications:
             if queue.qsize() < 1000:  # a stalled watcher drops events rather than memory
                 queue.put_nowait(body)
 
+    def _resync(self) -> None:
+        for subscribers in self._subscribers.values():
+            for queue in list(subscribers):
+                queue.put_nowait(RESYNC)
+
     async def _listen(self) -> None:
         delay = 0.5
+        connected_before = False
         while True:
             try:
                 conn = await asyncpg.connect(self._dsn)
@@ -61,6 +69,9 @@ class Notifications:
                     for channel in CHANNELS:
                         await conn.add_listener(channel, self._deliver)
                     delay = 0.5
+                    if connected_before:
+                        self._resync()
+                    connected_before = True
                     await lost.wait()
                 finally:
                     with contextlib.suppress(Exception):

@@ -760,7 +760,8 @@ export const KnowledgeService: GenService<{
     output: typeof DeleteDocumentResponseSchema;
   },
   /**
-   * Streams a Document each time a document's status changes in the collection.
+   * Streams every document's current state, then a Document each time one is added, changes
+   * status or is deleted (status DELETED) in the collection.
    *
    * @generated from rpc quire.v1.KnowledgeService.WatchDocuments
    */
