@@ -360,6 +360,24 @@ async def test_search_limit_follows_the_organisation_policy(
         await client.set_retrieval_policy(max_search_limit=8)
 
 
+async def test_policy_reset_returns_to_the_deployment_default(client: AsyncQuireClient) -> None:
+    before = await client.get_retrieval_policy()
+    assert before.mode == knowledge_pb2.RETRIEVAL_MODE_UNSPECIFIED  # inherits
+    try:
+        changed = await client.set_retrieval_policy(mode="HYBRID_SHADOW", max_search_limit=20)
+        assert changed.mode == knowledge_pb2.RETRIEVAL_MODE_HYBRID_SHADOW
+        kept = await client.set_retrieval_policy(max_search_limit=30)  # mode unchanged
+        assert kept.mode == knowledge_pb2.RETRIEVAL_MODE_HYBRID_SHADOW
+        reset = await client.set_retrieval_policy(reset=True)
+        assert reset.mode == knowledge_pb2.RETRIEVAL_MODE_UNSPECIFIED
+        assert reset.max_search_limit == 8
+        assert reset.effective_mode == before.effective_mode
+        both = await client.set_retrieval_policy(reset=True, max_search_limit=12)
+        assert both.mode == knowledge_pb2.RETRIEVAL_MODE_UNSPECIFIED and both.max_search_limit == 12
+    finally:
+        await client.set_retrieval_policy(reset=True)
+
+
 async def test_watch_documents_streams_status_changes_and_deletions(
     client: AsyncQuireClient,
 ) -> None:

@@ -27,8 +27,11 @@ type SetRetrievalPolicyRequest struct {
 	Mode RetrievalMode `protobuf:"varint,1,opt,name=mode,proto3,enum=quire.v1.RetrievalMode" json:"mode,omitempty"`
 	// 1–50; 0 leaves the bound unchanged.
 	MaxSearchLimit uint32 `protobuf:"varint,2,opt,name=max_search_limit,json=maxSearchLimit,proto3" json:"max_search_limit,omitempty"`
-	unknownFields  protoimpl.UnknownFields
-	sizeCache      protoimpl.SizeCache
+	// First returns the organisation to the defaults (mode inherited from the deployment,
+	// max_search_limit 8), then applies mode and max_search_limit if set.
+	Reset_        bool `protobuf:"varint,3,opt,name=reset,proto3" json:"reset,omitempty"`
+	unknownFields protoimpl.UnknownFields
+	sizeCache     protoimpl.SizeCache
 }
 
 func (x *SetRetrievalPolicyRequest) Reset() {
@@ -73,6 +76,13 @@ func (x *SetRetrievalPolicyRequest) GetMaxSearchLimit() uint32 {
 		return x.MaxSearchLimit
 	}
 	return 0
+}
+
+func (x *SetRetrievalPolicyRequest) GetReset_() bool {
+	if x != nil {
+		return x.Reset_
+	}
+	return false
 }
 
 type SetRetrievalPolicyResponse struct {
@@ -1103,10 +1113,11 @@ var File_quire_v1_admin_service_proto protoreflect.FileDescriptor
 
 const file_quire_v1_admin_service_proto_rawDesc = "" +
 	"\n" +
-	"\x1cquire/v1/admin_service.proto\x12\bquire.v1\x1a\x14quire/v1/admin.proto\x1a\x18quire/v1/knowledge.proto\x1a\x1cquire/v1/search_config.proto\"r\n" +
+	"\x1cquire/v1/admin_service.proto\x12\bquire.v1\x1a\x14quire/v1/admin.proto\x1a\x18quire/v1/knowledge.proto\x1a\x1cquire/v1/search_config.proto\"\x88\x01\n" +
 	"\x19SetRetrievalPolicyRequest\x12+\n" +
 	"\x04mode\x18\x01 \x01(\x0e2\x17.quire.v1.RetrievalModeR\x04mode\x12(\n" +
-	"\x10max_search_limit\x18\x02 \x01(\rR\x0emaxSearchLimit\"O\n" +
+	"\x10max_search_limit\x18\x02 \x01(\rR\x0emaxSearchLimit\x12\x14\n" +
+	"\x05reset\x18\x03 \x01(\bR\x05reset\"O\n" +
 	"\x1aSetRetrievalPolicyResponse\x121\n" +
 	"\x06policy\x18\x01 \x01(\v2\x19.quire.v1.RetrievalPolicyR\x06policy\"\x1b\n" +
 	"\x19GetRetrievalPolicyRequest\"O\n" +

@@ -511,11 +511,13 @@ class QuireClient:
         *,
         mode: ModeArg | None = None,
         max_search_limit: int | None = None,
+        reset: bool = False,
         timeout: float | None = None,
     ) -> admin_pb2.RetrievalPolicy:
-        """`mode` as enum value or name (`"HYBRID"`); None/0 leave a setting unchanged."""
+        """`mode` as enum value or name (`"HYBRID"`); None/0 leave a setting unchanged.
+        `reset` first returns the organisation to the defaults (inherited mode, limit 8)."""
         request = admin_service_pb2.SetRetrievalPolicyRequest(
-            mode=retrieval_mode(mode), max_search_limit=max_search_limit or 0
+            mode=retrieval_mode(mode), max_search_limit=max_search_limit or 0, reset=reset
         )
         a = self._admin
         reply = self._unary("SetRetrievalPolicy", a.SetRetrievalPolicy, request, timeout)

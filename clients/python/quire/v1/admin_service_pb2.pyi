@@ -27,19 +27,25 @@ class SetRetrievalPolicyRequest(_message.Message):
 
     MODE_FIELD_NUMBER: _builtins.int
     MAX_SEARCH_LIMIT_FIELD_NUMBER: _builtins.int
+    RESET_FIELD_NUMBER: _builtins.int
     mode: _knowledge_pb2.RetrievalMode.ValueType
     """UNSPECIFIED leaves the mode unchanged."""
     max_search_limit: _builtins.int
     """1–50; 0 leaves the bound unchanged."""
+    reset: _builtins.bool
+    """First returns the organisation to the defaults (mode inherited from the deployment,
+    max_search_limit 8), then applies mode and max_search_limit if set.
+    """
     def __init__(
         self,
         *,
         mode: _knowledge_pb2.RetrievalMode.ValueType = ...,
         max_search_limit: _builtins.int = ...,
+        reset: _builtins.bool = ...,
     ) -> None: ...
     _HasFieldArgType: _TypeAlias = _Never  # noqa: Y015
     def HasField(self, field_name: _HasFieldArgType) -> _builtins.bool: ...
-    _ClearFieldArgType: _TypeAlias = _typing.Literal["max_search_limit", b"max_search_limit", "mode", b"mode"]  # noqa: Y015
+    _ClearFieldArgType: _TypeAlias = _typing.Literal["max_search_limit", b"max_search_limit", "mode", b"mode", "reset", b"reset"]  # noqa: Y015
     def ClearField(self, field_name: _ClearFieldArgType) -> None: ...
     def WhichOneof(self, oneof_group: _Never) -> None: ...
 

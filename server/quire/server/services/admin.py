@@ -32,8 +32,9 @@ from quire.v1 import admin_pb2, admin_service_pb2, admin_service_pb2_grpc, error
 
 AUDIT = "INSERT INTO audit_log (org_id, key_id, action, details) VALUES ($1, $2, $3, $4)"
 SET_POLICY = """
-UPDATE organisations SET retrieval_mode = coalesce($2, retrieval_mode),
-       max_search_limit = coalesce($3, max_search_limit)
+UPDATE organisations
+SET retrieval_mode = CASE WHEN $4 THEN $2 ELSE coalesce($2, retrieval_mode) END,
+    max_search_limit = coalesce($3, CASE WHEN $4 THEN 8 ELSE max_search_limit END)
 WHERE org_id = $1
 """
 SET_KILL_SWITCH = """
@@ -96,12 +97,20 @@ class AdminService(admin_service_pb2_grpc.AdminServiceServicer):
         who = principal()
         async with transaction(self.state.pool) as conn:
             await conn.execute(
-                SET_POLICY, who.org_id, request.mode or None, request.max_search_limit or None
+                SET_POLICY,
+                who.org_id,
+                request.mode or None,
+                request.max_search_limit or None,
+                request.reset,
             )
             await self._audit(
                 conn,
                 "set_retrieval_policy",
-                {"mode": request.mode, "max_search_limit": request.max_search_limit},
+                {
+                    "mode": request.mode,
+                    "max_search_limit": request.max_search_limit,
+                    "reset": request.reset,
+                },
             )
             policy = await load_policy(conn, who.org_id, self.state)
         return admin_service_pb2.SetRetrievalPolicyResponse(policy=policy)
