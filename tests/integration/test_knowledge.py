@@ -362,8 +362,9 @@ async def test_search_limit_follows_the_organisation_policy(
 
 async def test_policy_reset_returns_to_the_deployment_default(client: AsyncQuireClient) -> None:
     before = await client.get_retrieval_policy()
-    assert before.mode == knowledge_pb2.RETRIEVAL_MODE_UNSPECIFIED  # inherits
     try:
+        inherited = await client.set_retrieval_policy(reset=True)
+        assert inherited.mode == knowledge_pb2.RETRIEVAL_MODE_UNSPECIFIED
         changed = await client.set_retrieval_policy(mode="HYBRID_SHADOW", max_search_limit=20)
         assert changed.mode == knowledge_pb2.RETRIEVAL_MODE_HYBRID_SHADOW
         kept = await client.set_retrieval_policy(max_search_limit=30)  # mode unchanged
@@ -371,11 +372,13 @@ async def test_policy_reset_returns_to_the_deployment_default(client: AsyncQuire
         reset = await client.set_retrieval_policy(reset=True)
         assert reset.mode == knowledge_pb2.RETRIEVAL_MODE_UNSPECIFIED
         assert reset.max_search_limit == 8
-        assert reset.effective_mode == before.effective_mode
+        assert reset.effective_mode == inherited.effective_mode
         both = await client.set_retrieval_policy(reset=True, max_search_limit=12)
         assert both.mode == knowledge_pb2.RETRIEVAL_MODE_UNSPECIFIED and both.max_search_limit == 12
     finally:
-        await client.set_retrieval_policy(reset=True)
+        await client.set_retrieval_policy(
+            reset=True, mode=before.mode or None, max_search_limit=before.max_search_limit
+        )
 
 
 async def test_watch_documents_streams_status_changes_and_deletions(

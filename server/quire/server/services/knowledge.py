@@ -372,7 +372,9 @@ class KnowledgeService(knowledge_service_pb2_grpc.KnowledgeServiceServicer):
     ) -> knowledge_service_pb2.SearchKnowledgeResponse:
         query = clean_text("query", request.query, max_chars=MAX_QUERY, allow_empty=True)
         org_id = principal().org_id
-        # Phase 1: policy, scope and cache in a short transaction.
+        # Phase 1: policy, scope and cache in a short transaction; LEGACY_FTS (also what
+        # HYBRID_SHADOW serves) needs no embedding, so it is answered in the same one.
+        hits: list[knowledge_pb2.KnowledgeHit] | None = None
         async with transaction(self.state.pool, readonly=True) as conn:
             mode, bound = await effective_mode(conn, org_id, self.state)
             limit = bounded("limit", request.limit, 1, bound, min(DEFAULT_SEARCH_LIMIT, bound))
@@ -391,23 +393,25 @@ class KnowledgeService(knowledge_service_pb2_grpc.KnowledgeServiceServicer):
             if hit is not None:
                 hit.cached = True
                 return hit
-        started = time.perf_counter()
-        # The query is embedded with no connection held, so queued embeddings cannot drain
-        # the pool. The search reads the generations resolved above: a flip in between still
-        # leaves them readable (retired generations keep their chunks).
-        vector = await self._vector(query) if mode == knowledge_pb2.RETRIEVAL_MODE_HYBRID else None
-        async with transaction(self.state.pool, readonly=True, isolation="repeatable_read") as conn:
-            if vector is not None:
+            started = time.perf_counter()
+            if mode != knowledge_pb2.RETRIEVAL_MODE_HYBRID:
+                hits = await search.legacy(
+                    conn, org_id, [c.collection_id for c in collections], query, limit
+                )
+                may_cache = True
+        if hits is None:
+            # The query is embedded with no connection held, so queued embeddings cannot
+            # drain the pool. The search reads the generations resolved above: a flip in
+            # between still leaves them readable (retired generations keep their chunks).
+            vector = await self._vector(query)
+            async with transaction(
+                self.state.pool, readonly=True, isolation="repeatable_read"
+            ) as conn:
                 await apply_settings(conn, self.tuning.settings())
                 hits = await search.hybrid(
                     conn, org_id, collections, query, vector, limit, self.tuning
                 )
                 may_cache = await cache.gate_passed(conn, index_fp)
-            else:
-                hits = await search.legacy(
-                    conn, org_id, [c.collection_id for c in collections], query, limit
-                )
-                may_cache = True
         elapsed_ms = (time.perf_counter() - started) * 1000
         response.hits.extend(hits)
         if mode == knowledge_pb2.RETRIEVAL_MODE_HYBRID_SHADOW:
