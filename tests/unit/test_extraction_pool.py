@@ -78,6 +78,36 @@ async def test_name_only_types_need_no_worker() -> None:
         pool.close()
 
 
+async def test_plain_text_is_decoded_without_a_worker() -> None:
+    pool = ExtractionPool()
+    try:
+        for name in ("notes.txt", "guide.md", "data.json", "main.py"):
+            file_type = resolve_type(name, None)
+            assert pool.in_process(file_type)
+            data = "# Überschrift\r\n\r\nValves and pumps.\x00\n".encode()
+            assert await pool.extract(data, file_type) == extract_text(data, file_type)
+        big = ("pumps and valves " * 20_000).encode()  # over the inline bound: on a thread
+        assert (
+            await pool.extract(big, resolve_type("big.txt", None))
+        ).text == big.decode().rstrip()
+        assert not pool._workers, "no worker process was started"
+    finally:
+        pool.close()
+
+
+def test_parsed_formats_and_custom_targets_keep_the_worker() -> None:
+    pool = ExtractionPool()
+    custom = ExtractionPool(target=_stall_on_marker)
+    try:
+        for name in ("table.csv", "page.html", "report.pdf", "handbook.docx", "meeting.ics"):
+            assert not pool.in_process(resolve_type(name, None)), name
+        assert not custom.in_process(resolve_type("notes.txt", None))
+        assert custom.in_process(resolve_type("photo.png", None))  # no text: no worker at all
+    finally:
+        pool.close()
+        custom.close()
+
+
 async def test_corrupt_file_fails_and_the_worker_is_reused(pool: ExtractionPool) -> None:
     with pytest.raises(ExtractionFailed, match="not a valid docx"):
         await pool.extract(b"\x89PNG\r\n\x1a\n not a docx", DOCX)

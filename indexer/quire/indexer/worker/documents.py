@@ -1,9 +1,15 @@
-"""SQL the worker runs on documents: claim for extraction, store text, record failures."""
+"""SQL the worker runs on documents: claim for extraction, store text, record failures.
+
+The batch forms (`start_extraction`, `store_texts`) do for many documents in one statement
+what `load_original` + `mark` and `store_text` do for one; every change still sends one
+notification per document (WatchDocuments).
+"""
 
 from __future__ import annotations
 
 import json
 import uuid
+from collections.abc import Sequence
 from dataclasses import dataclass
 from datetime import datetime
 
@@ -41,10 +47,29 @@ WHERE org_id = $1 AND document_id = $2 AND deleted_at IS NULL
 RETURNING collection_id
 """
 NOTIFY = "SELECT pg_notify($1, $2)"
+NOTIFY_MANY = "SELECT pg_notify($1, payload) FROM unnest($2::text[]) AS payload"
+START_EXTRACTION = f"""
+UPDATE documents d SET status = {knowledge_pb2.DOCUMENT_STATUS_PROCESSING},
+       attempts = d.attempts + 1, updated_at = now()
+FROM unnest($1::uuid[], $2::uuid[]) AS w(org_id, document_id), document_originals o
+WHERE d.org_id = w.org_id AND d.document_id = w.document_id AND d.deleted_at IS NULL
+  AND o.org_id = d.org_id AND o.document_id = d.document_id
+RETURNING d.org_id, d.document_id, d.collection_id, d.file_name, d.mime_type, d.updated_at,
+          o.content
+"""
+STORE_TEXTS = f"""
+UPDATE documents d SET status = {knowledge_pb2.DOCUMENT_STATUS_READY},
+       extracted_text = t.text, extract_error = t.error,
+       text_tsv = to_tsvector('simple', left(t.text, {TSV_CHARS})), updated_at = now()
+FROM unnest($1::uuid[], $2::uuid[], $3::text[], $4::text[]) AS t(org_id, document_id, text, error)
+WHERE d.org_id = t.org_id AND d.document_id = t.document_id AND d.deleted_at IS NULL
+RETURNING d.org_id, d.document_id, d.collection_id, d.updated_at
+"""
 
 
 @dataclass(frozen=True)
 class Original:
+    org_id: uuid.UUID
     document_id: uuid.UUID
     collection_id: uuid.UUID
     file_name: str
@@ -56,10 +81,21 @@ class Original:
 async def notify_change(
     conn: asyncpg.Connection, org_id: uuid.UUID, collection_id: uuid.UUID, document_id: uuid.UUID
 ) -> None:
-    payload = json.dumps(
+    await conn.execute(NOTIFY, CHANNEL, _payload(org_id, collection_id, document_id))
+
+
+async def notify_changes(
+    conn: asyncpg.Connection, changed: Sequence[tuple[uuid.UUID, uuid.UUID, uuid.UUID]]
+) -> None:
+    """One notification per (org, collection, document), in one statement."""
+    if changed:
+        await conn.execute(NOTIFY_MANY, CHANNEL, [_payload(*c) for c in changed])
+
+
+def _payload(org_id: uuid.UUID, collection_id: uuid.UUID, document_id: uuid.UUID) -> str:
+    return json.dumps(
         {"org": str(org_id), "collection": str(collection_id), "document": str(document_id)}
     )
-    await conn.execute(NOTIFY, CHANNEL, payload)
 
 
 async def load_original(
@@ -69,6 +105,7 @@ async def load_original(
     if row is None or row["deleted_at"] is not None:
         return None
     return Original(
+        org_id=org_id,
         document_id=row["document_id"],
         collection_id=row["collection_id"],
         file_name=row["file_name"],
@@ -76,6 +113,60 @@ async def load_original(
         updated_at=row["updated_at"],
         content=bytes(row["content"]),
     )
+
+
+async def start_extraction(
+    conn: asyncpg.Connection, wanted: Sequence[tuple[uuid.UUID, uuid.UUID]]
+) -> list[Original]:
+    """Marks the (org, document) pairs PROCESSING (one attempt more) and returns their
+    originals; deleted documents and documents without an original are left out."""
+    if not wanted:
+        return []
+    rows = await conn.fetch(START_EXTRACTION, [w[0] for w in wanted], [w[1] for w in wanted])
+    await notify_changes(conn, [(r["org_id"], r["collection_id"], r["document_id"]) for r in rows])
+    return [
+        Original(
+            org_id=r["org_id"],
+            document_id=r["document_id"],
+            collection_id=r["collection_id"],
+            file_name=r["file_name"],
+            mime_type=r["mime_type"],
+            updated_at=r["updated_at"],
+            content=bytes(r["content"]),
+        )
+        for r in rows
+    ]
+
+
+@dataclass(frozen=True)
+class Stored:
+    """A document whose text `store_texts` stored: READY as of `updated_at`."""
+
+    org_id: uuid.UUID
+    document_id: uuid.UUID
+    collection_id: uuid.UUID
+    updated_at: datetime
+
+
+async def store_texts(
+    conn: asyncpg.Connection, texts: Sequence[tuple[uuid.UUID, uuid.UUID, str, str]]
+) -> list[Stored]:
+    """`store_text` for many (org, document, text, extract_error) at once; documents deleted
+    meanwhile are left out of the answer. Run it in a transaction with what depends on it."""
+    if not texts:
+        return []
+    rows = await conn.fetch(
+        STORE_TEXTS,
+        [t[0] for t in texts],
+        [t[1] for t in texts],
+        [t[2] for t in texts],
+        [t[3] for t in texts],
+    )
+    stored = [
+        Stored(r["org_id"], r["document_id"], r["collection_id"], r["updated_at"]) for r in rows
+    ]
+    await notify_changes(conn, [(s.org_id, s.collection_id, s.document_id) for s in stored])
+    return stored
 
 
 async def mark(

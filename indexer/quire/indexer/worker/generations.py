@@ -62,6 +62,21 @@ VALUES ($1, $2, $3, $4::uuid, $5::int, $4::uuid::text || ':' || $5::int, $6::tex
           || setweight(to_tsvector('simple', $6::text), 'D'),
         $8)
 """
+LOCK_DOCUMENTS = """
+SELECT d.org_id, d.document_id, d.updated_at
+FROM documents d JOIN unnest($1::uuid[], $2::uuid[]) AS w(org_id, document_id)
+  ON d.org_id = w.org_id AND d.document_id = w.document_id
+WHERE d.deleted_at IS NULL
+ORDER BY d.org_id, d.document_id
+FOR UPDATE OF d
+"""
+DELETE_CHUNKS_MANY = """
+DELETE FROM knowledge_chunks k
+USING unnest($1::uuid[], $2::uuid[], $3::bigint[], $4::uuid[])
+  AS t(org_id, collection_id, generation, document_id)
+WHERE k.org_id = t.org_id AND k.collection_id = t.collection_id
+  AND k.generation = t.generation AND k.document_id = t.document_id
+"""
 READY_DOCUMENTS = f"""
 SELECT document_id FROM documents
 WHERE org_id = $1 AND collection_id = $2 AND deleted_at IS NULL
@@ -166,6 +181,69 @@ async def write_document_chunks(
                 ],
             )
     return True
+
+
+@dataclass(frozen=True)
+class DocumentChunks:
+    """One document's chunks as of `text_as_of`, to be written to `generations`."""
+
+    org_id: uuid.UUID
+    collection_id: uuid.UUID
+    document_id: uuid.UUID
+    text_as_of: datetime
+    generations: Sequence[int]
+    rows: ChunkRows
+
+
+async def write_many_chunks(
+    conn: asyncpg.Connection, documents: Sequence[DocumentChunks]
+) -> list[bool]:
+    """`write_document_chunks` for many documents in four statements; call it inside a
+    transaction. Returns, per document, whether it was written (False: changed or deleted
+    after its `text_as_of`). Documents are locked in key order, so two workers cannot
+    deadlock on them."""
+    if not documents:
+        return []
+    locked = await conn.fetch(
+        LOCK_DOCUMENTS, [d.org_id for d in documents], [d.document_id for d in documents]
+    )
+    current = {(r["org_id"], r["document_id"]): r["updated_at"] for r in locked}
+    written = [current.get((d.org_id, d.document_id)) == d.text_as_of for d in documents]
+    todo = [d for d, ok in zip(documents, written, strict=True) if ok]
+    targets = [(d, g) for d in todo for g in d.generations]
+    if targets:
+        await conn.execute(
+            DELETE_CHUNKS_MANY,
+            [d.org_id for d, _ in targets],
+            [d.collection_id for d, _ in targets],
+            [g for _, g in targets],
+            [d.document_id for d, _ in targets],
+        )
+    rows = [
+        (
+            d.org_id,
+            d.collection_id,
+            generation,
+            d.document_id,
+            ordinal,
+            content,
+            list(d.rows.heading_paths[ordinal]),
+            d.rows.vectors[ordinal],
+        )
+        for d, generation in targets
+        for ordinal, content in enumerate(d.rows.contents)
+    ]
+    if rows:
+        await conn.executemany(INSERT_CHUNK, rows)
+    return written
+
+
+async def notify_indexes(
+    conn: asyncpg.Connection, collections: Sequence[tuple[uuid.UUID, uuid.UUID]]
+) -> None:
+    """`notify_index` once per distinct (org, collection)."""
+    for org_id, collection_id in dict.fromkeys(collections):
+        await notify_index(conn, org_id, collection_id)
 
 
 async def ready_documents(

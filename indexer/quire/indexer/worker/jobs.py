@@ -1,5 +1,7 @@
 """The job table: enqueue, claim with FOR UPDATE SKIP LOCKED, finish, retry, lease recovery.
 
+Workers claim jobs in batches (one query for up to n jobs) and finish them in batches.
+
 Jobs are at-least-once: a worker that dies mid-job leaves it `running` with a lease; after the
 lease passes another worker re-queues it. Every job's effect is idempotent.
 """
@@ -8,6 +10,7 @@ from __future__ import annotations
 
 import json
 import uuid
+from collections.abc import Sequence
 from dataclasses import dataclass
 from typing import Any
 
@@ -27,13 +30,18 @@ UPDATE jobs j SET state = 'running', attempts = j.attempts + 1, locked_by = $1,
        locked_at = now()
 FROM (SELECT org_id, job_id FROM jobs
       WHERE state = 'queued' AND run_after <= now()
-      ORDER BY run_after, job_id LIMIT 1 FOR UPDATE SKIP LOCKED) next
+      ORDER BY run_after, job_id LIMIT $2 FOR UPDATE SKIP LOCKED) next
 WHERE j.org_id = next.org_id AND j.job_id = next.job_id
 RETURNING j.org_id, j.job_id, j.kind, j.payload, j.attempts
 """
 FINISH = """
 UPDATE jobs SET state = 'done', finished_at = now(), locked_by = NULL
 WHERE org_id = $1 AND job_id = $2
+"""
+FINISH_MANY = """
+UPDATE jobs j SET state = 'done', finished_at = now(), locked_by = NULL
+FROM unnest($1::uuid[], $2::bigint[]) AS f(org_id, job_id)
+WHERE j.org_id = f.org_id AND j.job_id = f.job_id
 """
 RETRY = """
 UPDATE jobs SET state = 'queued', locked_by = NULL, last_error = $3,
@@ -77,10 +85,7 @@ async def enqueue(
     return job_id
 
 
-async def claim(conn: asyncpg.Connection, worker_id: str) -> Job | None:
-    row = await conn.fetchrow(CLAIM, worker_id)
-    if row is None:
-        return None
+def _job(row: asyncpg.Record) -> Job:
     payload = row["payload"]
     return Job(
         org_id=row["org_id"],
@@ -91,8 +96,27 @@ async def claim(conn: asyncpg.Connection, worker_id: str) -> Job | None:
     )
 
 
+async def claim(conn: asyncpg.Connection, worker_id: str) -> Job | None:
+    claimed = await claim_batch(conn, worker_id, 1)
+    return claimed[0] if claimed else None
+
+
+async def claim_batch(conn: asyncpg.Connection, worker_id: str, limit: int) -> list[Job]:
+    """Claims up to `limit` runnable jobs in one statement, oldest first; rows another worker
+    holds locked are skipped, not waited for."""
+    if limit < 1:
+        return []
+    rows = await conn.fetch(CLAIM, worker_id, limit)
+    return sorted(map(_job, rows), key=lambda job: job.job_id)
+
+
 async def finish(conn: asyncpg.Connection, job: Job) -> None:
     await conn.execute(FINISH, job.org_id, job.job_id)
+
+
+async def finish_many(conn: asyncpg.Connection, finished: Sequence[Job]) -> None:
+    if finished:
+        await conn.execute(FINISH_MANY, [j.org_id for j in finished], [j.job_id for j in finished])
 
 
 async def retry_or_fail(conn: asyncpg.Connection, job: Job, error: str) -> bool:

@@ -1,9 +1,22 @@
 """The worker: jobs → extraction → chunking → batched embedding → chunk writes.
 
-Three stages joined by bounded queues overlap extraction, embedding and writing, and the
-embedding stage batches chunks across documents so the model runs at bulk throughput. A job
-is finished only when its chunks are written; a worker that dies leaves it to be re-queued
-when its lease expires (at-least-once; every write is idempotent).
+Three stages joined by bounded queues overlap extraction, embedding and writing, and every
+stage works in batches so the per-document cost is a share of a few statements:
+
+1. claim up to CLAIM_BATCH jobs in one statement (only while less than one embedding group is
+   queued, so a busy worker claims in large batches), mark their documents PROCESSING and load
+   the originals in one more; plain text is decoded in-process at once and its text stored
+   for the whole batch in one transaction; binary formats go to the extraction processes,
+   EXTRACT_CONCURRENCY at a time, each stored when done, so one slow file holds up no other;
+2. chunk and embed what is queued in one call (up to EMBED_GROUP_DOCS documents /
+   EMBED_GROUP_CHARS characters), so a deep queue embeds in large length-sorted groups;
+3. write the chunks of everything embedded in one transaction that also finishes the extract
+   jobs and notifies each collection once; statistics drift is checked once per batch and
+   collection. A failed batch is retried document by document, so one bad row fails alone.
+
+A job is finished only when its chunks are written; a worker that dies leaves it to be
+re-queued when its lease expires (at-least-once; every write is idempotent). The pipeline
+holds at most MAX_IN_FLIGHT_DOCS documents / MAX_IN_FLIGHT_CHARS characters of text.
 """
 
 from __future__ import annotations
@@ -15,7 +28,6 @@ import os
 import socket
 import time
 import uuid
-from collections.abc import Awaitable, Callable
 from dataclasses import dataclass, field
 from datetime import datetime
 from typing import Protocol
@@ -31,6 +43,7 @@ from quire.indexer.extraction import (
     NO_TEXT_MARKER,
     ExtractionFailed,
     ExtractionPool,
+    FileType,
     resolve_type,
 )
 from quire.indexer.worker import documents, generations, jobs, lexical_stats
@@ -46,10 +59,27 @@ indexed_chunks = _meter.create_counter("quire.indexing.chunks", description="Chu
 
 EXTRACT = "extract"
 BUILD = "build_generation"
-CLAIM_BATCH = 16
-EMBED_BATCH = 64
+# Jobs claimed per statement; the claim is also capped by the room left in the pipeline.
+CLAIM_BATCH = 64
+# Documents (and characters of text) claimed and not yet written: the pipeline's bound.
+MAX_IN_FLIGHT_DOCS = 512
+MAX_IN_FLIGHT_CHARS = 16_000_000
+# Extractions in worker processes (binary formats) running or waiting for a process at once.
+EXTRACT_CONCURRENCY = 4
+# An embedding group: what is queued, up to these bounds. A deep queue gives large groups whose
+# length-sorted batches pad about as little as one call over everything would.
+EMBED_GROUP_DOCS = 256
+EMBED_GROUP_CHARS = 256 * 700
+# Documents (and chunks) written per transaction.
+WRITE_BATCH_DOCS = 256
+WRITE_BATCH_CHUNKS = 4096
+BUILD_PAGE = 64
 IDLE_POLL_S = 2.0
 EXPIRE_CACHE = "DELETE FROM search_cache WHERE expires_at < now()"
+BUILD_TEXTS = """
+SELECT document_id, file_name, extracted_text, extract_error, updated_at FROM documents
+WHERE org_id = $1 AND document_id = ANY($2::uuid[]) AND deleted_at IS NULL
+"""
 # On stop, how long documents already in the pipeline get to finish (jobs left unfinished are
 # re-queued when their lease expires).
 DRAIN_SECONDS = 30.0
@@ -66,7 +96,10 @@ class BulkEmbedder(Protocol):
 
 @dataclass
 class _Item:
-    """One document to (re)index into some generations."""
+    """One document to (re)index into some generations.
+
+    `job` is the extract job finished with the chunk write (None for a generation build's
+    documents); `outcome` resolves to whether the document was indexed."""
 
     org_id: uuid.UUID
     collection_id: uuid.UUID
@@ -75,11 +108,25 @@ class _Item:
     text: str
     text_as_of: datetime
     generations: list[int]
-    done: Callable[[bool], Awaitable[None]]
+    job: jobs.Job | None
+    outcome: asyncio.Future[bool] = field(
+        default_factory=lambda: asyncio.get_running_loop().create_future()
+    )
     texts: list[str] = field(default_factory=list)
     contents: list[str] = field(default_factory=list)
     headings: list[tuple[str, ...]] = field(default_factory=list)
     vectors: npt.NDArray[np.float32] | None = None
+
+
+@dataclass
+class _Extraction:
+    """The result of extracting one claimed document: `text`, or `error` when it failed."""
+
+    job: jobs.Job
+    original: documents.Original
+    file_type: FileType | None = None
+    text: str = ""
+    error: str | None = None
 
 
 class Worker:
@@ -102,91 +149,186 @@ class Worker:
         self.title_mode = title_mode
         self.worker_id = worker_id or f"{socket.gethostname()}:{os.getpid()}:{uuid.uuid4().hex[:6]}"
         self.fingerprint = fingerprint.collection_fingerprint(embedder.fingerprint, index_version)
-        self._embed_q: asyncio.Queue[_Item] = asyncio.Queue(maxsize=64)
-        self._write_q: asyncio.Queue[_Item] = asyncio.Queue(maxsize=64)
+        self._embed_q: asyncio.Queue[_Item] = asyncio.Queue(maxsize=MAX_IN_FLIGHT_DOCS)
+        self._write_q: asyncio.Queue[_Item] = asyncio.Queue(maxsize=MAX_IN_FLIGHT_DOCS)
         self._in_flight = 0
+        self._in_flight_chars = 0
         self._drained = asyncio.Event()
         self._drained.set()
+        self._progress = asyncio.Event()
+        # Documents in the pipeline by (org, document): a build waits for them, not re-embeds.
+        self._active: dict[tuple[uuid.UUID, uuid.UUID], _Item] = {}
         self._builds: set[asyncio.Task[None]] = set()
+        self._extractions: set[asyncio.Task[None]] = set()
+        self._extract_slots = asyncio.Semaphore(EXTRACT_CONCURRENCY)
         self._wake = asyncio.Event()
         self.processed_documents = 0
         self.embedded_chunks = 0
 
     # --- stage 1: claim and extract ---------------------------------------------------------
 
-    async def _claim(self) -> jobs.Job | None:
-        async with self.pool.acquire() as conn:
-            return await jobs.claim(conn, self.worker_id)
+    def _room(self) -> int:
+        """How many jobs the next claim may take without exceeding the pipeline's bounds.
 
-    async def _handle(self, job: jobs.Job) -> None:
-        try:
+        Nothing while a full embedding group is already queued: the jobs wait in the table
+        and are claimed later in larger batches (fewer round trips), still in time to keep
+        the embedder busy."""
+        if self._in_flight_chars >= MAX_IN_FLIGHT_CHARS:
+            return 0
+        if self._embed_q.qsize() >= EMBED_GROUP_DOCS:
+            return 0
+        held = self._in_flight + len(self._extractions)
+        return max(0, min(CLAIM_BATCH, MAX_IN_FLIGHT_DOCS - held))
+
+    async def _handle_batch(self, claimed: list[jobs.Job]) -> None:
+        extract: list[jobs.Job] = []
+        for job in claimed:
             if job.kind == EXTRACT:
-                await self._extract(job)
+                extract.append(job)
             elif job.kind == BUILD:
-                await self._build(job)
+                # A build waits for its documents to pass the pipeline; keep claiming meanwhile.
+                task = asyncio.create_task(self._handle_build(job))
+                self._builds.add(task)
+                task.add_done_callback(self._builds.discard)
             else:
-                async with self.pool.acquire() as conn:
-                    await jobs.retry_or_fail(conn, job, f"unknown job kind {job.kind!r}")
+                await self._retry([job], f"unknown job kind {job.kind!r}")
+        if extract:
+            try:
+                await self._extract_batch(extract)
+            except (asyncpg.PostgresError, OSError) as exc:
+                log.warning("extract batch failed", extra={"error": repr(exc)[:300]})
+                await self._retry(extract, type(exc).__name__)
+
+    async def _handle_build(self, job: jobs.Job) -> None:
+        try:
+            await self._build(job)
         except (asyncpg.PostgresError, OSError) as exc:
             log.warning("job failed", extra={"job_id": job.job_id, "error": repr(exc)[:300]})
-            with contextlib.suppress(Exception):
-                async with self.pool.acquire() as conn:
-                    await jobs.retry_or_fail(conn, job, type(exc).__name__)
+            await self._retry([job], type(exc).__name__)
 
-    async def _extract(self, job: jobs.Job) -> None:
-        document_id = uuid.UUID(job.payload["document_id"])
+    async def _retry(self, failed: list[jobs.Job], error: str) -> None:
+        with contextlib.suppress(Exception):
+            async with self.pool.acquire() as conn:
+                for job in failed:
+                    await jobs.retry_or_fail(conn, job, error)
+
+    async def _extract_batch(self, batch: list[jobs.Job]) -> None:
+        """Marks the batch's documents PROCESSING and loads their originals (one statement),
+        extracts plain text at once and stores it for the whole batch in one transaction;
+        binary formats go to the process pool, a bounded number at a time, each stored when
+        it is done."""
+        wanted = [(job.org_id, uuid.UUID(job.payload["document_id"])) for job in batch]
         async with self.pool.acquire() as conn:
-            original = await documents.load_original(conn, job.org_id, document_id)
+            originals = await documents.start_extraction(conn, list(dict.fromkeys(wanted)))
+        by_key = {(o.org_id, o.document_id): o for o in originals}
+        gone: list[jobs.Job] = []
+        quick: list[_Extraction] = []
+        for job, key in zip(batch, wanted, strict=True):
+            original = by_key.pop(key, None)
             if original is None:
-                await jobs.finish(conn, job)
-                return
-            await documents.mark(
-                conn, job.org_id, document_id, knowledge_pb2.DOCUMENT_STATUS_PROCESSING
-            )
+                # deleted, or a second job for a document this batch already extracts
+                gone.append(job)
+                continue
+            result = _Extraction(job, original)
+            try:
+                result.file_type = resolve_type(original.file_name, original.mime_type or None)
+            except ValueError as exc:
+                result.error = str(exc) or type(exc).__name__
+                quick.append(result)
+                continue
+            if self.extraction.in_process(result.file_type):
+                await self._run_extraction(result)
+                quick.append(result)
+                continue
+            await self._extract_slots.acquire()
+            task = asyncio.create_task(self._extract_apart(result))
+            self._extractions.add(task)
+            task.add_done_callback(self._extractions.discard)
+        if gone:
+            async with self.pool.acquire() as conn:
+                await jobs.finish_many(conn, gone)
+        await self._store(quick)
+
+    async def _run_extraction(self, result: _Extraction) -> None:
+        assert result.file_type is not None
         try:
-            file_type = resolve_type(original.file_name, original.mime_type or None)
-            extracted = await self.extraction.extract(original.content, file_type)
-            text = extracted.text
+            extracted = await self.extraction.extract(result.original.content, result.file_type)
+            result.text = extracted.text
         except (ExtractionFailed, ValueError) as exc:
-            reason = str(exc) or type(exc).__name__
+            result.error = str(exc) or type(exc).__name__
+
+    async def _extract_apart(self, result: _Extraction) -> None:
+        try:
+            await self._run_extraction(result)
+            await self._store([result])
+        except (asyncpg.PostgresError, OSError) as exc:
+            log.warning("job failed", extra={"job_id": result.job.job_id, "error": repr(exc)})
+            await self._retry([result.job], type(exc).__name__)
+        finally:
+            self._extract_slots.release()
+
+    async def _store(self, results: list[_Extraction]) -> None:
+        """Failures: retried or FAILED (earlier text kept), one by one. Texts: READY in one
+        transaction with the generations they go to, then into the embedding queue."""
+        for result in results:
+            if result.error is None:
+                continue
+            org_id, document_id = result.job.org_id, result.original.document_id
             async with self.pool.acquire() as conn, conn.transaction():
-                retried = await jobs.retry_or_fail(conn, job, reason)
+                retried = await jobs.retry_or_fail(conn, result.job, result.error)
                 status = (
                     knowledge_pb2.DOCUMENT_STATUS_PENDING
                     if retried
                     else knowledge_pb2.DOCUMENT_STATUS_FAILED
                 )
-                await documents.store_failure(conn, job.org_id, document_id, status, reason)
+                await documents.store_failure(conn, org_id, document_id, status, result.error)
+        extracted = [r for r in results if r.error is None]
+        if not extracted:
             return
-        has_text = bool(text.strip()) and file_type.extracts_text
-        stored_text = text if has_text else NO_TEXT_MARKER
-        error = "" if has_text else NO_TEXT_MARKER
-        async with self.pool.acquire() as conn, conn.transaction():
-            as_of = await documents.store_text(conn, job.org_id, document_id, stored_text, error)
-            if as_of is None:
-                await jobs.finish(conn, job)
-                return
-            targets = await self._targets(conn, job.org_id, original.collection_id)
-
-        async def done(ok: bool) -> None:
-            async with self.pool.acquire() as conn:
-                if ok:
-                    await jobs.finish(conn, job)
-                else:
-                    await jobs.retry_or_fail(conn, job, "indexing failed")
-
-        await self._submit(
-            _Item(
-                org_id=job.org_id,
-                collection_id=original.collection_id,
-                document_id=document_id,
-                file_name=original.file_name,
-                text=text if has_text else "",
-                text_as_of=as_of,
-                generations=targets,
-                done=done,
+        texts: list[tuple[uuid.UUID, uuid.UUID, str, str]] = []
+        for result in extracted:
+            assert result.file_type is not None
+            has_text = bool(result.text.strip()) and result.file_type.extracts_text
+            if not has_text:
+                result.text = ""
+            texts.append(
+                (
+                    result.job.org_id,
+                    result.original.document_id,
+                    result.text or NO_TEXT_MARKER,
+                    "" if has_text else NO_TEXT_MARKER,
+                )
             )
-        )
+        async with self.pool.acquire() as conn, conn.transaction():
+            stored = {
+                (s.org_id, s.document_id): s for s in await documents.store_texts(conn, texts)
+            }
+            await jobs.finish_many(
+                conn,
+                [r.job for r in extracted if (r.job.org_id, r.original.document_id) not in stored],
+            )
+            targets: dict[tuple[uuid.UUID, uuid.UUID], list[int]] = {}
+            for s in stored.values():
+                if (s.org_id, s.collection_id) not in targets:
+                    targets[s.org_id, s.collection_id] = await self._targets(
+                        conn, s.org_id, s.collection_id
+                    )
+        for result in extracted:
+            done = stored.get((result.job.org_id, result.original.document_id))
+            if done is None:
+                continue
+            await self._submit(
+                _Item(
+                    org_id=done.org_id,
+                    collection_id=done.collection_id,
+                    document_id=done.document_id,
+                    file_name=result.original.file_name,
+                    text=result.text,
+                    text_as_of=done.updated_at,
+                    generations=targets[done.org_id, done.collection_id],
+                    job=result.job,
+                )
+            )
 
     async def _targets(
         self, conn: asyncpg.Connection, org_id: uuid.UUID, collection_id: uuid.UUID
@@ -204,7 +346,10 @@ class Worker:
         return [g.generation for g in live]
 
     async def _build(self, job: jobs.Job) -> None:
-        """Indexes every READY document into a BUILDING generation, then flips to it."""
+        """Indexes every READY document into a BUILDING generation, then flips to it.
+
+        Documents already in this worker's pipeline for that generation are waited for, not
+        embedded a second time."""
         collection_id = uuid.UUID(job.payload["collection_id"])
         generation = int(job.payload["generation"])
         async with self.pool.acquire() as conn:
@@ -220,44 +365,34 @@ class Worker:
                 )
             }
         pending = [d for d in doc_ids if d not in indexed]
-        remaining = len(pending)
-        failures = 0
-        finished = asyncio.Event()
-        if remaining == 0:
-            finished.set()
-
-        async def done(ok: bool) -> None:
-            nonlocal remaining, failures
-            remaining -= 1
-            failures += 0 if ok else 1
-            if remaining == 0:
-                finished.set()
-
-        for document_id in pending:
-            async with self.pool.acquire() as conn:
-                row = await conn.fetchrow(
-                    "SELECT file_name, extracted_text, extract_error, updated_at FROM documents "
-                    "WHERE org_id = $1 AND document_id = $2 AND deleted_at IS NULL",
-                    job.org_id,
-                    document_id,
-                )
-            if row is None:
-                await done(True)
+        outcomes: list[asyncio.Future[bool]] = []
+        for start in range(0, len(pending), BUILD_PAGE):
+            page = []
+            for document_id in pending[start : start + BUILD_PAGE]:
+                active = self._active.get((job.org_id, document_id))
+                if active is not None and generation in active.generations:
+                    outcomes.append(active.outcome)
+                else:
+                    page.append(document_id)
+            if not page:
                 continue
-            no_text = row["extract_error"] == NO_TEXT_MARKER
-            await self._submit(
-                _Item(
+            async with self.pool.acquire() as conn:
+                rows = await conn.fetch(BUILD_TEXTS, job.org_id, page)
+            for row in rows:
+                no_text = row["extract_error"] == NO_TEXT_MARKER
+                item = _Item(
                     org_id=job.org_id,
                     collection_id=collection_id,
-                    document_id=document_id,
+                    document_id=row["document_id"],
                     file_name=row["file_name"],
                     text="" if no_text else row["extracted_text"],
                     text_as_of=row["updated_at"],
                     generations=[generation],
-                    done=done,
+                    job=None,
                 )
-            )
-        await finished.wait()
+                outcomes.append(item.outcome)
+                await self._submit(item)
+        failures = sum(1 for ok in await asyncio.gather(*outcomes) if not ok)
         async with self.pool.acquire() as conn:
             if failures:
                 error = f"{failures} document(s) failed to index"
@@ -270,6 +405,8 @@ class Worker:
 
     async def _submit(self, item: _Item) -> None:
         self._in_flight += 1
+        self._in_flight_chars += len(item.text)
+        self._active[item.org_id, item.document_id] = item
         self._drained.clear()
         await self._embed_q.put(item)
 
@@ -278,11 +415,14 @@ class Worker:
     async def _embed_stage(self) -> None:
         while True:
             batch = [await self._embed_q.get()]
-            while sum(len(i.text) for i in batch) < EMBED_BATCH * 700 and len(batch) < 64:
+            size = len(batch[0].text)
+            while size < EMBED_GROUP_CHARS and len(batch) < EMBED_GROUP_DOCS:
                 try:
                     batch.append(self._embed_q.get_nowait())
                 except asyncio.QueueEmpty:
                     break
+                size += len(batch[-1].text)
+            self._progress.set()  # room in the queue: the claim loop may take more jobs
             texts: list[str] = []
             for item in batch:
                 title = document_title(item.file_name, item.text, self.title_mode)
@@ -312,45 +452,79 @@ class Worker:
 
     async def _write_stage(self) -> None:
         while True:
-            item = await self._write_q.get()
-            assert item.vectors is not None
-            try:
-                async with self.pool.acquire() as conn:
-                    await generations.write_document_chunks(
-                        conn,
-                        item.org_id,
-                        item.collection_id,
-                        item.document_id,
-                        text_as_of=item.text_as_of,
-                        generations=item.generations,
-                        rows=generations.ChunkRows(item.contents, item.headings, item.vectors),
-                    )
-                    await generations.notify_index(conn, item.org_id, item.collection_id)
-                ok = True
+            batch = [await self._write_q.get()]
+            chunks = len(batch[0].texts)
+            while len(batch) < WRITE_BATCH_DOCS and chunks < WRITE_BATCH_CHUNKS:
+                try:
+                    batch.append(self._write_q.get_nowait())
+                except asyncio.QueueEmpty:
+                    break
+                chunks += len(batch[-1].texts)
+            if await self._write(batch):
+                outcomes = [True] * len(batch)
+            elif len(batch) == 1:
+                outcomes = [False]
+            else:  # find the document at fault: the others still get written
+                outcomes = [await self._write([item]) for item in batch]
+            for item, ok in zip(batch, outcomes, strict=True):
+                self.embedded_chunks += len(item.texts) if ok else 0
+                indexed_documents.add(1, {"ok": ok})
+                if ok:
+                    indexed_chunks.add(len(item.texts))
+                await self._complete(item, ok)
+            pairs = zip(batch, outcomes, strict=True)
+            written = [(i.org_id, i.collection_id) for i, ok in pairs if ok]
+            for org_id, collection_id in dict.fromkeys(written):
                 try:
                     async with self.pool.acquire() as conn:
-                        await lexical_stats.refresh_if_drifted(
-                            conn, item.org_id, item.collection_id
-                        )
+                        await lexical_stats.refresh_if_drifted(conn, org_id, collection_id)
                 except (asyncpg.PostgresError, OSError):
                     # Statistics only steer BM25; the periodic sweep retries them.
                     log.warning("term statistics refresh failed", exc_info=True)
-            except (asyncpg.PostgresError, OSError):
-                log.exception("chunk write failed")
-                ok = False
-            self.embedded_chunks += len(item.texts) if ok else 0
-            indexed_documents.add(1, {"ok": ok})
-            if ok:
-                indexed_chunks.add(len(item.texts))
-            await self._complete(item, ok)
+
+    async def _write(self, batch: list[_Item]) -> bool:
+        """Writes the batch's chunks, finishes its extract jobs and notifies each collection
+        once, all in one transaction."""
+        try:
+            async with self.pool.acquire() as conn, conn.transaction():
+                await generations.write_many_chunks(
+                    conn,
+                    [
+                        generations.DocumentChunks(
+                            org_id=item.org_id,
+                            collection_id=item.collection_id,
+                            document_id=item.document_id,
+                            text_as_of=item.text_as_of,
+                            generations=item.generations,
+                            rows=generations.ChunkRows(
+                                item.contents, item.headings, _vectors(item)
+                            ),
+                        )
+                        for item in batch
+                    ],
+                )
+                await jobs.finish_many(conn, [i.job for i in batch if i.job is not None])
+                await generations.notify_indexes(conn, [(i.org_id, i.collection_id) for i in batch])
+            return True
+        except (asyncpg.PostgresError, OSError):
+            log.exception("chunk write failed", extra={"documents": len(batch)})
+            return False
 
     async def _complete(self, item: _Item, ok: bool) -> None:
+        """The end of a document's pass: its extract job was finished with the write when
+        `ok`; otherwise it is retried."""
         self._in_flight -= 1
+        self._in_flight_chars -= len(item.text)
         if self._in_flight == 0:
             self._drained.set()
+        self._progress.set()
+        if self._active.get((item.org_id, item.document_id)) is item:
+            del self._active[item.org_id, item.document_id]
         self.processed_documents += 1
-        with contextlib.suppress(Exception):
-            await item.done(ok)
+        if not item.outcome.done():
+            item.outcome.set_result(ok)
+        if item.job is not None and not ok:
+            await self._retry([item.job], "indexing failed")
 
     # --- running ----------------------------------------------------------------------------
 
@@ -359,7 +533,6 @@ class Worker:
 
     async def _claim_loop(self, stop: asyncio.Event, until_idle: bool) -> None:
         last_recovery = 0.0
-        builds = self._builds
         while not stop.is_set():
             if time.monotonic() - last_recovery > 30:
                 last_recovery = time.monotonic()
@@ -369,21 +542,23 @@ class Worker:
                     await conn.execute(EXPIRE_CACHE)
                     queue_depth_gauge.set(await jobs.queue_depth(conn))
                     await lexical_stats.refresh_stale(conn)
-            job = await self._claim()
-            if job is None:
-                if until_idle and self._in_flight == 0 and not builds:
+            room = self._room()
+            if room == 0:  # the pipeline is full: wait for documents to leave it
+                self._progress.clear()
+                with contextlib.suppress(TimeoutError):
+                    await asyncio.wait_for(self._progress.wait(), IDLE_POLL_S)
+                continue
+            async with self.pool.acquire() as conn:
+                claimed = await jobs.claim_batch(conn, self.worker_id, room)
+            if not claimed:
+                idle = self._in_flight == 0 and not self._builds and not self._extractions
+                if until_idle and idle:
                     return
                 self._wake.clear()
                 with contextlib.suppress(TimeoutError):
                     await asyncio.wait_for(self._wake.wait(), 0.05 if until_idle else IDLE_POLL_S)
                 continue
-            if job.kind == BUILD:
-                # A build waits for its documents to pass the pipeline; keep claiming meanwhile.
-                task = asyncio.create_task(self._handle(job))
-                builds.add(task)
-                task.add_done_callback(builds.discard)
-            else:
-                await self._handle(job)
+            await self._handle_batch(claimed)
 
     async def run(self, stop: asyncio.Event, *, until_idle: bool = False) -> None:
         listener = await self.pool.acquire()
@@ -399,11 +574,14 @@ class Worker:
                 # write midway would leave its connection in the middle of a statement.
                 with contextlib.suppress(TimeoutError):
                     async with asyncio.timeout(DRAIN_SECONDS):
+                        if self._extractions:
+                            await asyncio.wait(set(self._extractions))
                         await self._drained.wait()
             finally:
-                for task in [*stages, *self._builds]:
+                tasks = [*stages, *self._builds, *self._extractions]
+                for task in tasks:
                     task.cancel()
-                await asyncio.gather(*stages, *self._builds, return_exceptions=True)
+                await asyncio.gather(*tasks, return_exceptions=True)
         finally:
             with contextlib.suppress(Exception):
                 await listener.remove_listener(jobs.CHANNEL, self._on_notify)
@@ -411,3 +589,8 @@ class Worker:
 
     async def run_until_idle(self) -> None:
         await self.run(asyncio.Event(), until_idle=True)
+
+
+def _vectors(item: _Item) -> npt.NDArray[np.float32]:
+    assert item.vectors is not None
+    return item.vectors

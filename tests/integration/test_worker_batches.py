@@ -1,0 +1,149 @@
+"""The indexer worker's batch paths: claiming many jobs in one statement, a batch in which one
+document fails extraction, and a generation build that meets documents already in the
+pipeline. The worker is run by hand (`run_until_idle`), not in the background."""
+
+from __future__ import annotations
+
+import uuid
+from collections.abc import AsyncIterator
+
+import numpy as np
+import numpy.typing as npt
+import pytest
+import pytest_asyncio
+
+from quire.client import AsyncQuireClient
+from quire.indexer.extraction import ExtractionPool
+from quire.indexer.worker import jobs
+from quire.indexer.worker.pipeline import Worker
+from quire.v1 import knowledge_pb2
+from tests.conftest import Harness, Keys
+from tests.support.sample_files import CORRUPT, SAMPLES
+
+pytestmark = pytest.mark.asyncio(loop_scope="session")
+NEEDS_MODEL = True  # the server holds the model; the worker below is started by each test
+
+
+class CountingEmbedder:
+    """The real embedder, counting the texts it is asked to embed."""
+
+    def __init__(self, inner: object) -> None:
+        self.inner = inner
+        self.texts = 0
+
+    @property
+    def fingerprint(self) -> str:
+        return self.inner.fingerprint  # type: ignore[attr-defined,no-any-return]
+
+    async def embed_bulk(self, texts: list[str]) -> npt.NDArray[np.float32]:
+        self.texts += len(texts)
+        return await self.inner.embed_bulk(texts)  # type: ignore[attr-defined,no-any-return]
+
+
+@pytest_asyncio.fixture(scope="module", loop_scope="session")
+async def keys(harness: Harness) -> Keys:
+    return await harness.keys("worker-batches-org")
+
+
+@pytest_asyncio.fixture(scope="module", loop_scope="session")
+async def client(harness: Harness, keys: Keys) -> AsyncIterator[AsyncQuireClient]:
+    async with AsyncQuireClient(harness.address, api_key=keys.all) as c:
+        yield c
+
+
+async def test_claim_batch_takes_at_most_n_and_skips_locked_rows(
+    harness: Harness, keys: Keys
+) -> None:
+    async with harness.pool.acquire() as conn:
+        ids = [await jobs.enqueue(conn, keys.org_id, "test_noop", {"i": i}) for i in range(10)]
+    async with harness.pool.acquire() as holder, harness.pool.acquire() as conn:
+        async with holder.transaction():
+            locked = ids[:3]  # another worker is claiming these right now
+            await holder.execute(
+                "SELECT 1 FROM jobs WHERE org_id = $1 AND job_id = ANY($2) FOR UPDATE",
+                keys.org_id,
+                locked,
+            )
+            first = await jobs.claim_batch(conn, "w:1", 5)
+            rest = await jobs.claim_batch(conn, "w:1", 100)
+        assert [j.job_id for j in first] == ids[3:8], "oldest first, locked rows skipped"
+        assert [j.job_id for j in rest] == ids[8:]
+        assert await jobs.claim_batch(conn, "w:1", 0) == []
+        after = await jobs.claim_batch(conn, "w:2", 100)
+        assert [j.job_id for j in after] == locked, "released rows are claimable again"
+        rows = await conn.fetch(
+            "SELECT state, attempts, locked_by FROM jobs WHERE org_id = $1 AND job_id = ANY($2)",
+            keys.org_id,
+            ids,
+        )
+        assert {(r["state"], r["attempts"]) for r in rows} == {("running", 1)}
+        await jobs.finish_many(conn, [*first, *rest, *after])
+        states = await conn.fetch(
+            "SELECT DISTINCT state FROM jobs WHERE org_id = $1 AND job_id = ANY($2)",
+            keys.org_id,
+            ids,
+        )
+        assert [r["state"] for r in states] == ["done"]
+
+
+async def test_one_failing_document_does_not_fail_its_batch(
+    harness: Harness, keys: Keys, client: AsyncQuireClient, embeddings: object
+) -> None:
+    collection = await client.create_collection(name="mixed-batch")
+    cid = collection.collection_id
+    good = {
+        "notes.txt": b"Valves and pumps keep the plant running.\n\nCheck them weekly.",
+        "guide.md": b"# Guide\n\nPressure gauges read in bar.\n\n## Safety\n\nWear gloves.",
+        "data.json": b'{"reactor": "cooling loop", "limit": 42}',
+        "handbook.docx": SAMPLES["handbook.docx"].make(),
+    }
+    uploaded = {
+        name: await client.upload_document(collection_id=cid, file_name=name, data=data)
+        for name, data in good.items()
+    }
+    broken = await client.upload_document(
+        collection_id=cid, file_name="broken.docx", data=CORRUPT["truncated.docx"]()
+    )
+    embedder = CountingEmbedder(embeddings)
+    async with ExtractionPool() as extraction:
+        worker = Worker(harness.pool, embedder, extraction)
+        await worker.run_until_idle()
+        for _ in range(jobs.MAX_ATTEMPTS - 1):  # the retries, without waiting for the backoff
+            async with harness.pool.acquire() as conn:
+                await conn.execute(
+                    "UPDATE jobs SET run_after = now() WHERE org_id = $1 AND state = 'queued'",
+                    keys.org_id,
+                )
+            await worker.run_until_idle()
+    failed = await client.get_document(document_id=broken.document_id)
+    assert failed.status == knowledge_pb2.DOCUMENT_STATUS_FAILED
+    assert failed.extract_error
+    async with harness.pool.acquire() as conn:
+        serving = await conn.fetchval(
+            "SELECT serving_generation FROM collections WHERE org_id = $1 AND collection_id = $2",
+            keys.org_id,
+            uuid.UUID(cid),
+        )
+        indexed = await conn.fetch(
+            "SELECT document_id, count(*) AS chunks FROM knowledge_chunks "
+            "WHERE org_id = $1 AND collection_id = $2 AND generation = $3 GROUP BY 1",
+            keys.org_id,
+            uuid.UUID(cid),
+            serving,
+        )
+        states = await conn.fetch(
+            "SELECT state, count(*) FROM jobs WHERE org_id = $1 AND kind <> 'test_noop' GROUP BY 1",
+            keys.org_id,
+        )
+    assert serving > 0
+    by_doc = {str(r["document_id"]): r["chunks"] for r in indexed}
+    for name, doc in uploaded.items():
+        current = await client.get_document(document_id=doc.document_id)
+        assert current.status == knowledge_pb2.DOCUMENT_STATUS_READY, name
+        assert by_doc.get(doc.document_id, 0) > 0, f"{name} is not indexed"
+    assert broken.document_id not in by_doc
+    # every extract job done or failed, and the first generation's build done
+    assert {r["state"]: r["count"] for r in states} == {"done": len(good) + 1, "failed": 1}
+    # The build of the first generation met the batch's documents in the pipeline and
+    # waited for them instead of embedding them a second time.
+    assert embedder.texts == sum(by_doc.values())
