@@ -11,7 +11,8 @@ upload → store_upload → extract job (ExtractionPool) → chunk → embed →
 generation flip. The raw figure chunks the same texts (`chunk_text` + `embedding_text`, file
 name as title, as the worker does) and embeds them with the same EmbeddingService, measured
 after the pipeline in the same process: once in one `embed_bulk` call, and in the worker's
-groups (up to 64 documents / ≈ 45,000 characters per call).
+groups (up to 512 documents / 358,400 characters per call: `EMBED_GROUP_DOCS`,
+`EMBED_GROUP_CHARS`).
 
 Goal: pipeline documents/s ≥ 0.85 × raw. `--quick` ingests 150 documents. Reports the peak
 RSS of the process (server + worker + client) and of the extraction child processes.
@@ -54,12 +55,14 @@ def load_corpus(n: int) -> list[tuple[str, str]]:
 
 def worker_groups(texts: list[str]) -> list[int]:
     """Document counts per embed call as the worker's embed stage forms them when its queue is
-    full (≥ 64 × 700 characters or 64 documents)."""
+    deep (up to EMBED_GROUP_CHARS characters or EMBED_GROUP_DOCS documents)."""
+    from quire.indexer.worker.pipeline import EMBED_GROUP_CHARS, EMBED_GROUP_DOCS
+
     groups, size, count = [], 0, 0
     for text in texts:
         size += len(text)
         count += 1
-        if size >= 64 * 700 or count >= 64:
+        if size >= EMBED_GROUP_CHARS or count >= EMBED_GROUP_DOCS:
             groups.append(count)
             size, count = 0, 0
     if count:

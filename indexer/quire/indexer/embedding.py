@@ -135,9 +135,14 @@ class Embedder:
         threads: int | None = None,
         batch_size: int = DEFAULT_BATCH_SIZE,
         verify: bool = True,
+        spinning: bool = False,
     ) -> Embedder:
         """Open a prepared model. `threads`: ONNX Runtime intra-op threads (default: all cores
         this process may use). `verify`: check the model file's sha256 against the manifest.
+        `spinning`: let idle intra-op threads busy-wait for the next operator (ONNX Runtime's
+        default). Off here: the process shares its cores with PostgreSQL, the event loop and
+        extraction, and a thread spinning at a barrier while another is descheduled burns the
+        CPU they need (docs/benchmarks.md, ingestion); alone on the cores it changes nothing.
 
         Raises `ModelNotPreparedError` when the model is missing, incomplete or corrupt."""
         if precision not in MODEL_FILES:
@@ -183,6 +188,7 @@ class Embedder:
         options.inter_op_num_threads = 1
         options.execution_mode = ort.ExecutionMode.ORT_SEQUENTIAL
         options.graph_optimization_level = ort.GraphOptimizationLevel.ORT_ENABLE_ALL
+        options.add_session_config_entry("session.intra_op.allow_spinning", str(int(spinning)))
         disabled = manifest.get("session_disabled_optimizers", _DEFAULT_DISABLED_OPTIMIZERS)
         try:
             session = ort.InferenceSession(

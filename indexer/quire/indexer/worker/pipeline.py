@@ -3,11 +3,14 @@
 Three stages joined by bounded queues overlap extraction, embedding and writing, and every
 stage works in batches so the per-document cost is a share of a few statements:
 
-1. claim up to CLAIM_BATCH jobs in one statement (only while less than one embedding group is
-   queued, so a busy worker claims in large batches), mark their documents PROCESSING and load
-   the originals in one more; plain text is decoded in-process at once and its text stored
-   for the whole batch in one transaction; binary formats go to the extraction processes,
-   EXTRACT_CONCURRENCY at a time, each stored when done, so one slow file holds up no other;
+1. claim up to CLAIM_BATCH jobs in one statement, mark their documents PROCESSING and load the
+   originals in one more. Claims stop while a full embedding group is queued, and once every
+   runnable job is claimed while the embedder is busy, new jobs gather in the table until it
+   takes its next group and are then claimed together (a busy worker claims in large
+   batches; an idle one claims a new job at once). Plain text is decoded in-process at once
+   and stored for the whole batch in one transaction; binary formats go to the extraction
+   processes, EXTRACT_CONCURRENCY at a time, each stored when done, so one slow file holds up
+   no other;
 2. chunk and embed what is queued in one call (up to EMBED_GROUP_DOCS documents /
    EMBED_GROUP_CHARS characters), so a deep queue embeds in large length-sorted groups;
 3. write the chunks of everything embedded in one transaction that also finishes the extract
@@ -62,16 +65,16 @@ BUILD = "build_generation"
 # Jobs claimed per statement; the claim is also capped by the room left in the pipeline.
 CLAIM_BATCH = 64
 # Documents (and characters of text) claimed and not yet written: the pipeline's bound.
-MAX_IN_FLIGHT_DOCS = 512
+MAX_IN_FLIGHT_DOCS = 1024
 MAX_IN_FLIGHT_CHARS = 16_000_000
 # Extractions in worker processes (binary formats) running or waiting for a process at once.
 EXTRACT_CONCURRENCY = 4
 # An embedding group: what is queued, up to these bounds. A deep queue gives large groups whose
 # length-sorted batches pad about as little as one call over everything would.
-EMBED_GROUP_DOCS = 256
-EMBED_GROUP_CHARS = 256 * 700
+EMBED_GROUP_DOCS = 512
+EMBED_GROUP_CHARS = 512 * 700
 # Documents (and chunks) written per transaction.
-WRITE_BATCH_DOCS = 256
+WRITE_BATCH_DOCS = 512
 WRITE_BATCH_CHUNKS = 4096
 BUILD_PAGE = 64
 IDLE_POLL_S = 2.0
@@ -153,9 +156,14 @@ class Worker:
         self._write_q: asyncio.Queue[_Item] = asyncio.Queue(maxsize=MAX_IN_FLIGHT_DOCS)
         self._in_flight = 0
         self._in_flight_chars = 0
+        self._queued_chars = 0  # text waiting in the embedding queue
         self._drained = asyncio.Event()
         self._drained.set()
         self._progress = asyncio.Event()
+        # Set when the embedder takes a group or waits for one: the claim loop may refill.
+        self._refill = asyncio.Event()
+        self._refill.set()
+        self._embed_busy = False
         # Documents in the pipeline by (org, document): a build waits for them, not re-embeds.
         self._active: dict[tuple[uuid.UUID, uuid.UUID], _Item] = {}
         self._builds: set[asyncio.Task[None]] = set()
@@ -175,7 +183,7 @@ class Worker:
         the embedder busy."""
         if self._in_flight_chars >= MAX_IN_FLIGHT_CHARS:
             return 0
-        if self._embed_q.qsize() >= EMBED_GROUP_DOCS:
+        if self._queued_chars >= EMBED_GROUP_CHARS or self._embed_q.qsize() >= EMBED_GROUP_DOCS:
             return 0
         held = self._in_flight + len(self._extractions)
         return max(0, min(CLAIM_BATCH, MAX_IN_FLIGHT_DOCS - held))
@@ -406,6 +414,7 @@ class Worker:
     async def _submit(self, item: _Item) -> None:
         self._in_flight += 1
         self._in_flight_chars += len(item.text)
+        self._queued_chars += len(item.text)
         self._active[item.org_id, item.document_id] = item
         self._drained.clear()
         await self._embed_q.put(item)
@@ -414,6 +423,9 @@ class Worker:
 
     async def _embed_stage(self) -> None:
         while True:
+            if self._embed_q.empty():
+                self._refill.set()
+                self._progress.set()
             batch = [await self._embed_q.get()]
             size = len(batch[0].text)
             while size < EMBED_GROUP_CHARS and len(batch) < EMBED_GROUP_DOCS:
@@ -422,7 +434,9 @@ class Worker:
                 except asyncio.QueueEmpty:
                     break
                 size += len(batch[-1].text)
-            self._progress.set()  # room in the queue: the claim loop may take more jobs
+            self._queued_chars -= size
+            self._refill.set()  # room in the queue: the claim loop may take more jobs
+            self._progress.set()
             texts: list[str] = []
             for item in batch:
                 title = document_title(item.file_name, item.text, self.title_mode)
@@ -431,6 +445,7 @@ class Worker:
                     item.headings.append(chunk.heading_path)
                     item.texts.append(embedding_text(chunk, title))
                 texts.extend(item.texts)
+            self._embed_busy = True
             try:
                 vectors = (
                     await self.embedder.embed_bulk(texts)
@@ -442,6 +457,8 @@ class Worker:
                 for item in batch:
                     await self._complete(item, False)
                 continue
+            finally:
+                self._embed_busy = False
             offset = 0
             for item in batch:
                 item.vectors = vectors[offset : offset + len(item.texts)]
@@ -542,18 +559,24 @@ class Worker:
                     await conn.execute(EXPIRE_CACHE)
                     queue_depth_gauge.set(await jobs.queue_depth(conn))
                     await lexical_stats.refresh_stale(conn)
-            room = self._room()
-            if room == 0:  # the pipeline is full: wait for documents to leave it
-                self._progress.clear()
+            self._progress.clear()
+            room = self._room() if self._refill.is_set() else 0
+            if room == 0:  # full, or the embedder has enough: wait for it to take a group
                 with contextlib.suppress(TimeoutError):
                     await asyncio.wait_for(self._progress.wait(), IDLE_POLL_S)
                 continue
             async with self.pool.acquire() as conn:
                 claimed = await jobs.claim_batch(conn, self.worker_id, room)
+            if len(claimed) < room and (self._embed_busy or not self._embed_q.empty()):
+                # Everything runnable is claimed and the embedder has work: let new jobs
+                # gather in the table until it takes its next group, then claim them at once.
+                self._refill.clear()
             if not claimed:
                 idle = self._in_flight == 0 and not self._builds and not self._extractions
                 if until_idle and idle:
                     return
+                if not self._refill.is_set():
+                    continue
                 self._wake.clear()
                 with contextlib.suppress(TimeoutError):
                     await asyncio.wait_for(self._wake.wait(), 0.05 if until_idle else IDLE_POLL_S)
