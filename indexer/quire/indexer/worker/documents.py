@@ -104,6 +104,10 @@ async def load_original(
     row = await conn.fetchrow(LOAD, org_id, document_id)
     if row is None or row["deleted_at"] is not None:
         return None
+    return _original(org_id, row)
+
+
+def _original(org_id: uuid.UUID, row: asyncpg.Record) -> Original:
     return Original(
         org_id=org_id,
         document_id=row["document_id"],
@@ -124,18 +128,7 @@ async def start_extraction(
         return []
     rows = await conn.fetch(START_EXTRACTION, [w[0] for w in wanted], [w[1] for w in wanted])
     await notify_changes(conn, [(r["org_id"], r["collection_id"], r["document_id"]) for r in rows])
-    return [
-        Original(
-            org_id=r["org_id"],
-            document_id=r["document_id"],
-            collection_id=r["collection_id"],
-            file_name=r["file_name"],
-            mime_type=r["mime_type"],
-            updated_at=r["updated_at"],
-            content=bytes(r["content"]),
-        )
-        for r in rows
-    ]
+    return [_original(r["org_id"], r) for r in rows]
 
 
 @dataclass(frozen=True)
