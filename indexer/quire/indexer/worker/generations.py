@@ -58,7 +58,7 @@ INSERT INTO knowledge_chunks (org_id, collection_id, generation, document_id, ch
                               chunk_id, content, heading_path, tsv, embedding)
 VALUES ($1, $2, $3, $4::uuid, $5::int, $4::uuid::text || ':' || $5::int, $6::text,
         $7::text[],
-        setweight(to_tsvector('simple', array_to_string($7::text[], ' ')), 'A')
+        setweight(to_tsvector('simple', $9::text || ' ' || array_to_string($7::text[], ' ')), 'A')
           || setweight(to_tsvector('simple', $6::text), 'D'),
         $8)
 """
@@ -113,6 +113,9 @@ class ChunkRows:
     contents: Sequence[str]
     heading_paths: Sequence[tuple[str, ...]]
     vectors: npt.NDArray[np.float32]
+    # The document title, in every chunk's tsvector with the headings (weight A): lexical
+    # matches on the title reach every chunk (docs/retrieval-quality.md, row 15).
+    title: str = ""
 
 
 async def notify_index(
@@ -175,6 +178,7 @@ async def write_document_chunks(
                         content,
                         list(rows.heading_paths[ordinal]),
                         rows.vectors[ordinal],
+                        rows.title,
                     )
                     for generation in generations
                     for ordinal, content in enumerate(rows.contents)
@@ -229,6 +233,7 @@ async def write_many_chunks(
             content,
             list(d.rows.heading_paths[ordinal]),
             d.rows.vectors[ordinal],
+            d.rows.title,
         )
         for d, generation in targets
         for ordinal, content in enumerate(d.rows.contents)

@@ -118,6 +118,7 @@ class _Item:
     texts: list[str] = field(default_factory=list)
     contents: list[str] = field(default_factory=list)
     headings: list[tuple[str, ...]] = field(default_factory=list)
+    title: str = ""
     vectors: npt.NDArray[np.float32] | None = None
 
 
@@ -440,6 +441,7 @@ class Worker:
             texts: list[str] = []
             for item in batch:
                 title = document_title(item.file_name, item.text, self.title_mode)
+                item.title = title or ""
                 for chunk in chunk_text(item.text):
                     item.contents.append(chunk.text)
                     item.headings.append(chunk.heading_path)
@@ -514,7 +516,7 @@ class Worker:
                             text_as_of=item.text_as_of,
                             generations=item.generations,
                             rows=generations.ChunkRows(
-                                item.contents, item.headings, _vectors(item)
+                                item.contents, item.headings, _vectors(item), item.title
                             ),
                         )
                         for item in batch

@@ -111,7 +111,7 @@ class HybridTuning:
     lexical: str = "bm25"
     rank_normalization: int = 1
     bm25_k1: float = 1.2
-    bm25_b: float = 0.75
+    bm25_b: float = 0.5
     max_df_ratio: float = 0.25
 
     def settings(self) -> dict[str, str]:
