@@ -164,6 +164,20 @@ async def test_term_statistics_match_the_published_chunks(
     assert len(stored) == 3 and stored == counted
 
 
+async def test_the_sync_leaves_the_planner_with_row_estimates(
+    harness: Harness, first_sync: pages_pb2.SyncReport
+) -> None:
+    from quire.server.pages import term_stats
+
+    async with harness.pool.acquire() as conn:
+        # The first sync analysed the page tables: the planner knows page_chunks is not empty.
+        estimate = await conn.fetchval(term_stats.TABLE_ROWS)
+        assert estimate >= first_sync.embedded_chunks * 0.9
+        assert not await term_stats.analyze_if_grown(conn, 0)
+        assert not await term_stats.analyze_if_grown(conn, int(estimate * term_stats.DRIFT))
+        assert await term_stats.analyze_if_grown(conn, int(estimate * term_stats.DRIFT) + 1)
+
+
 async def test_full_text_arm_takes_quotes_and_backslashes_literally(
     client: AsyncQuireClient, first_sync: pages_pb2.SyncReport
 ) -> None:

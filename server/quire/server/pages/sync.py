@@ -133,6 +133,7 @@ class PageSync:
         )
         self._lock_key = f"pages:{org_id}:{request.namespace}"
         self._stats_checked = time.monotonic()
+        self._analyzed_chunks = 0
 
     def cancel(self) -> None:
         """Stops cooperatively: no new page starts; the one in flight finishes its transaction."""
@@ -406,6 +407,10 @@ class PageSync:
                     await term_stats.refresh(conn, self.org_id, self.request.namespace)
                 else:
                     await term_stats.refresh_if_drifted(conn, self.org_id, self.request.namespace)
+                await term_stats.analyze_if_grown(
+                    conn, self.tally.embedded_chunks - self._analyzed_chunks
+                )
+                self._analyzed_chunks = self.tally.embedded_chunks
         except (asyncpg.PostgresError, OSError):
             # Statistics only weight the full-text arm; the next sync refreshes them.
             log.warning("term statistics refresh failed", exc_info=True)
