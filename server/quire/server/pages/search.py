@@ -62,8 +62,8 @@ WITH totals AS MATERIALIZED (
     WHERE org_id = $1 AND namespace = $2
 ),
 terms AS MATERIALIZED (
-    SELECT ls.lexeme, ln(1 + (t.chunks - ls.df + 0.5::float8) / (ls.df + 0.5::float8)) AS idf,
-           t.avgdl
+    SELECT ls.lexeme, {lexeme_query("ls.lexeme")} AS query,
+           ln(1 + (t.chunks - ls.df + 0.5::float8) / (ls.df + 0.5::float8)) AS idf, t.avgdl
     FROM totals t
     CROSS JOIN (
         SELECT DISTINCT lexeme
@@ -85,10 +85,9 @@ fts AS (
            ) AS r
     FROM terms tm
     JOIN LATERAL (
-        SELECT c.path, c.chunk_ordinal, c.lexemes,
-               (c.heading_tsv @@ {lexeme_query("tm.lexeme")})::int AS in_heading
+        SELECT c.path, c.chunk_ordinal, c.lexemes, (c.heading_tsv @@ tm.query)::int AS in_heading
         FROM page_chunks c
-        WHERE c.org_id = $1 AND c.namespace = $2 AND c.tsv @@ {lexeme_query("tm.lexeme")}
+        WHERE c.org_id = $1 AND c.namespace = $2 AND c.tsv @@ tm.query
     ) c ON true
     GROUP BY c.path, c.chunk_ordinal
     ORDER BY r LIMIT $5
