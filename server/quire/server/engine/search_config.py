@@ -4,6 +4,8 @@ from __future__ import annotations
 
 import math
 
+from google.protobuf import json_format
+
 from quire.server.errors import QuireError, Violation
 from quire.v1 import errors_pb2, search_config_pb2
 
@@ -60,6 +62,19 @@ def merged(*layers: search_config_pb2.PageSearchConfig) -> search_config_pb2.Pag
     for layer in layers:
         out.MergeFrom(layer)
     return out
+
+
+def layered_settings(
+    stored_json: str | None, override: search_config_pb2.PageSearchConfig | None
+) -> dict[str, str]:
+    """The deployment default, then a namespace's stored config (JSON), then a per-request
+    override, as set_config settings."""
+    layers = [DEPLOYMENT_DEFAULT]
+    if stored_json:
+        layers.append(json_format.Parse(stored_json, search_config_pb2.PageSearchConfig()))
+    if override is not None:
+        layers.append(override)
+    return to_settings(merged(*layers))
 
 
 def to_settings(config: search_config_pb2.PageSearchConfig) -> dict[str, str]:

@@ -21,12 +21,12 @@ import numpy as np
 import numpy.typing as npt
 
 from quire.server import telemetry
-from quire.server.engine import canonical_json
+from quire.server.engine import canonical_json, search_config
 from quire.server.engine.fusion import rrf
 from quire.server.engine.lexical import lexeme_query
 from quire.server.services.base import SCHEMA_VERSION
 from quire.server.storage.database import apply_settings, remaining_ms
-from quire.v1 import pages_pb2
+from quire.v1 import pages_pb2, search_config_pb2
 
 log = logging.getLogger(__name__)
 
@@ -110,7 +110,9 @@ JOIN page_chunks c ON c.org_id = $1 AND c.namespace = $2 AND c.path = k.path
                   AND c.chunk_ordinal = k.ordinal
 JOIN pages p ON p.org_id = c.org_id AND p.namespace = c.namespace AND p.path = c.path
 """
-VERSION = "SELECT filesystem_version FROM namespaces WHERE org_id = $1 AND name = $2"
+VERSION = """
+SELECT filesystem_version, search_config FROM namespaces WHERE org_id = $1 AND name = $2
+"""
 EXPORT = "SELECT pg_export_snapshot()"
 
 Key = tuple[str, int]
@@ -210,21 +212,26 @@ async def search_pages(
     vectors: npt.NDArray[np.float32],
     limit: int,
     max_output_bytes: int,
-    settings: Mapping[str, str],
+    override: search_config_pb2.PageSearchConfig | None = None,
     tuning: SearchTuning = SearchTuning(),
 ) -> pages_pb2.SearchResult | None:
-    """None when the namespace does not exist."""
+    """None when the namespace does not exist. Planner settings: the deployment default, the
+    namespace's stored PageSearchConfig, then `override`, read in the search transaction."""
     warnings: list[str] = []
     partial = False
-    local = {**settings, **_arm_settings(tuning.depth)}
-    left = remaining_ms()
-    if left is not None:
-        local["statement_timeout"] = str(left)
     async with pool.acquire() as conn, conn.transaction(isolation="repeatable_read", readonly=True):
-        await apply_settings(conn, local)
-        version = await conn.fetchval(VERSION, org_id, namespace)
-        if version is None:
+        row = await conn.fetchrow(VERSION, org_id, namespace)
+        if row is None:
             return None
+        version = row["filesystem_version"]
+        local = {
+            **search_config.layered_settings(row["search_config"], override),
+            **_arm_settings(tuning.depth),
+        }
+        left = remaining_ms()
+        if left is not None:
+            local["statement_timeout"] = str(left)
+        await apply_settings(conn, local)
         tasks: list[asyncio.Task[list[tuple[Key, float]]]] = []
         if alternatives:
             snapshot = await conn.fetchval(EXPORT)

@@ -7,7 +7,6 @@ import contextlib
 from collections.abc import AsyncIterator
 from typing import Any
 
-from google.protobuf import json_format
 from grpc import aio
 
 from quire.indexer.pages.guard import SourcePolicy
@@ -31,7 +30,6 @@ from quire.v1 import (
     pages_pb2,
     pages_service_pb2,
     pages_service_pb2_grpc,
-    search_config_pb2,
 )
 
 TRANSFORMS = ("none", "markdown", "mintlify", "fumadocs")
@@ -50,7 +48,6 @@ SELECT n.name, n.filesystem_version, n.source_url, n.updated_at,
        (SELECT count(*) FROM pages p WHERE p.org_id = n.org_id AND p.namespace = n.name) AS pages
 FROM namespaces n WHERE n.org_id = $1 ORDER BY n.name
 """
-NAMESPACE_CONFIG = "SELECT search_config FROM namespaces WHERE org_id = $1 AND name = $2"
 LAST_REPORT = "SELECT last_report FROM namespaces WHERE org_id = $1 AND name = $2"
 
 
@@ -154,18 +151,6 @@ class PagesService(pages_service_pb2_grpc.PagesServiceServicer):
 
     # --- search -----------------------------------------------------------------------------
 
-    async def _settings(
-        self, namespace: str, override: search_config_pb2.PageSearchConfig | None
-    ) -> dict[str, str]:
-        async with self.state.pool.acquire() as conn:
-            stored = await conn.fetchval(NAMESPACE_CONFIG, principal().org_id, namespace)
-        layers = [search_config.DEPLOYMENT_DEFAULT]
-        if stored:
-            layers.append(json_format.Parse(stored, search_config_pb2.PageSearchConfig()))
-        if override is not None:
-            layers.append(override)
-        return search_config.to_settings(search_config.merged(*layers))
-
     async def SearchPages(
         self,
         request: pages_service_pb2.SearchPagesRequest,
@@ -186,7 +171,6 @@ class PagesService(pages_service_pb2_grpc.PagesServiceServicer):
             principal().require(Scope.TUNE)
             search_config.validate(request.config)
             override = request.config
-        settings = await self._settings(request.namespace, override)
         with_span = self._embeddings()
         vectors = await with_span.embed_queries([query, *alternatives])
         result = await search.search_pages(
@@ -198,7 +182,7 @@ class PagesService(pages_service_pb2_grpc.PagesServiceServicer):
             vectors=vectors,
             limit=limit,
             max_output_bytes=budget,
-            settings=settings,
+            override=override,
         )
         if result is None:
             raise reading.NAMESPACE_NOT_FOUND
