@@ -173,6 +173,11 @@ async def test_the_sync_leaves_the_planner_with_row_estimates(
         # The first sync analysed the page tables: the planner knows page_chunks is not empty.
         estimate = await conn.fetchval(term_stats.TABLE_ROWS)
         assert estimate >= first_sync.embedded_chunks * 0.9
+        # ... and vacuumed them at its end (a manual VACUUM, not autovacuum's).
+        vacuumed = await conn.fetchval(
+            "SELECT last_vacuum FROM pg_stat_user_tables WHERE relname = 'page_chunks'"
+        )
+        assert vacuumed is not None
         assert not await term_stats.analyze_if_grown(conn, 0)
         assert not await term_stats.analyze_if_grown(conn, int(estimate * term_stats.DRIFT))
         assert await term_stats.analyze_if_grown(conn, int(estimate * term_stats.DRIFT) + 1)

@@ -403,14 +403,14 @@ class PageSync:
     async def _refresh_term_stats(self, *, force: bool) -> None:
         try:
             async with self.pool.acquire() as conn:
-                if force:
+                written = self.tally.embedded_chunks
+                if force:  # the end of a sync that changed chunks: judged on all it wrote
                     await term_stats.refresh(conn, self.org_id, self.request.namespace)
+                    await term_stats.analyze_if_grown(conn, written, vacuum=True)
                 else:
                     await term_stats.refresh_if_drifted(conn, self.org_id, self.request.namespace)
-                await term_stats.analyze_if_grown(
-                    conn, self.tally.embedded_chunks - self._analyzed_chunks
-                )
-                self._analyzed_chunks = self.tally.embedded_chunks
+                    await term_stats.analyze_if_grown(conn, written - self._analyzed_chunks)
+                self._analyzed_chunks = written
         except (asyncpg.PostgresError, OSError):
             # Statistics only weight the full-text arm; the next sync refreshes them.
             log.warning("term statistics refresh failed", exc_info=True)

@@ -16,6 +16,7 @@ DRIFT = 0.10
 # The planner's row estimate for page_chunks (-1: never analysed).
 TABLE_ROWS = "SELECT reltuples FROM pg_class WHERE oid = 'page_chunks'::regclass"
 ANALYZE = "ANALYZE page_chunks, page_lexeme_stats, page_term_totals"
+VACUUM_ANALYZE = "VACUUM (ANALYZE) page_chunks, page_lexeme_stats, page_term_totals"
 
 DELETE_LEXEMES = "DELETE FROM page_lexeme_stats WHERE org_id = $1 AND namespace = $2"
 INSERT_LEXEMES = """
@@ -55,13 +56,17 @@ async def refresh_if_drifted(conn: asyncpg.Connection, org_id: uuid.UUID, namesp
     return True
 
 
-async def analyze_if_grown(conn: asyncpg.Connection, written_chunks: int) -> bool:
+async def analyze_if_grown(
+    conn: asyncpg.Connection, written_chunks: int, *, vacuum: bool = False
+) -> bool:
     """ANALYZE the page tables when a sync wrote more than DRIFT of what the planner thinks
     page_chunks holds. Without it, right after a first sync into a fresh table the planner
     still believes the table is empty and scans it by primary key for both arms (42 ms instead
-    of 6 ms per search on the FastAPI site) until autovacuum gets there."""
+    of 6 ms per search on the FastAPI site) until autovacuum gets there. `vacuum` (at the end
+    of a sync) also VACUUMs, so autovacuum does not wake up for the same rows while the new
+    pages are being searched. Run it outside a transaction."""
     estimate = float(await conn.fetchval(TABLE_ROWS) or -1)
     if written_chunks <= 0 or (estimate >= 0 and written_chunks <= estimate * DRIFT):
         return False
-    await conn.execute(ANALYZE)
+    await conn.execute(VACUUM_ANALYZE if vacuum else ANALYZE)
     return True
