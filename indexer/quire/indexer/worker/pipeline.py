@@ -86,6 +86,8 @@ WHERE org_id = $1 AND document_id = ANY($2::uuid[]) AND deleted_at IS NULL
 # On stop, how long documents already in the pipeline get to finish (jobs left unfinished are
 # re-queued when their lease expires).
 DRAIN_SECONDS = 30.0
+# After the drain, how long cancelled stages get to unwind before the worker returns anyway.
+CANCEL_SECONDS = 10.0
 # What titles each chunk's embedding text (chunking.document_title; docs/retrieval-quality.md).
 TITLE_MODE = "first_line"
 
@@ -593,24 +595,33 @@ class Worker:
                 asyncio.create_task(self._embed_stage()),
                 asyncio.create_task(self._write_stage()),
             ]
+            claiming = asyncio.create_task(self._claim_loop(stop, until_idle))
+            stopping = asyncio.create_task(stop.wait())
             try:
-                await self._claim_loop(stop, until_idle)
-                # Let documents already in the pipeline finish their writes: cancelling a
-                # write midway would leave its connection in the middle of a statement.
+                # The claim loop sees `stop` between batches; a batch stuck in a claim or an
+                # extraction must not hold shutdown, so stop also bounds it by the drain time.
+                await asyncio.wait({claiming, stopping}, return_when=asyncio.FIRST_COMPLETED)
                 with contextlib.suppress(TimeoutError):
                     async with asyncio.timeout(DRAIN_SECONDS):
+                        await asyncio.wait({claiming})
+                        # Let documents already in the pipeline finish their writes:
+                        # cancelling a write midway would leave its connection mid-statement.
                         if self._extractions:
                             await asyncio.wait(set(self._extractions))
                         await self._drained.wait()
+                if claiming.done() and not claiming.cancelled():
+                    claiming.result()  # re-raises an error of the claim loop
             finally:
-                tasks = [*stages, *self._builds, *self._extractions]
+                tasks = [claiming, stopping, *stages, *self._builds, *self._extractions]
                 for task in tasks:
                     task.cancel()
-                await asyncio.gather(*tasks, return_exceptions=True)
+                _, pending = await asyncio.wait(tasks, timeout=CANCEL_SECONDS)
+                if pending:
+                    log.warning("worker tasks did not stop", extra={"tasks": len(pending)})
         finally:
             with contextlib.suppress(Exception):
                 await listener.remove_listener(jobs.CHANNEL, self._on_notify)
-            await self.pool.release(listener)
+            await self.pool.release(listener, timeout=CANCEL_SECONDS)
 
     async def run_until_idle(self) -> None:
         await self.run(asyncio.Event(), until_idle=True)
