@@ -4,6 +4,8 @@ pipeline. The worker is run by hand (`run_until_idle`), not in the background.""
 
 from __future__ import annotations
 
+import asyncio
+import time
 import uuid
 from collections.abc import AsyncIterator
 
@@ -147,3 +149,54 @@ async def test_one_failing_document_does_not_fail_its_batch(
     # The build of the first generation met the batch's documents in the pipeline and
     # waited for them instead of embedding them a second time.
     assert embedder.texts == sum(by_doc.values())
+
+
+class StubbornEmbedder:
+    """Never finishes a call and swallows cancellation until `release` is set: a stage that
+    does not yield."""
+
+    def __init__(self, fingerprint: str) -> None:
+        self._fingerprint = fingerprint
+        self.entered = asyncio.Event()
+        self.release = asyncio.Event()
+
+    @property
+    def fingerprint(self) -> str:
+        return self._fingerprint
+
+    async def embed_bulk(self, texts: list[str]) -> npt.NDArray[np.float32]:
+        self.entered.set()
+        while not self.release.is_set():
+            try:
+                await self.release.wait()
+            except asyncio.CancelledError:
+                continue
+        return np.zeros((len(texts), 384), dtype=np.float32)
+
+
+async def test_stop_is_bounded_when_a_stage_does_not_yield(
+    harness: Harness, keys: Keys, client: AsyncQuireClient, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    from quire.indexer.worker import pipeline
+
+    monkeypatch.setattr(pipeline, "DRAIN_SECONDS", 0.5)
+    monkeypatch.setattr(pipeline, "CANCEL_SECONDS", 0.5)
+    cid = (await client.create_collection(name="stubborn")).collection_id
+    await client.upload_document(collection_id=cid, file_name="s.txt", data=b"never embedded")
+    embedder = StubbornEmbedder(harness.running.state.embeddings.fingerprint)  # type: ignore[attr-defined]
+    stop = asyncio.Event()
+    async with ExtractionPool() as extraction:
+        worker = Worker(harness.pool, embedder, extraction)
+        running = asyncio.create_task(worker.run(stop))
+        try:
+            await asyncio.wait_for(embedder.entered.wait(), 30)
+            stop.set()
+            started = time.monotonic()
+            # asyncio.wait, not wait_for: a regression must fail here, not hang the suite.
+            await asyncio.wait({running}, timeout=10)
+            assert running.done(), "stop did not end the worker"
+            assert time.monotonic() - started < 3, "drain 0.5 s + cancel 0.5 s, not forever"
+        finally:
+            embedder.release.set()
+            if not running.done():
+                running.cancel()
