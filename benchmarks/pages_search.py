@@ -9,8 +9,9 @@ for every operation and concurrency runs the same fixed list of realistic reques
 - service: through the Python client (`AsyncQuireClient`, one channel) against Quire started in
   this process: key check, interceptor, validation, settings lookup, protobuf, gRPC;
 - direct: the same work without the service: the query embedding on the same EmbeddingService
-  plus the same SQL (`search.VERSION`, `ARMS` per phrasing, RRF, `DETAILS` in one read-only
-  REPEATABLE READ transaction with the same settings: plan_cache_mode, hnsw.ef_search,
+  overlapped, as in the service, with the same SQL (`search.VERSION`, `LEXICAL` then `VECTOR`
+  per phrasing, RRF, `DETAILS` in one read-only REPEATABLE READ transaction with the same
+  settings: plan_cache_mode, hnsw.ef_search,
   hnsw.iterative_scan, statement_timeout; alternatives on their own connections importing the
   exported snapshot), the same `reading.READ` statement, the same `grep_pages` function over
   `PgPageStore` with a warm BodyCache.
@@ -141,7 +142,8 @@ class Direct:
         from quire.server.pages import search
         from quire.server.storage.database import apply_settings
 
-        vectors = await self.embeddings.embed_queries([query, *alternatives])
+        # Embedded while the transaction starts and the full-text arms run, as the service does.
+        vectors = asyncio.ensure_future(self.embeddings.embed_queries([query, *alternatives]))
         org, ns, tuning = self.org_id, NAMESPACE, self.tuning
         async with (
             self.pool.acquire() as conn,
@@ -155,12 +157,12 @@ class Direct:
                 tasks = [
                     asyncio.create_task(
                         search._alternative(
-                            self.pool, snapshot, self.settings, org, ns, alt, vectors[i + 1], tuning
+                            self.pool, snapshot, self.settings, org, ns, alt, vectors, i + 1, tuning
                         )
                     )
                     for i, alt in enumerate(alternatives)
                 ]
-            primary = await search._arms(conn, org, ns, query, vectors[0], tuning)
+            primary = await search._arms(conn, org, ns, query, vectors, 0, tuning)
             rankings = [[k for k, _ in primary]]
             for done in await asyncio.gather(*tasks):
                 rankings.append([k for k, _ in done])

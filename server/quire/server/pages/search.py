@@ -5,7 +5,8 @@ statistics, pages.term_stats: one GIN lookup per lexeme, very common lexemes dro
 for lexemes in the title or headings) and a vector arm (HNSW cosine with iterative scans so
 the namespace filter cannot starve it), fused with RRF. Alternatives run in parallel on their
 own connections that import the primary transaction's exported snapshot, with zero parallel
-workers.
+workers. The query is embedded while the transaction starts and the full-text arms run: only
+the vector arms wait for it.
 """
 
 from __future__ import annotations
@@ -13,7 +14,7 @@ from __future__ import annotations
 import asyncio
 import logging
 import uuid
-from collections.abc import Mapping, Sequence
+from collections.abc import Awaitable, Mapping, Sequence
 from dataclasses import dataclass
 
 import asyncpg
@@ -56,7 +57,9 @@ class SearchTuning:
 
 # The query's lexemes drive every lookup (LIMIT 1 keeps each statistics lookup a primary-key
 # probe whatever the table statistics say), so the plan holds on a never-analysed namespace.
-ARMS = f"""
+# The arm only needs the text, so it runs while the query is still being embedded. Ordering
+# and limiting the groups before numbering them keeps it a top-N sort over the matches.
+LEXICAL = f"""
 WITH totals AS MATERIALIZED (
     SELECT chunks, greatest(avg_length, 1::float8) AS avgdl FROM page_term_totals
     WHERE org_id = $1 AND namespace = $2
@@ -73,16 +76,13 @@ terms AS MATERIALIZED (
         SELECT l.lexeme, l.df FROM page_lexeme_stats l
         WHERE l.org_id = $1 AND l.namespace = $2 AND l.lexeme = q.lexeme LIMIT 1
     ) ls
-    WHERE ls.df <= greatest(t.chunks * $8::float8, 20)
-    ORDER BY idf DESC, ls.lexeme LIMIT $9
+    WHERE ls.df <= greatest(t.chunks * $7::float8, 20)
+    ORDER BY idf DESC, ls.lexeme LIMIT $8
 ),
-fts AS (
+scored AS (
     SELECT c.path, c.chunk_ordinal,
-           row_number() OVER (
-               ORDER BY sum(tm.idf * (($6::float8 + 1) / (1 + $6::float8 * (1 - $7::float8
-                        + $7::float8 * c.lexemes / tm.avgdl)) + $10::float8 * c.in_heading))
-                        DESC, c.path, c.chunk_ordinal
-           ) AS r
+           sum(tm.idf * (($5::float8 + 1) / (1 + $5::float8 * (1 - $6::float8
+               + $6::float8 * c.lexemes / tm.avgdl)) + $9::float8 * c.in_heading)) AS score
     FROM terms tm
     JOIN LATERAL (
         SELECT c.path, c.chunk_ordinal, c.lexemes, (c.heading_tsv @@ tm.query)::int AS in_heading
@@ -90,18 +90,15 @@ fts AS (
         WHERE c.org_id = $1 AND c.namespace = $2 AND c.tsv @@ tm.query
     ) c ON true
     GROUP BY c.path, c.chunk_ordinal
-    ORDER BY r LIMIT $5
-),
-vec AS MATERIALIZED (
-    SELECT c.path, c.chunk_ordinal, c.embedding <=> $4 AS distance
-    FROM page_chunks c
-    WHERE c.org_id = $1 AND c.namespace = $2
-    ORDER BY c.embedding <=> $4 LIMIT $5
-),
-vecr AS (SELECT path, chunk_ordinal, row_number() OVER (ORDER BY distance) AS r FROM vec)
-SELECT coalesce(f.path, v.path) AS path, coalesce(f.chunk_ordinal, v.chunk_ordinal) AS ordinal,
-       f.r AS fts_rank, v.r AS vec_rank
-FROM fts f FULL JOIN vecr v ON f.path = v.path AND f.chunk_ordinal = v.chunk_ordinal
+    ORDER BY score DESC, c.path, c.chunk_ordinal LIMIT $4
+)
+SELECT path, chunk_ordinal FROM scored ORDER BY score DESC, path, chunk_ordinal
+"""
+VECTOR = """
+SELECT c.path, c.chunk_ordinal
+FROM page_chunks c
+WHERE c.org_id = $1 AND c.namespace = $2
+ORDER BY c.embedding <=> $3 LIMIT $4
 """
 DETAILS = """
 SELECT c.path, c.chunk_ordinal, c.chunk_id, c.content, c.heading_path, p.url, p.title, p.revision
@@ -126,21 +123,15 @@ def _arm_settings(depth: int) -> dict[str, str]:
     }
 
 
-async def _arms(
-    conn: asyncpg.Connection,
-    org_id: uuid.UUID,
-    namespace: str,
-    query: str,
-    vector: npt.NDArray[np.float32],
-    tuning: SearchTuning,
-) -> list[tuple[Key, float]]:
-    with telemetry.tracer.start_as_current_span("search.arms"):
+async def _lexical(
+    conn: asyncpg.Connection, org_id: uuid.UUID, namespace: str, query: str, tuning: SearchTuning
+) -> list[Key]:
+    with telemetry.tracer.start_as_current_span("search.fts"):
         rows = await conn.fetch(
-            ARMS,
+            LEXICAL,
             org_id,
             namespace,
             query,
-            vector,
             tuning.depth,
             tuning.k1,
             tuning.b,
@@ -148,13 +139,37 @@ async def _arms(
             tuning.max_terms,
             tuning.heading_weight,
         )
-    fts = sorted((r for r in rows if r["fts_rank"]), key=lambda r: r["fts_rank"])
-    vec = sorted((r for r in rows if r["vec_rank"]), key=lambda r: r["vec_rank"])
-    return rrf(
-        [[(r["path"], r["ordinal"]) for r in fts], [(r["path"], r["ordinal"]) for r in vec]],
-        k=tuning.rrf_k,
-        weights=[tuning.fts_weight, tuning.vector_weight],
-    )
+    return [(r["path"], r["chunk_ordinal"]) for r in rows]
+
+
+async def _vector(
+    conn: asyncpg.Connection,
+    org_id: uuid.UUID,
+    namespace: str,
+    vector: npt.NDArray[np.float32],
+    tuning: SearchTuning,
+) -> list[Key]:
+    with telemetry.tracer.start_as_current_span("search.vector"):
+        rows = await conn.fetch(VECTOR, org_id, namespace, vector, tuning.depth)
+    return [(r["path"], r["chunk_ordinal"]) for r in rows]
+
+
+async def _arms(
+    conn: asyncpg.Connection,
+    org_id: uuid.UUID,
+    namespace: str,
+    query: str,
+    vectors: asyncio.Future[npt.NDArray[np.float32]],
+    index: int,
+    tuning: SearchTuning,
+) -> list[tuple[Key, float]]:
+    """One phrasing: the full-text arm first (it needs no vector, so it overlaps the query
+    embedding), then the vector arm on row `index` of `vectors`, fused with RRF."""
+    fts = await _lexical(conn, org_id, namespace, query, tuning)
+    # Shielded: an alternative that times out must not cancel the embedding others await.
+    vector = (await asyncio.shield(vectors))[index]
+    vec = await _vector(conn, org_id, namespace, vector, tuning)
+    return rrf([fts, vec], k=tuning.rrf_k, weights=[tuning.fts_weight, tuning.vector_weight])
 
 
 async def _alternative(
@@ -164,14 +179,15 @@ async def _alternative(
     org_id: uuid.UUID,
     namespace: str,
     query: str,
-    vector: npt.NDArray[np.float32],
+    vectors: asyncio.Future[npt.NDArray[np.float32]],
+    index: int,
     tuning: SearchTuning,
 ) -> list[tuple[Key, float]]:
     async with pool.acquire() as conn, conn.transaction(isolation="repeatable_read", readonly=True):
         # Must be the transaction's first statement.
         await conn.execute(f"SET TRANSACTION SNAPSHOT '{snapshot}'")
         await apply_settings(conn, {**settings, "max_parallel_workers_per_gather": "0"})
-        return await _arms(conn, org_id, namespace, query, vector, tuning)
+        return await _arms(conn, org_id, namespace, query, vectors, index, tuning)
 
 
 def _cap_per_page(fused: Sequence[tuple[Key, float]], limit: int) -> list[tuple[Key, float]]:
@@ -209,14 +225,50 @@ async def search_pages(
     namespace: str,
     query: str,
     alternatives: Sequence[str],
-    vectors: npt.NDArray[np.float32],
+    vectors: Awaitable[npt.NDArray[np.float32]],
     limit: int,
     max_output_bytes: int,
     override: search_config_pb2.PageSearchConfig | None = None,
     tuning: SearchTuning = SearchTuning(),
 ) -> pages_pb2.SearchResult | None:
-    """None when the namespace does not exist. Planner settings: the deployment default, the
-    namespace's stored PageSearchConfig, then `override`, read in the search transaction."""
+    """None when the namespace does not exist. `vectors`: the embeddings of the query and the
+    alternatives, in that order, still being computed: the transaction, the settings and the
+    full-text arms run meanwhile. Planner settings: the deployment default, the namespace's
+    stored PageSearchConfig, then `override`, read in the search transaction."""
+    embedding = asyncio.ensure_future(vectors)
+    try:
+        return await _search(
+            pool,
+            org_id,
+            namespace,
+            query,
+            alternatives,
+            embedding,
+            limit,
+            max_output_bytes,
+            override,
+            tuning,
+        )
+    finally:
+        if not embedding.done():
+            embedding.cancel()
+        # Retrieved here so an embedding failure after an early return is not logged as lost.
+        elif not embedding.cancelled():
+            embedding.exception()
+
+
+async def _search(
+    pool: asyncpg.Pool,
+    org_id: uuid.UUID,
+    namespace: str,
+    query: str,
+    alternatives: Sequence[str],
+    embedding: asyncio.Future[npt.NDArray[np.float32]],
+    limit: int,
+    max_output_bytes: int,
+    override: search_config_pb2.PageSearchConfig | None,
+    tuning: SearchTuning,
+) -> pages_pb2.SearchResult | None:
     warnings: list[str] = []
     partial = False
     async with pool.acquire() as conn, conn.transaction(isolation="repeatable_read", readonly=True):
@@ -238,13 +290,13 @@ async def search_pages(
             tasks = [
                 asyncio.create_task(
                     _alternative(
-                        pool, snapshot, local, org_id, namespace, alt, vectors[i + 1], tuning
+                        pool, snapshot, local, org_id, namespace, alt, embedding, i + 1, tuning
                     )
                 )
                 for i, alt in enumerate(alternatives)
             ]
         try:
-            primary = await _arms(conn, org_id, namespace, query, vectors[0], tuning)
+            primary = await _arms(conn, org_id, namespace, query, embedding, 0, tuning)
         except BaseException:
             for task in tasks:
                 task.cancel()

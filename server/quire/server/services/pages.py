@@ -171,8 +171,8 @@ class PagesService(pages_service_pb2_grpc.PagesServiceServicer):
             principal().require(Scope.TUNE)
             search_config.validate(request.config)
             override = request.config
-        with_span = self._embeddings()
-        vectors = await with_span.embed_queries([query, *alternatives])
+        # Not awaited here: search_pages starts its transaction and full-text arms meanwhile.
+        vectors = self._embeddings().embed_queries([query, *alternatives])
         result = await search.search_pages(
             self.state.pool,
             org_id=principal().org_id,
