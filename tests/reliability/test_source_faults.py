@@ -192,6 +192,32 @@ async def test_a_failing_index_changes_nothing(client: AsyncQuireClient, site: S
     assert before.finished_at.seconds > 0
 
 
+async def test_a_busy_source_is_a_typed_error_with_retry_after(
+    client: AsyncQuireClient, site: SiteServer
+) -> None:
+    from quire.client import PageSourceBusy, SyncFailed
+
+    ns = f"busy-{uuid.uuid4().hex[:6]}"
+    site.route("/llms.txt", _index(["one"]))
+    site.route("/one.md", _page("one", "v1"))
+    first, _ = await run_sync(client, ns, f"{site.url}/llms.txt")
+    assert first.status == pages_pb2.SYNC_STATUS_COMPLETED, list(first.errors)
+    # A wait past the fetch deadline fails the index fetch at once, keeping the server's ask.
+    for status, wait in ((429, 120), (503, 90)):
+        site.route("/llms.txt", Reply.retry_after(wait, status=status))
+        with pytest.raises(PageSourceBusy) as caught:
+            await run_sync(client, ns, f"{site.url}/llms.txt")
+        assert caught.value.retry_after is not None
+        assert caught.value.retry_after.total_seconds() == wait, status
+        assert str(status) in caught.value.message or "rate" in caught.value.message
+        assert "tokonev1" in (await _contents(client, ns, ["one"]))["one"]
+    # Other server errors stay SYNC_FAILED: only load refusals mean "come back later".
+    site.route("/llms.txt", Reply(500))
+    with pytest.raises(SyncFailed):
+        await run_sync(client, f"busy-new-{uuid.uuid4().hex[:6]}", f"{site.url}/llms.txt")
+    assert (await client.get_sync_report(namespace=ns)) == first
+
+
 async def test_an_index_that_lists_itself_ends(client: AsyncQuireClient, site: SiteServer) -> None:
     ns = f"self-{uuid.uuid4().hex[:6]}"
     site.route(

@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import asyncio
 import logging
+import math
 from collections.abc import Sequence
 from dataclasses import dataclass, field
 
@@ -81,7 +82,8 @@ def _status(err: QuireError) -> Status:
         ],
     )
     if err.retry_after_s is not None:
-        detail.retry_after.CopyFrom(duration_pb2.Duration(seconds=int(err.retry_after_s)))
+        # Rounded up: a client that waits what it is told must not come back early.
+        detail.retry_after.CopyFrom(duration_pb2.Duration(seconds=math.ceil(err.retry_after_s)))
     info = error_details_pb2.ErrorInfo(reason=code_name(err.code), domain=ERROR_DOMAIN)
     grpc_code = GRPC_STATUS_BY_CODE[err.code]
     rich = status_pb2.Status(code=grpc_code.value[0], message=err.message)

@@ -24,7 +24,8 @@ Bounds (defaults): nested depth 3 (the starting index is depth 0, so indexes at 
 are read and a link to a depth-4 index is not followed), 100 indexes read in total (the root
 included), 8 MiB per index, 20,000 pages. ``complete`` is False when any index could not be
 fetched or parsed, or when any bound was hit; the caller must not prune on an incomplete
-discovery. ``errors`` says why (at most ``MAX_ERRORS`` entries).
+discovery. ``errors`` says why (at most ``MAX_ERRORS`` entries). ``source_busy`` says an
+index was refused for load (429 or 503 after the retries), with the longest ``retry_after``.
 """
 
 from __future__ import annotations
@@ -78,6 +79,10 @@ class Discovery:
     errors: list[str]
     indexes: list[str] = field(default_factory=list)  # index URLs read, in order
     skipped: int = 0  # links that are not pages, off-origin or invalid
+    # An index fetch was refused for load (429, or 503 Service Unavailable) after its retries;
+    # `retry_after` is the longest wait such a response asked for, when it said.
+    source_busy: bool = False
+    retry_after: float | None = None
 
 
 @dataclass
@@ -91,6 +96,15 @@ class _State:
     full: bool = False
     skipped: int = 0
     dropped_errors: int = 0
+    source_busy: bool = False
+    retry_after: float | None = None
+
+    def fetch_failed(self, index_url: str, exc: FetchError) -> None:
+        if exc.kind == "rate_limited" or (exc.kind == "server_error" and exc.status == 503):
+            self.source_busy = True
+            if exc.retry_after is not None:
+                self.retry_after = max(self.retry_after or 0.0, exc.retry_after)
+        self.fail(f"index {index_url}: {exc}")
 
     def fail(self, message: str) -> None:
         self.complete = False
@@ -172,7 +186,7 @@ async def discover(
         try:
             fetched = await fetcher.fetch(index_url, max_bytes=max_index_bytes)
         except FetchError as exc:
-            state.fail(f"index {index_url}: {exc}")
+            state.fetch_failed(index_url, exc)
             continue
         visited.add(_key(fetched.final_url))
         _read_index(
@@ -195,7 +209,7 @@ async def _probe(
         except FetchError as exc:
             if exc.kind == "not_found":
                 continue
-            state.fail(f"index {candidate}: {exc}")
+            state.fetch_failed(candidate, exc)
             continue
         return candidate, kind, fetched.text, fetched.final_url
     if state.complete:
@@ -314,4 +328,6 @@ def _result(state: _State, indexes: list[str]) -> Discovery:
         errors=errors,
         indexes=indexes,
         skipped=state.skipped,
+        source_busy=state.source_busy,
+        retry_after=state.retry_after,
     )

@@ -205,6 +205,12 @@ class PageSync:
             if not pages and found.errors:
                 # Nothing to compare against: the source is down or not a docs site. Fail the
                 # call and leave the namespace exactly as it was.
+                if found.source_busy:
+                    raise QuireError(
+                        errors_pb2.ERROR_CODE_PAGE_SOURCE_BUSY,
+                        f"The page source is rate-limiting or busy: {found.errors[0]}",
+                        retry_after_s=found.retry_after,
+                    )
                 raise QuireError(
                     errors_pb2.ERROR_CODE_SYNC_FAILED,
                     f"Discovery found no pages: {found.errors[0]}",
