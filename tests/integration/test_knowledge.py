@@ -209,6 +209,29 @@ async def test_revision_advances_on_upload_edit_and_removal(client: AsyncQuireCl
         await client.get_document(document_id=doc.document_id)
 
 
+async def test_concurrent_changes_each_get_their_own_revision(client: AsyncQuireClient) -> None:
+    collection = await client.create_collection(name="revisions-concurrent")
+    cid = collection.collection_id
+    start = collection.revision
+    uploads = await asyncio.gather(
+        *(
+            client.upload_document(collection_id=cid, file_name=f"c{i}.txt", data=b"words %d" % i)
+            for i in range(12)
+        )
+    )
+    # Each change is stamped with the revision it advanced the collection to: no two alike,
+    # none skipped, and the stored row says the same as the reply.
+    assert sorted(d.revision for d in uploads) == list(range(start + 1, start + 13))
+    for doc in uploads:
+        assert (await client.get_document(document_id=doc.document_id)).revision == doc.revision
+    removed = await client.delete_document(document_id=uploads[0].document_id)
+    assert removed.revision == start + 13
+    assert (await client.get_collection(collection_id=cid)).revision == start + 13
+    await client.delete_collection(collection_id=cid)
+    with pytest.raises(qe.CollectionNotFound):
+        await client.upload_document(collection_id=cid, file_name="late.txt", data=b"x")
+
+
 async def test_agents_resolve_current_attachments(
     client: AsyncQuireClient, samples: tuple[str, dict[str, knowledge_pb2.Document]]
 ) -> None:

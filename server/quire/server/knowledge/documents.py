@@ -31,10 +31,21 @@ d.extract_error, d.attempts, d.revision, d.created_at, d.updated_at,
 CASE WHEN d.extract_error = '{NO_TEXT_MARKER}' THEN 0 ELSE char_length(d.extracted_text) END
   AS text_length, d.deleted_at IS NOT NULL AS deleted
 """
-BUMP_REVISION = """
-UPDATE collections SET revision = revision + 1
-WHERE org_id = $1 AND collection_id = $2 AND deleted_at IS NULL RETURNING revision
+# The last statement of every document change: advances the collection's revision and stamps
+# the document with it. The collection row stays locked from here to commit, so concurrent
+# uploads to one collection serialise only on this statement and the commit, not on the
+# original's bytes and the other writes before it. No row when the collection is deleted.
+STAMP_REVISION = f"""
+WITH bumped AS (
+    UPDATE collections SET revision = revision + 1
+    WHERE org_id = $1 AND collection_id = $2 AND deleted_at IS NULL RETURNING revision
+)
+UPDATE documents d SET revision = bumped.revision FROM bumped
+WHERE d.org_id = $1 AND d.document_id = $3
+RETURNING {COLUMNS}
 """
+# Stamped by STAMP_REVISION in the same transaction.
+UNSTAMPED = 0
 INSERT = f"""
 INSERT INTO documents (org_id, document_id, collection_id, file_name, mime_type, size_bytes,
                        sha256, status, revision)
@@ -128,15 +139,14 @@ async def store_upload(
 ) -> knowledge_pb2.Document:
     """Original kept, row PENDING, revision advanced, extraction queued: one transaction."""
     async with conn.transaction():
-        revision = await conn.fetchval(BUMP_REVISION, org_id, upload.collection_id)
-        if revision is None:
+        if await conn.fetchval(COLLECTION_LIVE, org_id, upload.collection_id) is None:
             raise COLLECTION_NOT_FOUND
         args = (
             upload.file_name,
             upload.mime_type,
             len(upload.content),
             upload.sha256,
-            revision,
+            UNSTAMPED,
         )
         if upload.replaces is None:
             document_id = uuid.uuid4()
@@ -149,7 +159,9 @@ async def store_upload(
         await conn.execute(STORE_ORIGINAL, org_id, document_id, upload.content)
         await jobs.enqueue(conn, org_id, EXTRACT, {"document_id": str(document_id)})
         await notify_change(conn, org_id, upload.collection_id, document_id)
-        row = await conn.fetchrow(GET_ANY, org_id, document_id)
+        row = await conn.fetchrow(STAMP_REVISION, org_id, upload.collection_id, document_id)
+        if row is None:  # deleted meanwhile: everything above rolls back
+            raise COLLECTION_NOT_FOUND
     return document_message(row)
 
 
@@ -160,12 +172,13 @@ async def delete(
         collection_id = await conn.fetchval(LOCATE, org_id, document_id)
         if collection_id is None:
             raise DOCUMENT_NOT_FOUND
-        revision = await conn.fetchval(BUMP_REVISION, org_id, collection_id)
-        await conn.execute(SOFT_DELETE, org_id, document_id, revision)
+        await conn.execute(SOFT_DELETE, org_id, document_id, UNSTAMPED)
         await conn.execute(DELETE_CHUNKS, org_id, document_id)
         await conn.execute(DELETE_ORIGINAL, org_id, document_id)
         await notify_change(conn, org_id, collection_id, document_id)
-        row = await conn.fetchrow(GET_ANY, org_id, document_id)
+        row = await conn.fetchrow(STAMP_REVISION, org_id, collection_id, document_id)
+        if row is None:
+            raise DOCUMENT_NOT_FOUND
     return document_message(row)
 
 
