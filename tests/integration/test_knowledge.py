@@ -576,3 +576,54 @@ async def test_bm25_arm_uses_generation_statistics(
         )
     ranked = list(dict.fromkeys(str(d) for d, _ in arms.fts))
     assert ranked[0] == ids["rare.txt"], (ranked, [dict(r) for r in rows], ids)
+
+
+async def test_file_name_arm_skips_only_names_that_cannot_match(
+    client: AsyncQuireClient, harness: Harness, keys: Keys
+) -> None:
+    """The file-name arm computes trigram similarity only for names long enough to reach the
+    threshold; its results equal the unbounded statement's for short, long and odd queries."""
+    from quire.server.knowledge import search
+
+    unbounded = """
+    SELECT d.document_id FROM documents d
+    WHERE d.org_id = $1 AND d.collection_id = ANY($2::uuid[]) AND d.deleted_at IS NULL
+      AND (lower(d.file_name) % lower($3) OR strpos(lower(d.file_name), lower($3)) > 0)
+    ORDER BY strpos(lower(d.file_name), lower($3)) > 0 DESC,
+             similarity(lower(d.file_name), lower($3)) DESC, d.document_id
+    LIMIT $4
+    """
+    collection = await client.create_collection(name="file-names")
+    cid = uuid.UUID(collection.collection_id)
+    names = [
+        "annual-budget-report-2024-final.xlsx",
+        "Annual Budget Report 2023.XLSX",
+        "a.txt",
+        "ab.md",
+        "x" * 200 + ".txt",
+        "Überweisung_März.pdf",
+        "notes 100% done_v2.txt",
+        "4951831.txt",
+    ]
+    for name in names:
+        await client.upload_document(collection_id=str(cid), file_name=name, data=b"text")
+    queries = [
+        "annual budget report 2024 final draft",
+        "budget",
+        "a",
+        "ab",
+        "x" * 120,
+        "überweisung märz",
+        "100%",
+        "_v2",
+        "4951831",
+        "10% of sudden infant death syndrome (SIDS) deaths happen in newborns aged < 6 months.",
+        "%%",
+    ]
+    async with harness.pool.acquire() as conn:
+        for query in queries:
+            got = await conn.fetch(search.FILE_NAME, keys.org_id, [cid], query, 100)
+            want = await conn.fetch(unbounded, keys.org_id, [cid], query, 100)
+            assert [r[0] for r in got] == [r[0] for r in want], query
+        long_query = await conn.fetch(search.FILE_NAME, keys.org_id, [cid], queries[0], 100)
+    assert long_query, "a near-copy of a long name is found by similarity"
