@@ -370,7 +370,7 @@ NOT_BUILT_YET: dict[str, set[str]] = {
 }
 
 
-def test_unimplemented_rpcs_are_listed() -> None:
+async def test_unimplemented_rpcs_are_listed() -> None:
     assert set(pages.UNIMPLEMENTED) == NOT_BUILT_YET["PagesService"]
     assert set(knowledge.UNIMPLEMENTED) == NOT_BUILT_YET["KnowledgeService"]
     assert set(admin.UNIMPLEMENTED) == NOT_BUILT_YET["AdminService"]
