@@ -39,8 +39,11 @@ LIMIT = 10
 
 
 def load_queries(n: int) -> list[str]:
+    """The first `n` distinct claims: SciFact train repeats a few, and a repeat would be
+    answered from the search cache."""
     with (h.SCIFACT / "queries-train.jsonl").open(encoding="utf-8") as fh:
-        return [q["text"] for q in map(json.loads, islice(fh, n))]
+        distinct = dict.fromkeys(q["text"] for q in map(json.loads, fh))
+    return list(islice(distinct, n))
 
 
 async def ingest(quire: h.Quire, org_id: uuid.UUID, cid: uuid.UUID, n: int) -> dict[str, Any]:
