@@ -1,11 +1,13 @@
-"""Hostile input against every unary RPC of the three services, over real gRPC.
+"""Hostile input against every RPC of the three services, over real gRPC.
 
 Requests are built by Hypothesis straight from the proto descriptors, so a new field or RPC is
 fuzzed without editing this file. String fields draw from NUL bytes, traversal paths, encoded
 slashes, SQL/format metacharacters, backtracking regexes, multi-megabyte strings and real ids;
 numeric fields span their whole wire range. The invariant: the answer is a correct result or a
 typed Quire error (ErrorDetail present, matching the gRPC code) — never INTERNAL/UNKNOWN — and
-the server stays SERVING. Raw garbage on the TCP port must not hurt it either.
+the server stays SERVING. Streaming RPCs get hostile message sequences (client streams) or a
+hostile request read briefly and cancelled (server streams). Raw garbage on the TCP port must
+not hurt it either.
 """
 
 from __future__ import annotations
@@ -62,6 +64,29 @@ def _unary_methods() -> list[tuple[Any, str, Any]]:
 
 
 UNARY = _unary_methods()
+
+
+def _streaming_methods() -> list[tuple[Any, str, Any, bool, bool]]:
+    out = []
+    for module, stub, service in SERVICES:
+        for method in module.DESCRIPTOR.services_by_name[service].methods:
+            if method.client_streaming or method.server_streaming:
+                request_cls = getattr(module, method.input_type.name)
+                out.append(
+                    (
+                        stub,
+                        method.name,
+                        request_cls,
+                        method.client_streaming,
+                        method.server_streaming,
+                    )
+                )
+    return out
+
+
+STREAMING = _streaming_methods()
+# Watches run until cancelled: a fuzzed watch is read for this long, then cancelled.
+STREAM_WINDOW_S = 1.0
 # The kill switch is deployment-wide; it is fuzzed, then reset (see the test).
 BACKTRACK_LINE = "a" * 40 + "!"
 
@@ -285,12 +310,64 @@ async def _call(harness: Harness, stub_cls: Any, name: str, request: Any, key: s
     try:
         await getattr(stub, name)(request, metadata=bearer(key), timeout=CALL_TIMEOUT)
     except aio.AioRpcError as exc:
-        if exc.code() == grpc.StatusCode.RESOURCE_EXHAUSTED and "larger than max" in (
-            exc.details() or ""
-        ):
-            pass  # the transport's own message bound: fine, not the server's doing
+        _check_failure(exc)
+    return time.monotonic() - started
+
+
+def _check_failure(exc: aio.AioRpcError) -> None:
+    if exc.code() == grpc.StatusCode.RESOURCE_EXHAUSTED and "larger than max" in (
+        exc.details() or ""
+    ):
+        return  # the transport's own message bound: fine, not the server's doing
+    typed_detail(exc)
+
+
+async def _call_stream(
+    harness: Harness,
+    stub_cls: Any,
+    name: str,
+    requests: list[Any],
+    key: str,
+    client_streaming: bool,
+    server_streaming: bool,
+) -> float:
+    stub = stub_cls(harness.channel)
+    started = time.monotonic()
+    method = getattr(stub, name)
+    if client_streaming:
+        # Written one by one, as a client does: a request iterator would keep sending after
+        # the server has answered, and grpc then reports its own INTERNAL in place of the
+        # server's status.
+        call = method(metadata=bearer(key), timeout=CALL_TIMEOUT)
+        try:
+            for request in requests:
+                await call.write(request)
+                # Let a refusal arrive before the next write: writing to a call the server has
+                # ended fails in the client, which then reports that instead of the answer.
+                await asyncio.sleep(0.05)
+                if call.done():
+                    break
+            else:
+                await call.done_writing()
+        except (aio.AioRpcError, asyncio.InvalidStateError):
+            pass  # the server has already ended the call; its status is read below
+    else:
+        call = method(requests[0], metadata=bearer(key), timeout=CALL_TIMEOUT)
+
+    async def drain() -> None:
+        async for _ in call:
+            pass
+
+    try:
+        if server_streaming:
+            try:
+                await asyncio.wait_for(drain(), STREAM_WINDOW_S)
+            except TimeoutError:
+                call.cancel()
         else:
-            typed_detail(exc)
+            await call
+    except aio.AioRpcError as exc:
+        _check_failure(exc)
     return time.monotonic() - started
 
 
@@ -335,6 +412,50 @@ async def test_hostile_requests_get_typed_answers(
         await admin_service_pb2_grpc.AdminServiceStub(harness.channel).SetKillSwitch(
             admin_service_pb2.SetKillSwitchRequest(engaged=False), metadata=bearer(seed.keys.all)
         )
+
+
+@pytest.mark.parametrize(
+    ("stub_cls", "name", "request_cls", "client_streaming", "server_streaming"),
+    STREAMING,
+    ids=[m[1] for m in STREAMING],
+)
+@settings(
+    max_examples=EXAMPLES,
+    deadline=None,
+    database=None,
+    suppress_health_check=list(HealthCheck),
+)
+@given(data=st.data())
+async def test_hostile_streams_get_typed_answers(
+    harness: Harness,
+    seed: Seed,
+    stub_cls: Any,
+    name: str,
+    request_cls: Any,
+    client_streaming: bool,
+    server_streaming: bool,
+    data: st.DataObject,
+) -> None:
+    """Streaming RPCs: a client stream of 0–4 hostile messages (a start/metadata message
+    anywhere, repeated, or missing), or one hostile request to a server stream that is read
+    briefly and cancelled. Same invariant as the unary calls."""
+    if name not in _STRATEGIES:
+        _STRATEGIES[name] = message_strategy(seed, request_cls)
+    size = (0, 4) if client_streaming else (1, 1)
+    requests = data.draw(
+        st.lists(_STRATEGIES[name], min_size=size[0], max_size=size[1]), label="requests"
+    )
+    key = data.draw(st.sampled_from(["all", "read", "all"]), label="key")
+    took = await _call_stream(
+        harness,
+        stub_cls,
+        name,
+        requests,
+        getattr(seed.keys, key),
+        client_streaming,
+        server_streaming,
+    )
+    assert took < SLOW_CALL_S, f"{name} took {took:.1f} s"
 
 
 async def test_server_is_serving_after_the_fuzzing(harness: Harness, seed: Seed) -> None:
