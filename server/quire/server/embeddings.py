@@ -33,6 +33,12 @@ class EmbeddingService:
         self.embedder = embedder
         self._query_pool = ThreadPoolExecutor(1, thread_name_prefix="embed-query")
         self._bulk_pool = ThreadPoolExecutor(1, thread_name_prefix="embed-bulk")
+        self._queries_in_flight = 0
+
+    @property
+    def queries_in_flight(self) -> int:
+        """Query embeddings submitted and not finished: a new one waits behind these."""
+        return self._queries_in_flight
 
     @property
     def fingerprint(self) -> str:
@@ -40,15 +46,19 @@ class EmbeddingService:
 
     async def embed_queries(self, texts: list[str]) -> Vectors:
         loop = asyncio.get_running_loop()
-        with telemetry.tracer.start_as_current_span(
-            "embed.query", attributes={"texts": len(texts)}
-        ):
-            if len(texts) == 1:  # the unpadded single-text path is the fastest
-                one = await loop.run_in_executor(
-                    self._query_pool, self.embedder.embed_query, texts[0]
-                )
-                return one.reshape(1, -1)
-            return await loop.run_in_executor(self._query_pool, self.embedder.embed, texts)
+        self._queries_in_flight += 1
+        try:
+            with telemetry.tracer.start_as_current_span(
+                "embed.query", attributes={"texts": len(texts)}
+            ):
+                if len(texts) == 1:  # the unpadded single-text path is the fastest
+                    one = await loop.run_in_executor(
+                        self._query_pool, self.embedder.embed_query, texts[0]
+                    )
+                    return one.reshape(1, -1)
+                return await loop.run_in_executor(self._query_pool, self.embedder.embed, texts)
+        finally:
+            self._queries_in_flight -= 1
 
     async def embed_bulk(self, texts: list[str]) -> Vectors:
         loop = asyncio.get_running_loop()

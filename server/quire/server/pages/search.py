@@ -33,6 +33,9 @@ log = logging.getLogger(__name__)
 
 MAX_HITS_PER_PAGE = 3
 ALTERNATIVE_TIMEOUT_S = 5.0
+# The service overlaps the query embedding with the transaction only while fewer than this
+# many embeddings are queued ahead of it (services.pages.SearchPages).
+OVERLAP_MAX_AHEAD = 2
 
 
 @dataclass(frozen=True)

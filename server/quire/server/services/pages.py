@@ -171,8 +171,14 @@ class PagesService(pages_service_pb2_grpc.PagesServiceServicer):
             principal().require(Scope.TUNE)
             search_config.validate(request.config)
             override = request.config
-        # Not awaited here: search_pages starts its transaction and full-text arms meanwhile.
-        vectors = self._embeddings().embed_queries([query, *alternatives])
+        embeddings = self._embeddings()
+        ahead = embeddings.queries_in_flight
+        # search_pages starts its transaction and full-text arms while the query is embedded,
+        # unless other embeddings are queued ahead: then it would hold a pooled connection
+        # idle while it waits its turn, and a burst of searches would drain the pool.
+        vectors = asyncio.ensure_future(embeddings.embed_queries([query, *alternatives]))
+        if ahead >= search.OVERLAP_MAX_AHEAD:
+            await asyncio.wait([vectors])
         result = await search.search_pages(
             self.state.pool,
             org_id=principal().org_id,

@@ -1,0 +1,75 @@
+"""EmbeddingService's bookkeeping (a deterministic stand-in embedder: nothing semantic here)."""
+
+from __future__ import annotations
+
+import asyncio
+import threading
+
+import numpy as np
+import pytest
+
+from quire.server.embeddings import EmbeddingService, Vectors
+
+
+class GatedEmbedder:
+    """Blocks every call until `release` is set; fails on the text "fail"."""
+
+    fingerprint = "test"
+
+    def __init__(self) -> None:
+        self.release = threading.Event()
+
+    def _wait(self, texts: list[str]) -> None:
+        assert self.release.wait(10)
+        if "fail" in texts:
+            raise RuntimeError("embedder failed")
+
+    def embed(self, texts: list[str]) -> Vectors:
+        self._wait(texts)
+        return np.ones((len(texts), 4), dtype=np.float32)
+
+    def embed_query(self, text: str) -> Vectors:
+        self._wait([text])
+        return np.ones(4, dtype=np.float32)
+
+
+async def test_queries_in_flight_counts_queued_and_running_embeddings() -> None:
+    embedder = GatedEmbedder()
+    service = EmbeddingService(embedder)
+    try:
+        assert service.queries_in_flight == 0
+        calls = [
+            asyncio.create_task(service.embed_queries(texts))
+            for texts in (["a"], ["b", "c"], ["fail"])
+        ]
+        for _ in range(100):
+            if service.queries_in_flight == 3:
+                break
+            await asyncio.sleep(0.01)
+        # One runs on the query thread, two wait behind it: all three count.
+        assert service.queries_in_flight == 3
+        embedder.release.set()
+        one, two, failed = await asyncio.gather(*calls, return_exceptions=True)
+        assert isinstance(one, np.ndarray) and one.shape == (1, 4)
+        assert isinstance(two, np.ndarray) and two.shape == (2, 4)
+        assert isinstance(failed, RuntimeError)
+        assert service.queries_in_flight == 0, "a failed embedding is not counted forever"
+    finally:
+        embedder.release.set()
+        service.close()
+
+
+async def test_a_cancelled_query_embedding_is_not_counted() -> None:
+    embedder = GatedEmbedder()
+    service = EmbeddingService(embedder)
+    try:
+        call = asyncio.create_task(service.embed_queries(["a"]))
+        await asyncio.sleep(0.05)
+        assert service.queries_in_flight == 1
+        call.cancel()
+        with pytest.raises(asyncio.CancelledError):
+            await call
+        assert service.queries_in_flight == 0
+    finally:
+        embedder.release.set()
+        service.close()
