@@ -130,7 +130,12 @@ class Direct:
         from quire.server.knowledge import search
         from quire.server.storage.database import SET_CONFIG, apply_settings
 
-        vector = (await self.embeddings.embed_queries([query]))[0]
+        # As the service: the text-only arms run while the query is embedded (unless queued).
+        vectors = await self.embeddings.start_queries([query])
+
+        async def first() -> Any:
+            return (await vectors)[0]
+
         async with (
             self.pool.acquire() as conn,
             conn.transaction(isolation="repeatable_read", readonly=True),
@@ -138,7 +143,7 @@ class Direct:
             await conn.execute(SET_CONFIG, "statement_timeout", "30000")
             await apply_settings(conn, self.tuning.settings())
             hits = await search.hybrid(
-                conn, self.org_id, self.scope, query, vector, LIMIT, self.tuning
+                conn, self.org_id, self.scope, query, first(), LIMIT, self.tuning
             )
         return len(hits)
 

@@ -144,10 +144,7 @@ class Direct:
 
         # Embedded while the transaction starts and the full-text arms run, as the service does
         # (unless embeddings are queued ahead).
-        ahead = self.embeddings.queries_in_flight
-        vectors = asyncio.ensure_future(self.embeddings.embed_queries([query, *alternatives]))
-        if ahead >= search.OVERLAP_MAX_AHEAD:
-            await asyncio.wait([vectors])
+        vectors = await self.embeddings.start_queries([query, *alternatives])
         org, ns, tuning = self.org_id, NAMESPACE, self.tuning
         async with (
             self.pool.acquire() as conn,

@@ -127,8 +127,10 @@ async def test_hybrid_search_span_tree(
     for name in ("embed.query", "search.fts", "search.vector", "search.fusion"):
         assert name in children, (name, sorted(children))
         assert children[name].context.trace_id == root.context.trace_id
-    # The arms ran inside the RPC, in order: embed, then FTS and vector, then fusion.
-    assert children["embed.query"].end_time <= children["search.fts"].start_time
+    # The arms ran inside the RPC: the full-text arm while the query was embedded, the vector
+    # arm once the vector was there, then fusion.
+    assert children["embed.query"].end_time <= children["search.vector"].start_time
+    assert children["search.fts"].end_time <= children["search.vector"].start_time
     assert children["search.vector"].end_time <= children["search.fusion"].start_time
     assert root.start_time <= children["embed.query"].start_time
     assert children["search.fusion"].end_time <= root.end_time

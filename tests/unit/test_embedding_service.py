@@ -73,3 +73,44 @@ async def test_a_cancelled_query_embedding_is_not_counted() -> None:
     finally:
         embedder.release.set()
         service.close()
+
+
+async def test_start_queries_returns_at_once_unless_embeddings_are_queued() -> None:
+    embedder = GatedEmbedder()
+    service = EmbeddingService(embedder)
+    try:
+        first = await service.start_queries(["a"])
+        assert not first.done(), "nothing queued: the caller may work while it embeds"
+        second = await service.start_queries(["b"])
+        assert not second.done()
+        # Two ahead: the third caller waits for its own vectors before it returns.
+        third_call = asyncio.create_task(service.start_queries(["c"]))
+        await asyncio.sleep(0.05)
+        assert not third_call.done()
+        embedder.release.set()
+        third = await third_call
+        assert third.done() and third.result().shape == (1, 4)
+        assert (await first).shape == (1, 4) and (await second).shape == (1, 4)
+    finally:
+        embedder.release.set()
+        service.close()
+
+
+async def test_discard_cancels_or_marks_a_failure_as_seen() -> None:
+    from quire.server.embeddings import discard
+
+    embedder = GatedEmbedder()
+    service = EmbeddingService(embedder)
+    try:
+        pending = await service.start_queries(["a"])
+        discard(pending)
+        await asyncio.wait([pending])
+        assert pending.cancelled()
+        failing = await service.start_queries(["fail"])
+        embedder.release.set()
+        await asyncio.wait([failing])
+        discard(failing)  # retrieved: no "exception was never retrieved" at collection
+        assert isinstance(failing.exception(), RuntimeError)
+    finally:
+        embedder.release.set()
+        service.close()

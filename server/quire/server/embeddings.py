@@ -9,7 +9,7 @@ from __future__ import annotations
 
 import asyncio
 from concurrent.futures import ThreadPoolExecutor
-from typing import Protocol
+from typing import Any, Protocol
 
 import numpy as np
 import numpy.typing as npt
@@ -17,6 +17,10 @@ import numpy.typing as npt
 from quire.server import telemetry
 
 Vectors = npt.NDArray[np.float32]
+# A search may start its transaction while its query is embedded only when fewer than this
+# many query embeddings are queued ahead: waiting its turn, it would hold a pooled connection
+# idle, and a burst of searches would drain the pool.
+OVERLAP_MAX_AHEAD = 2
 
 
 class TextEmbedder(Protocol):
@@ -60,6 +64,16 @@ class EmbeddingService:
         finally:
             self._queries_in_flight -= 1
 
+    async def start_queries(self, texts: list[str]) -> asyncio.Future[Vectors]:
+        """Starts embedding `texts` as queries. Returns the pending result at once when fewer
+        than OVERLAP_MAX_AHEAD embeddings are queued (the caller works meanwhile), else once
+        it is ready. Pass it to `discard` if it may end up not awaited."""
+        ahead = self._queries_in_flight
+        pending = asyncio.ensure_future(self.embed_queries(texts))
+        if ahead >= OVERLAP_MAX_AHEAD:
+            await asyncio.wait([pending])
+        return pending
+
     async def embed_bulk(self, texts: list[str]) -> Vectors:
         loop = asyncio.get_running_loop()
         return await loop.run_in_executor(self._bulk_pool, self.embedder.embed, texts)
@@ -74,3 +88,12 @@ def load_default(precision: str = "int8") -> EmbeddingService:
     from quire.indexer.embedding import Embedder
 
     return EmbeddingService(Embedder.load(None, precision=precision))  # type: ignore[arg-type]
+
+
+def discard(pending: asyncio.Future[Any]) -> None:
+    """For a result the caller may not have awaited: cancels it, or marks its failure as
+    retrieved so it is not logged as lost."""
+    if not pending.done():
+        pending.cancel()
+    elif not pending.cancelled():
+        pending.exception()

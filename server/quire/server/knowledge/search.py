@@ -11,7 +11,7 @@ from __future__ import annotations
 import hashlib
 import json
 import uuid
-from collections.abc import Sequence
+from collections.abc import Awaitable, Sequence
 from dataclasses import asdict, dataclass
 
 import asyncpg
@@ -204,10 +204,11 @@ async def gather_arms(
     org_id: uuid.UUID,
     scope: Sequence[ScopedCollection],
     query: str,
-    vector: npt.NDArray[np.float32],
+    vector: npt.NDArray[np.float32] | Awaitable[npt.NDArray[np.float32]],
     tuning: HybridTuning = DEFAULT_TUNING,
 ) -> Arms:
-    """Runs every arm; needs the caller's transaction to hold `tuning.settings()`."""
+    """Runs every arm; needs the caller's transaction to hold `tuning.settings()`. `vector`
+    may still be computing: the arms that need only the text run first."""
     indexed = [c for c in scope if c.serving_generation > 0]
     unindexed = [c.collection_id for c in scope if c.serving_generation == 0]
     ids = [c.collection_id for c in indexed]
@@ -234,16 +235,7 @@ async def gather_arms(
                 fts_rows = await conn.fetch(
                     CHUNK_FTS, org_id, ids, gens, query, tuning.depth, tuning.rank_normalization
                 )
-        with telemetry.tracer.start_as_current_span("search.vector"):
-            if tuning.index_scans:
-                # Costed as cheaper on small collections, a bitmap scan of the primary key plus
-                # an exact sort reads every chunk's vector (5.8 ms on 3,056 chunks, HNSW 1.4).
-                await apply_settings(conn, {"enable_bitmapscan": "off"})
-            vec_rows = await conn.fetch(CHUNK_VECTOR, org_id, ids, gens, vector, tuning.depth)
-            if tuning.index_scans:
-                await apply_settings(conn, {"enable_bitmapscan": "on"})
         arms.fts = [(r["document_id"], r["chunk_ordinal"]) for r in fts_rows]
-        arms.vector = [(r["document_id"], r["chunk_ordinal"]) for r in vec_rows]
     with telemetry.tracer.start_as_current_span("search.file_name"):
         name_rows = await conn.fetch(
             FILE_NAME, org_id, [c.collection_id for c in scope], query.strip(), tuning.depth
@@ -252,6 +244,17 @@ async def gather_arms(
     if unindexed:
         for hit in await legacy(conn, org_id, unindexed, query, tuning.depth):
             arms.legacy[uuid.UUID(hit.document_id)] = hit
+    if indexed:
+        ready = vector if isinstance(vector, np.ndarray) else await vector
+        with telemetry.tracer.start_as_current_span("search.vector"):
+            if tuning.index_scans:
+                # Costed as cheaper on small collections, a bitmap scan of the primary key plus
+                # an exact sort reads every chunk's vector (5.8 ms on 3,056 chunks, HNSW 1.4).
+                await apply_settings(conn, {"enable_bitmapscan": "off"})
+            vec_rows = await conn.fetch(CHUNK_VECTOR, org_id, ids, gens, ready, tuning.depth)
+            if tuning.index_scans:
+                await apply_settings(conn, {"enable_bitmapscan": "on"})
+        arms.vector = [(r["document_id"], r["chunk_ordinal"]) for r in vec_rows]
     return arms
 
 
@@ -289,11 +292,12 @@ async def hybrid(
     org_id: uuid.UUID,
     scope: Sequence[ScopedCollection],
     query: str,
-    vector: npt.NDArray[np.float32],
+    vector: npt.NDArray[np.float32] | Awaitable[npt.NDArray[np.float32]],
     limit: int,
     tuning: HybridTuning = DEFAULT_TUNING,
 ) -> list[knowledge_pb2.KnowledgeHit]:
-    """Needs the caller's transaction to hold the tuning settings (see HybridTuning.settings)."""
+    """Needs the caller's transaction to hold the tuning settings (see HybridTuning.settings).
+    `vector` may still be computing (see gather_arms)."""
     arms = await gather_arms(conn, org_id, scope, query, vector, tuning)
     fused, best_chunk = fuse(arms, tuning, limit)
     if not fused:

@@ -22,6 +22,7 @@ import numpy as np
 import numpy.typing as npt
 
 from quire.server import telemetry
+from quire.server.embeddings import discard
 from quire.server.engine import canonical_json, search_config
 from quire.server.engine.fusion import rrf
 from quire.server.engine.lexical import lexeme_query
@@ -33,9 +34,6 @@ log = logging.getLogger(__name__)
 
 MAX_HITS_PER_PAGE = 3
 ALTERNATIVE_TIMEOUT_S = 5.0
-# The service overlaps the query embedding with the transaction only while fewer than this
-# many embeddings are queued ahead of it (services.pages.SearchPages).
-OVERLAP_MAX_AHEAD = 2
 
 
 @dataclass(frozen=True)
@@ -253,11 +251,7 @@ async def search_pages(
             tuning,
         )
     finally:
-        if not embedding.done():
-            embedding.cancel()
-        # Retrieved here so an embedding failure after an early return is not logged as lost.
-        elif not embedding.cancelled():
-            embedding.exception()
+        discard(embedding)  # not awaited when the namespace does not exist
 
 
 async def _search(

@@ -8,14 +8,17 @@ import hashlib
 import re
 import time
 import uuid
-from collections.abc import AsyncIterator
+from collections.abc import AsyncIterator, Awaitable
 from typing import Any
 
 import asyncpg
+import numpy as np
+import numpy.typing as npt
 from grpc import aio
 
 from quire.indexer.extraction import UnsupportedMediaType, resolve_type
 from quire.server.auth import Scope
+from quire.server.embeddings import discard
 from quire.server.errors import QuireError, invalid
 from quire.server.knowledge import cache, documents, scope, search
 from quire.server.knowledge.index_status import index_status
@@ -400,18 +403,24 @@ class KnowledgeService(knowledge_service_pb2_grpc.KnowledgeServiceServicer):
                 )
                 may_cache = True
         if hits is None:
-            # The query is embedded with no connection held, so queued embeddings cannot
-            # drain the pool. The search reads the generations resolved above: a flip in
-            # between still leaves them readable (retired generations keep their chunks).
-            vector = await self._vector(query)
-            async with transaction(
-                self.state.pool, readonly=True, isolation="repeatable_read"
-            ) as conn:
-                await apply_settings(conn, self.tuning.settings())
-                hits = await search.hybrid(
-                    conn, org_id, collections, query, vector, limit, self.tuning
-                )
-                may_cache = await cache.gate_passed(conn, index_fp)
+            # The arms that need only the text run while the query is embedded, unless
+            # embeddings are queued (start_queries). The search reads the generations resolved
+            # above: a flip in between still leaves them readable (retired generations keep
+            # their chunks).
+            vectors = await self.state.require_embeddings().start_queries([query])
+            vector = asyncio.ensure_future(_first(vectors))
+            try:
+                async with transaction(
+                    self.state.pool, readonly=True, isolation="repeatable_read"
+                ) as conn:
+                    await apply_settings(conn, self.tuning.settings())
+                    hits = await search.hybrid(
+                        conn, org_id, collections, query, vector, limit, self.tuning
+                    )
+                    may_cache = await cache.gate_passed(conn, index_fp)
+            finally:
+                discard(vector)  # not awaited when no collection in scope has a generation
+                discard(vectors)
         elapsed_ms = (time.perf_counter() - started) * 1000
         response.hits.extend(hits)
         if mode == knowledge_pb2.RETRIEVAL_MODE_HYBRID_SHADOW:
@@ -529,3 +538,8 @@ register_scopes(
     SERVICE.full_name,
     {m.name: Scope.WRITE if m.name in _WRITES else Scope.READ for m in SERVICE.methods},
 )
+
+
+async def _first(vectors: Awaitable[npt.NDArray[np.float32]]) -> npt.NDArray[np.float32]:
+    first: npt.NDArray[np.float32] = (await vectors)[0]
+    return first

@@ -171,14 +171,8 @@ class PagesService(pages_service_pb2_grpc.PagesServiceServicer):
             principal().require(Scope.TUNE)
             search_config.validate(request.config)
             override = request.config
-        embeddings = self._embeddings()
-        ahead = embeddings.queries_in_flight
-        # search_pages starts its transaction and full-text arms while the query is embedded,
-        # unless other embeddings are queued ahead: then it would hold a pooled connection
-        # idle while it waits its turn, and a burst of searches would drain the pool.
-        vectors = asyncio.ensure_future(embeddings.embed_queries([query, *alternatives]))
-        if ahead >= search.OVERLAP_MAX_AHEAD:
-            await asyncio.wait([vectors])
+        # search_pages starts its transaction and full-text arms while the query is embedded.
+        vectors = await self._embeddings().start_queries([query, *alternatives])
         result = await search.search_pages(
             self.state.pool,
             org_id=principal().org_id,
