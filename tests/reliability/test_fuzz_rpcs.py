@@ -372,6 +372,12 @@ async def _call_stream(
 
 
 _STRATEGIES: dict[str, st.SearchStrategy[Any]] = {}
+FUZZ_SETTINGS = settings(
+    max_examples=EXAMPLES,
+    deadline=None,
+    database=None,
+    suppress_health_check=list(HealthCheck),
+)
 
 
 async def _round_trip(channel: aio.Channel, seed: Seed) -> None:
@@ -392,12 +398,7 @@ async def _round_trip(channel: aio.Channel, seed: Seed) -> None:
 
 
 @pytest.mark.parametrize(("stub_cls", "name", "request_cls"), UNARY, ids=[u[1] for u in UNARY])
-@settings(
-    max_examples=EXAMPLES,
-    deadline=None,
-    database=None,
-    suppress_health_check=list(HealthCheck),
-)
+@FUZZ_SETTINGS
 @given(data=st.data())
 async def test_hostile_requests_get_typed_answers(
     harness: Harness, seed: Seed, stub_cls: Any, name: str, request_cls: Any, data: st.DataObject
@@ -419,12 +420,7 @@ async def test_hostile_requests_get_typed_answers(
     STREAMING,
     ids=[m[1] for m in STREAMING],
 )
-@settings(
-    max_examples=EXAMPLES,
-    deadline=None,
-    database=None,
-    suppress_health_check=list(HealthCheck),
-)
+@FUZZ_SETTINGS
 @given(data=st.data())
 async def test_hostile_streams_get_typed_answers(
     harness: Harness,

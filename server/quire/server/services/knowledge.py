@@ -410,14 +410,9 @@ class KnowledgeService(knowledge_service_pb2_grpc.KnowledgeServiceServicer):
             vectors = await self.state.require_embeddings().start_queries([query])
             vector = asyncio.ensure_future(_first(vectors))
             try:
-                async with transaction(
-                    self.state.pool, readonly=True, isolation="repeatable_read"
-                ) as conn:
-                    await apply_settings(conn, self.tuning.settings())
-                    hits = await search.hybrid(
-                        conn, org_id, collections, query, vector, limit, self.tuning
-                    )
-                    may_cache = await cache.gate_passed(conn, index_fp)
+                hits, may_cache = await self._hybrid(
+                    org_id, collections, query, vector, limit, gate_for=index_fp
+                )
             finally:
                 discard(vector)  # not awaited when no collection in scope has a generation
                 discard(vectors)
@@ -429,6 +424,24 @@ class KnowledgeService(knowledge_service_pb2_grpc.KnowledgeServiceServicer):
             async with self.state.pool.acquire() as conn:
                 await cache.write(conn, org_id, cache_key, response)
         return response
+
+    async def _hybrid(
+        self,
+        org_id: uuid.UUID,
+        collections: list[scope.ScopedCollection],
+        query: str,
+        vector: npt.NDArray[np.float32] | Awaitable[npt.NDArray[np.float32]],
+        limit: int,
+        *,
+        gate_for: str | None = None,
+    ) -> tuple[list[knowledge_pb2.KnowledgeHit], bool]:
+        """The hybrid search in its own read-only snapshot; also whether the gate passed for
+        `gate_for` (read in the same snapshot), when given."""
+        async with transaction(self.state.pool, readonly=True, isolation="repeatable_read") as conn:
+            await apply_settings(conn, self.tuning.settings())
+            hits = await search.hybrid(conn, org_id, collections, query, vector, limit, self.tuning)
+            passed = gate_for is not None and await cache.gate_passed(conn, gate_for)
+        return hits, passed
 
     def _shadow(
         self,
@@ -442,13 +455,7 @@ class KnowledgeService(knowledge_service_pb2_grpc.KnowledgeServiceServicer):
         async def run_hybrid() -> tuple[list[str], float]:
             started = time.perf_counter()
             vector = await self._vector(query)
-            async with transaction(
-                self.state.pool, readonly=True, isolation="repeatable_read"
-            ) as conn:
-                await apply_settings(conn, self.tuning.settings())
-                hits = await search.hybrid(
-                    conn, org_id, collections, query, vector, limit, self.tuning
-                )
+            hits, _ = await self._hybrid(org_id, collections, query, vector, limit)
             return [h.document_id for h in hits], (time.perf_counter() - started) * 1000
 
         self.shadow.submit(
