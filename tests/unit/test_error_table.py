@@ -60,3 +60,20 @@ def test_unknown_exceptions_become_internal_without_details() -> None:
 
 def test_connection_loss_is_unavailable() -> None:
     assert status_for(ConnectionRefusedError()).grpc_code == grpc.StatusCode.UNAVAILABLE
+
+
+def test_retry_after_is_rounded_up_to_whole_seconds() -> None:
+    from google.rpc import status_pb2
+
+    from quire.server.errors import STATUS_DETAILS_KEY
+
+    waits = {0.2: 1, 1.0: 1, 1.01: 2, 119.5: 120, 120.0: 120}
+    for asked, told in waits.items():
+        status = status_for(
+            QuireError(errors_pb2.ERROR_CODE_PAGE_SOURCE_BUSY, "busy", retry_after_s=asked)
+        )
+        assert status.grpc_code == grpc.StatusCode.UNAVAILABLE
+        raw = dict(status.trailing_metadata)[STATUS_DETAILS_KEY]
+        detail = errors_pb2.ErrorDetail()
+        assert status_pb2.Status.FromString(raw).details[0].Unpack(detail)
+        assert detail.retry_after.seconds == told, (asked, detail.retry_after)
