@@ -1,4 +1,4 @@
-"""PostgreSQL going away under load, and a worker dying mid-job.
+"""PostgreSQL going away under load and during a sync, and a worker dying mid-job.
 
 This module runs its own embedded PostgreSQL (never the session's), stops it with
 `pg_ctl stop -m fast` while searches are in flight, and checks that calls fail fast with a
@@ -307,3 +307,108 @@ async def test_a_dead_workers_job_is_recovered_and_completes_once(
     from quire.v1 import knowledge_pb2
 
     assert status == knowledge_pb2.DOCUMENT_STATUS_READY
+
+
+async def test_postgres_stopping_mid_sync_ends_the_sync_and_the_next_one_completes(
+    own_postgres: Database, embeddings: Any
+) -> None:
+    """A sync in flight when PostgreSQL stops ends promptly with a typed error or a partial
+    report (never INTERNAL, never a hang); once PostgreSQL is back, the same server syncs the
+    site completely and every page is whole."""
+    from quire.client import AsyncQuireClient
+    from quire.client import errors as qe
+    from quire.server import auth
+    from quire.server.app import prepare_database, start
+    from quire.server.config import Settings
+    from quire.v1 import pages_pb2
+    from tests.support.site_server import Reply, SiteServer
+
+    names = [f"s{i:02d}" for i in range(24)]
+    site = SiteServer()
+    links = "\n".join(f"- [{n}](/{n}.md)" for n in names)
+    site.route("/llms.txt", Reply.text(f"# Site\n\n{links}\n", content_type="text/plain"))
+    for name in names:
+        body = f"# {name}\n\nPage {name}, token tok{name}.\n\n{'Words and more words. ' * 40}"
+        site.route(
+            f"/{name}.md", Reply(200, body.encode(), {"Content-Type": "text/markdown"}, delay=0.4)
+        )
+    with site:
+        settings = Settings(
+            address="127.0.0.1:0",
+            database_url=own_postgres.url,
+            grace_seconds=1.0,
+            allow_sources=[site.origin],
+        )
+        pool = await prepare_database(own_postgres.url, settings)
+        running = await start(settings, pool, embeddings)
+        address = f"127.0.0.1:{running.port}"
+        async with pool.acquire() as conn:
+            org = await auth.ensure_organisation(conn, f"sync-faults-{uuid.uuid4().hex[:6]}")
+            key = (await auth.create_key(conn, org, frozenset(auth.ALL_SCOPES))).secret
+        seen: list[Any] = []
+        ended: list[Any] = []
+
+        async def sync(client: AsyncQuireClient) -> None:
+            try:
+                async for message in client.sync_pages(
+                    namespace="docs", url=f"{site.url}/llms.txt", timeout=120
+                ):
+                    seen.append(message)
+                    if isinstance(message, pages_pb2.SyncReport):
+                        ended.append(message)
+            except qe.QuireError as exc:
+                ended.append(exc)
+
+        try:
+            async with AsyncQuireClient(address, api_key=key) as client:
+                syncing = asyncio.create_task(sync(client))
+                deadline = time.monotonic() + 30
+                while not any(
+                    isinstance(m, pages_pb2.PageSyncProgress) and m.updated >= 2 for m in seen
+                ):
+                    assert time.monotonic() < deadline and not syncing.done(), (seen, ended)
+                    await asyncio.sleep(0.05)
+                stopped_at = time.monotonic()
+                await asyncio.to_thread(own_postgres.stop_postgres)
+                try:
+                    await asyncio.wait_for(syncing, 60)
+                finally:
+                    took = time.monotonic() - stopped_at
+                    await asyncio.to_thread(own_postgres.start_postgres)
+                assert ended, "the sync ended without a report or an error"
+                outcome = ended[0]
+                if isinstance(outcome, pages_pb2.SyncReport):
+                    assert outcome.status == pages_pb2.SYNC_STATUS_PARTIAL, outcome
+                    assert outcome.deleted == 0
+                else:
+                    assert not isinstance(outcome, qe.Internal), repr(outcome)
+                    assert isinstance(outcome, qe.Unavailable | qe.SyncFailed), repr(outcome)
+                assert took < 45, f"the sync took {took:.1f} s to end after PostgreSQL stopped"
+
+                report = None
+                deadline = time.monotonic() + 30
+                while report is None or report.status != pages_pb2.SYNC_STATUS_COMPLETED:
+                    assert time.monotonic() < deadline, f"no complete sync after restart: {report}"
+                    try:
+                        async for message in client.sync_pages(
+                            namespace="docs", url=f"{site.url}/llms.txt", timeout=120
+                        ):
+                            if isinstance(message, pages_pb2.SyncReport):
+                                report = message
+                    except qe.Unavailable:
+                        await asyncio.sleep(0.5)  # the pool is still reconnecting
+                assert report.failed == 0 and report.discovered == len(names), report
+                listed = await client.list_pages(namespace="docs")
+                assert {p.path for p in listed.pages} == {f"/{n}.md" for n in names}
+            async with pool.acquire() as conn:
+                broken = await conn.fetch(
+                    "SELECT p.path FROM pages p WHERE p.org_id = $1 AND p.expected_chunk_count <>"
+                    " (SELECT count(*) FROM page_chunks c WHERE c.org_id = p.org_id"
+                    " AND c.namespace = p.namespace AND c.path = p.path)",
+                    org,
+                )
+            assert not broken, [r["path"] for r in broken]
+        finally:
+            if not own_postgres.server.get_postmaster_info().is_running():
+                await asyncio.to_thread(own_postgres.start_postgres)
+            await running.stop(grace=1.0)
