@@ -106,7 +106,9 @@ async def start(
     notifications.start()
     state.extras["notifications"] = notifications
     server = aio.server(
-        interceptors=[QuireInterceptor(state.verifier, settings.org_concurrency)],
+        interceptors=[
+            QuireInterceptor(state.verifier, settings.org_concurrency, settings.org_running_limit)
+        ],
         options=[
             ("grpc.max_receive_message_length", settings.max_message_bytes),
             ("grpc.max_send_message_length", settings.max_message_bytes),

@@ -29,6 +29,9 @@ class Settings:
     reuse_port: bool = False
     # Calls one organisation may have in flight in this process (RESOURCE_EXHAUSTED above).
     org_concurrency: int = 256
+    # Unary calls one organisation may have running at once; more wait their turn, so one
+    # tenant's burst leaves pooled connections to the others. 0: the pool size minus 4.
+    org_running: int = 0
     # Page sources allowed despite the https/global-address rule (e.g. loopback in tests).
     allow_sources: list[str] = field(default_factory=list)
     # TLS: PEM server certificate chain and key; with a client CA, clients must present a
@@ -41,6 +44,10 @@ class Settings:
     # Deployment default retrieval mode name (LEGACY_FTS | HYBRID_SHADOW | HYBRID).
     retrieval_mode: str = "LEGACY_FTS"
 
+    @property
+    def org_running_limit(self) -> int:
+        return self.org_running if self.org_running > 0 else max(1, self.pool_max - 4)
+
     @classmethod
     def from_env(cls) -> Settings:
         allow = os.environ.get("QUIRE_ALLOW_SOURCES", "")
@@ -52,6 +59,7 @@ class Settings:
             pool_max=_env_int("QUIRE_POOL_MAX", 20),
             reuse_port=os.environ.get("QUIRE_REUSE_PORT", "") in ("1", "true", "yes"),
             org_concurrency=_env_int("QUIRE_ORG_CONCURRENCY", 256),
+            org_running=_env_int("QUIRE_ORG_RUNNING", 0),
             allow_sources=[s for s in allow.split(",") if s],
             retrieval_mode=os.environ.get("QUIRE_RETRIEVAL_MODE", "LEGACY_FTS"),
             tls_cert_file=os.environ.get("QUIRE_TLS_CERT", ""),

@@ -9,6 +9,7 @@ build a status themselves.
 from __future__ import annotations
 
 import asyncio
+import contextlib
 import contextvars
 import time
 import uuid
@@ -40,12 +41,33 @@ def principal() -> Principal:
 
 
 class OrgLimiter:
-    """Bounds the calls one organisation has in flight in this process, so one tenant's burst
-    cannot take every pool connection from the others."""
+    """Per organisation and process: refuses calls beyond `limit` in flight (streams
+    included), and lets at most `running` unary calls run at once, the rest waiting their
+    turn, so one tenant's burst cannot take every pooled connection from the others. Streams
+    are not queued: a watch is mostly idle, and a sync holds no connection while it fetches."""
 
-    def __init__(self, limit: int) -> None:
+    def __init__(self, limit: int, running: int | None = None) -> None:
         self.limit = limit
+        self.running = running or limit
         self.in_flight: dict[uuid.UUID, int] = {}
+        self._turns: dict[uuid.UUID, tuple[asyncio.Semaphore, list[int]]] = {}
+
+    @contextlib.asynccontextmanager
+    async def turn(self, org_id: uuid.UUID) -> AsyncIterator[None]:
+        """Waits until fewer than `running` of the organisation's unary calls run."""
+        semaphore, users = self._turns.setdefault(org_id, (asyncio.Semaphore(self.running), [0]))
+        users[0] += 1
+        try:
+            async with semaphore:
+                yield
+        finally:
+            users[0] -= 1
+            if users[0] == 0:
+                del self._turns[org_id]
+
+    @property
+    def queued_organisations(self) -> int:
+        return len(self._turns)
 
     def enter(self, org_id: uuid.UUID) -> None:
         count = self.in_flight.get(org_id, 0)
@@ -77,7 +99,8 @@ class _Call:
         self.scope = scope
         self.org_id: uuid.UUID | None = None
 
-    async def enter(self, context: aio.ServicerContext[Any, Any]) -> None:
+    async def enter(self, context: aio.ServicerContext[Any, Any]) -> uuid.UUID:
+        """Authenticates, checks the scope and the organisation's bound; the organisation."""
         metadata: Any = context.invocation_metadata()
         who = await self.verifier.verify(bearer_token(metadata))
         who.require(self.scope)
@@ -87,6 +110,7 @@ class _Call:
         remaining = context.time_remaining()
         if remaining is not None:
             request_deadline.set(time.monotonic() + remaining)
+        return who.org_id
 
 
 def _wrap(handler: Any, call: _Call) -> Any:
@@ -108,8 +132,9 @@ def _wrap(handler: Any, call: _Call) -> Any:
             code = "OK"
             with telemetry.tracer.start_as_current_span(name, attributes={"rpc.method": name}):
                 try:
-                    await call.enter(context)
-                    return await inner(request, context)
+                    org_id = await call.enter(context)
+                    async with call.limiter.turn(org_id):
+                        return await inner(request, context)
                 except (asyncio.CancelledError, aio.AbortError):
                     code = "CANCELLED"
                     raise
@@ -158,9 +183,11 @@ def _wrap(handler: Any, call: _Call) -> Any:
 
 
 class QuireInterceptor(aio.ServerInterceptor):  # type: ignore[type-arg]
-    def __init__(self, verifier: KeyVerifier, org_concurrency: int = 256) -> None:
+    def __init__(
+        self, verifier: KeyVerifier, org_concurrency: int = 256, org_running: int | None = None
+    ) -> None:
         self._verifier = verifier
-        self._limiter = OrgLimiter(org_concurrency)
+        self._limiter = OrgLimiter(org_concurrency, org_running)
 
     async def intercept_service(
         self,
