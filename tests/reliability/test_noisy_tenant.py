@@ -101,3 +101,65 @@ async def test_a_tenant_at_its_bound_is_refused_and_others_are_served(
                         await asyncio.sleep(0.1)
         finally:
             await running.stop(grace=1.0)
+
+
+async def test_a_burst_waits_its_turn_while_another_tenant_runs(
+    database_url: str, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """With QUIRE_ORG_RUNNING at 2, six slow unary calls of one tenant run two at a time (none
+    refused), while another tenant's call runs at once instead of queueing behind them."""
+    from quire.server import auth
+    from quire.server.app import prepare_database, start
+    from quire.server.config import Settings
+    from quire.server.services.knowledge import KnowledgeService
+
+    slow_s = 0.5
+    running: dict[str, int] = {}
+    peak: dict[str, int] = {}
+    original = KnowledgeService.ListCollections
+
+    async def slow_list(self: Any, request: Any, context: Any) -> Any:
+        from quire.server.rpc import principal
+
+        org = str(principal().org_id)
+        running[org] = running.get(org, 0) + 1
+        peak[org] = max(peak.get(org, 0), running[org])
+        try:
+            await asyncio.sleep(slow_s)
+            return await original(self, request, context)
+        finally:
+            running[org] -= 1
+
+    # Handlers are bound when the server starts: patch first.
+    monkeypatch.setattr(KnowledgeService, "ListCollections", slow_list)
+    settings = Settings(
+        address="127.0.0.1:0", database_url=database_url, grace_seconds=1.0, org_running=2
+    )
+    pool = await prepare_database(database_url, settings)
+    server = await start(settings, pool, None)
+    address = f"127.0.0.1:{server.port}"
+    orgs, keys = {}, {}
+    async with pool.acquire() as conn:
+        for tenant in ("burst", "other"):
+            orgs[tenant] = await auth.ensure_organisation(conn, f"{tenant}-{uuid.uuid4().hex[:6]}")
+            keys[tenant] = (
+                await auth.create_key(conn, orgs[tenant], frozenset(auth.ALL_SCOPES))
+            ).secret
+    try:
+        async with (
+            AsyncQuireClient(address, api_key=keys["burst"]) as burst,
+            AsyncQuireClient(address, api_key=keys["other"]) as other,
+        ):
+            t0 = time.monotonic()
+            calls = [asyncio.create_task(burst.list_collections()) for _ in range(6)]
+            await asyncio.sleep(0.1)
+            t1 = time.monotonic()
+            await other.list_collections()
+            other_took = time.monotonic() - t1
+            await asyncio.gather(*calls)  # none refused: they waited their turn
+            burst_took = time.monotonic() - t0
+        assert peak[str(orgs["burst"])] == 2, peak
+        assert burst_took >= 3 * slow_s - 0.05, f"six calls, two at a time: {burst_took:.2f} s"
+        assert other_took < 2 * slow_s, f"the other tenant queued: {other_took:.2f} s"
+    finally:
+        await server.stop(grace=1.0)
