@@ -14,6 +14,7 @@ import contextvars
 import time
 import uuid
 from collections.abc import AsyncIterator, Awaitable, Callable
+from dataclasses import dataclass
 from typing import Any
 
 import grpc
@@ -40,6 +41,12 @@ def principal() -> Principal:
     return current_principal.get()
 
 
+@dataclass
+class _Turns:
+    semaphore: asyncio.Semaphore
+    users: int = 0  # calls running or waiting
+
+
 class OrgLimiter:
     """Per organisation and process: refuses calls beyond `limit` in flight (streams
     included), and lets at most `running` unary calls run at once, the rest waiting their
@@ -50,19 +57,21 @@ class OrgLimiter:
         self.limit = limit
         self.running = running or limit
         self.in_flight: dict[uuid.UUID, int] = {}
-        self._turns: dict[uuid.UUID, tuple[asyncio.Semaphore, list[int]]] = {}
+        self._turns: dict[uuid.UUID, _Turns] = {}
 
     @contextlib.asynccontextmanager
     async def turn(self, org_id: uuid.UUID) -> AsyncIterator[None]:
         """Waits until fewer than `running` of the organisation's unary calls run."""
-        semaphore, users = self._turns.setdefault(org_id, (asyncio.Semaphore(self.running), [0]))
-        users[0] += 1
+        turns = self._turns.get(org_id)
+        if turns is None:
+            turns = self._turns[org_id] = _Turns(asyncio.Semaphore(self.running))
+        turns.users += 1
         try:
-            async with semaphore:
+            async with turns.semaphore:
                 yield
         finally:
-            users[0] -= 1
-            if users[0] == 0:
+            turns.users -= 1
+            if turns.users == 0:  # nobody running or waiting: drop the organisation's state
                 del self._turns[org_id]
 
     @property

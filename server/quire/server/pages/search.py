@@ -14,7 +14,7 @@ from __future__ import annotations
 import asyncio
 import logging
 import uuid
-from collections.abc import Awaitable, Mapping, Sequence
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 
 import asyncpg
@@ -22,7 +22,6 @@ import numpy as np
 import numpy.typing as npt
 
 from quire.server import telemetry
-from quire.server.embeddings import discard
 from quire.server.engine import canonical_json, search_config
 from quire.server.engine.fusion import rrf
 from quire.server.engine.lexical import lexeme_query
@@ -226,46 +225,17 @@ async def search_pages(
     namespace: str,
     query: str,
     alternatives: Sequence[str],
-    vectors: Awaitable[npt.NDArray[np.float32]],
+    vectors: asyncio.Future[npt.NDArray[np.float32]],
     limit: int,
     max_output_bytes: int,
     override: search_config_pb2.PageSearchConfig | None = None,
     tuning: SearchTuning = SearchTuning(),
 ) -> pages_pb2.SearchResult | None:
     """None when the namespace does not exist. `vectors`: the embeddings of the query and the
-    alternatives, in that order, still being computed: the transaction, the settings and the
-    full-text arms run meanwhile. Planner settings: the deployment default, the namespace's
-    stored PageSearchConfig, then `override`, read in the search transaction."""
-    embedding = asyncio.ensure_future(vectors)
-    try:
-        return await _search(
-            pool,
-            org_id,
-            namespace,
-            query,
-            alternatives,
-            embedding,
-            limit,
-            max_output_bytes,
-            override,
-            tuning,
-        )
-    finally:
-        discard(embedding)  # not awaited when the namespace does not exist
-
-
-async def _search(
-    pool: asyncpg.Pool,
-    org_id: uuid.UUID,
-    namespace: str,
-    query: str,
-    alternatives: Sequence[str],
-    embedding: asyncio.Future[npt.NDArray[np.float32]],
-    limit: int,
-    max_output_bytes: int,
-    override: search_config_pb2.PageSearchConfig | None,
-    tuning: SearchTuning,
-) -> pages_pb2.SearchResult | None:
+    alternatives, in that order, possibly still being computed (`start_queries`): the
+    transaction, the settings and the full-text arms run meanwhile; the caller `discard`s it
+    afterwards. Planner settings: the deployment default, the namespace's stored
+    PageSearchConfig, then `override`, read in the search transaction."""
     warnings: list[str] = []
     partial = False
     async with pool.acquire() as conn, conn.transaction(isolation="repeatable_read", readonly=True):
@@ -287,13 +257,13 @@ async def _search(
             tasks = [
                 asyncio.create_task(
                     _alternative(
-                        pool, snapshot, local, org_id, namespace, alt, embedding, i + 1, tuning
+                        pool, snapshot, local, org_id, namespace, alt, vectors, i + 1, tuning
                     )
                 )
                 for i, alt in enumerate(alternatives)
             ]
         try:
-            primary = await _arms(conn, org_id, namespace, query, embedding, 0, tuning)
+            primary = await _arms(conn, org_id, namespace, query, vectors, 0, tuning)
         except BaseException:
             for task in tasks:
                 task.cancel()

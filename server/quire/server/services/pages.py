@@ -11,6 +11,7 @@ from grpc import aio
 
 from quire.indexer.pages.guard import SourcePolicy
 from quire.server.auth import Scope
+from quire.server.embeddings import discard
 from quire.server.engine import search_config
 from quire.server.errors import QuireError, invalid
 from quire.server.pages import reading, search, tools
@@ -173,17 +174,20 @@ class PagesService(pages_service_pb2_grpc.PagesServiceServicer):
             override = request.config
         # search_pages starts its transaction and full-text arms while the query is embedded.
         vectors = await self._embeddings().start_queries([query, *alternatives])
-        result = await search.search_pages(
-            self.state.pool,
-            org_id=principal().org_id,
-            namespace=request.namespace,
-            query=query,
-            alternatives=alternatives,
-            vectors=vectors,
-            limit=limit,
-            max_output_bytes=budget,
-            override=override,
-        )
+        try:
+            result = await search.search_pages(
+                self.state.pool,
+                org_id=principal().org_id,
+                namespace=request.namespace,
+                query=query,
+                alternatives=alternatives,
+                vectors=vectors,
+                limit=limit,
+                max_output_bytes=budget,
+                override=override,
+            )
+        finally:
+            discard(vectors)  # not awaited when the namespace does not exist
         if result is None:
             raise reading.NAMESPACE_NOT_FOUND
         return pages_service_pb2.SearchPagesResponse(result=result)
