@@ -402,6 +402,16 @@ def test_embedding_text() -> None:
     assert embedding_text(plain, "Title") == "Title\n\nBody text."
 
 
+def test_embedding_text_says_the_title_once_and_keeps_what_a_reader_sees() -> None:
+    page = Chunk("See [the guide](https://x.org/guide).", ("Release Notes", "Latest"), 0, 0, 37)
+    assert embedding_text(page, "Release Notes") == "Release Notes > Latest\n\nSee the guide."
+    assert embedding_text(page, "release notes ") == "release notes > Latest\n\nSee the guide."
+    # Only a first heading equal to the title is folded; a later repeat is a real heading.
+    deeper = Chunk("Body.", ("Intro", "Guide"), 0, 0, 5)
+    assert embedding_text(deeper, "Guide") == "Guide > Intro > Guide\n\nBody."
+    assert embedding_text(page, None) == "Release Notes > Latest\n\nSee the guide."
+
+
 def test_large_document_is_fast() -> None:
     import time
 

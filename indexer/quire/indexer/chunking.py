@@ -60,6 +60,8 @@ import unicodedata
 from collections.abc import Callable
 from dataclasses import dataclass
 
+from quire.indexer.readable_text import readable_text
+
 __all__ = ["DEFAULT_CEILING", "Chunk", "chunk_text", "embedding_text"]
 
 #: Character ceiling per chunk. Chosen on SciFact with ``benchmarks/chunk_ceiling.py``; see
@@ -384,12 +386,19 @@ def embedding_text(chunk: Chunk, title: str | None) -> str:
     """The text sent to the embedder for ``chunk``: a breadcrumb line, a blank line, the text.
 
     The breadcrumb is the document title (when given and not blank) followed by the chunk's
-    heading path, joined with ``" > "``, e.g. ``"Title > Tutorial > First steps\\n\\n<text>"``.
-    Without title and headings it is just the chunk text. The stored chunk text stays raw.
+    heading path, joined with ``" > "``, e.g. ``"Title > Tutorial > First steps\\n\\n<text>"``;
+    a first heading that repeats the title (a page's ``# Title``) is said once. The text is
+    what a reader sees (`readable_text`: no link targets, HTML tags, heading marks, emphasis
+    asterisks or backticks), which spend the model's window without meaning. Without title
+    and headings it is just the text. The stored chunk text stays raw.
     """
     parts = [title.strip()] if title and title.strip() else []
-    parts.extend(chunk.heading_path)
-    return f"{' > '.join(parts)}\n\n{chunk.text}" if parts else chunk.text
+    headings = list(chunk.heading_path)
+    if parts and headings and headings[0].strip().casefold() == parts[0].casefold():
+        del headings[0]
+    parts.extend(headings)
+    text = readable_text(chunk.text)
+    return f"{' > '.join(parts)}\n\n{text}" if parts else text
 
 
 def document_title(file_name: str, text: str, mode: str = "first_line") -> str | None:
