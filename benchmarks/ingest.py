@@ -8,8 +8,9 @@ Quire runs in this process with the indexer worker (`run_worker`, as `quire up` 
 fresh database. The pipeline figure is the wall time from the first UploadDocument call to the
 moment every job of the organisation is done and the collection has a serving generation:
 upload → store_upload → extract job (ExtractionPool) → chunk → embed → chunk writes →
-generation flip. The raw figure chunks the same texts (`chunk_text` + `embedding_text`, file
-name as title, as the worker does) and embeds them with the same EmbeddingService, measured
+generation flip. The raw figure chunks the same texts as the worker does (`chunk_text` +
+`embedding_text`, titled by `document_title` in the worker's `TITLE_MODE`: the abstract's
+first line, its SciFact title) and embeds them with the same EmbeddingService, measured
 after the pipeline in the same process: once in one `embed_bulk` call, and in the worker's
 groups (up to 512 documents / 358,400 characters per call: `EMBED_GROUP_DOCS`,
 `EMBED_GROUP_CHARS`).
@@ -71,12 +72,14 @@ def worker_groups(texts: list[str]) -> list[int]:
 
 
 async def raw_throughput(embeddings: Any, docs: list[tuple[str, str]]) -> dict[str, Any]:
-    from quire.indexer.chunking import chunk_text, embedding_text
+    from quire.indexer.chunking import chunk_text, document_title, embedding_text
+    from quire.indexer.worker.pipeline import TITLE_MODE
 
     started = time.perf_counter()
-    per_doc = [
-        [embedding_text(c, f"{doc_id}.txt") for c in chunk_text(text)] for doc_id, text in docs
-    ]
+    per_doc: list[list[str]] = []
+    for doc_id, text in docs:
+        title = document_title(f"{doc_id}.txt", text, TITLE_MODE)
+        per_doc.append([embedding_text(c, title) for c in chunk_text(text)])
     chunking_s = time.perf_counter() - started
     texts = [t for group in per_doc for t in group]
     t0 = time.perf_counter()

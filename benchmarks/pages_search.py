@@ -286,6 +286,7 @@ async def ranking(client: Any) -> dict[str, Any]:
         "hit_at_1": round(sum(1 for r in ranks if r == 1) / n, 3),
         "hit_at_3": round(sum(1 for r in ranks if r and r <= 3) / n, 3),
         "missed": [q for q, r in zip(LABELLED, ranks, strict=True) if r is None],
+        "rank_of_wanted_page": dict(zip(LABELLED, ranks, strict=True)),
     }
 
 
