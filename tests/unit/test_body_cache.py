@@ -96,3 +96,52 @@ async def test_load_bodies_skips_pages_deleted_after_listing_and_works_without_c
     entries = await store.list_entries("/")
     store.delete("/b.md")
     assert await load_bodies(store, None, entries) == {"/a.md": "alpha\n"}
+
+
+def test_folded_text_is_kept_with_a_current_slot_and_counted() -> None:
+    cache = BodyCache()
+    text = "Die STRASSE ist lang. " * 20
+    cache.put(entry("a"), text)
+    before = cache.size_bytes
+    folded = cache.folded(entry("a"), text)
+    assert folded == text.casefold()
+    assert cache.size_bytes == before + sys.getsizeof(folded)
+    assert cache.folded(entry("a"), text) is folded  # reused, not folded again
+    assert cache.size_bytes == before + sys.getsizeof(folded)
+
+
+def test_text_that_folds_to_itself_costs_nothing() -> None:
+    cache = BodyCache()
+    text = "def read_item(item_id: int):\n    return item_id\n"
+    cache.put(entry("a"), text)
+    before = cache.size_bytes
+    assert cache.folded(entry("a"), text) is text
+    assert cache.size_bytes == before
+
+
+def test_folded_text_of_a_stale_or_absent_slot_is_not_kept() -> None:
+    cache = BodyCache()
+    cache.put(entry("a", "r1"), "ABC")
+    assert cache.folded(entry("a", "r2"), "XYZ") == "xyz"
+    assert cache.folded(entry("b"), "DEF") == "def"
+    assert cache.size_bytes == sys.getsizeof("ABC") and len(cache) == 1
+    # The stale slot still answers only its own revision.
+    assert cache.get(entry("a", "r2")) is None
+
+
+def test_folded_copies_count_against_the_size_bound() -> None:
+    text = "X" * 1000
+    size = sys.getsizeof(text)
+    cache = BodyCache(max_bytes=3 * size)
+    cache.put(entry("a"), text)
+    cache.put(entry("b"), "".join(["Y"] * 1000))
+    cache.folded(entry("b"), "".join(["Y"] * 1000))  # not the cached object: not kept
+    assert cache.size_bytes == 2 * size
+    b_text = cache.get(entry("b"))
+    assert b_text is not None
+    cache.folded(entry("b"), b_text)  # 2 bodies + 1 folded copy: at the bound
+    assert cache.size_bytes == 3 * size and len(cache) == 2
+    a_text = cache.get(entry("a"))
+    assert a_text is not None
+    cache.folded(entry("a"), a_text)  # one more copy: the least recent slot (b) goes
+    assert cache.get(entry("b")) is None and cache.size_bytes == 2 * size

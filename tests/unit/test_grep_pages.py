@@ -6,10 +6,12 @@ import asyncio
 from collections.abc import Sequence
 
 import pytest
+from hypothesis import HealthCheck, given, settings
+from hypothesis import strategies as st
 
 from quire.server.errors import QuireError
 from quire.server.pages.body_cache import BodyCache, PageEntry
-from quire.server.pages.grep import CLIP_CHARS, clip_line, grep_pages
+from quire.server.pages.grep import CLIP_CHARS, Match, clip_line, grep_pages, original_index
 from tests.unit.test_commands_support import LONG_LINE, MemoryStore, make_store
 
 
@@ -118,3 +120,62 @@ async def test_limit_bounds_accept_edges() -> None:
     store = make_store()
     assert len((await grep_pages(store, None, "line", limit=1)).matches) == 1
     assert len((await grep_pages(store, None, "line", limit=100)).matches) == 100
+
+
+def _reference_grep(pages: dict[str, str], needle: str, ignore_case: bool) -> list[Match]:
+    """The documented semantics, line by line: the oracle for the sliced implementation."""
+    wanted = needle.casefold() if ignore_case else needle
+    out = []
+    for path in sorted(pages):
+        for number, raw in enumerate(pages[path].split("\n"), start=1):
+            haystack = raw.casefold() if ignore_case else raw
+            at = haystack.find(wanted)
+            if at < 0:
+                continue
+            column = min(original_index(raw, at), len(raw)) if ignore_case else at
+            line = raw[:-1] if raw.endswith("\r") else raw
+            text, clipped = clip_line(line, column)
+            out.append(Match(path, number, text, clipped))
+    return out
+
+
+_ALPHABET = st.sampled_from([*"abAB ßẞﬁΣσς\r\nxX日é", "ss", "SS", "fi"])
+_PAGE = st.lists(_ALPHABET, max_size=300).map("".join)
+
+
+@settings(max_examples=300, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@given(
+    pages=st.lists(_PAGE, min_size=1, max_size=4),
+    needle=st.sampled_from(["a", "ss", "SS", "ß", "fi", "σ", "Σς", "ab", "日", "x x", "é"]),
+    ignore_case=st.booleans(),
+    cached=st.booleans(),
+    long_line=st.booleans(),
+)
+def test_matches_equal_the_line_by_line_reference(
+    pages: list[str], needle: str, ignore_case: bool, cached: bool, long_line: bool
+) -> None:
+    """Lines are sliced from the page, not split from it, whenever folding kept positions
+    (ß, ﬁ and other expanding folds fall back to splitting): same matches either way."""
+    texts = {
+        f"/p{i}.md": t + ("\n" + "a" * 700 + "ß" if long_line else "") for i, t in enumerate(pages)
+    }
+    store = MemoryStore(texts)
+    cache = BodyCache() if cached else None
+    for _ in range(2):  # the second pass reads folded text from the cache
+        result = asyncio.run(
+            grep_pages(
+                store, cache, needle, ignore_case=ignore_case, limit=100, max_output_chars=10**9
+            )
+        )
+        expected = _reference_grep(texts, needle, ignore_case)[:100]
+        assert result.matches == expected
+
+
+async def test_folded_pages_are_cached_for_case_insensitive_greps() -> None:
+    store = make_store()
+    cache = BodyCache()
+    first = await grep_pages(store, cache, "STRASSE", prefix="/i18n/", ignore_case=True)
+    size = cache.size_bytes
+    again = await grep_pages(store, cache, "STRASSE", prefix="/i18n/", ignore_case=True)
+    assert again.matches == first.matches
+    assert cache.size_bytes == size  # folded once, then reused

@@ -53,6 +53,8 @@ class _Slot:
     filesystem_version: int
     text: str
     size: int
+    # ``text.casefold()`` once a case-insensitive grep asked for it (counted in ``size``).
+    folded: str | None = None
 
 
 @dataclass(frozen=True, slots=True)
@@ -103,7 +105,7 @@ class BodyCache:
         if slot is None:
             self.misses += 1
             return None
-        if slot.revision != entry.revision or slot.filesystem_version != entry.filesystem_version:
+        if not _current(slot, entry):
             self._drop(entry.content_id)
             self.stale += 1
             self.misses += 1
@@ -120,9 +122,25 @@ class BodyCache:
             return
         self._slots[entry.content_id] = _Slot(entry.revision, entry.filesystem_version, text, size)
         self._size += size
-        while self._size > self.max_bytes or len(self._slots) > self.max_entries:
-            _, evicted = self._slots.popitem(last=False)
-            self._size -= evicted.size
+        self._shrink()
+
+    def folded(self, entry: PageEntry, text: str) -> str:
+        """``text.casefold()`` for the listed `entry` whose body is `text`, kept beside the
+        cached body so repeated case-insensitive greps do not fold every page again. Text that
+        folds to itself (lower-case ASCII, most code) costs no extra memory."""
+        slot = self._slots.get(entry.content_id)
+        if slot is not None and slot.folded is not None and _current(slot, entry):
+            return slot.folded
+        folded = text.casefold()
+        if folded == text:
+            folded = text
+        if slot is not None and slot.text is text and _current(slot, entry):
+            extra = 0 if folded is text else sys.getsizeof(folded)
+            slot.folded = folded
+            slot.size += extra
+            self._size += extra
+            self._shrink()
+        return folded
 
     def clear(self) -> None:
         self._slots.clear()
@@ -131,6 +149,15 @@ class BodyCache:
     def _drop(self, content_id: str) -> None:
         slot = self._slots.pop(content_id)
         self._size -= slot.size
+
+    def _shrink(self) -> None:
+        while self._size > self.max_bytes or len(self._slots) > self.max_entries:
+            _, evicted = self._slots.popitem(last=False)
+            self._size -= evicted.size
+
+
+def _current(slot: _Slot, entry: PageEntry) -> bool:
+    return slot.revision == entry.revision and slot.filesystem_version == entry.filesystem_version
 
 
 async def load_bodies(

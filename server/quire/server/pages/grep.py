@@ -142,21 +142,32 @@ async def grep_pages(
             if body is None:
                 continue
             scanned += 1
-            haystack = body.casefold() if ignore_case else body
+            if not ignore_case:
+                haystack = body
+            elif cache is not None:
+                haystack = cache.folded(entry, body)
+            else:
+                haystack = body.casefold()
             position = haystack.find(needle)
             if position < 0:
                 continue
-            lines = body.split("\n")
+            # Folding kept every character one character long (no "ß" → "ss"): positions in
+            # the haystack are positions in the body, and a match's line is sliced out of it
+            # without splitting the whole page (the release notes are 700,000 characters).
+            aligned = haystack is body or len(haystack) == len(body)
+            lines = None if aligned else body.split("\n")
             line_index = haystack.count("\n", 0, position)
             line_start = haystack.rfind("\n", 0, position) + 1
             while position >= 0:
                 if len(matches) == limit:
                     return stop("limit")
-                line = lines[line_index]
                 column = position - line_start
-                if ignore_case:
-                    column = original_index(line, column)
-                    column = min(column, len(line))
+                if lines is None:
+                    line_end = body.find("\n", position)
+                    line = body[line_start:] if line_end < 0 else body[line_start:line_end]
+                else:
+                    line = lines[line_index]
+                    column = min(original_index(line, column), len(line))
                 if line.endswith("\r"):
                     line = line[:-1]
                 text, clipped = clip_line(line, column)
