@@ -220,6 +220,48 @@ async def run_load(
     return result
 
 
+async def run_side_by_side(
+    first: Callable[[int], Awaitable[Any]],
+    second: Callable[[int], Awaitable[Any]],
+    *,
+    requests: int,
+    concurrency: int,
+    warmup: int = 0,
+    deadline_s: float | None = None,
+    rounds: int = 4,
+) -> tuple[LoadResult, LoadResult]:
+    """`run_load` for two ways of doing the same calls, interleaved: `rounds` blocks of
+    requests, the order alternating (first, second; second, first; …), both with the same
+    call indices. Drift during a cell (autovacuum after a load, caches warming, another
+    process) then falls on both alike instead of on whichever ran first."""
+    calls = (first, second)
+    for which in (0, 1):
+        for i in range(warmup):
+            with contextlib.suppress(Exception):
+                await calls[which](i)
+    results = (LoadResult(), LoadResult())
+    block = -(-requests // max(1, rounds))
+    offset = 0
+    for round_no in range(max(1, rounds)):
+        n = min(block, requests - offset)
+        if n <= 0:
+            break
+        for which in (0, 1) if round_no % 2 == 0 else (1, 0):
+            part = await run_load(
+                lambda i, w=which, o=offset: calls[w](o + i),
+                requests=n,
+                concurrency=concurrency,
+                deadline_s=None if deadline_s is None else deadline_s / rounds,
+            )
+            results[which].latencies.extend(part.latencies)
+            results[which].errors += part.errors
+            room = 5 - len(results[which].error_samples)
+            results[which].error_samples.extend(part.error_samples[:room])
+            results[which].wall_s += part.wall_s
+        offset += n
+    return results
+
+
 # ------------------------------------------------------------------ database
 
 

@@ -236,8 +236,8 @@ async def cell(
         await service(i)
         await direct_call(queries[i])
     cached = 0
-    s = await h.run_load(service, requests=requests, concurrency=concurrency, deadline_s=max_cell_s)
-    d = await h.run_load(
+    s, d = await h.run_side_by_side(
+        service,
         lambda i: direct_call(queries[i]),
         requests=requests,
         concurrency=concurrency,

@@ -330,14 +330,8 @@ async def measure(
         for concurrency in concurrencies:
             h.note(f"{name} at concurrency {concurrency}")
             warm = 10 if concurrency == concurrencies[0] else 2
-            service = await h.run_load(
+            service, direct_result = await h.run_side_by_side(
                 service_call,
-                requests=requests,
-                concurrency=concurrency,
-                warmup=warm,
-                deadline_s=max_cell_s,
-            )
-            direct_result = await h.run_load(
                 direct_call,
                 requests=requests,
                 concurrency=concurrency,
