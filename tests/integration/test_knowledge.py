@@ -529,6 +529,46 @@ async def test_rebuild_flips_generations_and_rollback_swaps_back(
         await client.rollback_index(collection_id=other.collection_id)
 
 
+async def test_flip_and_rollback_do_not_wait_for_an_open_upload(
+    client: AsyncQuireClient, harness: Harness, keys: Keys
+) -> None:
+    """An upload in progress holds a key-share lock on its collection's row (the documents
+    foreign key) until it commits. A flip or a rollback changes a non-key column of that row,
+    so it must not wait for uploads: with FOR UPDATE it did, and a burst of uploads kept a new
+    collection's first generation from serving for as long as the burst lasted."""
+    from quire.indexer.worker import generations
+
+    collection = await client.create_collection(name="open-upload")
+    cid = collection.collection_id
+    doc = await client.upload_document(collection_id=cid, file_name="o.txt", data=b"an okapi")
+    await wait_terminal(client, doc.document_id)
+    await wait_indexed(client, cid)
+    org, col = keys.org_id, uuid.UUID(cid)
+    async with (
+        harness.pool.acquire() as uploading,
+        harness.pool.acquire() as flipping,
+        uploading.transaction(),
+    ):
+        # What the foreign-key check of an uncommitted document insert holds.
+        await uploading.execute(
+            "SELECT 1 FROM collections WHERE org_id = $1 AND collection_id = $2 FOR KEY SHARE",
+            org,
+            col,
+        )
+        fingerprint = await flipping.fetchval(
+            "SELECT fingerprint FROM index_generations WHERE org_id = $1 "
+            "AND collection_id = $2 AND generation = 1",
+            org,
+            col,
+        )
+        second = await generations.create_generation(flipping, org, col, fingerprint, "open")
+        assert await asyncio.wait_for(generations.flip(flipping, org, col, second), 5)
+        rolled = await asyncio.wait_for(client.rollback_index(collection_id=cid), 5)
+        assert rolled.serving_generation == 1
+    status = await client.get_index_status(collection_id=cid)
+    assert status.serving_generation == 1
+
+
 async def test_bm25_arm_uses_generation_statistics(
     client: AsyncQuireClient, harness: Harness, keys: Keys
 ) -> None:

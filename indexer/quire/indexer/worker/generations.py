@@ -42,9 +42,12 @@ SELECT $1, $2, coalesce(max(generation), 0) + 1, {BUILDING}, $3, $4
 FROM index_generations WHERE org_id = $1 AND collection_id = $2
 RETURNING generation
 """
+# NO KEY UPDATE, not UPDATE: uploads hold KEY SHARE on the row (the documents foreign key)
+# until they commit, and a FOR UPDATE waiter is starved by a stream of overlapping uploads.
+# Flips and rollbacks change non-key columns only.
 LOCK_COLLECTION = """
 SELECT serving_generation, deleted_at FROM collections
-WHERE org_id = $1 AND collection_id = $2 FOR UPDATE
+WHERE org_id = $1 AND collection_id = $2 FOR NO KEY UPDATE
 """
 LOCK_DOCUMENT = """
 SELECT updated_at, deleted_at FROM documents WHERE org_id = $1 AND document_id = $2 FOR UPDATE

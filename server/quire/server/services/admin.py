@@ -41,9 +41,11 @@ SET_KILL_SWITCH = """
 INSERT INTO deployment_settings (name, value) VALUES ('kill_switch', to_jsonb($1::boolean))
 ON CONFLICT (name) DO UPDATE SET value = EXCLUDED.value, updated_at = now()
 """
+# NO KEY UPDATE: a rollback must not wait for uploads, which hold KEY SHARE on the row
+# (worker.generations.LOCK_COLLECTION).
 LOCK_COLLECTION = """
 SELECT serving_generation FROM collections
-WHERE org_id = $1 AND collection_id = $2 AND deleted_at IS NULL FOR UPDATE
+WHERE org_id = $1 AND collection_id = $2 AND deleted_at IS NULL FOR NO KEY UPDATE
 """
 # The rollback target is the newest retired generation: the only retired one that document
 # changes keep current (generations.LIVE_GENERATIONS). Rolling back twice swaps back.
