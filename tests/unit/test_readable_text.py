@@ -95,3 +95,18 @@ def test_every_visible_word_survives() -> None:
     for expected in ("Query", "Parameters", "other", "automatically", "query", "tutorial", "API"):
         assert expected in words
     assert not any(c in readable_text(page) for c in "*`#{}")
+
+
+@pytest.mark.parametrize(
+    "hostile",
+    ["[a" * 5000, "[[" * 5000 + "](http://x", "*a*" * 3000, "[x](" + "(" * 9000, "<a " * 3000],
+)
+def test_hostile_markup_is_linear_enough(hostile: str) -> None:
+    """Uploaded text reaches these patterns; 10,000 characters of the worst shapes found
+    (unclosed brackets, stacked emphasis, open parentheses, unclosed tags) stay fast. Chunks
+    are at most 900 characters, so this is ten times the real bound."""
+    import time
+
+    started = time.perf_counter()
+    readable_text(hostile)
+    assert time.perf_counter() - started < 1.0
