@@ -127,7 +127,7 @@ class BodyCache:
     def folded(self, entry: PageEntry, text: str) -> str:
         """``text.casefold()`` for the listed `entry` whose body is `text`, kept beside the
         cached body so repeated case-insensitive greps do not fold every page again. Text that
-        folds to itself (lower-case ASCII, most code) costs no extra memory."""
+        folds to itself (nothing upper-case in it) costs no extra memory."""
         slot = self._slots.get(entry.content_id)
         if slot is not None and slot.folded is not None and _current(slot, entry):
             return slot.folded
