@@ -410,6 +410,14 @@ def test_embedding_text_says_the_title_once_and_keeps_what_a_reader_sees() -> No
     deeper = Chunk("Body.", ("Intro", "Guide"), 0, 0, 5)
     assert embedding_text(deeper, "Guide") == "Guide > Intro > Guide\n\nBody."
     assert embedding_text(page, None) == "Release Notes > Latest\n\nSee the guide."
+    # Headings are read the same way: no link targets or code marks in the breadcrumb.
+    linked = Chunk(
+        "Body.", ("Tools", "[Flask-apispec](https://f.io/en/latest/)", "`a` *b*"), 0, 0, 5
+    )
+    assert (
+        embedding_text(linked, "Alternatives")
+        == "Alternatives > Tools > Flask-apispec > a b\n\nBody."
+    )
 
 
 def test_large_document_is_fast() -> None:

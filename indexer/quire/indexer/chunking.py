@@ -387,13 +387,13 @@ def embedding_text(chunk: Chunk, title: str | None) -> str:
 
     The breadcrumb is the document title (when given and not blank) followed by the chunk's
     heading path, joined with ``" > "``, e.g. ``"Title > Tutorial > First steps\\n\\n<text>"``;
-    a first heading that repeats the title (a page's ``# Title``) is said once. The text is
-    what a reader sees (`readable_text`: no link targets, HTML tags, heading marks, emphasis
-    asterisks or backticks), which spend the model's window without meaning. Without title
-    and headings it is just the text. The stored chunk text stays raw.
+    a first heading that repeats the title (a page's ``# Title``) is said once. Breadcrumb
+    and text are what a reader sees (`readable_text`: no link targets, HTML tags, heading
+    marks, emphasis asterisks or backticks), which spend the model's window without meaning.
+    Without title and headings it is just the text. The stored chunk text stays raw.
     """
-    parts = [title.strip()] if title and title.strip() else []
-    headings = list(chunk.heading_path)
+    parts = [readable_text(title).strip()] if title and title.strip() else []
+    headings = [readable_text(heading) for heading in chunk.heading_path]
     if parts and headings and headings[0].strip().casefold() == parts[0].casefold():
         del headings[0]
     parts.extend(headings)

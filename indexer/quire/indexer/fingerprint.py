@@ -13,7 +13,7 @@ import json
 from quire.indexer.chunking import DEFAULT_CEILING
 
 # Bump when the text sent to the embedder changes shape (chunking.embedding_text).
-EMBEDDING_TEXT_FORMAT = "title>headings\\n\\ntext/v2;readable-text;title-once"
+EMBEDDING_TEXT_FORMAT = "title>headings\\n\\ntext/v2;readable-text+breadcrumb;title-once"
 
 
 def digest(text: str) -> str:

@@ -9,7 +9,7 @@ a chunk's words out of the window. ``readable_text`` keeps what a rendered page 
 text, image alt text, the text inside inline HTML, emphasised words, code — and drops the rest.
 
 It is applied only to the text sent to the embedder; stored chunk text, full-text search, grep
-and reads see the raw Markdown. On the FastAPI site it removes 27 % of the embedded tokens
+and reads see the raw Markdown. On the FastAPI site it removes 28 % of the embedded tokens
 (docs/chunking.md).
 
 Regular expressions over the chunk text, not a Markdown parser: a chunk is a slice of a
