@@ -49,9 +49,10 @@ class _Turns:
 
 class OrgLimiter:
     """Per organisation and process: refuses calls beyond `limit` in flight (streams
-    included), and lets at most `running` unary calls run at once, the rest waiting their
-    turn, so one tenant's burst cannot take every pooled connection from the others. Streams
-    are not queued: a watch is mostly idle, and a sync holds no connection while it fetches."""
+    included), and lets at most `running` calls with one response (unary and client-streaming
+    uploads) run at once, the rest waiting their turn, so one tenant's burst cannot take every
+    pooled connection from the others. Server and bidirectional streams are not queued: a
+    watch is mostly idle, and a sync holds no connection while it fetches."""
 
     def __init__(self, limit: int, running: int | None = None) -> None:
         self.limit = limit
