@@ -7,7 +7,9 @@
   tests/conftest.py does, optionally with the real ONNX model and the indexer worker.
 - `run_load()`: a bounded closed-loop load generator (N requests at concurrency C) that returns
   latency percentiles, throughput and errors.
-- memory helpers (`peak_rss_mb`, `rss_mb`) that read /proc, for this process or another pid.
+- memory helpers (`peak_rss_mb`, `rss_mb`) that read /proc, for this process or another pid;
+  `cpu_sample()` / `cpu_spent()`: where a phase's CPU time went (this process, its children,
+  PostgreSQL, idle cores).
 
 Everything is loopback only; every benchmark prints exactly one JSON object on stdout (logs go
 to stderr).
@@ -86,6 +88,52 @@ def peak_rss_mb(pid: int | None = None) -> float | None:
     """Peak resident set size (VmHWM) of `pid` (default: this process), MiB."""
     kb = _status_kb(pid, "VmHWM")
     return None if kb is None else round(kb / 1024.0, 1)
+
+
+@dataclass(frozen=True)
+class CpuSample:
+    """Cumulative CPU seconds at one moment (user + system)."""
+
+    at: float
+    process_s: float  # this process, every thread
+    children_s: float  # its live child processes (extraction workers)
+    postgres_s: float  # every process named postgres on the machine
+    idle_s: float  # idle (and I/O-wait) core-seconds of the whole machine
+
+
+def cpu_sample() -> CpuSample:
+    import psutil
+
+    def used(proc: Any) -> float:
+        with contextlib.suppress(psutil.Error):
+            times = proc.cpu_times()
+            return float(times.user + times.system)
+        return 0.0
+
+    me = psutil.Process()
+    postgres = sum(
+        used(proc) for proc in psutil.process_iter(["name"]) if proc.info["name"] == "postgres"
+    )
+    machine_times = psutil.cpu_times()
+    return CpuSample(
+        at=time.perf_counter(),
+        process_s=used(me),
+        children_s=sum(used(child) for child in me.children(recursive=True)),
+        postgres_s=postgres,
+        idle_s=float(machine_times.idle + getattr(machine_times, "iowait", 0.0)),
+    )
+
+
+def cpu_spent(start: CpuSample, end: CpuSample) -> dict[str, float]:
+    """CPU seconds spent between two samples, by whom. PostgreSQL backends or children that
+    exit in between lose their share (the benchmarks keep theirs open)."""
+    return {
+        "wall_s": round(end.at - start.at, 2),
+        "process_s": round(end.process_s - start.process_s, 2),
+        "children_s": round(max(0.0, end.children_s - start.children_s), 2),
+        "postgres_s": round(max(0.0, end.postgres_s - start.postgres_s), 2),
+        "idle_core_s": round(end.idle_s - start.idle_s, 2),
+    }
 
 
 def machine() -> dict[str, Any]:
@@ -329,14 +377,15 @@ async def pg_connections(url: str) -> dict[str, int]:
 # ------------------------------------------------------------------ model and server
 
 
-def load_model() -> Any:
-    """The real embedder (`prepare_model()` is idempotent and fast once the model exists)."""
+def load_model(threads: int | None = None) -> Any:
+    """The real embedder (`prepare_model()` is idempotent and fast once the model exists);
+    `threads`: ONNX Runtime intra-op threads (default: every core, as the service runs)."""
     from quire.indexer.model_prepare import prepare_model
     from quire.server.embeddings import load_default
 
     started = time.perf_counter()
     prepare_model()
-    service = load_default()
+    service = load_default(threads=threads)
     note(f"model ready in {time.perf_counter() - started:.1f} s ({service.fingerprint[:12]})")
     return service
 

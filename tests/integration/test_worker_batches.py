@@ -200,3 +200,74 @@ async def test_stop_is_bounded_when_a_stage_does_not_yield(
             embedder.release.set()
             if not running.done():
                 running.cancel()
+
+
+class RecordingWorker(Worker):
+    """Records how many chunk writes run at once; a write containing `poison` fails the way a
+    bad row fails its transaction."""
+
+    def __init__(self, *args: object, poison: str, **kwargs: object) -> None:
+        super().__init__(*args, **kwargs)  # type: ignore[arg-type]
+        self.poison = uuid.UUID(poison)
+        self.running = 0
+        self.most_at_once = 0
+        self.batches: list[int] = []
+
+    async def _write(self, batch: list) -> bool:  # type: ignore[type-arg]
+        self.running += 1
+        self.most_at_once = max(self.most_at_once, self.running)
+        self.batches.append(len(batch))
+        try:
+            await asyncio.sleep(0.05)  # both parts of a split are in flight together
+            if any(item.document_id == self.poison for item in batch):
+                return False
+            return await super()._write(batch)
+        finally:
+            self.running -= 1
+
+
+async def test_the_last_batch_is_written_in_concurrent_parts_and_a_bad_document_fails_alone(
+    harness: Harness,
+    keys: Keys,
+    client: AsyncQuireClient,
+    embeddings: object,
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    from quire.indexer.worker import pipeline
+
+    monkeypatch.setattr(pipeline, "SPLIT_MIN_CHUNKS", 2)  # split batches of a few short texts
+    cid = (await client.create_collection(name="split-writes")).collection_id
+    uploaded = [
+        await client.upload_document(
+            collection_id=cid, file_name=f"n{i}.txt", data=f"Pump {i} runs at {i} bar.".encode()
+        )
+        for i in range(8)
+    ]
+    poison = uploaded[5].document_id
+    async with ExtractionPool() as extraction:
+        worker = RecordingWorker(harness.pool, embeddings, extraction, poison=poison)
+        await worker.run_until_idle()
+    assert worker.most_at_once == 2, f"writes {worker.batches} never overlapped"
+    # one group of 8 → two parts of 4; the poisoned part is retried document by document
+    assert sorted(worker.batches[:2]) == [4, 4]
+    assert sorted(worker.batches[2:]) == [1, 1, 1, 1]
+    async with harness.pool.acquire() as conn:
+        indexed = {
+            str(r["document_id"])
+            for r in await conn.fetch(
+                # The first generation's build waits for the failed document's retry, so
+                # nothing serves yet; its chunks are written all the same.
+                "SELECT DISTINCT document_id FROM knowledge_chunks "
+                "WHERE org_id = $1 AND collection_id = $2",
+                keys.org_id,
+                uuid.UUID(cid),
+            )
+        }
+        job = await conn.fetchrow(
+            "SELECT state, attempts, last_error FROM jobs WHERE org_id = $1 "
+            "AND kind = 'extract' AND payload->>'document_id' = $2",
+            keys.org_id,
+            poison,
+        )
+    assert indexed == {d.document_id for d in uploaded} - {poison}
+    assert job["state"] == "queued" and job["last_error"] == "indexing failed", dict(job)

@@ -83,11 +83,13 @@ class EmbeddingService:
         self._bulk_pool.shutdown(wait=False, cancel_futures=True)
 
 
-def load_default(precision: str = "int8") -> EmbeddingService:
-    """The prepared model under $QUIRE_HOME (raises a clear error naming `quire model prepare`)."""
+def load_default(precision: str = "int8", threads: int | None = None) -> EmbeddingService:
+    """The prepared model under $QUIRE_HOME (raises a clear error naming `quire model prepare`);
+    `threads`: ONNX Runtime intra-op threads (default: every core this process may use)."""
     from quire.indexer.embedding import Embedder
 
-    return EmbeddingService(Embedder.load(None, precision=precision))  # type: ignore[arg-type]
+    embedder = Embedder.load(None, precision=precision, threads=threads)  # type: ignore[arg-type]
+    return EmbeddingService(embedder)
 
 
 def discard(pending: asyncio.Future[Any]) -> None:

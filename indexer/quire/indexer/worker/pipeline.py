@@ -15,7 +15,10 @@ stage works in batches so the per-document cost is a share of a few statements:
    EMBED_GROUP_CHARS characters), so a deep queue embeds in large length-sorted groups;
 3. write the chunks of everything embedded in one transaction that also finishes the extract
    jobs and notifies each collection once; statistics drift is checked once per batch and
-   collection. A failed batch is retried document by document, so one bad row fails alone.
+   collection. When the embedder has nothing left to do (the end of a burst), a large batch
+   is split over WRITE_CONCURRENCY concurrent transactions so its write uses the cores the
+   embedder left. A failed batch (or part) is retried document by document, so one bad row
+   fails alone.
 
 A job is finished only when its chunks are written; a worker that dies leaves it to be
 re-queued when its lease expires (at-least-once; every write is idempotent). The pipeline
@@ -76,6 +79,11 @@ EMBED_GROUP_CHARS = 512 * 700
 # Documents (and chunks) written per transaction.
 WRITE_BATCH_DOCS = 512
 WRITE_BATCH_CHUNKS = 4096
+# When the embedder has nothing left to do, the write stage splits a batch over this many
+# concurrent transactions (parts of at least SPLIT_MIN_CHUNKS chunks): the last batch of a
+# burst is written on every core instead of one while the others idle.
+WRITE_CONCURRENCY = 2
+SPLIT_MIN_CHUNKS = 128
 BUILD_PAGE = 64
 IDLE_POLL_S = 2.0
 EXPIRE_CACHE = "DELETE FROM search_cache WHERE expires_at < now()"
@@ -481,12 +489,11 @@ class Worker:
                 except asyncio.QueueEmpty:
                     break
                 chunks += len(batch[-1].texts)
-            if await self._write(batch):
-                outcomes = [True] * len(batch)
-            elif len(batch) == 1:
-                outcomes = [False]
-            else:  # find the document at fault: the others still get written
-                outcomes = [await self._write([item]) for item in batch]
+            parts = [batch]
+            if not self._embed_busy and self._embed_q.empty():
+                parts = _split_for_writers(batch)
+            results = await asyncio.gather(*(self._write_part(part) for part in parts))
+            outcomes = [ok for result in results for ok in result]
             for item, ok in zip(batch, outcomes, strict=True):
                 self.embedded_chunks += len(item.texts) if ok else 0
                 indexed_documents.add(1, {"ok": ok})
@@ -502,6 +509,15 @@ class Worker:
                 except (asyncpg.PostgresError, OSError):
                     # Statistics only steer BM25; the periodic sweep retries them.
                     log.warning("term statistics refresh failed", exc_info=True)
+
+    async def _write_part(self, batch: list[_Item]) -> list[bool]:
+        """Writes the documents in one transaction; when that fails, one by one, so only the
+        document at fault fails."""
+        if await self._write(batch):
+            return [True] * len(batch)
+        if len(batch) == 1:
+            return [False]
+        return [await self._write([item]) for item in batch]
 
     async def _write(self, batch: list[_Item]) -> bool:
         """Writes the batch's chunks, finishes its extract jobs and notifies each collection
@@ -625,6 +641,23 @@ class Worker:
 
     async def run_until_idle(self) -> None:
         await self.run(asyncio.Event(), until_idle=True)
+
+
+def _split_for_writers(batch: list[_Item]) -> list[list[_Item]]:
+    """The batch in up to WRITE_CONCURRENCY consecutive parts of about equal chunk counts,
+    none under SPLIT_MIN_CHUNKS chunks."""
+    total = sum(len(item.texts) for item in batch)
+    parts = max(1, min(WRITE_CONCURRENCY, total // SPLIT_MIN_CHUNKS))
+    if parts == 1:
+        return [batch]
+    out: list[list[_Item]] = [[]]
+    share, filled = total / parts, 0
+    for item in batch:
+        if filled >= share * len(out) and len(out) < parts:
+            out.append([])
+        out[-1].append(item)
+        filled += len(item.texts)
+    return out
 
 
 def _vectors(item: _Item) -> npt.NDArray[np.float32]:
