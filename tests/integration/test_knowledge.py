@@ -209,6 +209,61 @@ async def test_revision_advances_on_upload_edit_and_removal(client: AsyncQuireCl
         await client.get_document(document_id=doc.document_id)
 
 
+async def test_an_edit_needs_a_live_document_in_a_live_collection(
+    client: AsyncQuireClient, harness: Harness, keys: Keys
+) -> None:
+    first = (await client.create_collection(name="edits-a")).collection_id
+    second = (await client.create_collection(name="edits-b")).collection_id
+    doc = await client.upload_document(collection_id=first, file_name="a.txt", data=b"one")
+    gone = await client.upload_document(collection_id=first, file_name="g.txt", data=b"gone")
+    await client.delete_document(document_id=gone.document_id)
+    spare = (await client.create_collection(name="edits-deleted")).collection_id
+    await client.delete_collection(collection_id=spare)
+
+    async def state() -> tuple[object, ...]:
+        async with harness.pool.acquire() as conn:
+            return (
+                await conn.fetchval(
+                    "SELECT content FROM document_originals WHERE org_id = $1 AND document_id = $2",
+                    keys.org_id,
+                    uuid.UUID(doc.document_id),
+                ),
+                await conn.fetchval(
+                    "SELECT count(*) FROM jobs WHERE org_id = $1 AND payload->>'document_id' "
+                    "= ANY($2::text[])",
+                    keys.org_id,
+                    [doc.document_id, gone.document_id],
+                ),
+                (await client.get_collection(collection_id=first)).revision,
+            )
+
+    before = await state()
+    with pytest.raises(qe.DocumentNotFound):  # the document lives in another collection
+        await client.upload_document(
+            collection_id=second, file_name="a.txt", data=b"two", document_id=doc.document_id
+        )
+    with pytest.raises(qe.DocumentNotFound):  # deleted documents cannot be edited back
+        await client.upload_document(
+            collection_id=first, file_name="g.txt", data=b"two", document_id=gone.document_id
+        )
+    with pytest.raises(qe.CollectionNotFound):
+        await client.upload_document(
+            collection_id=spare, file_name="a.txt", data=b"two", document_id=doc.document_id
+        )
+    assert await state() == before, "a refused edit leaves no original, job or revision"
+    edited = await client.upload_document(
+        collection_id=first, file_name="a2.txt", data=b"two", document_id=doc.document_id
+    )
+    content, jobs_now, revision = await state()
+    assert (edited.document_id, edited.file_name, edited.size_bytes) == (
+        doc.document_id,
+        "a2.txt",
+        3,
+    )
+    assert edited.status == knowledge_pb2.DOCUMENT_STATUS_PENDING
+    assert content == b"two" and jobs_now == before[1] + 1 and revision == edited.revision
+
+
 async def test_concurrent_changes_each_get_their_own_revision(client: AsyncQuireClient) -> None:
     collection = await client.create_collection(name="revisions-concurrent")
     cid = collection.collection_id

@@ -81,7 +81,7 @@ class Original:
 async def notify_change(
     conn: asyncpg.Connection, org_id: uuid.UUID, collection_id: uuid.UUID, document_id: uuid.UUID
 ) -> None:
-    await conn.execute(NOTIFY, CHANNEL, _payload(org_id, collection_id, document_id))
+    await conn.execute(NOTIFY, CHANNEL, change_payload(org_id, collection_id, document_id))
 
 
 async def notify_changes(
@@ -89,10 +89,11 @@ async def notify_changes(
 ) -> None:
     """One notification per (org, collection, document), in one statement."""
     if changed:
-        await conn.execute(NOTIFY_MANY, CHANNEL, [_payload(*c) for c in changed])
+        await conn.execute(NOTIFY_MANY, CHANNEL, [change_payload(*c) for c in changed])
 
 
-def _payload(org_id: uuid.UUID, collection_id: uuid.UUID, document_id: uuid.UUID) -> str:
+def change_payload(org_id: uuid.UUID, collection_id: uuid.UUID, document_id: uuid.UUID) -> str:
+    """The notification sent on CHANNEL when a document changes (WatchDocuments listens)."""
     return json.dumps(
         {"org": str(org_id), "collection": str(collection_id), "document": str(document_id)}
     )

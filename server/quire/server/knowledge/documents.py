@@ -12,6 +12,7 @@ from datetime import datetime
 import asyncpg
 
 from quire.indexer.extraction import NO_TEXT_MARKER
+from quire.indexer.worker import documents as worker_documents
 from quire.indexer.worker import jobs
 from quire.indexer.worker.documents import notify_change
 from quire.indexer.worker.pipeline import EXTRACT
@@ -46,22 +47,50 @@ RETURNING {COLUMNS}
 """
 # Stamped by STAMP_REVISION in the same transaction.
 UNSTAMPED = 0
-INSERT = f"""
-INSERT INTO documents (org_id, document_id, collection_id, file_name, mime_type, size_bytes,
-                       sha256, status, revision)
-VALUES ($1, $2, $3, $4, $5, $6, $7, {knowledge_pb2.DOCUMENT_STATUS_PENDING}, $8)
+# An upload's writes before STAMP_REVISION in one statement (one round trip, not five): the
+# document row (new, or replaced if it is live in this collection), its original, the extract
+# job, and the notifications for workers and watchers, which are sent at commit. `live` and
+# `stored` tell a missing collection from a missing document.
+_STORE_TAIL = """
+original AS (
+    INSERT INTO document_originals (org_id, document_id, content)
+    SELECT $1, doc.document_id, $9 FROM doc
+    ON CONFLICT (org_id, document_id) DO UPDATE SET content = EXCLUDED.content
+),
+job AS (
+    INSERT INTO jobs (org_id, kind, payload) SELECT $1, $10, $11::jsonb FROM doc
+),
+notified AS (
+    SELECT pg_notify($12, $10), pg_notify($13, $14) FROM doc
+)
+SELECT EXISTS (SELECT 1 FROM live) AS live, (SELECT count(*) FROM notified) > 0 AS stored
 """
-REPLACE = f"""
-UPDATE documents SET file_name = $4, mime_type = $5, size_bytes = $6, sha256 = $7,
-       status = {knowledge_pb2.DOCUMENT_STATUS_PENDING}, attempts = 0, revision = $8,
-       updated_at = now()
-WHERE org_id = $1 AND document_id = $2 AND collection_id = $3 AND deleted_at IS NULL
-RETURNING document_id
-"""
-STORE_ORIGINAL = """
-INSERT INTO document_originals (org_id, document_id, content) VALUES ($1, $2, $3)
-ON CONFLICT (org_id, document_id) DO UPDATE SET content = EXCLUDED.content
-"""
+STORE_NEW = f"""
+WITH live AS (
+    SELECT collection_id FROM collections
+    WHERE org_id = $1 AND collection_id = $2 AND deleted_at IS NULL
+),
+doc AS (
+    INSERT INTO documents (org_id, document_id, collection_id, file_name, mime_type,
+                           size_bytes, sha256, status, revision)
+    SELECT $1, $3, live.collection_id, $4, $5, $6, $7,
+           {knowledge_pb2.DOCUMENT_STATUS_PENDING}, $8
+    FROM live
+    RETURNING document_id
+),{_STORE_TAIL}"""
+STORE_REPLACE = f"""
+WITH live AS (
+    SELECT collection_id FROM collections
+    WHERE org_id = $1 AND collection_id = $2 AND deleted_at IS NULL
+),
+doc AS (
+    UPDATE documents SET file_name = $4, mime_type = $5, size_bytes = $6, sha256 = $7,
+           status = {knowledge_pb2.DOCUMENT_STATUS_PENDING}, attempts = 0, revision = $8,
+           updated_at = now()
+    WHERE org_id = $1 AND document_id = $3 AND collection_id = $2 AND deleted_at IS NULL
+      AND EXISTS (SELECT 1 FROM live)
+    RETURNING document_id
+),{_STORE_TAIL}"""
 LOCATE = """
 SELECT d.collection_id FROM documents d JOIN collections c USING (org_id, collection_id)
 WHERE d.org_id = $1 AND d.document_id = $2 AND d.deleted_at IS NULL AND c.deleted_at IS NULL
@@ -138,27 +167,29 @@ async def store_upload(
     conn: asyncpg.Connection, org_id: uuid.UUID, upload: Upload
 ) -> knowledge_pb2.Document:
     """Original kept, row PENDING, revision advanced, extraction queued: one transaction."""
+    document_id = upload.replaces or uuid.uuid4()
     async with conn.transaction():
-        if await conn.fetchval(COLLECTION_LIVE, org_id, upload.collection_id) is None:
-            raise COLLECTION_NOT_FOUND
-        args = (
+        stored = await conn.fetchrow(
+            STORE_NEW if upload.replaces is None else STORE_REPLACE,
+            org_id,
+            upload.collection_id,
+            document_id,
             upload.file_name,
             upload.mime_type,
             len(upload.content),
             upload.sha256,
             UNSTAMPED,
+            upload.content,
+            EXTRACT,
+            json.dumps({"document_id": str(document_id)}),
+            jobs.CHANNEL,
+            worker_documents.CHANNEL,
+            worker_documents.change_payload(org_id, upload.collection_id, document_id),
         )
-        if upload.replaces is None:
-            document_id = uuid.uuid4()
-            await conn.execute(INSERT, org_id, document_id, upload.collection_id, *args)
-        else:
-            document_id = upload.replaces
-            found = await conn.fetchval(REPLACE, org_id, document_id, upload.collection_id, *args)
-            if found is None:
-                raise DOCUMENT_NOT_FOUND
-        await conn.execute(STORE_ORIGINAL, org_id, document_id, upload.content)
-        await jobs.enqueue(conn, org_id, EXTRACT, {"document_id": str(document_id)})
-        await notify_change(conn, org_id, upload.collection_id, document_id)
+        if not stored["live"]:
+            raise COLLECTION_NOT_FOUND
+        if not stored["stored"]:
+            raise DOCUMENT_NOT_FOUND
         row = await conn.fetchrow(STAMP_REVISION, org_id, upload.collection_id, document_id)
         if row is None:  # deleted meanwhile: everything above rolls back
             raise COLLECTION_NOT_FOUND
