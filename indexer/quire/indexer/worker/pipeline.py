@@ -79,8 +79,8 @@ EMBED_GROUP_CHARS = 512 * 700
 # Documents (and chunks) written per transaction.
 WRITE_BATCH_DOCS = 512
 WRITE_BATCH_CHUNKS = 4096
-# When the embedder has nothing left to do, the write stage splits a batch over this many
-# concurrent transactions (parts of at least SPLIT_MIN_CHUNKS chunks): the last batch of a
+# When the embedder has nothing left to do, the write stage splits a batch of at least
+# 2 × SPLIT_MIN_CHUNKS chunks over this many concurrent transactions: the last batch of a
 # burst is written on every core instead of one while the others idle.
 WRITE_CONCURRENCY = 2
 SPLIT_MIN_CHUNKS = 128
@@ -644,8 +644,10 @@ class Worker:
 
 
 def _split_for_writers(batch: list[_Item]) -> list[list[_Item]]:
-    """The batch in up to WRITE_CONCURRENCY consecutive parts of about equal chunk counts,
-    none under SPLIT_MIN_CHUNKS chunks."""
+    """The batch in up to WRITE_CONCURRENCY consecutive parts of about equal chunk counts; a
+    batch of fewer than 2 × SPLIT_MIN_CHUNKS chunks stays whole. Two parts may share a
+    document only if it was queued twice: both lock its row in key order, so they wait for
+    each other rather than deadlock."""
     total = sum(len(item.texts) for item in batch)
     parts = max(1, min(WRITE_CONCURRENCY, total // SPLIT_MIN_CHUNKS))
     if parts == 1:
