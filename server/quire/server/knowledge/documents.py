@@ -14,7 +14,6 @@ import asyncpg
 from quire.indexer.extraction import NO_TEXT_MARKER
 from quire.indexer.worker import documents as worker_documents
 from quire.indexer.worker import jobs
-from quire.indexer.worker.documents import notify_change
 from quire.indexer.worker.pipeline import EXTRACT
 from quire.server.errors import QuireError, invalid
 from quire.server.services.base import SCHEMA_VERSION
@@ -49,8 +48,9 @@ RETURNING {COLUMNS}
 UNSTAMPED = 0
 # An upload's writes before STAMP_REVISION in one statement (one round trip, not five): the
 # document row (new, or replaced if it is live in this collection), its original, the extract
-# job, and the notifications for workers and watchers, which are sent at commit. `live` and
-# `stored` tell a missing collection from a missing document.
+# job with its wake-up (the row and notification jobs.enqueue would write), and the change
+# notification for watchers; notifications are sent at commit. `live` and `stored` tell a
+# missing collection from a missing document.
 _STORE_TAIL = """
 original AS (
     INSERT INTO document_originals (org_id, document_id, content)
@@ -206,7 +206,7 @@ async def delete(
         await conn.execute(SOFT_DELETE, org_id, document_id, UNSTAMPED)
         await conn.execute(DELETE_CHUNKS, org_id, document_id)
         await conn.execute(DELETE_ORIGINAL, org_id, document_id)
-        await notify_change(conn, org_id, collection_id, document_id)
+        await worker_documents.notify_change(conn, org_id, collection_id, document_id)
         row = await conn.fetchrow(STAMP_REVISION, org_id, collection_id, document_id)
         if row is None:
             raise DOCUMENT_NOT_FOUND
