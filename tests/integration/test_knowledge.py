@@ -264,6 +264,30 @@ async def test_an_edit_needs_a_live_document_in_a_live_collection(
     assert content == b"two" and jobs_now == before[1] + 1 and revision == edited.revision
 
 
+async def test_document_changes_refuse_to_run_outside_a_transaction(
+    client: AsyncQuireClient, harness: Harness, keys: Keys
+) -> None:
+    from quire.server.knowledge import documents
+
+    cid = (await client.create_collection(name="needs-transaction")).collection_id
+    doc = await client.upload_document(collection_id=cid, file_name="t.txt", data=b"kept")
+    upload = documents.Upload(
+        collection_id=uuid.UUID(cid),
+        file_name="u.txt",
+        mime_type="text/plain",
+        content=b"x",
+        sha256="0" * 64,
+        replaces=None,
+    )
+    async with harness.pool.acquire() as conn:
+        with pytest.raises(RuntimeError, match="transaction"):
+            await documents.store_upload(conn, keys.org_id, upload)
+        with pytest.raises(RuntimeError, match="transaction"):
+            await documents.delete(conn, keys.org_id, uuid.UUID(doc.document_id))
+    listed = await client.list_documents(collection_id=cid)
+    assert [d.file_name for d in listed.documents] == ["t.txt"], "nothing was written"
+
+
 async def test_concurrent_changes_each_get_their_own_revision(client: AsyncQuireClient) -> None:
     collection = await client.create_collection(name="revisions-concurrent")
     cid = collection.collection_id

@@ -166,51 +166,62 @@ class Upload:
 async def store_upload(
     conn: asyncpg.Connection, org_id: uuid.UUID, upload: Upload
 ) -> knowledge_pb2.Document:
-    """Original kept, row PENDING, revision advanced, extraction queued: one transaction."""
+    """Original kept, row PENDING, revision advanced, extraction queued. Runs in the caller's
+    transaction (a savepoint of its own would cost two more round trips and undo nothing the
+    caller's rollback does not)."""
+    _require_transaction(conn)
     document_id = upload.replaces or uuid.uuid4()
-    async with conn.transaction():
-        stored = await conn.fetchrow(
-            STORE_NEW if upload.replaces is None else STORE_REPLACE,
-            org_id,
-            upload.collection_id,
-            document_id,
-            upload.file_name,
-            upload.mime_type,
-            len(upload.content),
-            upload.sha256,
-            UNSTAMPED,
-            upload.content,
-            EXTRACT,
-            json.dumps({"document_id": str(document_id)}),
-            jobs.CHANNEL,
-            worker_documents.CHANNEL,
-            worker_documents.change_payload(org_id, upload.collection_id, document_id),
-        )
-        if not stored["live"]:
-            raise COLLECTION_NOT_FOUND
-        if not stored["stored"]:
-            raise DOCUMENT_NOT_FOUND
-        row = await conn.fetchrow(STAMP_REVISION, org_id, upload.collection_id, document_id)
-        if row is None:  # deleted meanwhile: everything above rolls back
-            raise COLLECTION_NOT_FOUND
+    stored = await conn.fetchrow(
+        STORE_NEW if upload.replaces is None else STORE_REPLACE,
+        org_id,
+        upload.collection_id,
+        document_id,
+        upload.file_name,
+        upload.mime_type,
+        len(upload.content),
+        upload.sha256,
+        UNSTAMPED,
+        upload.content,
+        EXTRACT,
+        json.dumps({"document_id": str(document_id)}),
+        jobs.CHANNEL,
+        worker_documents.CHANNEL,
+        worker_documents.change_payload(org_id, upload.collection_id, document_id),
+    )
+    if not stored["live"]:
+        raise COLLECTION_NOT_FOUND
+    if not stored["stored"]:
+        raise DOCUMENT_NOT_FOUND
+    row = await conn.fetchrow(STAMP_REVISION, org_id, upload.collection_id, document_id)
+    if row is None:  # deleted meanwhile: the caller's rollback undoes the writes above
+        raise COLLECTION_NOT_FOUND
     return document_message(row)
 
 
 async def delete(
     conn: asyncpg.Connection, org_id: uuid.UUID, document_id: uuid.UUID
 ) -> knowledge_pb2.Document:
-    async with conn.transaction():
-        collection_id = await conn.fetchval(LOCATE, org_id, document_id)
-        if collection_id is None:
-            raise DOCUMENT_NOT_FOUND
-        await conn.execute(SOFT_DELETE, org_id, document_id, UNSTAMPED)
-        await conn.execute(DELETE_CHUNKS, org_id, document_id)
-        await conn.execute(DELETE_ORIGINAL, org_id, document_id)
-        await worker_documents.notify_change(conn, org_id, collection_id, document_id)
-        row = await conn.fetchrow(STAMP_REVISION, org_id, collection_id, document_id)
-        if row is None:
-            raise DOCUMENT_NOT_FOUND
+    """Soft-deletes the document, drops its chunks and original, advances the revision. Runs
+    in the caller's transaction."""
+    _require_transaction(conn)
+    collection_id = await conn.fetchval(LOCATE, org_id, document_id)
+    if collection_id is None:
+        raise DOCUMENT_NOT_FOUND
+    await conn.execute(SOFT_DELETE, org_id, document_id, UNSTAMPED)
+    await conn.execute(DELETE_CHUNKS, org_id, document_id)
+    await conn.execute(DELETE_ORIGINAL, org_id, document_id)
+    await worker_documents.notify_change(conn, org_id, collection_id, document_id)
+    row = await conn.fetchrow(STAMP_REVISION, org_id, collection_id, document_id)
+    if row is None:
+        raise DOCUMENT_NOT_FOUND
     return document_message(row)
+
+
+def _require_transaction(conn: asyncpg.Connection) -> None:
+    # Outside a transaction each statement would commit alone, and a failure between them
+    # would leave a change without its revision.
+    if not conn.is_in_transaction():
+        raise RuntimeError("document changes must run inside the caller's transaction")
 
 
 async def get(
