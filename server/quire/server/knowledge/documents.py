@@ -46,7 +46,7 @@ RETURNING {COLUMNS}
 """
 # Stamped by STAMP_REVISION in the same transaction.
 UNSTAMPED = 0
-# An upload's writes before STAMP_REVISION in one statement (one round trip, not five): the
+# An upload's writes before STAMP_REVISION in one statement (one round trip, not six): the
 # document row (new, or replaced if it is live in this collection), its original, the extract
 # job with its wake-up (the row and notification jobs.enqueue would write), and the change
 # notification for watchers; notifications are sent at commit. `live` and `stored` tell a
