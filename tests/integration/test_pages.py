@@ -127,41 +127,48 @@ async def test_search_finds_the_right_page_and_caps_hits_per_page(
 async def test_term_statistics_match_the_published_chunks(
     harness: Harness, keys: Keys, first_sync: pages_pb2.SyncReport
 ) -> None:
+    """Both analyses' statistics are exact: 'e' counts `tsv` (unstemmed), 's' `stem_tsv`."""
     async with harness.pool.acquire() as conn:
         totals = await conn.fetchrow(
-            "SELECT chunks, avg_length FROM page_term_totals WHERE org_id = $1 AND namespace = $2",
-            keys.org_id,
-            NS,
-        )
-        actual = await conn.fetchrow(
-            "SELECT count(*) AS chunks, avg(length(tsv)) AS avg_length FROM page_chunks "
+            "SELECT chunks, avg_length, stem_avg_length FROM page_term_totals "
             "WHERE org_id = $1 AND namespace = $2",
             keys.org_id,
             NS,
         )
-        stored = {
-            r["lexeme"]: r["df"]
-            for r in await conn.fetch(
-                "SELECT lexeme, df FROM page_lexeme_stats WHERE org_id = $1 AND namespace = $2 "
-                "AND lexeme = ANY($3::text[])",
-                keys.org_id,
-                NS,
-                ["pydantic", "depends", "the"],
-            )
-        }
-        counted = {
-            lexeme: await conn.fetchval(
-                "SELECT count(*) FROM page_chunks WHERE org_id = $1 AND namespace = $2 "
-                "AND tsv @@ $3::tsquery",
-                keys.org_id,
-                NS,
-                lexeme,
-            )
-            for lexeme in stored
-        }
+        actual = await conn.fetchrow(
+            "SELECT count(*) AS chunks, avg(length(tsv)) AS avg_length, "
+            "avg(length(stem_tsv)) AS stem_avg_length FROM page_chunks "
+            "WHERE org_id = $1 AND namespace = $2",
+            keys.org_id,
+            NS,
+        )
+        checks = {"e": ("tsv", ["pydantic", "depends", "the"]), "s": ("stem_tsv", ["pydant"])}
+        for analysis, (column, lexemes) in checks.items():
+            stored = {
+                r["lexeme"]: r["df"]
+                for r in await conn.fetch(
+                    "SELECT lexeme, df FROM page_lexeme_stats WHERE org_id = $1 "
+                    "AND namespace = $2 AND analysis::text = $3 AND lexeme = ANY($4::text[])",
+                    keys.org_id,
+                    NS,
+                    analysis,
+                    lexemes,
+                )
+            }
+            counted = {
+                lexeme: await conn.fetchval(
+                    f"SELECT count(*) FROM page_chunks WHERE org_id = $1 AND namespace = $2 "
+                    f"AND {column} @@ $3::tsquery",
+                    keys.org_id,
+                    NS,
+                    lexeme,
+                )
+                for lexeme in lexemes
+            }
+            assert stored == counted and all(counted.values()), (analysis, stored, counted)
     assert totals is not None and totals["chunks"] == actual["chunks"] == first_sync.embedded_chunks
     assert totals["avg_length"] == pytest.approx(float(actual["avg_length"]))
-    assert len(stored) == 3 and stored == counted
+    assert totals["stem_avg_length"] == pytest.approx(float(actual["stem_avg_length"]))
 
 
 async def test_the_sync_leaves_the_planner_with_row_estimates(

@@ -451,3 +451,40 @@ def test_document_title_modes() -> None:
     assert document_title("42.txt", text, "none") is None
     assert document_title("notes.md", "x" * 300 + "\nmore") == "notes"  # not title-like
     assert document_title("notes.md", "\n\n  \n") == "notes"
+
+
+def test_a_code_block_stays_with_the_paragraph_that_introduces_it() -> None:
+    before = "Some earlier explanation that fills the chunk. " * 2
+    intro = "If you call it without the parameter you will see an error like:\n\n"
+    code = '```JSON\n{\n  "detail": [\n    {"type": "missing", "loc": ["query", "needy"]}\n  ]\n}\n```\n'
+    after = "After that, more text follows here. " * 4
+    text = f"## Required\n\n{before}\n\n{intro}{code}\n{after}\n"
+    chunks = chunk_text(text, ceiling=400)
+    holding = [c for c in chunks if "```JSON" in c.text]
+    assert len(holding) == 1 and intro.strip() in holding[0].text, [c.text for c in chunks]
+    assert "".join(c.text for c in chunks) == text
+    # Without the glue the balanced cut falls between the intro and the code.
+    assert not any(c.text.lstrip().startswith("```") for c in chunks)
+
+
+def test_a_heading_and_one_sentence_do_not_make_a_chunk_of_their_own() -> None:
+    code = "```python\n" + "".join(f"value_{i} = compute({i})\n" for i in range(30)) + "```\n"
+    text = f"## Settings\n\nDeclare the values:\n\n{code}\nThat is all.\n"
+    assert len(code) < 900
+    chunks = chunk_text(text, ceiling=500)
+    assert len(chunks) > 1
+    first = chunks[0].text
+    assert first.startswith("## Settings") and "value_0 = compute(0)" in first, first
+    # Code is only ever cut at a line end.
+    assert all(c.text.endswith("\n") for c in chunks[:-1])
+    assert "".join(c.text for c in chunks) == text
+
+
+def test_a_heading_never_ends_a_chunk() -> None:
+    para = "A paragraph of text about the section. " * 5
+    text = "# Title\n\n" + (para + "\n\n") * 3 + "## Next\n\n" + para + "\n"
+    for ceiling in (200, 250, 300, 400):
+        chunks = chunk_text(text, ceiling=ceiling)
+        for c in chunks:
+            lines = [line for line in c.text.splitlines() if line.strip()]
+            assert not lines[-1].startswith("#"), (ceiling, c.text)

@@ -67,7 +67,7 @@ def test_markdown_keeps_everything_else() -> None:
         ("title: >\n  Folded\n  title\nother: x", "Folded title"),
         ("title: |-\n  Literal\nother: x", "Literal"),
         ("title: Long\n  continued\nother: 1", "Long continued"),
-        ("description: x\ntitle: Second key", "Second key"),
+        ("summary: x\ntitle: Second key", "Second key"),
         ("title:", None),
         ('title: ""', None),
         ("nested:\n  title: Not top level", None),
@@ -386,3 +386,323 @@ def test_every_fastapi_page_transforms_and_has_a_title_but_one() -> None:
             untitled.append(path.relative_to(site).as_posix())
         assert apply_transform("mintlify", text).text.strip(), path
     assert untitled == ["ja/translation-banner.md", "translation-banner.md"]  # no heading
+
+
+# --- MDX fidelity --------------------------------------------------------------------------------
+
+
+def test_mdx_unmatched_backtick_does_not_stop_the_page() -> None:
+    page = apply_transform("mintlify", "a ` b\n\n<Tip>\n  x\n</Tip>\n\nsee `c`\n")
+    assert page.text == "a ` b\n\n> **Tip**\n>\n> x\n\nsee `c`\n"
+
+
+@pytest.mark.parametrize(
+    ("text", "expected"),
+    [
+        # a code span ends with its paragraph: at a blank line or at a line starting with a tag
+        ("x ` y\n\nz ` <Note>n</Note>\n", "x ` y\n\nz `\n\n> **Note**\n>\n> n\n"),
+        ("p `open\n<Note>n</Note>\nclose` q\n", "p `open\n\n> **Note**\n>\n> n\n\nclose` q\n"),
+        # inside one paragraph a span may hold a tag (it is code), across lines too
+        ("a `<Tip>` and `x\n<y` b\n", "a `<Tip>` and `x\n<y` b\n"),
+        # a run of N backticks is closed only by a run of exactly N
+        ("a `` b ` <Tip>t</Tip> `` c\n", "a `` b ` <Tip>t</Tip> `` c\n"),
+        ("a `` b <Tip>t</Tip> ` c\n", "a `` b\n\n> **Tip**\n>\n> t\n\n` c\n"),
+        # an escaped backtick opens nothing
+        ("a \\` <Tip>t</Tip> `b`\n", "a \\`\n\n> **Tip**\n>\n> t\n\n`b`\n"),
+    ],
+)
+def test_mdx_code_spans_stay_in_their_paragraph(text: str, expected: str) -> None:
+    assert apply_transform("mintlify", text).text == expected
+
+
+@pytest.mark.parametrize("fence", ["```bash npm i mint```", "```bash cmd ```", "```x``` y"])
+def test_mdx_one_line_fence_is_inline_code(fence: str) -> None:
+    text = f'Install:\n\n{fence}\n\n<Steps>\n<Step title="Run">Do it.</Step>\n</Steps>\n'
+    page = apply_transform("mintlify", text)
+    assert page.text == f"Install:\n\n{fence}\n\n**1. Run**\n\nDo it.\n"
+
+
+def test_mdx_tilde_fence_info_string_may_hold_backticks() -> None:
+    text = "<Tip>\n~~~ `odd` info\n<Note>code</Note>\n~~~\n</Tip>\n"
+    page = apply_transform("mintlify", text)
+    assert page.text == "> **Tip**\n>\n> ~~~ `odd` info\n> <Note>code</Note>\n> ~~~\n"
+
+
+@pytest.mark.parametrize(
+    ("text", "title"),
+    [
+        ("```bash npm i mint```\n\n# Real\n", "Real"),
+        ("````md\n```\n# not a title\n```\n````\n# Real\n", "Real"),
+        ("```\n# no\n```js\n# still code\n```\n# Real\n", "Real"),
+        ("~~~\n# no\n```\n# still code\n~~~\n# Real\n", "Real"),
+    ],
+)
+def test_title_from_markdown_fences(text: str, title: str) -> None:
+    assert title_from_markdown(text) == title
+
+
+@pytest.mark.parametrize("profile", ["mintlify", "fumadocs"])
+def test_mdx_nested_fences_stay_code(profile: str) -> None:
+    text = (
+        '<Tabs>\n  <Tab title="md">\n    ````md\n    ```js\n    <Note>x</Note>\n    ```\n'
+        "    <div>kept</div>\n    ````\n  </Tab>\n</Tabs>\n\n<Callout>after</Callout>\n"
+    )
+    page = apply_transform(profile, text)
+    assert "````md\n```js\n<Note>x</Note>\n```\n<div>kept</div>\n````\n" in page.text
+    assert "<Callout" not in page.text and "after" in page.text
+
+
+@pytest.mark.parametrize("profile", ["mintlify", "fumadocs"])
+def test_mdx_tilde_fences_inside_components_stay_code(profile: str) -> None:
+    text = '<Accordion title="A">\n  ~~~js\n  <Card>x</Card>\n  ```\n  ~~~\n</Accordion>\n'
+    assert apply_transform(profile, text).text == ("**A**\n\n~~~js\n<Card>x</Card>\n```\n~~~\n")
+
+
+def test_mdx_components_in_list_items_render_inside_the_item() -> None:
+    text = (
+        "1. Install:\n\n   <Tip>\n     Use the CLI.\n   </Tip>\n\n"
+        "2. <Note>Hugged.</Note>\n"
+        "3. Run:\n    <CodeGroup>\n    ```bash npm\n    npm i\n    ```\n    </CodeGroup>\n"
+        "- nested\n  - inner\n    <Warning>Deep.</Warning>\n"
+        "\nPara\n\n    <Info>Indented, not in a list.</Info>\n"
+    )
+    assert apply_transform("mintlify", text).text == (
+        "1. Install:\n\n   > **Tip**\n   >\n   > Use the CLI.\n\n"
+        "2. > **Note**\n   >\n   > Hugged.\n\n"
+        "3. Run:\n\n   ```bash npm\n   npm i\n   ```\n\n"
+        "- nested\n  - inner\n\n    > **Warning**\n    >\n    > Deep.\n\n"
+        "Para\n\n> **Info**\n>\n> Indented, not in a list.\n"
+    )
+
+
+# --- lower-case HTML -----------------------------------------------------------------------------
+
+
+@pytest.mark.parametrize(
+    ("text", "expected"),
+    [
+        ('<img className="w-full" src="/a.png" />\n\nText\n', "Text\n"),
+        ('<img src="/a.png" alt="Login  screen" >\n', "Login screen\n"),
+        (
+            '<video controls className="x">\n  <source src="/a.mp4" type="video/mp4" />\n'
+            "  Your browser does not support video.\n</video>\n\nAfter\n",
+            "After\n",
+        ),
+        ('<iframe src="https://youtube.com/x" allowFullScreen></iframe>\nAfter\n', "After\n"),
+        ('<audio src="/a.mp3" />\n<svg><path d="M0"/></svg>\n', ""),
+        (
+            '<div className="grid">\n  <div>\n    First **block**\n  </div>\n'
+            "  <p>Second</p>\n</div>\n",
+            "First **block**\n\nSecond\n",
+        ),
+        (
+            "<section>\n<figure>\n![x](/x.png)\n<figcaption>Cap</figcaption>\n</figure>\n</section>\n",
+            "![x](/x.png)\n\nCap\n",
+        ),
+        ("one<br/>two<br>\nthree\n", "one\ntwo\nthree\n"),
+        ("above\n<hr/>\nbelow\n", "above\n\nbelow\n"),
+        ("| a | b<br/>c |\n|---|---|\n", "| a | b c |\n|---|---|\n"),
+        (
+            "| k | v |\n|---|---|\n| `x` | Text. <details><summary><code>x</code> fields</summary>"
+            "<table><tr><td>a</td><td>b</td></tr></table></details> |\n| y | z |\n",
+            "| k | v |\n|---|---|\n| `x` | Text. `x` fields a b |\n| y | z |\n",
+        ),
+        (
+            'A <span className="x">span</span>, <strong>bold</strong> and <em>em</em>.\n',
+            "A span, bold and em.\n",
+        ),
+        ('See <a href="/docs/x">the <b>docs</b></a>.\n', "See [the docs](/docs/x).\n"),
+        ("<a href={url}>dynamic</a> link\n", "dynamic link\n"),
+        ("Call <code>run()</code> or <code>a`b</code>\n", "Call `run()` or ``a`b``\n"),
+        (
+            '<abbr title="Asynchronous Server Gateway Interface">ASGI</abbr> and '
+            '<dfn title="hover joke">routes</dfn>\n',
+            "ASGI (Asynchronous Server Gateway Interface) and routes\n",
+        ),
+        ('<h2 id="x">Set <em>up</em></h2>\nText\n', "## Set up\n\nText\n"),
+        ("<ul>\n  <li>one</li>\n  <li>two\n  lines</li>\n</ul>\n", "- one\n\n- two\n  lines\n"),
+        ("<ol><li>a</li><li>b</li></ol>\n", "1. a\n\n2. b\n"),
+        (
+            "<table>\n<tr><th>Key</th><th>Value</th></tr>\n<tr><td>a</td><td>1</td></tr>\n</table>\n",
+            "Key Value\n\na 1\n",
+        ),
+        # not tags: autolinks, comparisons, unknown lower-case names
+        (
+            "See <https://x.dev> or <me@x.dev>; a < b > c; use <placeholder> here.\n",
+            "See <https://x.dev> or <me@x.dev>; a < b > c; use <placeholder> here.\n",
+        ),
+        # an unclosed media element loses nothing after it
+        ('<video src="/a.mp4">\nRest of the page.\n', "Rest of the page.\n"),
+        # code is never touched
+        (
+            "Use `<div>` and `<br/>`.\n\n```html\n<div><img src=x></div>\n```\n",
+            "Use `<div>` and `<br/>`.\n\n```html\n<div><img src=x></div>\n```\n",
+        ),
+    ],
+)
+def test_mdx_lowercase_html_is_removed(text: str, expected: str) -> None:
+    assert apply_transform("mintlify", text).text == expected
+    assert apply_transform("fumadocs", text).text == expected
+
+
+def test_markdown_keeps_lowercase_html() -> None:
+    text = '<div className="x">\n<img src="/a.png" alt="A" />\n</div>\n<br/>\n'
+    assert apply_transform("markdown", text).text == text
+
+
+def test_mintlify_html_inside_components() -> None:
+    text = (
+        '<Card title="Video">\n  <video src="/a.mp4" autoPlay />\n'
+        "  <p>Watch <span>this</span>.</p>\n"
+        '</Card>\n<Frame caption="c">\n  <img src="/b.png" alt="Dashboard" />\n</Frame>\n'
+    )
+    assert apply_transform("mintlify", text).text == "**Video**\n\nWatch this.\n\nDashboard\n"
+
+
+# --- badges and tooltips -------------------------------------------------------------------------
+
+
+@pytest.mark.parametrize(
+    ("text", "expected"),
+    [
+        ("<Badge><Tooltip>v2.1.0</Tooltip></Badge>\n\n# Title\n\nBody\n", "# Title\n\nBody\n"),
+        ('<Badge color="green">Stable</Badge> <Tag>v1</Tag>\n# Title\n', "# Title\n"),
+        ('<Tooltip tip="Hover text"><Badge>Beta</Badge></Tooltip>\nBody\n', "Body\n"),
+        ("Intro.\n\n  <Badge>Beta</Badge>  \n\nMore.\n", "Intro.\n\nMore.\n"),
+        ('<Icon icon="rocket" /> <Badge>New</Badge>\nBody\n', "Body\n"),
+        # in a sentence, a heading, a list item or a table cell the text stays, inline
+        ("Works since <Badge>v2.1.0</Badge> and later.\n", "Works since v2.1.0 and later.\n"),
+        ("## Streaming <Badge>Beta</Badge>\n", "## Streaming Beta\n"),
+        ("- <Pill>Deprecated</Pill> old API\n", "- Deprecated old API\n"),
+        ("| a | <Badge>yes</Badge> |\n", "| a | yes |\n"),
+        ("<Badge>v2</Badge> Released in March.\n", "v2 Released in March.\n"),
+        # a tooltip is its visible text; the tip attribute is hover text
+        (
+            'An <Tooltip tip="Application Programming Interface">API</Tooltip> key.\n',
+            "An API key.\n",
+        ),
+        (
+            '<Tooltip tip="t" cta="More" href="/x">\n  Multi\n  line\n</Tooltip> end\n',
+            "Multi line end\n",
+        ),
+        ('Click <Icon icon="gear" /> Settings.\n', "Click  Settings.\n"),
+    ],
+)
+def test_mdx_badges_and_tooltips(text: str, expected: str) -> None:
+    assert apply_transform("mintlify", text).text == expected
+
+
+# --- front matter: description, keywords, language -----------------------------------------------
+
+
+@pytest.mark.parametrize(
+    ("front", "description", "keywords", "language"),
+    [
+        ('description: "A short summary."', "A short summary.", (), None),
+        ("description: >\n  Folded\n  summary\n", "Folded summary", (), None),
+        ("description: null\nkeywords: ~", None, (), None),
+        (
+            "keywords: [alpha, 'beta gamma', \"delta\"]",
+            None,
+            ("alpha", "beta gamma", "delta"),
+            None,
+        ),
+        ("keywords: [\n  one,\n  two\n]", None, ("one", "two"), None),
+        ("keywords:\n  - one\n  - 'two' # note\n  -\n  - one", None, ("one", "two"), None),
+        ("keywords:\n- flush\n- left\ntitle: T", None, ("flush", "left"), None),
+        ("keywords: sdk, api , ,python", None, ("sdk", "api", "python"), None),
+        ('keywords: "a, b"', None, ("a", "b"), None),
+        ("keywords: []", None, (), None),
+        ("lang: ja", None, (), "ja"),
+        ("language: en_US", None, (), "en-us"),
+        ("locale: pt-BR", None, (), "pt-br"),
+        ("language: python\nlocale: de", None, (), "de"),  # a code language is not the page's
+        ("language: go", None, (), None),
+        ("lang: Japanese", None, (), None),
+        ("nested:\n  lang: fr\n  description: no", None, (), None),
+    ],
+)
+def test_yaml_front_matter_fields(
+    front: str, description: str | None, keywords: tuple[str, ...], language: str | None
+) -> None:
+    page = apply_transform("markdown", f"---\n{front}\n---\nBody\n")
+    assert (page.text, page.description, page.keywords, page.language) == (
+        "Body\n",
+        description,
+        keywords,
+        language,
+    )
+
+
+@pytest.mark.parametrize(
+    ("front", "description", "keywords", "language"),
+    [
+        (
+            'description = "TOML summary"\nkeywords = ["a", "b", "a"]\nlanguageCode = "x"\n'
+            'lang = "ZH-Hans"',
+            "TOML summary",
+            ("a", "b"),
+            "zh-hans",
+        ),
+        ("keywords = 'one, two'\nlocale = 'fr'", None, ("one", "two"), "fr"),
+        ("keywords = [1, 'x']\n[params]\ndescription = 'nested'", None, ("x",), None),
+        (
+            'x = = y\ndescription = "fallback"\nkeywords = ["k1", \'k2\']\nlang = "es"',
+            "fallback",
+            ("k1", "k2"),
+            "es",
+        ),
+    ],
+)
+def test_toml_front_matter_fields(
+    front: str, description: str | None, keywords: tuple[str, ...], language: str | None
+) -> None:
+    page = apply_transform("markdown", f"+++\n{front}\n+++\nBody\n")
+    assert (page.description, page.keywords, page.language) == (description, keywords, language)
+
+
+MINTLIFY_FRONT = """---
+title: "Authentication"
+sidebarTitle: "Auth"
+description: "How to authenticate requests with API keys."
+icon: "key"
+og:title: "Auth | Acme"
+og:description: "Not this one"
+keywords: ["auth", "api key", "bearer"]
+lang: en
+---
+
+<Badge>v2.1.0</Badge>
+
+Send the key in a header.
+"""
+
+
+@pytest.mark.parametrize("profile", ["markdown", "mintlify", "fumadocs"])
+def test_front_matter_fields_in_every_profile(profile: str) -> None:
+    page = apply_transform(profile, MINTLIFY_FRONT)
+    assert page.title == "Authentication"
+    assert page.description == "How to authenticate requests with API keys."
+    assert page.keywords == ("auth", "api key", "bearer")
+    assert page.language == "en"
+
+
+def test_none_profile_reads_no_front_matter() -> None:
+    page = apply_transform("none", MINTLIFY_FRONT)
+    assert page == TransformedPage(MINTLIFY_FRONT, None)
+    assert (page.description, page.keywords, page.language) == (None, (), None)
+
+
+def test_mintlify_front_matter_page_body() -> None:
+    assert apply_transform("mintlify", MINTLIFY_FRONT).text == "Send the key in a header.\n"
+
+
+def test_split_front_matter_fields() -> None:
+    front = split_front_matter("---\ndescription: D\nkeywords: [k]\nlocale: ko\n---\nB")
+    assert (front.title, front.description, front.keywords, front.language, front.body) == (
+        None,
+        "D",
+        ("k",),
+        "ko",
+        "B",
+    )

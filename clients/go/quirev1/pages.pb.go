@@ -219,8 +219,13 @@ type Page struct {
 	// Number of chunks stored for this revision.
 	ExpectedChunkCount uint32 `protobuf:"varint,11,opt,name=expected_chunk_count,json=expectedChunkCount,proto3" json:"expected_chunk_count,omitempty"`
 	// Length of the text in Unicode code points.
-	TotalChars    uint64                 `protobuf:"varint,12,opt,name=total_chars,json=totalChars,proto3" json:"total_chars,omitempty"`
-	PublishedAt   *timestamppb.Timestamp `protobuf:"bytes,13,opt,name=published_at,json=publishedAt,proto3" json:"published_at,omitempty"`
+	TotalChars  uint64                 `protobuf:"varint,12,opt,name=total_chars,json=totalChars,proto3" json:"total_chars,omitempty"`
+	PublishedAt *timestamppb.Timestamp `protobuf:"bytes,13,opt,name=published_at,json=publishedAt,proto3" json:"published_at,omitempty"`
+	// The page's language (lower-case BCP 47, e.g. "en", "ja"): declared in its front matter,
+	// detected from its prose, named by a language folder in its path, or the namespace default.
+	Language string `protobuf:"bytes,14,opt,name=language,proto3" json:"language,omitempty"`
+	// The page's one-line summary from its front matter ("description"); empty when it has none.
+	Description   string `protobuf:"bytes,15,opt,name=description,proto3" json:"description,omitempty"`
 	unknownFields protoimpl.UnknownFields
 	sizeCache     protoimpl.SizeCache
 }
@@ -344,6 +349,20 @@ func (x *Page) GetPublishedAt() *timestamppb.Timestamp {
 		return x.PublishedAt
 	}
 	return nil
+}
+
+func (x *Page) GetLanguage() string {
+	if x != nil {
+		return x.Language
+	}
+	return ""
+}
+
+func (x *Page) GetDescription() string {
+	if x != nil {
+		return x.Description
+	}
+	return ""
 }
 
 // A search hit: one chunk of a page.
@@ -1477,7 +1496,7 @@ var File_quire_v1_pages_proto protoreflect.FileDescriptor
 
 const file_quire_v1_pages_proto_rawDesc = "" +
 	"\n" +
-	"\x14quire/v1/pages.proto\x12\bquire.v1\x1a\x1fgoogle/protobuf/timestamp.proto\"\xc8\x03\n" +
+	"\x14quire/v1/pages.proto\x12\bquire.v1\x1a\x1fgoogle/protobuf/timestamp.proto\"\x86\x04\n" +
 	"\x04Page\x12%\n" +
 	"\x0eschema_version\x18\x01 \x01(\rR\rschemaVersion\x12\x1d\n" +
 	"\n" +
@@ -1494,7 +1513,9 @@ const file_quire_v1_pages_proto_rawDesc = "" +
 	"\x14expected_chunk_count\x18\v \x01(\rR\x12expectedChunkCount\x12\x1f\n" +
 	"\vtotal_chars\x18\f \x01(\x04R\n" +
 	"totalChars\x12=\n" +
-	"\fpublished_at\x18\r \x01(\v2\x1a.google.protobuf.TimestampR\vpublishedAt\"\x8c\x02\n" +
+	"\fpublished_at\x18\r \x01(\v2\x1a.google.protobuf.TimestampR\vpublishedAt\x12\x1a\n" +
+	"\blanguage\x18\x0e \x01(\tR\blanguage\x12 \n" +
+	"\vdescription\x18\x0f \x01(\tR\vdescription\"\x8c\x02\n" +
 	"\tSearchHit\x12%\n" +
 	"\x0eschema_version\x18\x01 \x01(\rR\rschemaVersion\x12\x12\n" +
 	"\x04path\x18\x02 \x01(\tR\x04path\x12\x10\n" +

@@ -39,8 +39,13 @@ type SyncStart struct {
 	Reindex bool `protobuf:"varint,6,opt,name=reindex,proto3" json:"reindex,omitempty"`
 	// Ask the client to accept or abort after discovery, before any fetch.
 	ValidateDiscovery bool `protobuf:"varint,7,opt,name=validate_discovery,json=validateDiscovery,proto3" json:"validate_discovery,omitempty"`
-	unknownFields     protoimpl.UnknownFields
-	sizeCache         protoimpl.SizeCache
+	// The namespace's default language, a BCP 47 tag such as "en", "de" or "pt-BR" (at most 35
+	// characters): the language of pages whose own cannot be told from their front matter,
+	// their prose or a language folder in their path, and of queries whose script does not say.
+	// Default "en". Part of the index fingerprint: changing it re-indexes every page.
+	Language      string `protobuf:"bytes,8,opt,name=language,proto3" json:"language,omitempty"`
+	unknownFields protoimpl.UnknownFields
+	sizeCache     protoimpl.SizeCache
 }
 
 func (x *SyncStart) Reset() {
@@ -120,6 +125,13 @@ func (x *SyncStart) GetValidateDiscovery() bool {
 		return x.ValidateDiscovery
 	}
 	return false
+}
+
+func (x *SyncStart) GetLanguage() string {
+	if x != nil {
+		return x.Language
+	}
+	return ""
 }
 
 // The client's answer to a DiscoveryCheck.
@@ -1208,7 +1220,7 @@ var File_quire_v1_pages_service_proto protoreflect.FileDescriptor
 
 const file_quire_v1_pages_service_proto_rawDesc = "" +
 	"\n" +
-	"\x1cquire/v1/pages_service.proto\x12\bquire.v1\x1a\x14quire/v1/pages.proto\x1a\x1cquire/v1/search_config.proto\"\xe6\x01\n" +
+	"\x1cquire/v1/pages_service.proto\x12\bquire.v1\x1a\x14quire/v1/pages.proto\x1a\x1cquire/v1/search_config.proto\"\x82\x02\n" +
 	"\tSyncStart\x12\x1c\n" +
 	"\tnamespace\x18\x01 \x01(\tR\tnamespace\x12\x10\n" +
 	"\x03url\x18\x02 \x01(\tR\x03url\x12\x1d\n" +
@@ -1217,7 +1229,8 @@ const file_quire_v1_pages_service_proto_rawDesc = "" +
 	"\ttransform\x18\x04 \x01(\tR\ttransform\x12#\n" +
 	"\rindex_version\x18\x05 \x01(\tR\findexVersion\x12\x18\n" +
 	"\areindex\x18\x06 \x01(\bR\areindex\x12-\n" +
-	"\x12validate_discovery\x18\a \x01(\bR\x11validateDiscovery\"+\n" +
+	"\x12validate_discovery\x18\a \x01(\bR\x11validateDiscovery\x12\x1a\n" +
+	"\blanguage\x18\b \x01(\tR\blanguage\"+\n" +
 	"\x11DiscoveryDecision\x12\x16\n" +
 	"\x06accept\x18\x01 \x01(\bR\x06accept\"\x85\x01\n" +
 	"\x10SyncPagesRequest\x12+\n" +

@@ -26,6 +26,13 @@ still wins), so a 1,300-character abstract becomes two chunks of about 650 chara
 900 + 400. A piece that is too long only because of its trailing whitespace keeps its content
 (and first line end) whole and lets the whitespace start the next chunk.
 
+Blocks that belong together are glued into one piece when they fit the ceiling together: a
+heading and the block after it, and a paragraph and the fenced code block right after it (the
+"for example:" that introduces the code). And a section's heading never makes a chunk alone or
+with only a sentence or two (a quarter ceiling): when the next block does not fit beside it,
+that block's first part (cut at sentence ends, or line ends for code) joins the heading's
+chunk, even if the block would fit in a chunk of its own.
+
 Invariants (all tested in ``tests/unit/test_chunking.py``):
 
 - ``chunk.text == text[chunk.start:chunk.end]`` and ``len(chunk.text) <= ceiling``.
@@ -62,7 +69,10 @@ from dataclasses import dataclass
 
 from quire.indexer.readable_text import readable_text
 
-__all__ = ["DEFAULT_CEILING", "Chunk", "chunk_text", "embedding_text"]
+__all__ = ["CHUNKING_FORMAT", "DEFAULT_CEILING", "Chunk", "chunk_text", "embedding_text"]
+
+#: Part of every index fingerprint: bump when the same text would be cut differently.
+CHUNKING_FORMAT = "structure/v2;heading+next;intro+code;heading-lead"
 
 #: Character ceiling per chunk. Chosen on SciFact with ``benchmarks/chunk_ceiling.py``; see
 #: ``docs/chunking.md`` for the numbers (to be re-tuned against retrieval quality).
@@ -257,9 +267,15 @@ class _Packer:
         self.ceiling = ceiling
         self.cuts: list[int] = []
         self.current = 0  # start of the chunk being filled
+        self.section_start = 0
+        self.lead_end: int | None = None
 
-    def begin(self, start: int) -> None:
+    def begin(self, start: int, lead_end: int | None = None) -> None:
+        """Starts a section at ``start``; ``lead_end``: where its heading blocks end (None for
+        text before the first heading)."""
         self.current = start
+        self.section_start = start
+        self.lead_end = lead_end
         self.cuts.append(start)
 
     def _cut(self, at: int) -> None:
@@ -267,7 +283,9 @@ class _Packer:
             self.cuts.append(at)
             self.current = at
 
-    def sequence(self, a: int, b: int, pieces: list[tuple[int, int, int]]) -> None:
+    def sequence(
+        self, a: int, b: int, pieces: list[tuple[int, int, int]], *, top: bool = False
+    ) -> None:
         """Pack ``pieces`` ``(lo, hi, level)``, which tile ``text[a:b]``; a chunk starts at a.
 
         A span longer than the ceiling needs at least ``k = ceil((b - a) / ceiling)`` chunks;
@@ -281,10 +299,17 @@ class _Packer:
         step = (b - a) / k
         for lo, hi, level in pieces:
             if hi - self.current > ceiling:
-                if hi - lo > ceiling and self._heading_only(self.current, lo):
+                lead = self._heading_lead(lo)
+                if lead and hi - lo > ceiling:
                     # The piece must be split anyway: its first part shares the chunk with the
                     # heading before it rather than leaving a heading-only chunk behind.
                     self._descend(lo, hi, level)
+                    continue
+                if lead and top and level < len(_LEVELS) and _LEVELS[level](self.text, lo, hi):
+                    # Nor is a heading with a sentence or two left alone when the next block
+                    # would fit on its own: that block's first part (cut at sentence ends, or
+                    # line ends for code) shares their chunk.
+                    self._descend(lo, hi, level, keep_whole=False)
                     continue
                 self._cut(lo)
                 if hi - lo > ceiling:
@@ -294,16 +319,21 @@ class _Packer:
                 if lo + hi > 2 * mark:  # the mark is nearer to lo than to hi
                     self._cut(lo)
 
-    def _heading_only(self, a: int, b: int) -> bool:
-        lines = [line for line in self.text[a:b].splitlines() if line.strip()]
-        return bool(lines) and all(line.lstrip().startswith("#") for line in lines)
+    def _heading_lead(self, b: int) -> bool:
+        """The chunk being filled, up to ``b``, is its section's heading(s) with at most a
+        quarter ceiling of anything else."""
+        return (
+            self.lead_end is not None
+            and self.current == self.section_start
+            and b - self.lead_end <= self.ceiling // 4
+        )
 
-    def _descend(self, a: int, b: int, level: int) -> None:
+    def _descend(self, a: int, b: int, level: int, *, keep_whole: bool = True) -> None:
         content_end = a + len(self.text[a:b].rstrip())
         newline = _LINE_END.match(self.text, content_end, b)
         if newline:
             content_end = newline.end()  # the line end stays with its line
-        if a < content_end < b and content_end - a <= self.ceiling:
+        if keep_whole and a < content_end < b and content_end - a <= self.ceiling:
             # Only the trailing whitespace makes it too long: keep the content whole.
             self.sequence(a, b, [(a, content_end, level), (content_end, b, _RUNS)])
             return
@@ -355,12 +385,15 @@ def chunk_text(text: str, *, ceiling: int = DEFAULT_CEILING, overlap: int = 0) -
     for index, section in enumerate(sections):
         first = len(packer.cuts)
         section_start, section_end = section.blocks[0].start, ends[id(section.blocks[-1])]
-        packer.begin(section_start)
-        pieces = [
-            (block.start, ends[id(block)], _SENTENCES if block.kind == _PARA else _LINES)
-            for block in section.blocks
-        ]
-        packer.sequence(section_start, section_end, pieces)
+        headings = 0
+        while headings < len(section.blocks) and section.blocks[headings].kind == _HEADING:
+            headings += 1
+        packer.begin(section_start, ends[id(section.blocks[headings - 1])] if headings else None)
+        pieces = _glued(
+            [(block.start, ends[id(block)], block.kind) for block in section.blocks],
+            packer.ceiling,
+        )
+        packer.sequence(section_start, section_end, pieces, top=True)
         bounds = [*packer.cuts[first:], section_end]
         spans.extend((bounds[i], bounds[i + 1], index) for i in range(len(bounds) - 1))
 
@@ -374,6 +407,27 @@ def chunk_text(text: str, *, ceiling: int = DEFAULT_CEILING, overlap: int = 0) -
     return chunks
 
 
+def _glued(blocks: list[tuple[int, int, int]], ceiling: int) -> list[tuple[int, int, int]]:
+    """The section's blocks as pieces ``(lo, hi, level)`` for the packer, where a heading is
+    glued to the block after it and a paragraph to the code block it introduces, as long as
+    the glued piece fits the ceiling: a chunk never ends on a heading or on "for example:"
+    while what it announces starts the next one."""
+    pieces: list[tuple[int, int, int]] = []
+    previous_kind = -1
+    for lo, hi, kind in blocks:
+        level = _SENTENCES if kind == _PARA else _LINES
+        glue = previous_kind == _HEADING or (previous_kind == _PARA and kind == _CODE)
+        if pieces and glue and hi - pieces[-1][0] <= ceiling:
+            start = pieces[-1][0]
+            # A glued piece that holds code is never split at sentence ends.
+            glued_level = _LINES if kind == _CODE or pieces[-1][2] == _LINES else level
+            pieces[-1] = (start, hi, glued_level)
+        else:
+            pieces.append((lo, hi, level))
+        previous_kind = kind
+    return pieces
+
+
 def _overlap_start(text: str, core_start: int, lowest: int) -> int:
     """Earliest word start in ``[lowest, core_start)``, else ``core_start``."""
     for p in range(lowest, core_start):
@@ -382,7 +436,7 @@ def _overlap_start(text: str, core_start: int, lowest: int) -> int:
     return core_start
 
 
-def embedding_text(chunk: Chunk, title: str | None) -> str:
+def embedding_text(chunk: Chunk, title: str | None, *, summary: str | None = None) -> str:
     """The text sent to the embedder for ``chunk``: a breadcrumb line, a blank line, the text.
 
     The breadcrumb is the document title (when given and not blank) followed by the chunk's
@@ -391,6 +445,8 @@ def embedding_text(chunk: Chunk, title: str | None) -> str:
     and text are what a reader sees (`readable_text`: no link targets, HTML tags, heading
     marks, emphasis asterisks or backticks), which spend the model's window without meaning.
     Without title and headings it is just the text. The stored chunk text stays raw.
+    ``summary`` (a page's front matter description, given for its first chunk) goes between
+    the breadcrumb and the text, as its own paragraph.
     """
     parts = [readable_text(title).strip()] if title and title.strip() else []
     headings = [readable_text(heading) for heading in chunk.heading_path]
@@ -398,6 +454,8 @@ def embedding_text(chunk: Chunk, title: str | None) -> str:
         del headings[0]
     parts.extend(headings)
     text = readable_text(chunk.text)
+    if summary and summary.strip():
+        text = f"{readable_text(summary).strip()}\n\n{text}"
     return f"{' > '.join(parts)}\n\n{text}" if parts else text
 
 

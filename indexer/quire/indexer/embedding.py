@@ -30,10 +30,12 @@ Precision = Literal["int8", "fp32"]
 FloatArray = npt.NDArray[np.float32]
 
 DEFAULT_MODEL_NAME = "all-minilm-l6-v2"
-# Texts per ONNX run. 4 is as fast as 8 on two cores (FastAPI page chunks: 15.3–15.4 s vs
-# 15.7–16.4 s for 2,000; SciFact: 69–71 docs/s both) and holds half the attention
-# activations: peak RSS about 50 MB lower (220 vs 264–272 MB; 258 vs 308 MB).
-DEFAULT_BATCH_SIZE = 4
+# Texts per ONNX run: one. The int8 model quantises each matrix multiplication's input with one
+# scale for the whole run, so a text embedded beside others gets a slightly different vector
+# (cosine down to 0.998 on SciFact) depending on its neighbours, and rankings then depend on
+# how ingestion happened to batch it. One text per run makes every vector a function of its
+# text alone; it pads nothing and was measured as fast as batches of 4 (docs/embedding.md).
+DEFAULT_BATCH_SIZE = 1
 MODEL_FILES: dict[str, str] = {"int8": "model-int8.onnx", "fp32": "model-fp32.onnx"}
 TOKENIZER_FILE = "tokenizer.json"
 MANIFEST_FILE = "manifest.json"
@@ -217,6 +219,8 @@ class Embedder:
                 f"normalize={normalize}",
                 f"max_tokens={max_tokens}",
                 f"precision={precision}",
+                # Vectors from batched runs differ (see DEFAULT_BATCH_SIZE): say which these are.
+                f"batch={batch_size}",
             ]
         )
         return cls(

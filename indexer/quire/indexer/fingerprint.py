@@ -10,31 +10,56 @@ from __future__ import annotations
 import hashlib
 import json
 
-from quire.indexer.chunking import DEFAULT_CEILING
+from quire.indexer.chunking import CHUNKING_FORMAT, DEFAULT_CEILING
 
 # Bump when the text sent to the embedder changes shape (chunking.embedding_text).
 EMBEDDING_TEXT_FORMAT = "title>headings\\n\\ntext/v2;readable-text+breadcrumb;title-once"
+# Bump when what a page's tsvectors hold changes (pages.store.ChunkLexicalText): field
+# weights, the stemming configuration, identifiers, CJK bigrams.
+PAGE_LEXICAL_FORMAT = (
+    "title=A;headings=B;summary=C;text=D;stem=page-language;identifiers;cjk=2-by-script"
+)
+# Pages only: the first chunk's embedding text also carries the page's description.
+PAGE_EMBEDDING_EXTRA = "summary-in-first-chunk"
 
 
-def digest(text: str) -> str:
-    return hashlib.sha256(text.encode("utf-8")).hexdigest()
+def digest(
+    text: str, *, summary: tuple[str, ...] = (), language: str = ""
+) -> str:
+    """sha256 of a page's text; with front matter fields that are indexed (description,
+    keywords, a declared language), of those too, so a change to them is a change."""
+    if not any(summary) and not language:
+        return hashlib.sha256(text.encode("utf-8")).hexdigest()
+    extra = json.dumps([list(summary), language], ensure_ascii=False)
+    return hashlib.sha256(f"{text}\0{extra}".encode()).hexdigest()
 
 
 def index_fingerprint(
-    *, embedder: str, transform: str, index_version: str, ceiling: int = DEFAULT_CEILING
+    *,
+    embedder: str,
+    transform: str,
+    index_version: str,
+    ceiling: int = DEFAULT_CEILING,
+    language: str | None = None,
 ) -> str:
-    """Hash of the embedding model, chunking parameters, normalisation and index_version."""
-    material = json.dumps(
-        {
-            "embedder": embedder,
-            "chunk_ceiling": ceiling,
-            "chunk_overlap": 0,
-            "embedding_text": EMBEDDING_TEXT_FORMAT,
-            "transform": transform,
-            "index_version": index_version,
-        },
-        sort_keys=True,
-    )
+    """Hash of the embedding model, chunking parameters, normalisation and index_version;
+    for pages (`language` set: the namespace's default language) also the lexical format."""
+    fields: dict[str, object] = {
+        "embedder": embedder,
+        "chunk_ceiling": ceiling,
+        "chunk_overlap": 0,
+        "chunking": CHUNKING_FORMAT,
+        "embedding_text": EMBEDDING_TEXT_FORMAT,
+        "transform": transform,
+        "index_version": index_version,
+    }
+    if language is not None:
+        fields |= {
+            "lexical": PAGE_LEXICAL_FORMAT,
+            "page_embedding": PAGE_EMBEDDING_EXTRA,
+            "language": language,
+        }
+    material = json.dumps(fields, sort_keys=True)
     return hashlib.sha256(material.encode()).hexdigest()[:32]
 
 

@@ -117,6 +117,8 @@ class Page(_message.Message):
     EXPECTED_CHUNK_COUNT_FIELD_NUMBER: _builtins.int
     TOTAL_CHARS_FIELD_NUMBER: _builtins.int
     PUBLISHED_AT_FIELD_NUMBER: _builtins.int
+    LANGUAGE_FIELD_NUMBER: _builtins.int
+    DESCRIPTION_FIELD_NUMBER: _builtins.int
     schema_version: _builtins.int
     content_id: _builtins.str
     """Stable id of the page's current content (changes when the text changes)."""
@@ -138,6 +140,12 @@ class Page(_message.Message):
     """Number of chunks stored for this revision."""
     total_chars: _builtins.int
     """Length of the text in Unicode code points."""
+    language: _builtins.str
+    """The page's language (lower-case BCP 47, e.g. "en", "ja"): declared in its front matter,
+    detected from its prose, named by a language folder in its path, or the namespace default.
+    """
+    description: _builtins.str
+    """The page's one-line summary from its front matter ("description"); empty when it has none."""
     @_builtins.property
     def published_at(self) -> _timestamp_pb2.Timestamp: ...
     def __init__(
@@ -156,10 +164,12 @@ class Page(_message.Message):
         expected_chunk_count: _builtins.int = ...,
         total_chars: _builtins.int = ...,
         published_at: _timestamp_pb2.Timestamp | None = ...,
+        language: _builtins.str = ...,
+        description: _builtins.str = ...,
     ) -> None: ...
     _HasFieldArgType: _TypeAlias = _typing.Literal["published_at", b"published_at"]  # noqa: Y015
     def HasField(self, field_name: _HasFieldArgType) -> _builtins.bool: ...
-    _ClearFieldArgType: _TypeAlias = _typing.Literal["content_id", b"content_id", "digest", b"digest", "expected_chunk_count", b"expected_chunk_count", "filesystem_version", b"filesystem_version", "index_fingerprint", b"index_fingerprint", "namespace", b"namespace", "path", b"path", "published_at", b"published_at", "revision", b"revision", "schema_version", b"schema_version", "title", b"title", "total_chars", b"total_chars", "url", b"url"]  # noqa: Y015
+    _ClearFieldArgType: _TypeAlias = _typing.Literal["content_id", b"content_id", "description", b"description", "digest", b"digest", "expected_chunk_count", b"expected_chunk_count", "filesystem_version", b"filesystem_version", "index_fingerprint", b"index_fingerprint", "language", b"language", "namespace", b"namespace", "path", b"path", "published_at", b"published_at", "revision", b"revision", "schema_version", b"schema_version", "title", b"title", "total_chars", b"total_chars", "url", b"url"]  # noqa: Y015
     def ClearField(self, field_name: _ClearFieldArgType) -> None: ...
     def WhichOneof(self, oneof_group: _Never) -> None: ...
 

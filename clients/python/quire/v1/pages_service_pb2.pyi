@@ -33,6 +33,7 @@ class SyncStart(_message.Message):
     INDEX_VERSION_FIELD_NUMBER: _builtins.int
     REINDEX_FIELD_NUMBER: _builtins.int
     VALIDATE_DISCOVERY_FIELD_NUMBER: _builtins.int
+    LANGUAGE_FIELD_NUMBER: _builtins.int
     namespace: _builtins.str
     url: _builtins.str
     """The site's llms.txt or sitemap.xml URL, or its root (then /llms.txt and /sitemap.xml are
@@ -50,6 +51,12 @@ class SyncStart(_message.Message):
     """Re-embed every page even when unchanged."""
     validate_discovery: _builtins.bool
     """Ask the client to accept or abort after discovery, before any fetch."""
+    language: _builtins.str
+    """The namespace's default language, a BCP 47 tag such as "en", "de" or "pt-BR" (at most 35
+    characters): the language of pages whose own cannot be told from their front matter,
+    their prose or a language folder in their path, and of queries whose script does not say.
+    Default "en". Part of the index fingerprint: changing it re-indexes every page.
+    """
     def __init__(
         self,
         *,
@@ -60,10 +67,11 @@ class SyncStart(_message.Message):
         index_version: _builtins.str = ...,
         reindex: _builtins.bool = ...,
         validate_discovery: _builtins.bool = ...,
+        language: _builtins.str = ...,
     ) -> None: ...
     _HasFieldArgType: _TypeAlias = _Never  # noqa: Y015
     def HasField(self, field_name: _HasFieldArgType) -> _builtins.bool: ...
-    _ClearFieldArgType: _TypeAlias = _typing.Literal["index_version", b"index_version", "namespace", b"namespace", "public_url", b"public_url", "reindex", b"reindex", "transform", b"transform", "url", b"url", "validate_discovery", b"validate_discovery"]  # noqa: Y015
+    _ClearFieldArgType: _TypeAlias = _typing.Literal["index_version", b"index_version", "language", b"language", "namespace", b"namespace", "public_url", b"public_url", "reindex", b"reindex", "transform", b"transform", "url", b"url", "validate_discovery", b"validate_discovery"]  # noqa: Y015
     def ClearField(self, field_name: _ClearFieldArgType) -> None: ...
     def WhichOneof(self, oneof_group: _Never) -> None: ...
 

@@ -1,7 +1,16 @@
-"""MDX → plain Markdown: ESM lines, comments and JSX components (used by the site transforms).
+"""MDX → plain Markdown: ESM lines, comments, JSX components and HTML (used by the site transforms).
 
-Fenced code blocks (any indentation, ````` ``` ````` or ``~~~``) and inline code spans are never
-changed. Outside them:
+Fenced code blocks and inline code spans are never changed. A fence is a line of three or more
+backticks or tildes at any indentation (JSX children are indented); it is closed by a line of
+the same character, at least as long, with nothing after it, so a four-backtick fence may hold
+three-backtick lines. As in CommonMark, a backtick fence's info string may not contain a
+backtick: a one-line "```bash npm i```" is an inline code span in a paragraph, not a fence.
+
+A code span is a run of N backticks closed by the next run of exactly N backticks in the same
+paragraph. Here a paragraph ends at a blank line or at a line that starts with a block tag (a
+component, a fragment or a block-level HTML element; inline ones like ``<Tooltip>`` or
+``<span>`` stay in the paragraph), so an unmatched backtick is literal text and never hides the
+components after it. A backslash before a backtick makes it literal. Outside code:
 
 - top-level ``import``/``export`` statements (also multi-line ones) and ``{/* comments */}`` are
   dropped;
@@ -9,32 +18,65 @@ changed. Outside them:
   profile's ``Renderer`` for its name, given its attributes, its body (dedented, blank edges
   trimmed) and its 1-based position among the rendered children of its parent (for numbered
   steps and ``<Tabs items=[...]>``). Components without a renderer are unwrapped: their body is
-  kept, as a block when it spans lines, inline otherwise; self-closing ones disappear.
+  kept, as a block when it spans lines or the element stands on lines of its own, inline
+  otherwise; self-closing ones disappear.
   Fragments (``<>``/``</>``) are unwrapped. A stray closing tag is dropped; an unclosed tag is
-  unwrapped at the end of the document. Lower-case HTML tags are left alone.
+  unwrapped at the end of the document (or where an enclosing tag closes).
+- ``inline`` components (e.g. ``Tooltip``) render as their child text, inline, with whitespace
+  collapsed; their attributes (hover text) are dropped.
+- ``badges`` (decorative components such as ``Badge``, ``Icon``) are dropped when they stand on
+  a line of their own — nothing but whitespace and other badges between the line's start and
+  the opening tag, and between the closing tag and the line's end (this covers version and
+  status labels at the top of a page); anywhere else (in a sentence, a heading, a list item or
+  a table cell) they render as their child text, inline.
+- with ``html`` (the default), lower-case HTML elements (known HTML element names only; other
+  lower-case names such as ``<placeholder>`` are left as text) are removed and their visible
+  text kept: block elements (``div``, ``p``, ``section``, ``figure``, ``table``, ``tr``, ...)
+  are unwrapped as blocks, ``h1``–``h6`` become ATX headings and ``li`` list items; inline ones
+  (``span``, ``strong``, ``em``, ...) keep their text inline, ``a href`` becomes a Markdown
+  link, ``code``/``kbd`` an inline code span, ``abbr title`` "text (title)" and table cells
+  are separated by spaces; other ``title`` attributes are hover text and dropped. Void and
+  media elements are dropped: ``img`` leaves its ``alt`` text, ``br`` a line break (a space in
+  a ``|`` table row), ``hr`` a paragraph break; ``video``, ``audio``, ``iframe``, ``svg``,
+  ``script``, ``style``, ... are dropped with their body when explicitly closed (an unclosed
+  one is unwrapped, so no page text is lost to a missing closing tag).
+- in a Markdown table row (a line starting with ``|``) nothing breaks the line: blocks are
+  rendered inline, space-separated, and ``br`` is a space.
+- a block rendered at the top level from a tag indented under a list item (or written right
+  after a list marker, ``1. <Tip>``) is indented to the item's content column, so it stays in
+  the item.
+- whitespace is collapsed (inline components, badges, headings, links) only in a closed,
+  one-paragraph body without a fence; otherwise the body is unwrapped as a block.
 - runs of three or more line breaks left behind are collapsed to one blank line.
 """
 
 from __future__ import annotations
 
+import functools
+import itertools
 import re
 import textwrap
-from collections.abc import Callable, Mapping
+from collections import Counter
+from collections.abc import Callable, Collection, Iterator, Mapping
 from dataclasses import dataclass, field
 
 __all__ = ["Component", "Renderer", "quote_block", "render_mdx"]
 
-_FENCE = re.compile(r"^[ \t]*(`{3,}|~{3,})")
+# Backtick fences: the info string may not contain a backtick (CommonMark), so
+# "```bash npm i```" is not a fence. Tilde fences may have backticks in their info string.
+_FENCE = re.compile(r"^[ \t]*(?:(`{3,})(?=[^`]*$)|(~{3,}))")
 _ESM = re.compile(
     r"^(?:import(?:\s+[\w*{\"']|\s*[{*\"'])|export\s+(?:const|let|var|function|default|async|class)\b"
     r"|export\s*[{*])"
 )
 _ATTRS = r"(?:\"[^\"]*\"|'[^']*'|\{(?:[^{}]|\{(?:[^{}]|\{[^{}]*\})*\})*\}|[^\"'{}<>/]|/(?!>))*"
+# The name must be followed by whitespace, "/" or ">" so autolinks (<https://x>, <a@b.c>) are
+# not tags.
 _TOKEN = re.compile(
-    r"(?P<code>(?P<ticks>`+)(?:(?!(?P=ticks)).)+?(?P=ticks))"
+    r"(?P<ticks>`+)"
     r"|(?P<comment>\{/\*.*?\*/\})"
     r"|(?P<fragment></?>)"
-    rf"|<(?P<close>/)?(?P<name>[A-Z][\w.]*)(?P<attrs>{_ATTRS})(?P<selfclose>/)?>",
+    rf"|<(?P<close>/)?(?P<name>[A-Za-z][\w.:-]*)(?=[\s/>])(?P<attrs>{_ATTRS})(?P<selfclose>/)?>",
     re.DOTALL,
 )
 _ATTR = re.compile(
@@ -42,6 +84,37 @@ _ATTR = re.compile(
     r"|\{(?P<expr>(?:[^{}]|\{(?:[^{}]|\{[^{}]*\})*\})*)\}))?"
 )
 _STRING_EXPR = re.compile(r"^\s*(?:\"([^\"]*)\"|'([^']*)'|`([^`$]*)`)\s*$")
+_LIST_ITEM = re.compile(r"^[ \t]*(?:[-*+]|\d{1,9}[.)])(?:[ \t]+|$)")
+_LIST_MARKER = re.compile(r"[ \t]*(?:[-*+]|\d{1,9}[.)])[ \t]+")
+_PLAIN_URL = re.compile(r"^[^\s()<>]+$")
+_BLANK_LINE = re.compile(r"\n[ \t]*\n")
+_LINE_WINDOW = 10_000  # how far to look along a line for what stands beside a tag
+_DECORATION_WINDOW = 1_000  # longer text beside a badge is not just decoration
+
+# --- lower-case HTML -----------------------------------------------------------------------------
+
+_HTML_VOID = frozenset(
+    {"area", "base", "br", "col", "embed", "hr", "img", "input", "link", "meta", "param"}
+    | {"source", "track", "wbr"}
+)
+#: Not visible as text (media, embeds, scripts): dropped with their body.
+_HTML_DROP = frozenset(
+    {"audio", "canvas", "iframe", "map", "noscript", "object", "script", "style", "svg"}
+    | {"template", "video"}
+)
+_HTML_BLOCK = frozenset(
+    {"address", "article", "aside", "blockquote", "caption", "center", "dd", "details", "dialog"}
+    | {"div", "dl", "dt", "fieldset", "figcaption", "figure", "footer", "form", "header"}
+    | {"hgroup", "li", "main", "nav", "ol", "p", "pre", "section", "summary", "table", "tbody"}
+    | {"tfoot", "thead", "tr", "ul", "colgroup", "h1", "h2", "h3", "h4", "h5", "h6"}
+)
+_HTML_INLINE = frozenset(
+    {"a", "abbr", "b", "bdi", "bdo", "big", "button", "cite", "code", "data", "del", "dfn", "em"}
+    | {"font", "i", "ins", "kbd", "label", "mark", "nobr", "picture", "q", "s", "samp", "small"}
+    | {"span", "strike", "strong", "sub", "sup", "td", "th", "time", "tt", "u", "var"}
+)
+_HTML = _HTML_VOID | _HTML_DROP | _HTML_BLOCK | _HTML_INLINE
+_HTML_CODE = frozenset({"code", "kbd", "samp", "tt"})
 
 
 @dataclass(frozen=True)
@@ -63,8 +136,16 @@ Renderer = Callable[[Component], str]
 class _Frame:
     name: str
     attrs: dict[str, str]
+    html: bool = False
+    indent: str = ""  # list-item indentation for a block rendered at the top level
+    hug: bool = False  # the tag follows a list marker on its line: the block starts there
+    standalone: bool = False  # a badge with only whitespace/badges before it on its line
+    line_start: bool = False  # only whitespace (or a list marker) before the tag on its line
+    in_row: bool = False  # inside a Markdown table row ("| ... |"): blocks must stay on the line
     parts: list[str] = field(default_factory=list)
     children: int = 0
+    space: bool = False  # an inline element ended in whitespace: a space before the next word
+    after_block: bool = False  # a block was just emitted: drop spaces left on the tag's line
 
 
 def _parse_attrs(raw: str) -> dict[str, str]:
@@ -96,6 +177,13 @@ def _trim(body: str) -> str:
     return textwrap.dedent(body.strip("\n").rstrip()).strip("\n")
 
 
+def _fence_open(line: str) -> str | None:
+    match = _FENCE.match(line)
+    if match is None:
+        return None
+    return match.group(1) or match.group(2)
+
+
 def _split_fences(text: str) -> list[tuple[bool, str]]:
     """Split into (is_code, text) pieces: fenced code blocks vs the rest (unclosed runs to end)."""
     segments: list[tuple[bool, str]] = []
@@ -103,23 +191,19 @@ def _split_fences(text: str) -> list[tuple[bool, str]]:
     block: list[str] = []
     fence: str | None = None
     for line in text.splitlines(keepends=True):
-        match = _FENCE.match(line)
         if fence is None:
-            if match is None:
+            fence = _fence_open(line)
+            if fence is None:
                 prose.append(line)
                 continue
-            fence = match.group(1)
             segments.append((False, "".join(prose)))
             prose = []
             block = [line]
             continue
         block.append(line)
-        if (
-            match is not None
-            and match.group(1)[0] == fence[0]
-            and len(match.group(1)) >= len(fence)
-            and not line.strip()[len(match.group(1)) :].strip()
-        ):
+        stripped = line.strip()
+        run = len(stripped) - len(stripped.lstrip(fence[0]))
+        if run >= len(fence) and not stripped[run:].strip():
             segments.append((True, "".join(block)))
             fence = None
     if fence is not None:
@@ -146,58 +230,365 @@ def _depth(line: str) -> int:
     return sum(line.count(c) for c in "{[(") - sum(line.count(c) for c in "}])")
 
 
-def render_mdx(text: str, renderers: Mapping[str, Renderer]) -> str:
-    """Render the MDX in ``text`` to Markdown with ``renderers`` (see the module docstring)."""
-    root = _Frame("", {})
-    stack = [root]
+@functools.lru_cache(maxsize=16)
+def _decoration_line(badges: frozenset[str], inline: frozenset[str]) -> re.Pattern[str]:
+    """Matches text made only of whitespace, whole one-line badges and bare inline-component
+    tags (a ``<Tooltip>`` around a badge); visible text elsewhere on the line does not match."""
+    alt = "|".join(sorted(re.escape(name) for name in badges)) or "(?!)"
+    tag = "|".join(sorted(re.escape(name) for name in badges | inline)) or "(?!)"
+    whole = rf"<(?P<badge>{alt})\b[^<>]*>.*?</(?P=badge)\s*>"
+    return re.compile(rf"(?:\s|</?(?:{tag})\b[^<>]*>|{whole})*")
 
-    def emit(piece: str) -> None:
-        stack[-1].parts.append(piece)
 
-    def close_top() -> None:
-        frame = stack.pop()
-        parent = stack[-1]
-        body = "".join(frame.parts)
-        renderer = renderers.get(frame.name)
-        if renderer is None:
-            if "\n" in body.strip():
-                emit(f"\n\n{_trim(body)}\n\n")
-            else:
-                emit(body.strip())
+@functools.lru_cache(maxsize=16)
+def _paragraph_end(phrasing: frozenset[str], html: bool) -> re.Pattern[str]:
+    """Where a code span search stops: a blank line, or a line that starts with a block tag (a
+    component, a fragment or a block-level HTML element; not an inline one such as
+    ``<Tooltip>`` or ``<span>``, which stays in its paragraph)."""
+    inline = "|".join(sorted(re.escape(name) for name in phrasing)) or "(?!)"
+    block = rf"|</?(?:{'|'.join(sorted(_HTML_BLOCK | _HTML_DROP))})(?=[\s/>])" if html else ""
+    return re.compile(rf"\n[ \t]*(?:\n|</?>|</?(?!(?:{inline})\b)[A-Z]{block})")
+
+
+@functools.lru_cache(maxsize=64)
+def _has_fence(text: str) -> bool:
+    return ("```" in text or "~~~" in text) and any(code for code, _ in _split_fences(text))
+
+
+@functools.lru_cache(maxsize=64)
+def _closer(run: int) -> re.Pattern[str]:
+    return re.compile(rf"(?<!`)`{{{run}}}(?!`)")
+
+
+def _code_span(text: str, ticks: int) -> str:
+    """``text`` as an inline code span (a backtick run longer than any inside it)."""
+    longest = max((len(run) for run in re.findall(r"`+", text)), default=0)
+    fence = "`" * max(ticks, longest + 1)
+    pad = " " if text.startswith("`") or text.endswith("`") else ""
+    return f"{fence}{pad}{text}{pad}{fence}"
+
+
+def _lines_back(parts: list[str]) -> Iterator[str]:
+    """The lines of ``"".join(parts)``, last first (cut short at an overlong line)."""
+    carry = ""
+    for part in reversed(parts):
+        end = len(part)
+        while (newline := part.rfind("\n", 0, end)) >= 0:
+            yield part[newline + 1 : end] + carry
+            carry, end = "", newline
+        carry = part[:end] + carry
+        if len(carry) > _LINE_WINDOW:
             return
+    yield carry
+
+
+def _list_indent(parts: list[str], width: int) -> int | None:
+    """The content column of the list item that a line indented by ``width`` belongs to, if
+    any: the nearest line above (in the text emitted so far, ``parts``) that is indented less
+    must be a list item. Looks back at most 200 lines."""
+    for line in itertools.islice(_lines_back(parts), 200):
+        if not line.strip():
+            continue
+        expanded = line.expandtabs(4)
+        if len(expanded) - len(expanded.lstrip()) >= width:
+            continue
+        item = _LIST_ITEM.match(expanded)
+        if item is None:
+            return None
+        marker = item.group(0).rstrip()
+        spaces = len(item.group(0)) - len(marker)
+        return len(marker) + (spaces if 1 <= spaces <= 4 else 1)  # the content column
+    return None
+
+
+def _line_prefix(segment: str, start: int) -> str | None:
+    """The text before ``start`` on its line; None when the line is longer than we look back
+    (bounded so that pages made of one huge line stay linear)."""
+    low = max(0, start - _LINE_WINDOW)
+    newline = segment.rfind("\n", low, start)
+    if newline < 0 and low > 0:
+        return None
+    return segment[newline + 1 : start]
+
+
+def _line_rest(segment: str, end: int) -> str | None:
+    """The text after ``end`` on its line; None when it is longer than we look ahead."""
+    newline = segment.find("\n", end, end + _LINE_WINDOW)
+    if newline < 0:
+        return segment[end:] if len(segment) - end <= _LINE_WINDOW else None
+    return segment[end:newline]
+
+
+class _Render:
+    def __init__(
+        self,
+        renderers: Mapping[str, Renderer],
+        html: bool,
+        badges: frozenset[str],
+        inline: frozenset[str],
+    ) -> None:
+        self.renderers = renderers
+        self.html = html
+        self.badges = badges
+        self.inline = inline
+        self.decoration = _decoration_line(badges, inline)
+        self.paragraph_end = _paragraph_end(badges | inline, html)
+        self.root = _Frame("", {})
+        self.stack = [self.root]
+        self.open_tags: Counter[tuple[str, bool]] = Counter()  # (name, html) of open frames
+
+    def pop(self) -> _Frame:
+        frame = self.stack.pop()
+        self.open_tags[frame.name, frame.html] -= 1
+        return frame
+
+    def emit(self, piece: str) -> None:
+        frame = self.stack[-1]
+        if frame.after_block:
+            piece = piece.lstrip(" \t")
+        if not piece:
+            return
+        if frame.space and not piece[0].isspace():
+            piece = " " + piece
+        elif piece[0] == "`" and frame.parts and frame.parts[-1][-1] in "`\\":
+            # Text was removed between them: joined, the backticks would make a longer run (or
+            # an escaped one) and pair differently.
+            piece = " " + piece
+        frame.space = frame.after_block = False
+        frame.parts.append(piece)
+
+    def emit_block(self, frame: _Frame, text: str) -> None:
+        target = self.stack[-1]
+        if frame.in_row:  # a line break would end the table row: keep it on one line
+            self.emit_spaced(" ".join(text.split()))
+            return
+        target.space = False
+        if not frame.hug:  # spaces before the tag would be trailing spaces (a hard break)
+            while target.parts and not target.parts[-1].rstrip(" \t"):
+                target.parts.pop()
+            if target.parts:
+                target.parts[-1] = target.parts[-1].rstrip(" \t")
+        lines = [f"{frame.indent}{line}" if line.strip() else "" for line in text.split("\n")]
+        if frame.hug:  # the list marker is already out: the block starts on its line
+            lines[0] = lines[0][len(frame.indent) :]
+            self.emit("\n".join(lines) + "\n\n")
+        else:
+            self.emit("\n\n" + "\n".join(lines) + "\n\n")
+        target.after_block = True
+
+    def emit_inline(self, body: str, text: str) -> None:
+        """``text`` for an inline element, with a space on a side where ``body`` had whitespace
+        (so words stay apart), unless there is whitespace there already."""
+        parts = self.stack[-1].parts
+        before = next((part[-1] for part in reversed(parts) if part), "\n")
+        lead = " " if body[:1].isspace() and not before.isspace() else ""
+        self.emit(f"{lead}{text}")
+        if body[-1:].isspace() and text:
+            self.stack[-1].space = True
+
+    def emit_spaced(self, text: str) -> None:
+        """``text`` set apart from the words on either side by a single space."""
+        self.emit_inline(" ", text)
+
+    def unwrap(self, frame: _Frame, body: str) -> None:
+        if "\n" in body:  # its content spans lines (or holds a rendered block): a block
+            self.emit_block(frame, _trim(body))
+        else:
+            self.emit(body.strip())
+
+    def close_top(self, closed: bool, line_rest: str | None = "") -> None:
+        """Close the innermost frame; ``closed``: by its own closing tag (then ``line_rest``
+        is the source text after that tag on its line, None for a long one)."""
+        frame = self.pop()
+        body = "".join(frame.parts) + (" " if frame.space else "")
+        # Whitespace may be collapsed only in a closed one-paragraph body without code (an
+        # unclosed tag's body runs to the end of the page, fences included).
+        flat = closed and not _BLANK_LINE.search(body.strip()) and not _has_fence(body)
+        if frame.html:
+            self.close_html(frame, body, closed, flat)
+        elif frame.name in self.badges or frame.name in self.inline:
+            if not flat:
+                self.unwrap(frame, body)
+            elif frame.name in self.inline:
+                self.emit_inline(body, " ".join(body.split()))
+            elif not (
+                frame.standalone
+                and line_rest is not None
+                and len(line_rest) <= _DECORATION_WINDOW
+                and self.decoration.fullmatch(line_rest)
+            ):
+                self.emit(" ".join(body.split()))
+        else:
+            own_line = (
+                closed and frame.line_start and line_rest is not None and not line_rest.strip()
+            )
+            self.close_component(frame, body, own_line)
+
+    def close_component(self, frame: _Frame, body: str, own_line: bool) -> None:
+        renderer = self.renderers.get(frame.name)
+        if renderer is None:
+            if own_line and body.strip():  # a component on lines of its own is a block
+                self.emit_block(frame, _trim(body))
+            else:
+                self.unwrap(frame, body)
+            return
+        parent = self.stack[-1]
         parent.children += 1
         component = Component(frame.name, frame.attrs, _trim(body), parent.children, parent.attrs)
         rendered = renderer(component)
         if rendered:
-            emit(f"\n\n{rendered}\n\n")
+            self.emit_block(frame, rendered)
 
-    for is_code, piece in _split_fences(text):
-        if is_code:
-            emit(piece)
-            continue
-        segment = _strip_esm(piece)
-        position = 0
-        for match in _TOKEN.finditer(segment):
-            emit(segment[position : match.start()])
-            position = match.end()
-            if match.group("code") is not None:
-                emit(match.group(0))
-            elif match.group("comment") is not None or match.group("fragment") is not None:
-                continue
-            elif match.group("close"):
-                name = match.group("name")
-                if any(frame.name == name for frame in stack[1:]):
-                    while stack[-1].name != name:
-                        close_top()
-                    close_top()
+    def close_html(self, frame: _Frame, body: str, closed: bool, flat: bool) -> None:
+        name = frame.name
+        text = " ".join(body.split())
+        if name in _HTML_DROP:
+            if not closed:  # never lose the rest of the page to a missing closing tag
+                self.unwrap(frame, body)
+            return
+        if name in _HTML_BLOCK:
+            if name[0] == "h" and name[1:].isdigit():
+                if not flat:
+                    self.unwrap(frame, body)
+                elif text:
+                    self.emit_block(frame, f"{'#' * int(name[1:])} {text}")
+            elif name == "li":
+                parent = self.stack[-1]
+                parent.children += 1
+                marker = f"{parent.children}. " if parent.name == "ol" else "- "
+                first, _, rest = _trim(body).partition("\n")
+                rest = textwrap.dedent(rest)  # the first line sat right after <li>
+                item = "\n".join([first, *rest.split("\n")] if rest else [first])
+                item = item.replace("\n", "\n" + " " * len(marker))
+                self.emit_block(frame, marker + item)
+            elif body.strip():
+                self.emit_block(frame, _trim(body))
+            return
+        if not flat or ("\n" in body.strip() and name not in ("a", *_HTML_CODE)):
+            self.unwrap(frame, body)
+        elif name in ("td", "th"):
+            self.emit_spaced(text)
+        elif name == "a" and text and _PLAIN_URL.match(frame.attrs.get("href", "")):
+            self.emit_inline(body, f"[{text}]({frame.attrs['href']})")
+        elif name in _HTML_CODE and text:
+            self.emit_inline(body, _code_span(body.strip(), 1))
+        elif name == "abbr" and text and frame.attrs.get("title", text) != text:
+            # The expansion is what the abbreviation means, not commentary: keep it.
+            self.emit_inline(body, f"{text} ({' '.join(frame.attrs['title'].split())})")
+        else:
+            self.emit_inline(body, text)
+
+    def void(self, name: str, attrs: Mapping[str, str], segment: str, start: int, end: int) -> None:
+        if name == "img":
+            self.emit(" ".join(attrs.get("alt", "").split()))
+        elif name == "br":
+            line = _line_prefix(segment, start)
+            if line is not None and line.lstrip().startswith("|"):
+                self.emit(" ")  # a line break would end a Markdown table row
+            elif not segment.startswith("\n", end):
+                self.emit("\n")
+        elif name == "hr":
+            self.emit("\n\n")
+
+    def open(self, name: str, attrs: dict[str, str], html: bool, prefix: str | None) -> _Frame:
+        """Push a frame; ``prefix``: the text before the tag on its line (None: a long one)."""
+        frame = _Frame(name, attrs, html=html)
+        self.stack.append(frame)
+        self.open_tags[frame.name, html] += 1
+        frame.in_row = self.stack[-2].in_row or (prefix or "").lstrip().startswith("|")
+        if prefix is None:
+            return frame
+        if not html and name in self.badges and len(prefix) <= _DECORATION_WINDOW:
+            frame.standalone = self.decoration.fullmatch(prefix) is not None
+        frame.line_start = not prefix.strip() or _LIST_MARKER.fullmatch(prefix) is not None
+        if len(self.stack) == 2 and prefix:  # a top-level tag
+            prefix = prefix.expandtabs(4)
+            if _LIST_MARKER.fullmatch(prefix):
+                frame.indent, frame.hug = " " * len(prefix), True
+            elif not prefix.strip():
+                frame.indent = " " * (_list_indent(self.root.parts, len(prefix)) or 0)
+        return frame
+
+    def run(self, text: str) -> str:
+        for is_code, piece in _split_fences(text):
+            if is_code:
+                self.emit(piece)
             else:
-                stack.append(_Frame(match.group("name"), _parse_attrs(match.group("attrs"))))
-                if match.group("selfclose"):
-                    close_top()
-        emit(segment[position:])
-    while len(stack) > 1:
-        close_top()
-    return _collapse("".join(root.parts))
+                self.prose(_strip_esm(piece))
+        while len(self.stack) > 1:
+            self.close_top(closed=False)
+        return _collapse("".join(self.root.parts))
+
+    def prose(self, segment: str) -> None:
+        position = 0
+        scan = 0
+        no_closer: dict[int, int] = {}  # run length -> end of the paragraph it has no closer in
+        limit = -1  # the end of the paragraph last looked up (reused until passed)
+        while (match := _TOKEN.search(segment, scan)) is not None:
+            start = match.start()
+            scan = match.end()
+            if match.group("ticks") is not None:
+                run = len(match.group("ticks"))
+                slashes = 0
+                while start - slashes > 0 and segment[start - slashes - 1] == "\\":
+                    slashes += 1
+                if slashes % 2:  # an escaped backtick is literal; the rest may open a span
+                    start += 1
+                    run -= 1
+                    if run == 0:
+                        continue
+                if limit < scan:
+                    end = self.paragraph_end.search(segment, scan)
+                    limit = end.start() if end is not None else len(segment)
+                if no_closer.get(run) == limit:
+                    continue
+                closer = _closer(run).search(segment, scan, limit)
+                if closer is None:
+                    no_closer[run] = limit
+                    continue
+                self.emit(segment[position : closer.end()])  # text before it + the span
+                position = scan = closer.end()
+                continue
+            name = match.group("name")
+            html = name is not None and name[0].islower()
+            if html and (not self.html or name not in _HTML):
+                scan = start + 1  # not a tag we handle: literal text
+                continue
+            self.emit(segment[position:start])
+            position = match.end()
+            if match.group("comment") is not None or match.group("fragment") is not None:
+                continue
+            if match.group("close"):
+                if self.open_tags[name, html]:
+                    while self.stack[-1].name != name or self.stack[-1].html != html:
+                        self.close_top(closed=False)
+                    self.close_top(closed=True, line_rest=_line_rest(segment, position))
+                continue
+            attrs = _parse_attrs(match.group("attrs"))
+            if html and re.search(r"\bhref\s*=\s*\{", match.group("attrs")):
+                attrs.pop("href", None)  # a JS expression, not a URL
+            if html and name in _HTML_VOID:
+                self.void(name, attrs, segment, start, match.end())
+                continue
+            self.open(name, attrs, html, _line_prefix(segment, start))
+            if match.group("selfclose"):
+                if html:
+                    self.pop()  # a self-closed HTML element has no text
+                else:
+                    self.close_top(closed=True)
+        self.emit(segment[position:])
+
+
+def render_mdx(
+    text: str,
+    renderers: Mapping[str, Renderer],
+    *,
+    html: bool = True,
+    badges: Collection[str] = (),
+    inline: Collection[str] = (),
+) -> str:
+    """Render the MDX in ``text`` to Markdown with ``renderers`` (see the module docstring)."""
+    return _Render(renderers, html, frozenset(badges), frozenset(inline)).run(text)
 
 
 def _collapse(text: str) -> str:

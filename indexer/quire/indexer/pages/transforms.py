@@ -5,26 +5,37 @@ name          what it does
 ============  ==================================================================================
 ``none``      the text unchanged (NUL is still rejected); no title
 ``markdown``  (default) strip a leading BOM, CRLF/CR → LF, strip YAML/TOML front matter and take
-              its ``title``
+              its ``title``, ``description``, ``keywords`` and language (``lang``/``language``/
+              ``locale``); lower-case HTML is kept
 ``mintlify``  ``markdown`` + Mintlify MDX: ESM lines and comments dropped; ``<Note>``, ``<Tip>``,
               ``<Info>``, ``<Warning>``, ``<Check>``, ``<Danger>`` → block quotes; ``<Card>`` →
               bold (linked) title + body; ``<Tab>``, ``<Accordion>``, ``<Expandable>``, ``<Step>``
               → bold title (steps numbered) + body; ``<ParamField>``/``<ResponseField>`` → name,
               type, required; containers (``<Tabs>``, ``<CardGroup>``, ``<Steps>``, ...) and
-              unknown components unwrapped; self-closing components removed
+              unknown components unwrapped; self-closing components removed; badges and
+              tooltips (below); lower-case HTML removed, its visible text kept
 ``fumadocs``  ``markdown`` + Fumadocs MDX: ``<Callout type title>`` → block quote; ``<Tabs
               items>``/``<Tab value>`` → bold tab name + body; ``<Steps>``/``<Step>`` → body
               (numbered when titled); ``<Cards>``/``<Card title href>`` → bold linked title +
               description/body; ``<Accordion title>`` → bold title + body; others as above
 ============  ==================================================================================
 
+Badges and tooltips (both MDX profiles): ``<Tooltip>`` renders its visible child text inline
+(its ``tip`` is hover text). ``BADGES`` (``<Badge>``, ``<Tag>``, ``<Pill>``, ``<Chip>``,
+``<Icon>``) are decoration: one standing on a line of its own (only whitespace and other badges
+beside it — e.g. a ``<Badge>v2.1.0</Badge>`` line at the top of a page) is dropped; anywhere
+else (in a sentence, a heading, a list item, a table cell) it renders its text inline. See
+``quire.indexer.pages.mdx`` for code spans, fences, HTML and list-item indentation.
+
 Any NUL character rejects the page (``TransformRejected``); an unknown profile name raises
-``UnknownTransform``. ``TransformedPage.title`` is the front-matter title (or None);
+``UnknownTransform``. ``TransformedPage.title``, ``.description``, ``.keywords`` and
+``.language`` come from the front matter (None/empty without it, and always for ``none``);
 ``title_from_markdown`` gives the first-heading fallback.
 """
 
 from __future__ import annotations
 
+import dataclasses
 import re
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass
@@ -57,6 +68,9 @@ class TransformRejected(ValueError):
 class TransformedPage:
     text: str
     title: str | None
+    description: str | None = None  # front matter (every profile but ``none``)
+    keywords: tuple[str, ...] = ()
+    language: str | None = None  # a lower-cased language tag, e.g. "ja", "en-us"
 
 
 def _no_nul(text: str) -> None:
@@ -168,7 +182,6 @@ MINTLIFY: Mapping[str, Renderer] = {
     "Expandable": _titled("title"),
     "ParamField": _field,
     "ResponseField": _field,
-    "Icon": _drop,
 }
 
 FUMADOCS: Mapping[str, Renderer] = {
@@ -182,19 +195,29 @@ FUMADOCS: Mapping[str, Renderer] = {
 # --- profiles ------------------------------------------------------------------------------------
 
 
+#: Decorative components: dropped on a line of their own (version/status labels at the top of
+#: a page), their text inline elsewhere (see ``render_mdx``).
+BADGES = frozenset({"Badge", "Chip", "Icon", "Pill", "Tag"})
+#: Always their visible child text, inline; ``<Tooltip tip>`` is hover text, not page text.
+INLINE = frozenset({"Tooltip"})
+
+
 def _none(text: str) -> TransformedPage:
     return TransformedPage(text, None)
 
 
 def _markdown(text: str) -> TransformedPage:
     front = split_front_matter(_normalise(text))
-    return TransformedPage(front.body, front.title)
+    return TransformedPage(
+        front.body, front.title, front.description, front.keywords, front.language
+    )
 
 
 def _mdx(renderers: Mapping[str, Renderer]) -> Callable[[str], TransformedPage]:
     def transform(text: str) -> TransformedPage:
         page = _markdown(text)
-        return TransformedPage(render_mdx(page.text, renderers), page.title)
+        body = render_mdx(page.text, renderers, badges=BADGES, inline=INLINE)
+        return dataclasses.replace(page, text=body)
 
     return transform
 
@@ -219,7 +242,8 @@ def apply_transform(name: str, text: str) -> TransformedPage:
 
 # --- title fallback ------------------------------------------------------------------------------
 
-_FENCE = re.compile(r"^ {0,3}(`{3,}|~{3,})")
+# A backtick fence's info string may not contain a backtick ("```bash cmd```" is not a fence).
+_FENCE = re.compile(r"^ {0,3}(?:(`{3,})(?=[^`]*$)|(~{3,}))")
 _ATX = re.compile(r"^ {0,3}(#{1,6})(?:[ \t]+(.*?))?(?:[ \t]+#+)?[ \t]*$")
 _SETEXT = re.compile(r"^ {0,3}(=+|-+)[ \t]*$")
 _ATTR_LIST = re.compile(r"\s*\{\s*[#.][^{}]*\}\s*$")
@@ -240,21 +264,31 @@ def title_from_markdown(text: str) -> str | None:
     """The first level-1 heading's text, else the first heading of any level, else None.
 
     ATX (``# Title``) and setext (``Title`` / ``===``) headings count; headings inside fenced
-    code do not. Closing ``#``s, attribute lists (``{ #anchor }``), link syntax, backticks and
-    emphasis markers are removed. Front matter is not skipped: pass the transformed text.
+    code do not (CommonMark fences: the closing fence is at least as long as the opening one,
+    so a four-backtick fence may hold three-backtick lines; a backtick fence's info string
+    may not hold a backtick, so a one-line "```bash cmd```" opens nothing).
+    Closing ``#``s, attribute lists (``{ #anchor }``), link syntax, backticks and emphasis
+    markers are removed. Front matter is not skipped: pass the transformed text.
     """
     first_any: str | None = None
     fence: str | None = None
     previous = ""
     for line in _normalise(text).split("\n"):
-        match = _FENCE.match(line)
         if fence is not None:
-            if match is not None and match.group(1)[0] == fence[0]:
+            # Closed by a run of the same character, at least as long, with nothing after it.
+            stripped = line.strip()
+            run = len(stripped) - len(stripped.lstrip(fence[0]))
+            if (
+                run >= len(fence)
+                and not stripped[run:].strip()
+                and len(line) - len(line.lstrip(" ")) <= 3
+            ):
                 fence = None
             previous = ""
             continue
+        match = _FENCE.match(line)
         if match is not None:
-            fence = match.group(1)
+            fence = match.group(1) or match.group(2)
             previous = ""
             continue
         level: int | None = None

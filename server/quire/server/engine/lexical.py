@@ -12,9 +12,13 @@ def or_query(param: str, config: str = "'simple'") -> str:
 
 
 # A tsquery holding exactly the lexeme in `column` (no parsing): quoted, with backslashes and
-# quotes escaped as tsquery input wants them.
-LEXEME_QUERY = r"""('''' || replace(replace({column}, '\', '\\'), '''', '''''') || '''')::tsquery"""
+# quotes escaped as tsquery input wants them; with `weights` ("A", "AB", …) it matches only
+# occurrences that carry one of those weights.
+LEXEME_QUERY = (
+    r"""('''' || replace(replace({column}, '\', '\\'), '''', '''''') || '''{suffix}')"""
+    "::tsquery"
+)
 
 
-def lexeme_query(column: str) -> str:
-    return LEXEME_QUERY.format(column=column)
+def lexeme_query(column: str, weights: str = "") -> str:
+    return LEXEME_QUERY.format(column=column, suffix=f":{weights}" if weights else "")

@@ -20,7 +20,8 @@ READ_RESULT_MAX_BYTES = 24_000
 
 PAGE_COLUMNS = """
 p.content_id, p.namespace, p.path, p.url, p.title, p.revision, p.digest, p.index_fingerprint,
-p.filesystem_version, p.expected_chunk_count, p.total_chars, p.published_at
+p.filesystem_version, p.expected_chunk_count, p.total_chars, p.published_at, p.language,
+p.description
 """
 READ = f"""
 SELECT {PAGE_COLUMNS}, substr(p.body, $4::int + 1, $5::int) AS slice
@@ -51,6 +52,8 @@ def page_message(row: asyncpg.Record) -> pages_pb2.Page:
         expected_chunk_count=row["expected_chunk_count"],
         total_chars=row["total_chars"],
         published_at=timestamp(row["published_at"]),
+        language=row["language"],
+        description=row["description"],
     )
 
 

@@ -1,29 +1,45 @@
-"""SearchPages: hybrid retrieval per phrasing, RRF across phrasings, one snapshot for all.
+"""SearchPages: hybrid retrieval per phrasing, fused across phrasings, one snapshot for all.
 
-Each phrasing runs a full-text arm (BM25 over the query's lexemes from the namespace's term
-statistics, pages.term_stats: one GIN lookup per lexeme, very common lexemes dropped, a bonus
-for lexemes in the title or headings) and a vector arm (HNSW cosine with iterative scans so
-the namespace filter cannot starve it), fused with RRF. Alternatives run in parallel on their
-own connections that import the primary transaction's exported snapshot, with zero parallel
-workers. The query is embedded while the transaction starts and the full-text arms run: only
-the vector arms wait for it.
+Each phrasing runs a full-text arm and a vector arm, fused by a convex combination of their
+normalised scores (docs/retrieval-quality.md, "Pages", has the measurements behind every
+default):
+
+- Full-text: BM25 (tf counted once, k1, b) over two analyses of every chunk, each with its
+  namespace term statistics (pages.term_stats): the query stemmed in its own language against
+  `stem_tsv` (the page language's Snowball configuration), and the query's exact tokens and
+  code identifiers against `tsv`. Each matched lexeme adds its idf, plus a bonus × idf for each
+  field it is in: the page title (A), the chunk's headings (B), the page's front matter
+  description and keywords (C). Lexemes in more than `max_df_ratio` of the chunks are dropped.
+  One GIN lookup per lexeme; it needs only the text, so it runs while the query is embedded.
+- Vector: HNSW cosine with iterative scans, so the namespace filter cannot starve it.
+
+A query's language is told from its script, among the namespace's languages (see
+`quire.indexer.pages.language`); chunks of pages in another language have their fused score
+multiplied by `language_penalty`, so an English question does not land on the Japanese copy
+of the page it wants, and a Japanese one does not land on the English original.
+
+Alternatives run in parallel on their own connections that import the primary transaction's
+exported snapshot, with zero parallel workers; the phrasings' rankings are fused with RRF.
 """
 
 from __future__ import annotations
 
 import asyncio
 import logging
+import re
 import uuid
-from collections.abc import Mapping, Sequence
+from collections.abc import Collection, Mapping, Sequence
 from dataclasses import dataclass
 
 import asyncpg
 import numpy as np
 import numpy.typing as npt
 
+from quire.indexer.lexical_text import cjk_bigrams, identifiers
+from quire.indexer.pages.language import query_language, text_search_config
 from quire.server import telemetry
 from quire.server.engine import canonical_json, search_config
-from quire.server.engine.fusion import rrf
+from quire.server.engine.fusion import convex, rrf
 from quire.server.engine.lexical import lexeme_query
 from quire.server.services.base import SCHEMA_VERSION
 from quire.server.storage.database import apply_settings, remaining_ms
@@ -37,12 +53,21 @@ ALTERNATIVE_TIMEOUT_S = 5.0
 
 @dataclass(frozen=True)
 class SearchTuning:
-    """Candidate depth per arm and fusion weights (docs/retrieval-quality.md)."""
+    """Candidate depth per arm, fusion and lexical weights (docs/retrieval-quality.md)."""
 
     depth: int = 40
-    rrf_k: int = 60
+    # "convex" (normalised scores, `vector_weight` and `fts_weight`) or "rrf" (`rrf_k`).
+    fusion: str = "convex"
+    normalisation: str = "zscore"
+    rrf_k: float = 60
     fts_weight: float = 1.0
-    vector_weight: float = 1.0
+    vector_weight: float = 1.2
+    # Phrasings (a query and its alternatives) are fused with RRF at `phrasing_k` ("rrf"), or
+    # as a convex combination of their min-max normalised scores ("convex"), the
+    # alternatives weighing `alternative_weight` each against the query's 1.
+    phrasing_fusion: str = "convex"
+    phrasing_k: float = 60
+    alternative_weight: float = 0.75
     # BM25 of the full-text arm, as the knowledge chunk arm (knowledge.search.HybridTuning).
     k1: float = 1.2
     b: float = 0.75
@@ -50,55 +75,140 @@ class SearchTuning:
     # make the arm rank most of the namespace; they are left to the vector arm.
     max_df_ratio: float = 0.35
     max_terms: int = 48
-    # Added (× idf) when the lexeme is in the page title or the chunk's headings: in docs
-    # sites the heading names the topic (labelled queries in benchmarks/pages_search.py).
-    heading_weight: float = 2.0
+    # Added (× idf) when the lexeme is in the page title, the chunk's headings, or the page's
+    # description and keywords: docs sites name a page's topic there.
+    title_weight: float = 1.0
+    heading_weight: float = 1.0
+    summary_weight: float = 1.0
+    # The exact analysis' terms count this much of the stemmed one's (1: as much).
+    exact_weight: float = 0.25
+    # Fused score multiplier for chunks of pages in another language than the query's.
+    language_penalty: float = 0.5
+    # The embedding model (all-MiniLM-L6-v2) was trained on English: for a query in another
+    # language its vector arm is mostly noise and weighs `foreign_vector_weight` instead.
+    model_languages: tuple[str, ...] = ("en",)
+    foreign_vector_weight: float = 0.1
+    # Chunks holding the query's rare identifiers (`key_tokens` in at most this share of the
+    # chunks) rank before those that do not: a developer who types one wants where it is.
+    key_tokens_first: bool = True
+    key_token_max_df: float = 0.02
+
+
+@dataclass(frozen=True)
+class QueryLanguage:
+    """The language a phrasing is taken to be in, and its stemming configuration."""
+
+    language: str
+    config: str
+
+    @classmethod
+    def of(cls, query: str, *, present: Collection[str], default: str) -> QueryLanguage:
+        language = query_language(query, present=present, default=default)
+        return cls(language, text_search_config(language))
+
+
+Key = tuple[str, int]
+
+
+@dataclass(frozen=True)
+class Candidate:
+    key: Key
+    score: float
+    language: str
+    # How many of the query's key tokens (identifiers, `key_tokens`) the chunk holds.
+    key_tokens: int = 0
+    # The score of a chunk of average length holding every query term in its text alone.
+    ideal: float = 0.0
 
 
 # The query's lexemes drive every lookup (LIMIT 1 keeps each statistics lookup a primary-key
 # probe whatever the table statistics say), so the plan holds on a never-analysed namespace.
-# The arm only needs the text, so it runs while the query is still being embedded. Ordering
-# and limiting the groups before numbering them keeps it a top-N sort over the matches.
+# Each analysis' branch is its own GIN lookup per lexeme ($13: the exact terms' weight).
+# Ordering and limiting the groups before numbering them keeps it a top-N sort over matches.
+_FIELDS = """
+           + $10::float8 * (c.fields @@ tm.in_title)::int
+           + $11::float8 * (c.fields @@ tm.in_heading)::int
+           + $12::float8 * (c.fields @@ tm.in_summary)::int"""
 LEXICAL = f"""
 WITH totals AS MATERIALIZED (
-    SELECT chunks, greatest(avg_length, 1::float8) AS avgdl FROM page_term_totals
-    WHERE org_id = $1 AND namespace = $2
+    SELECT chunks, greatest(avg_length, 1::float8) AS avgdl,
+           greatest(stem_avg_length, 1::float8) AS stem_avgdl
+    FROM page_term_totals WHERE org_id = $1 AND namespace = $2
+),
+query_lexemes AS (
+    SELECT 'e'::"char" AS analysis, lexeme
+    FROM unnest(tsvector_to_array(to_tsvector('simple', $3)) || $4::text[]) AS q(lexeme)
+    UNION
+    SELECT 's'::"char", lexeme
+    FROM unnest(tsvector_to_array(to_tsvector(quire_text_config($5), $3)))
+         AS q(lexeme)
 ),
 terms AS MATERIALIZED (
-    SELECT ls.lexeme, {lexeme_query("ls.lexeme")} AS query,
-           ln(1 + (t.chunks - ls.df + 0.5::float8) / (ls.df + 0.5::float8)) AS idf, t.avgdl
+    SELECT ql.analysis, ls.lexeme, {lexeme_query("ls.lexeme")} AS query,
+           {lexeme_query("ls.lexeme", "A")} AS in_title,
+           {lexeme_query("ls.lexeme", "B")} AS in_heading,
+           {lexeme_query("ls.lexeme", "C")} AS in_summary,
+           ln(1 + (t.chunks - ls.df + 0.5::float8) / (ls.df + 0.5::float8)) AS idf,
+           CASE WHEN ql.analysis = 'e' THEN $13::float8 ELSE 1 END AS weight,
+           CASE WHEN ql.analysis = 'e' THEN t.avgdl ELSE t.stem_avgdl END AS avgdl
     FROM totals t
-    CROSS JOIN (
-        SELECT DISTINCT lexeme
-        FROM unnest(tsvector_to_array(to_tsvector('simple', $3))) AS q(lexeme)
-    ) q
+    CROSS JOIN query_lexemes ql
     CROSS JOIN LATERAL (
         SELECT l.lexeme, l.df FROM page_lexeme_stats l
-        WHERE l.org_id = $1 AND l.namespace = $2 AND l.lexeme = q.lexeme LIMIT 1
+        WHERE l.org_id = $1 AND l.namespace = $2 AND l.analysis = ql.analysis
+          AND l.lexeme = ql.lexeme LIMIT 1
     ) ls
     WHERE ls.df <= greatest(t.chunks * $7::float8, 20)
-    ORDER BY idf DESC, ls.lexeme LIMIT $8
+    ORDER BY idf DESC, ql.analysis, ls.lexeme LIMIT $6
 ),
-scored AS (
-    SELECT c.path, c.chunk_ordinal,
-           sum(tm.idf * (($5::float8 + 1) / (1 + $5::float8 * (1 - $6::float8
-               + $6::float8 * c.lexemes / tm.avgdl)) + $9::float8 * c.in_heading)) AS score
+matches AS (
+    SELECT c.path, c.chunk_ordinal, c.language,
+           tm.weight * tm.idf * (($8::float8 + 1) / (1 + $8::float8 * (1 - $9::float8
+               + $9::float8 * c.lexemes / tm.avgdl)){_FIELDS}) AS score
     FROM terms tm
     JOIN LATERAL (
-        SELECT c.path, c.chunk_ordinal, c.lexemes, (c.heading_tsv @@ tm.query)::int AS in_heading
+        SELECT c.path, c.chunk_ordinal, c.language, c.lexemes, c.tsv_fields AS fields
         FROM page_chunks c
-        WHERE c.org_id = $1 AND c.namespace = $2 AND c.tsv @@ tm.query
+        WHERE tm.analysis = 'e' AND c.org_id = $1 AND c.namespace = $2 AND c.tsv @@ tm.query
     ) c ON true
-    GROUP BY c.path, c.chunk_ordinal
-    ORDER BY score DESC, c.path, c.chunk_ordinal LIMIT $4
+    UNION ALL
+    SELECT c.path, c.chunk_ordinal, c.language,
+           tm.weight * tm.idf * (($8::float8 + 1) / (1 + $8::float8 * (1 - $9::float8
+               + $9::float8 * c.lexemes / tm.avgdl)){_FIELDS}) AS score
+    FROM terms tm
+    JOIN LATERAL (
+        SELECT c.path, c.chunk_ordinal, c.language, c.stem_lexemes AS lexemes,
+               c.stem_fields AS fields
+        FROM page_chunks c
+        WHERE tm.analysis = 's' AND c.org_id = $1 AND c.namespace = $2
+          AND c.stem_tsv @@ tm.query
+    ) c ON true
+),
+rare_keys AS MATERIALIZED (
+    SELECT {lexeme_query("l.lexeme")} AS query
+    FROM totals t
+    JOIN page_lexeme_stats l ON l.org_id = $1 AND l.namespace = $2 AND l.analysis = 'e'
+    WHERE l.lexeme = ANY($15::text[]) AND l.df <= greatest(t.chunks * $16::float8, 3)
+),
+top AS (
+    SELECT path, chunk_ordinal, min(language) AS language, sum(score) AS score
+    FROM matches
+    GROUP BY path, chunk_ordinal
+    ORDER BY score DESC, path, chunk_ordinal LIMIT $14
 )
-SELECT path, chunk_ordinal FROM scored ORDER BY score DESC, path, chunk_ordinal
+SELECT t.path, t.chunk_ordinal, t.language, t.score,
+       (SELECT sum(weight * idf) FROM terms) AS ideal,
+       (SELECT count(*) FROM rare_keys k WHERE c.tsv @@ k.query) AS key_tokens
+FROM top t
+JOIN page_chunks c ON c.org_id = $1 AND c.namespace = $2 AND c.path = t.path
+                  AND c.chunk_ordinal = t.chunk_ordinal
+ORDER BY t.score DESC, t.path, t.chunk_ordinal
 """
 VECTOR = """
-SELECT c.path, c.chunk_ordinal
+SELECT c.path, c.chunk_ordinal, c.language, 1 - (c.embedding <=> $3) AS score
 FROM page_chunks c
 WHERE c.org_id = $1 AND c.namespace = $2
-ORDER BY c.embedding <=> $3 LIMIT $4
+ORDER BY c.embedding <=> $3, c.path, c.chunk_ordinal LIMIT $4
 """
 DETAILS = """
 SELECT c.path, c.chunk_ordinal, c.chunk_id, c.content, c.heading_path, p.url, p.title, p.revision
@@ -108,11 +218,27 @@ JOIN page_chunks c ON c.org_id = $1 AND c.namespace = $2 AND c.path = k.path
 JOIN pages p ON p.org_id = c.org_id AND p.namespace = c.namespace AND p.path = c.path
 """
 VERSION = """
-SELECT filesystem_version, search_config FROM namespaces WHERE org_id = $1 AND name = $2
+SELECT filesystem_version, search_config, language, languages
+FROM namespaces WHERE org_id = $1 AND name = $2
 """
 EXPORT = "SELECT pg_export_snapshot()"
 
-Key = tuple[str, int]
+
+# Tokens a developer types to find one thing: snake_case and dotted names, CamelCase names
+# (`UploadFile`, `HTTPException`, `OAuth2PasswordBearer`) and command-line flags
+# (`--forwarded-allow-ips`), as the `simple` configuration lexes them.
+_CAMEL = re.compile(
+    r"(?<![\w-])(?=\w*[a-z]\w*)(?=\w*[A-Z]\w*[A-Z]|[a-z]+[A-Z])[A-Za-z][A-Za-z0-9]+"
+)
+_FLAG = re.compile(r"(?<![\w-])--([a-z][a-z0-9]*(?:-[a-z0-9]+)*)")
+
+
+def key_tokens(query: str) -> list[str]:
+    """The query's identifier-shaped tokens, lower case, in order, without repeats."""
+    found = [*identifiers(query)]
+    found += [m.group(0).lower() for m in _CAMEL.finditer(query)]
+    found += [m.group(1) for m in _FLAG.finditer(query)]
+    return list(dict.fromkeys(found))
 
 
 def _arm_settings(depth: int) -> dict[str, str]:
@@ -124,22 +250,43 @@ def _arm_settings(depth: int) -> dict[str, str]:
 
 
 async def _lexical(
-    conn: asyncpg.Connection, org_id: uuid.UUID, namespace: str, query: str, tuning: SearchTuning
-) -> list[Key]:
+    conn: asyncpg.Connection,
+    org_id: uuid.UUID,
+    namespace: str,
+    query: str,
+    language: QueryLanguage,
+    tuning: SearchTuning,
+) -> list[Candidate]:
     with telemetry.tracer.start_as_current_span("search.fts"):
         rows = await conn.fetch(
             LEXICAL,
             org_id,
             namespace,
-            query,
-            tuning.depth,
+            cjk_bigrams(query),
+            identifiers(query),
+            language.config,
+            tuning.max_terms,
+            tuning.max_df_ratio,
             tuning.k1,
             tuning.b,
-            tuning.max_df_ratio,
-            tuning.max_terms,
+            tuning.title_weight,
             tuning.heading_weight,
+            tuning.summary_weight,
+            tuning.exact_weight,
+            tuning.depth,
+            key_tokens(query) if tuning.key_tokens_first else [],
+            tuning.key_token_max_df,
         )
-    return [(r["path"], r["chunk_ordinal"]) for r in rows]
+    return [
+        Candidate(
+            (r["path"], r["chunk_ordinal"]),
+            r["score"],
+            r["language"],
+            r["key_tokens"],
+            r["ideal"],
+        )
+        for r in rows
+    ]
 
 
 async def _vector(
@@ -148,10 +295,73 @@ async def _vector(
     namespace: str,
     vector: npt.NDArray[np.float32],
     tuning: SearchTuning,
-) -> list[Key]:
+) -> list[Candidate]:
     with telemetry.tracer.start_as_current_span("search.vector"):
         rows = await conn.fetch(VECTOR, org_id, namespace, vector, tuning.depth)
-    return [(r["path"], r["chunk_ordinal"]) for r in rows]
+    return [Candidate((r["path"], r["chunk_ordinal"]), r["score"], r["language"]) for r in rows]
+
+
+def fuse_arms(
+    lexical: Sequence[Candidate],
+    vector: Sequence[Candidate],
+    language: str,
+    tuning: SearchTuning,
+) -> list[tuple[Key, float]]:
+    """One phrasing's ranking: the arms fused, chunks in another language demoted."""
+    understood = language.split("-", 1)[0] in tuning.model_languages
+    weights = [
+        tuning.fts_weight,
+        tuning.vector_weight if understood else tuning.foreign_vector_weight,
+    ]
+    arms = [[(c.key, c.score) for c in arm] for arm in (lexical, vector)]
+    if tuning.fusion == "rrf":
+        fused = rrf([[key for key, _ in arm] for arm in arms], k=tuning.rrf_k, weights=weights)
+    else:
+        # Full-text scores are 0 for every chunk the arm did not return (see normalise).
+        fused = convex(arms, weights=weights, method=tuning.normalisation, pad_to=[tuning.depth, 0])
+    languages = {c.key: c.language for arm in (lexical, vector) for c in arm}
+    if tuning.language_penalty != 1.0:
+        fused = [
+            (key, score * (1.0 if languages[key] == language else tuning.language_penalty))
+            for key, score in fused
+        ]
+        fused.sort(key=lambda item: -item[1])
+    tokens = {c.key: c.key_tokens for c in lexical if c.key_tokens}
+    if tokens:
+        # Chunks holding more of the query's identifiers first; the fused score within.
+        fused.sort(key=lambda item: -tokens.get(item[0], 0))
+    return fused
+
+
+def fuse_phrasings(
+    rankings: Sequence[Sequence[tuple[Key, float]]], tuning: SearchTuning
+) -> list[tuple[Key, float]]:
+    """The query's ranking and its alternatives' (each fused already), fused."""
+    if len(rankings) == 1:
+        return list(rankings[0])
+    weights = [1.0] + [tuning.alternative_weight] * (len(rankings) - 1)
+    if tuning.phrasing_fusion == "convex":
+        return convex(rankings, weights=weights, method="minmax")
+    return rrf([[key for key, _ in r] for r in rankings], k=tuning.phrasing_k, weights=weights)
+
+
+async def arm_candidates(
+    conn: asyncpg.Connection,
+    org_id: uuid.UUID,
+    namespace: str,
+    query: str,
+    vector: npt.NDArray[np.float32],
+    tuning: SearchTuning,
+    which: str,
+) -> list[Key]:
+    """One arm alone ("fts" or "vector"), for the quality benchmark's per-arm figures."""
+    if which == "fts":
+        row = await conn.fetchrow(VERSION, org_id, namespace)
+        language = QueryLanguage.of(query, present=row["languages"], default=row["language"])
+        found = await _lexical(conn, org_id, namespace, query, language, tuning)
+    else:
+        found = await _vector(conn, org_id, namespace, vector, tuning)
+    return [c.key for c in found]
 
 
 async def _arms(
@@ -159,17 +369,18 @@ async def _arms(
     org_id: uuid.UUID,
     namespace: str,
     query: str,
+    language: QueryLanguage,
     vectors: asyncio.Future[npt.NDArray[np.float32]],
     index: int,
     tuning: SearchTuning,
 ) -> list[tuple[Key, float]]:
     """One phrasing: the full-text arm first (it needs no vector, so it overlaps the query
-    embedding), then the vector arm on row `index` of `vectors`, fused with RRF."""
-    fts = await _lexical(conn, org_id, namespace, query, tuning)
+    embedding), then the vector arm on row `index` of `vectors`, fused."""
+    fts = await _lexical(conn, org_id, namespace, query, language, tuning)
     # Shielded: an alternative that times out must not cancel the embedding others await.
     vector = (await asyncio.shield(vectors))[index]
     vec = await _vector(conn, org_id, namespace, vector, tuning)
-    return rrf([fts, vec], k=tuning.rrf_k, weights=[tuning.fts_weight, tuning.vector_weight])
+    return fuse_arms(fts, vec, language.language, tuning)
 
 
 async def _alternative(
@@ -179,6 +390,7 @@ async def _alternative(
     org_id: uuid.UUID,
     namespace: str,
     query: str,
+    language: QueryLanguage,
     vectors: asyncio.Future[npt.NDArray[np.float32]],
     index: int,
     tuning: SearchTuning,
@@ -187,7 +399,7 @@ async def _alternative(
         # Must be the transaction's first statement.
         await conn.execute(f"SET TRANSACTION SNAPSHOT '{snapshot}'")
         await apply_settings(conn, {**settings, "max_parallel_workers_per_gather": "0"})
-        return await _arms(conn, org_id, namespace, query, vectors, index, tuning)
+        return await _arms(conn, org_id, namespace, query, language, vectors, index, tuning)
 
 
 def _cap_per_page(fused: Sequence[tuple[Key, float]], limit: int) -> list[tuple[Key, float]]:
@@ -251,24 +463,37 @@ async def search_pages(
         if left is not None:
             local["statement_timeout"] = str(left)
         await apply_settings(conn, local)
+        languages = [
+            QueryLanguage.of(text, present=row["languages"], default=row["language"])
+            for text in (query, *alternatives)
+        ]
         tasks: list[asyncio.Task[list[tuple[Key, float]]]] = []
         if alternatives:
             snapshot = await conn.fetchval(EXPORT)
             tasks = [
                 asyncio.create_task(
                     _alternative(
-                        pool, snapshot, local, org_id, namespace, alt, vectors, i + 1, tuning
+                        pool,
+                        snapshot,
+                        local,
+                        org_id,
+                        namespace,
+                        alt,
+                        languages[i + 1],
+                        vectors,
+                        i + 1,
+                        tuning,
                     )
                 )
                 for i, alt in enumerate(alternatives)
             ]
         try:
-            primary = await _arms(conn, org_id, namespace, query, vectors, 0, tuning)
+            primary = await _arms(conn, org_id, namespace, query, languages[0], vectors, 0, tuning)
         except BaseException:
             for task in tasks:
                 task.cancel()
             raise
-        rankings = [[key for key, _ in primary]]
+        rankings = [primary]
         if tasks:
             _done, pending = await asyncio.wait(tasks, timeout=ALTERNATIVE_TIMEOUT_S)
             for task in pending:
@@ -282,9 +507,9 @@ async def search_pages(
                     warnings.append(f"alternative {i + 1} failed")
                     log.warning("alternative failed", exc_info=task.exception())
                 else:
-                    rankings.append([key for key, _ in task.result()])
+                    rankings.append(task.result())
         with telemetry.tracer.start_as_current_span("search.fusion"):
-            fused = rrf(rankings, k=tuning.rrf_k) if len(rankings) > 1 else primary
+            fused = fuse_phrasings(rankings, tuning)
             chosen = _cap_per_page(fused, limit)
         rows = await conn.fetch(
             DETAILS,

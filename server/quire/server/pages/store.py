@@ -10,17 +10,27 @@ import asyncpg
 import numpy as np
 import numpy.typing as npt
 
+from quire.indexer.lexical_text import cjk_bigrams, identifiers, lexeme_literal
+from quire.indexer.pages.language import text_search_config
+
 GET_NAMESPACE = """
 SELECT name, filesystem_version, source_url, public_url, transform, index_version,
-       search_config, last_report, updated_at
+       search_config, last_report, updated_at, language, languages
 FROM namespaces WHERE org_id = $1 AND name = $2
 """
 ENSURE_NAMESPACE = """
-INSERT INTO namespaces (org_id, name, source_url, public_url, transform, index_version)
-VALUES ($1, $2, $3, $4, $5, $6)
+INSERT INTO namespaces (org_id, name, source_url, public_url, transform, index_version, language)
+VALUES ($1, $2, $3, $4, $5, $6, $7)
 ON CONFLICT (org_id, name) DO UPDATE SET source_url = EXCLUDED.source_url,
     public_url = EXCLUDED.public_url, transform = EXCLUDED.transform,
-    index_version = EXCLUDED.index_version, updated_at = now()
+    index_version = EXCLUDED.index_version, language = EXCLUDED.language, updated_at = now()
+"""
+# The languages the namespace's pages are in, for choosing a query's language.
+REFRESH_LANGUAGES = """
+UPDATE namespaces n SET languages = coalesce(
+    (SELECT array_agg(DISTINCT p.language ORDER BY p.language) FROM pages p
+     WHERE p.org_id = n.org_id AND p.namespace = n.name), '{}')
+WHERE n.org_id = $1 AND n.name = $2
 """
 BUMP_VERSION = """
 UPDATE namespaces SET filesystem_version = filesystem_version + 1, updated_at = now()
@@ -36,27 +46,47 @@ FROM pages p WHERE p.org_id = $1 AND p.namespace = $2
 """
 UPSERT_PAGE = """
 INSERT INTO pages (org_id, namespace, path, content_id, url, title, body, total_chars, digest,
-                   index_fingerprint, revision, filesystem_version, expected_chunk_count)
-VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12, $13)
+                   index_fingerprint, revision, filesystem_version, expected_chunk_count,
+                   language, description, keywords)
+VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12, $13, $14, $15, $16)
 ON CONFLICT (org_id, namespace, path) DO UPDATE SET content_id = EXCLUDED.content_id,
     url = EXCLUDED.url, title = EXCLUDED.title, body = EXCLUDED.body,
     total_chars = EXCLUDED.total_chars, digest = EXCLUDED.digest,
     index_fingerprint = EXCLUDED.index_fingerprint, revision = EXCLUDED.revision,
     filesystem_version = EXCLUDED.filesystem_version,
-    expected_chunk_count = EXCLUDED.expected_chunk_count, published_at = now()
+    expected_chunk_count = EXCLUDED.expected_chunk_count, language = EXCLUDED.language,
+    description = EXCLUDED.description, keywords = EXCLUDED.keywords, published_at = now()
 """
 DELETE_CHUNKS = "DELETE FROM page_chunks WHERE org_id = $1 AND namespace = $2 AND path = $3"
+# $8-$11: title, headings, summary and text prepared for the parser (ChunkLexicalText);
+# $12: the identifiers as a tsvector literal; $13: the stemming configuration's name (one
+# this server lacks stems nothing rather than failing).
 INSERT_CHUNK = """
 INSERT INTO page_chunks (org_id, namespace, path, chunk_ordinal, revision, chunk_id, content,
-                         heading_path, tsv, embedding)
+                         heading_path, tsv, stem_tsv, language, embedding)
 VALUES ($1, $2, $3, $4::int, $5::text, $5::text || ':' || $4::int, $6::text, $7::text[],
-        setweight(to_tsvector('simple', $8::text || ' ' || array_to_string($7::text[], ' ')), 'A')
-          || setweight(to_tsvector('simple', $6::text), 'D'),
-        $9)
+        quire_page_tsv('simple', $8, $9, $10, $11) || $12::tsvector,
+        quire_page_tsv(quire_text_config($13), $8, $9, $10, $11),
+        $14, $15)
 """
 UPDATE_METADATA = """
 UPDATE pages SET title = $4, url = $5, filesystem_version = $6, published_at = now()
 WHERE org_id = $1 AND namespace = $2 AND path = $3
+"""
+CHUNK_TEXTS = """
+SELECT c.chunk_ordinal, c.content, c.heading_path, p.description, p.keywords, p.language
+FROM page_chunks c JOIN pages p USING (org_id, namespace, path)
+WHERE c.org_id = $1 AND c.namespace = $2 AND c.path = $3
+"""
+# The title is in every chunk's tsvectors: a new title re-weighs them (vectors stay).
+UPDATE_CHUNK_LEXEMES = """
+UPDATE page_chunks c SET
+    tsv = quire_page_tsv('simple', t.title, t.headings, t.summary, t.body) || t.extra::tsvector,
+    stem_tsv = quire_page_tsv(quire_text_config(t.config), t.title, t.headings,
+                              t.summary, t.body)
+FROM unnest($4::int[], $5::text[], $6::text[], $7::text[], $8::text[], $9::text[], $10::text[])
+     AS t(ordinal, title, headings, summary, body, extra, config)
+WHERE c.org_id = $1 AND c.namespace = $2 AND c.path = $3 AND c.chunk_ordinal = t.ordinal
 """
 DELETE_PAGES = "DELETE FROM pages WHERE org_id = $1 AND namespace = $2 AND path = ANY($3)"
 STORE_REPORT = """
@@ -89,12 +119,52 @@ class NewPage:
     digest: str
     index_fingerprint: str
     revision: str
+    language: str = "en"
+    # From the page's front matter: its one-line summary and keywords (searchable, weight C).
+    description: str = ""
+    keywords: tuple[str, ...] = ()
 
 
 @dataclass(frozen=True)
 class NewChunk:
     content: str
     heading_path: tuple[str, ...]
+
+
+@dataclass(frozen=True)
+class ChunkLexicalText:
+    """A chunk's fields as the text parser gets them (CJK runs as bigrams), the identifiers
+    the parser would split (`quire.indexer.lexical_text`), and the stemming configuration."""
+
+    title: str
+    headings: str
+    summary: str
+    body: str
+    identifiers: str  # a tsvector literal
+    config: str
+
+    @classmethod
+    def of(
+        cls, *, title: str, headings: Sequence[str], summary: str, body: str, language: str
+    ) -> ChunkLexicalText:
+        heading_text = " ".join(headings)
+        extra = " ".join(
+            literal
+            for text, weight in ((title, "A"), (heading_text, "B"), (summary, "C"), (body, "D"))
+            if (literal := lexeme_literal(identifiers(text), weight))
+        )
+        return cls(
+            title=cjk_bigrams(title),
+            headings=cjk_bigrams(heading_text),
+            summary=cjk_bigrams(summary),
+            body=cjk_bigrams(body),
+            identifiers=extra,
+            config=text_search_config(language),
+        )
+
+
+def summary_text(description: str, keywords: Sequence[str]) -> str:
+    return " ".join([description, *keywords]).strip()
 
 
 async def get_namespace(
@@ -113,10 +183,15 @@ async def ensure_namespace(
     public_url: str,
     transform: str,
     index_version: str,
+    language: str,
 ) -> None:
     await conn.execute(
-        ENSURE_NAMESPACE, org_id, name, source_url, public_url, transform, index_version
+        ENSURE_NAMESPACE, org_id, name, source_url, public_url, transform, index_version, language
     )
+
+
+async def refresh_languages(conn: asyncpg.Connection, org_id: uuid.UUID, namespace: str) -> None:
+    await conn.execute(REFRESH_LANGUAGES, org_id, namespace)
 
 
 async def page_states(
@@ -140,6 +215,17 @@ async def publish_page(
     vectors: npt.NDArray[np.float32],
 ) -> int:
     """Text, chunks, vectors, catalogue row and namespace version: one transaction."""
+    summary = summary_text(page.description, page.keywords)
+    lexical = [
+        ChunkLexicalText.of(
+            title=page.title,
+            headings=chunk.heading_path,
+            summary=summary,
+            body=chunk.content,
+            language=page.language,
+        )
+        for chunk in chunks
+    ]
     async with conn.transaction():
         version = await bump_version(conn, org_id, namespace)
         await conn.execute(
@@ -157,6 +243,9 @@ async def publish_page(
             page.revision,
             version,
             len(chunks),
+            page.language,
+            page.description,
+            list(page.keywords),
         )
         await conn.execute(DELETE_CHUNKS, org_id, namespace, page.path)
         await conn.executemany(
@@ -170,10 +259,16 @@ async def publish_page(
                     page.revision,
                     chunk.content,
                     list(chunk.heading_path),
-                    page.title,
+                    lex.title,
+                    lex.headings,
+                    lex.summary,
+                    lex.body,
+                    lex.identifiers,
+                    lex.config,
+                    page.language,
                     vectors[ordinal],
                 )
-                for ordinal, chunk in enumerate(chunks)
+                for ordinal, (chunk, lex) in enumerate(zip(chunks, lexical, strict=True))
             ],
         )
     return version
@@ -192,6 +287,30 @@ async def publish_metadata(
     async with conn.transaction():
         version = await bump_version(conn, org_id, namespace)
         await conn.execute(UPDATE_METADATA, org_id, namespace, path, title, url, version)
+        rows = await conn.fetch(CHUNK_TEXTS, org_id, namespace, path)
+        lexical = [
+            ChunkLexicalText.of(
+                title=title,
+                headings=r["heading_path"],
+                summary=summary_text(r["description"], r["keywords"]),
+                body=r["content"],
+                language=r["language"],
+            )
+            for r in rows
+        ]
+        await conn.execute(
+            UPDATE_CHUNK_LEXEMES,
+            org_id,
+            namespace,
+            path,
+            [r["chunk_ordinal"] for r in rows],
+            [x.title for x in lexical],
+            [x.headings for x in lexical],
+            [x.summary for x in lexical],
+            [x.body for x in lexical],
+            [x.identifiers for x in lexical],
+            [x.config for x in lexical],
+        )
     return version
 
 

@@ -22,10 +22,11 @@ import numpy.typing as npt
 from google.protobuf import timestamp_pb2
 
 from quire.indexer import fingerprint
-from quire.indexer.chunking import DEFAULT_CEILING, chunk_text, embedding_text
+from quire.indexer.chunking import DEFAULT_CEILING, Chunk, chunk_text, embedding_text
 from quire.indexer.pages import discovery as discovery_mod
 from quire.indexer.pages.fetch import FetchError, PageFetcher
 from quire.indexer.pages.guard import SourcePolicy
+from quire.indexer.pages.language import DEFAULT_LANGUAGE, page_language
 from quire.indexer.pages.paths import citation_url
 from quire.indexer.pages.transforms import apply_transform, title_from_markdown
 from quire.server import telemetry
@@ -60,6 +61,8 @@ class SyncRequest:
     index_version: str = "1"
     reindex: bool = False
     validate_discovery: bool = False
+    # The namespace's default language (normalised BCP 47).
+    language: str = DEFAULT_LANGUAGE
 
 
 Progress = Callable[[pages_pb2.PageSyncProgress], Awaitable[None]]
@@ -130,6 +133,7 @@ class PageSync:
             transform=request.transform,
             index_version=request.index_version,
             ceiling=PAGE_CEILING,
+            language=request.language,
         )
         self._lock_key = f"pages:{org_id}:{request.namespace}"
         self._stats_checked = time.monotonic()
@@ -245,6 +249,7 @@ class PageSync:
                     public_url=req.public_url,
                     transform=req.transform,
                     index_version=req.index_version,
+                    language=req.language,
                 )
             await self._progress(pages_pb2.SYNC_STAGE_FETCHING)
             await self._fetch_and_publish(fetcher, pages, states)
@@ -304,7 +309,12 @@ class PageSync:
         text = page_text.text
         title = found.title or page_text.title or title_from_markdown(text) or found.path
         url = citation_url(req.public_url or _site_base(req.url), found.path)
-        text_digest = fingerprint.digest(text)
+        description = page_text.description or ""
+        text_digest = fingerprint.digest(
+            text,
+            summary=(description, *page_text.keywords),
+            language=page_text.language or "",
+        )
         same_content = (
             state is not None
             and state.digest == text_digest
@@ -320,7 +330,10 @@ class PageSync:
                     )
                 self.tally.metadata_only += 1
             return None
-        chunks = chunk_text(text, ceiling=PAGE_CEILING)
+        # CPU work (language detection, chunking) off the event loop.
+        language, chunks = await asyncio.to_thread(
+            _analyse, found.path, text, page_text.language, req.language
+        )
         new_chunks = [store.NewChunk(c.text, c.heading_path) for c in chunks]
         return _Pending(
             page=store.NewPage(
@@ -331,9 +344,15 @@ class PageSync:
                 digest=text_digest,
                 index_fingerprint=self.fingerprint,
                 revision=fingerprint.revision(text_digest, self.fingerprint),
+                language=language,
+                description=description,
+                keywords=page_text.keywords,
             ),
             chunks=new_chunks,
-            texts=[embedding_text(c, title) for c in chunks],
+            texts=[
+                embedding_text(c, title, summary=description if c.chunk_ordinal == 0 else None)
+                for c in chunks
+            ],
         )
 
     async def _embed_and_publish(self, queue: asyncio.Queue[_Pending | None]) -> None:
@@ -412,6 +431,7 @@ class PageSync:
                 written = self.tally.embedded_chunks
                 if force:  # the end of a sync that changed chunks: judged on all it wrote
                     await term_stats.refresh(conn, self.org_id, self.request.namespace)
+                    await store.refresh_languages(conn, self.org_id, self.request.namespace)
                     await term_stats.analyze_if_grown(conn, written, vacuum=True)
                 else:
                     await term_stats.refresh_if_drifted(conn, self.org_id, self.request.namespace)
@@ -463,6 +483,12 @@ class PageSync:
         telemetry.sync_outcomes.add(1, {"status": pages_pb2.SyncStatus.Name(status)})
         await self._progress(pages_pb2.SYNC_STAGE_DONE)
         return report
+
+
+def _analyse(path: str, text: str, declared: str | None, default: str) -> tuple[str, list[Chunk]]:
+    """The page's language and chunks."""
+    language = page_language(path=path, text=text, declared=declared, default=default)
+    return language, chunk_text(text, ceiling=PAGE_CEILING)
 
 
 def _site_base(url: str) -> str:

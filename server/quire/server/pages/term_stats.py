@@ -19,17 +19,22 @@ ANALYZE = "ANALYZE page_chunks, page_lexeme_stats, page_term_totals"
 VACUUM_ANALYZE = "VACUUM (ANALYZE) page_chunks, page_lexeme_stats, page_term_totals"
 
 DELETE_LEXEMES = "DELETE FROM page_lexeme_stats WHERE org_id = $1 AND namespace = $2"
+# Document frequencies of both analyses: 'e' (exact, `tsv`) and 's' (stemmed, `stem_tsv`).
 INSERT_LEXEMES = """
-INSERT INTO page_lexeme_stats (org_id, namespace, lexeme, df)
-SELECT $1, $2, word, ndoc FROM ts_stat(format(
+INSERT INTO page_lexeme_stats (org_id, namespace, analysis, lexeme, df)
+SELECT $1, $2, 'e', word, ndoc FROM ts_stat(format(
     'SELECT tsv FROM page_chunks WHERE org_id = %L AND namespace = %L', $1::uuid, $2::text))
+UNION ALL
+SELECT $1, $2, 's', word, ndoc FROM ts_stat(format(
+    'SELECT stem_tsv FROM page_chunks WHERE org_id = %L AND namespace = %L', $1::uuid, $2::text))
 """
 UPSERT_TOTALS = """
-INSERT INTO page_term_totals (org_id, namespace, chunks, avg_length)
-SELECT $1, $2, count(*), coalesce(avg(lexemes), 0)
+INSERT INTO page_term_totals (org_id, namespace, chunks, avg_length, stem_avg_length)
+SELECT $1, $2, count(*), coalesce(avg(lexemes), 0), coalesce(avg(stem_lexemes), 0)
 FROM page_chunks WHERE org_id = $1 AND namespace = $2
 ON CONFLICT (org_id, namespace) DO UPDATE SET chunks = EXCLUDED.chunks,
-    avg_length = EXCLUDED.avg_length, refreshed_at = now()
+    avg_length = EXCLUDED.avg_length, stem_avg_length = EXCLUDED.stem_avg_length,
+    refreshed_at = now()
 """
 DRIFTED = """
 SELECT t.chunks IS NULL

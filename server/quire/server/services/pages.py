@@ -10,6 +10,7 @@ from typing import Any
 from grpc import aio
 
 from quire.indexer.pages.guard import SourcePolicy
+from quire.indexer.pages.language import DEFAULT_LANGUAGE, normalise_tag
 from quire.server.auth import Scope
 from quire.server.embeddings import discard
 from quire.server.engine import search_config
@@ -86,6 +87,9 @@ class PagesService(pages_service_pb2_grpc.PagesServiceServicer):
         index_version = clean_text("start.index_version", start.index_version or "1", max_chars=64)
         if start.public_url:
             clean_text("start.public_url", start.public_url, max_chars=2048)
+        language = normalise_tag(start.language or DEFAULT_LANGUAGE)
+        if language is None or len(start.language) > 35:
+            raise invalid("start.language", 'a BCP 47 language tag such as "en" or "pt-BR"')
         # Built per sync from the live settings (tests extend the allow-list at run time).
         policy = SourcePolicy(allow_origins=list(self.state.settings.allow_sources))
         try:
@@ -119,6 +123,7 @@ class PagesService(pages_service_pb2_grpc.PagesServiceServicer):
                 index_version=index_version,
                 reindex=start.reindex,
                 validate_discovery=start.validate_discovery,
+                language=language,
             ),
             on_progress=on_progress,
             on_discovery=on_discovery,
