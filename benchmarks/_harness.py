@@ -461,13 +461,16 @@ class Quire:
         return AsyncQuireClient(address or self.address, api_key=token)
 
 
-async def sync_site(client: Any, namespace: str, url: str) -> tuple[Any, float]:
+async def sync_site(
+    client: Any, namespace: str, url: str, transform: str = ""
+) -> tuple[Any, float]:
     """One SyncPages call to its report; returns (report, wall seconds)."""
     from quire.v1 import pages_pb2
 
     started = time.perf_counter()
     report = None
-    async for message in client.sync_pages(namespace=namespace, url=url, timeout=900):
+    extra = {"transform": transform} if transform else {}
+    async for message in client.sync_pages(namespace=namespace, url=url, timeout=900, **extra):
         if isinstance(message, pages_pb2.SyncReport):
             report = message
     if report is None:

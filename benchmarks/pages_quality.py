@@ -38,6 +38,8 @@ ORG = "pages-quality"
 
 
 def load_questions(path: Path = QUESTIONS) -> list[dict[str, Any]]:
+    """Labelled questions: id, query, alternatives, expected (a page path), lang, kind,
+    split ("dev" or "heldout")."""
     return [json.loads(line) for line in path.read_text(encoding="utf-8").splitlines() if line]
 
 
@@ -186,7 +188,7 @@ async def evaluate(
 
 
 async def main(args: argparse.Namespace) -> dict[str, Any]:
-    questions = load_questions()
+    questions = load_questions(args.questions)
     if args.max_questions:
         questions = questions[: args.max_questions]
     embeddings = h.load_model()
@@ -198,11 +200,13 @@ async def main(args: argparse.Namespace) -> dict[str, Any]:
     }
     url = os.environ.get("QUIRE_DATABASE_URL", "") if args.keep else ""
     async with _database(url) as database_url:
-        with h.site_process(h.FASTAPI_SITE) as site:
+        with h.site_process(args.site) as site:
             async with h.Quire(database_url, embeddings=embeddings, allow_sources=[site]) as q:
                 key = await q.key(ORG)
                 async with q.client(key.token) as client:
-                    synced, seconds = await h.sync_site(client, NAMESPACE, f"{site}/llms.txt")
+                    synced, seconds = await h.sync_site(
+                        client, NAMESPACE, f"{site}/llms.txt", transform=args.transform
+                    )
                 report["sync"] = {**h.report_fields(synced), "seconds": round(seconds, 1)}
                 h.note(f"synced in {seconds:.1f} s: {report['sync']}")
                 evaluator = Evaluator(q.pool, key.org_id, embeddings)
@@ -234,6 +238,11 @@ if __name__ == "__main__":
         "--keep", action="store_true", help="use QUIRE_DATABASE_URL itself and keep the namespace"
     )
     parser.add_argument("--out", type=Path)
+    parser.add_argument(
+        "--site", type=Path, default=h.FASTAPI_SITE, help="a static site with llms.txt"
+    )
+    parser.add_argument("--questions", type=Path, default=QUESTIONS, help="labelled JSONL")
+    parser.add_argument("--transform", default="markdown", help="the sync's transform profile")
     h.setup_logging()
     result = h.run(main(parser.parse_args()))
     h.emit(result, parser.parse_args().out)

@@ -456,7 +456,10 @@ def test_document_title_modes() -> None:
 def test_a_code_block_stays_with_the_paragraph_that_introduces_it() -> None:
     before = "Some earlier explanation that fills the chunk. " * 2
     intro = "If you call it without the parameter you will see an error like:\n\n"
-    code = '```JSON\n{\n  "detail": [\n    {"type": "missing", "loc": ["query", "needy"]}\n  ]\n}\n```\n'
+    code = (
+        '```JSON\n{\n  "detail": [\n    {"type": "missing", "loc": ["query", "needy"]}\n'
+        "  ]\n}\n```\n"
+    )
     after = "After that, more text follows here. " * 4
     text = f"## Required\n\n{before}\n\n{intro}{code}\n{after}\n"
     chunks = chunk_text(text, ceiling=400)

@@ -127,6 +127,8 @@ export interface SyncStartOptions {
   transform?: string;
   indexVersion?: string;
   reindex?: boolean;
+  /** The namespace's default language (BCP 47, default "en"), for pages whose own cannot be told. */
+  language?: string;
 }
 
 export interface SyncOptions extends CallOptions {
@@ -374,6 +376,7 @@ export class QuireClient {
           indexVersion: start.indexVersion ?? "",
           reindex: start.reindex ?? false,
           validateDiscovery: validate !== undefined,
+          language: start.language ?? "",
         },
       },
     });

@@ -23,9 +23,7 @@ PAGE_LEXICAL_FORMAT = (
 PAGE_EMBEDDING_EXTRA = "summary-in-first-chunk"
 
 
-def digest(
-    text: str, *, summary: tuple[str, ...] = (), language: str = ""
-) -> str:
+def digest(text: str, *, summary: tuple[str, ...] = (), language: str = "") -> str:
     """sha256 of a page's text; with front matter fields that are indexed (description,
     keywords, a declared language), of those too, so a change to them is a change."""
     if not any(summary) and not language:

@@ -104,6 +104,5 @@ def lexeme_literal(lexemes: list[str], weight: str = "D") -> str:
     Identifiers are made of word characters and dots only, so nothing needs escaping; any
     quote or backslash is doubled all the same."""
     return " ".join(
-        "'" + lexeme.replace("\\", "\\\\").replace("'", "''") + f"':1{weight}"
-        for lexeme in lexemes
+        "'" + lexeme.replace("\\", "\\\\").replace("'", "''") + f"':1{weight}" for lexeme in lexemes
     )

@@ -167,6 +167,7 @@ class AsyncQuireClient:
         transform: str | None = None,
         index_version: str | None = None,
         reindex: bool = False,
+        language: str | None = None,
         validate_discovery: DiscoveryValidator | None = None,
         timeout: float | None = None,
     ) -> AsyncIterator[pages_pb2.PageSyncProgress | pages_pb2.SyncReport]:
@@ -178,6 +179,8 @@ class AsyncQuireClient:
         is aborted and the exception propagates. The request side stays open until the server
         ends the call; leaving the iteration early (`aclose()`, `break` inside
         `contextlib.aclosing`) cancels the RPC, which stops the sync cooperatively.
+        `language`: the namespace's default language (BCP 47, default "en"), for pages whose
+        own language cannot be told.
         """
         start = pages_service_pb2.SyncPagesRequest(
             start=pages_service_pb2.SyncStart(
@@ -188,6 +191,7 @@ class AsyncQuireClient:
                 index_version=index_version or "",
                 reindex=reindex,
                 validate_discovery=validate_discovery is not None,
+                language=language or "",
             )
         )
         call = self._pages.SyncPages(

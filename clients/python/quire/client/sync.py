@@ -162,6 +162,7 @@ class QuireClient:
         transform: str | None = None,
         index_version: str | None = None,
         reindex: bool = False,
+        language: str | None = None,
         validate_discovery: SyncDiscoveryValidator | None = None,
         timeout: float | None = None,
     ) -> Iterator[pages_pb2.PageSyncProgress | pages_pb2.SyncReport]:
@@ -178,6 +179,7 @@ class QuireClient:
                 index_version=index_version or "",
                 reindex=reindex,
                 validate_discovery=validate_discovery is not None,
+                language=language or "",
             )
         )
         outbox: queue.SimpleQueue[pages_service_pb2.SyncPagesRequest | None] = queue.SimpleQueue()

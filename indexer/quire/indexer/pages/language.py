@@ -3,7 +3,7 @@ configuration stems it.
 
 A page's language is, in order: the language its front matter declares (``lang``,
 ``language``, ``locale``); the language its prose is confidently written in (py3langid over
-the text outside code, at least ``MIN_PROSE_CHARS`` of it); a language code leading its path
+the text outside code, at least ``MIN_PROSE_BYTES`` of it); a language code leading its path
 (``/ja/tutorial/…``, ``/pt-br/…``); else the namespace's default language. Tags are
 lower-case BCP 47 (``en``, ``ja``, ``pt-br``).
 
@@ -37,8 +37,9 @@ __all__ = [
 ]
 
 DEFAULT_LANGUAGE = "en"
-# Below this much prose (code blocks and inline code removed) detection is a guess.
-MIN_PROSE_CHARS = 200
+# Below this much prose (code blocks and inline code removed), in UTF-8 bytes so that CJK
+# text (three bytes a character, and denser) counts fairly, detection is a guess.
+MIN_PROSE_BYTES = 200
 # py3langid's normalised probability a page's detection must reach.
 MIN_CONFIDENCE = 0.9
 # A Latin-script query needs this many words before its detected language can override the
@@ -159,7 +160,7 @@ def prose(text: str) -> str:
 def prose_language(text: str) -> tuple[str | None, float]:
     """(language, confidence) of the prose in ``text``; (None, 0) when there is too little."""
     words = prose(text)
-    if len(words.strip()) < MIN_PROSE_CHARS:
+    if len(words.strip().encode()) < MIN_PROSE_BYTES:
         return None, 0.0
     # The detector's cost grows with the text; the first 4,000 characters of prose decide.
     language, confidence = _identifier().classify(words[:4000])

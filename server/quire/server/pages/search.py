@@ -73,7 +73,7 @@ class SearchTuning:
     b: float = 0.75
     # Lexemes in more than this share of the namespace's chunks carry little idf and would
     # make the arm rank most of the namespace; they are left to the vector arm.
-    max_df_ratio: float = 0.35
+    max_df_ratio: float = 0.2
     max_terms: int = 48
     # Added (× idf) when the lexeme is in the page title, the chunk's headings, or the page's
     # description and keywords: docs sites name a page's topic there.
