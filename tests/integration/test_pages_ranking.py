@@ -82,6 +82,8 @@ PAGES: dict[str, str] = {
         + FILLER
         * 2
     ),
+    # Too little prose to tell its language: the namespace default.
+    "/guide/short.md": "# Changelog\n\nNothing yet.\n",
     "/pl/przewodnik/wstep.md": (
         "# Wprowadzenie\n\n"
         "Ta strona opisuje, jak skonfigurować usługę krok po kroku. Najpierw zainstaluj pakiet, "
@@ -246,3 +248,32 @@ async def test_rankings_are_repeatable(client: AsyncQuireClient) -> None:
         assert [(h.chunk_id, h.score) for h in first.hits] == [
             (h.chunk_id, h.score) for h in second.hits
         ]
+
+
+async def test_the_namespace_language_is_a_bounded_tag(
+    client: AsyncQuireClient, site: SiteServer
+) -> None:
+    from quire.client import errors as qe
+
+    longest = "de-abcdefgh-abcdefgh-abcdefgh-abcde"
+    assert len(longest) == 35
+    report = None
+    async for message in client.sync_pages(
+        namespace="handbook-de", url=f"{site.url}/llms.txt", language=longest
+    ):
+        if isinstance(message, pages_pb2.SyncReport):
+            report = message
+    assert report is not None and report.failed == 0
+    listed = await client.list_pages(namespace="handbook-de", limit=200)
+    languages = {page.path: page.language for page in listed.pages}
+    # Pages whose language shows keep it; the default is only a fallback.
+    assert languages["/guide/streaming.md"] == "en"
+    assert languages["/ja/guide/testing-overrides.md"] == "ja"
+    assert languages["/guide/short.md"] == longest
+    for bad in (longest + "x", "english!", "e", "de de"):
+        with pytest.raises(qe.InvalidRequest) as info:
+            async for _ in client.sync_pages(
+                namespace="handbook-bad", url=f"{site.url}/llms.txt", language=bad
+            ):
+                pass
+        assert [f for f, _ in info.value.field_violations] == ["start.language"], bad

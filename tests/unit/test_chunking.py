@@ -256,14 +256,16 @@ def test_skipped_heading_levels() -> None:
     assert _paths(text) == [("A",), ("A", "C"), ("A", "B"), ("A", "B", "D")]
 
 
-def test_title_only_heading_joins_the_next_deeper_section() -> None:
+def test_a_title_only_heading_joins_the_next_section() -> None:
     text = "# Tutorial\n\n## First steps\n\nHello.\n\n## Next\n\n## Last\n\nBye.\n"
     chunks = chunk_text(text)
     assert [(c.heading_path, c.text) for c in chunks] == [
         (("Tutorial", "First steps"), "# Tutorial\n\n## First steps\n\nHello.\n\n"),
-        (("Tutorial", "Next"), "## Next\n\n"),
-        (("Tutorial", "Last"), "## Last\n\nBye.\n"),
+        (("Tutorial", "Last"), "## Next\n\n## Last\n\nBye.\n"),
     ]
+    # At the very end there is nothing after it: it joins the section before.
+    ending = chunk_text("# A\n\nText.\n\n## Empty\n")
+    assert [(c.heading_path, c.text) for c in ending] == [(("A",), "# A\n\nText.\n\n## Empty\n")]
 
 
 def test_heading_title_cleanup() -> None:

@@ -50,12 +50,14 @@ Invariants (all tested in ``tests/unit/test_chunking.py``):
   chunk ``i`` is ``source[chunks[i-1].end:chunks[i].end]`` (``[0:chunks[0].end]`` for the first).
   Every chunk still fits the full ``ceiling``.
 
-A heading belongs to the chunk it starts. A heading with no body directly followed by a deeper
-heading is merged into that next section (``# Tutorial`` + ``## First steps`` + text gives one
-chunk with ``heading_path == ("Tutorial", "First steps")``) rather than making a chunk of just a
-title. Heading titles are the stripped heading text without the optional closing ``#`` sequence
-and without a trailing attribute list such as ``{ #anchor-id }``; empty titles are left out of
-the path. Indented code blocks, lists, tables, block quotes and HTML are treated as paragraphs.
+A heading belongs to the chunk it starts. A heading with no body is merged into the section
+after it (``# Tutorial`` + ``## First steps`` + text gives one chunk with ``heading_path ==
+("Tutorial", "First steps")``; ``## 0.104.0`` + ``## Features`` + text one chunk with
+``("Features",)``), or, at the end of the document, into the section before it, rather than
+making a chunk of just a title. Heading titles are the stripped heading text without the
+optional closing ``#`` sequence and without a trailing attribute list such as
+``{ #anchor-id }``; empty titles are left out of the path. Indented code blocks, lists,
+tables, block quotes and HTML are treated as paragraphs.
 
 Pure Python, standard library only, linear in the size of the input.
 """
@@ -72,7 +74,7 @@ from quire.indexer.readable_text import readable_text
 __all__ = ["CHUNKING_FORMAT", "DEFAULT_CEILING", "Chunk", "chunk_text", "embedding_text"]
 
 #: Part of every index fingerprint: bump when the same text would be cut differently.
-CHUNKING_FORMAT = "structure/v2;heading+next;intro+code;heading-lead"
+CHUNKING_FORMAT = "structure/v2;heading+next;intro+code;heading-lead;title-only-joins-next"
 
 #: Character ceiling per chunk. Chosen on SciFact with ``benchmarks/chunk_ceiling.py``; see
 #: ``docs/chunking.md`` for the numbers (to be re-tuned against retrieval quality).
@@ -193,18 +195,18 @@ def _sections(blocks: list[_Block]) -> list[_Section]:
                 sections.append(_Section((), 0, [], True))
             sections[-1].blocks.append(block)
             sections[-1].has_body = True
-    # A title-only section directly followed by a deeper one joins it (no title-only chunks).
+    # A title-only section joins the section after it (no title-only chunks); a deeper one
+    # keeps its breadcrumb, which then names both headings. One at the very end joins the
+    # section before it.
     merged: list[_Section] = []
     for section in reversed(sections):
-        if (
-            merged
-            and not section.has_body
-            and section.level > 0
-            and merged[-1].level > section.level
-        ):
+        if merged and not section.has_body and section.level > 0:
             merged[-1].blocks[:0] = section.blocks
         else:
             merged.append(section)
+    if len(merged) > 1 and not merged[0].has_body and merged[0].level > 0:
+        merged[1].blocks.extend(merged[0].blocks)
+        del merged[0]
     merged.reverse()
     return merged
 
