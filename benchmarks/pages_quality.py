@@ -134,9 +134,11 @@ class Evaluator:
                     **search._arm_settings(tuning.depth),
                 },
             )
-            keys = await search.arm_candidates(
-                conn, self.org_id, NAMESPACE, query, vector, tuning, which
+            row = await conn.fetchrow(search.VERSION, self.org_id, NAMESPACE)
+            scope = search.Scope(
+                self.org_id, NAMESPACE, row["chunks"] <= tuning.exact_vector_max_chunks
             )
+            keys = await search.arm_candidates(conn, scope, query, vector, tuning, which)
         return [path for path, _ in keys]
 
     async def run(

@@ -10,10 +10,10 @@ for every operation and concurrency runs the same fixed list of realistic reques
   this process: key check, interceptor, validation, settings lookup, protobuf, gRPC;
 - direct: the same work without the service: the query embedding on the same EmbeddingService
   overlapped, as in the service, with the same SQL (`search.VERSION`, `LEXICAL` then `VECTOR`
-  per phrasing, RRF, `DETAILS` in one read-only REPEATABLE READ transaction with the same
-  settings: plan_cache_mode, hnsw.ef_search,
-  hnsw.iterative_scan, statement_timeout; alternatives on their own connections importing the
-  exported snapshot), the same `reading.READ` statement, the same `grep_pages` function over
+  per phrasing, the same fusion, `DETAILS`) in one read-only REPEATABLE READ transaction with
+  the same settings (plan_cache_mode, hnsw.ef_search, hnsw.iterative_scan, statement_timeout),
+  each phrasing's language, alternatives on their own connections importing the exported
+  snapshot; the same `reading.READ` statement; the same `grep_pages` function over
   `PgPageStore` with a warm BodyCache.
 
 Also reports DescribeTools at concurrency 1 (key check + interceptor + gRPC, no database,
@@ -138,7 +138,6 @@ class Direct:
         self.bodies = BodyCache()
 
     async def search(self, query: str, alternatives: tuple[str, ...] = ()) -> int:
-        from quire.server.engine.fusion import rrf
         from quire.server.pages import search
         from quire.server.storage.database import apply_settings
 
@@ -151,24 +150,34 @@ class Direct:
             conn.transaction(isolation="repeatable_read", readonly=True),
         ):
             await apply_settings(conn, self.settings)
-            await conn.fetchval(search.VERSION, org, ns)
+            row = await conn.fetchrow(search.VERSION, org, ns)
+            languages = [
+                search.QueryLanguage.of(text, present=row["languages"], default=row["language"])
+                for text in (query, *alternatives)
+            ]
+            scope = search.Scope(org, ns, row["chunks"] <= tuning.exact_vector_max_chunks)
             tasks = []
             if alternatives:
                 snapshot = await conn.fetchval(search.EXPORT)
                 tasks = [
                     asyncio.create_task(
                         search._alternative(
-                            self.pool, snapshot, self.settings, org, ns, alt, vectors, i + 1, tuning
+                            self.pool,
+                            snapshot,
+                            self.settings,
+                            scope,
+                            alt,
+                            languages[i + 1],
+                            vectors,
+                            i + 1,
+                            tuning,
                         )
                     )
                     for i, alt in enumerate(alternatives)
                 ]
-            primary = await search._arms(conn, org, ns, query, vectors, 0, tuning)
-            rankings = [[k for k, _ in primary]]
-            for done in await asyncio.gather(*tasks):
-                rankings.append([k for k, _ in done])
-            fused = rrf(rankings, k=tuning.rrf_k) if len(rankings) > 1 else primary
-            chosen = search._cap_per_page(fused, 10)
+            primary = await search._arms(conn, scope, query, languages[0], vectors, 0, tuning)
+            rankings = [primary, *await asyncio.gather(*tasks)]
+            chosen = search._cap_per_page(search.fuse_phrasings(rankings, tuning), 10)
             rows = await conn.fetch(
                 search.DETAILS, org, ns, [k[0] for k, _ in chosen], [k[1] for k, _ in chosen]
             )

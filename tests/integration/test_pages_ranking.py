@@ -153,7 +153,7 @@ async def lexical_pages(
         language = search.QueryLanguage.of(query, present=["en", "ja", "pl"], default="en")
         if config is not None:
             language = search.QueryLanguage(language.language, config)
-        found = await search._lexical(conn, org_id, NS, query, language, settings)
+        found = await search._lexical(conn, search.Scope(org_id, NS), query, language, settings)
     return list(dict.fromkeys(c.key[0] for c in found))
 
 

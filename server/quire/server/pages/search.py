@@ -74,7 +74,7 @@ class SearchTuning:
     # Lexemes in more than this share of the namespace's chunks carry little idf and would
     # make the arm rank most of the namespace; they are left to the vector arm.
     max_df_ratio: float = 0.2
-    max_terms: int = 48
+    max_terms: int = 16
     # Added (× idf) when the lexeme is in the page title, the chunk's headings, or the page's
     # description and keywords: docs sites name a page's topic there.
     title_weight: float = 1.0
@@ -88,6 +88,10 @@ class SearchTuning:
     # language its vector arm is mostly noise and weighs `foreign_vector_weight` instead.
     model_languages: tuple[str, ...] = ("en",)
     foreign_vector_weight: float = 0.1
+    # Namespaces of at most this many chunks are searched exactly in the vector arm: the same
+    # ranking whatever else the shared HNSW index holds. Above it, HNSW (approximate). The
+    # exact scan costs ≈ 0.6 ms per 1,000 chunks (docs/retrieval-quality.md).
+    exact_vector_max_chunks: int = 5_000
     # Chunks holding the query's rare identifiers (`key_tokens` in at most this share of the
     # chunks) rank before those that do not: a developer who types one wants where it is.
     key_tokens_first: bool = True
@@ -108,6 +112,16 @@ class QueryLanguage:
 
 
 Key = tuple[str, int]
+
+
+@dataclass(frozen=True)
+class Scope:
+    """What one search reads: a namespace of an organisation, and whether its vector arm is
+    exact (`SearchTuning.exact_vector_max_chunks`)."""
+
+    org_id: uuid.UUID
+    namespace: str
+    exact_vectors: bool = False
 
 
 @dataclass(frozen=True)
@@ -135,13 +149,26 @@ WITH totals AS MATERIALIZED (
            greatest(stem_avg_length, 1::float8) AS stem_avgdl
     FROM page_term_totals WHERE org_id = $1 AND namespace = $2
 ),
-query_lexemes AS (
-    SELECT 'e'::"char" AS analysis, lexeme
+exact AS (
+    SELECT DISTINCT lexeme
     FROM unnest(tsvector_to_array(to_tsvector('simple', $3)) || $4::text[]) AS q(lexeme)
-    UNION
-    SELECT 's'::"char", lexeme
-    FROM unnest(tsvector_to_array(to_tsvector(quire_text_config($5), $3)))
-         AS q(lexeme)
+),
+-- A query in a language without a stemmer is all exact: its words look the same in both
+-- analyses, and the exact one also reaches pages in every other language.
+stemmed AS (
+    SELECT DISTINCT lexeme
+    FROM unnest(tsvector_to_array(to_tsvector(quire_text_config($5), $3))) AS q(lexeme)
+    WHERE $5 <> 'simple'
+),
+-- A lexeme in both analyses (a word that is its own stem) is looked up once, in the stemmed
+-- one, weighing both; an exact-only lexeme of a query without a stemmer weighs both too.
+query_lexemes AS (
+    SELECT CASE WHEN s.lexeme IS NULL THEN 'e' ELSE 's' END::"char" AS analysis,
+           coalesce(s.lexeme, e.lexeme) AS lexeme,
+           CASE WHEN s.lexeme IS NULL AND $5 <> 'simple' THEN $13::float8
+                WHEN e.lexeme IS NULL THEN 1::float8
+                ELSE 1 + $13::float8 END AS weight
+    FROM exact e FULL JOIN stemmed s ON s.lexeme = e.lexeme
 ),
 terms AS MATERIALIZED (
     SELECT ql.analysis, ls.lexeme, {lexeme_query("ls.lexeme")} AS query,
@@ -149,7 +176,7 @@ terms AS MATERIALIZED (
            {lexeme_query("ls.lexeme", "B")} AS in_heading,
            {lexeme_query("ls.lexeme", "C")} AS in_summary,
            ln(1 + (t.chunks - ls.df + 0.5::float8) / (ls.df + 0.5::float8)) AS idf,
-           CASE WHEN ql.analysis = 'e' THEN $13::float8 ELSE 1 END AS weight,
+           ql.weight,
            CASE WHEN ql.analysis = 'e' THEN t.avgdl ELSE t.stem_avgdl END AS avgdl
     FROM totals t
     CROSS JOIN query_lexemes ql
@@ -210,6 +237,15 @@ FROM page_chunks c
 WHERE c.org_id = $1 AND c.namespace = $2
 ORDER BY c.embedding <=> $3, c.path, c.chunk_ordinal LIMIT $4
 """
+# Every chunk of the namespace, compared exactly: `+ 0` keeps the planner off the HNSW index
+# (which only serves `ORDER BY embedding <=> $3`), so the result cannot depend on the graph
+# that every namespace shares.
+EXACT_VECTOR = """
+SELECT c.path, c.chunk_ordinal, c.language, 1 - (c.embedding <=> $3) AS score
+FROM page_chunks c
+WHERE c.org_id = $1 AND c.namespace = $2
+ORDER BY (c.embedding <=> $3) + 0, c.path, c.chunk_ordinal LIMIT $4
+"""
 DETAILS = """
 SELECT c.path, c.chunk_ordinal, c.chunk_id, c.content, c.heading_path, p.url, p.title, p.revision
 FROM unnest($3::text[], $4::int[]) AS k(path, ordinal)
@@ -218,8 +254,11 @@ JOIN page_chunks c ON c.org_id = $1 AND c.namespace = $2 AND c.path = k.path
 JOIN pages p ON p.org_id = c.org_id AND p.namespace = c.namespace AND p.path = c.path
 """
 VERSION = """
-SELECT filesystem_version, search_config, language, languages
-FROM namespaces WHERE org_id = $1 AND name = $2
+SELECT n.filesystem_version, n.search_config, n.language, n.languages,
+       coalesce(t.chunks, 0) AS chunks
+FROM namespaces n
+LEFT JOIN page_term_totals t ON t.org_id = n.org_id AND t.namespace = n.name
+WHERE n.org_id = $1 AND n.name = $2
 """
 EXPORT = "SELECT pg_export_snapshot()"
 
@@ -251,8 +290,7 @@ def _arm_settings(depth: int) -> dict[str, str]:
 
 async def _lexical(
     conn: asyncpg.Connection,
-    org_id: uuid.UUID,
-    namespace: str,
+    scope: Scope,
     query: str,
     language: QueryLanguage,
     tuning: SearchTuning,
@@ -260,8 +298,8 @@ async def _lexical(
     with telemetry.tracer.start_as_current_span("search.fts"):
         rows = await conn.fetch(
             LEXICAL,
-            org_id,
-            namespace,
+            scope.org_id,
+            scope.namespace,
             cjk_bigrams(query),
             identifiers(query),
             language.config,
@@ -291,13 +329,14 @@ async def _lexical(
 
 async def _vector(
     conn: asyncpg.Connection,
-    org_id: uuid.UUID,
-    namespace: str,
+    scope: Scope,
     vector: npt.NDArray[np.float32],
     tuning: SearchTuning,
 ) -> list[Candidate]:
-    with telemetry.tracer.start_as_current_span("search.vector"):
-        rows = await conn.fetch(VECTOR, org_id, namespace, vector, tuning.depth)
+    exact = scope.exact_vectors
+    with telemetry.tracer.start_as_current_span("search.vector", attributes={"exact": exact}):
+        statement = EXACT_VECTOR if exact else VECTOR
+        rows = await conn.fetch(statement, scope.org_id, scope.namespace, vector, tuning.depth)
     return [Candidate((r["path"], r["chunk_ordinal"]), r["score"], r["language"]) for r in rows]
 
 
@@ -347,8 +386,7 @@ def fuse_phrasings(
 
 async def arm_candidates(
     conn: asyncpg.Connection,
-    org_id: uuid.UUID,
-    namespace: str,
+    scope: Scope,
     query: str,
     vector: npt.NDArray[np.float32],
     tuning: SearchTuning,
@@ -356,18 +394,17 @@ async def arm_candidates(
 ) -> list[Key]:
     """One arm alone ("fts" or "vector"), for the quality benchmark's per-arm figures."""
     if which == "fts":
-        row = await conn.fetchrow(VERSION, org_id, namespace)
+        row = await conn.fetchrow(VERSION, scope.org_id, scope.namespace)
         language = QueryLanguage.of(query, present=row["languages"], default=row["language"])
-        found = await _lexical(conn, org_id, namespace, query, language, tuning)
+        found = await _lexical(conn, scope, query, language, tuning)
     else:
-        found = await _vector(conn, org_id, namespace, vector, tuning)
+        found = await _vector(conn, scope, vector, tuning)
     return [c.key for c in found]
 
 
 async def _arms(
     conn: asyncpg.Connection,
-    org_id: uuid.UUID,
-    namespace: str,
+    scope: Scope,
     query: str,
     language: QueryLanguage,
     vectors: asyncio.Future[npt.NDArray[np.float32]],
@@ -376,10 +413,10 @@ async def _arms(
 ) -> list[tuple[Key, float]]:
     """One phrasing: the full-text arm first (it needs no vector, so it overlaps the query
     embedding), then the vector arm on row `index` of `vectors`, fused."""
-    fts = await _lexical(conn, org_id, namespace, query, language, tuning)
+    fts = await _lexical(conn, scope, query, language, tuning)
     # Shielded: an alternative that times out must not cancel the embedding others await.
     vector = (await asyncio.shield(vectors))[index]
-    vec = await _vector(conn, org_id, namespace, vector, tuning)
+    vec = await _vector(conn, scope, vector, tuning)
     return fuse_arms(fts, vec, language.language, tuning)
 
 
@@ -387,8 +424,7 @@ async def _alternative(
     pool: asyncpg.Pool,
     snapshot: str,
     settings: Mapping[str, str],
-    org_id: uuid.UUID,
-    namespace: str,
+    scope: Scope,
     query: str,
     language: QueryLanguage,
     vectors: asyncio.Future[npt.NDArray[np.float32]],
@@ -399,7 +435,7 @@ async def _alternative(
         # Must be the transaction's first statement.
         await conn.execute(f"SET TRANSACTION SNAPSHOT '{snapshot}'")
         await apply_settings(conn, {**settings, "max_parallel_workers_per_gather": "0"})
-        return await _arms(conn, org_id, namespace, query, language, vectors, index, tuning)
+        return await _arms(conn, scope, query, language, vectors, index, tuning)
 
 
 def _cap_per_page(fused: Sequence[tuple[Key, float]], limit: int) -> list[tuple[Key, float]]:
@@ -467,6 +503,7 @@ async def search_pages(
             QueryLanguage.of(text, present=row["languages"], default=row["language"])
             for text in (query, *alternatives)
         ]
+        scope = Scope(org_id, namespace, row["chunks"] <= tuning.exact_vector_max_chunks)
         tasks: list[asyncio.Task[list[tuple[Key, float]]]] = []
         if alternatives:
             snapshot = await conn.fetchval(EXPORT)
@@ -476,8 +513,7 @@ async def search_pages(
                         pool,
                         snapshot,
                         local,
-                        org_id,
-                        namespace,
+                        scope,
                         alt,
                         languages[i + 1],
                         vectors,
@@ -488,7 +524,7 @@ async def search_pages(
                 for i, alt in enumerate(alternatives)
             ]
         try:
-            primary = await _arms(conn, org_id, namespace, query, languages[0], vectors, 0, tuning)
+            primary = await _arms(conn, scope, query, languages[0], vectors, 0, tuning)
         except BaseException:
             for task in tasks:
                 task.cancel()
