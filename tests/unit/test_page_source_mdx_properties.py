@@ -1,8 +1,12 @@
 """Property test for the MDX transform: stray backticks never leave component tags behind.
 
-Random prose (words, punctuation, stray and paired backticks, line breaks, blank lines) with
-known components placed at line starts goes through the ``mintlify`` profile. Whatever the
-backticks do, no component or ``<div>`` tag may be left outside code, and no word may be lost.
+Random prose (words, punctuation, stray and paired backticks, ``{" "}`` expressions, character
+references, line breaks, blank lines) with known components placed at line starts goes through
+the ``mintlify`` profile. Component bodies are indented at random (JSX children may be), may
+start on their tag's line and may hold a nested component at any indentation. Whatever the
+backticks do, no component or ``<div>`` tag, no ``{" "}`` and no character reference may be left
+outside code, no word may be lost, and no line outside fences may be indented four columns or
+more (Markdown's indented code; MDX has none) unless a list item above it accounts for it.
 """
 
 from __future__ import annotations
@@ -24,13 +28,19 @@ PUNCT = st.sampled_from([".", ",", ";", ":", "!", "?", "(", ")", "-", "'", '"'])
 # Stray backticks, and paired code spans (also holding tags, which are code and stay).
 STRAY = st.sampled_from(["`", "``", "a`", "`b", "\\`"])
 CODE = st.sampled_from(["`x`", "`<Tip>`", "`</Note>`", "``a ` b``", "`<div>`", "`run()`"])
+SPACE = st.sampled_from(['{" "}', "{' '}", 'x{" "}'])
+ENTITY = st.sampled_from(["&amp;", "&nbsp;", "&lt;", "&#39;", "a&quot;"])
+INDENT = st.sampled_from(["", "  ", "    ", "      ", "        "])
 
 TAG = re.compile(r"</?(?:Tip|Note|Steps|Step|Card|div)\b")
+LEFTOVER = re.compile(r"\{\s*(?:\"\s*\"|'\s*')\s*\}|&(?:#\d+|[a-z]+);")
 
 
 @st.composite
 def lines(draw: st.DrawFn) -> str:
-    tokens = draw(st.lists(st.one_of(WORDS, WORDS, WORDS, PUNCT, STRAY, CODE), max_size=8))
+    tokens = draw(
+        st.lists(st.one_of(WORDS, WORDS, WORDS, PUNCT, STRAY, CODE, SPACE, ENTITY), max_size=8)
+    )
     return " ".join(tokens)
 
 
@@ -55,8 +65,15 @@ def component(draw: st.DrawFn) -> str:
     attrs = f' title="{title}"' if kind == "Card" else ' className="box"' if kind == "div" else ""
     if draw(st.booleans()):
         return f"<{kind}{attrs}>{draw(lines())}</{kind}>"
-    body = "\n".join(f"  {line}" for line in draw(prose()).split("\n"))
-    return f"<{kind}{attrs}>\n{body}\n</{kind}>"
+    body_lines = draw(prose()).split("\n")
+    if kind != "div" and draw(st.booleans()):  # a nested component somewhere in the body
+        at = draw(st.integers(0, len(body_lines)))
+        body_lines[at:at] = ["", f"<Tip>\n{draw(lines())}\n</Tip>", ""]
+    body = "\n".join(
+        "\n".join(draw(INDENT) + part for part in line.split("\n")) for line in body_lines
+    )
+    start = "" if draw(st.booleans()) else "\n"  # the body may start on the tag's line
+    return f"<{kind}{attrs}>{start}{body}\n</{kind}>"
 
 
 @st.composite
@@ -90,6 +107,31 @@ def words(text: str) -> Counter[str]:
     return Counter(re.findall(r"\b[a-z]+\b", text))
 
 
+def indented_code(markdown: str) -> list[str]:
+    """Lines outside fences (after block-quote markers) indented 4+ columns that no list item
+    accounts for (the nearest less indented line above is not a list item)."""
+    found: list[str] = []
+    fence: str | None = None
+    above: list[str] = []  # the non-blank lines so far, outside fences
+    for line in markdown.split("\n"):
+        line = re.sub(r"^(?:> ?)+", "", line)
+        opened = re.match(r"^[ \t]*(`{3,}|~{3,})", line)
+        if fence is not None:
+            fence = None if opened and opened.group(1).startswith(fence) else fence
+            continue
+        if opened:
+            fence = opened.group(1)
+        if not line.strip():
+            continue
+        width = len(line) - len(line.lstrip(" \t"))  # not NBSP: it is no indentation
+        if width >= 4:
+            parent = next((a for a in reversed(above) if len(a) - len(a.lstrip(" \t")) < width), "")
+            if not re.match(r"^\s*(?:[-*+]|\d+[.)])(?:\s|$)", parent):
+                found.append(line)
+        above.append(line)
+    return found
+
+
 @settings(
     max_examples=200,
     deadline=None,
@@ -98,10 +140,13 @@ def words(text: str) -> Counter[str]:
 @given(pages())
 def test_mintlify_leaves_no_tag_outside_code_and_keeps_every_word(page: str) -> None:
     out = apply_transform("mintlify", page).text
-    leaked = TAG.findall(outside_code(out))
-    assert not leaked, f"tags outside code: {leaked}\n--- in\n{page}\n--- out\n{out}"
-    # Words of the prose and of titles; tag names and other attributes are markup.
-    source_words = words(re.sub(r"</?[A-Za-z][^<>]*>", " ", page))
+    prose = outside_code(out)
+    leaked = TAG.findall(prose) + LEFTOVER.findall(prose)
+    assert not leaked, f"left outside code: {leaked}\n--- in\n{page}\n--- out\n{out}"
+    code = indented_code(out)
+    assert not code, f"indented lines: {code}\n--- in\n{page}\n--- out\n{out}"
+    # Words of the prose and of titles; tag names, attributes and references are markup.
+    source_words = words(re.sub(r"</?[A-Za-z][^<>]*>|&[#\w]+;", " ", page))
     source_words += words(" ".join(re.findall(r'title="([^"]*)"', page)))
     missing = source_words - words(out)
     assert not missing, f"lost words: {missing}\n--- in\n{page}\n--- out\n{out}"

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import pytest
 
-from quire.indexer.pages.frontmatter import split_front_matter
+from quire.indexer.pages.frontmatter import front_matter_string, split_front_matter
 from quire.indexer.pages.transforms import (
     DEFAULT_TRANSFORM,
     TRANSFORMS,
@@ -242,7 +242,6 @@ Edit the `<Config>` file.
 Answer.
 
 **id** `string` (required)
-
 The identifier.
 
 ```jsx
@@ -706,3 +705,223 @@ def test_split_front_matter_fields() -> None:
         "ko",
         "B",
     )
+
+
+# --- component bodies: indentation ---------------------------------------------------------------
+
+
+@pytest.mark.parametrize(
+    ("text", "expected"),
+    [
+        pytest.param(  # a multi-line tag, its body indented deeper, then a paragraph at column 0
+            '<CardGroup cols={1}>\n  <Card\n    title="Server"\n    href="/server"\n  >\n'
+            "    The core framework: pipelines that move\n    audio between services.\n\n"
+            "[View docs](/server)\n\n  </Card>\n</CardGroup>\n",
+            "**[Server](/server)**\n\nThe core framework: pipelines that move\n"
+            "audio between services.\n\n[View docs](/server)\n",
+            id="card-mixed-indentation",
+        ),
+        pytest.param(  # fences and a nested callout: the callout renders at column 0 too
+            '<Steps>\n  <Step title="Install">\n    Add the package and\n    drop it in.\n\n'
+            "    ```bash\n    pip install thing\n    ```\n\n"
+            "    ```python\n    def f():\n        return 1\n    ```\n\n"
+            "    <Tip>\n      See the reference.\n    </Tip>\n\n  </Step>\n</Steps>\n",
+            "**1. Install**\n\nAdd the package and\ndrop it in.\n\n"
+            "```bash\npip install thing\n```\n\n```python\ndef f():\n    return 1\n```\n\n"
+            "> **Tip**\n>\n> See the reference.\n",
+            id="step-with-fences-and-callout",
+        ),
+        pytest.param(  # fence content less indented than its fence (up to N spaces removed)
+            '<Step title="Start">\n    Start a session.\n    ```bash\n    curl -X POST \\\n'
+            "  --url https://x/start\n```\n\n</Step>\n",
+            "**1. Start**\n\nStart a session.\n```bash\ncurl -X POST \\\n--url https://x/start\n```\n",
+            id="fence-content-left-of-fence",
+        ),
+        pytest.param(  # nested fields: every level's description at column 0
+            '<ParamField path="onResult" type="Data">\n  Search results.\n'
+            '  <Expandable title="Data">\n    <ParamField path="origins" type="Origin[]">\n'
+            '      The origins.\n      <Expandable title="Origin">\n'
+            '        <ParamField path="uri" type="string">\n          The site URI.\n'
+            "        </ParamField>\n      </Expandable>\n    </ParamField>\n  </Expandable>\n"
+            "</ParamField>\n",
+            "**onResult** `Data`\nSearch results.\n\n**Data**\n\n**origins** `Origin[]`\n"
+            "The origins.\n\n**Origin**\n\n**uri** `string`\nThe site URI.\n",
+            id="nested-param-fields",
+        ),
+        pytest.param(  # the body starts on the tag's line
+            '<Card title="A">First line\n    second line\n\n    Second paragraph.\n</Card>\n',
+            "**A**\n\nFirst line\nsecond line\n\nSecond paragraph.\n",
+            id="body-on-tag-line",
+        ),
+        pytest.param(  # nested lists and code in an item keep their relative indentation
+            '<Tab title="Setup">\n    Steps:\n\n    - one\n      - nested\n        ```bash\n'
+            "        make\n          indented\n        ```\n    - two\n\n        more on two\n"
+            "</Tab>\n",
+            "**Setup**\n\nSteps:\n\n- one\n  - nested\n    ```bash\n    make\n      indented\n"
+            "    ```\n- two\n\n  more on two\n",
+            id="lists-keep-nesting",
+        ),
+        pytest.param(  # a component in a list item of a body stays in the item
+            '<Step title="Go">\n  1. Install:\n     <Note>Use the CLI.</Note>\n'
+            "  2. Run.\n</Step>\n",
+            "**1. Go**\n\n1. Install:\n\n   > **Note**\n   >\n   > Use the CLI.\n\n2. Run.\n",
+            id="component-in-list-item-of-body",
+        ),
+        pytest.param(  # a list item hugging its tag inside a body
+            "<Accordion title='A'>\n    - <Tip>Hugged.</Tip>\n    - next\n</Accordion>\n",
+            "**A**\n\n- > **Tip**\n  >\n  > Hugged.\n\n- next\n",
+            id="hugged-tag-in-body",
+        ),
+        pytest.param(  # a thematic break is not a list item
+            "<Note>\n  * * *\n      text\n</Note>\n",
+            "> **Note**\n>\n> * * *\n> text\n",
+            id="thematic-break",
+        ),
+    ],
+)
+def test_mdx_component_bodies_start_at_column_zero(text: str, expected: str) -> None:
+    assert apply_transform("mintlify", text).text == expected
+
+
+@pytest.mark.parametrize("profile", ["mintlify", "fumadocs"])
+def test_mdx_page_is_reindented_too(profile: str) -> None:
+    text = (
+        "Intro.\n\n    Indented text, a paragraph in MDX.\n\n    ```bash\n    run\n      more\n"
+        "    ```\n\n- a\n    - b\n\n      b text\n"
+    )
+    assert apply_transform(profile, text).text == (
+        "Intro.\n\nIndented text, a paragraph in MDX.\n\n```bash\nrun\n  more\n```\n\n"
+        "- a\n    - b\n\n      b text\n"
+    )
+
+
+def test_mdx_fence_content_keeps_tabs_past_the_removed_indentation() -> None:
+    text = "<Tab title='make'>\n    ```make\n    all:\n    \tbuild\n    ```\n</Tab>\n"
+    assert apply_transform("mintlify", text).text == "**make**\n\n```make\nall:\n\tbuild\n```\n"
+
+
+# --- JSX whitespace expressions and character references -----------------------------------------
+
+
+@pytest.mark.parametrize(
+    ("text", "expected"),
+    [
+        (  # between blocks, on a line of its own
+            '<CardGroup>\n  <Card title="A">a</Card>\n\n{" "}\n\n<Card title="B">b</Card>\n'
+            "</CardGroup>\n",
+            "**A**\n\na\n\n**B**\n\nb\n",
+        ),
+        (  # first line of a body
+            '<Accordion title="A">\n  {" "}\n  Also disable the flag.\n</Accordion>\n',
+            "**A**\n\nAlso disable the flag.\n",
+        ),
+        ('<b>Role:</b>{" "}text, <i>x</i>{\' \'}y and z{" "} w\n', "Role: text, x y and z w\n"),
+        ('<b>Role:</b>{" "}\n{"kept"}\n', 'Role:\n{"kept"}\n'),
+        ('Code `{" "}` stays.\n\n```jsx\n<b>{m}</b>{" "}\n```\n', None),
+    ],
+)
+@pytest.mark.parametrize("profile", ["mintlify", "fumadocs"])
+def test_mdx_jsx_space_expressions_are_spaces(
+    profile: str, text: str, expected: str | None
+) -> None:
+    assert apply_transform(profile, text).text == (text if expected is None else expected)
+
+
+SAME = None  # the expected text is the input, unchanged
+
+
+@pytest.mark.parametrize(
+    ("text", "expected"),
+    [
+        (
+            "24&nbsp;kHz, A &amp; B, &lt;tag&gt;, &#39;q&#39; &#x41;\n",
+            "24\xa0kHz, A & B, <tag>, 'q' A\n",
+        ),
+        ("`a &amp; b` and &amp;\n", "`a &amp; b` and &\n"),
+        ("```\n&amp;\n```\n\n~~~\n&lt;\n~~~\n", SAME),
+        ("a=1&copy=2 &copy &bogus; & alone\n", SAME),  # a reference needs its ";"
+        ('<Card title="Q&amp;A">x &amp; y</Card>\n', "**Q&A**\n\nx & y\n"),
+        (
+            '<ParamField path="ids" type="Array&lt;string&gt;">IDs.</ParamField>\n',
+            "**ids** `Array<string>`\nIDs.\n",
+        ),
+        (
+            "<Tip>\n  Use `&lt;` or &lt;\n\n  ```\n  &gt;\n  ```\n</Tip>\n",
+            "> **Tip**\n>\n> Use `&lt;` or <\n>\n> ```\n> &gt;\n> ```\n",
+        ),
+    ],
+)
+def test_mdx_character_references_are_decoded_outside_code(text: str, expected: str | None) -> None:
+    assert apply_transform("mintlify", text).text == (text if expected is SAME else expected)
+
+
+def test_markdown_profile_keeps_character_references() -> None:
+    text = "A &amp; B\n"
+    assert apply_transform("markdown", text).text == text
+
+
+# --- openapi endpoint pages ----------------------------------------------------------------------
+
+
+@pytest.mark.parametrize(
+    ("text", "expected"),
+    [
+        ('---\ntitle: "List Things"\nopenapi: "GET /things"\n---\n', "`GET /things`\n"),
+        (
+            "---\ntitle: List Things\nopenapi: POST /things/{id}\n---\n\nAbout it.\n",
+            "`POST /things/{id}`\n\nAbout it.\n",
+        ),
+        ('+++\ntitle = "List Things"\nopenapi = "DELETE /x"\n+++\n', "`DELETE /x`\n"),
+        (
+            "---\ntitle: List Things\nopenapi: 'spec.json GET /a`b'\n---\n",
+            "``spec.json GET /a`b``\n",
+        ),
+        ("---\ntitle: List Things\nopenapi:\n---\nBody.\n", "Body.\n"),
+        ("---\ntitle: List Things\nnested:\n  openapi: GET /x\n---\nBody.\n", "Body.\n"),
+    ],
+)
+def test_mintlify_openapi_endpoint_line(text: str, expected: str) -> None:
+    assert apply_transform("mintlify", text) == TransformedPage(expected, "List Things")
+
+
+@pytest.mark.parametrize("profile", ["markdown", "fumadocs"])
+def test_openapi_line_is_mintlify_only(profile: str) -> None:
+    text = '---\ntitle: "List Things"\nopenapi: "GET /things"\n---\n'
+    page = apply_transform(profile, text)
+    assert page == TransformedPage("", "List Things")
+
+
+def test_front_matter_string() -> None:
+    assert front_matter_string('---\nopenapi: "GET /a"\n---\n', "openapi") == "GET /a"
+    assert front_matter_string("+++\nopenapi = 'GET /a'\n+++\n", "openapi") == "GET /a"
+    assert front_matter_string("+++\nopenapi = 'GET /a'\nbad =\n+++\n", "openapi") == "GET /a"
+    assert front_matter_string("---\nopenapi: [1]\n---\n", "openapi") == "[1]"
+    assert front_matter_string("---\nother: x\n---\n", "openapi") is None
+    assert front_matter_string("openapi: GET /a\n", "openapi") is None
+    assert front_matter_string("---\nopenapi: GET /a\n", "openapi") is None  # not closed
+
+
+# --- fields --------------------------------------------------------------------------------------
+
+
+@pytest.mark.parametrize(
+    ("text", "expected"),
+    [
+        (
+            '<ParamField path="id" type="string" required>\n  The identifier.\n</ParamField>\n',
+            "**id** `string` (required)\nThe identifier.\n",
+        ),
+        (
+            '<ResponseField name="items" type="string[]">\n  - first\n  - second\n'
+            "</ResponseField>\n",
+            "**items** `string[]`\n- first\n- second\n",
+        ),
+        (  # the body's first line would underline the name line: keep the blank line
+            '<ResponseField name="sep" type="string">\n  ---\n  after\n</ResponseField>\n',
+            "**sep** `string`\n\n---\nafter\n",
+        ),
+        ('<ParamField query="q" />\n', "**q**\n"),
+    ],
+)
+def test_mintlify_field_name_and_description_are_one_paragraph(text: str, expected: str) -> None:
+    assert apply_transform("mintlify", text).text == expected

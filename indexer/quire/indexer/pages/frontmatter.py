@@ -14,6 +14,9 @@ Only top-level keys are read:
   ISO 639-1 code (or one of a few common three-letter codes), so an SDK page's
   ``language: python`` is not taken for the page's language.
 
+``front_matter_string(text, key)`` reads any other top-level string the same way as ``title``
+(the ``mintlify`` profile reads ``openapi`` with it).
+
 TOML is read with ``tomllib`` (with a per-key regex fallback when the block does not parse);
 YAML with a small reader (plain, ``'single'``, ``"double"`` quoted, ``|``/``>`` block scalars,
 indented continuation lines, flow and block sequences) so no YAML library is needed.
@@ -27,7 +30,7 @@ import tomllib
 from collections.abc import Iterable
 from dataclasses import dataclass
 
-__all__ = ["FrontMatter", "split_front_matter"]
+__all__ = ["FrontMatter", "front_matter_string", "split_front_matter"]
 
 _YAML_OPEN = re.compile(r"---[ \t]*\n")
 _YAML_CLOSE = re.compile(r"^(?:---|\.\.\.)[ \t]*$", re.MULTILINE)
@@ -206,7 +209,7 @@ def _yaml_fields(block: str) -> _Fields:
 
 def _toml_string(block: str, key: str) -> str | None:
     """A top-level string ``key`` found by pattern (for a block ``tomllib`` rejects)."""
-    match = re.search(rf"^{key}\s*=\s*{_TOML_STRING}", block, re.MULTILINE)
+    match = re.search(rf"^{re.escape(key)}\s*=\s*{_TOML_STRING}", block, re.MULTILINE)
     if match is None:
         return None
     literal = match.group(1)
@@ -242,25 +245,45 @@ def _toml_fields(block: str) -> _Fields:
     )
 
 
-def split_front_matter(text: str) -> FrontMatter:
-    """Split front matter off ``text`` (LF line ends expected); see the module docstring."""
-    for opener, closer, reader in (
-        (_YAML_OPEN, _YAML_CLOSE, _yaml_fields),
-        (_TOML_OPEN, _TOML_CLOSE, _toml_fields),
-    ):
+def _locate(text: str) -> tuple[str, str, bool] | None:
+    """(block without its delimiter lines, body, is TOML), or None without front matter."""
+    for opener, closer, toml in ((_YAML_OPEN, _YAML_CLOSE, False), (_TOML_OPEN, _TOML_CLOSE, True)):
         opened = opener.match(text)
         if opened is None:
             continue
         closed = closer.search(text, opened.end())
         if closed is None:
-            return FrontMatter(None, text, None)
-        block = text[opened.end() : closed.start()]
+            return None
         body = text[closed.end() :]
         if body.startswith("\n"):
             body = body[1:]
-        raw = block.rstrip("\n")
-        fields = reader(raw)
-        return FrontMatter(
-            fields.title, body, raw, fields.description, fields.keywords, fields.language
-        )
-    return FrontMatter(None, text, None)
+        return text[opened.end() : closed.start()].rstrip("\n"), body, toml
+    return None
+
+
+def split_front_matter(text: str) -> FrontMatter:
+    """Split front matter off ``text`` (LF line ends expected); see the module docstring."""
+    located = _locate(text)
+    if located is None:
+        return FrontMatter(None, text, None)
+    raw, body, toml = located
+    fields = _toml_fields(raw) if toml else _yaml_fields(raw)
+    return FrontMatter(
+        fields.title, body, raw, fields.description, fields.keywords, fields.language
+    )
+
+
+def front_matter_string(text: str, key: str) -> str | None:
+    """The top-level string ``key`` of ``text``'s front matter, whitespace collapsed (read like
+    ``title``); None without front matter or without such a string."""
+    located = _locate(text)
+    if located is None:
+        return None
+    raw, _body, toml = located
+    if not toml:
+        values = _yaml_values(raw)
+        return _yaml_scalar(*values[key]) if key in values else None
+    try:
+        return _clean(tomllib.loads(raw).get(key))
+    except tomllib.TOMLDecodeError:
+        return _clean(_toml_string(raw, key))

@@ -15,9 +15,10 @@ components after it. A backslash before a backtick makes it literal. Outside cod
 - top-level ``import``/``export`` statements (also multi-line ones) and ``{/* comments */}`` are
   dropped;
 - a JSX component (a tag whose name starts with an upper-case letter) is rendered by the
-  profile's ``Renderer`` for its name, given its attributes, its body (dedented, blank edges
-  trimmed) and its 1-based position among the rendered children of its parent (for numbered
-  steps and ``<Tabs items=[...]>``). Components without a renderer are unwrapped: their body is
+  profile's ``Renderer`` for its name, given its attributes (character references in string
+  values decoded, as JSX does), its body (reindented, below; blank edges trimmed) and its 1-based
+  position among the rendered children of its parent (for numbered steps and
+  ``<Tabs items=[...]>``). Components without a renderer are unwrapped: their body is
   kept, as a block when it spans lines or the element stands on lines of its own, inline
   otherwise; self-closing ones disappear.
   Fragments (``<>``/``</>``) are unwrapped. A stray closing tag is dropped; an unclosed tag is
@@ -44,7 +45,18 @@ components after it. A backslash before a backtick makes it literal. Outside cod
   rendered inline, space-separated, and ``br`` is a space.
 - a block rendered at the top level from a tag indented under a list item (or written right
   after a list marker, ``1. <Tip>``) is indented to the item's content column, so it stays in
-  the item.
+  the item; inside a body it is placed at its tag's column (after the marker when hugged), so
+  reindenting the body keeps it where the tag stood.
+- MDX has no indented code blocks, so indentation means nothing outside lists and fences: each
+  body, and the page at the end, is reindented. Outside list items every line starts at column
+  0 (JSX children indented at will, a body whose first line starts on its tag's line, lines
+  indented more than their siblings); list items keep their nesting, with their content at the
+  item's content column; fenced code keeps its indentation relative to its opening fence (as in
+  CommonMark, up to the fence's indentation is removed from each code line).
+- a JSX whitespace expression ``{" "}`` / ``{' '}`` (with the spaces after it) is a single
+  space between words (nothing at a line start or next to whitespace).
+- character references (``&amp;``, ``&lt;``, ``&#39;``, ``&nbsp;``; the ``;`` is required) are
+  decoded in text, never in code spans or fences.
 - whitespace is collapsed (inline components, badges, headings, links) only in a closed,
   one-paragraph body without a fence; otherwise the body is unwrapped as a block.
 - runs of three or more line breaks left behind are collapsed to one blank line.
@@ -53,6 +65,7 @@ components after it. A backslash before a backtick makes it literal. Outside cod
 from __future__ import annotations
 
 import functools
+import html
 import itertools
 import re
 import textwrap
@@ -60,7 +73,7 @@ from collections import Counter
 from collections.abc import Callable, Collection, Iterator, Mapping
 from dataclasses import dataclass, field
 
-__all__ = ["Component", "Renderer", "quote_block", "render_mdx"]
+__all__ = ["Component", "Renderer", "code_span", "quote_block", "render_mdx"]
 
 # Backtick fences: the info string may not contain a backtick (CommonMark), so
 # "```bash npm i```" is not a fence. Tilde fences may have backticks in their info string.
@@ -75,6 +88,7 @@ _ATTRS = r"(?:\"[^\"]*\"|'[^']*'|\{(?:[^{}]|\{(?:[^{}]|\{[^{}]*\})*\})*\}|[^\"'{
 _TOKEN = re.compile(
     r"(?P<ticks>`+)"
     r"|(?P<comment>\{/\*.*?\*/\})"
+    r"|(?P<space>\{[ \t]*(?:\"[ \t]*\"|'[ \t]*')[ \t]*\}[ \t]*)"  # with the spaces after it
     r"|(?P<fragment></?>)"
     rf"|<(?P<close>/)?(?P<name>[A-Za-z][\w.:-]*)(?=[\s/>])(?P<attrs>{_ATTRS})(?P<selfclose>/)?>",
     re.DOTALL,
@@ -86,6 +100,9 @@ _ATTR = re.compile(
 _STRING_EXPR = re.compile(r"^\s*(?:\"([^\"]*)\"|'([^']*)'|`([^`$]*)`)\s*$")
 _LIST_ITEM = re.compile(r"^[ \t]*(?:[-*+]|\d{1,9}[.)])(?:[ \t]+|$)")
 _LIST_MARKER = re.compile(r"[ \t]*(?:[-*+]|\d{1,9}[.)])[ \t]+")
+_THEMATIC_BREAK = re.compile(r"^(?:(?:\*[ \t]*){3,}|(?:-[ \t]*){3,}|(?:_[ \t]*){3,})$")
+# A character reference as CommonMark and JSX read it (the ";" is required).
+_ENTITY = re.compile(r"&(?:#[0-9]{1,7}|#[xX][0-9A-Fa-f]{1,6}|[A-Za-z][A-Za-z0-9]{1,31});")
 _PLAIN_URL = re.compile(r"^[^\s()<>]+$")
 _BLANK_LINE = re.compile(r"\n[ \t]*\n")
 _LINE_WINDOW = 10_000  # how far to look along a line for what stands beside a tag
@@ -152,10 +169,10 @@ def _parse_attrs(raw: str) -> dict[str, str]:
     attrs: dict[str, str] = {}
     for match in _ATTR.finditer(raw):
         key = match.group("key")
-        if match.group("dq") is not None:
-            attrs[key] = match.group("dq")
+        if match.group("dq") is not None:  # JSX string attributes hold character references
+            attrs[key] = _decode(match.group("dq"))
         elif match.group("sq") is not None:
-            attrs[key] = match.group("sq")
+            attrs[key] = _decode(match.group("sq"))
         elif match.group("expr") is not None:
             expr = match.group("expr")
             literal = _STRING_EXPR.match(expr)
@@ -168,13 +185,87 @@ def _parse_attrs(raw: str) -> dict[str, str]:
     return attrs
 
 
+def _decode(text: str) -> str:
+    """``text`` with its character references (``&amp;``, ``&#39;``, ``&nbsp;``) decoded."""
+    return _ENTITY.sub(lambda match: html.unescape(match.group()), text) if "&" in text else text
+
+
 def quote_block(text: str) -> str:
     """``text`` as a Markdown block quote."""
     return "\n".join(f"> {line}" if line.strip() else ">" for line in text.split("\n"))
 
 
 def _trim(body: str) -> str:
-    return textwrap.dedent(body.strip("\n").rstrip()).strip("\n")
+    return _reindent(body.strip("\n").rstrip()).strip("\n")
+
+
+def _width(line: str) -> int:
+    """The width of ``line``'s leading whitespace (tab stops every 4 columns)."""
+    indent = line[: len(line) - len(line.lstrip(" \t"))]
+    return len(indent.expandtabs(4))
+
+
+def _shift(line: str, width: int, new: int) -> str:
+    """``line`` (leading whitespace ``width`` columns wide) with ``new`` columns of it instead;
+    code keeps its own characters (tabs) past the columns removed."""
+    if new >= width:
+        return " " * (new - width) + line
+    remove, column, index = width - new, 0, 0
+    while column < remove:
+        column = column + 4 - column % 4 if line[index] == "\t" else column + 1
+        index += 1
+    return " " * (column - remove) + line[index:]
+
+
+def _reindent(text: str) -> str:
+    """``text`` without the indentation that means nothing in MDX, which has no indented code
+    blocks: JSX children are indented at will, a body may start on its tag's line and blocks
+    rendered from child tags sit at the tag's column. Outside list items every line starts at
+    column 0; list items keep their nesting, their content sits at the item's content column;
+    fenced code keeps its indentation relative to its opening fence (CommonMark: up to the
+    fence's indentation is removed from each line); whitespace-only lines become empty."""
+    out: list[str] = []
+    items: list[tuple[int, int]] = []  # open list items: (source, output) content column
+    fence: str | None = None
+    fence_width = fence_new = 0
+    lazy = False  # the line before continues a paragraph: a less indented line may go on it
+    for line in text.split("\n"):
+        stripped = line.strip()
+        if fence is not None:
+            run = len(stripped) - len(stripped.lstrip(fence[0]))
+            if run >= len(fence) and not stripped[run:].strip():
+                out.append(" " * fence_new + stripped)
+                fence = None
+            elif stripped:
+                out.append(
+                    _shift(line, _width(line), fence_new + max(0, _width(line) - fence_width))
+                )
+            else:
+                out.append("")
+            continue
+        if not stripped:
+            out.append("")
+            lazy = False
+            continue
+        width = _width(line)
+        opened = _fence_open(line)
+        item = None if opened or _THEMATIC_BREAK.match(stripped) else _LIST_ITEM.match(stripped)
+        while items and width < items[-1][0] and (opened or item or not lazy):
+            items.pop()
+        new = items[-1][1] if items else 0
+        text_start = line.lstrip(" \t")
+        if item is not None:
+            if items:
+                new += min(width - items[-1][0], 3)
+            marker = item.group(0).rstrip(" \t")
+            spaces = len(item.group(0).expandtabs(4)) - len(marker)
+            content = len(marker) + (spaces if 1 <= spaces <= 4 else 1)
+            items.append((width + content, new + content))
+        out.append(" " * new + text_start)
+        if opened is not None:
+            fence, fence_width, fence_new = opened, width, new
+        lazy = opened is None
+    return "\n".join(out)
 
 
 def _fence_open(line: str) -> str | None:
@@ -260,7 +351,7 @@ def _closer(run: int) -> re.Pattern[str]:
     return re.compile(rf"(?<!`)`{{{run}}}(?!`)")
 
 
-def _code_span(text: str, ticks: int) -> str:
+def code_span(text: str, ticks: int) -> str:
     """``text`` as an inline code span (a backtick run longer than any inside it)."""
     longest = max((len(run) for run in re.findall(r"`+", text)), default=0)
     fence = "`" * max(ticks, longest + 1)
@@ -356,6 +447,12 @@ class _Render:
             piece = " " + piece
         frame.space = frame.after_block = False
         frame.parts.append(piece)
+
+    def space(self) -> None:
+        """A space before the next word, unless whitespace is there already."""
+        frame = self.stack[-1]
+        if frame.parts and not frame.parts[-1][-1:].isspace():
+            frame.space = True
 
     def emit_block(self, frame: _Frame, text: str) -> None:
         target = self.stack[-1]
@@ -471,7 +568,7 @@ class _Render:
         elif name == "a" and text and _PLAIN_URL.match(frame.attrs.get("href", "")):
             self.emit_inline(body, f"[{text}]({frame.attrs['href']})")
         elif name in _HTML_CODE and text:
-            self.emit_inline(body, _code_span(body.strip(), 1))
+            self.emit_inline(body, code_span(body.strip(), 1))
         elif name == "abbr" and text and frame.attrs.get("title", text) != text:
             # The expansion is what the abbreviation means, not commentary: keep it.
             self.emit_inline(body, f"{text} ({' '.join(frame.attrs['title'].split())})")
@@ -501,12 +598,14 @@ class _Render:
         if not html and name in self.badges and len(prefix) <= _DECORATION_WINDOW:
             frame.standalone = self.decoration.fullmatch(prefix) is not None
         frame.line_start = not prefix.strip() or _LIST_MARKER.fullmatch(prefix) is not None
-        if len(self.stack) == 2 and prefix:  # a top-level tag
-            prefix = prefix.expandtabs(4)
-            if _LIST_MARKER.fullmatch(prefix):
-                frame.indent, frame.hug = " " * len(prefix), True
-            elif not prefix.strip():
+        prefix = prefix.expandtabs(4)
+        if prefix and _LIST_MARKER.fullmatch(prefix):
+            frame.indent, frame.hug = " " * len(prefix), True
+        elif prefix and not prefix.strip():
+            if len(self.stack) == 2:  # a top-level tag: only a list item's indentation counts
                 frame.indent = " " * (_list_indent(self.root.parts, len(prefix)) or 0)
+            else:  # at the tag's column among its siblings; the parent's body is reindented
+                frame.indent = prefix
         return frame
 
     def run(self, text: str) -> str:
@@ -517,7 +616,7 @@ class _Render:
                 self.prose(_strip_esm(piece))
         while len(self.stack) > 1:
             self.close_top(closed=False)
-        return _collapse("".join(self.root.parts))
+        return _collapse(_reindent("".join(self.root.parts)))
 
     def prose(self, segment: str) -> None:
         position = 0
@@ -546,7 +645,8 @@ class _Render:
                 if closer is None:
                     no_closer[run] = limit
                     continue
-                self.emit(segment[position : closer.end()])  # text before it + the span
+                # The text before it + the span (one piece: see ``emit`` on backtick runs).
+                self.emit(_decode(segment[position:start]) + segment[start : closer.end()])
                 position = scan = closer.end()
                 continue
             name = match.group("name")
@@ -554,8 +654,11 @@ class _Render:
             if html and (not self.html or name not in _HTML):
                 scan = start + 1  # not a tag we handle: literal text
                 continue
-            self.emit(segment[position:start])
+            self.emit(_decode(segment[position:start]))
             position = match.end()
+            if match.group("space") is not None:  # {" "}: a space between words
+                self.space()
+                continue
             if match.group("comment") is not None or match.group("fragment") is not None:
                 continue
             if match.group("close"):
@@ -576,7 +679,7 @@ class _Render:
                     self.pop()  # a self-closed HTML element has no text
                 else:
                     self.close_top(closed=True)
-        self.emit(segment[position:])
+        self.emit(_decode(segment[position:]))
 
 
 def render_mdx(

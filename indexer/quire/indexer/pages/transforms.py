@@ -10,10 +10,12 @@ name          what it does
 ``mintlify``  ``markdown`` + Mintlify MDX: ESM lines and comments dropped; ``<Note>``, ``<Tip>``,
               ``<Info>``, ``<Warning>``, ``<Check>``, ``<Danger>`` → block quotes; ``<Card>`` →
               bold (linked) title + body; ``<Tab>``, ``<Accordion>``, ``<Expandable>``, ``<Step>``
-              → bold title (steps numbered) + body; ``<ParamField>``/``<ResponseField>`` → name,
-              type, required; containers (``<Tabs>``, ``<CardGroup>``, ``<Steps>``, ...) and
+              → bold title (steps numbered) + body; ``<ParamField>``/``<ResponseField>`` → a
+              name, type, required line with the description on the next line (one
+              paragraph); containers (``<Tabs>``, ``<CardGroup>``, ``<Steps>``, ...) and
               unknown components unwrapped; self-closing components removed; badges and
-              tooltips (below); lower-case HTML removed, its visible text kept
+              tooltips (below); lower-case HTML removed, its visible text kept; an ``openapi``
+              front matter value (``"GET /regions"``) → the body's first line, as inline code
 ``fumadocs``  ``markdown`` + Fumadocs MDX: ``<Callout type title>`` → block quote; ``<Tabs
               items>``/``<Tab value>`` → bold tab name + body; ``<Steps>``/``<Step>`` → body
               (numbered when titled); ``<Cards>``/``<Card title href>`` → bold linked title +
@@ -26,6 +28,9 @@ Badges and tooltips (both MDX profiles): ``<Tooltip>`` renders its visible child
 beside it — e.g. a ``<Badge>v2.1.0</Badge>`` line at the top of a page) is dropped; anywhere
 else (in a sentence, a heading, a list item, a table cell) it renders its text inline. See
 ``quire.indexer.pages.mdx`` for code spans, fences, HTML and list-item indentation.
+
+Both MDX profiles reindent (MDX has no indented code blocks), turn ``{" "}`` into a space and
+decode character references outside code (see ``quire.indexer.pages.mdx``).
 
 Any NUL character rejects the page (``TransformRejected``); an unknown profile name raises
 ``UnknownTransform``. ``TransformedPage.title``, ``.description``, ``.keywords`` and
@@ -40,8 +45,8 @@ import re
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass
 
-from quire.indexer.pages.frontmatter import split_front_matter
-from quire.indexer.pages.mdx import Component, Renderer, quote_block, render_mdx
+from quire.indexer.pages.frontmatter import front_matter_string, split_front_matter
+from quire.indexer.pages.mdx import Component, Renderer, code_span, quote_block, render_mdx
 
 __all__ = [
     "DEFAULT_TRANSFORM",
@@ -156,7 +161,12 @@ def _field(c: Component) -> str:
         line += " (required)"
     if c.attrs.get("default"):
         line += f" (default: `{c.attrs['default']}`)"
-    return f"{line}\n\n{c.body}" if c.body else line
+    if not c.body:
+        return line
+    # One paragraph: the description goes on the next line, unless that line would turn the
+    # name line into a setext heading.
+    underline = _SETEXT.match(c.body.partition("\n")[0]) is not None
+    return f"{line}\n\n{c.body}" if underline else f"{line}\n{c.body}"
 
 
 def _drop(_c: Component) -> str:
@@ -213,10 +223,22 @@ def _markdown(text: str) -> TransformedPage:
     )
 
 
-def _mdx(renderers: Mapping[str, Renderer]) -> Callable[[str], TransformedPage]:
+def _openapi(text: str) -> str | None:
+    """Mintlify's ``openapi: "GET /regions"`` front matter (an endpoint page, often with no
+    body) as an inline code line, so the page names its method and path."""
+    endpoint = front_matter_string(text, "openapi")
+    return code_span(endpoint, 1) if endpoint else None
+
+
+def _mdx(
+    renderers: Mapping[str, Renderer], lead: Callable[[str], str | None] | None = None
+) -> Callable[[str], TransformedPage]:
     def transform(text: str) -> TransformedPage:
         page = _markdown(text)
         body = render_mdx(page.text, renderers, badges=BADGES, inline=INLINE)
+        first = lead(_normalise(text)) if lead is not None else None
+        if first:
+            body = f"{first}\n\n{body}" if body else f"{first}\n"
         return dataclasses.replace(page, text=body)
 
     return transform
@@ -225,7 +247,7 @@ def _mdx(renderers: Mapping[str, Renderer]) -> Callable[[str], TransformedPage]:
 _PROFILES: dict[str, Callable[[str], TransformedPage]] = {
     "none": _none,
     "markdown": _markdown,
-    "mintlify": _mdx(MINTLIFY),
+    "mintlify": _mdx(MINTLIFY, _openapi),
     "fumadocs": _mdx(FUMADOCS),
 }
 TRANSFORMS: tuple[str, ...] = tuple(_PROFILES)
