@@ -14,7 +14,12 @@ SciFact training claims, limit 10:
   cache write), the search, protobuf, gRPC;
 - direct: the same retrieval SQL in a read-only REPEATABLE READ transaction on the same pool:
   `knowledge.search.legacy` (LEGACY), or the query embedding + tuning settings +
-  `knowledge.search.hybrid` (CHUNK_FTS, CHUNK_VECTOR, FILE_NAME, DOCUMENTS, CHUNKS).
+  `knowledge.search.hybrid` (BM25, the vector arm, FILE_NAME, DOCUMENTS, CHUNKS).
+
+HYBRID runs twice: with the serving tuning (convex fusion, exact vector arm up to
+`exact_vector_max_chunks`), and as HYBRID_PREVIOUS with `search.PREVIOUS_TUNING` (RRF k 5,
+depth 100, HNSW always: what served before), service and direct alike, so the two compare
+within one run.
 
 The search cache is emptied before every cell and each cell's queries are distinct, so no
 service call is a cache hit (the JSON counts `cached` replies to prove it). Reports p50/p95/p99,
@@ -29,6 +34,7 @@ import hashlib
 import json
 import time
 import uuid
+from dataclasses import asdict
 from itertools import islice
 from pathlib import Path
 from typing import Any
@@ -79,11 +85,13 @@ async def ingest(quire: h.Quire, org_id: uuid.UUID, cid: uuid.UUID, n: int) -> d
                 "(SELECT serving_generation FROM collections WHERE org_id = $1 "
                 "AND collection_id = $2) AS gen, "
                 "(SELECT revision FROM collections WHERE org_id = $1 "
-                "AND collection_id = $2) AS revision",
+                "AND collection_id = $2) AS revision, "
+                "(SELECT settled_revision = revision FROM collections WHERE org_id = $1 "
+                "AND collection_id = $2) AS settled",
                 org_id,
                 cid,
             )
-            if row["pending"] == 0 and (row["gen"] or 0) > 0:
+            if row["pending"] == 0 and (row["gen"] or 0) > 0 and row["settled"]:
                 break
             if time.perf_counter() - started > max(180.0, n * 1.0):
                 raise SystemExit(f"ingestion did not finish: {dict(row)}")
@@ -110,7 +118,7 @@ class Direct:
         self.org_id = org_id
         self.scope = scope
         self.embeddings = embeddings
-        self.tuning = search.DEFAULT_TUNING
+        self.tuning: Any = search.DEFAULT_TUNING
 
     async def legacy(self, query: str) -> int:
         from quire.server.knowledge import search
@@ -149,6 +157,7 @@ class Direct:
 
 
 async def main(args: argparse.Namespace) -> dict[str, Any]:
+    from quire.server.knowledge import search
     from quire.server.knowledge.scope import ScopedCollection
 
     h.setup_logging(args.verbose)
@@ -181,11 +190,17 @@ async def main(args: argparse.Namespace) -> dict[str, Any]:
             scope = [ScopedCollection(cid, ing["revision"], ing["generation"])]
             direct = Direct(quire, key.org_id, scope, embeddings)
             report["modes"] = {}
-            for mode, direct_call in (("LEGACY_FTS", direct.legacy), ("HYBRID", direct.hybrid)):
+            service = quire.running.state.extras["knowledge_service"]
+            for label, mode, direct_call, tuning in (
+                ("LEGACY_FTS", "LEGACY_FTS", direct.legacy, search.DEFAULT_TUNING),
+                ("HYBRID", "HYBRID", direct.hybrid, search.DEFAULT_TUNING),
+                ("HYBRID_PREVIOUS", "HYBRID", direct.hybrid, search.PREVIOUS_TUNING),
+            ):
+                service.tuning = direct.tuning = tuning
                 policy = await client.set_retrieval_policy(mode=mode, max_search_limit=LIMIT)
                 cells: dict[str, Any] = {}
                 for concurrency in concurrencies:
-                    h.note(f"{mode} at concurrency {concurrency}")
+                    h.note(f"{label} at concurrency {concurrency}")
                     cells[str(concurrency)] = await cell(
                         quire,
                         key.org_id,
@@ -197,16 +212,32 @@ async def main(args: argparse.Namespace) -> dict[str, Any]:
                         concurrency,
                         args.max_cell_s,
                     )
-                report["modes"][mode] = {
+                report["modes"][label] = {
                     "effective_mode": policy.effective_mode,
+                    "tuning": asdict(tuning) if mode == "HYBRID" else None,
                     "cells": cells,
                 }
+            service.tuning = search.DEFAULT_TUNING
         report["peak_rss_mb"] = h.peak_rss_mb()
     report["ratios_p50"] = {
         mode: {c: v["ratio_p50"] for c, v in m["cells"].items()}
         for mode, m in report["modes"].items()
     }
-    report["targets"] = {"service_over_direct_p50": {"goal": 1.5}}
+    report["hybrid_over_previous_p50"] = {
+        side: {
+            c: h.ratio(
+                report["modes"]["HYBRID"]["cells"][c][side].get("p50_ms"),
+                report["modes"]["HYBRID_PREVIOUS"]["cells"][c][side].get("p50_ms"),
+                2,
+            )
+            for c in report["modes"]["HYBRID"]["cells"]
+        }
+        for side in ("service", "direct")
+    }
+    report["targets"] = {
+        "service_over_direct_p50": {"goal": 1.5},
+        "hybrid_over_previous_p50": {"goal": 1.2},
+    }
     return report
 
 

@@ -4,6 +4,7 @@ queries): progress stream, recorded result, status by fingerprint, and the cache
 from __future__ import annotations
 
 import asyncio
+import uuid
 from collections.abc import AsyncIterator
 
 import pytest
@@ -93,16 +94,20 @@ async def test_hybrid_results_are_cached_only_with_a_passed_gate(
     client: AsyncQuireClient, harness: Harness, keys: Keys
 ) -> None:
     collection = await client.create_collection(name="gated")
-    doc = await client.upload_document(
+    await client.upload_document(
         collection_id=collection.collection_id, file_name="g.txt", data=b"the gecko climbs walls"
     )
     for _ in range(300):
-        if (await client.get_document(document_id=doc.document_id)).status == (
-            knowledge_pb2.DOCUMENT_STATUS_READY
-        ):
-            status = await client.get_index_status(collection_id=collection.collection_id)
-            if status.serving_generation:
-                break
+        async with harness.pool.acquire() as conn:
+            # Settled: indexed, statistics exact; only then may results be cached at all.
+            settled = await conn.fetchval(
+                "SELECT serving_generation > 0 AND settled_revision = revision FROM collections "
+                "WHERE org_id = $1 AND collection_id = $2",
+                keys.org_id,
+                uuid.UUID(collection.collection_id),
+            )
+        if settled:
+            break
         await asyncio.sleep(0.1)
     await client.set_retrieval_policy(mode=knowledge_pb2.RETRIEVAL_MODE_HYBRID)
     try:

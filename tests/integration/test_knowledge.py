@@ -46,6 +46,22 @@ async def wait_terminal(
         await asyncio.sleep(0.2)
 
 
+async def wait_settled(harness: Harness, collection_id: str, within: float = 120) -> None:
+    """Until the worker has settled the collection (nothing pending, exact statistics):
+    only then are its search results cached."""
+    deadline = asyncio.get_running_loop().time() + within
+    while True:
+        async with harness.pool.acquire() as conn:
+            settled = await conn.fetchval(
+                "SELECT settled_revision = revision FROM collections WHERE collection_id = $1",
+                uuid.UUID(collection_id),
+            )
+        if settled:
+            return
+        assert asyncio.get_running_loop().time() < deadline, "collection never settled"
+        await asyncio.sleep(0.1)
+
+
 async def wait_indexed(client: AsyncQuireClient, collection_id: str, within: float = 120) -> None:
     deadline = asyncio.get_running_loop().time() + within
     while True:
@@ -432,19 +448,27 @@ async def test_hybrid_mode_answers_at_chunk_level_and_kill_switch_reverts(
 
 
 async def test_legacy_results_are_cached_until_the_collection_changes(
-    client: AsyncQuireClient,
+    client: AsyncQuireClient, harness: Harness
 ) -> None:
     collection = await client.create_collection(name="cache")
     cid = collection.collection_id
     doc = await client.upload_document(collection_id=cid, file_name="c.txt", data=b"okapi stripes")
     await wait_terminal(client, doc.document_id)
+    await wait_settled(harness, cid)
     first = await client.search_knowledge(collection_ids=[cid], query="okapi")
     second = await client.search_knowledge(collection_ids=[cid], query="  OKAPI ")
     assert not first.cached and second.cached and second.hits == first.hits
     more = await client.upload_document(collection_id=cid, file_name="d.txt", data=b"okapi again")
+    # A new revision: the old entry is unreachable. Until the worker has caught up with it
+    # nothing is written (the answer may still change at this revision).
+    pending = await client.search_knowledge(collection_ids=[cid], query="okapi")
+    assert not pending.cached
     await wait_terminal(client, more.document_id)
+    await wait_settled(harness, cid)
     third = await client.search_knowledge(collection_ids=[cid], query="okapi")
-    assert not third.cached and len(third.hits) == 2
+    assert len(third.hits) == 2
+    fourth = await client.search_knowledge(collection_ids=[cid], query="okapi")
+    assert fourth.cached and fourth.hits == third.hits
 
 
 async def test_search_limit_follows_the_organisation_policy(
@@ -702,7 +726,7 @@ async def test_bm25_arm_uses_generation_statistics(
             b=0.75,
             max_df_ratio=0.25,
         )
-    ranked = list(dict.fromkeys(str(d) for d, _ in arms.fts))
+    ranked = list(dict.fromkeys(str(d) for (d, _), _ in arms.fts))
     assert ranked[0] == ids["rare.txt"], (ranked, [dict(r) for r in rows], ids)
 
 
@@ -755,3 +779,42 @@ async def test_file_name_arm_skips_only_names_that_cannot_match(
             assert [r[0] for r in got] == [r[0] for r in want], query
         long_query = await conn.fetch(search.FILE_NAME, keys.org_id, [cid], queries[0], 100)
     assert long_query, "a near-copy of a long name is found by similarity"
+
+
+async def test_any_query_text_gives_a_ranking_or_nothing(
+    client: AsyncQuireClient, samples: tuple[str, dict[str, knowledge_pb2.Document]]
+) -> None:
+    """Queries in other scripts, emoji, one character, 500 characters, only stop words, or
+    tsquery syntax: every mode answers with a ranking or an empty list; only past the
+    documented bound (500 characters) is the query refused."""
+    collection_id, _ = samples
+    queries = [
+        "日本語の検索クエリ",
+        "поиск по документам",
+        "بحث في المستندات",
+        "🦘🦤🔥",
+        "a",
+        "é",
+        "🙂",
+        "the of and to in is it",
+        "x" * 500,
+        ("budget " * 72)[:500],
+        "!!! & | ( ) : * ' \\",
+        "'",
+        "\u200b\u00a0",
+    ]
+    modes = [knowledge_pb2.RETRIEVAL_MODE_LEGACY_FTS, knowledge_pb2.RETRIEVAL_MODE_HYBRID]
+    try:
+        for mode in modes:
+            await client.set_retrieval_policy(mode=mode)
+            for query in queries:
+                result = await client.search_knowledge(collection_ids=[collection_id], query=query)
+                assert result.mode == mode
+                assert len(result.hits) <= 8
+                assert [h.rank for h in result.hits] == list(range(1, len(result.hits) + 1))
+                scores = [h.score for h in result.hits]
+                assert scores == sorted(scores, reverse=True), (query, scores)
+            with pytest.raises(qe.InvalidRequest):
+                await client.search_knowledge(collection_ids=[collection_id], query="x" * 501)
+    finally:
+        await client.set_retrieval_policy(mode=knowledge_pb2.RETRIEVAL_MODE_LEGACY_FTS)

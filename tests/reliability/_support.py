@@ -53,6 +53,7 @@ async def seed_pages(pool, org_id: uuid.UUID, namespace: str, pages: dict[str, s
             public_url="",
             transform="markdown",
             index_version="1",
+            language="en",
         )
         for i, (path, body) in enumerate(pages.items()):
             digest = hashlib.sha256(body.encode()).hexdigest()

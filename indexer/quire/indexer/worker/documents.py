@@ -54,6 +54,8 @@ UPDATE documents d SET status = {knowledge_pb2.DOCUMENT_STATUS_PROCESSING},
 FROM unnest($1::uuid[], $2::uuid[]) AS w(org_id, document_id), document_originals o
 WHERE d.org_id = w.org_id AND d.document_id = w.document_id AND d.deleted_at IS NULL
   AND o.org_id = d.org_id AND o.document_id = d.document_id
+  AND EXISTS (SELECT 1 FROM collections c WHERE c.org_id = d.org_id
+              AND c.collection_id = d.collection_id AND c.deleted_at IS NULL)
 RETURNING d.org_id, d.document_id, d.collection_id, d.file_name, d.mime_type, d.updated_at,
           o.content
 """
@@ -124,7 +126,8 @@ async def start_extraction(
     conn: asyncpg.Connection, wanted: Sequence[tuple[uuid.UUID, uuid.UUID]]
 ) -> list[Original]:
     """Marks the (org, document) pairs PROCESSING (one attempt more) and returns their
-    originals; deleted documents and documents without an original are left out."""
+    originals; deleted documents, documents of deleted collections and documents without an
+    original are left out."""
     if not wanted:
         return []
     rows = await conn.fetch(START_EXTRACTION, [w[0] for w in wanted], [w[1] for w in wanted])

@@ -35,6 +35,9 @@ WHERE g.org_id = $1 AND g.collection_id = $2
                           WHERE r.org_id = $1 AND r.collection_id = $2 AND r.state = {RETIRED}))
 ORDER BY g.generation
 """
+# Two workers storing the first texts of a collection at once would both see no generation
+# and both create generation 1: `_targets` takes this lock first.
+LOCK_GENERATIONS = "SELECT pg_advisory_xact_lock(hashtextextended($1, 0))"
 CREATE = f"""
 INSERT INTO index_generations (org_id, collection_id, generation, state, fingerprint,
                                index_version)
@@ -49,8 +52,14 @@ LOCK_COLLECTION = """
 SELECT serving_generation, deleted_at FROM collections
 WHERE org_id = $1 AND collection_id = $2 FOR NO KEY UPDATE
 """
+# KEY SHARE on the collection row: a collection delete (FOR UPDATE) waits for chunk writes in
+# progress, and a write that starts after it sees the collection deleted and skips the
+# document; so the purge queued with the delete finds every chunk (settle.PURGE).
 LOCK_DOCUMENT = """
-SELECT updated_at, deleted_at FROM documents WHERE org_id = $1 AND document_id = $2 FOR UPDATE
+SELECT d.updated_at, d.deleted_at FROM documents d
+JOIN collections c ON c.org_id = d.org_id AND c.collection_id = d.collection_id
+WHERE d.org_id = $1 AND d.document_id = $2 AND c.deleted_at IS NULL
+FOR UPDATE OF d FOR KEY SHARE OF c
 """
 DELETE_CHUNKS = """
 DELETE FROM knowledge_chunks
@@ -69,9 +78,10 @@ LOCK_DOCUMENTS = """
 SELECT d.org_id, d.document_id, d.updated_at
 FROM documents d JOIN unnest($1::uuid[], $2::uuid[]) AS w(org_id, document_id)
   ON d.org_id = w.org_id AND d.document_id = w.document_id
-WHERE d.deleted_at IS NULL
+JOIN collections c ON c.org_id = d.org_id AND c.collection_id = d.collection_id
+WHERE d.deleted_at IS NULL AND c.deleted_at IS NULL
 ORDER BY d.org_id, d.document_id
-FOR UPDATE OF d
+FOR UPDATE OF d FOR KEY SHARE OF c
 """
 DELETE_CHUNKS_MANY = """
 DELETE FROM knowledge_chunks k
@@ -130,8 +140,12 @@ async def notify_index(
 
 
 async def live_generations(
-    conn: asyncpg.Connection, org_id: uuid.UUID, collection_id: uuid.UUID
+    conn: asyncpg.Connection, org_id: uuid.UUID, collection_id: uuid.UUID, *, lock: bool = False
 ) -> list[Generation]:
+    """`lock`: hold the collection's generation lock to the end of the transaction (before
+    creating the first generation)."""
+    if lock:
+        await conn.execute(LOCK_GENERATIONS, f"generations:{org_id}:{collection_id}")
     rows = await conn.fetch(LIVE_GENERATIONS, org_id, collection_id)
     return [Generation(**dict(r)) for r in rows]
 
@@ -160,8 +174,8 @@ async def write_document_chunks(
 ) -> bool:
     """Replaces the document's chunks in `generations`, idempotently, in one transaction.
 
-    Skipped (False) when the document changed or was deleted after `text_as_of`: the job for
-    the newer version writes its own chunks.
+    Skipped (False) when the document changed or was deleted after `text_as_of` (the job for
+    the newer version writes its own chunks), or its collection was deleted.
     """
     async with conn.transaction():
         doc = await conn.fetchrow(LOCK_DOCUMENT, org_id, document_id)
@@ -207,8 +221,8 @@ async def write_many_chunks(
 ) -> list[bool]:
     """`write_document_chunks` for many documents in four statements; call it inside a
     transaction. Returns, per document, whether it was written (False: changed or deleted
-    after its `text_as_of`). Documents are locked in key order, so two workers cannot
-    deadlock on them."""
+    after its `text_as_of`, or its collection deleted). Documents are locked in key order, so
+    two workers cannot deadlock on them."""
     if not documents:
         return []
     locked = await conn.fetch(

@@ -15,10 +15,11 @@ stage works in batches so the per-document cost is a share of a few statements:
    EMBED_GROUP_CHARS characters), so a deep queue embeds in large length-sorted groups;
 3. write the chunks of everything embedded in one transaction that also finishes the extract
    jobs and notifies each collection once; statistics drift is checked once per batch and
-   collection. When the embedder has nothing left to do (the end of a burst), a large batch
-   is split over WRITE_CONCURRENCY concurrent transactions so its write uses the cores the
-   embedder left. A failed batch (or part) is retried document by document, so one bad row
-   fails alone.
+   collection, and a collection with nothing left pending is settled (exact statistics,
+   settle.py) before the batch's documents count as done. When the embedder has nothing left
+   to do (the end of a burst), a large batch is split over WRITE_CONCURRENCY concurrent
+   transactions so its write uses the cores the embedder left. A failed batch (or part) is
+   retried document by document, so one bad row fails alone.
 
 A job is finished only when its chunks are written; a worker that dies leaves it to be
 re-queued when its lease expires (at-least-once; every write is idempotent). The pipeline
@@ -52,7 +53,7 @@ from quire.indexer.extraction import (
     FileType,
     resolve_type,
 )
-from quire.indexer.worker import documents, generations, jobs, lexical_stats
+from quire.indexer.worker import documents, generations, jobs, lexical_stats, settle
 from quire.v1 import knowledge_pb2
 
 log = logging.getLogger(__name__)
@@ -65,6 +66,9 @@ indexed_chunks = _meter.create_counter("quire.indexing.chunks", description="Chu
 
 EXTRACT = "extract"
 BUILD = "build_generation"
+# Quick jobs on a collection (settle.py), run inline by the claim loop.
+SETTLE = settle.SETTLE
+PURGE = settle.PURGE
 # Jobs claimed per statement; the claim is also capped by the room left in the pipeline.
 CLAIM_BATCH = 64
 # Documents (and characters of text) claimed and not yet written: the pipeline's bound.
@@ -209,6 +213,8 @@ class Worker:
                 task = asyncio.create_task(self._handle_build(job))
                 self._builds.add(task)
                 task.add_done_callback(self._builds.discard)
+            elif job.kind in (SETTLE, PURGE):
+                await self._collection_job(job)
             else:
                 await self._retry([job], f"unknown job kind {job.kind!r}")
         if extract:
@@ -217,6 +223,30 @@ class Worker:
             except (asyncpg.PostgresError, OSError) as exc:
                 log.warning("extract batch failed", extra={"error": repr(exc)[:300]})
                 await self._retry(extract, type(exc).__name__)
+
+    async def _collection_job(self, job: jobs.Job) -> None:
+        """A settle (after a document removal) or a purge (after a collection delete)."""
+        collection_id = uuid.UUID(job.payload["collection_id"])
+        try:
+            async with self.pool.acquire() as conn:
+                if job.kind == PURGE:
+                    await settle.purge(conn, job.org_id, collection_id)
+                else:
+                    await settle.settle(conn, job.org_id, collection_id)
+                await jobs.finish(conn, job)
+        except (asyncpg.PostgresError, OSError) as exc:
+            log.warning("job failed", extra={"job_id": job.job_id, "error": repr(exc)[:300]})
+            await self._retry([job], type(exc).__name__)
+
+    async def _settle(self, collections: list[tuple[uuid.UUID, uuid.UUID]]) -> None:
+        """Settles each collection that has nothing pending (settle.py); a failure only
+        delays it to the periodic sweep."""
+        for org_id, collection_id in dict.fromkeys(collections):
+            try:
+                async with self.pool.acquire() as conn:
+                    await settle.settle(conn, org_id, collection_id)
+            except Exception:  # best effort, on the stages' paths: must not stop them
+                log.warning("settling a collection failed", exc_info=True)
 
     async def _handle_build(self, job: jobs.Job) -> None:
         try:
@@ -301,6 +331,8 @@ class Worker:
                     else knowledge_pb2.DOCUMENT_STATUS_FAILED
                 )
                 await documents.store_failure(conn, org_id, document_id, status, result.error)
+            if not retried:  # the collection's last pending job may have been this one
+                await self._settle([(org_id, result.original.collection_id)])
         extracted = [r for r in results if r.error is None]
         if not extracted:
             return
@@ -354,6 +386,8 @@ class Worker:
     ) -> list[int]:
         """Generations a document change is written to; creates the first one if none."""
         live = await generations.live_generations(conn, org_id, collection_id)
+        if not live:
+            live = await generations.live_generations(conn, org_id, collection_id, lock=True)
         if not live:
             gen = await generations.create_generation(
                 conn, org_id, collection_id, self.fingerprint, self.index_version
@@ -415,12 +449,16 @@ class Worker:
         async with self.pool.acquire() as conn:
             if failures:
                 error = f"{failures} document(s) failed to index"
-                if not await jobs.retry_or_fail(conn, job, error):
-                    await generations.fail(conn, job.org_id, collection_id, generation, error)
-                return
-            await generations.flip(conn, job.org_id, collection_id, generation)
-            await lexical_stats.refresh(conn, job.org_id, collection_id, generation)
-            await jobs.finish(conn, job)
+                if await jobs.retry_or_fail(conn, job, error):
+                    return
+                await generations.fail(conn, job.org_id, collection_id, generation, error)
+            else:
+                # Statistics first: a generation never serves without them (BM25, and the
+                # vector arm's exact-or-HNSW choice, read them).
+                await lexical_stats.refresh(conn, job.org_id, collection_id, generation)
+                await generations.flip(conn, job.org_id, collection_id, generation)
+                await jobs.finish(conn, job)
+        await self._settle([(job.org_id, collection_id)])
 
     async def _submit(self, item: _Item) -> None:
         self._in_flight += 1
@@ -494,12 +532,6 @@ class Worker:
                 parts = _split_for_writers(batch)
             results = await asyncio.gather(*(self._write_part(part) for part in parts))
             outcomes = [ok for result in results for ok in result]
-            for item, ok in zip(batch, outcomes, strict=True):
-                self.embedded_chunks += len(item.texts) if ok else 0
-                indexed_documents.add(1, {"ok": ok})
-                if ok:
-                    indexed_chunks.add(len(item.texts))
-                await self._complete(item, ok)
             pairs = zip(batch, outcomes, strict=True)
             written = [(i.org_id, i.collection_id) for i, ok in pairs if ok]
             for org_id, collection_id in dict.fromkeys(written):
@@ -507,8 +539,17 @@ class Worker:
                     async with self.pool.acquire() as conn:
                         await lexical_stats.refresh_if_drifted(conn, org_id, collection_id)
                 except (asyncpg.PostgresError, OSError):
-                    # Statistics only steer BM25; the periodic sweep retries them.
+                    # Statistics only steer BM25; settling makes them exact later.
                     log.warning("term statistics refresh failed", exc_info=True)
+            # Before the documents count as done (`run_until_idle` returns when none is left),
+            # so a worker that drains a collection leaves it settled.
+            await self._settle(written)
+            for item, ok in zip(batch, outcomes, strict=True):
+                self.embedded_chunks += len(item.texts) if ok else 0
+                indexed_documents.add(1, {"ok": ok})
+                if ok:
+                    indexed_chunks.add(len(item.texts))
+                await self._complete(item, ok)
 
     async def _write_part(self, batch: list[_Item]) -> list[bool]:
         """Writes the documents in one transaction; when that fails, one by one, so only the
@@ -562,6 +603,7 @@ class Worker:
             item.outcome.set_result(ok)
         if item.job is not None and not ok:
             await self._retry([item.job], "indexing failed")
+            await self._settle([(item.org_id, item.collection_id)])
 
     # --- running ----------------------------------------------------------------------------
 
@@ -578,7 +620,7 @@ class Worker:
                     await jobs.recover_expired(conn)
                     await conn.execute(EXPIRE_CACHE)
                     queue_depth_gauge.set(await jobs.queue_depth(conn))
-                    await lexical_stats.refresh_stale(conn)
+                    await settle.sweep(conn)
             self._progress.clear()
             room = self._room() if self._refill.is_set() else 0
             if room == 0:  # full, or the embedder has enough: wait for it to take a group

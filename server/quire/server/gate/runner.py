@@ -20,7 +20,7 @@ from quire.server.embeddings import EmbeddingService
 from quire.server.gate.dataset import Dataset
 from quire.server.gate.metrics import Scores, evaluate
 from quire.server.knowledge import documents, search
-from quire.server.knowledge.scope import ScopedCollection
+from quire.server.knowledge.scope import ScopedCollection, resolve
 from quire.server.storage.database import apply_settings
 from quire.v1 import admin_pb2, knowledge_pb2
 
@@ -31,11 +31,14 @@ Progress = Callable[[str, int, int], Awaitable[None]]
 
 CREATE_ORG = "INSERT INTO organisations (org_id, name) VALUES ($1, $2)"
 CREATE_COLLECTION = "INSERT INTO collections (org_id, collection_id, name) VALUES ($1, $2, $3)"
-SERVING = """
-SELECT revision, serving_generation FROM collections WHERE org_id = $1 AND collection_id = $2
-"""
 PENDING_JOBS = """
 SELECT count(*) FROM jobs WHERE org_id = $1 AND state IN ('queued', 'running')
+"""
+# Settled: the worker found nothing pending and made the term statistics exact
+# (indexer/worker/settle.py); the queries then see what any later search would.
+UNSETTLED = """
+SELECT count(*) FROM collections
+WHERE org_id = $1 AND settled_revision <> revision AND deleted_at IS NULL
 """
 FILE_NAMES = "SELECT document_id, file_name FROM documents WHERE org_id = $1"
 RECORD = """
@@ -127,14 +130,21 @@ async def ingest(
     async with ExtractionPool() as extraction:
         worker = Worker(pool, embeddings, extraction, title_mode=title_mode)
         await worker.run_until_idle()
-    # Another worker (e.g. `quire up`'s) may have claimed some of the jobs: wait for them too.
-    while True:
-        async with pool.acquire() as conn:
-            if not await conn.fetchval(PENDING_JOBS, org_id):
-                break
-        await asyncio.sleep(0.2)
+    await wait_settled(pool, org_id)
     await progress("indexing", len(items), len(items))
     return time.perf_counter() - started
+
+
+async def wait_settled(pool: asyncpg.Pool, org_id: uuid.UUID) -> None:
+    """Until no job of the organisation is pending and its collections are settled. Another
+    worker (e.g. `quire up`'s) may have claimed some of the jobs: this waits for it too."""
+    while True:
+        async with pool.acquire() as conn:
+            if not await conn.fetchval(PENDING_JOBS, org_id) and not await conn.fetchval(
+                UNSETTLED, org_id
+            ):
+                return
+        await asyncio.sleep(0.2)
 
 
 @dataclass(frozen=True)
@@ -165,7 +175,7 @@ async def build_index(
             pool, embeddings, dataset, org_id, collection_id, progress, title_mode
         )
         async with pool.acquire() as conn:
-            revision, generation = await conn.fetchrow(SERVING, org_id, collection_id)
+            scoped = await resolve(conn, org_id, "", [str(collection_id)])
             names = {r["document_id"]: r["file_name"] for r in await conn.fetch(FILE_NAMES, org_id)}
     except BaseException:
         async with pool.acquire() as conn:
@@ -174,7 +184,7 @@ async def build_index(
     return ScratchIndex(
         org_id=org_id,
         collection_id=collection_id,
-        scope=[ScopedCollection(collection_id, revision, generation)],
+        scope=scoped,
         corpus_id={str(k): v.removesuffix(".txt") for k, v in names.items()},
         ingest_seconds=ingest_s,
     )
@@ -255,16 +265,6 @@ async def gather_queries(
         if n % 50 == 0 or n == total:
             await progress("querying", n, total)
     return out
-
-
-def fused_rankings(
-    gathered: dict[str, QueryArms], index: ScratchIndex, tuning: search.HybridTuning
-) -> dict[str, list[str]]:
-    """HYBRID's ranking for every query under `tuning` (the same fusion the service runs)."""
-    return {
-        query_id: [index.corpus_id[str(doc)] for doc, _ in search.fuse(q.arms, tuning, DEPTH)[0]]
-        for query_id, q in gathered.items()
-    }
 
 
 async def run_gate(

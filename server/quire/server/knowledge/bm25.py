@@ -6,6 +6,9 @@ idf weight, summed per chunk. Each branch gets the lexeme as its own parameter, 
 `plan_cache_mode = force_custom_plan` (the deployment default) the planner sees the actual
 lexeme and uses the GIN index for it, whatever the table statistics say. tf is counted once
 (chunks are short); length is the chunk's number of distinct lexemes.
+
+Deterministic: terms are chosen in a fixed order, and the per-chunk sum is taken in numeric
+(exact), so it does not depend on the order the plan delivers the branches' rows in.
 """
 
 from __future__ import annotations
@@ -18,6 +21,8 @@ from dataclasses import dataclass
 import asyncpg
 
 MAX_TERMS = 48
+# Rows fetched beyond an arm's depth, so candidates tied with its last one are kept too.
+TIE_MARGIN = 64
 
 TERMS = """
 SELECT st.collection_id, st.generation, st.chunks, greatest(st.avg_length, 1) AS avgdl,
@@ -33,9 +38,13 @@ JOIN LATERAL (
     WHERE l.org_id = $1 AND l.collection_id = st.collection_id AND l.generation = st.generation
       AND l.lexeme = qt.lexeme
 ) ls ON true
+ORDER BY ls.lexeme, st.collection_id, st.generation
 """
-HAS_STATS = """
-SELECT count(*) FROM generation_stats g
+# How many of the generations have statistics, and their chunks together (the vector arm's
+# exact-or-HNSW choice).
+STATS = """
+SELECT count(*) AS generations, coalesce(sum(g.chunks), 0)::bigint AS chunks
+FROM generation_stats g
 JOIN unnest($2::uuid[], $3::bigint[]) AS s(collection_id, generation)
   ON g.collection_id = s.collection_id AND g.generation = s.generation
 WHERE g.org_id = $1
@@ -66,10 +75,23 @@ def ranking_sql(terms: int) -> str:
     union = "\nUNION ALL\n".join(_branch(i) for i in range(terms))
     limit = 4 + terms * 5
     return (
-        f"SELECT document_id, chunk_ordinal, sum(s) AS score FROM (\n{union}\n) b\n"
-        f"GROUP BY document_id, chunk_ordinal\n"
+        "SELECT document_id, chunk_ordinal, sum(s::numeric)::float8 AS score\n"
+        f"FROM (\n{union}\n) b\n"
+        "GROUP BY document_id, chunk_ordinal\n"
         f"ORDER BY score DESC, document_id, chunk_ordinal LIMIT ${limit}"
     )
+
+
+def cut_with_ties(rows: Sequence[asyncpg.Record], depth: int, column: str) -> list[asyncpg.Record]:
+    """The first `depth` rows and the following ones whose `column` equals the last of them
+    (queries fetch `depth + TIE_MARGIN` rows): which of equal-scoring candidates make the cut
+    must not depend on their (random) document ids. A tie block longer than the margin is
+    still cut by document id."""
+    kept = list(rows[:depth])
+    if kept:
+        last = kept[-1][column]
+        kept += [r for r in rows[depth:] if r[column] == last]
+    return kept
 
 
 def select_terms(rows: Sequence[asyncpg.Record], max_df_ratio: float) -> list[Term]:
@@ -82,7 +104,8 @@ def select_terms(rows: Sequence[asyncpg.Record], max_df_ratio: float) -> list[Te
             continue
         idf = math.log(1 + (n - df + 0.5) / (df + 0.5))
         terms.append(Term(r["collection_id"], r["generation"], r["lexeme"], idf, r["avgdl"]))
-    terms.sort(key=lambda t: -t.idf)
+    # Ties in idf (equal df) are common: the lexeme decides which are kept.
+    terms.sort(key=lambda t: (-t.idf, t.lexeme, str(t.collection_id), t.generation))
     return terms[:MAX_TERMS]
 
 
@@ -111,6 +134,5 @@ async def rank_chunks(
     args: list[object] = [org_id, k1, b]
     for t in terms:
         args += [t.collection_id, t.generation, _quote(t.lexeme), t.idf, t.avgdl]
-    args.append(depth)
-    result: list[asyncpg.Record] = await conn.fetch(ranking_sql(len(terms)), *args)
-    return result
+    args.append(depth + TIE_MARGIN)
+    return cut_with_ties(await conn.fetch(ranking_sql(len(terms)), *args), depth, "score")

@@ -1,9 +1,12 @@
 """The search result cache (design §4).
 
-The key holds the organisation, the mode, every collection's id, revision and serving
-generation, the normalised query, the limit and the index fingerprint, so any upload, edit,
-removal or generation flip makes old entries unreachable. Partial results are never
-written; in HYBRID a write also needs a passed FTS baseline gate for the current fingerprint.
+The key holds the organisation, the mode, every collection's id, revision, serving
+generation and term-statistics version, the normalised query, the limit and the index
+fingerprint, so any upload, edit, removal, generation flip or statistics refresh makes old
+entries unreachable. A result is written only when every collection in scope is settled
+(its index has caught up with its revision: `ScopedCollection.settled`), so a cached answer
+is the one a fresh search gives. Partial results are never written; in HYBRID a write also
+needs a passed FTS baseline gate for the current fingerprint.
 """
 
 from __future__ import annotations
@@ -52,7 +55,10 @@ def key(
         [
             str(org_id),
             mode,
-            [[str(c.collection_id), c.revision, c.serving_generation] for c in scope],
+            [
+                [str(c.collection_id), c.revision, c.serving_generation, c.stats_version]
+                for c in scope
+            ],
             normalise(query),
             limit,
             fingerprint,
@@ -69,6 +75,12 @@ async def lookup(
     if raw is None:
         return None
     return knowledge_service_pb2.SearchKnowledgeResponse.FromString(raw)
+
+
+def settled(scope: Sequence[ScopedCollection]) -> bool:
+    """Whether a result over `scope` may be cached: every collection's index has caught up
+    with its revision (until then the same key can get a different answer)."""
+    return all(c.settled for c in scope)
 
 
 async def gate_passed(conn: asyncpg.Connection, fingerprint: str) -> bool:

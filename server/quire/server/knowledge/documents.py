@@ -15,6 +15,7 @@ from quire.indexer.extraction import NO_TEXT_MARKER
 from quire.indexer.worker import documents as worker_documents
 from quire.indexer.worker import jobs
 from quire.indexer.worker.pipeline import EXTRACT
+from quire.indexer.worker.settle import SETTLE
 from quire.server.errors import QuireError, invalid
 from quire.server.services.base import SCHEMA_VERSION
 from quire.server.storage.timestamps import timestamp
@@ -201,8 +202,8 @@ async def store_upload(
 async def delete(
     conn: asyncpg.Connection, org_id: uuid.UUID, document_id: uuid.UUID
 ) -> knowledge_pb2.Document:
-    """Soft-deletes the document, drops its chunks and original, advances the revision. Runs
-    in the caller's transaction."""
+    """Soft-deletes the document, drops its chunks and original, queues the statistics
+    refresh, advances the revision. Runs in the caller's transaction."""
     _require_transaction(conn)
     collection_id = await conn.fetchval(LOCATE, org_id, document_id)
     if collection_id is None:
@@ -210,6 +211,9 @@ async def delete(
     await conn.execute(SOFT_DELETE, org_id, document_id, UNSTAMPED)
     await conn.execute(DELETE_CHUNKS, org_id, document_id)
     await conn.execute(DELETE_ORIGINAL, org_id, document_id)
+    # The chunks are gone from every generation; the worker re-derives the term statistics
+    # once the collection has no other pending work (and marks the revision settled).
+    await jobs.enqueue(conn, org_id, SETTLE, {"collection_id": str(collection_id)})
     await worker_documents.notify_change(conn, org_id, collection_id, document_id)
     row = await conn.fetchrow(STAMP_REVISION, org_id, collection_id, document_id)
     if row is None:

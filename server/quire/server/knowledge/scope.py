@@ -1,5 +1,7 @@
 """Which collections a call may touch: the agent's current attachments (or the named
-collections) intersected with the organisation's non-deleted collections."""
+collections) intersected with the organisation's non-deleted collections; with each, what the
+search cache needs to know (whether its index has caught up with its revision, and the
+version of its serving generation's term statistics)."""
 
 from __future__ import annotations
 
@@ -13,9 +15,13 @@ from quire.v1 import errors_pb2
 
 AGENT_ATTACHMENTS = "SELECT attached_collection_ids FROM agents WHERE org_id = $1 AND agent_id = $2"
 LIVE_COLLECTIONS = """
-SELECT collection_id, revision, serving_generation FROM collections
-WHERE org_id = $1 AND collection_id = ANY($2::uuid[]) AND deleted_at IS NULL
-ORDER BY collection_id
+SELECT c.collection_id, c.revision, c.serving_generation,
+       c.settled_revision = c.revision AS settled, coalesce(s.version, 0) AS stats_version
+FROM collections c
+LEFT JOIN generation_stats s ON s.org_id = c.org_id AND s.collection_id = c.collection_id
+ AND s.generation = c.serving_generation
+WHERE c.org_id = $1 AND c.collection_id = ANY($2::uuid[]) AND c.deleted_at IS NULL
+ORDER BY c.collection_id
 """
 
 AGENT_NOT_FOUND = QuireError(errors_pb2.ERROR_CODE_AGENT_NOT_FOUND, "Agent not found")
@@ -27,6 +33,10 @@ class ScopedCollection:
     collection_id: uuid.UUID
     revision: int
     serving_generation: int
+    # The worker found no pending work for this revision and made the term statistics exact
+    # (indexer/worker/settle.py): only then may a result be cached.
+    settled: bool = False
+    stats_version: int = 0
 
 
 def _uuids(values: list[str]) -> list[uuid.UUID]:
@@ -59,5 +69,12 @@ async def resolve(
         return []
     rows = await conn.fetch(LIVE_COLLECTIONS, org_id, wanted)
     return [
-        ScopedCollection(r["collection_id"], r["revision"], r["serving_generation"]) for r in rows
+        ScopedCollection(
+            r["collection_id"],
+            r["revision"],
+            r["serving_generation"],
+            settled=r["settled"],
+            stats_version=r["stats_version"],
+        )
+        for r in rows
     ]

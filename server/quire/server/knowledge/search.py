@@ -1,9 +1,16 @@
 """SearchKnowledge's retrieval modes.
 
 LEGACY_FTS is the document-level baseline (design §4). HYBRID works at chunk level on each
-collection's serving generation: a full-text arm, a vector arm and a file-name arm, plus the
-legacy arm for collections that have no ready generation yet, fused at document level with
-RRF; each hit carries its document's best chunk.
+collection's serving generation: a full-text arm (BM25), a vector arm and a file-name arm, plus
+the legacy arm for collections that have no ready generation yet, fused at document level by a
+convex combination of normalised scores (or RRF, `HybridTuning.fusion`); each hit carries its
+document's best chunk.
+
+Determinism (docs/retrieval-quality.md, "Determinism"): the same data and query give the same
+ranking whatever else the database holds. The vector arm is an exact scan of the scoped
+chunks up to `HybridTuning.exact_vector_max_chunks` (HNSW's graph depends on every row ever
+inserted, other organisations' included); every ORDER BY ends with (document_id,
+chunk_ordinal); BM25 sums are exact (numeric) so their order of addition cannot matter.
 """
 
 from __future__ import annotations
@@ -12,7 +19,7 @@ import hashlib
 import json
 import uuid
 from collections.abc import Awaitable, Sequence
-from dataclasses import asdict, dataclass
+from dataclasses import asdict, dataclass, field
 
 import asyncpg
 import numpy as np
@@ -20,7 +27,7 @@ import numpy.typing as npt
 
 from quire.indexer import fingerprint
 from quire.server import telemetry
-from quire.server.engine.fusion import rrf
+from quire.server.engine.fusion import convex, rrf
 from quire.server.engine.lexical import or_query
 from quire.server.knowledge import bm25
 from quire.server.knowledge.scope import ScopedCollection
@@ -51,14 +58,33 @@ ORDER BY h.name_match DESC, h.rank DESC, h.document_id
 
 CHUNK_FTS = f"""
 WITH q AS (SELECT {or_query("$4")} AS q)
-SELECT c.document_id, c.chunk_ordinal
+SELECT c.document_id, c.chunk_ordinal, ts_rank_cd(c.tsv, q.q, $6) AS score
 FROM knowledge_chunks c
 JOIN unnest($2::uuid[], $3::bigint[]) AS s(collection_id, generation)
   ON c.collection_id = s.collection_id AND c.generation = s.generation, q
 WHERE c.org_id = $1 AND c.tsv @@ q.q
-ORDER BY ts_rank_cd(c.tsv, q.q, $6) DESC, c.document_id, c.chunk_ordinal
+ORDER BY score DESC, c.document_id, c.chunk_ordinal
 LIMIT $5
 """
+# The exact vector arm: every scoped chunk's distance, through the primary key's
+# (org_id, collection_id, generation) prefix. `cosine_distance()` is the function behind the
+# `<=>` operator (the same value), but the HNSW index serves only the operator, so the planner
+# cannot swap in the approximate scan. Vectors stay in the heap row (migration 0005), so the
+# scan reads no TOAST.
+# The `= ANY` conditions bound the primary-key scan to the scoped collections (joined on the
+# unnest alone, the planner scanned the organisation's every chunk); the join keeps exact
+# (collection, generation) pairs.
+CHUNK_VECTOR_EXACT = """
+SELECT c.document_id, c.chunk_ordinal, cosine_distance(c.embedding, $4) AS distance
+FROM knowledge_chunks c
+JOIN unnest($2::uuid[], $3::bigint[]) AS s(collection_id, generation)
+  ON c.collection_id = s.collection_id AND c.generation = s.generation
+WHERE c.org_id = $1 AND c.collection_id = ANY($2::uuid[]) AND c.generation = ANY($3::bigint[])
+ORDER BY distance, c.document_id, c.chunk_ordinal
+LIMIT $5
+"""
+# HNSW with iterative scans, for scopes above the exact scan's bound: approximate, and its
+# answer depends on the graph (every row inserted into the shared index).
 CHUNK_VECTOR = """
 WITH v AS MATERIALIZED (
     SELECT c.document_id, c.chunk_ordinal, c.embedding <=> $4 AS distance
@@ -67,30 +93,36 @@ WITH v AS MATERIALIZED (
     ORDER BY c.embedding <=> $4
     LIMIT $5
 )
-SELECT v.document_id, v.chunk_ordinal FROM v
+SELECT v.document_id, v.chunk_ordinal, v.distance FROM v
 JOIN knowledge_chunks c ON c.org_id = $1 AND c.document_id = v.document_id
  AND c.chunk_ordinal = v.chunk_ordinal
 JOIN unnest($2::uuid[], $3::bigint[]) AS s(collection_id, generation)
   ON c.collection_id = s.collection_id AND c.generation = s.generation
-ORDER BY v.distance
+ORDER BY v.distance, v.document_id, v.chunk_ordinal
 """
 # Trigram similarity costs microseconds per row (it re-derives the query's trigrams each time)
 # and the planner prices it as free, so it is only computed for names long enough to reach the
 # threshold: a name of n characters has at most 2n trigrams (each word of k characters gives
 # k + 1), and similarity is at most the smaller trigram count over the larger. The same
 # results; for sentence-long queries almost no name qualifies (6.9 → under 1 ms on 1,000).
+# Score: 1 when the whole query is in the name, else the similarity.
 FILE_NAME = """
 WITH q AS (
     SELECT lower($3) AS text, coalesce(cardinality(show_trgm(lower($3))), 0) AS grams,
            show_limit() AS threshold
+),
+m AS (
+    SELECT d.document_id, strpos(lower(d.file_name), q.text) > 0 AS contains,
+           similarity(lower(d.file_name), q.text) AS similarity
+    FROM documents d, q
+    WHERE d.org_id = $1 AND d.collection_id = ANY($2::uuid[]) AND d.deleted_at IS NULL
+      AND ((2 * char_length(lower(d.file_name)) >= q.threshold * q.grams
+            AND lower(d.file_name) % q.text)
+           OR strpos(lower(d.file_name), q.text) > 0)
 )
-SELECT d.document_id FROM documents d, q
-WHERE d.org_id = $1 AND d.collection_id = ANY($2::uuid[]) AND d.deleted_at IS NULL
-  AND ((2 * char_length(lower(d.file_name)) >= q.threshold * q.grams
-        AND lower(d.file_name) % q.text)
-       OR strpos(lower(d.file_name), q.text) > 0)
-ORDER BY strpos(lower(d.file_name), q.text) > 0 DESC,
-         similarity(lower(d.file_name), q.text) DESC, d.document_id
+SELECT m.document_id, CASE WHEN m.contains THEN 1.0 ELSE m.similarity END::float8 AS score
+FROM m
+ORDER BY m.contains DESC, m.similarity DESC, m.document_id
 LIMIT $4
 """
 DOCUMENTS = """
@@ -109,29 +141,42 @@ JOIN unnest($4::uuid[], $5::bigint[]) AS s(collection_id, generation)
 
 @dataclass(frozen=True)
 class HybridTuning:
-    """Candidate depth per arm, RRF k, per-arm weights and the ts_rank_cd normalisation.
+    """How HYBRID turns an index into a ranking. Part of the serving fingerprint (gate
+    results and cache entries are valid for one tuning). Defaults are chosen on the DEV half
+    of SciFact train and checked on the held-out half (docs/retrieval-quality.md)."""
 
-    Defaults are chosen on SciFact train (docs/retrieval-quality.md)."""
-
-    depth: int = 100
-    rrf_k: int = 5
-    fts_weight: float = 1.0
-    vector_weight: float = 1.0
-    file_name_weight: float = 0.5
+    # Chunk candidates per chunk arm; documents per file-name and legacy arm.
+    depth: int = 200
+    # "convex": Σ weight × normalised score per document (its best chunk's score in each
+    # chunk arm); "rrf": Σ weight / (rrf_k + rank).
+    fusion: str = "convex"
+    # Convex only: "zscore" (shifted so an arm's lowest candidate is 0) or "minmax".
+    normalisation: str = "zscore"
+    # Convex only: the lexical, file-name and legacy arms count as `depth` long, the places
+    # they did not fill scoring 0 (what BM25 gives a document that matches no query term), so
+    # a query matching a handful of documents puts them far above the rest.
+    pad_sparse_arms: bool = True
+    fts_weight: float = 0.45
+    vector_weight: float = 0.55
+    file_name_weight: float = 0.25
+    # A collection without a ready generation is answered by the legacy arm alone: it stands
+    # in for both chunk arms.
     legacy_weight: float = 1.0
+    rrf_k: int = 5
     # "bm25" (when the generation has statistics) or "ts_rank_cd".
     lexical: str = "bm25"
     rank_normalization: int = 1
     bm25_k1: float = 1.2
     bm25_b: float = 0.5
     max_df_ratio: float = 0.25
+    # The vector arm scans every scoped chunk exactly when the serving generations hold at
+    # most this many chunks together (by their term statistics), else uses HNSW with
+    # iterative scans. 0: always HNSW. Where the line is: benchmarks/vector_exact.py.
+    exact_vector_max_chunks: int = 20_000
     # Index scans only: custom plans and enable_seqscan off for the transaction, bitmap scans
-    # off for the vector statement. Each BM25 branch takes its lexeme from a parameter, and
+    # off for the HNSW statement. Each BM25 branch takes its lexeme from a parameter, and
     # right after a bulk ingestion the table statistics lag: the planner then read every
-    # chunk per lexeme (BM25 arm 21.7 ms against 7.7 on 3,056 SciFact chunks). On small
-    # collections an exact sort over a primary-key scan looks cheaper than HNSW (5.8 ms
-    # against 1.4). Part of the serving fingerprint: HNSW is approximate (98.6 % of the
-    # exact top 100 on SciFact claims), so a gate result must be for the plan that serves.
+    # chunk per lexeme (BM25 arm 21.7 ms against 7.7 on 3,056 SciFact chunks).
     index_scans: bool = True
 
     def settings(self) -> dict[str, str]:
@@ -142,6 +187,9 @@ class HybridTuning:
             # was planned with two: 7.7 ms against 3 ms without), and they steal cores from
             # concurrent searches.
             "max_parallel_workers_per_gather": "0",
+            # An exact scan of many chunks is costed above jit_above_cost; compiling it takes
+            # longer than running it.
+            "jit": "off",
         }
         if self.index_scans:
             out |= {"plan_cache_mode": "force_custom_plan", "enable_seqscan": "off"}
@@ -149,6 +197,16 @@ class HybridTuning:
 
 
 DEFAULT_TUNING = HybridTuning()
+# What served before the convex fusion and the exact vector arm: the baseline cell of
+# benchmarks/knowledge_search.py and a row of benchmarks/quality.py.
+PREVIOUS_TUNING = HybridTuning(
+    depth=100,
+    fusion="rrf",
+    fts_weight=1.0,
+    vector_weight=1.0,
+    file_name_weight=0.5,
+    exact_vector_max_chunks=0,
+)
 
 
 def serving_fingerprint(embedder_fingerprint: str, tuning: HybridTuning = DEFAULT_TUNING) -> str:
@@ -184,19 +242,20 @@ async def legacy(
     ]
 
 
-def _documents_in_order(rows: Sequence[asyncpg.Record]) -> list[uuid.UUID]:
-    """Documents ranked by their best chunk (chunk rows arrive best first)."""
-    return list(dict.fromkeys(r["document_id"] for r in rows))
+ChunkKey = tuple[uuid.UUID, int]
 
 
 @dataclass
 class Arms:
-    """Each arm's candidates, best first (chunk keys are (document id, chunk ordinal))."""
+    """Each arm's candidates with their scores, best first. Chunk keys are (document id,
+    chunk ordinal); chunk-arm scores are BM25 (or ts_rank_cd) and cosine similarity."""
 
-    fts: list[tuple[uuid.UUID, int]]
-    vector: list[tuple[uuid.UUID, int]]
-    file_name: list[uuid.UUID]
-    legacy: dict[uuid.UUID, knowledge_pb2.KnowledgeHit]  # collections without a generation
+    fts: list[tuple[ChunkKey, float]] = field(default_factory=list)
+    vector: list[tuple[ChunkKey, float]] = field(default_factory=list)
+    file_name: list[tuple[uuid.UUID, float]] = field(default_factory=list)
+    legacy: dict[uuid.UUID, knowledge_pb2.KnowledgeHit] = field(default_factory=dict)
+    # Whether the vector arm scanned exactly (False: HNSW, or no indexed collection).
+    exact_vector: bool = False
 
 
 async def gather_arms(
@@ -213,13 +272,14 @@ async def gather_arms(
     unindexed = [c.collection_id for c in scope if c.serving_generation == 0]
     ids = [c.collection_id for c in indexed]
     gens = [c.serving_generation for c in indexed]
-    arms = Arms([], [], [], {})
+    arms = Arms()
+    chunks: int | None = None
     if indexed:
         with telemetry.tracer.start_as_current_span("search.fts"):
-            use_bm25 = tuning.lexical == "bm25" and await conn.fetchval(
-                bm25.HAS_STATS, org_id, ids, gens
-            ) == len(ids)
-            if use_bm25:
+            stats = await conn.fetchrow(bm25.STATS, org_id, ids, gens)
+            if stats["generations"] == len(ids):
+                chunks = stats["chunks"]
+            if tuning.lexical == "bm25" and chunks is not None:
                 fts_rows = await bm25.rank_chunks(
                     conn,
                     org_id,
@@ -235,40 +295,84 @@ async def gather_arms(
                 fts_rows = await conn.fetch(
                     CHUNK_FTS, org_id, ids, gens, query, tuning.depth, tuning.rank_normalization
                 )
-        arms.fts = [(r["document_id"], r["chunk_ordinal"]) for r in fts_rows]
+        arms.fts = [((r["document_id"], r["chunk_ordinal"]), float(r["score"])) for r in fts_rows]
     with telemetry.tracer.start_as_current_span("search.file_name"):
         name_rows = await conn.fetch(
-            FILE_NAME, org_id, [c.collection_id for c in scope], query.strip(), tuning.depth
+            FILE_NAME,
+            org_id,
+            [c.collection_id for c in scope],
+            query.strip(),
+            tuning.depth + bm25.TIE_MARGIN,
         )
-    arms.file_name = [r["document_id"] for r in name_rows]
+        name_rows = bm25.cut_with_ties(name_rows, tuning.depth, "score")
+    arms.file_name = [(r["document_id"], float(r["score"])) for r in name_rows]
     if unindexed:
         for hit in await legacy(conn, org_id, unindexed, query, tuning.depth):
             arms.legacy[uuid.UUID(hit.document_id)] = hit
     if indexed:
         ready = vector if isinstance(vector, np.ndarray) else await vector
-        with telemetry.tracer.start_as_current_span("search.vector"):
-            if tuning.index_scans:
-                # Costed as cheaper on small collections, a bitmap scan of the primary key plus
-                # an exact sort reads every chunk's vector (5.8 ms on 3,056 chunks, HNSW 1.4).
-                await apply_settings(conn, {"enable_bitmapscan": "off"})
-            vec_rows = await conn.fetch(CHUNK_VECTOR, org_id, ids, gens, ready, tuning.depth)
-            if tuning.index_scans:
-                await apply_settings(conn, {"enable_bitmapscan": "on"})
-        arms.vector = [(r["document_id"], r["chunk_ordinal"]) for r in vec_rows]
+        arms.exact_vector = chunks is not None and chunks <= tuning.exact_vector_max_chunks
+        with telemetry.tracer.start_as_current_span(
+            "search.vector", attributes={"quire.exact": arms.exact_vector}
+        ):
+            vec_rows = await vector_rows(
+                conn, org_id, ids, gens, ready, tuning.depth, tuning, exact=arms.exact_vector
+            )
+        arms.vector = [
+            ((r["document_id"], r["chunk_ordinal"]), 1.0 - float(r["distance"])) for r in vec_rows
+        ]
     return arms
 
 
+async def vector_rows(
+    conn: asyncpg.Connection,
+    org_id: uuid.UUID,
+    ids: list[uuid.UUID],
+    gens: list[int],
+    vector: npt.NDArray[np.float32],
+    depth: int,
+    tuning: HybridTuning,
+    *,
+    exact: bool,
+) -> list[asyncpg.Record]:
+    """The `depth` nearest chunks (document_id, chunk_ordinal, distance), nearest first; the
+    exact scan adds those tied with the last (bm25.cut_with_ties)."""
+    if exact:
+        rows = await conn.fetch(
+            CHUNK_VECTOR_EXACT, org_id, ids, gens, vector, depth + bm25.TIE_MARGIN
+        )
+        return bm25.cut_with_ties(rows, depth, "distance")
+    if tuning.index_scans:
+        # Costed as cheaper on small collections, a bitmap scan of the primary key plus an
+        # exact sort reads every chunk's vector: here HNSW was chosen, so keep it.
+        await apply_settings(conn, {"enable_bitmapscan": "off"})
+    hnsw: list[asyncpg.Record] = await conn.fetch(CHUNK_VECTOR, org_id, ids, gens, vector, depth)
+    if tuning.index_scans:
+        await apply_settings(conn, {"enable_bitmapscan": "on"})
+    return hnsw
+
+
+def _best_per_document(chunks: Sequence[tuple[ChunkKey, float]]) -> list[tuple[uuid.UUID, float]]:
+    """Documents by their best chunk (chunk lists arrive best first)."""
+    best: dict[uuid.UUID, float] = {}
+    for (doc, _), score in chunks:
+        best.setdefault(doc, score)
+    return list(best.items())
+
+
 def fuse(
-    arms: Arms, tuning: HybridTuning, limit: int
+    arms: Arms, tuning: HybridTuning, limit: int | None
 ) -> tuple[list[tuple[uuid.UUID, float]], dict[uuid.UUID, int]]:
-    """Document-level RRF over the arms; also each document's best chunk (the one the chunk
-    arms, fused at chunk level, rank highest)."""
+    """The document ranking (document, fused score), best first, cut to `limit` (None: all),
+    and each document's best chunk: the one the chunk arms, fused the same way at chunk level,
+    rank highest. Equal scores keep the arms' order (lexical, then vector, file name, legacy;
+    each best first, its own ties by document id); `hits_for` orders them by file name."""
     with telemetry.tracer.start_as_current_span("search.fusion"):
-        rankings = [
-            list(dict.fromkeys(d for d, _ in arms.fts)),
-            list(dict.fromkeys(d for d, _ in arms.vector)),
+        docs = [
+            _best_per_document(arms.fts),
+            _best_per_document(arms.vector),
             arms.file_name,
-            list(arms.legacy),
+            [(doc, hit.score) for doc, hit in arms.legacy.items()],
         ]
         weights = [
             tuning.fts_weight,
@@ -276,15 +380,27 @@ def fuse(
             tuning.file_name_weight,
             tuning.legacy_weight,
         ]
-        fused = rrf(rankings, k=tuning.rrf_k, weights=weights)[:limit]
+        chunk_arms = [arms.fts, arms.vector]
+        chunk_weights = weights[:2]
+        if tuning.fusion == "rrf":
+            fused = rrf([[d for d, _ in arm] for arm in docs], k=tuning.rrf_k, weights=weights)
+            chunk_ranking = rrf(
+                [[k for k, _ in arm] for arm in chunk_arms], k=tuning.rrf_k, weights=chunk_weights
+            )
+        elif tuning.fusion == "convex":
+            pad = tuning.depth if tuning.pad_sparse_arms else 0
+            fused = convex(
+                docs, weights=weights, method=tuning.normalisation, pad_to=[pad, 0, pad, pad]
+            )
+            chunk_ranking = convex(
+                chunk_arms, weights=chunk_weights, method=tuning.normalisation, pad_to=[pad, 0]
+            )
+        else:
+            raise ValueError(f"unknown fusion {tuning.fusion!r}")
         best_chunk: dict[uuid.UUID, int] = {}
-        for (doc, ordinal), _ in rrf(
-            [arms.fts, arms.vector],
-            k=tuning.rrf_k,
-            weights=[tuning.fts_weight, tuning.vector_weight],
-        ):
+        for (doc, ordinal), _ in chunk_ranking:
             best_chunk.setdefault(doc, ordinal)
-    return fused, best_chunk
+    return fused[:limit], best_chunk
 
 
 async def hybrid(
@@ -299,9 +415,30 @@ async def hybrid(
     """Needs the caller's transaction to hold the tuning settings (see HybridTuning.settings).
     `vector` may still be computing (see gather_arms)."""
     arms = await gather_arms(conn, org_id, scope, query, vector, tuning)
-    fused, best_chunk = fuse(arms, tuning, limit)
-    if not fused:
+    return await hits_for(conn, org_id, scope, arms, tuning, limit)
+
+
+async def hits_for(
+    conn: asyncpg.Connection,
+    org_id: uuid.UUID,
+    scope: Sequence[ScopedCollection],
+    arms: Arms,
+    tuning: HybridTuning,
+    limit: int,
+) -> list[knowledge_pb2.KnowledgeHit]:
+    """The hits of fused arms: each document with its best chunk (or legacy snippet)."""
+    ranked, best_chunk = fuse(arms, tuning, None)
+    if not ranked:
         return []
+    # Equal fused scores (e.g. two documents matching one rare term alike, neither among the
+    # vector arm's candidates) are ordered by file name, then id: document ids are random,
+    # so the same files ingested again would otherwise swap places.
+    tied = _tied(ranked, limit)
+    if tied:
+        rows = await conn.fetch(DOCUMENTS, org_id, tied)
+        names = {r["document_id"]: r["file_name"] for r in rows}
+        ranked = sorted(ranked, key=lambda item: (-item[1], names.get(item[0], ""), str(item[0])))
+    fused = ranked[:limit]
     indexed = [c for c in scope if c.serving_generation > 0]
     ids = [c.collection_id for c in indexed]
     gens = [c.serving_generation for c in indexed]
@@ -338,6 +475,15 @@ async def hybrid(
     return hits
 
 
+def _tied(ranked: Sequence[tuple[uuid.UUID, float]], limit: int) -> list[uuid.UUID]:
+    """Documents whose fused score equals another's, for the scores within the first `limit`."""
+    counts: dict[float, int] = {}
+    for _, score in ranked:
+        counts[score] = counts.get(score, 0) + 1
+    shown = {score for _, score in ranked[:limit] if counts[score] > 1}
+    return [doc for doc, score in ranked if score in shown]
+
+
 async def vector_only(
     conn: asyncpg.Connection,
     org_id: uuid.UUID,
@@ -346,14 +492,14 @@ async def vector_only(
     limit: int,
     tuning: HybridTuning = DEFAULT_TUNING,
 ) -> list[uuid.UUID]:
-    """Document ids by their best chunk's distance (diagnosis for the quality harness)."""
+    """Document ids by their best chunk's distance (diagnosis for the quality harness), with
+    the vector arm HYBRID would use for this scope."""
     indexed = [c for c in scope if c.serving_generation > 0]
-    rows = await conn.fetch(
-        CHUNK_VECTOR,
-        org_id,
-        [c.collection_id for c in indexed],
-        [c.serving_generation for c in indexed],
-        vector,
-        max(limit * 3, tuning.depth),
+    ids = [c.collection_id for c in indexed]
+    gens = [c.serving_generation for c in indexed]
+    stats = await conn.fetchrow(bm25.STATS, org_id, ids, gens)
+    exact = stats["generations"] == len(ids) and stats["chunks"] <= tuning.exact_vector_max_chunks
+    rows = await vector_rows(
+        conn, org_id, ids, gens, vector, max(limit * 3, tuning.depth), tuning, exact=exact
     )
-    return _documents_in_order(rows)[:limit]
+    return list(dict.fromkeys(r["document_id"] for r in rows))[:limit]

@@ -17,6 +17,8 @@ import numpy.typing as npt
 from grpc import aio
 
 from quire.indexer.extraction import UnsupportedMediaType, resolve_type
+from quire.indexer.worker import jobs
+from quire.indexer.worker.settle import PURGE
 from quire.server.auth import Scope
 from quire.server.embeddings import discard
 from quire.server.errors import QuireError, invalid
@@ -50,6 +52,13 @@ WHERE c.org_id = $1 AND c.collection_id = $2 AND c.deleted_at IS NULL
 LIST_COLLECTIONS = f"""
 SELECT {COLLECTION_COLUMNS} FROM collections c
 WHERE c.org_id = $1 AND c.deleted_at IS NULL ORDER BY c.name
+"""
+# FOR UPDATE (not NO KEY UPDATE): it waits for the worker's chunk writes into the collection,
+# which hold KEY SHARE on its row (generations.LOCK_DOCUMENTS), and writes that start later
+# see it deleted; so the purge job queued with the delete finds every chunk there will be.
+LOCK_FOR_DELETE = """
+SELECT 1 FROM collections
+WHERE org_id = $1 AND collection_id = $2 AND deleted_at IS NULL FOR UPDATE
 """
 DELETE_COLLECTION = """
 UPDATE collections SET deleted_at = now(), revision = revision + 1
@@ -113,6 +122,8 @@ class KnowledgeService(knowledge_service_pb2_grpc.KnowledgeServiceServicer):
         self.shadow = ShadowRunner(state.pool)
         state.extras["shadow_runner"] = self.shadow
         self.tuning = search.DEFAULT_TUNING
+        # Benchmarks measure another tuning through the service (knowledge_search.py).
+        state.extras["knowledge_service"] = self
 
     # --- collections ------------------------------------------------------------------------
 
@@ -165,11 +176,16 @@ class KnowledgeService(knowledge_service_pb2_grpc.KnowledgeServiceServicer):
         request: knowledge_service_pb2.DeleteCollectionRequest,
         context: aio.ServicerContext[Any, Any],
     ) -> knowledge_service_pb2.DeleteCollectionResponse:
+        org_id = principal().org_id
         async with transaction(self.state.pool) as conn:
             collection = await self._collection(conn, request.collection_id)
-            await conn.execute(
-                DELETE_COLLECTION, principal().org_id, uuid.UUID(collection.collection_id)
-            )
+            cid = uuid.UUID(collection.collection_id)
+            if await conn.fetchval(LOCK_FOR_DELETE, org_id, cid) is None:
+                raise COLLECTION_NOT_FOUND  # deleted while we waited for the lock
+            await conn.execute(DELETE_COLLECTION, org_id, cid)
+            # Its chunks and term statistics leave the shared indexes in the worker (a large
+            # collection's delete is not this call's to wait for); reads skip it from now on.
+            await jobs.enqueue(conn, org_id, PURGE, {"collection_id": str(cid)})
         return knowledge_service_pb2.DeleteCollectionResponse(collection=collection)
 
     # --- documents --------------------------------------------------------------------------
@@ -397,11 +413,14 @@ class KnowledgeService(knowledge_service_pb2_grpc.KnowledgeServiceServicer):
                 hit.cached = True
                 return hit
             started = time.perf_counter()
+            # Until every collection's index has caught up with its revision, the same key
+            # can get another answer a moment later: nothing is cached.
+            settled = cache.settled(collections)
             if mode != knowledge_pb2.RETRIEVAL_MODE_HYBRID:
                 hits = await search.legacy(
                     conn, org_id, [c.collection_id for c in collections], query, limit
                 )
-                may_cache = True
+                may_cache = settled
         if hits is None:
             # The arms that need only the text run while the query is embedded, unless
             # embeddings are queued (start_queries). The search reads the generations resolved
@@ -410,9 +429,10 @@ class KnowledgeService(knowledge_service_pb2_grpc.KnowledgeServiceServicer):
             vectors = await self.state.require_embeddings().start_queries([query])
             vector = asyncio.ensure_future(_first(vectors))
             try:
-                hits, may_cache = await self._hybrid(
+                hits, passed = await self._hybrid(
                     org_id, collections, query, vector, limit, gate_for=index_fp
                 )
+                may_cache = passed and settled
             finally:
                 discard(vector)  # not awaited when no collection in scope has a generation
                 discard(vectors)
