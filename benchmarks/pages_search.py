@@ -12,8 +12,9 @@ for every operation and concurrency runs the same fixed list of realistic reques
   overlapped, as in the service, with the same SQL (`search.VERSION`, `LEXICAL` then `VECTOR`
   per phrasing, the same fusion, `DETAILS`) in one read-only REPEATABLE READ transaction with
   the same settings (plan_cache_mode, hnsw.ef_search, hnsw.iterative_scan, statement_timeout),
-  each phrasing's language, alternatives on their own connections importing the exported
-  snapshot; the same `reading.READ` statement; the same `grep_pages` function over
+  each phrasing's language, and `search.rank_phrasings` (the query's vector arm and the
+  alternatives on connections importing the exported snapshot); the same `reading.READ`
+  statement; the same `grep_pages` function over
   `PgPageStore` with a warm BodyCache.
 
 Also reports DescribeTools at concurrency 1 (key check + interceptor + gRPC, no database,
@@ -31,7 +32,6 @@ labelled by us, so it guards against regressions rather than proving quality.
 from __future__ import annotations
 
 import argparse
-import asyncio
 import tempfile
 from pathlib import Path
 from typing import Any
@@ -156,28 +156,16 @@ class Direct:
                 for text in (query, *alternatives)
             ]
             scope = search.Scope(org, ns, row["chunks"] <= tuning.exact_vector_max_chunks)
-            tasks = []
-            if alternatives:
-                snapshot = await conn.fetchval(search.EXPORT)
-                tasks = [
-                    asyncio.create_task(
-                        search._alternative(
-                            self.pool,
-                            snapshot,
-                            self.settings,
-                            scope,
-                            alt,
-                            languages[i + 1],
-                            vectors,
-                            i + 1,
-                            tuning,
-                        )
-                    )
-                    for i, alt in enumerate(alternatives)
-                ]
-            primary = await search._arms(conn, scope, query, languages[0], vectors, 0, tuning)
-            rankings = [primary, *await asyncio.gather(*tasks)]
-            chosen = search._cap_per_page(search.fuse_phrasings(rankings, tuning), 10)
+            ranked = await search.rank_phrasings(
+                self.pool,
+                conn,
+                self.settings,
+                scope,
+                list(zip((query, *alternatives), languages, strict=True)),
+                vectors,
+                tuning,
+            )
+            chosen = search._cap_per_page(search.fuse_phrasings(ranked.phrasings, tuning), 10)
             rows = await conn.fetch(
                 search.DETAILS, org, ns, [k[0] for k, _ in chosen], [k[1] for k, _ in chosen]
             )

@@ -190,7 +190,7 @@ async def test_titles_outweigh_passing_mentions(client: AsyncQuireClient, harnes
     # The reference page holds "testing dependencies" word for word in its text.
     query = "testing dependencies"
     assert (await lexical_pages(harness, query))[0] == "/guide/testing-overrides.md"
-    flat = await lexical_pages(harness, query, title_weight=0.0, heading_weight=0.0)
+    flat = await lexical_pages(harness, query, field_weight=0.0)
     assert flat[0] == "/reference/api.md"
     assert (await pages_for(client, query))[0] == "/guide/testing-overrides.md"
     assert (await pages_for(client, "streaming"))[0] == "/guide/streaming.md"

@@ -252,5 +252,6 @@ def test_phrasings_fuse_with_the_query_weighing_most() -> None:
     fused = fuse_phrasings([query, alternative], SearchTuning())
     assert fused[0][0] == ("/a.md", 0)
     assert fuse_phrasings([query], SearchTuning()) == query
-    equal = fuse_phrasings([query, alternative, alternative], SearchTuning())
-    assert equal[0][0] == ("/b.md", 0)
+    # Three alternatives that agree outweigh the query (each weighs half of it).
+    outvoted = fuse_phrasings([query, alternative, alternative, alternative], SearchTuning())
+    assert outvoted[0][0] == ("/b.md", 0)

@@ -28,8 +28,9 @@ import asyncio
 import logging
 import re
 import uuid
-from collections.abc import Collection, Mapping, Sequence
+from collections.abc import Awaitable, Callable, Collection, Mapping, Sequence
 from dataclasses import dataclass
+from typing import TypeVar
 
 import asyncpg
 import numpy as np
@@ -67,21 +68,19 @@ class SearchTuning:
     # alternatives weighing `alternative_weight` each against the query's 1.
     phrasing_fusion: str = "convex"
     phrasing_k: float = 60
-    alternative_weight: float = 0.75
+    alternative_weight: float = 0.5
     # BM25 of the full-text arm, as the knowledge chunk arm (knowledge.search.HybridTuning).
     k1: float = 1.2
     b: float = 0.75
     # Lexemes in more than this share of the namespace's chunks carry little idf and would
     # make the arm rank most of the namespace; they are left to the vector arm.
-    max_df_ratio: float = 0.2
+    max_df_ratio: float = 0.15
     max_terms: int = 16
     # Added (× idf) when the lexeme is in the page title, the chunk's headings, or the page's
-    # description and keywords: docs sites name a page's topic there.
-    title_weight: float = 1.0
-    heading_weight: float = 1.0
-    summary_weight: float = 1.0
-    # The exact analysis' terms count this much of the stemmed one's (1: as much).
-    exact_weight: float = 0.25
+    # description and keywords (weights A, B, C): docs sites name a page's topic there. One
+    # test for the three fields; weighed apart they were best all at 1, and one test costs a
+    # third of three.
+    field_weight: float = 1.0
     # Fused score multiplier for chunks of pages in another language than the query's.
     language_penalty: float = 0.5
     # The embedding model (all-MiniLM-L6-v2) was trained on English: for a query in another
@@ -90,8 +89,9 @@ class SearchTuning:
     foreign_vector_weight: float = 0.1
     # Namespaces of at most this many chunks are searched exactly in the vector arm: the same
     # ranking whatever else the shared HNSW index holds. Above it, HNSW (approximate). The
-    # exact scan costs ≈ 0.6 ms per 1,000 chunks (docs/retrieval-quality.md).
-    exact_vector_max_chunks: int = 5_000
+    # exact scan costs 0.6–0.9 ms per 1,000 chunks, all on the search's critical path; this
+    # bound keeps it within the 10 ms p50 budget (docs/retrieval-quality.md, "Determinism").
+    exact_vector_max_chunks: int = 2_000
     # Chunks holding the query's rare identifiers (`key_tokens` in at most this share of the
     # chunks) rank before those that do not: a developer who types one wants where it is.
     key_tokens_first: bool = True
@@ -112,6 +112,8 @@ class QueryLanguage:
 
 
 Key = tuple[str, int]
+Ranked = list[tuple[Key, float]]
+T = TypeVar("T")
 
 
 @dataclass(frozen=True)
@@ -131,53 +133,48 @@ class Candidate:
     language: str
     # How many of the query's key tokens (identifiers, `key_tokens`) the chunk holds.
     key_tokens: int = 0
-    # The score of a chunk of average length holding every query term in its text alone.
-    ideal: float = 0.0
 
 
 # The query's lexemes drive every lookup (LIMIT 1 keeps each statistics lookup a primary-key
 # probe whatever the table statistics say), so the plan holds on a never-analysed namespace.
-# Each analysis' branch is its own GIN lookup per lexeme ($13: the exact terms' weight).
+# Each analysis' branch is its own GIN lookup per lexeme.
 # Ordering and limiting the groups before numbering them keeps it a top-N sort over matches.
 _FIELDS = """
-           + $10::float8 * (c.fields @@ tm.in_title)::int
-           + $11::float8 * (c.fields @@ tm.in_heading)::int
-           + $12::float8 * (c.fields @@ tm.in_summary)::int"""
+           + $10::float8 * (c.fields @@ tm.in_fields)::int"""
 LEXICAL = f"""
 WITH totals AS MATERIALIZED (
     SELECT chunks, greatest(avg_length, 1::float8) AS avgdl,
            greatest(stem_avg_length, 1::float8) AS stem_avgdl
     FROM page_term_totals WHERE org_id = $1 AND namespace = $2
 ),
+-- Exact lexemes: the query's identifiers (whole, as the parser would split them) and, for a
+-- query in a language without a stemmer, every word: looked up in `tsv`, which every page
+-- has in the same analysis whatever its language.
 exact AS (
     SELECT DISTINCT lexeme
-    FROM unnest(tsvector_to_array(to_tsvector('simple', $3)) || $4::text[]) AS q(lexeme)
+    FROM unnest(CASE WHEN $5 = 'simple' THEN tsvector_to_array(to_tsvector('simple', $3))
+                     ELSE '{{}}'::text[] END || $4::text[] || $11::text[]) AS q(lexeme)
 ),
--- A query in a language without a stemmer is all exact: its words look the same in both
--- analyses, and the exact one also reaches pages in every other language.
 stemmed AS (
     SELECT DISTINCT lexeme
     FROM unnest(tsvector_to_array(to_tsvector(quire_text_config($5), $3))) AS q(lexeme)
     WHERE $5 <> 'simple'
 ),
--- A lexeme in both analyses (a word that is its own stem) is looked up once, in the stemmed
--- one, weighing both; an exact-only lexeme of a query without a stemmer weighs both too.
+-- A lexeme in both (an identifier that is also its own stem) is looked up once, stemmed.
 query_lexemes AS (
     SELECT CASE WHEN s.lexeme IS NULL THEN 'e' ELSE 's' END::"char" AS analysis,
-           coalesce(s.lexeme, e.lexeme) AS lexeme,
-           CASE WHEN s.lexeme IS NULL AND $5 <> 'simple' THEN $13::float8
-                WHEN e.lexeme IS NULL THEN 1::float8
-                ELSE 1 + $13::float8 END AS weight
+           coalesce(s.lexeme, e.lexeme) AS lexeme
     FROM exact e FULL JOIN stemmed s ON s.lexeme = e.lexeme
 ),
 terms AS MATERIALIZED (
     SELECT ql.analysis, ls.lexeme, {lexeme_query("ls.lexeme")} AS query,
-           {lexeme_query("ls.lexeme", "A")} AS in_title,
-           {lexeme_query("ls.lexeme", "B")} AS in_heading,
-           {lexeme_query("ls.lexeme", "C")} AS in_summary,
+           {lexeme_query("ls.lexeme", "ABC")} AS in_fields,
            ln(1 + (t.chunks - ls.df + 0.5::float8) / (ls.df + 0.5::float8)) AS idf,
-           ql.weight,
-           CASE WHEN ql.analysis = 'e' THEN t.avgdl ELSE t.stem_avgdl END AS avgdl
+           CASE WHEN ql.analysis = 'e' THEN t.avgdl ELSE t.stem_avgdl END AS avgdl,
+           -- One of the query's rare identifiers (search.key_tokens).
+           ls.lexeme = ANY($11::text[]) AND $12::float8 >= 0
+               AND ls.df <= greatest(t.chunks * $12::float8, 3)
+               AS is_key
     FROM totals t
     CROSS JOIN query_lexemes ql
     CROSS JOIN LATERAL (
@@ -189,8 +186,8 @@ terms AS MATERIALIZED (
     ORDER BY idf DESC, ql.analysis, ls.lexeme LIMIT $6
 ),
 matches AS (
-    SELECT c.path, c.chunk_ordinal, c.language,
-           tm.weight * tm.idf * (($8::float8 + 1) / (1 + $8::float8 * (1 - $9::float8
+    SELECT c.path, c.chunk_ordinal, c.language, tm.is_key,
+           tm.idf * (($8::float8 + 1) / (1 + $8::float8 * (1 - $9::float8
                + $9::float8 * c.lexemes / tm.avgdl)){_FIELDS}) AS score
     FROM terms tm
     JOIN LATERAL (
@@ -199,8 +196,8 @@ matches AS (
         WHERE tm.analysis = 'e' AND c.org_id = $1 AND c.namespace = $2 AND c.tsv @@ tm.query
     ) c ON true
     UNION ALL
-    SELECT c.path, c.chunk_ordinal, c.language,
-           tm.weight * tm.idf * (($8::float8 + 1) / (1 + $8::float8 * (1 - $9::float8
+    SELECT c.path, c.chunk_ordinal, c.language, tm.is_key,
+           tm.idf * (($8::float8 + 1) / (1 + $8::float8 * (1 - $9::float8
                + $9::float8 * c.lexemes / tm.avgdl)){_FIELDS}) AS score
     FROM terms tm
     JOIN LATERAL (
@@ -210,26 +207,12 @@ matches AS (
         WHERE tm.analysis = 's' AND c.org_id = $1 AND c.namespace = $2
           AND c.stem_tsv @@ tm.query
     ) c ON true
-),
-rare_keys AS MATERIALIZED (
-    SELECT {lexeme_query("l.lexeme")} AS query
-    FROM totals t
-    JOIN page_lexeme_stats l ON l.org_id = $1 AND l.namespace = $2 AND l.analysis = 'e'
-    WHERE l.lexeme = ANY($15::text[]) AND l.df <= greatest(t.chunks * $16::float8, 3)
-),
-top AS (
-    SELECT path, chunk_ordinal, min(language) AS language, sum(score) AS score
-    FROM matches
-    GROUP BY path, chunk_ordinal
-    ORDER BY score DESC, path, chunk_ordinal LIMIT $14
 )
-SELECT t.path, t.chunk_ordinal, t.language, t.score,
-       (SELECT sum(weight * idf) FROM terms) AS ideal,
-       (SELECT count(*) FROM rare_keys k WHERE c.tsv @@ k.query) AS key_tokens
-FROM top t
-JOIN page_chunks c ON c.org_id = $1 AND c.namespace = $2 AND c.path = t.path
-                  AND c.chunk_ordinal = t.chunk_ordinal
-ORDER BY t.score DESC, t.path, t.chunk_ordinal
+SELECT path, chunk_ordinal, min(language) AS language, sum(score) AS score,
+       count(*) FILTER (WHERE is_key) AS key_tokens
+FROM matches
+GROUP BY path, chunk_ordinal
+ORDER BY score DESC, path, chunk_ordinal LIMIT $13
 """
 VECTOR = """
 SELECT c.path, c.chunk_ordinal, c.language, 1 - (c.embedding <=> $3) AS score
@@ -237,14 +220,15 @@ FROM page_chunks c
 WHERE c.org_id = $1 AND c.namespace = $2
 ORDER BY c.embedding <=> $3, c.path, c.chunk_ordinal LIMIT $4
 """
-# Every chunk of the namespace, compared exactly: `+ 0` keeps the planner off the HNSW index
-# (which only serves `ORDER BY embedding <=> $3`), so the result cannot depend on the graph
-# that every namespace shares.
+# Every chunk of the namespace, compared exactly. Embeddings are unit vectors, so the inner
+# product is the cosine similarity, at a third of the arithmetic (2.2 ms against 3.0 for the
+# FastAPI site's 3,916 chunks, the same rankings); the HNSW index serves only `<=>`, so the
+# result cannot depend on the graph that every namespace shares.
 EXACT_VECTOR = """
-SELECT c.path, c.chunk_ordinal, c.language, 1 - (c.embedding <=> $3) AS score
+SELECT c.path, c.chunk_ordinal, c.language, -(c.embedding <#> $3) AS score
 FROM page_chunks c
 WHERE c.org_id = $1 AND c.namespace = $2
-ORDER BY (c.embedding <=> $3) + 0, c.path, c.chunk_ordinal LIMIT $4
+ORDER BY c.embedding <#> $3, c.path, c.chunk_ordinal LIMIT $4
 """
 DETAILS = """
 SELECT c.path, c.chunk_ordinal, c.chunk_id, c.content, c.heading_path, p.url, p.title, p.revision
@@ -307,13 +291,10 @@ async def _lexical(
             tuning.max_df_ratio,
             tuning.k1,
             tuning.b,
-            tuning.title_weight,
-            tuning.heading_weight,
-            tuning.summary_weight,
-            tuning.exact_weight,
+            tuning.field_weight,
+            key_tokens(query),
+            tuning.key_token_max_df if tuning.key_tokens_first else -1.0,
             tuning.depth,
-            key_tokens(query) if tuning.key_tokens_first else [],
-            tuning.key_token_max_df,
         )
     return [
         Candidate(
@@ -321,7 +302,6 @@ async def _lexical(
             r["score"],
             r["language"],
             r["key_tokens"],
-            r["ideal"],
         )
         for r in rows
     ]
@@ -420,22 +400,99 @@ async def _arms(
     return fuse_arms(fts, vec, language.language, tuning)
 
 
-async def _alternative(
+async def _on_snapshot(
     pool: asyncpg.Pool,
     snapshot: str,
     settings: Mapping[str, str],
-    scope: Scope,
-    query: str,
-    language: QueryLanguage,
-    vectors: asyncio.Future[npt.NDArray[np.float32]],
-    index: int,
-    tuning: SearchTuning,
-) -> list[tuple[Key, float]]:
+    work: Callable[[asyncpg.Connection], Awaitable[T]],
+) -> T:
+    """`work` on a connection of its own that imports the search transaction's snapshot, with
+    the same settings and zero parallel workers."""
     async with pool.acquire() as conn, conn.transaction(isolation="repeatable_read", readonly=True):
         # Must be the transaction's first statement.
         await conn.execute(f"SET TRANSACTION SNAPSHOT '{snapshot}'")
         await apply_settings(conn, {**settings, "max_parallel_workers_per_gather": "0"})
-        return await _arms(conn, scope, query, language, vectors, index, tuning)
+        return await work(conn)
+
+
+@dataclass
+class Rankings:
+    """Each phrasing's fused ranking (the query's first), and what went wrong with the
+    alternatives."""
+
+    phrasings: list[list[tuple[Key, float]]]
+    warnings: list[str]
+    partial: bool
+
+
+async def rank_phrasings(
+    pool: asyncpg.Pool,
+    conn: asyncpg.Connection,
+    settings: Mapping[str, str],
+    scope: Scope,
+    phrasings: Sequence[tuple[str, QueryLanguage]],
+    vectors: asyncio.Future[npt.NDArray[np.float32]],
+    tuning: SearchTuning,
+) -> Rankings:
+    """Ranks the query (`phrasings[0]`) and its alternatives inside the search transaction
+    of `conn` (REPEATABLE READ, `settings` applied). Each alternative runs on a connection of
+    its own importing the transaction's snapshot, so every phrasing reads the same data. The
+    query's arms run on `conn`, one after the other, except when the vector arm is an exact
+    scan: then it runs beside the full-text arm on another snapshot connection (the scan
+    costs as much as the full-text arm; an HNSW lookup is cheaper than the extra
+    connection's five statements). An alternative that fails or takes more than
+    ALTERNATIVE_TIMEOUT_S is left out with a warning; the query's failure is the call's."""
+    (query, language), alternatives = phrasings[0], phrasings[1:]
+    parallel = scope.exact_vectors
+    snapshot = await conn.fetchval(EXPORT) if alternatives or parallel else ""
+
+    async def query_vector(other: asyncpg.Connection) -> list[Candidate]:
+        # Shielded: an alternative that times out must not cancel the embedding others await.
+        vector = (await asyncio.shield(vectors))[0]
+        return await _vector(other, scope, vector, tuning)
+
+    async def alternative(index: int, text: str, lang: QueryLanguage) -> Ranked:
+        return await _on_snapshot(
+            pool,
+            snapshot,
+            settings,
+            lambda other: _arms(other, scope, text, lang, vectors, index, tuning),
+        )
+
+    tasks: list[asyncio.Task[Ranked]] = [
+        asyncio.create_task(alternative(i, text, lang))
+        for i, (text, lang) in enumerate(alternatives, start=1)
+    ]
+    vector_task = (
+        asyncio.create_task(_on_snapshot(pool, snapshot, settings, query_vector))
+        if parallel
+        else None
+    )
+    try:
+        fts = await _lexical(conn, scope, query, language, tuning)
+        vec = await (vector_task if vector_task is not None else query_vector(conn))
+        primary = fuse_arms(fts, vec, language.language, tuning)
+    except BaseException:
+        for task in (vector_task, *tasks):
+            if task is not None:
+                task.cancel()
+        raise
+    out = Rankings([primary], [], False)
+    if tasks:
+        _done, pending = await asyncio.wait(tasks, timeout=ALTERNATIVE_TIMEOUT_S)
+        for task in pending:
+            task.cancel()
+        for i, task in enumerate(tasks):
+            if task in pending:
+                out.partial = True
+                out.warnings.append(f"alternative {i + 1} ran out of time")
+            elif task.exception() is not None:
+                out.partial = True
+                out.warnings.append(f"alternative {i + 1} failed")
+                log.warning("alternative failed", exc_info=task.exception())
+            else:
+                out.phrasings.append(task.result())
+    return out
 
 
 def _cap_per_page(fused: Sequence[tuple[Key, float]], limit: int) -> list[tuple[Key, float]]:
@@ -484,8 +541,6 @@ async def search_pages(
     transaction, the settings and the full-text arms run meanwhile; the caller `discard`s it
     afterwards. Planner settings: the deployment default, the namespace's stored
     PageSearchConfig, then `override`, read in the search transaction."""
-    warnings: list[str] = []
-    partial = False
     async with pool.acquire() as conn, conn.transaction(isolation="repeatable_read", readonly=True):
         row = await conn.fetchrow(VERSION, org_id, namespace)
         if row is None:
@@ -504,48 +559,18 @@ async def search_pages(
             for text in (query, *alternatives)
         ]
         scope = Scope(org_id, namespace, row["chunks"] <= tuning.exact_vector_max_chunks)
-        tasks: list[asyncio.Task[list[tuple[Key, float]]]] = []
-        if alternatives:
-            snapshot = await conn.fetchval(EXPORT)
-            tasks = [
-                asyncio.create_task(
-                    _alternative(
-                        pool,
-                        snapshot,
-                        local,
-                        scope,
-                        alt,
-                        languages[i + 1],
-                        vectors,
-                        i + 1,
-                        tuning,
-                    )
-                )
-                for i, alt in enumerate(alternatives)
-            ]
-        try:
-            primary = await _arms(conn, scope, query, languages[0], vectors, 0, tuning)
-        except BaseException:
-            for task in tasks:
-                task.cancel()
-            raise
-        rankings = [primary]
-        if tasks:
-            _done, pending = await asyncio.wait(tasks, timeout=ALTERNATIVE_TIMEOUT_S)
-            for task in pending:
-                task.cancel()
-            for i, task in enumerate(tasks):
-                if task in pending:
-                    partial = True
-                    warnings.append(f"alternative {i + 1} ran out of time")
-                elif task.exception() is not None:
-                    partial = True
-                    warnings.append(f"alternative {i + 1} failed")
-                    log.warning("alternative failed", exc_info=task.exception())
-                else:
-                    rankings.append(task.result())
+        ranked = await rank_phrasings(
+            pool,
+            conn,
+            local,
+            scope,
+            list(zip((query, *alternatives), languages, strict=True)),
+            vectors,
+            tuning,
+        )
+        warnings, partial = ranked.warnings, ranked.partial
         with telemetry.tracer.start_as_current_span("search.fusion"):
-            fused = fuse_phrasings(rankings, tuning)
+            fused = fuse_phrasings(ranked.phrasings, tuning)
             chosen = _cap_per_page(fused, limit)
         rows = await conn.fetch(
             DETAILS,
