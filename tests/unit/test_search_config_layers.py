@@ -11,7 +11,7 @@ from quire.v1 import search_config_pb2
 
 def test_deployment_default_alone() -> None:
     assert layered_settings(None, None) == {
-        "plan_cache_mode": "force_custom_plan",
+        "plan_cache_mode": "force_generic_plan",
         "enable_seqscan": "off",
     }
 
@@ -21,7 +21,7 @@ def test_namespace_then_request_override_field_by_field() -> None:
         search_config_pb2.PageSearchConfig(enable_seqscan=True, max_parallel_workers_per_gather=2)
     )
     assert layered_settings(stored, None) == {
-        "plan_cache_mode": "force_custom_plan",
+        "plan_cache_mode": "force_generic_plan",
         "enable_seqscan": "on",
         "max_parallel_workers_per_gather": "2",
     }
