@@ -205,7 +205,9 @@ async def test_search_without_term_statistics_still_answers_from_vectors(
 
     query = "declare query parameters with defaults"
     async with harness.pool.acquire() as conn:
-        await conn.execute(term_stats.DELETE_LEXEMES, keys.org_id, NS)
+        await conn.execute(
+            "DELETE FROM page_lexeme_stats WHERE org_id = $1 AND namespace = $2", keys.org_id, NS
+        )
     try:
         result = await client.search_pages(namespace=NS, query=query)
         assert len(result.hits) == 10 and not result.partial
@@ -533,7 +535,29 @@ async def test_edits_and_removals_update_exactly_those_pages(
             keys.org_id,
             NS,
         )
+        # Written as a difference, the statistics still equal a recount of every lexeme of
+        # both analyses: removed pages' lexemes gone, changed frequencies updated.
+        differing = await conn.fetchval(
+            """
+            WITH stored AS (
+                SELECT analysis::text, lexeme::text, df FROM page_lexeme_stats
+                WHERE org_id = $1 AND namespace = $2
+            ), counted AS (
+                SELECT 'e' AS analysis, word AS lexeme, ndoc AS df FROM ts_stat(format(
+                    'SELECT tsv FROM page_chunks WHERE org_id = %L AND namespace = %L', $1, $2))
+                UNION ALL
+                SELECT 's', word, ndoc FROM ts_stat(format(
+                    'SELECT stem_tsv FROM page_chunks WHERE org_id = %L AND namespace = %L',
+                    $1, $2))
+            )
+            SELECT (SELECT count(*) FROM (TABLE stored EXCEPT TABLE counted) a)
+                 + (SELECT count(*) FROM (TABLE counted EXCEPT TABLE stored) b)
+            """,
+            keys.org_id,
+            NS,
+        )
     assert df == len(edited)
+    assert differing == 0
     found = await client.search_pages(namespace=NS, query="quokka", limit=10)
     assert set(edited) <= {h.path for h in found.hits}, [h.path for h in found.hits]
 

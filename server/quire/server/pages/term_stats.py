@@ -18,15 +18,36 @@ TABLE_ROWS = "SELECT reltuples FROM pg_class WHERE oid = 'page_chunks'::regclass
 ANALYZE = "ANALYZE page_chunks, page_lexeme_stats, page_term_totals"
 VACUUM_ANALYZE = "VACUUM (ANALYZE) page_chunks, page_lexeme_stats, page_term_totals"
 
-DELETE_LEXEMES = "DELETE FROM page_lexeme_stats WHERE org_id = $1 AND namespace = $2"
-# Document frequencies of both analyses: 'e' (exact, `tsv`) and 's' (stemmed, `stem_tsv`).
-INSERT_LEXEMES = """
+# Document frequencies of both analyses, 'e' (exact, `tsv`) and 's' (stemmed, `stem_tsv`),
+# recomputed with ts_stat and written as a difference: rows whose df changed are upserted,
+# rows of lexemes no longer present deleted. A sync that edits a few pages changes a few
+# hundred of the ~54,000 rows of the FastAPI site, and rewriting them all cost 0.45 s.
+WRITE_LEXEMES = """
+WITH fresh AS MATERIALIZED (
+    SELECT 'e'::"char" AS analysis, word COLLATE "C" AS lexeme, ndoc AS df FROM ts_stat(format(
+        'SELECT tsv FROM page_chunks WHERE org_id = %L AND namespace = %L', $1::uuid, $2::text))
+    UNION ALL
+    SELECT 's'::"char", word COLLATE "C", ndoc FROM ts_stat(format(
+        'SELECT stem_tsv FROM page_chunks WHERE org_id = %L AND namespace = %L',
+        $1::uuid, $2::text))
+),
+diff AS MATERIALIZED (
+    SELECT coalesce(f.analysis, o.analysis) AS analysis, coalesce(f.lexeme, o.lexeme) AS lexeme,
+           f.df
+    FROM fresh f
+    FULL JOIN (
+        SELECT analysis, lexeme, df FROM page_lexeme_stats WHERE org_id = $1 AND namespace = $2
+    ) o ON o.analysis = f.analysis AND o.lexeme = f.lexeme
+    WHERE f.df IS DISTINCT FROM o.df
+),
+gone AS (
+    DELETE FROM page_lexeme_stats p USING diff d
+    WHERE d.df IS NULL AND p.org_id = $1 AND p.namespace = $2
+      AND p.analysis = d.analysis AND p.lexeme = d.lexeme
+)
 INSERT INTO page_lexeme_stats (org_id, namespace, analysis, lexeme, df)
-SELECT $1, $2, 'e', word, ndoc FROM ts_stat(format(
-    'SELECT tsv FROM page_chunks WHERE org_id = %L AND namespace = %L', $1::uuid, $2::text))
-UNION ALL
-SELECT $1, $2, 's', word, ndoc FROM ts_stat(format(
-    'SELECT stem_tsv FROM page_chunks WHERE org_id = %L AND namespace = %L', $1::uuid, $2::text))
+SELECT $1, $2, analysis, lexeme, df FROM diff WHERE df IS NOT NULL
+ON CONFLICT (org_id, namespace, analysis, lexeme) DO UPDATE SET df = EXCLUDED.df
 """
 UPSERT_TOTALS = """
 INSERT INTO page_term_totals (org_id, namespace, chunks, avg_length, stem_avg_length)
@@ -46,10 +67,10 @@ LEFT JOIN page_term_totals t ON t.org_id = $1 AND t.namespace = $2
 
 
 async def refresh(conn: asyncpg.Connection, org_id: uuid.UUID, namespace: str) -> None:
-    """Recomputes the namespace's statistics in one transaction (≈ 0.1 s for 4,000 chunks)."""
+    """Recomputes the namespace's statistics in one transaction (≈ 0.2 s for 4,000 chunks,
+    most of it ts_stat)."""
     async with conn.transaction():
-        await conn.execute(DELETE_LEXEMES, org_id, namespace)
-        await conn.execute(INSERT_LEXEMES, org_id, namespace)
+        await conn.execute(WRITE_LEXEMES, org_id, namespace)
         await conn.execute(UPSERT_TOTALS, org_id, namespace)
 
 
