@@ -5,7 +5,7 @@ on asyncpg, in one run. Prints JSON.
         [--concurrency 1,16,64] [--quick]
 
 Ingests the first `--documents` SciFact abstracts into one collection of a fresh database
-(through `documents.store_upload`, the UploadDocument storage path, and the in-process worker),
+(through `runner.store_texts`, the UploadDocument storage path, and the in-process worker),
 then for each mode (set with SetRetrievalPolicy) and concurrency runs `--requests` distinct
 SciFact training claims, limit 10:
 
@@ -30,7 +30,6 @@ from __future__ import annotations
 
 import argparse
 import asyncio
-import hashlib
 import json
 import time
 import uuid
@@ -53,7 +52,7 @@ def load_queries(n: int) -> list[str]:
 
 
 async def ingest(quire: h.Quire, org_id: uuid.UUID, cid: uuid.UUID, n: int) -> dict[str, Any]:
-    from quire.server.knowledge import documents
+    from quire.server.gate import runner
 
     with (h.SCIFACT / "corpus.jsonl").open(encoding="utf-8") as fh:
         docs = [
@@ -61,23 +60,8 @@ async def ingest(quire: h.Quire, org_id: uuid.UUID, cid: uuid.UUID, n: int) -> d
             for d in map(json.loads, islice(fh, n))
         ]
     started = time.perf_counter()
+    await runner.store_texts(quire.pool, org_id, cid, docs)
     async with quire.pool.acquire() as conn:
-        for i in range(0, len(docs), 250):
-            async with conn.transaction():
-                for doc_id, text in docs[i : i + 250]:
-                    data = text.encode()
-                    await documents.store_upload(
-                        conn,
-                        org_id,
-                        documents.Upload(
-                            collection_id=cid,
-                            file_name=f"{doc_id}.txt",
-                            mime_type="text/plain",
-                            content=data,
-                            sha256=hashlib.sha256(data).hexdigest(),
-                            replaces=None,
-                        ),
-                    )
         while True:
             row = await conn.fetchrow(
                 "SELECT (SELECT count(*) FROM jobs WHERE org_id = $1 "

@@ -15,7 +15,6 @@ re-ingestion (i) runs the model again. The module takes about a minute.
 
 from __future__ import annotations
 
-import hashlib
 import uuid
 from collections.abc import AsyncIterator
 from dataclasses import dataclass
@@ -94,26 +93,10 @@ async def ingest(
 ) -> None:
     """Every document through the UploadDocument storage path, then the worker until the
     organisation's collections are settled."""
-    from quire.server.knowledge import documents
+    from quire.server.gate import runner
 
     items = list(corpus.data.corpus.items())  # type: ignore[attr-defined]
-    async with harness.pool.acquire() as conn:
-        for start in range(0, len(items), 250):
-            async with conn.transaction():
-                for doc_id, text in items[start : start + 250]:
-                    data = text.encode()
-                    await documents.store_upload(
-                        conn,
-                        org_id,
-                        documents.Upload(
-                            collection_id=collection_id,
-                            file_name=f"{doc_id}.txt",
-                            mime_type="text/plain",
-                            content=data,
-                            sha256=hashlib.sha256(data).hexdigest(),
-                            replaces=None,
-                        ),
-                    )
+    await runner.store_texts(harness.pool, org_id, collection_id, items)
     await drain(harness, embedder, org_id)
 
 

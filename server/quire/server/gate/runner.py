@@ -9,7 +9,7 @@ import hashlib
 import logging
 import time
 import uuid
-from collections.abc import Awaitable, Callable
+from collections.abc import Awaitable, Callable, Sequence
 from dataclasses import dataclass, field
 
 import asyncpg
@@ -95,19 +95,15 @@ async def purge_organisation(conn: asyncpg.Connection, org_id: uuid.UUID) -> Non
             await conn.execute(statement, org_id)
 
 
-async def ingest(
+async def store_texts(
     pool: asyncpg.Pool,
-    embeddings: EmbeddingService,
-    dataset: Dataset,
     org_id: uuid.UUID,
     collection_id: uuid.UUID,
-    progress: Progress,
-    title_mode: str = TITLE_MODE,
-) -> float:
-    """Uploads every document through the UploadDocument storage path, then runs the worker
-    until every job is done; returns the elapsed seconds."""
-    started = time.perf_counter()
-    items = list(dataset.corpus.items())
+    items: Sequence[tuple[str, str]],
+    uploaded: Callable[[int], Awaitable[None]] | None = None,
+) -> None:
+    """Stores (document id, text) pairs as `<id>.txt` uploads through the UploadDocument
+    storage path, 250 per transaction; `uploaded` hears how many are stored so far."""
     async with pool.acquire() as conn:
         for i in range(0, len(items), 250):
             async with conn.transaction():
@@ -125,7 +121,28 @@ async def ingest(
                             replaces=None,
                         ),
                     )
-            await progress("uploading", min(i + 250, len(items)), len(items))
+            if uploaded is not None:
+                await uploaded(min(i + 250, len(items)))
+
+
+async def ingest(
+    pool: asyncpg.Pool,
+    embeddings: EmbeddingService,
+    dataset: Dataset,
+    org_id: uuid.UUID,
+    collection_id: uuid.UUID,
+    progress: Progress,
+    title_mode: str = TITLE_MODE,
+) -> float:
+    """Uploads every document through the UploadDocument storage path, then runs the worker
+    until every job is done; returns the elapsed seconds."""
+    started = time.perf_counter()
+    items = list(dataset.corpus.items())
+
+    async def uploaded(done: int) -> None:
+        await progress("uploading", done, len(items))
+
+    await store_texts(pool, org_id, collection_id, items, uploaded)
     await progress("indexing", 0, len(items))
     async with ExtractionPool() as extraction:
         worker = Worker(pool, embeddings, extraction, title_mode=title_mode)
