@@ -255,3 +255,12 @@ def test_phrasings_fuse_with_the_query_weighing_most() -> None:
     # Three alternatives that agree outweigh the query (each weighs half of it).
     outvoted = fuse_phrasings([query, alternative, alternative, alternative], SearchTuning())
     assert outvoted[0][0] == ("/b.md", 0)
+
+
+def test_an_unknown_fusion_is_refused_not_replaced() -> None:
+    lexical, vector = [_c("/a.md", 1.0)], [_c("/a.md", 0.5)]
+    with pytest.raises(ValueError, match="fusion"):
+        fuse_arms(lexical, vector, "en", SearchTuning(fusion="convx"))
+    rankings = [[(("/a.md", 0), 1.0)], [(("/a.md", 0), 1.0)]]
+    with pytest.raises(ValueError, match="phrasing fusion"):
+        fuse_phrasings(rankings, SearchTuning(phrasing_fusion="rff"))

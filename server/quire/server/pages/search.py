@@ -335,9 +335,11 @@ def fuse_arms(
     arms = [[(c.key, c.score) for c in arm] for arm in (lexical, vector)]
     if tuning.fusion == "rrf":
         fused = rrf([[key for key, _ in arm] for arm in arms], k=tuning.rrf_k, weights=weights)
-    else:
+    elif tuning.fusion == "convex":
         # Full-text scores are 0 for every chunk the arm did not return (see normalise).
         fused = convex(arms, weights=weights, method=tuning.normalisation, pad_to=[tuning.depth, 0])
+    else:
+        raise ValueError(f"unknown fusion {tuning.fusion!r}")
     languages = {c.key: c.language for arm in (lexical, vector) for c in arm}
     if tuning.language_penalty != 1.0:
         fused = [
@@ -361,7 +363,9 @@ def fuse_phrasings(
     weights = [1.0] + [tuning.alternative_weight] * (len(rankings) - 1)
     if tuning.phrasing_fusion == "convex":
         return convex(rankings, weights=weights, method="minmax")
-    return rrf([[key for key, _ in r] for r in rankings], k=tuning.phrasing_k, weights=weights)
+    if tuning.phrasing_fusion == "rrf":
+        return rrf([[key for key, _ in r] for r in rankings], k=tuning.phrasing_k, weights=weights)
+    raise ValueError(f"unknown phrasing fusion {tuning.phrasing_fusion!r}")
 
 
 async def arm_candidates(
