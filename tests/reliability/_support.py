@@ -3,7 +3,10 @@
 from __future__ import annotations
 
 import hashlib
+import json
 import uuid
+from collections import Counter
+from pathlib import Path
 
 import grpc
 import numpy as np
@@ -26,6 +29,32 @@ def typed_detail(exc: aio.AioRpcError) -> errors_pb2.ErrorDetail:
     assert detail.code != errors_pb2.ERROR_CODE_UNSPECIFIED
     assert GRPC_STATUS_BY_CODE[detail.code] == exc.code(), (detail.code, exc.code())
     return detail
+
+
+class InputCounts:
+    """How many bad inputs a suite tried per RPC, for the reliability report: merged into
+    `.quire-test/fuzz-counts.json` under the suite's name and printed (visible with -s)."""
+
+    def __init__(self, suite: str, home: Path) -> None:
+        self.suite = suite
+        self.path = home / "fuzz-counts.json"
+        self.counts: Counter[str] = Counter()
+
+    def add(self, rpc: str, n: int = 1) -> None:
+        self.counts[rpc] += n
+
+    def write(self) -> None:
+        if not self.counts:
+            return
+        self.path.parent.mkdir(exist_ok=True)
+        try:
+            report = json.loads(self.path.read_text())
+        except (OSError, ValueError):
+            report = {}
+        report[self.suite] = dict(sorted(self.counts.items()))
+        self.path.write_text(json.dumps(report, indent=2) + "\n")
+        rows = ", ".join(f"{rpc} {n}" for rpc, n in sorted(self.counts.items()))
+        print(f"\n{self.suite}: bad inputs tried per RPC: {rows} (total {self.counts.total()})")
 
 
 async def assert_serving(channel: aio.Channel) -> None:

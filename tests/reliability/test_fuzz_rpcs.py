@@ -7,7 +7,8 @@ numeric fields span their whole wire range. The invariant: the answer is a corre
 typed Quire error (ErrorDetail present, matching the gRPC code) — never INTERNAL/UNKNOWN — and
 the server stays SERVING. Streaming RPCs get hostile message sequences (client streams) or a
 hostile request read briefly and cancelled (server streams). Raw garbage on the TCP port must
-not hurt it either.
+not hurt it either. The requests tried per RPC are counted into `.quire-test/fuzz-counts.json`
+(and printed with -s) for the reliability report.
 """
 
 from __future__ import annotations
@@ -37,7 +38,7 @@ from quire.v1 import (
     pages_service_pb2_grpc,
 )
 from tests.conftest import Harness, Keys, bearer
-from tests.reliability._support import assert_serving, seed_pages, typed_detail
+from tests.reliability._support import InputCounts, assert_serving, seed_pages, typed_detail
 
 pytestmark = pytest.mark.asyncio(loop_scope="session")
 
@@ -401,12 +402,19 @@ async def _round_trip(channel: aio.Channel, seed: Seed) -> None:
 @FUZZ_SETTINGS
 @given(data=st.data())
 async def test_hostile_requests_get_typed_answers(
-    harness: Harness, seed: Seed, stub_cls: Any, name: str, request_cls: Any, data: st.DataObject
+    harness: Harness,
+    seed: Seed,
+    input_counts: InputCounts,
+    stub_cls: Any,
+    name: str,
+    request_cls: Any,
+    data: st.DataObject,
 ) -> None:
     if name not in _STRATEGIES:
         _STRATEGIES[name] = message_strategy(seed, request_cls)
     request = data.draw(_STRATEGIES[name], label="request")
     key = data.draw(st.sampled_from(["all", "read", "all"]), label="key")
+    input_counts.add(name)
     took = await _call(harness, stub_cls, name, request, getattr(seed.keys, key))
     assert took < SLOW_CALL_S, f"{name} took {took:.1f} s"
     if name == "SetKillSwitch" and request.engaged:
@@ -425,6 +433,7 @@ async def test_hostile_requests_get_typed_answers(
 async def test_hostile_streams_get_typed_answers(
     harness: Harness,
     seed: Seed,
+    input_counts: InputCounts,
     stub_cls: Any,
     name: str,
     request_cls: Any,
@@ -442,6 +451,7 @@ async def test_hostile_streams_get_typed_answers(
         st.lists(_STRATEGIES[name], min_size=size[0], max_size=size[1]), label="requests"
     )
     key = data.draw(st.sampled_from(["all", "read", "all"]), label="key")
+    input_counts.add(name)
     took = await _call_stream(
         harness,
         stub_cls,

@@ -17,7 +17,7 @@ from grpc_health.v1 import health, health_pb2, health_pb2_grpc
 from grpc_reflection.v1alpha import reflection
 
 from quire.indexer.pages.guard import SourcePolicy
-from quire.server import telemetry
+from quire.server import cursors, telemetry
 from quire.server.auth import KeyVerifier
 from quire.server.config import Settings
 from quire.server.embeddings import EmbeddingService, load_default
@@ -100,7 +100,11 @@ async def start(
     telemetry.configure()
     SourcePolicy(settings.allow_sources)  # a malformed --allow-source fails at start, not per call
     state = AppState(
-        settings=settings, pool=pool, verifier=KeyVerifier(pool), embeddings=embeddings
+        settings=settings,
+        pool=pool,
+        verifier=KeyVerifier(pool),
+        cursors=await cursors.load(pool),
+        embeddings=embeddings,
     )
     notifications = Notifications(settings.database_url)
     notifications.start()

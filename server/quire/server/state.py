@@ -9,6 +9,7 @@ import asyncpg
 
 from quire.server.auth import KeyVerifier
 from quire.server.config import Settings
+from quire.server.cursors import CursorCodec
 from quire.server.embeddings import EmbeddingService
 from quire.server.errors import QuireError
 from quire.v1 import errors_pb2
@@ -19,6 +20,8 @@ class AppState:
     settings: Settings
     pool: asyncpg.Pool
     verifier: KeyVerifier
+    # Seals and opens list cursors under the database's secret (loaded at start).
+    cursors: CursorCodec
     # Loaded at start when the model is prepared; None means searches that need vectors fail
     # with SEARCH_UNAVAILABLE naming `quire model prepare`.
     embeddings: EmbeddingService | None = None

@@ -2,12 +2,11 @@
 
 from __future__ import annotations
 
-import base64
-import binascii
 import json
 import uuid
 from dataclasses import dataclass
 from datetime import datetime
+from typing import ClassVar
 
 import asyncpg
 
@@ -16,7 +15,8 @@ from quire.indexer.worker import documents as worker_documents
 from quire.indexer.worker import jobs
 from quire.indexer.worker.pipeline import EXTRACT
 from quire.indexer.worker.settle import SETTLE
-from quire.server.errors import QuireError, invalid
+from quire.server.cursors import CursorCodec, refusal
+from quire.server.errors import QuireError
 from quire.server.services.base import SCHEMA_VERSION
 from quire.server.storage.timestamps import timestamp
 from quire.v1 import errors_pb2, knowledge_pb2
@@ -239,34 +239,49 @@ async def get(
 
 @dataclass(frozen=True)
 class ListCursor:
+    """Where a ListDocuments page ended, sealed by the shared cursor codec (quire.server.cursors)
+    and bound to the organisation and collection it lists."""
+
     created_at: datetime
     document_id: uuid.UUID
 
-    def encode(self) -> str:
-        raw = json.dumps({"t": self.created_at.isoformat(), "d": str(self.document_id)})
-        return base64.urlsafe_b64encode(raw.encode()).decode().rstrip("=")
+    SHAPE: ClassVar[dict[str, type]] = {"t": str, "d": str}
+
+    @staticmethod
+    def scope(org_id: uuid.UUID, collection_id: uuid.UUID) -> tuple[str, ...]:
+        return ("ListDocuments", str(org_id), str(collection_id))
+
+    def encode(self, codec: CursorCodec, scope: tuple[str, ...]) -> str:
+        return codec.seal(scope, {"t": self.created_at.isoformat(), "d": str(self.document_id)})
 
     @classmethod
-    def decode(cls, token: str) -> ListCursor:
+    def decode(cls, codec: CursorCodec, token: str, scope: tuple[str, ...]) -> ListCursor:
+        body = codec.open(token, scope, cls.SHAPE)
         try:
-            body = json.loads(base64.urlsafe_b64decode(token + "=" * (-len(token) % 4)))
-            return cls(datetime.fromisoformat(body["t"]), uuid.UUID(body["d"]))
-        except (binascii.Error, ValueError, KeyError, TypeError, UnicodeDecodeError):
-            raise invalid("cursor", "not a cursor returned by ListDocuments") from None
+            created_at = datetime.fromisoformat(body["t"])
+            document_id = uuid.UUID(body["d"])
+        except ValueError:
+            raise refusal(scope) from None
+        if created_at.tzinfo is None:  # the column is timestamptz; we only issue aware times
+            raise refusal(scope)
+        return cls(created_at, document_id)
 
 
 async def list_page(
     conn: asyncpg.Connection,
+    codec: CursorCodec,
     org_id: uuid.UUID,
     collection_id: uuid.UUID,
     *,
     cursor: str,
     limit: int,
 ) -> tuple[list[knowledge_pb2.Document], str]:
+    scope = ListCursor.scope(org_id, collection_id)
+    # Opened before any query: a cursor not issued for this listing never reaches SQL.
+    after = ListCursor.decode(codec, cursor, scope) if cursor else None
     if await conn.fetchval(COLLECTION_LIVE, org_id, collection_id) is None:
         raise COLLECTION_NOT_FOUND
-    if cursor:
-        after = ListCursor.decode(cursor)
+    if after is not None:
         rows = await conn.fetch(
             LIST_AFTER, org_id, collection_id, limit + 1, after.created_at, after.document_id
         )
@@ -274,7 +289,8 @@ async def list_page(
         rows = await conn.fetch(LIST_FIRST, org_id, collection_id, limit + 1)
     more = len(rows) > limit
     rows = rows[:limit]
-    token = ListCursor(rows[-1]["created_at"], rows[-1]["document_id"]).encode() if more else ""
+    last = rows[-1] if more else None
+    token = ListCursor(last["created_at"], last["document_id"]).encode(codec, scope) if last else ""
     return [document_message(r) for r in rows], token
 
 

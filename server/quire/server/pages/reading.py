@@ -2,14 +2,14 @@
 
 from __future__ import annotations
 
-import base64
-import binascii
 import json
 import uuid
 from dataclasses import dataclass
+from typing import ClassVar
 
 import asyncpg
 
+from quire.server.cursors import CursorCodec, refusal
 from quire.server.engine import canonical_json
 from quire.server.errors import QuireError, invalid
 from quire.server.services.base import SCHEMA_VERSION
@@ -124,26 +124,33 @@ async def read_page(
 
 @dataclass(frozen=True)
 class Cursor:
+    """Where a ListPages page ended, sealed by the shared cursor codec (quire.server.cursors)
+    and bound to the organisation and namespace; the prefix and namespace version ride inside."""
+
     version: int
     after: str
     prefix: str
 
-    def encode(self) -> str:
-        raw = json.dumps({"v": self.version, "a": self.after, "p": self.prefix}).encode()
-        return base64.urlsafe_b64encode(raw).decode().rstrip("=")
+    SHAPE: ClassVar[dict[str, type]] = {"v": int, "a": str, "p": str}
+
+    @staticmethod
+    def scope(org_id: uuid.UUID, namespace: str) -> tuple[str, ...]:
+        return ("ListPages", str(org_id), namespace)
+
+    def encode(self, codec: CursorCodec, scope: tuple[str, ...]) -> str:
+        return codec.seal(scope, {"v": self.version, "a": self.after, "p": self.prefix})
 
     @classmethod
-    def decode(cls, token: str) -> Cursor:
-        try:
-            raw = base64.urlsafe_b64decode(token + "=" * (-len(token) % 4))
-            body = json.loads(raw)
-            return cls(int(body["v"]), str(body["a"]), str(body["p"]))
-        except (binascii.Error, ValueError, KeyError, TypeError, UnicodeDecodeError):
-            raise invalid("cursor", "not a cursor returned by ListPages") from None
+    def decode(cls, codec: CursorCodec, token: str, scope: tuple[str, ...]) -> Cursor:
+        body = codec.open(token, scope, cls.SHAPE)
+        if "\x00" in body["a"]:  # we never issue one; PostgreSQL text cannot hold it
+            raise refusal(scope)
+        return cls(body["v"], body["a"], body["p"])
 
 
 async def list_pages(
     conn: asyncpg.Connection,
+    codec: CursorCodec,
     org_id: uuid.UUID,
     namespace: str,
     *,
@@ -151,14 +158,16 @@ async def list_pages(
     cursor: str,
     limit: int,
 ) -> pages_pb2.PageList:
+    scope = Cursor.scope(org_id, namespace)
+    # Opened before any query: a cursor not issued for this listing never reaches SQL.
+    decoded = Cursor.decode(codec, cursor, scope) if cursor else None
+    if decoded is not None and decoded.prefix != prefix:
+        raise invalid("cursor", "was issued for another prefix")
     version = await conn.fetchval(NAMESPACE_VERSION, org_id, namespace)
     if version is None:
         raise NAMESPACE_NOT_FOUND
     after = ""
-    if cursor:
-        decoded = Cursor.decode(cursor)
-        if decoded.prefix != prefix:
-            raise invalid("cursor", "was issued for another prefix")
+    if decoded is not None:
         if decoded.version != version:
             return pages_pb2.PageList(
                 schema_version=SCHEMA_VERSION, restart_required=True, filesystem_version=version
@@ -173,5 +182,5 @@ async def list_pages(
         filesystem_version=version,
     )
     if more:
-        result.next_cursor = Cursor(version, rows[-1]["path"], prefix).encode()
+        result.next_cursor = Cursor(version, rows[-1]["path"], prefix).encode(codec, scope)
     return result

@@ -257,7 +257,12 @@ class KnowledgeService(knowledge_service_pb2_grpc.KnowledgeServiceServicer):
             raise invalid("cursor", "not a cursor returned by ListDocuments")
         async with transaction(self.state.pool, readonly=True) as conn:
             docs, cursor = await documents.list_page(
-                conn, principal().org_id, collection_id, cursor=request.cursor, limit=limit
+                conn,
+                self.state.cursors,
+                principal().org_id,
+                collection_id,
+                cursor=request.cursor,
+                limit=limit,
             )
         return knowledge_service_pb2.ListDocumentsResponse(
             schema_version=SCHEMA_VERSION, documents=docs, next_cursor=cursor

@@ -236,6 +236,7 @@ class PagesService(pages_service_pb2_grpc.PagesServiceServicer):
         async with transaction(self.state.pool, readonly=True) as conn:
             listing = await reading.list_pages(
                 conn,
+                self.state.cursors,
                 principal().org_id,
                 request.namespace,
                 prefix=prefix,
