@@ -139,7 +139,13 @@ async def harness(database_url: str, request: pytest.FixtureRequest) -> AsyncIte
         if "embeddings" in request.fixturenames or getattr(request.module, "NEEDS_MODEL", False)
         else None
     )
-    settings = Settings(address="127.0.0.1:0", database_url=database_url, grace_seconds=1.0)
+    settings = Settings(
+        address="127.0.0.1:0",
+        database_url=database_url,
+        grace_seconds=1.0,
+        # RunGate runs data sets by name from here (e.g. "scifact"), when the shared data is there.
+        gate_datasets=str(SHARED / "data") if (SHARED / "data").is_dir() else "",
+    )
     pool = await prepare_database(database_url, settings)
     running = await start(settings, pool, model)  # type: ignore[arg-type]
     address = f"127.0.0.1:{running.port}"

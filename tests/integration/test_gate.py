@@ -39,11 +39,11 @@ async def test_gate_status_is_empty_before_a_run(client: AsyncQuireClient) -> No
 async def test_run_gate_streams_progress_then_records_a_result(
     client: AsyncQuireClient, harness: Harness
 ) -> None:
-    scifact = shared_or_skip("data", "scifact")
+    shared_or_skip("data", "scifact")  # the harness serves ../shared/data as its gate data sets
     stages = []
     result = None
     async for message in client.run_gate(
-        dataset=str(scifact), split="train", max_documents=300, max_queries=50
+        dataset="scifact", split="train", max_documents=300, max_queries=50
     ):
         if isinstance(message, admin_pb2.GateResult):
             result = message
@@ -135,8 +135,11 @@ async def test_gate_needs_admin_and_a_real_dataset(
     reader = await harness.keys("gate-reader")
     async with AsyncQuireClient(harness.address, api_key=reader.read) as c:
         with pytest.raises(qe.PermissionDenied):
-            async for _ in c.run_gate(dataset="/nope", split="train"):
+            async for _ in c.run_gate(dataset="scifact", split="train"):
                 pass
+    with pytest.raises(qe.NotFound):
+        async for _ in client.run_gate(dataset="definitely-not-here", split="train"):
+            pass
     with pytest.raises(qe.InvalidRequest):
-        async for _ in client.run_gate(dataset="/definitely/not/here", split="train"):
+        async for _ in client.run_gate(dataset="scifact", split="no-such-split"):
             pass

@@ -407,11 +407,11 @@ async def test_other_organisations_see_nothing(
     collection_id, docs = samples
     other = await harness.keys("knowledge-other")
     async with AsyncQuireClient(harness.address, api_key=other.all) as c:
-        result = await c.search_knowledge(collection_ids=[collection_id], query="walrus")
-        assert not result.hits
+        with pytest.raises(qe.CollectionNotFound):
+            await c.search_knowledge(collection_ids=[collection_id], query="walrus")
         with pytest.raises(qe.DocumentNotFound):
             await c.get_document(document_id=docs["notes.txt"].document_id)
-        with pytest.raises(qe.DocumentNotFound):
+        with pytest.raises(qe.CollectionNotFound):
             await c.read_document(
                 collection_ids=[collection_id], document_id=docs["notes.txt"].document_id
             )

@@ -596,7 +596,11 @@ func (x *RollbackIndexResponse) GetStatus() *IndexStatus {
 
 type RunGateRequest struct {
 	state protoimpl.MessageState `protogen:"open.v1"`
-	// Server-side directory in BEIR layout (corpus.jsonl, queries*.jsonl, qrels/<split>.tsv).
+	// The name of a data set in the directory the server's operator configured
+	// (`--gate-datasets`): 1–64 characters of [A-Za-z0-9._-], not starting with a dot, naming a
+	// sub-directory in BEIR layout (corpus.jsonl, queries*.jsonl, qrels/<split>.tsv). Not a
+	// path. Any name that is not a data set there is NOT_FOUND; a server with no directory
+	// configured answers UNIMPLEMENTED.
 	Dataset string `protobuf:"bytes,1,opt,name=dataset,proto3" json:"dataset,omitempty"`
 	// e.g. "train".
 	Split string `protobuf:"bytes,2,opt,name=split,proto3" json:"split,omitempty"`

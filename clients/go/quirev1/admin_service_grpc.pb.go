@@ -49,8 +49,8 @@ type AdminServiceClient interface {
 	RebuildIndex(ctx context.Context, in *RebuildIndexRequest, opts ...grpc.CallOption) (*RebuildIndexResponse, error)
 	// Serves the newest retired generation again (the current one is retired in its place).
 	RollbackIndex(ctx context.Context, in *RollbackIndexRequest, opts ...grpc.CallOption) (*RollbackIndexResponse, error)
-	// Runs the FTS baseline gate on a judged data set on the server; streams progress, then the
-	// result.
+	// Runs the FTS baseline gate on a judged data set the operator provided on the server, by
+	// name; streams progress, then the result.
 	RunGate(ctx context.Context, in *RunGateRequest, opts ...grpc.CallOption) (grpc.ServerStreamingClient[RunGateResponse], error)
 	// The latest gate result for the current index fingerprint, if any.
 	GetGateStatus(ctx context.Context, in *GetGateStatusRequest, opts ...grpc.CallOption) (*GetGateStatusResponse, error)
@@ -206,8 +206,8 @@ type AdminServiceServer interface {
 	RebuildIndex(context.Context, *RebuildIndexRequest) (*RebuildIndexResponse, error)
 	// Serves the newest retired generation again (the current one is retired in its place).
 	RollbackIndex(context.Context, *RollbackIndexRequest) (*RollbackIndexResponse, error)
-	// Runs the FTS baseline gate on a judged data set on the server; streams progress, then the
-	// result.
+	// Runs the FTS baseline gate on a judged data set the operator provided on the server, by
+	// name; streams progress, then the result.
 	RunGate(*RunGateRequest, grpc.ServerStreamingServer[RunGateResponse]) error
 	// The latest gate result for the current index fingerprint, if any.
 	GetGateStatus(context.Context, *GetGateStatusRequest) (*GetGateStatusResponse, error)

@@ -1145,8 +1145,12 @@ func (x *GetAgentResponse) GetAgent() *Agent {
 
 type SearchKnowledgeRequest struct {
 	state protoimpl.MessageState `protogen:"open.v1"`
-	// Exactly one of agent_id or collection_ids.
-	AgentId       string   `protobuf:"bytes,1,opt,name=agent_id,json=agentId,proto3" json:"agent_id,omitempty"`
+	// Exactly one of agent_id or collection_ids. The agent's current attachments that are still
+	// live are searched (deleted ones are skipped).
+	AgentId string `protobuf:"bytes,1,opt,name=agent_id,json=agentId,proto3" json:"agent_id,omitempty"`
+	// Each must be a live collection of the caller's organisation: a malformed id is
+	// INVALID_REQUEST, any other is COLLECTION_NOT_FOUND; both name the entry, e.g.
+	// "collection_ids[2]".
 	CollectionIds []string `protobuf:"bytes,2,rep,name=collection_ids,json=collectionIds,proto3" json:"collection_ids,omitempty"`
 	// At most 500 characters; blank gives an empty result.
 	Query string `protobuf:"bytes,3,opt,name=query,proto3" json:"query,omitempty"`
@@ -1286,7 +1290,8 @@ func (x *SearchKnowledgeResponse) GetCached() bool {
 type ReadDocumentRequest struct {
 	state protoimpl.MessageState `protogen:"open.v1"`
 	// Exactly one of agent_id or collection_ids.
-	AgentId       string   `protobuf:"bytes,1,opt,name=agent_id,json=agentId,proto3" json:"agent_id,omitempty"`
+	AgentId string `protobuf:"bytes,1,opt,name=agent_id,json=agentId,proto3" json:"agent_id,omitempty"`
+	// Checked as in SearchKnowledgeRequest.
 	CollectionIds []string `protobuf:"bytes,2,rep,name=collection_ids,json=collectionIds,proto3" json:"collection_ids,omitempty"`
 	DocumentId    string   `protobuf:"bytes,3,opt,name=document_id,json=documentId,proto3" json:"document_id,omitempty"`
 	// In code points; default 0.

@@ -21,6 +21,7 @@ from quire.server import cursors, telemetry
 from quire.server.auth import KeyVerifier
 from quire.server.config import Settings
 from quire.server.embeddings import EmbeddingService, load_default
+from quire.server.gate import catalogue
 from quire.server.rpc import QuireInterceptor
 from quire.server.services.admin import AdminService
 from quire.server.services.knowledge import KnowledgeService
@@ -99,6 +100,7 @@ async def start(
 ) -> Running:
     telemetry.configure()
     SourcePolicy(settings.allow_sources)  # a malformed --allow-source fails at start, not per call
+    catalogue.check_directory(settings.gate_datasets)
     state = AppState(
         settings=settings,
         pool=pool,

@@ -29,6 +29,8 @@ def _settings(args: argparse.Namespace) -> Settings:
         settings.reuse_port = True
     if getattr(args, "allow_source", None):
         settings.allow_sources.extend(args.allow_source)
+    if getattr(args, "gate_datasets", None):
+        settings.gate_datasets = args.gate_datasets
     return settings
 
 
@@ -249,6 +251,12 @@ def build_parser() -> argparse.ArgumentParser:
             action="append",
             metavar="ORIGIN",
             help="allow a non-https or non-public page source, e.g. http://127.0.0.1:8765",
+        )
+        p.add_argument(
+            "--gate-datasets",
+            metavar="DIR",
+            help="directory of BEIR data sets that AdminService.RunGate may run, by "
+            "sub-directory name ($QUIRE_GATE_DATASETS; unset: RunGate is refused)",
         )
 
     up = sub.add_parser(

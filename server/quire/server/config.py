@@ -43,6 +43,8 @@ class Settings:
     discovery_decision_timeout_s: float = 60.0
     # Deployment default retrieval mode name (LEGACY_FTS | HYBRID_SHADOW | HYBRID).
     retrieval_mode: str = "LEGACY_FTS"
+    # The directory whose sub-directories RunGate may read, by name. Unset: RunGate is refused.
+    gate_datasets: str = ""
 
     @property
     def org_running_limit(self) -> int:
@@ -65,4 +67,5 @@ class Settings:
             tls_cert_file=os.environ.get("QUIRE_TLS_CERT", ""),
             tls_key_file=os.environ.get("QUIRE_TLS_KEY", ""),
             tls_client_ca_file=os.environ.get("QUIRE_TLS_CLIENT_CA", ""),
+            gate_datasets=os.environ.get("QUIRE_GATE_DATASETS", ""),
         )

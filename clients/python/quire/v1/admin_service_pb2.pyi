@@ -285,7 +285,12 @@ class RunGateRequest(_message.Message):
     MAX_DOCUMENTS_FIELD_NUMBER: _builtins.int
     MAX_QUERIES_FIELD_NUMBER: _builtins.int
     dataset: _builtins.str
-    """Server-side directory in BEIR layout (corpus.jsonl, queries*.jsonl, qrels/<split>.tsv)."""
+    """The name of a data set in the directory the server's operator configured
+    (`--gate-datasets`): 1–64 characters of [A-Za-z0-9._-], not starting with a dot, naming a
+    sub-directory in BEIR layout (corpus.jsonl, queries*.jsonl, qrels/<split>.tsv). Not a
+    path. Any name that is not a data set there is NOT_FOUND; a server with no directory
+    configured answers UNIMPLEMENTED.
+    """
     split: _builtins.str
     """e.g. "train"."""
     max_documents: _builtins.int

@@ -138,8 +138,8 @@ class AdminServiceServicer:
         raise NotImplementedError('Method not implemented!')
 
     def RunGate(self, request, context):
-        """Runs the FTS baseline gate on a judged data set on the server; streams progress, then the
-        result.
+        """Runs the FTS baseline gate on a judged data set the operator provided on the server, by
+        name; streams progress, then the result.
         """
         context.set_code(grpc.StatusCode.UNIMPLEMENTED)
         context.set_details('Method not implemented!')

@@ -45,8 +45,8 @@ class AdminServiceStub:
     RollbackIndex: _grpc.UnaryUnaryMultiCallable[_admin_service_pb2.RollbackIndexRequest, _admin_service_pb2.RollbackIndexResponse]
     """Serves the newest retired generation again (the current one is retired in its place)."""
     RunGate: _grpc.UnaryStreamMultiCallable[_admin_service_pb2.RunGateRequest, _admin_service_pb2.RunGateResponse]
-    """Runs the FTS baseline gate on a judged data set on the server; streams progress, then the
-    result.
+    """Runs the FTS baseline gate on a judged data set the operator provided on the server, by
+    name; streams progress, then the result.
     """
     GetGateStatus: _grpc.UnaryUnaryMultiCallable[_admin_service_pb2.GetGateStatusRequest, _admin_service_pb2.GetGateStatusResponse]
     """The latest gate result for the current index fingerprint, if any."""
@@ -74,8 +74,8 @@ class AdminServiceAsyncStub(AdminServiceStub):
     RollbackIndex: _aio.UnaryUnaryMultiCallable[_admin_service_pb2.RollbackIndexRequest, _admin_service_pb2.RollbackIndexResponse]  # type: ignore[assignment]
     """Serves the newest retired generation again (the current one is retired in its place)."""
     RunGate: _aio.UnaryStreamMultiCallable[_admin_service_pb2.RunGateRequest, _admin_service_pb2.RunGateResponse]  # type: ignore[assignment]
-    """Runs the FTS baseline gate on a judged data set on the server; streams progress, then the
-    result.
+    """Runs the FTS baseline gate on a judged data set the operator provided on the server, by
+    name; streams progress, then the result.
     """
     GetGateStatus: _aio.UnaryUnaryMultiCallable[_admin_service_pb2.GetGateStatusRequest, _admin_service_pb2.GetGateStatusResponse]  # type: ignore[assignment]
     """The latest gate result for the current index fingerprint, if any."""
@@ -142,8 +142,8 @@ class AdminServiceServicer(metaclass=_abc_1.ABCMeta):
         request: _admin_service_pb2.RunGateRequest,
         context: _ServicerContext,
     ) -> _typing.Union[_abc.Iterator[_admin_service_pb2.RunGateResponse], _abc.AsyncIterator[_admin_service_pb2.RunGateResponse]]:
-        """Runs the FTS baseline gate on a judged data set on the server; streams progress, then the
-        result.
+        """Runs the FTS baseline gate on a judged data set the operator provided on the server, by
+        name; streams progress, then the result.
         """
 
     @_abc_1.abstractmethod

@@ -515,13 +515,20 @@ class SearchKnowledgeRequest(_message.Message):
     QUERY_FIELD_NUMBER: _builtins.int
     LIMIT_FIELD_NUMBER: _builtins.int
     agent_id: _builtins.str
-    """Exactly one of agent_id or collection_ids."""
+    """Exactly one of agent_id or collection_ids. The agent's current attachments that are still
+    live are searched (deleted ones are skipped).
+    """
     query: _builtins.str
     """At most 500 characters; blank gives an empty result."""
     limit: _builtins.int
     """1 to the organisation's bound (default 8, at most 50); 0 means 8."""
     @_builtins.property
-    def collection_ids(self) -> _containers.RepeatedScalarFieldContainer[_builtins.str]: ...
+    def collection_ids(self) -> _containers.RepeatedScalarFieldContainer[_builtins.str]:
+        """Each must be a live collection of the caller's organisation: a malformed id is
+        INVALID_REQUEST, any other is COLLECTION_NOT_FOUND; both name the entry, e.g.
+        "collection_ids[2]".
+        """
+
     def __init__(
         self,
         *,
@@ -585,7 +592,9 @@ class ReadDocumentRequest(_message.Message):
     max_chars: _builtins.int
     """1–4,000 code points; 0 means 4,000."""
     @_builtins.property
-    def collection_ids(self) -> _containers.RepeatedScalarFieldContainer[_builtins.str]: ...
+    def collection_ids(self) -> _containers.RepeatedScalarFieldContainer[_builtins.str]:
+        """Checked as in SearchKnowledgeRequest."""
+
     def __init__(
         self,
         *,

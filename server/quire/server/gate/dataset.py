@@ -19,21 +19,30 @@ class Dataset:
     qrels: dict[str, dict[str, int]]
 
 
+# Messages name files relative to the data set only: RunGate callers must not learn server paths.
 def _queries_file(root: Path, split: str) -> Path:
     for name in (f"queries-{split}.jsonl", f"queries_{split}.jsonl", "queries.jsonl"):
         if (root / name).is_file():
             return root / name
-    raise invalid("dataset", f"no queries file for split {split!r} in {root}")
+    raise invalid("dataset", f"the data set has no queries file for split {split!r}")
 
 
-def load(root: Path, split: str, *, max_documents: int = 0, max_queries: int = 0) -> Dataset:
+def load(
+    root: Path,
+    split: str,
+    *,
+    max_documents: int = 0,
+    max_queries: int = 0,
+    name: str = "",
+) -> Dataset:
     """Loads a split; with bounds, keeps the first judged queries and every document they
-    judge, then fills up with other documents in corpus order."""
+    judge, then fills up with other documents in corpus order. `name` defaults to the
+    directory's."""
     if not (root / "corpus.jsonl").is_file():
-        raise invalid("dataset", f"{root} has no corpus.jsonl")
+        raise invalid("dataset", "the data set has no corpus.jsonl")
     qrels_path = root / "qrels" / f"{split}.tsv"
     if not qrels_path.is_file():
-        raise invalid("split", f"{qrels_path} does not exist")
+        raise invalid("split", f"the data set has no qrels/{split}.tsv")
     qrels: dict[str, dict[str, int]] = {}
     with qrels_path.open(newline="") as handle:
         reader = csv.reader(handle, delimiter="\t")
@@ -64,4 +73,4 @@ def load(root: Path, split: str, *, max_documents: int = 0, max_queries: int = 0
             if len(corpus) >= max_documents:
                 break
             corpus[doc_id] = text
-    return Dataset(root.name, split, corpus, queries, qrels)
+    return Dataset(name or root.name, split, corpus, queries, qrels)

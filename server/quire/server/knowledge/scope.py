@@ -1,7 +1,7 @@
-"""Which collections a call may touch: the agent's current attachments (or the named
-collections) intersected with the organisation's non-deleted collections; with each, what the
-search cache needs to know (whether its index has caught up with its revision, and the
-version of its serving generation's term statistics)."""
+"""Which collections a call may touch: the agent's current attachments intersected with the
+organisation's non-deleted collections, or the named collections, each of which must be one of
+those; with each, what the search cache needs to know (whether its index has caught up with its
+revision, and the version of its serving generation's term statistics)."""
 
 from __future__ import annotations
 
@@ -10,7 +10,7 @@ from dataclasses import dataclass
 
 import asyncpg
 
-from quire.server.errors import QuireError, invalid
+from quire.server.errors import QuireError, Violation, invalid
 from quire.v1 import errors_pb2
 
 AGENT_ATTACHMENTS = "SELECT attached_collection_ids FROM agents WHERE org_id = $1 AND agent_id = $2"
@@ -41,12 +41,21 @@ class ScopedCollection:
 
 def _uuids(values: list[str]) -> list[uuid.UUID]:
     out = []
-    for value in values:
+    for i, value in enumerate(values):
         try:
             out.append(uuid.UUID(value))
         except ValueError:
-            continue  # an id that cannot exist is simply out of scope
+            raise invalid(f"collection_ids[{i}]", "not a collection id (a UUID)") from None
     return out
+
+
+def _not_found(fields: list[str]) -> QuireError:
+    """Other organisations' ids, deleted ones and ids never created answer alike (no oracle)."""
+    return QuireError(
+        errors_pb2.ERROR_CODE_COLLECTION_NOT_FOUND,
+        f"Collection not found: {', '.join(fields)}",
+        violations=tuple(Violation(f, "no such collection") for f in fields),
+    )
 
 
 async def resolve(
@@ -68,6 +77,13 @@ async def resolve(
     if not wanted:
         return []
     rows = await conn.fetch(LIVE_COLLECTIONS, org_id, wanted)
+    if not agent_id:
+        # A named collection that is not live is a mistake to report; an agent's attachment
+        # deleted since the upsert is simply out of scope (the agent cannot be told).
+        live = {r["collection_id"] for r in rows}
+        missing = [f"collection_ids[{i}]" for i, c in enumerate(wanted) if c not in live]
+        if missing:
+            raise _not_found(missing)
     return [
         ScopedCollection(
             r["collection_id"],

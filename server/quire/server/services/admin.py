@@ -5,7 +5,6 @@ from __future__ import annotations
 import asyncio
 import json
 from collections.abc import AsyncIterator
-from pathlib import Path
 from typing import Any
 
 from google.protobuf import json_format
@@ -18,7 +17,7 @@ from quire.server import auth
 from quire.server.auth import Scope
 from quire.server.engine import search_config
 from quire.server.errors import QuireError, invalid
-from quire.server.gate import dataset, runner
+from quire.server.gate import catalogue, dataset, runner
 from quire.server.knowledge import search, shadow
 from quire.server.knowledge.index_status import index_status
 from quire.server.knowledge.policy import load_policy
@@ -276,10 +275,10 @@ class AdminService(admin_service_pb2_grpc.AdminServiceServicer):
         request: admin_service_pb2.RunGateRequest,
         context: aio.ServicerContext[Any, Any],
     ) -> AsyncIterator[admin_service_pb2.RunGateResponse]:
-        root = Path(clean_text("dataset", request.dataset, max_chars=4096))
+        root = await asyncio.to_thread(
+            catalogue.locate, self.state.settings.gate_datasets, request.dataset
+        )
         split = name_field("split", request.split or "train")
-        if not await asyncio.to_thread(root.is_dir):
-            raise invalid("dataset", "not a directory on the server")
         fp = self._fingerprint()
         data = await asyncio.to_thread(
             dataset.load,
@@ -287,11 +286,12 @@ class AdminService(admin_service_pb2_grpc.AdminServiceServicer):
             split,
             max_documents=request.max_documents,
             max_queries=request.max_queries,
+            name=request.dataset,
         )
         who = principal()
         async with transaction(self.state.pool) as conn:
             await self._audit(
-                conn, "run_gate", {"dataset": str(root), "split": split, "fingerprint": fp}
+                conn, "run_gate", {"dataset": request.dataset, "split": split, "fingerprint": fp}
             )
         out: asyncio.Queue[admin_pb2.GateProgress] = asyncio.Queue()
 

@@ -262,7 +262,11 @@ export const RollbackIndexResponseSchema: GenMessage<RollbackIndexResponse> = /*
  */
 export type RunGateRequest = Message<"quire.v1.RunGateRequest"> & {
   /**
-   * Server-side directory in BEIR layout (corpus.jsonl, queries*.jsonl, qrels/<split>.tsv).
+   * The name of a data set in the directory the server's operator configured
+   * (`--gate-datasets`): 1–64 characters of [A-Za-z0-9._-], not starting with a dot, naming a
+   * sub-directory in BEIR layout (corpus.jsonl, queries*.jsonl, qrels/<split>.tsv). Not a
+   * path. Any name that is not a data set there is NOT_FOUND; a server with no directory
+   * configured answers UNIMPLEMENTED.
    *
    * @generated from field: string dataset = 1;
    */
@@ -536,8 +540,8 @@ export const AdminService: GenService<{
     output: typeof RollbackIndexResponseSchema;
   },
   /**
-   * Runs the FTS baseline gate on a judged data set on the server; streams progress, then the
-   * result.
+   * Runs the FTS baseline gate on a judged data set the operator provided on the server, by
+   * name; streams progress, then the result.
    *
    * @generated from rpc quire.v1.AdminService.RunGate
    */

@@ -479,13 +479,18 @@ export const GetAgentResponseSchema: GenMessage<GetAgentResponse> = /*@__PURE__*
  */
 export type SearchKnowledgeRequest = Message<"quire.v1.SearchKnowledgeRequest"> & {
   /**
-   * Exactly one of agent_id or collection_ids.
+   * Exactly one of agent_id or collection_ids. The agent's current attachments that are still
+   * live are searched (deleted ones are skipped).
    *
    * @generated from field: string agent_id = 1;
    */
   agentId: string;
 
   /**
+   * Each must be a live collection of the caller's organisation: a malformed id is
+   * INVALID_REQUEST, any other is COLLECTION_NOT_FOUND; both name the entry, e.g.
+   * "collection_ids[2]".
+   *
    * @generated from field: repeated string collection_ids = 2;
    */
   collectionIds: string[];
@@ -558,6 +563,8 @@ export type ReadDocumentRequest = Message<"quire.v1.ReadDocumentRequest"> & {
   agentId: string;
 
   /**
+   * Checked as in SearchKnowledgeRequest.
+   *
    * @generated from field: repeated string collection_ids = 2;
    */
   collectionIds: string[];
