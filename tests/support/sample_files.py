@@ -109,8 +109,8 @@ def make_tsv() -> bytes:
     return b"name\thabitat\nquoll\tAustralia\n"
 
 
-def make_invalid_utf8() -> bytes:
-    return b"valid start \xff\xfe\xc3 rhea end\n"
+def make_cp1252() -> bytes:
+    return "Légère café crème for the rhea, “quoted”\n".encode("cp1252")  # not UTF-8
 
 
 def make_utf16() -> bytes:
@@ -461,7 +461,7 @@ SAMPLES: dict[str, Sample] = {
     "paper.tex": Sample(make_tex, ("Numbat",)),
     "table.csv": Sample(make_csv, ("name\thabitat", "okapi\train forest, Congo", "pangolin line")),
     "table.tsv": Sample(make_tsv, ("quoll\tAustralia",)),
-    "broken.txt": Sample(make_invalid_utf8, ("valid start", "rhea end", "\ufffd")),
+    "legacy.txt": Sample(make_cp1252, ("Légère café crème", "rhea", "“quoted”")),
     "wide.txt": Sample(make_utf16, ("UTF-16 saiga text",)),
     "mail.eml": Sample(make_eml, ("Quarterly vicuna report", "tamarin@example.org", "vicuna.")),
     "html-mail.eml": Sample(make_eml_html_only, ("wallaby",)),
@@ -535,6 +535,7 @@ CORRUPT: dict[str, Callable[[], bytes]] = {
     "garbage.ics": lambda: b"hello, this is not a calendar\n",
     "garbage.vcf": lambda: b"hello, this is not a contact\n",
     "garbage.mbox": lambda: b"not a mailbox at all\n",
+    "lying-sizes.docx": lambda: make_docx_lying_sizes(8),
 }
 
 
@@ -577,6 +578,108 @@ def make_docx_text_bomb(text_mib: int = 64) -> bytes:
         return body.replace(b"<w:body>", b"<w:body>" + filler, 1)
 
     return _rewrite_zip(make_docx(), edit)
+
+
+@dataclass(frozen=True)
+class ZipEntry:
+    """One entry of :func:`raw_zip`: deflated ``data`` and what the headers declare about it."""
+
+    name: str
+    data: bytes
+    size: int  # declared uncompressed size
+    crc: int  # declared CRC-32
+
+
+def deflated_entry(name: str, body: bytes) -> ZipEntry:
+    """An honest entry: ``body`` deflated, with its real size and CRC."""
+    deflate = zlib.compressobj(6, zlib.DEFLATED, -15)
+    return ZipEntry(name, deflate.compress(body) + deflate.flush(), len(body), zlib.crc32(body))
+
+
+def raw_zip(entries: list[ZipEntry]) -> bytes:
+    """A zip archive that declares exactly what ``entries`` say, true or not (zipfile cannot
+    write a lie): local headers, data, central directory, end record."""
+    out = io.BytesIO()
+    directory = io.BytesIO()
+    for entry in entries:
+        offset = out.tell()
+        name = entry.name.encode()
+        sizes = (entry.crc & 0xFFFFFFFF, len(entry.data), entry.size, len(name))
+        # version 2.0, no flags, deflate (8), DOS time/date 0:00 1980-01-01
+        out.write(struct.pack("<IHHHHHIIIHH", 0x04034B50, 20, 0, 8, 0, 0x21, *sizes, 0))
+        out.write(name + entry.data)
+        directory.write(
+            struct.pack(
+                "<IHHHHHHIIIHHHHHII",
+                0x02014B50,
+                20,
+                20,
+                0,
+                8,
+                0,
+                0x21,
+                *sizes,
+                0,
+                0,
+                0,
+                0,
+                0,
+                offset,
+            )
+            + name
+        )
+    start = out.tell()
+    out.write(directory.getvalue())
+    count = len(entries)
+    out.write(struct.pack("<IHHHHIIH", 0x06054B50, 0, 0, count, count, directory.tell(), start, 0))
+    return out.getvalue()
+
+
+def rezip(package: bytes, target: str, *, crc: int = 0, size: int = 0, cut: bool = False) -> bytes:
+    """``package`` written anew with ``target``'s declared CRC xor'ed with ``crc``, its declared
+    size moved by ``size`` bytes, or its deflate data cut in half (``cut``)."""
+    entries = []
+    with zipfile.ZipFile(io.BytesIO(package)) as archive:
+        for info in archive.infolist():
+            entry = deflated_entry(info.filename, archive.read(info.filename))
+            if info.filename == target:
+                data = entry.data[: len(entry.data) // 2] if cut else entry.data
+                entry = ZipEntry(entry.name, data, entry.size + size, entry.crc ^ crc)
+            entries.append(entry)
+    return raw_zip(entries)
+
+
+@cache
+def make_docx_lying_sizes(inflated_mib: int = 900) -> bytes:
+    """A docx whose ``document.xml`` inflates to ``inflated_mib`` MiB (spaces between elements)
+    while its headers declare the small size and the CRC of the real part.
+
+    The spaces are deflated once, 1 MiB with a full flush (which resets the compressor's
+    history), and that segment repeated: a valid stream, built in milliseconds."""
+    entries = []
+    with zipfile.ZipFile(io.BytesIO(make_docx())) as source:
+        for info in source.infolist():
+            body = source.read(info.filename)
+            entry = deflated_entry(info.filename, body)
+            if info.filename == "word/document.xml":
+                head, tail = body.split(b"<w:body>", 1)
+                deflate = zlib.compressobj(9, zlib.DEFLATED, -15)
+                start = deflate.compress(head + b"<w:body>") + deflate.flush(zlib.Z_FULL_FLUSH)
+                spaces = deflate.compress(b" " * _MIB) + deflate.flush(zlib.Z_FULL_FLUSH)
+                end = deflate.compress(tail) + deflate.flush()
+                data = start + spaces * inflated_mib + end
+                entry = ZipEntry(entry.name, data, entry.size, entry.crc)
+            entries.append(entry)
+    return raw_zip(entries)
+
+
+def make_empty_docx() -> bytes:
+    """A valid docx with no text at all."""
+    import docx
+
+    out = io.BytesIO()
+    docx.Document().save(out)
+    return out.getvalue()
 
 
 _LAUGHS = b"".join(
@@ -630,4 +733,5 @@ HOSTILE: dict[str, Callable[[], bytes]] = {
     "many-pages.pdf": make_many_pages_pdf,
     "flate-bomb.pdf": make_pdf_flate_bomb,
     "image.docx": make_png,
+    "lying-sizes.docx": make_docx_lying_sizes,
 }

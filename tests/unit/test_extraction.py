@@ -2,6 +2,11 @@
 
 from __future__ import annotations
 
+import codecs
+import io
+import zipfile
+from collections.abc import Callable
+
 import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
@@ -16,8 +21,18 @@ from quire.indexer.extraction import (
     extract_text,
     resolve_type,
 )
+from quire.indexer.extraction.decoding import DETECT_BYTES, DetectionNeeded, decode_text
 from quire.indexer.extraction.formats import file_type_for_extension
-from tests.support.sample_files import CORRUPT, SAMPLES, make_docx, make_pdf
+from tests.support.sample_files import (
+    CORRUPT,
+    SAMPLES,
+    make_docx,
+    make_docx_lying_sizes,
+    make_empty_docx,
+    make_pdf,
+    make_xlsx,
+    rezip,
+)
 
 # --- resolve_type --------------------------------------------------------------------------------
 
@@ -169,9 +184,10 @@ def test_spreadsheet_layout() -> None:
     assert "\n\nInventory\nyak\t3.5\t" in text
 
 
-def test_invalid_utf8_is_replaced_with_a_warning() -> None:
-    result = extract_text(b"ok \xff\xfe bytes", resolve_type("a.txt", None))
-    assert result.text == "ok \ufffd\ufffd bytes"
+def test_bytes_no_encoding_explains_are_replaced_with_a_warning() -> None:
+    result = extract_text(b"ok " + bytes(range(256)) * 4, resolve_type("a.txt", None))
+    assert result.text.startswith("ok ") and "\ufffd" in result.text
+    assert result.encoding == "utf-8"
     assert result.warnings
 
 
@@ -217,3 +233,130 @@ def test_mime_fallback_extracts_like_the_extension() -> None:
     )
     assert extract_text(data, by_mime) == extract_text(data, resolve_type("x.docx", None))
     assert "Galago" in extract_text(make_pdf(), resolve_type("blob", "application/pdf")).text
+
+
+# --- text encodings (decoding.py) ----------------------------------------------------------------
+
+
+@pytest.mark.parametrize(
+    ("data", "encoding"),
+    [
+        (b"plain ascii", "utf-8"),
+        ("naïve ✓".encode(), "utf-8"),
+        (codecs.BOM_UTF8 + "naïve".encode(), "utf-8"),
+        ("naïve".encode("utf-16"), "utf-16-le"),  # with its BOM
+        (codecs.BOM_UTF16_BE + "naïve".encode("utf-16-be"), "utf-16-be"),
+        (codecs.BOM_UTF32_LE + "naïve".encode("utf-32-le"), "utf-32-le"),
+        ("Hello wörld, sixteen bits without a mark\n".encode("utf-16-le"), "utf-16-le"),
+    ],
+)
+def test_unicode_is_decoded_by_mark_or_validity(data: bytes, encoding: str) -> None:
+    decoded = decode_text(data, [])
+    assert decoded.encoding == encoding
+    assert decoded.text in (
+        "plain ascii",
+        "naïve ✓",
+        "naïve",
+        "Hello wörld, sixteen bits without a mark\n",
+    )
+
+
+@pytest.mark.parametrize(
+    ("text", "encoding", "detected"),
+    [
+        # too short for statistics: cp1252 wins the tie (cp1006 would make it "Cafﻠ rﻠsumﻠ")
+        ("Café résumé", "cp1252", {"cp1252"}),
+        ("“smart quotes” – dash", "cp1252", {"cp1252"}),
+        ("Grüße aus München, schöne Straße.\n", "latin-1", {"cp1252"}),  # the same bytes
+        ("日本語のテキストです。東京で会いましょう。\n", "shift_jis", {"cp932", "shift_jis"}),
+        ("Привет, как дела? Это русский текст, довольно длинный.\n", "cp1251", {"cp1251"}),
+        ("你好，世界。这是中文文本。\n", "gb18030", {"gb18030", "gbk", "gb2312"}),
+    ],
+)
+def test_legacy_encodings_are_detected(text: str, encoding: str, detected: set[str]) -> None:
+    warnings: list[str] = []
+    decoded = decode_text(text.encode(encoding), warnings)
+    assert decoded.text == text
+    assert decoded.encoding in detected
+    assert not warnings
+
+
+def test_detection_looks_at_a_bounded_prefix_cut_at_a_line_end() -> None:
+    line = "日本語のテキストです。東京で会いましょう。\n".encode("shift_jis")
+    data = line * (2 * DETECT_BYTES // len(line))
+    decoded = decode_text(data, [])
+    assert decoded.encoding in {"cp932", "shift_jis"}
+    assert decoded.text == data.decode("shift_jis")
+
+
+def test_detection_can_be_left_to_the_caller() -> None:
+    with pytest.raises(DetectionNeeded):
+        decode_text("Café".encode("cp1252"), [], detect=False)
+    assert decode_text(b"caf\xc3\xa9", [], detect=False).text == "café"
+
+
+@pytest.mark.parametrize("file_name", ["notes.txt", "table.csv", "page.html", "talk.vtt"])
+def test_text_like_types_record_their_encoding(file_name: str) -> None:
+    body = "Café résumé, crème brûlée\n"
+    if file_name == "talk.vtt":
+        body = "WEBVTT\n\n00:00.000 --> 00:01.000\n" + body
+    result = extract_text(body.encode("cp1252"), resolve_type(file_name, None))
+    assert "Café résumé" in result.text
+    assert result.encoding == "cp1252"
+
+
+def test_parsed_formats_record_no_encoding() -> None:
+    assert extract_text(make_docx(), resolve_type("x.docx", None)).encoding == ""
+
+
+# --- corrupt and unsafe packages (zipguard.py) ---------------------------------------------------
+
+
+@pytest.mark.parametrize("file_name", sorted(CORRUPT))
+def test_corrupt_files_are_permanent_failures(file_name: str) -> None:
+    with pytest.raises(ExtractionFailed) as info:
+        extract_text(CORRUPT[file_name](), resolve_type(file_name, None))
+    assert info.value.permanent
+
+
+_NOT_A_DOCUMENT = {"readme.txt": b"a zip of something else"}
+
+
+@pytest.mark.parametrize(
+    ("file_name", "make", "reason"),
+    [
+        ("x.docx", lambda: make_docx_lying_sizes(inflated_mib=8), "fails its CRC check"),
+        ("x.docx", lambda: rezip(make_docx(), "word/document.xml", crc=1), "fails its CRC"),
+        ("x.docx", lambda: rezip(make_docx(), "word/document.xml", size=+100), "is truncated"),
+        ("x.docx", lambda: rezip(make_docx(), "word/document.xml", cut=True), "fails its CRC"),
+        ("x.xlsx", lambda: rezip(make_xlsx(), "xl/worksheets/sheet1.xml", crc=1), "fails its CRC"),
+        ("x.pptx", lambda: _zip(_NOT_A_DOCUMENT), "lacks its required [Content_Types].xml"),
+        ("x.odt", lambda: _zip(_NOT_A_DOCUMENT), "lacks its required META-INF/manifest.xml"),
+    ],
+)
+def test_corrupt_archives_fail_with_a_reason(
+    file_name: str, make: Callable[[], bytes], reason: str
+) -> None:
+    with pytest.raises(ExtractionFailed, match="corrupt or unsafe archive") as info:
+        extract_text(make(), resolve_type(file_name, None))
+    assert reason in str(info.value)
+    assert info.value.permanent
+
+
+def test_corrupt_pages_package_fails_but_an_unreadable_one_is_kept_by_name() -> None:
+    with pytest.raises(ExtractionFailed, match="corrupt or unsafe archive"):
+        extract_text(make_docx_lying_sizes(inflated_mib=2), resolve_type("x.pages", None))
+    # an intact zip the iWork reader finds nothing in: stored by file name, best effort
+    assert extract_text(_zip({"index.xml": b"<x/>"}), resolve_type("x.pages", None)).text == ""
+
+
+def test_a_valid_document_without_text_is_not_corrupt() -> None:
+    assert extract_text(make_empty_docx(), resolve_type("x.docx", None)).text == ""
+
+
+def _zip(entries: dict[str, bytes]) -> bytes:
+    out = io.BytesIO()
+    with zipfile.ZipFile(out, "w", zipfile.ZIP_DEFLATED) as archive:
+        for name, body in entries.items():
+            archive.writestr(name, body)
+    return out.getvalue()

@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import asyncio
 import os
+import threading
 import time
 from collections.abc import AsyncIterator
 
@@ -19,10 +20,17 @@ from quire.indexer.extraction import (
     ExtractionFailed,
     ExtractionPool,
     FileType,
+    decoding,
     extract_text,
     resolve_type,
 )
-from tests.support.sample_files import HOSTILE, SAMPLES, make_docx, make_pdf_flate_bomb
+from tests.support.sample_files import (
+    HOSTILE,
+    SAMPLES,
+    make_docx,
+    make_docx_lying_sizes,
+    make_pdf_flate_bomb,
+)
 
 TIMEOUT = 5.0
 MEMORY = 512 * 1024 * 1024
@@ -93,6 +101,45 @@ async def test_plain_text_is_decoded_without_a_worker() -> None:
         assert not pool._workers, "no worker process was started"
     finally:
         pool.close()
+
+
+async def test_legacy_encoded_text_is_detected_off_the_event_loop(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    """A small cp1252 file is not decoded inline (detection takes milliseconds) but on a
+    thread, still without a worker process; its encoding comes back with the text."""
+    loop_thread = threading.get_ident()
+    threads: list[int] = []
+    real_detect = decoding._detect
+
+    def spy(data: bytes) -> str | None:
+        threads.append(threading.get_ident())
+        return real_detect(data)
+
+    monkeypatch.setattr(decoding, "_detect", spy)
+    pool = ExtractionPool()
+    try:
+        utf8 = await pool.extract("Café résumé".encode(), resolve_type("a.txt", None))
+        legacy = await pool.extract("Café résumé".encode("cp1252"), resolve_type("b.txt", None))
+        assert (utf8.text, utf8.encoding) == ("Café résumé", "utf-8")
+        assert (legacy.text, legacy.encoding) == ("Café résumé", "cp1252")
+        assert threads and loop_thread not in threads
+        assert not pool._workers, "no worker process was started"
+    finally:
+        pool.close()
+
+
+async def test_a_corrupt_file_is_a_permanent_failure_across_the_pipe(pool: ExtractionPool) -> None:
+    with pytest.raises(ExtractionFailed, match="corrupt or unsafe archive") as info:
+        await pool.extract(make_docx_lying_sizes(), resolve_type("bomb.docx", None))
+    assert info.value.permanent
+    timeout = ExtractionPool(timeout=0.5, target=_stall)
+    try:
+        with pytest.raises(ExtractionFailed, match="timed out") as bound:
+            await timeout.extract(b"%PDF-", resolve_type("a.pdf", None))
+        assert not bound.value.permanent  # a bound can depend on load: retried
+    finally:
+        timeout.close()
 
 
 def test_parsed_formats_and_custom_targets_keep_the_worker() -> None:

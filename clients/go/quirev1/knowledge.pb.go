@@ -304,11 +304,16 @@ type Document struct {
 	// Length of the extracted text in Unicode code points.
 	TextLength uint64 `protobuf:"varint,11,opt,name=text_length,json=textLength,proto3" json:"text_length,omitempty"`
 	// Collection revision at this document's last change.
-	Revision      int64                  `protobuf:"varint,12,opt,name=revision,proto3" json:"revision,omitempty"`
-	CreatedAt     *timestamppb.Timestamp `protobuf:"bytes,13,opt,name=created_at,json=createdAt,proto3" json:"created_at,omitempty"`
-	UpdatedAt     *timestamppb.Timestamp `protobuf:"bytes,14,opt,name=updated_at,json=updatedAt,proto3" json:"updated_at,omitempty"`
-	unknownFields protoimpl.UnknownFields
-	sizeCache     protoimpl.SizeCache
+	Revision  int64                  `protobuf:"varint,12,opt,name=revision,proto3" json:"revision,omitempty"`
+	CreatedAt *timestamppb.Timestamp `protobuf:"bytes,13,opt,name=created_at,json=createdAt,proto3" json:"created_at,omitempty"`
+	UpdatedAt *timestamppb.Timestamp `protobuf:"bytes,14,opt,name=updated_at,json=updatedAt,proto3" json:"updated_at,omitempty"`
+	// The character encoding a text-like file (text, csv, markup, calendar, contacts, transcript)
+	// was decoded from, as a Python codec name: "utf-8", "utf-16-le", "cp1252", "cp932", ...
+	// Detected when the file is neither UTF-8 nor marked by a byte order mark. Empty for formats
+	// whose parser reads the bytes (PDF, Office, email, ...) and before the first extraction.
+	DetectedEncoding string `protobuf:"bytes,15,opt,name=detected_encoding,json=detectedEncoding,proto3" json:"detected_encoding,omitempty"`
+	unknownFields    protoimpl.UnknownFields
+	sizeCache        protoimpl.SizeCache
 }
 
 func (x *Document) Reset() {
@@ -437,6 +442,13 @@ func (x *Document) GetUpdatedAt() *timestamppb.Timestamp {
 		return x.UpdatedAt
 	}
 	return nil
+}
+
+func (x *Document) GetDetectedEncoding() string {
+	if x != nil {
+		return x.DetectedEncoding
+	}
+	return ""
 }
 
 type Agent struct {
@@ -939,7 +951,7 @@ const file_quire_v1_knowledge_proto_rawDesc = "" +
 	"\x0edocument_count\x18\x05 \x01(\rR\rdocumentCount\x12-\n" +
 	"\x12serving_generation\x18\x06 \x01(\x03R\x11servingGeneration\x129\n" +
 	"\n" +
-	"created_at\x18\a \x01(\v2\x1a.google.protobuf.TimestampR\tcreatedAt\"\x8e\x04\n" +
+	"created_at\x18\a \x01(\v2\x1a.google.protobuf.TimestampR\tcreatedAt\"\xbb\x04\n" +
 	"\bDocument\x12%\n" +
 	"\x0eschema_version\x18\x01 \x01(\rR\rschemaVersion\x12\x1f\n" +
 	"\vdocument_id\x18\x02 \x01(\tR\n" +
@@ -960,7 +972,8 @@ const file_quire_v1_knowledge_proto_rawDesc = "" +
 	"\n" +
 	"created_at\x18\r \x01(\v2\x1a.google.protobuf.TimestampR\tcreatedAt\x129\n" +
 	"\n" +
-	"updated_at\x18\x0e \x01(\v2\x1a.google.protobuf.TimestampR\tupdatedAt\"\xa8\x01\n" +
+	"updated_at\x18\x0e \x01(\v2\x1a.google.protobuf.TimestampR\tupdatedAt\x12+\n" +
+	"\x11detected_encoding\x18\x0f \x01(\tR\x10detectedEncoding\"\xa8\x01\n" +
 	"\x05Agent\x12%\n" +
 	"\x0eschema_version\x18\x01 \x01(\rR\rschemaVersion\x12\x19\n" +
 	"\bagent_id\x18\x02 \x01(\tR\aagentId\x126\n" +

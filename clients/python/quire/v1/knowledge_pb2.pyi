@@ -152,6 +152,7 @@ class Document(_message.Message):
     REVISION_FIELD_NUMBER: _builtins.int
     CREATED_AT_FIELD_NUMBER: _builtins.int
     UPDATED_AT_FIELD_NUMBER: _builtins.int
+    DETECTED_ENCODING_FIELD_NUMBER: _builtins.int
     schema_version: _builtins.int
     document_id: _builtins.str
     collection_id: _builtins.str
@@ -168,6 +169,12 @@ class Document(_message.Message):
     """Length of the extracted text in Unicode code points."""
     revision: _builtins.int
     """Collection revision at this document's last change."""
+    detected_encoding: _builtins.str
+    """The character encoding a text-like file (text, csv, markup, calendar, contacts, transcript)
+    was decoded from, as a Python codec name: "utf-8", "utf-16-le", "cp1252", "cp932", ...
+    Detected when the file is neither UTF-8 nor marked by a byte order mark. Empty for formats
+    whose parser reads the bytes (PDF, Office, email, ...) and before the first extraction.
+    """
     @_builtins.property
     def created_at(self) -> _timestamp_pb2.Timestamp: ...
     @_builtins.property
@@ -189,10 +196,11 @@ class Document(_message.Message):
         revision: _builtins.int = ...,
         created_at: _timestamp_pb2.Timestamp | None = ...,
         updated_at: _timestamp_pb2.Timestamp | None = ...,
+        detected_encoding: _builtins.str = ...,
     ) -> None: ...
     _HasFieldArgType: _TypeAlias = _typing.Literal["created_at", b"created_at", "updated_at", b"updated_at"]  # noqa: Y015
     def HasField(self, field_name: _HasFieldArgType) -> _builtins.bool: ...
-    _ClearFieldArgType: _TypeAlias = _typing.Literal["attempts", b"attempts", "collection_id", b"collection_id", "created_at", b"created_at", "document_id", b"document_id", "extract_error", b"extract_error", "file_name", b"file_name", "mime_type", b"mime_type", "revision", b"revision", "schema_version", b"schema_version", "sha256", b"sha256", "size_bytes", b"size_bytes", "status", b"status", "text_length", b"text_length", "updated_at", b"updated_at"]  # noqa: Y015
+    _ClearFieldArgType: _TypeAlias = _typing.Literal["attempts", b"attempts", "collection_id", b"collection_id", "created_at", b"created_at", "detected_encoding", b"detected_encoding", "document_id", b"document_id", "extract_error", b"extract_error", "file_name", b"file_name", "mime_type", b"mime_type", "revision", b"revision", "schema_version", b"schema_version", "sha256", b"sha256", "size_bytes", b"size_bytes", "status", b"status", "text_length", b"text_length", "updated_at", b"updated_at"]  # noqa: Y015
     def ClearField(self, field_name: _ClearFieldArgType) -> None: ...
     def WhichOneof(self, oneof_group: _Never) -> None: ...
 

@@ -13,7 +13,6 @@ from typing import TYPE_CHECKING
 
 from quire.indexer.extraction.errors import ExtractionFailed
 from quire.indexer.extraction.formats import FileType
-from quire.indexer.extraction.text import decode_text
 from quire.indexer.extraction.zipguard import check_zip
 
 if TYPE_CHECKING:
@@ -60,11 +59,16 @@ def _reason(exc: BaseException) -> str:
 
 
 def kreuzberg_extract(data: bytes, file_type: FileType) -> kreuzberg.ExtractionResult:
-    """Run kreuzberg on ``data``; its errors (and Rust panics) become :class:`ExtractionFailed`."""
-    import kreuzberg
-
+    """Run kreuzberg on ``data`` (a zip package checked by ``zipguard`` first); its errors (and
+    Rust panics) become :class:`ExtractionFailed`."""
     if file_type.extension in _ZIP_EXTENSIONS:
         check_zip(data, file_type.extension)
+    return _kreuzberg(data, file_type)
+
+
+def _kreuzberg(data: bytes, file_type: FileType) -> kreuzberg.ExtractionResult:
+    import kreuzberg
+
     mime = _KREUZBERG_MIME.get(file_type.mime_type, file_type.mime_type)
     try:
         return kreuzberg.extract_bytes_sync(data, mime, _config())
@@ -90,13 +94,12 @@ def document_text(data: bytes, file_type: FileType, warnings: list[str]) -> str:
     return result.content
 
 
-def markup_text(data: bytes, file_type: FileType, warnings: list[str]) -> str:
+def markup_text(text: str, file_type: FileType, warnings: list[str]) -> str:
     """HTML / XHTML / XML as readable text; the decoded source when kreuzberg cannot parse it.
 
-    The bytes are decoded first (UTF-8 / BOM, invalid sequences replaced) so kreuzberg only sees
-    valid UTF-8. An HTML ``<title>`` that the body does not repeat is kept as the first line.
+    The caller decodes the bytes (``decoding.py``) so kreuzberg only sees valid UTF-8. An HTML
+    ``<title>`` that the body does not repeat is kept as the first line.
     """
-    text = decode_text(data, warnings)
     try:
         result = kreuzberg_extract(text.encode("utf-8"), file_type)
     except ExtractionFailed as exc:
@@ -148,13 +151,16 @@ def pages_text(data: bytes, file_type: FileType, warnings: list[str]) -> str:
     """Apple Pages through kreuzberg's iWork reader, best effort.
 
     The format is undocumented, so a package it cannot read is stored and found by file name
-    (no text, with a warning) rather than failed.
+    (no text, with a warning) rather than failed; a corrupt or unsafe zip still fails.
     """
+    check_zip(data, file_type.extension)
     try:
-        return document_text(data, file_type, warnings)
+        result = _kreuzberg(data, file_type)
     except ExtractionFailed as exc:
         warnings.append(f"{exc}; stored by file name only")
         return ""
+    _warnings(result, warnings)
+    return result.content
 
 
 def odf_presentation_text(data: bytes, file_type: FileType, warnings: list[str]) -> str:

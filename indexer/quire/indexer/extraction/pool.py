@@ -20,11 +20,15 @@ allocation failure from other crashes and logged. Workers start lazily, are reus
 :meth:`ExtractionPool.extract` is a coroutine: the blocking pipe I/O runs on a small private
 thread pool, never on the event loop. Types with no body text (images, audio, video, ...) are
 answered at once without a worker, and so are plain-text types (``Extractor.PLAIN``: text,
-Markdown, JSON, source code, ...): their extraction is a UTF-8 / BOM decode with no parser, so
-it runs in-process — inline when the file is small (≤ 256 KiB), on a thread otherwise — instead
-of paying a process round trip per document. Delimited tables (csv module), markup and every
-binary format keep the worker process and its bounds. :meth:`ExtractionPool.in_process` tells
-which path a type takes.
+Markdown, JSON, source code, ...): their extraction is a decode with no parser, so it runs
+in-process instead of paying a process round trip per document — inline when the file is small
+(≤ 256 KiB) and UTF-8 or marked by a BOM (microseconds), on a thread otherwise (a larger file,
+or one whose encoding must be detected: milliseconds, bounded by ``decoding.DETECT_BYTES``).
+Delimited tables (csv module), markup and every binary format keep the worker process and its
+bounds. :meth:`ExtractionPool.in_process` tells which path a type takes.
+
+A failure's ``permanent`` flag (corrupt or unsafe bytes, see :class:`ExtractionFailed`) crosses
+the pipe with its message; the pool's own bounds and crashes are not permanent.
 """
 
 from __future__ import annotations
@@ -45,6 +49,7 @@ from multiprocessing.connection import Connection
 from multiprocessing.process import BaseProcess
 from types import TracebackType
 
+from quire.indexer.extraction.decoding import DetectionNeeded
 from quire.indexer.extraction.errors import ExtractionFailed
 from quire.indexer.extraction.extract import Extracted, extract_text
 from quire.indexer.extraction.formats import Extractor, FileType
@@ -116,30 +121,30 @@ def _worker_main(
             return
         data, file_type = job
         retire = False
-        outcome: tuple[str, object]
+        outcome: tuple[str, object, bool]
         try:
-            outcome = ("ok", target(data, file_type))
+            outcome = ("ok", target(data, file_type), False)
         except ExtractionFailed as exc:
-            outcome = ("failed", exc.message)
+            outcome = ("failed", exc.message, exc.permanent)
         except MemoryError:
-            outcome, retire = ("failed", _MEMORY_LIMIT_MESSAGE), True
+            outcome, retire = ("failed", _MEMORY_LIMIT_MESSAGE, False), True
         except Exception as exc:  # report, never die on a library's bug
-            outcome = ("failed", f"extraction error: {type(exc).__name__}: {exc}"[:500])
+            outcome = ("failed", f"extraction error: {type(exc).__name__}: {exc}"[:500], False)
         del job, data
         try:
             conn.send(outcome)
         except MemoryError:
-            conn.send(("failed", _MEMORY_LIMIT_MESSAGE))
+            conn.send(("failed", _MEMORY_LIMIT_MESSAGE, False))
             retire = True
         if retire:
             return
 
 
-def _extract_here(data: bytes, file_type: FileType) -> Extracted:
+def _extract_here(data: bytes, file_type: FileType, detect_encoding: bool = True) -> Extracted:
     """:func:`extract_text` in this process, failing as a worker would report it."""
     try:
-        return extract_text(data, file_type)
-    except ExtractionFailed:
+        return extract_text(data, file_type, detect_encoding=detect_encoding)
+    except (ExtractionFailed, DetectionNeeded):
         raise
     except MemoryError:
         raise ExtractionFailed(_MEMORY_LIMIT_MESSAGE) from None
@@ -285,7 +290,8 @@ class ExtractionPool:
             return Extracted("")
         if self.in_process(file_type):
             if len(data) <= _INLINE_BYTES:
-                return _extract_here(data, file_type)
+                with contextlib.suppress(DetectionNeeded):
+                    return _extract_here(data, file_type, detect_encoding=False)
             return await asyncio.to_thread(_extract_here, data, file_type)
         async with self._slots:
             job = _Job()
@@ -400,7 +406,7 @@ class ExtractionPool:
             self._retire(worker)
             raise ExtractionFailed(f"timed out after {self._timeout:g} s")
         try:
-            status, payload = worker.conn.recv()
+            status, payload, permanent = worker.conn.recv()
         except (EOFError, OSError, ValueError):
             reason = "extraction cancelled" if job.cancelled else worker.crash_reason()
             self._retire(worker)
@@ -413,4 +419,4 @@ class ExtractionPool:
             self._retire(worker)  # it exits by itself after a MemoryError
         else:
             self._release(worker)
-        raise ExtractionFailed(str(payload))
+        raise ExtractionFailed(str(payload), permanent=permanent)

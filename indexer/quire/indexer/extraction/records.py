@@ -12,7 +12,6 @@ from datetime import date, datetime
 from quire.indexer.extraction.documents import document_text
 from quire.indexer.extraction.errors import ExtractionFailed
 from quire.indexer.extraction.formats import file_type_for_extension
-from quire.indexer.extraction.text import decode_text
 
 __all__ = ["calendar_text", "contacts_text", "mbox_text"]
 
@@ -73,11 +72,10 @@ _EVENT_FIELDS = (
 )
 
 
-def calendar_text(data: bytes, warnings: list[str]) -> str:
+def calendar_text(text: str) -> str:
     """Events, to-dos and journal entries: summary, start–end, location, description, people."""
     import icalendar
 
-    text = decode_text(data, warnings)
     try:
         calendars = icalendar.Calendar.from_ical(text, multiple=True)
     except (MemoryError, RecursionError):
@@ -146,11 +144,10 @@ def _contact_value(value: object) -> str:
     return " ".join(str(value).split())
 
 
-def contacts_text(data: bytes, warnings: list[str]) -> str:
+def contacts_text(text: str) -> str:
     """Each vCard: formatted name, name, organisation, title, emails, phones, addresses, notes."""
     import vobject  # type: ignore[import-untyped]
 
-    text = decode_text(data, warnings)
     blocks: list[str] = []
     cards = 0
     try:

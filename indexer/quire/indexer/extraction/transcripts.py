@@ -4,14 +4,12 @@ from __future__ import annotations
 
 import io
 
-from quire.indexer.extraction.text import decode_text
-
 __all__ = ["transcript_text"]
 
 _FORMATS = {"srt": "srt", "vtt": "vtt", "sbv": "sbv"}
 
 
-def transcript_text(data: bytes, extension: str, warnings: list[str]) -> str:
+def transcript_text(text: str, extension: str, warnings: list[str]) -> str:
     """The text of every cue, one cue per line, consecutive duplicates (roll-up captions) merged.
 
     A file webvtt-py cannot parse is kept as its decoded text (timestamps included) with a warning:
@@ -20,7 +18,6 @@ def transcript_text(data: bytes, extension: str, warnings: list[str]) -> str:
     import webvtt
     from webvtt.errors import MalformedCaptionError, MalformedFileError
 
-    text = decode_text(data, warnings)
     try:
         captions = webvtt.WebVTT.from_buffer(io.StringIO(text), format=_FORMATS[extension])
     except (MalformedFileError, MalformedCaptionError, ValueError, IndexError) as exc:

@@ -61,9 +61,10 @@ RETURNING d.org_id, d.document_id, d.collection_id, d.file_name, d.mime_type, d.
 """
 STORE_TEXTS = f"""
 UPDATE documents d SET status = {knowledge_pb2.DOCUMENT_STATUS_READY},
-       extracted_text = t.text, extract_error = t.error,
+       extracted_text = t.text, extract_error = t.error, detected_encoding = t.encoding,
        text_tsv = to_tsvector('simple', left(t.text, {TSV_CHARS})), updated_at = now()
-FROM unnest($1::uuid[], $2::uuid[], $3::text[], $4::text[]) AS t(org_id, document_id, text, error)
+FROM unnest($1::uuid[], $2::uuid[], $3::text[], $4::text[], $5::text[])
+     AS t(org_id, document_id, text, error, encoding)
 WHERE d.org_id = t.org_id AND d.document_id = t.document_id AND d.deleted_at IS NULL
 RETURNING d.org_id, d.document_id, d.collection_id, d.updated_at
 """
@@ -146,10 +147,11 @@ class Stored:
 
 
 async def store_texts(
-    conn: asyncpg.Connection, texts: Sequence[tuple[uuid.UUID, uuid.UUID, str, str]]
+    conn: asyncpg.Connection, texts: Sequence[tuple[uuid.UUID, uuid.UUID, str, str, str]]
 ) -> list[Stored]:
-    """`store_text` for many (org, document, text, extract_error) at once; documents deleted
-    meanwhile are left out of the answer. Run it in a transaction with what depends on it."""
+    """`store_text` for many (org, document, text, extract_error, detected_encoding) at once;
+    documents deleted meanwhile are left out of the answer. Run it in a transaction with what
+    depends on it."""
     if not texts:
         return []
     rows = await conn.fetch(
@@ -158,6 +160,7 @@ async def store_texts(
         [t[1] for t in texts],
         [t[2] for t in texts],
         [t[3] for t in texts],
+        [t[4] for t in texts],
     )
     stored = [
         Stored(r["org_id"], r["document_id"], r["collection_id"], r["updated_at"]) for r in rows

@@ -119,9 +119,12 @@ async def finish_many(conn: asyncpg.Connection, finished: Sequence[Job]) -> None
         await conn.execute(FINISH_MANY, [j.org_id for j in finished], [j.job_id for j in finished])
 
 
-async def retry_or_fail(conn: asyncpg.Connection, job: Job, error: str) -> bool:
-    """Re-queues with exponential backoff (2 s, 4 s, …) until MAX_ATTEMPTS; True if retried."""
-    if job.attempts < MAX_ATTEMPTS:
+async def retry_or_fail(
+    conn: asyncpg.Connection, job: Job, error: str, *, permanent: bool = False
+) -> bool:
+    """Re-queues with exponential backoff (2 s, 4 s, …) until MAX_ATTEMPTS; True if retried.
+    A `permanent` error (the job's input is at fault, e.g. a corrupt file) fails at once."""
+    if job.attempts < MAX_ATTEMPTS and not permanent:
         await conn.execute(RETRY, job.org_id, job.job_id, error[:2000], 2.0**job.attempts)
         return True
     await conn.execute(FAIL, job.org_id, job.job_id, error[:2000])

@@ -138,13 +138,16 @@ class _Item:
 
 @dataclass
 class _Extraction:
-    """The result of extracting one claimed document: `text`, or `error` when it failed."""
+    """The result of extracting one claimed document: `text` (and the `encoding` a text file
+    was decoded from), or `error` when it failed (`permanent`: retrying cannot help)."""
 
     job: jobs.Job
     original: documents.Original
     file_type: FileType | None = None
     text: str = ""
+    encoding: str = ""
     error: str | None = None
+    permanent: bool = False
 
 
 class Worker:
@@ -303,8 +306,10 @@ class Worker:
         try:
             extracted = await self.extraction.extract(result.original.content, result.file_type)
             result.text = extracted.text
+            result.encoding = extracted.encoding
         except (ExtractionFailed, ValueError) as exc:
             result.error = str(exc) or type(exc).__name__
+            result.permanent = isinstance(exc, ExtractionFailed) and exc.permanent
 
     async def _extract_apart(self, result: _Extraction) -> None:
         try:
@@ -324,7 +329,9 @@ class Worker:
                 continue
             org_id, document_id = result.job.org_id, result.original.document_id
             async with self.pool.acquire() as conn, conn.transaction():
-                retried = await jobs.retry_or_fail(conn, result.job, result.error)
+                retried = await jobs.retry_or_fail(
+                    conn, result.job, result.error, permanent=result.permanent
+                )
                 status = (
                     knowledge_pb2.DOCUMENT_STATUS_PENDING
                     if retried
@@ -336,7 +343,7 @@ class Worker:
         extracted = [r for r in results if r.error is None]
         if not extracted:
             return
-        texts: list[tuple[uuid.UUID, uuid.UUID, str, str]] = []
+        texts: list[tuple[uuid.UUID, uuid.UUID, str, str, str]] = []
         for result in extracted:
             assert result.file_type is not None
             has_text = bool(result.text.strip()) and result.file_type.extracts_text
@@ -348,6 +355,7 @@ class Worker:
                     result.original.document_id,
                     result.text or NO_TEXT_MARKER,
                     "" if has_text else NO_TEXT_MARKER,
+                    result.encoding,
                 )
             )
         async with self.pool.acquire() as conn, conn.transaction():

@@ -28,7 +28,7 @@ COLLECTION_NOT_FOUND = QuireError(
 
 COLUMNS = f"""
 d.document_id, d.collection_id, d.file_name, d.mime_type, d.size_bytes, d.sha256, d.status,
-d.extract_error, d.attempts, d.revision, d.created_at, d.updated_at,
+d.extract_error, d.attempts, d.revision, d.created_at, d.updated_at, d.detected_encoding,
 CASE WHEN d.extract_error = '{NO_TEXT_MARKER}' THEN 0 ELSE char_length(d.extracted_text) END
   AS text_length, d.deleted_at IS NOT NULL AS deleted
 """
@@ -151,6 +151,7 @@ def document_message(row: asyncpg.Record) -> knowledge_pb2.Document:
         revision=row["revision"],
         created_at=timestamp(row["created_at"]),
         updated_at=timestamp(row["updated_at"]),
+        detected_encoding=row["detected_encoding"],
     )
 
 
