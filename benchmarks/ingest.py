@@ -13,8 +13,8 @@ generation flip. The raw figure chunks the same texts as the worker does (`chunk
 `embedding_text`, titled by `document_title` in the worker's `TITLE_MODE`: the abstract's
 first line, its SciFact title) and embeds them with the same EmbeddingService, measured
 after the pipeline in the same process: once in one `embed_bulk` call, and in the worker's
-groups (up to 512 documents / 358,400 characters per call: `EMBED_GROUP_DOCS`,
-`EMBED_GROUP_CHARS`).
+groups (up to `EMBED_GROUP_TEXTS` texts / `EMBED_GROUP_CHARS` characters per call, as the
+embedding schedule hands them out when one organisation is loading).
 
 Goal: pipeline documents/s ≥ 0.85 × raw. `--quick` ingests 150 documents. Reports the peak
 RSS of the process (server + worker + client) and of the extraction child processes.
@@ -64,21 +64,21 @@ def load_corpus(n: int) -> list[tuple[str, str]]:
         ]
 
 
-def worker_groups(texts: list[str]) -> list[int]:
-    """Document counts per embed call as the worker's embed stage forms them when its queue is
-    deep (up to EMBED_GROUP_CHARS characters or EMBED_GROUP_DOCS documents)."""
-    from quire.indexer.worker.pipeline import EMBED_GROUP_CHARS, EMBED_GROUP_DOCS
+def worker_groups(texts: list[str]) -> list[list[str]]:
+    """The embed calls the worker's embed stage makes for these texts when one organisation is
+    loading (up to EMBED_GROUP_TEXTS texts / EMBED_GROUP_CHARS characters, at least one)."""
+    from quire.indexer.worker.pipeline import EMBED_GROUP_CHARS, EMBED_GROUP_TEXTS
 
-    groups, size, count = [], 0, 0
+    groups: list[list[str]] = [[]]
+    size = 0
     for text in texts:
+        full = len(groups[-1]) >= EMBED_GROUP_TEXTS or size + len(text) > EMBED_GROUP_CHARS
+        if groups[-1] and full:
+            groups.append([])
+            size = 0
+        groups[-1].append(text)
         size += len(text)
-        count += 1
-        if size >= EMBED_GROUP_CHARS or count >= EMBED_GROUP_DOCS:
-            groups.append(count)
-            size, count = 0, 0
-    if count:
-        groups.append(count)
-    return groups
+    return [g for g in groups if g]
 
 
 async def raw_throughput(embeddings: Any, docs: list[tuple[str, str]]) -> dict[str, Any]:
@@ -97,10 +97,7 @@ async def raw_throughput(embeddings: Any, docs: list[tuple[str, str]]) -> dict[s
     cpu = h.cpu_spent(before, h.cpu_sample())
     one_call = cpu["wall_s"] + chunking_s
     t0 = time.perf_counter()
-    start = 0
-    for count in worker_groups([text for _, text in docs]):
-        group = [t for g in per_doc[start : start + count] for t in g]
-        start += count
+    for group in worker_groups(texts):
         await embeddings.embed_bulk(group)
     grouped = time.perf_counter() - t0 + chunking_s
     return {

@@ -620,7 +620,13 @@ async def test_rebuild_flips_generations_and_rollback_swaps_back(
         collection_id=cid, file_name="g.txt", data=b"the gnu runs", document_id=doc.document_id
     )
     await wait_terminal(client, doc.document_id)
-    await wait_indexed(client, cid)
+    # The edit is written to both generations in one transaction; documents_indexed counts
+    # documents, not revisions, so wait for the new text itself.
+    for _ in range(300):
+        edited = await client.search_knowledge(collection_ids=[cid], query="runs")
+        if edited.hits and "runs" in edited.hits[0].snippet:
+            break
+        await asyncio.sleep(0.1)
     rolled = await client.rollback_index(collection_id=cid)
     assert rolled.serving_generation == 1
     back = await client.search_knowledge(collection_ids=[cid], query="runs")

@@ -182,7 +182,7 @@ async def test_stop_is_bounded_when_a_stage_does_not_yield(
     monkeypatch.setattr(pipeline, "DRAIN_SECONDS", 0.5)
     monkeypatch.setattr(pipeline, "CANCEL_SECONDS", 0.5)
     cid = (await client.create_collection(name="stubborn")).collection_id
-    await client.upload_document(collection_id=cid, file_name="s.txt", data=b"never embedded")
+    doc = await client.upload_document(collection_id=cid, file_name="s.txt", data=b"never embedded")
     embedder = StubbornEmbedder(harness.running.state.embeddings.fingerprint)  # type: ignore[attr-defined]
     stop = asyncio.Event()
     async with ExtractionPool() as extraction:
@@ -196,6 +196,16 @@ async def test_stop_is_bounded_when_a_stage_does_not_yield(
             await asyncio.wait({running}, timeout=10)
             assert running.done(), "stop did not end the worker"
             assert time.monotonic() - started < 3, "drain 0.5 s + cancel 0.5 s, not forever"
+            async with harness.pool.acquire() as conn:
+                job = await conn.fetchrow(
+                    "SELECT state, attempts, locked_by FROM jobs "
+                    "WHERE org_id = $1 AND payload->>'document_id' = $2",
+                    keys.org_id,
+                    doc.document_id,
+                )
+            # handed back at once, the attempt not counted: no one waits for the lease
+            assert (job["state"], job["attempts"], job["locked_by"]) == ("queued", 0, None)
+            await client.delete_document(document_id=doc.document_id)
         finally:
             embedder.release.set()
             if not running.done():

@@ -1,9 +1,18 @@
-"""The job table: enqueue, claim with FOR UPDATE SKIP LOCKED, finish, retry, lease recovery.
+"""The job table: enqueue, fair claims with FOR UPDATE SKIP LOCKED, finish, retry, leases.
 
 Workers claim jobs in batches (one query for up to n jobs) and finish them in batches.
 
-Jobs are at-least-once: a worker that dies mid-job leaves it `running` with a lease; after the
-lease passes another worker re-queues it. Every job's effect is idempotent.
+Claims are fair across organisations: a claim takes every organisation's oldest runnable job
+before any organisation's second one (round robin by turn), so one tenant's burst of thousands
+of jobs does not queue another tenant's single upload behind it. A claim may also leave out
+organisations (the worker's saturated ones) to take only other tenants' work.
+
+Jobs are at-least-once: a running job holds a lease of LEASE_SECONDS that its worker renews
+every HEARTBEAT_SECONDS while it runs (`renew_leases`, from a task of its own), so a long job is
+never taken over while its worker lives; a worker that dies stops renewing, and within
+LEASE_SECONDS + RECOVER_EVERY_SECONDS another worker re-queues its jobs. A worker that stops
+gracefully hands back what it has not finished at once (`release`). Every job's effect is
+idempotent.
 """
 
 from __future__ import annotations
@@ -17,7 +26,10 @@ from typing import Any
 import asyncpg
 
 CHANNEL = "quire_jobs"
-LEASE_SECONDS = 300
+# A dead worker's jobs are taken over within LEASE_SECONDS + RECOVER_EVERY_SECONDS (≤ 30 s).
+LEASE_SECONDS = 20.0
+HEARTBEAT_SECONDS = 5.0
+RECOVER_EVERY_SECONDS = 5.0
 MAX_ATTEMPTS = 3
 
 ENQUEUE = """
@@ -25,12 +37,38 @@ INSERT INTO jobs (org_id, kind, payload, run_after)
 VALUES ($1, $2, $3::jsonb, now() + make_interval(secs => $4)) RETURNING job_id
 """
 NOTIFY = "SELECT pg_notify($1, $2)"
+# Organisations with queued work by a skip scan (jobs_queued_by_org), each one's oldest runnable
+# jobs numbered by turn, then turn 1 of every organisation before any turn 2: round robin.
+# Each organisation offers twice the limit, so rows other workers hold locked (skipped) leave
+# enough to fill the claim.
 CLAIM = """
+WITH RECURSIVE orgs AS (
+    (SELECT org_id FROM jobs WHERE state = 'queued' ORDER BY org_id LIMIT 1)
+    UNION ALL
+    SELECT (SELECT j.org_id FROM jobs j
+            WHERE j.state = 'queued' AND j.org_id > orgs.org_id ORDER BY j.org_id LIMIT 1)
+    FROM orgs WHERE orgs.org_id IS NOT NULL
+), turns AS (
+    SELECT c.org_id, c.job_id, c.run_after, c.turn FROM orgs
+    CROSS JOIN LATERAL (
+        SELECT q.org_id, q.job_id, q.run_after,
+               row_number() OVER (ORDER BY q.run_after, q.job_id) AS turn
+        FROM jobs q
+        WHERE q.org_id = orgs.org_id AND q.state = 'queued' AND q.run_after <= now()
+        ORDER BY q.run_after, q.job_id LIMIT 2 * $2
+    ) c
+    WHERE orgs.org_id IS NOT NULL AND orgs.org_id <> ALL($3::uuid[])
+), next AS (
+    SELECT j.org_id, j.job_id FROM jobs j
+    JOIN turns t ON j.org_id = t.org_id AND j.job_id = t.job_id
+    WHERE j.state = 'queued'
+    ORDER BY t.turn, t.run_after, t.job_id
+    LIMIT $2
+    FOR UPDATE OF j SKIP LOCKED
+)
 UPDATE jobs j SET state = 'running', attempts = j.attempts + 1, locked_by = $1,
        locked_at = now()
-FROM (SELECT org_id, job_id FROM jobs
-      WHERE state = 'queued' AND run_after <= now()
-      ORDER BY run_after, job_id LIMIT $2 FOR UPDATE SKIP LOCKED) next
+FROM next
 WHERE j.org_id = next.org_id AND j.job_id = next.job_id
 RETURNING j.org_id, j.job_id, j.kind, j.payload, j.attempts
 """
@@ -56,6 +94,13 @@ RECOVER = """
 UPDATE jobs SET state = 'queued', locked_by = NULL,
        last_error = 'lease expired (worker stopped mid-job)'
 WHERE state = 'running' AND locked_at < now() - make_interval(secs => $1)
+RETURNING job_id
+"""
+# A graceful stop hands back unfinished jobs without counting the attempt against them.
+RELEASE = """
+UPDATE jobs SET state = 'queued', locked_by = NULL, attempts = greatest(attempts - 1, 0),
+       last_error = 'released by a stopping worker'
+WHERE locked_by = $1 AND state = 'running'
 RETURNING job_id
 """
 DEPTH = "SELECT count(*) FROM jobs WHERE state = 'queued'"
@@ -101,12 +146,19 @@ async def claim(conn: asyncpg.Connection, worker_id: str) -> Job | None:
     return claimed[0] if claimed else None
 
 
-async def claim_batch(conn: asyncpg.Connection, worker_id: str, limit: int) -> list[Job]:
-    """Claims up to `limit` runnable jobs in one statement, oldest first; rows another worker
-    holds locked are skipped, not waited for."""
+async def claim_batch(
+    conn: asyncpg.Connection,
+    worker_id: str,
+    limit: int,
+    *,
+    skip_orgs: Sequence[uuid.UUID] = (),
+) -> list[Job]:
+    """Claims up to `limit` runnable jobs in one statement, round robin across organisations
+    (each one's oldest first), leaving out `skip_orgs`; rows another worker holds locked are
+    skipped, not waited for."""
     if limit < 1:
         return []
-    rows = await conn.fetch(CLAIM, worker_id, limit)
+    rows = await conn.fetch(CLAIM, worker_id, limit, list(skip_orgs))
     return sorted(map(_job, rows), key=lambda job: job.job_id)
 
 
@@ -131,13 +183,19 @@ async def retry_or_fail(
     return False
 
 
-async def recover_expired(conn: asyncpg.Connection, lease_s: float = LEASE_SECONDS) -> int:
-    return len(await conn.fetch(RECOVER, lease_s))
+async def recover_expired(conn: asyncpg.Connection, lease_s: float | None = None) -> int:
+    """Re-queues running jobs whose lease (default LEASE_SECONDS) was not renewed in time."""
+    return len(await conn.fetch(RECOVER, LEASE_SECONDS if lease_s is None else lease_s))
 
 
 async def renew_leases(conn: asyncpg.Connection, worker_id: str) -> None:
     """Keeps this worker's running jobs (e.g. a long generation build) from being re-queued."""
     await conn.execute(RENEW, worker_id)
+
+
+async def release(conn: asyncpg.Connection, worker_id: str) -> int:
+    """Re-queues every job this worker still runs (a graceful stop); returns how many."""
+    return len(await conn.fetch(RELEASE, worker_id))
 
 
 async def queue_depth(conn: asyncpg.Connection) -> int:

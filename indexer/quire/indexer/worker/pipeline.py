@@ -11,19 +11,32 @@ stage works in batches so the per-document cost is a share of a few statements:
    and stored for the whole batch in one transaction; binary formats go to the extraction
    processes, EXTRACT_CONCURRENCY at a time, each stored when done, so one slow file holds up
    no other;
-2. chunk and embed what is queued in one call (up to EMBED_GROUP_DOCS documents /
-   EMBED_GROUP_CHARS characters), so a deep queue embeds in large length-sorted groups;
+2. chunk each document (a large one in a thread, so the event loop and everyone else's work go
+   on) into the embedding schedule (embed_schedule.py), and embed groups of at most
+   EMBED_GROUP_TEXTS texts / EMBED_GROUP_CHARS characters taken from it in slices, round robin
+   across organisations and collections: a group takes a fraction of a second, so one
+   tenant's 64 MiB file or burst of thousands of files delays another tenant's upload by about
+   one group;
 3. write the chunks of everything embedded in one transaction that also finishes the extract
    jobs and notifies each collection once; statistics drift is checked once per batch and
    collection, and a collection with nothing left pending is settled (exact statistics,
    settle.py) before the batch's documents count as done. When the embedder has nothing left
    to do (the end of a burst), a large batch is split over WRITE_CONCURRENCY concurrent
-   transactions so its write uses the cores the embedder left. A failed batch (or part) is
-   retried document by document, so one bad row fails alone.
+   transactions so its write uses the cores the embedder left. A document of more than
+   WRITE_BATCH_CHUNKS chunks is written by a task of its own, beside the batches. A failed
+   batch (or part) is retried document by document, so one bad row fails alone.
 
-A job is finished only when its chunks are written; a worker that dies leaves it to be
-re-queued when its lease expires (at-least-once; every write is idempotent). The pipeline
-holds at most MAX_IN_FLIGHT_DOCS documents / MAX_IN_FLIGHT_CHARS characters of text.
+Claims are fair too (jobs.py): round robin across organisations, and when the pipeline is full
+an organisation with little in it (under FAIR_SHARE_DOCS documents / FAIR_SHARE_CHARS
+characters) may still claim a few jobs (FAIR_CLAIM), so a tenant whose bulk load fills the
+pipeline does not hold another's upload in the table.
+
+A job is finished only when its chunks are written; its lease is renewed by a heartbeat task
+while it runs. A worker that dies leaves it to be re-queued when its lease expires (at most
+about 25 s, jobs.py); one that stops hands back its unfinished jobs at once. At-least-once;
+every write is idempotent. The pipeline holds at most MAX_IN_FLIGHT_DOCS documents /
+MAX_IN_FLIGHT_CHARS characters of text, plus the fair claims' bounded overdraft
+(FAIR_SLACK_DOCS documents of tenants with little in flight).
 """
 
 from __future__ import annotations
@@ -54,6 +67,7 @@ from quire.indexer.extraction import (
     resolve_type,
 )
 from quire.indexer.worker import documents, generations, jobs, lexical_stats, settle
+from quire.indexer.worker.embed_schedule import EmbedSchedule, Slice
 from quire.v1 import knowledge_pb2
 
 log = logging.getLogger(__name__)
@@ -76,10 +90,24 @@ MAX_IN_FLIGHT_DOCS = 1024
 MAX_IN_FLIGHT_CHARS = 16_000_000
 # Extractions in worker processes (binary formats) running or waiting for a process at once.
 EXTRACT_CONCURRENCY = 4
-# An embedding group: what is queued, up to these bounds. A deep queue gives large groups whose
-# length-sorted batches pad about as little as one call over everything would.
-EMBED_GROUP_DOCS = 512
-EMBED_GROUP_CHARS = 512 * 700
+# Claims pause while this much is queued for the embedder (it has enough to go on with); jobs
+# wait in the table meanwhile and are claimed later in larger batches.
+QUEUE_AHEAD_DOCS = 512
+QUEUE_AHEAD_CHARS = 512 * 700
+# An embedding group, taken from the schedule in slices: a fraction of a second of embedding
+# (the embedder runs one text at a time, so small groups cost no throughput), which bounds how
+# long a newly queued document of another tenant waits for its turn.
+EMBED_GROUP_TEXTS = 16
+EMBED_GROUP_CHARS = 16 * 900
+# Texts longer than this are chunked in a thread: chunking 64 MiB takes seconds.
+CHUNK_INLINE_CHARS = 256_000
+# When the pipeline is full, an organisation with fewer than FAIR_SHARE_DOCS documents and
+# FAIR_SHARE_CHARS characters in it may still claim FAIR_CLAIM jobs, up to FAIR_SLACK_DOCS
+# documents beyond MAX_IN_FLIGHT_DOCS in all.
+FAIR_SHARE_DOCS = 16
+FAIR_SHARE_CHARS = 4_000_000
+FAIR_CLAIM = 8
+FAIR_SLACK_DOCS = 256
 # Documents (and chunks) written per transaction.
 WRITE_BATCH_DOCS = 512
 WRITE_BATCH_CHUNKS = 4096
@@ -90,6 +118,8 @@ WRITE_CONCURRENCY = 2
 SPLIT_MIN_CHUNKS = 128
 BUILD_PAGE = 64
 IDLE_POLL_S = 2.0
+# Cache expiry, the queue-depth gauge and the settle sweep run this often.
+MAINTENANCE_S = 30.0
 EXPIRE_CACHE = "DELETE FROM search_cache WHERE expires_at < now()"
 BUILD_TEXTS = """
 SELECT document_id, file_name, extracted_text, extract_error, updated_at FROM documents
@@ -134,6 +164,7 @@ class _Item:
     headings: list[tuple[str, ...]] = field(default_factory=list)
     title: str = ""
     vectors: npt.NDArray[np.float32] | None = None
+    handed_out: int = 0  # texts given to embedding groups (embed_schedule.py)
 
 
 @dataclass
@@ -170,11 +201,17 @@ class Worker:
         self.title_mode = title_mode
         self.worker_id = worker_id or f"{socket.gethostname()}:{os.getpid()}:{uuid.uuid4().hex[:6]}"
         self.fingerprint = fingerprint.collection_fingerprint(embedder.fingerprint, index_version)
-        self._embed_q: asyncio.Queue[_Item] = asyncio.Queue(maxsize=MAX_IN_FLIGHT_DOCS)
+        self._schedule: EmbedSchedule[_Item] = EmbedSchedule()
+        self._scheduled = asyncio.Event()  # set when the schedule has documents
+        self._chunking: set[asyncio.Task[None]] = set()
         self._write_q: asyncio.Queue[_Item] = asyncio.Queue(maxsize=MAX_IN_FLIGHT_DOCS)
+        self._large_writes: set[asyncio.Task[None]] = set()
         self._in_flight = 0
         self._in_flight_chars = 0
-        self._queued_chars = 0  # text waiting in the embedding queue
+        # Documents and characters in the pipeline per organisation (fair claims).
+        self._org_docs: dict[uuid.UUID, int] = {}
+        self._org_chars: dict[uuid.UUID, int] = {}
+        self._stopping = False
         self._drained = asyncio.Event()
         self._drained.set()
         self._progress = asyncio.Event()
@@ -201,10 +238,26 @@ class Worker:
         the embedder busy."""
         if self._in_flight_chars >= MAX_IN_FLIGHT_CHARS:
             return 0
-        if self._queued_chars >= EMBED_GROUP_CHARS or self._embed_q.qsize() >= EMBED_GROUP_DOCS:
+        if (
+            self._schedule.queued_chars >= QUEUE_AHEAD_CHARS
+            or len(self._schedule) >= QUEUE_AHEAD_DOCS
+        ):
             return 0
         held = self._in_flight + len(self._extractions)
         return max(0, min(CLAIM_BATCH, MAX_IN_FLIGHT_DOCS - held))
+
+    def _fair_claim(self) -> tuple[int, list[uuid.UUID]]:
+        """When `_room` is 0: how many jobs organisations with little in the pipeline may
+        claim anyway, and the organisations left out (those at their share)."""
+        held = self._in_flight + len(self._extractions)
+        if held >= MAX_IN_FLIGHT_DOCS + FAIR_SLACK_DOCS:
+            return 0, []
+        saturated = [
+            org
+            for org, docs in self._org_docs.items()
+            if docs >= FAIR_SHARE_DOCS or self._org_chars.get(org, 0) >= FAIR_SHARE_CHARS
+        ]
+        return FAIR_CLAIM, saturated
 
     async def _handle_batch(self, claimed: list[jobs.Job]) -> None:
         extract: list[jobs.Job] = []
@@ -471,38 +524,58 @@ class Worker:
     async def _submit(self, item: _Item) -> None:
         self._in_flight += 1
         self._in_flight_chars += len(item.text)
-        self._queued_chars += len(item.text)
+        self._org_docs[item.org_id] = self._org_docs.get(item.org_id, 0) + 1
+        self._org_chars[item.org_id] = self._org_chars.get(item.org_id, 0) + len(item.text)
         self._active[item.org_id, item.document_id] = item
         self._drained.clear()
-        await self._embed_q.put(item)
+        if len(item.text) <= CHUNK_INLINE_CHARS:
+            self._chunk(item)
+            self._schedule_item(item)
+            return
+        task = asyncio.create_task(self._chunk_apart(item))
+        self._chunking.add(task)
+        task.add_done_callback(self._chunking.discard)
+
+    def _chunk(self, item: _Item) -> None:
+        """The document's chunks and their embedding texts (titled, chunking.py)."""
+        title = document_title(item.file_name, item.text, self.title_mode)
+        item.title = title or ""
+        for chunk in chunk_text(item.text):
+            item.contents.append(chunk.text)
+            item.headings.append(chunk.heading_path)
+            item.texts.append(embedding_text(chunk, title))
+
+    async def _chunk_apart(self, item: _Item) -> None:
+        try:
+            await asyncio.to_thread(self._chunk, item)
+        except Exception:
+            log.exception("chunking failed", extra={"document_id": str(item.document_id)})
+            await self._complete(item, False)
+            return
+        self._schedule_item(item)
+
+    def _schedule_item(self, item: _Item) -> None:
+        if self._stopping:  # handed back with the job (jobs.release)
+            self._abandon([item])
+            return
+        item.vectors = np.empty((len(item.texts), 384), dtype=np.float32)
+        self._schedule.put(item)
+        self._scheduled.set()
 
     # --- stage 2: chunk and embed in batches ------------------------------------------------
 
     async def _embed_stage(self) -> None:
         while True:
-            if self._embed_q.empty():
+            if not self._schedule:
                 self._refill.set()
                 self._progress.set()
-            batch = [await self._embed_q.get()]
-            size = len(batch[0].text)
-            while size < EMBED_GROUP_CHARS and len(batch) < EMBED_GROUP_DOCS:
-                try:
-                    batch.append(self._embed_q.get_nowait())
-                except asyncio.QueueEmpty:
-                    break
-                size += len(batch[-1].text)
-            self._queued_chars -= size
+                self._scheduled.clear()
+                await self._scheduled.wait()
+                continue
+            group = self._schedule.take(EMBED_GROUP_TEXTS, EMBED_GROUP_CHARS)
             self._refill.set()  # room in the queue: the claim loop may take more jobs
             self._progress.set()
-            texts: list[str] = []
-            for item in batch:
-                title = document_title(item.file_name, item.text, self.title_mode)
-                item.title = title or ""
-                for chunk in chunk_text(item.text):
-                    item.contents.append(chunk.text)
-                    item.headings.append(chunk.heading_path)
-                    item.texts.append(embedding_text(chunk, title))
-                texts.extend(item.texts)
+            texts = [t for part in group for t in part.item.texts[part.start : part.end]]
             self._embed_busy = True
             try:
                 vectors = (
@@ -512,52 +585,88 @@ class Worker:
                 )
             except Exception:
                 log.exception("embedding failed")
-                for item in batch:
+                for item in dict.fromkeys(part.item for part in group):
+                    self._drop_from_schedule(item)
                     await self._complete(item, False)
                 continue
             finally:
                 self._embed_busy = False
-            offset = 0
-            for item in batch:
-                item.vectors = vectors[offset : offset + len(item.texts)]
-                offset += len(item.texts)
-                await self._write_q.put(item)
+            await self._place(group, vectors)
+
+    async def _place(self, group: list[Slice[_Item]], vectors: npt.NDArray[np.float32]) -> None:
+        """Copies each slice's vectors into its document; documents whose last slice this was
+        go on to be written."""
+        offset = 0
+        for part in group:
+            size = part.end - part.start
+            item_vectors = _vectors(item=part.item)
+            item_vectors[part.start : part.end] = vectors[offset : offset + size]
+            offset += size
+            if part.last and not part.item.outcome.done():
+                await self._write_q.put(part.item)
+
+    def _drop_from_schedule(self, item: _Item) -> None:
+        """Takes a document whose slice failed out of the schedule (it is retried whole)."""
+        kept = [i for i in self._schedule.clear() if i is not item]
+        for other in kept:
+            self._schedule.put(other)
 
     # --- stage 3: write chunks --------------------------------------------------------------
 
     async def _write_stage(self) -> None:
         while True:
             batch = [await self._write_q.get()]
+            if len(batch[0].texts) > WRITE_BATCH_CHUNKS:
+                self._write_apart(batch)
+                continue
             chunks = len(batch[0].texts)
             while len(batch) < WRITE_BATCH_DOCS and chunks < WRITE_BATCH_CHUNKS:
                 try:
-                    batch.append(self._write_q.get_nowait())
+                    item = self._write_q.get_nowait()
                 except asyncio.QueueEmpty:
                     break
-                chunks += len(batch[-1].texts)
+                if len(item.texts) > WRITE_BATCH_CHUNKS:
+                    self._write_apart([item])
+                    continue
+                batch.append(item)
+                chunks += len(item.texts)
             parts = [batch]
-            if not self._embed_busy and self._embed_q.empty():
+            if not self._embed_busy and not self._schedule:
                 parts = _split_for_writers(batch)
             results = await asyncio.gather(*(self._write_part(part) for part in parts))
-            outcomes = [ok for result in results for ok in result]
-            pairs = zip(batch, outcomes, strict=True)
-            written = [(i.org_id, i.collection_id) for i, ok in pairs if ok]
-            for org_id, collection_id in dict.fromkeys(written):
-                try:
-                    async with self.pool.acquire() as conn:
-                        await lexical_stats.refresh_if_drifted(conn, org_id, collection_id)
-                except (asyncpg.PostgresError, OSError):
-                    # Statistics only steer BM25; settling makes them exact later.
-                    log.warning("term statistics refresh failed", exc_info=True)
-            # Before the documents count as done (`run_until_idle` returns when none is left),
-            # so a worker that drains a collection leaves it settled.
-            await self._settle(written)
-            for item, ok in zip(batch, outcomes, strict=True):
-                self.embedded_chunks += len(item.texts) if ok else 0
-                indexed_documents.add(1, {"ok": ok})
-                if ok:
-                    indexed_chunks.add(len(item.texts))
-                await self._complete(item, ok)
+            await self._written(batch, [ok for result in results for ok in result])
+
+    def _write_apart(self, batch: list[_Item]) -> None:
+        """A large document's write (tens of seconds for 100,000 chunks) in a task of its own,
+        so other documents' writes do not wait for it."""
+
+        async def write() -> None:
+            await self._written(batch, await self._write_part(batch))
+
+        task = asyncio.create_task(write())
+        self._large_writes.add(task)
+        task.add_done_callback(self._large_writes.discard)
+
+    async def _written(self, batch: list[_Item], outcomes: list[bool]) -> None:
+        """After a write: statistics drift, settling, and each document's outcome."""
+        pairs = zip(batch, outcomes, strict=True)
+        written = [(i.org_id, i.collection_id) for i, ok in pairs if ok]
+        for org_id, collection_id in dict.fromkeys(written):
+            try:
+                async with self.pool.acquire() as conn:
+                    await lexical_stats.refresh_if_drifted(conn, org_id, collection_id)
+            except (asyncpg.PostgresError, OSError):
+                # Statistics only steer BM25; settling makes them exact later.
+                log.warning("term statistics refresh failed", exc_info=True)
+        # Before the documents count as done (`run_until_idle` returns when none is left),
+        # so a worker that drains a collection leaves it settled.
+        await self._settle(written)
+        for item, ok in zip(batch, outcomes, strict=True):
+            self.embedded_chunks += len(item.texts) if ok else 0
+            indexed_documents.add(1, {"ok": ok})
+            if ok:
+                indexed_chunks.add(len(item.texts))
+            await self._complete(item, ok)
 
     async def _write_part(self, batch: list[_Item]) -> list[bool]:
         """Writes the documents in one transaction; when that fails, one by one, so only the
@@ -596,22 +705,41 @@ class Worker:
             log.exception("chunk write failed", extra={"documents": len(batch)})
             return False
 
-    async def _complete(self, item: _Item, ok: bool) -> None:
-        """The end of a document's pass: its extract job was finished with the write when
-        `ok`; otherwise it is retried."""
+    def _leave(self, item: _Item) -> None:
+        """Takes the document out of the pipeline's accounting."""
         self._in_flight -= 1
         self._in_flight_chars -= len(item.text)
+        docs = self._org_docs[item.org_id] - 1
+        chars = self._org_chars[item.org_id] - len(item.text)
+        if docs:
+            self._org_docs[item.org_id], self._org_chars[item.org_id] = docs, chars
+        else:
+            del self._org_docs[item.org_id], self._org_chars[item.org_id]
         if self._in_flight == 0:
             self._drained.set()
         self._progress.set()
         if self._active.get((item.org_id, item.document_id)) is item:
             del self._active[item.org_id, item.document_id]
+
+    async def _complete(self, item: _Item, ok: bool) -> None:
+        """The end of a document's pass: its extract job was finished with the write when
+        `ok`; otherwise it is retried."""
+        if item.outcome.done():  # abandoned by a stopping worker
+            return
+        self._leave(item)
         self.processed_documents += 1
-        if not item.outcome.done():
-            item.outcome.set_result(ok)
+        item.outcome.set_result(ok)
         if item.job is not None and not ok:
             await self._retry([item.job], "indexing failed")
             await self._settle([(item.org_id, item.collection_id)])
+
+    def _abandon(self, items: list[_Item]) -> None:
+        """A stopping worker leaves these documents unfinished: their jobs are handed back
+        (jobs.release) and a build waiting for them is cancelled, not failed."""
+        for item in items:
+            if not item.outcome.done():
+                self._leave(item)
+                item.outcome.cancel()
 
     # --- running ----------------------------------------------------------------------------
 
@@ -619,47 +747,79 @@ class Worker:
         self._wake.set()
 
     async def _claim_loop(self, stop: asyncio.Event, until_idle: bool) -> None:
-        last_recovery = 0.0
+        last_recovery = last_maintenance = 0.0
         while not stop.is_set():
-            if time.monotonic() - last_recovery > 30:
-                last_recovery = time.monotonic()
+            now = time.monotonic()
+            if now - last_recovery >= jobs.RECOVER_EVERY_SECONDS:
+                last_recovery = now
                 async with self.pool.acquire() as conn:
-                    await jobs.renew_leases(conn, self.worker_id)
                     await jobs.recover_expired(conn)
-                    await conn.execute(EXPIRE_CACHE)
-                    queue_depth_gauge.set(await jobs.queue_depth(conn))
-                    await settle.sweep(conn)
+                    if now - last_maintenance >= MAINTENANCE_S:
+                        last_maintenance = now
+                        await conn.execute(EXPIRE_CACHE)
+                        queue_depth_gauge.set(await jobs.queue_depth(conn))
+                        await settle.sweep(conn)
             self._progress.clear()
             room = self._room() if self._refill.is_set() else 0
-            if room == 0:  # full, or the embedder has enough: wait for it to take a group
-                with contextlib.suppress(TimeoutError):
-                    await asyncio.wait_for(self._progress.wait(), IDLE_POLL_S)
-                continue
+            skip: list[uuid.UUID] = []
+            if room == 0:
+                if not self._wake.is_set():
+                    # Full, or the embedder has enough: wait for it to take a group, or for
+                    # a new job (another tenant's, which a fair claim may take at once).
+                    if not await _either(self._progress, self._wake, IDLE_POLL_S):
+                        self._wake.set()  # a quiet poll: jobs due by time notify no one
+                    continue
+                room, skip = self._fair_claim()
+                if room == 0:
+                    self._wake.clear()
+                    continue
+            self._wake.clear()  # before the claim: a notification during it is not lost
             async with self.pool.acquire() as conn:
-                claimed = await jobs.claim_batch(conn, self.worker_id, room)
-            if len(claimed) < room and (self._embed_busy or not self._embed_q.empty()):
+                claimed = await jobs.claim_batch(conn, self.worker_id, room, skip_orgs=skip)
+            if skip:
+                if claimed:
+                    self._wake.set()  # that tenant may have more: claim again next turn
+                    await self._handle_batch(claimed)
+                continue
+            if len(claimed) < room and (self._embed_busy or self._schedule):
                 # Everything runnable is claimed and the embedder has work: let new jobs
                 # gather in the table until it takes its next group, then claim them at once.
                 self._refill.clear()
             if not claimed:
-                idle = self._in_flight == 0 and not self._builds and not self._extractions
+                idle = (
+                    self._in_flight == 0
+                    and not self._builds
+                    and not self._extractions
+                    and not self._large_writes
+                )
                 if until_idle and idle:
                     return
                 if not self._refill.is_set():
                     continue
-                self._wake.clear()
                 with contextlib.suppress(TimeoutError):
                     await asyncio.wait_for(self._wake.wait(), 0.05 if until_idle else IDLE_POLL_S)
                 continue
             await self._handle_batch(claimed)
 
+    async def _heartbeat(self, conn: asyncpg.Connection) -> None:
+        """Renews the leases of this worker's running jobs while it lives (on its own
+        connection, so a busy pool or a long batch cannot delay it past the lease)."""
+        while True:
+            await asyncio.sleep(jobs.HEARTBEAT_SECONDS)
+            try:
+                await jobs.renew_leases(conn, self.worker_id)
+            except (asyncpg.PostgresError, OSError):
+                log.warning("renewing job leases failed", exc_info=True)
+
     async def run(self, stop: asyncio.Event, *, until_idle: bool = False) -> None:
+        self._stopping = False  # a worker may be run again after it stopped
         listener = await self.pool.acquire()
         try:
             await listener.add_listener(jobs.CHANNEL, self._on_notify)
             stages = [
                 asyncio.create_task(self._embed_stage()),
                 asyncio.create_task(self._write_stage()),
+                asyncio.create_task(self._heartbeat(listener)),
             ]
             claiming = asyncio.create_task(self._claim_loop(stop, until_idle))
             stopping = asyncio.create_task(stop.wait())
@@ -670,27 +830,60 @@ class Worker:
                 with contextlib.suppress(TimeoutError):
                     async with asyncio.timeout(DRAIN_SECONDS):
                         await asyncio.wait({claiming})
-                        # Let documents already in the pipeline finish their writes:
+                        # Documents not yet given to the embedder are handed back with their
+                        # jobs; those embedded or being embedded finish their writes:
                         # cancelling a write midway would leave its connection mid-statement.
+                        self._stopping = True
+                        self._abandon(self._schedule.clear())
                         if self._extractions:
                             await asyncio.wait(set(self._extractions))
                         await self._drained.wait()
                 if claiming.done() and not claiming.cancelled():
                     claiming.result()  # re-raises an error of the claim loop
             finally:
-                tasks = [claiming, stopping, *stages, *self._builds, *self._extractions]
+                self._stopping = True
+                tasks = [
+                    claiming,
+                    stopping,
+                    *stages,
+                    *self._builds,
+                    *self._extractions,
+                    *self._chunking,
+                    *self._large_writes,
+                ]
                 for task in tasks:
                     task.cancel()
                 _, pending = await asyncio.wait(tasks, timeout=CANCEL_SECONDS)
                 if pending:
                     log.warning("worker tasks did not stop", extra={"tasks": len(pending)})
+                await self._release(listener)
         finally:
             with contextlib.suppress(Exception):
                 await listener.remove_listener(jobs.CHANNEL, self._on_notify)
             await self.pool.release(listener, timeout=CANCEL_SECONDS)
 
+    async def _release(self, conn: asyncpg.Connection) -> None:
+        """Hands this worker's unfinished jobs back to the queue at once (another worker need
+        not wait for their leases to expire)."""
+        try:
+            async with asyncio.timeout(CANCEL_SECONDS):
+                released = await jobs.release(conn, self.worker_id)
+            if released:
+                log.info("released unfinished jobs", extra={"jobs": released})
+        except (TimeoutError, asyncpg.PostgresError, OSError):
+            log.warning("releasing unfinished jobs failed (their leases expire)", exc_info=True)
+
     async def run_until_idle(self) -> None:
         await self.run(asyncio.Event(), until_idle=True)
+
+
+async def _either(first: asyncio.Event, second: asyncio.Event, within_s: float) -> bool:
+    """Waits until either event is set; False if `within_s` seconds passed first."""
+    waits = [asyncio.ensure_future(first.wait()), asyncio.ensure_future(second.wait())]
+    done, pending = await asyncio.wait(waits, timeout=within_s, return_when=asyncio.FIRST_COMPLETED)
+    for task in pending:
+        task.cancel()
+    return bool(done)
 
 
 def _split_for_writers(batch: list[_Item]) -> list[list[_Item]]:

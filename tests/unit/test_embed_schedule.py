@@ -1,0 +1,70 @@
+"""The embedding schedule's turns: round robin across organisations, then collections, in
+slices of at most SLICE_TEXTS texts, within a group's bounds."""
+
+from __future__ import annotations
+
+import uuid
+from dataclasses import dataclass, field
+
+from quire.indexer.worker.embed_schedule import SLICE_TEXTS, EmbedSchedule
+
+BULK, SMALL = uuid.UUID(int=1), uuid.UUID(int=2)
+BIG, BURST, ONE = uuid.UUID(int=10), uuid.UUID(int=11), uuid.UUID(int=12)
+
+
+@dataclass(eq=False)
+class Doc:
+    org_id: uuid.UUID
+    collection_id: uuid.UUID
+    texts: list[str]
+    name: str = ""
+    handed_out: int = field(default=0)
+
+
+def names(group: list) -> list[tuple[str, int]]:  # type: ignore[type-arg]
+    return [(part.item.name, part.end - part.start) for part in group]
+
+
+def test_a_big_document_alternates_with_another_orgs_upload() -> None:
+    schedule: EmbedSchedule[Doc] = EmbedSchedule()
+    big = Doc(BULK, BIG, ["x" * 10] * 1000, "big")
+    schedule.put(big)
+    first = schedule.take(16, 10_000)
+    assert names(first) == [("big", SLICE_TEXTS), ("big", 16 - SLICE_TEXTS)]
+    schedule.put(Doc(SMALL, ONE, ["y" * 10] * 2, "small"))
+    second = schedule.take(16, 10_000)
+    # the big document's turn, then the other organisation's whole upload in the same group
+    assert names(second) == [("big", SLICE_TEXTS), ("small", 2), ("big", 16 - SLICE_TEXTS - 2)]
+    assert len(schedule) == 1 and big.handed_out == 32 - 2
+    assert schedule.queued_chars == (1000 - 30) * 10
+
+
+def test_collections_of_one_org_share_texts_not_documents() -> None:
+    schedule: EmbedSchedule[Doc] = EmbedSchedule()
+    schedule.put(Doc(BULK, BIG, ["x"] * 100, "big"))
+    for i in range(20):
+        schedule.put(Doc(BULK, BURST, ["b"], f"b{i}"))
+    group = schedule.take(2 * SLICE_TEXTS, 10_000)
+    taken = [n for n, _ in names(group)]
+    assert taken[0] == "big" and taken[1:] == [f"b{i}" for i in range(SLICE_TEXTS)]
+    assert sum(size for _, size in names(group)) == 2 * SLICE_TEXTS
+
+
+def test_a_group_takes_at_least_one_text_and_respects_its_bounds() -> None:
+    schedule: EmbedSchedule[Doc] = EmbedSchedule()
+    schedule.put(Doc(SMALL, ONE, ["z" * 500, "z" * 500], "long"))
+    assert names(schedule.take(16, 100)) == [("long", 1)], "one text even over the char bound"
+    assert names(schedule.take(16, 10_000)) == [("long", 1)]
+    assert not schedule and schedule.take(16, 100) == []
+
+
+def test_empty_documents_pass_and_clear_hands_back_the_rest() -> None:
+    schedule: EmbedSchedule[Doc] = EmbedSchedule()
+    empty = Doc(SMALL, ONE, [], "empty")
+    schedule.put(empty)
+    group = schedule.take(16, 10_000)
+    assert names(group) == [("empty", 0)] and group[0].last
+    schedule.put(Doc(BULK, BIG, ["x"] * 40, "big"))
+    schedule.take(4, 10_000)
+    waiting = schedule.clear()
+    assert [d.name for d in waiting] == ["big"] and not schedule and schedule.queued_chars == 0
