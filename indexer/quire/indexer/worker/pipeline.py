@@ -102,6 +102,16 @@ DRAIN_SECONDS = 30.0
 CANCEL_SECONDS = 10.0
 # What titles each chunk's embedding text (chunking.document_title; docs/retrieval-quality.md).
 TITLE_MODE = "first_line"
+# The database going away under the claim loop: it waits (doubling up to the cap) and goes on.
+LOST_DATABASE = (
+    OSError,
+    TimeoutError,
+    asyncpg.PostgresConnectionError,
+    asyncpg.exceptions.OperatorInterventionError,
+    asyncpg.InterfaceError,
+    asyncpg.exceptions.InternalClientError,
+)
+LOST_DATABASE_BACKOFF_S = (0.5, 5.0)
 
 
 class BulkEmbedder(Protocol):
@@ -185,6 +195,9 @@ class Worker:
         self._extractions: set[asyncio.Task[None]] = set()
         self._extract_slots = asyncio.Semaphore(EXTRACT_CONCURRENCY)
         self._wake = asyncio.Event()
+        # Jobs whose retry could not be recorded (the database was gone): re-queued by the
+        # claim loop once it answers, or this worker's lease renewal would keep them running.
+        self._unreleased: list[tuple[jobs.Job, str]] = []
         self.processed_documents = 0
         self.embedded_chunks = 0
 
@@ -220,7 +233,7 @@ class Worker:
         if extract:
             try:
                 await self._extract_batch(extract)
-            except (asyncpg.PostgresError, OSError) as exc:
+            except (asyncpg.PostgresError, *LOST_DATABASE) as exc:
                 log.warning("extract batch failed", extra={"error": repr(exc)[:300]})
                 await self._retry(extract, type(exc).__name__)
 
@@ -256,10 +269,14 @@ class Worker:
             await self._retry([job], type(exc).__name__)
 
     async def _retry(self, failed: list[jobs.Job], error: str) -> None:
-        with contextlib.suppress(Exception):
+        done = 0
+        try:
             async with self.pool.acquire() as conn:
                 for job in failed:
                     await jobs.retry_or_fail(conn, job, error)
+                    done += 1
+        except Exception:
+            self._unreleased.extend((job, error) for job in failed[done:])
 
     async def _extract_batch(self, batch: list[jobs.Job]) -> None:
         """Marks the batch's documents PROCESSING and loads their originals (one statement),
@@ -611,8 +628,31 @@ class Worker:
         self._wake.set()
 
     async def _claim_loop(self, stop: asyncio.Event, until_idle: bool) -> None:
+        """`_claims`, going on after the database was lost (waiting before each new try)."""
+        delay = LOST_DATABASE_BACKOFF_S[0]
+        while True:
+            started = time.monotonic()
+            try:
+                return await self._claims(stop, until_idle)
+            except LOST_DATABASE as exc:
+                if time.monotonic() - started > 60:  # a new outage, not the same one
+                    delay = LOST_DATABASE_BACKOFF_S[0]
+                log.warning(
+                    "worker lost the database; claiming again in %.1f s",
+                    delay,
+                    extra={"error": repr(exc)[:300]},
+                )
+                with contextlib.suppress(TimeoutError):
+                    await asyncio.wait_for(stop.wait(), delay)
+                delay = min(delay * 2, LOST_DATABASE_BACKOFF_S[1])
+
+    async def _claims(self, stop: asyncio.Event, until_idle: bool) -> None:
         last_recovery = 0.0
         while not stop.is_set():
+            if self._unreleased:
+                unreleased, self._unreleased = self._unreleased, []
+                for job, error in unreleased:
+                    await self._retry([job], error)
             if time.monotonic() - last_recovery > 30:
                 last_recovery = time.monotonic()
                 async with self.pool.acquire() as conn:
@@ -627,8 +667,7 @@ class Worker:
                 with contextlib.suppress(TimeoutError):
                     await asyncio.wait_for(self._progress.wait(), IDLE_POLL_S)
                 continue
-            async with self.pool.acquire() as conn:
-                claimed = await jobs.claim_batch(conn, self.worker_id, room)
+            claimed = await self._claim(room)
             if len(claimed) < room and (self._embed_busy or not self._embed_q.empty()):
                 # Everything runnable is claimed and the embedder has work: let new jobs
                 # gather in the table until it takes its next group, then claim them at once.
@@ -644,6 +683,18 @@ class Worker:
                     await asyncio.wait_for(self._wake.wait(), 0.05 if until_idle else IDLE_POLL_S)
                 continue
             await self._handle_batch(claimed)
+
+    async def _claim(self, room: int) -> list[jobs.Job]:
+        claimed: list[jobs.Job] = []
+        try:
+            async with self.pool.acquire() as conn:
+                claimed = await jobs.claim_batch(conn, self.worker_id, room)
+        except LOST_DATABASE:
+            if not claimed:
+                raise
+            # The claim committed; only returning its connection failed (the database went
+            # away just after). Run the jobs: dropped, they would stay `running` for good.
+        return claimed
 
     async def run(self, stop: asyncio.Event, *, until_idle: bool = False) -> None:
         listener = await self.pool.acquire()
