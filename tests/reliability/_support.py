@@ -2,8 +2,13 @@
 
 from __future__ import annotations
 
+import asyncio
+import contextlib
 import hashlib
 import json
+import os
+import signal
+import time
 import uuid
 from collections import Counter
 from pathlib import Path
@@ -63,6 +68,27 @@ async def assert_serving(channel: aio.Channel) -> None:
     assert reply.status == health_pb2.HealthCheckResponse.SERVING
 
 
+async def health_status(channel: aio.Channel, service: str = "") -> str:
+    """SERVING, NOT_SERVING, ... or the gRPC code when the check itself fails."""
+    try:
+        reply = await health_pb2_grpc.HealthStub(channel).Check(
+            health_pb2.HealthCheckRequest(service=service), timeout=1.0
+        )
+    except aio.AioRpcError as exc:
+        return str(exc.code().name)
+    return str(health_pb2.HealthCheckResponse.ServingStatus.Name(reply.status))
+
+
+async def wait_for_health(channel: aio.Channel, status: str, since: float, within: float) -> float:
+    """Seconds from `since` (monotonic) until health reports `status`, polled every 50 ms;
+    fails after `within` seconds."""
+    while True:
+        if await health_status(channel) == status:
+            return time.monotonic() - since
+        assert time.monotonic() - since < within, f"health not {status} within {within} s"
+        await asyncio.sleep(0.05)
+
+
 def fake_vectors(n: int, seed: int = 0) -> np.ndarray:
     rng = np.random.default_rng(seed)
     v = rng.standard_normal((n, 384)).astype(np.float32)
@@ -104,3 +130,14 @@ async def seed_pages(pool, org_id: uuid.UUID, namespace: str, pages: dict[str, s
                 chunks,
                 fake_vectors(len(chunks), seed=i),
             )
+
+
+def stop_postmaster(pgdata: Path) -> None:
+    """After a failure: no server may outlive the test (fast shutdown of the postmaster)."""
+    pid_file = pgdata / "postmaster.pid"
+    with contextlib.suppress(OSError, ValueError, IndexError):
+        os.kill(int(pid_file.read_text().split()[0]), signal.SIGINT)
+        for _ in range(50):
+            if not pid_file.exists():
+                return
+            time.sleep(0.1)

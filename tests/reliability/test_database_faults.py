@@ -2,8 +2,9 @@
 
 This module runs its own embedded PostgreSQL (never the session's), stops it with
 `pg_ctl stop -m fast` while searches are in flight, and checks that calls fail fast with a
-retryable UNAVAILABLE (never INTERNAL, never a hang), and that the same server process serves
-again once PostgreSQL is back — the pool reconnects by itself.
+retryable UNAVAILABLE (never INTERNAL, never a hang; at once while health says NOT_SERVING,
+which it does within 2 s), and that the same server process serves again, SERVING, once
+PostgreSQL is back — the pool reconnects by itself.
 """
 
 from __future__ import annotations
@@ -26,13 +27,15 @@ from grpc import aio
 from quire.v1 import errors_pb2, knowledge_service_pb2_grpc
 from quire.v1 import knowledge_service_pb2 as kn
 from tests.conftest import REPO, bearer
-from tests.reliability._support import assert_serving, typed_detail
+from tests.reliability._support import health_status, typed_detail, wait_for_health
 
 pytestmark = pytest.mark.asyncio(loop_scope="session")
 
 CALL_DEADLINE_S = 10.0
 # Failing calls must answer well inside their deadline.
 FAIL_FAST_S = 6.0
+HEALTH_FLIP_S = 2.0
+REFUSED_S = 1.0
 
 
 @dataclass
@@ -191,7 +194,12 @@ async def test_postgres_stopping_mid_load_fails_fast_then_recovers(
     try:
         await asyncio.sleep(0.5)
         stopped_at = time.monotonic()
-        await asyncio.to_thread(own_postgres.stop_postgres)
+        stopping = asyncio.create_task(asyncio.to_thread(own_postgres.stop_postgres))
+        # Health follows the database: NOT_SERVING within 2 s of losing it.
+        flipped_after = await wait_for_health(served.channel, "NOT_SERVING", stopped_at, 10.0)
+        await stopping
+        print(f"health NOT_SERVING {flipped_after:.2f} s after the stop began")
+        assert flipped_after <= HEALTH_FLIP_S, flipped_after
         await asyncio.sleep(3.0)
         # The key cache (5 s) also expires while the database is down.
         await asyncio.sleep(3.0)
@@ -204,10 +212,15 @@ async def test_postgres_stopping_mid_load_fails_fast_then_recovers(
             assert detail.code == errors_pb2.ERROR_CODE_UNAVAILABLE
             assert detail.HasField("retry_after"), "UNAVAILABLE tells the client when to retry"
             assert took < FAIL_FAST_S, f"a failing call took {took:.1f} s"
-        await assert_serving(served.channel)  # health stays SERVING (process is fine)
+        # Once health says NOT_SERVING, calls are refused at once, not after a connect timeout.
+        refused = [r[2] for r in failures if r[0] - r[2] > stopped_at + flipped_after]
+        assert refused and max(refused) < REFUSED_S, refused
+        assert await health_status(served.channel) == "NOT_SERVING"
         await asyncio.to_thread(own_postgres.start_postgres)
         restarted_at = time.monotonic()
         print("RESTARTED", restarted_at)
+        back_after = await wait_for_health(served.channel, "SERVING", restarted_at, 10.0)
+        print(f"health SERVING {back_after:.2f} s after the restart")
         deadline = restarted_at + 30
         while time.monotonic() < deadline:
             code, _, _value = await _search(served)

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import asyncio
+import contextlib
 import logging
 import signal
 from collections.abc import Awaitable, Callable
@@ -19,9 +20,11 @@ from grpc_reflection.v1alpha import reflection
 from quire.indexer.pages.guard import SourcePolicy
 from quire.server import cursors, telemetry
 from quire.server.auth import KeyVerifier
+from quire.server.background import cancel
 from quire.server.config import Settings
 from quire.server.embeddings import EmbeddingService, load_default
 from quire.server.gate import catalogue
+from quire.server.health import DatabaseHealth
 from quire.server.rpc import QuireInterceptor
 from quire.server.services.admin import AdminService
 from quire.server.services.knowledge import KnowledgeService
@@ -31,6 +34,7 @@ from quire.server.storage import migrations
 from quire.server.storage.database import check_pgvector, create_pool
 from quire.server.storage.embedded import EmbeddedPostgres, resolve_database_url
 from quire.server.storage.notifications import Notifications
+from quire.server.storage.supervisor import GaveUp, supervise
 from quire.v1 import admin_service_pb2_grpc, knowledge_service_pb2_grpc, pages_service_pb2_grpc
 
 log = logging.getLogger(__name__)
@@ -49,6 +53,8 @@ class Running:
         """Refuses new calls, lets in-flight calls finish within `grace`, then closes the pool."""
         await self.health.enter_graceful_shutdown()
         await self.server.stop(self.state.settings.grace_seconds if grace is None else grace)
+        if self.state.database is not None:
+            await self.state.database.stop()
         await self.state.extras["shadow_runner"].drain()
         await self.state.extras["notifications"].stop()
         try:
@@ -101,19 +107,24 @@ async def start(
     telemetry.configure()
     SourcePolicy(settings.allow_sources)  # a malformed --allow-source fails at start, not per call
     catalogue.check_directory(settings.gate_datasets)
+    health_servicer = health.aio.HealthServicer()  # type: ignore[attr-defined]
+    database = DatabaseHealth(settings.database_url, pool, health_servicer, ("", *SERVICE_NAMES))
     state = AppState(
         settings=settings,
         pool=pool,
         verifier=KeyVerifier(pool),
         cursors=await cursors.load(pool),
         embeddings=embeddings,
+        database=database,
     )
     notifications = Notifications(settings.database_url)
     notifications.start()
     state.extras["notifications"] = notifications
     server = aio.server(
         interceptors=[
-            QuireInterceptor(state.verifier, settings.org_concurrency, settings.org_running_limit)
+            QuireInterceptor(
+                state.verifier, settings.org_concurrency, settings.org_running_limit, database
+            )
         ],
         options=[
             ("grpc.max_receive_message_length", settings.max_message_bytes),
@@ -131,7 +142,6 @@ async def start(
     pages_service_pb2_grpc.add_PagesServiceServicer_to_server(pages, server)
     knowledge_service_pb2_grpc.add_KnowledgeServiceServicer_to_server(knowledge, server)
     admin_service_pb2_grpc.add_AdminServiceServicer_to_server(admin, server)
-    health_servicer = health.aio.HealthServicer()  # type: ignore[attr-defined]
     health_pb2_grpc.add_HealthServicer_to_server(health_servicer, server)
     reflection.enable_server_reflection(
         (
@@ -149,8 +159,7 @@ async def start(
     if port == 0:
         raise RuntimeError(f"cannot listen on {settings.address}")
     await server.start()
-    for name in ("", *SERVICE_NAMES):
-        await health_servicer.set(name, health_pb2.HealthCheckResponse.SERVING)
+    await database.start()  # SERVING for "" and every service, then follows the database
     log.info("serving", extra={"address": settings.address, "port": port})
     return Running(server, port, state, health_servicer)
 
@@ -161,10 +170,14 @@ async def serve(
     *,
     with_worker: bool = False,
 ) -> None:
-    """Runs until SIGINT/SIGTERM, then shuts down gracefully (the worker too, if started)."""
+    """Runs until SIGINT/SIGTERM, then shuts down gracefully (the worker too, if started).
+
+    An embedded PostgreSQL started here is supervised (storage/supervisor.py); when it cannot
+    be restarted, the server shuts down the same way and `GaveUp` is raised."""
     embedded: EmbeddedPostgres | None = None
     if not settings.database_url:
         settings.database_url, embedded = await asyncio.to_thread(resolve_database_url)
+    supervisor: asyncio.Task[None] | None = None
     try:
         pool = await prepare_database(settings.database_url, settings)
         embeddings = await asyncio.to_thread(load_embeddings)
@@ -173,17 +186,28 @@ async def serve(
         worker_task = None
         if with_worker and embeddings is not None:
             worker_task = asyncio.create_task(run_worker(settings, embeddings, stop))
+        if embedded is not None:
+            supervisor = asyncio.create_task(supervise(embedded))
         if on_ready is not None:
             await on_ready(running)
         loop = asyncio.get_running_loop()
         for sig in (signal.SIGINT, signal.SIGTERM):
             loop.add_signal_handler(sig, stop.set)
-        await stop.wait()
+        # A signal, or the supervisor giving up on the embedded database.
+        stopping = asyncio.create_task(stop.wait())
+        ends = {stopping} if supervisor is None else {stopping, supervisor}
+        await asyncio.wait(ends, return_when=asyncio.FIRST_COMPLETED)
+        stop.set()  # the worker stops too
         log.info("shutting down", extra={"grace_seconds": settings.grace_seconds})
         await running.stop()
         if worker_task is not None:
             await worker_task
+        if supervisor is not None and supervisor.done():
+            supervisor.result()  # raises GaveUp
     finally:
+        # Before the embedded server stops: a stopped server is not a dead one.
+        with contextlib.suppress(GaveUp):
+            await cancel(supervisor)
         if embedded is not None:
             embedded.stop()
 

@@ -6,7 +6,8 @@ import argparse
 import asyncio
 import os
 import sys
-from collections.abc import Sequence
+from collections.abc import Coroutine, Sequence
+from typing import Any
 
 import asyncpg
 
@@ -40,11 +41,22 @@ async def _dsn() -> tuple[str, object | None]:
     return await asyncio.to_thread(resolve_database_url)
 
 
+def _serving(run: Coroutine[Any, Any, None]) -> int:
+    """Runs the server; 1 when its embedded PostgreSQL died and could not be restarted."""
+    from quire.server.storage.supervisor import GaveUp
+
+    try:
+        asyncio.run(run)
+    except GaveUp as exc:
+        print(f"quire: {exc}; stopped", file=sys.stderr, flush=True)
+        return 1
+    return 0
+
+
 def cmd_serve(args: argparse.Namespace) -> int:
     from quire.server.app import serve
 
-    asyncio.run(serve(_settings(args)))
-    return 0
+    return _serving(serve(_settings(args)))
 
 
 def cmd_up(args: argparse.Namespace) -> int:
@@ -73,8 +85,7 @@ def cmd_up(args: argparse.Namespace) -> int:
             print(f"Dev API key: see {key_file}", flush=True)
         print("Stop with Ctrl-C.", flush=True)
 
-    asyncio.run(serve(settings, on_ready=announce, with_worker=True))
-    return 0
+    return _serving(serve(settings, on_ready=announce, with_worker=True))
 
 
 def cmd_worker(args: argparse.Namespace) -> int:

@@ -121,18 +121,27 @@ def _caused_by_lost_database(exc: BaseException) -> bool:
     return False
 
 
+def lost_database(exc: BaseException) -> bool:
+    """Whether `exc` says the database (or the connection to it) is gone."""
+    return isinstance(exc, _UNAVAILABLE_ERRORS) or _caused_by_lost_database(exc)
+
+
+def database_unavailable() -> QuireError:
+    return QuireError(
+        errors_pb2.ERROR_CODE_UNAVAILABLE,
+        "The database is unavailable; retry with backoff",
+        retry_after_s=1,
+    )
+
+
 def to_quire_error(exc: BaseException) -> QuireError:
     """Classifies any exception; unknown ones become INTERNAL with no internals exposed."""
     if isinstance(exc, QuireError):
         return exc
     if isinstance(exc, asyncpg.exceptions.QueryCanceledError | TimeoutError | asyncio.TimeoutError):
         return QuireError(errors_pb2.ERROR_CODE_DEADLINE_EXCEEDED, "Deadline exceeded")
-    if isinstance(exc, _UNAVAILABLE_ERRORS) or _caused_by_lost_database(exc):
-        return QuireError(
-            errors_pb2.ERROR_CODE_UNAVAILABLE,
-            "The database is unavailable; retry with backoff",
-            retry_after_s=1,
-        )
+    if lost_database(exc):
+        return database_unavailable()
     log.exception("unhandled error", exc_info=exc)
     return QuireError(errors_pb2.ERROR_CODE_INTERNAL, "Internal error")
 

@@ -3,7 +3,8 @@
 A server interceptor wraps each method handler. The wrapper authenticates the bearer key,
 checks the method's scope, publishes the Principal and deadline in context variables, opens
 the RPC span and turns any exception into a status via `errors.status_for` — handlers never
-build a status themselves.
+build a status themselves. While the database is unavailable (health.py), calls are refused at
+once with UNAVAILABLE, and a call that fails on a lost connection makes health probe at once.
 """
 
 from __future__ import annotations
@@ -22,7 +23,14 @@ from grpc import aio
 
 from quire.server import telemetry
 from quire.server.auth import KeyVerifier, Principal, Scope, bearer_token
-from quire.server.errors import QuireError, status_for
+from quire.server.errors import (
+    QuireError,
+    Status,
+    database_unavailable,
+    lost_database,
+    status_for,
+)
+from quire.server.health import DatabaseHealth
 from quire.server.storage.database import request_deadline
 from quire.v1 import errors_pb2
 
@@ -101,16 +109,24 @@ class _Call:
     """Per-call preamble and error mapping shared by the four handler shapes."""
 
     def __init__(
-        self, verifier: KeyVerifier, limiter: OrgLimiter, method: str, scope: Scope
+        self,
+        verifier: KeyVerifier,
+        limiter: OrgLimiter,
+        method: str,
+        scope: Scope,
+        database: DatabaseHealth | None = None,
     ) -> None:
         self.verifier = verifier
         self.limiter = limiter
         self.method = method
         self.scope = scope
+        self.database = database
         self.org_id: uuid.UUID | None = None
 
     async def enter(self, context: aio.ServicerContext[Any, Any]) -> uuid.UUID:
         """Authenticates, checks the scope and the organisation's bound; the organisation."""
+        if self.database is not None and not self.database.available:
+            raise database_unavailable()  # at once, not after the pool's connect timeout
         metadata: Any = context.invocation_metadata()
         who = await self.verifier.verify(bearer_token(metadata))
         who.require(self.scope)
@@ -125,6 +141,11 @@ class _Call:
 
 def _wrap(handler: Any, call: _Call) -> Any:
     name = call.method
+
+    def failed(exc: BaseException) -> Status:
+        if call.database is not None and lost_database(exc):
+            call.database.suspect()
+        return status_for(exc)
 
     def observe(started: float, code: str) -> None:
         if call.org_id is not None:
@@ -149,7 +170,7 @@ def _wrap(handler: Any, call: _Call) -> Any:
                     code = "CANCELLED"
                     raise
                 except Exception as exc:  # every failure becomes a typed status
-                    status = status_for(exc)
+                    status = failed(exc)
                     code = status.grpc_code.name
                     await context.abort(status.grpc_code, status.message, status.trailing_metadata)
                 finally:
@@ -177,7 +198,7 @@ def _wrap(handler: Any, call: _Call) -> Any:
                 code = "CANCELLED"
                 raise
             except Exception as exc:  # every failure becomes a typed status
-                status = status_for(exc)
+                status = failed(exc)
                 code = status.grpc_code.name
                 await context.abort(status.grpc_code, status.message, status.trailing_metadata)
             finally:
@@ -194,10 +215,15 @@ def _wrap(handler: Any, call: _Call) -> Any:
 
 class QuireInterceptor(aio.ServerInterceptor):  # type: ignore[type-arg]
     def __init__(
-        self, verifier: KeyVerifier, org_concurrency: int = 256, org_running: int | None = None
+        self,
+        verifier: KeyVerifier,
+        org_concurrency: int = 256,
+        org_running: int | None = None,
+        database: DatabaseHealth | None = None,
     ) -> None:
         self._verifier = verifier
         self._limiter = OrgLimiter(org_concurrency, org_running)
+        self._database = database
 
     async def intercept_service(
         self,
@@ -209,4 +235,4 @@ class QuireInterceptor(aio.ServerInterceptor):  # type: ignore[type-arg]
         scope = REQUIRED_SCOPE.get(method)
         if handler is None or scope is None:
             return handler
-        return _wrap(handler, _Call(self._verifier, self._limiter, method, scope))
+        return _wrap(handler, _Call(self._verifier, self._limiter, method, scope, self._database))

@@ -12,6 +12,7 @@ from quire.server.config import Settings
 from quire.server.cursors import CursorCodec
 from quire.server.embeddings import EmbeddingService
 from quire.server.errors import QuireError
+from quire.server.health import DatabaseHealth
 from quire.v1 import errors_pb2
 
 
@@ -25,6 +26,8 @@ class AppState:
     # Loaded at start when the model is prepared; None means searches that need vectors fail
     # with SEARCH_UNAVAILABLE naming `quire model prepare`.
     embeddings: EmbeddingService | None = None
+    # Whether the database answers (None in tests that build a state without a server).
+    database: DatabaseHealth | None = None
     # Process-wide caches and helpers owned by capabilities (e.g. the page body cache).
     extras: dict[str, Any] = field(default_factory=dict)
 

@@ -132,6 +132,16 @@ DRAIN_SECONDS = 30.0
 CANCEL_SECONDS = 10.0
 # What titles each chunk's embedding text (chunking.document_title; docs/retrieval-quality.md).
 TITLE_MODE = "first_line"
+# The database going away under the claim loop: it waits (doubling up to the cap) and goes on.
+LOST_DATABASE = (
+    OSError,
+    TimeoutError,
+    asyncpg.PostgresConnectionError,
+    asyncpg.exceptions.OperatorInterventionError,
+    asyncpg.InterfaceError,
+    asyncpg.exceptions.InternalClientError,
+)
+LOST_DATABASE_BACKOFF_S = (0.5, 5.0)
 
 
 class BulkEmbedder(Protocol):
@@ -225,6 +235,10 @@ class Worker:
         self._extractions: set[asyncio.Task[None]] = set()
         self._extract_slots = asyncio.Semaphore(EXTRACT_CONCURRENCY)
         self._wake = asyncio.Event()
+        self._listener: asyncpg.Connection | None = None  # LISTEN and lease renewals
+        # Jobs whose retry could not be recorded (the database was gone): re-queued by the
+        # claim loop once it answers, or this worker's lease renewal would keep them running.
+        self._unreleased: list[tuple[jobs.Job, str]] = []
         self.processed_documents = 0
         self.embedded_chunks = 0
 
@@ -276,7 +290,7 @@ class Worker:
         if extract:
             try:
                 await self._extract_batch(extract)
-            except (asyncpg.PostgresError, OSError) as exc:
+            except (asyncpg.PostgresError, *LOST_DATABASE) as exc:
                 log.warning("extract batch failed", extra={"error": repr(exc)[:300]})
                 await self._retry(extract, type(exc).__name__)
 
@@ -290,7 +304,7 @@ class Worker:
                 else:
                     await settle.settle(conn, job.org_id, collection_id)
                 await jobs.finish(conn, job)
-        except (asyncpg.PostgresError, OSError) as exc:
+        except (asyncpg.PostgresError, *LOST_DATABASE) as exc:
             log.warning("job failed", extra={"job_id": job.job_id, "error": repr(exc)[:300]})
             await self._retry([job], type(exc).__name__)
 
@@ -307,15 +321,19 @@ class Worker:
     async def _handle_build(self, job: jobs.Job) -> None:
         try:
             await self._build(job)
-        except (asyncpg.PostgresError, OSError) as exc:
+        except (asyncpg.PostgresError, *LOST_DATABASE) as exc:
             log.warning("job failed", extra={"job_id": job.job_id, "error": repr(exc)[:300]})
             await self._retry([job], type(exc).__name__)
 
     async def _retry(self, failed: list[jobs.Job], error: str) -> None:
-        with contextlib.suppress(Exception):
+        done = 0
+        try:
             async with self.pool.acquire() as conn:
                 for job in failed:
                     await jobs.retry_or_fail(conn, job, error)
+                    done += 1
+        except Exception:
+            self._unreleased.extend((job, error) for job in failed[done:])
 
     async def _extract_batch(self, batch: list[jobs.Job]) -> None:
         """Marks the batch's documents PROCESSING and loads their originals (one statement),
@@ -368,7 +386,7 @@ class Worker:
         try:
             await self._run_extraction(result)
             await self._store([result])
-        except (asyncpg.PostgresError, OSError) as exc:
+        except (asyncpg.PostgresError, *LOST_DATABASE) as exc:
             log.warning("job failed", extra={"job_id": result.job.job_id, "error": repr(exc)})
             await self._retry([result.job], type(exc).__name__)
         finally:
@@ -655,7 +673,7 @@ class Worker:
             try:
                 async with self.pool.acquire() as conn:
                     await lexical_stats.refresh_if_drifted(conn, org_id, collection_id)
-            except (asyncpg.PostgresError, OSError):
+            except (asyncpg.PostgresError, *LOST_DATABASE):
                 # Statistics only steer BM25; settling makes them exact later.
                 log.warning("term statistics refresh failed", exc_info=True)
         # Before the documents count as done (`run_until_idle` returns when none is left),
@@ -701,7 +719,7 @@ class Worker:
                 await jobs.finish_many(conn, [i.job for i in batch if i.job is not None])
                 await generations.notify_indexes(conn, [(i.org_id, i.collection_id) for i in batch])
             return True
-        except (asyncpg.PostgresError, OSError):
+        except (asyncpg.PostgresError, *LOST_DATABASE):
             log.exception("chunk write failed", extra={"documents": len(batch)})
             return False
 
@@ -747,8 +765,31 @@ class Worker:
         self._wake.set()
 
     async def _claim_loop(self, stop: asyncio.Event, until_idle: bool) -> None:
+        """`_claims`, going on after the database was lost (waiting before each new try)."""
+        delay = LOST_DATABASE_BACKOFF_S[0]
+        while True:
+            started = time.monotonic()
+            try:
+                return await self._claims(stop, until_idle)
+            except LOST_DATABASE as exc:
+                if time.monotonic() - started > 60:  # a new outage, not the same one
+                    delay = LOST_DATABASE_BACKOFF_S[0]
+                log.warning(
+                    "worker lost the database; claiming again in %.1f s",
+                    delay,
+                    extra={"error": repr(exc)[:300]},
+                )
+                with contextlib.suppress(TimeoutError):
+                    await asyncio.wait_for(stop.wait(), delay)
+                delay = min(delay * 2, LOST_DATABASE_BACKOFF_S[1])
+
+    async def _claims(self, stop: asyncio.Event, until_idle: bool) -> None:
         last_recovery = last_maintenance = 0.0
         while not stop.is_set():
+            if self._unreleased:
+                unreleased, self._unreleased = self._unreleased, []
+                for job, error in unreleased:
+                    await self._retry([job], error)
             now = time.monotonic()
             if now - last_recovery >= jobs.RECOVER_EVERY_SECONDS:
                 last_recovery = now
@@ -774,8 +815,7 @@ class Worker:
                     self._wake.clear()
                     continue
             self._wake.clear()  # before the claim: a notification during it is not lost
-            async with self.pool.acquire() as conn:
-                claimed = await jobs.claim_batch(conn, self.worker_id, room, skip_orgs=skip)
+            claimed = await self._claim(room, skip)
             if skip:
                 if claimed:
                     self._wake.set()  # that tenant may have more: claim again next turn
@@ -801,25 +841,55 @@ class Worker:
                 continue
             await self._handle_batch(claimed)
 
-    async def _heartbeat(self, conn: asyncpg.Connection) -> None:
-        """Renews the leases of this worker's running jobs while it lives (on its own
-        connection, so a busy pool or a long batch cannot delay it past the lease)."""
+    async def _claim(self, room: int, skip: list[uuid.UUID]) -> list[jobs.Job]:
+        claimed: list[jobs.Job] = []
+        try:
+            async with self.pool.acquire() as conn:
+                claimed = await jobs.claim_batch(conn, self.worker_id, room, skip_orgs=skip)
+        except LOST_DATABASE:
+            if not claimed:
+                raise
+            # The claim committed; only returning its connection failed (the database went
+            # away just after). Run the jobs: dropped, they would stay `running` for good.
+        return claimed
+
+    async def _listen(self) -> None:
+        """(Re)opens the worker's own connection: LISTEN for new jobs, and lease renewals."""
+        if self._listener is not None:
+            with contextlib.suppress(Exception):
+                await self.pool.release(self._listener, timeout=CANCEL_SECONDS)
+            self._listener = None
+        listener = await self.pool.acquire()
+        try:
+            await listener.add_listener(jobs.CHANNEL, self._on_notify)
+        except BaseException:
+            await self.pool.release(listener, timeout=CANCEL_SECONDS)
+            raise
+        self._listener = listener
+
+    async def _heartbeat(self) -> None:
+        """Renews the leases of this worker's running jobs while it lives, on its own
+        connection (so a busy pool or a long batch cannot delay it past the lease); after the
+        database was lost, opens that connection again (LISTEN included)."""
         while True:
             await asyncio.sleep(jobs.HEARTBEAT_SECONDS)
             try:
-                await jobs.renew_leases(conn, self.worker_id)
-            except (asyncpg.PostgresError, OSError):
+                if self._listener is None or self._listener.is_closed():
+                    await self._listen()
+                    self._wake.set()  # notifications sent meanwhile were lost: claim now
+                assert self._listener is not None
+                await jobs.renew_leases(self._listener, self.worker_id)
+            except (asyncpg.PostgresError, *LOST_DATABASE):
                 log.warning("renewing job leases failed", exc_info=True)
 
     async def run(self, stop: asyncio.Event, *, until_idle: bool = False) -> None:
         self._stopping = False  # a worker may be run again after it stopped
-        listener = await self.pool.acquire()
+        await self._listen()
         try:
-            await listener.add_listener(jobs.CHANNEL, self._on_notify)
             stages = [
                 asyncio.create_task(self._embed_stage()),
                 asyncio.create_task(self._write_stage()),
-                asyncio.create_task(self._heartbeat(listener)),
+                asyncio.create_task(self._heartbeat()),
             ]
             claiming = asyncio.create_task(self._claim_loop(stop, until_idle))
             stopping = asyncio.create_task(stop.wait())
@@ -856,21 +926,24 @@ class Worker:
                 _, pending = await asyncio.wait(tasks, timeout=CANCEL_SECONDS)
                 if pending:
                     log.warning("worker tasks did not stop", extra={"tasks": len(pending)})
-                await self._release(listener)
+                await self._release()
         finally:
-            with contextlib.suppress(Exception):
-                await listener.remove_listener(jobs.CHANNEL, self._on_notify)
-            await self.pool.release(listener, timeout=CANCEL_SECONDS)
+            listener, self._listener = self._listener, None
+            if listener is not None:
+                with contextlib.suppress(Exception):
+                    await listener.remove_listener(jobs.CHANNEL, self._on_notify)
+                with contextlib.suppress(Exception):
+                    await self.pool.release(listener, timeout=CANCEL_SECONDS)
 
-    async def _release(self, conn: asyncpg.Connection) -> None:
+    async def _release(self) -> None:
         """Hands this worker's unfinished jobs back to the queue at once (another worker need
         not wait for their leases to expire)."""
         try:
-            async with asyncio.timeout(CANCEL_SECONDS):
+            async with asyncio.timeout(CANCEL_SECONDS), self.pool.acquire() as conn:
                 released = await jobs.release(conn, self.worker_id)
             if released:
                 log.info("released unfinished jobs", extra={"jobs": released})
-        except (TimeoutError, asyncpg.PostgresError, OSError):
+        except (asyncpg.PostgresError, *LOST_DATABASE):
             log.warning("releasing unfinished jobs failed (their leases expire)", exc_info=True)
 
     async def run_until_idle(self) -> None:

@@ -129,7 +129,11 @@ class PagesService(pages_service_pb2_grpc.PagesServiceServicer):
             on_discovery=on_discovery,
             decision_timeout_s=self.state.settings.discovery_decision_timeout_s,
         )
-        task = asyncio.create_task(sync.run())
+        work = sync.run()
+        if self.state.database is not None:
+            # Without a database the sync would fetch on and fail page after page.
+            work = self.state.database.run_unless_lost(work)
+        task = asyncio.create_task(work)
         try:
             async for message in drain_while_running(task, out):
                 yield message

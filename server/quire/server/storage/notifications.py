@@ -17,6 +17,8 @@ from typing import Any
 
 import asyncpg
 
+from quire.server.background import cancel
+
 log = logging.getLogger(__name__)
 
 CHANNELS = ("quire_documents", "quire_index")
@@ -37,11 +39,8 @@ class Notifications:
             self._task = asyncio.create_task(self._listen())
 
     async def stop(self) -> None:
-        if self._task is not None:
-            self._task.cancel()
-            with contextlib.suppress(asyncio.CancelledError):
-                await self._task
-            self._task = None
+        await cancel(self._task)
+        self._task = None
 
     def _deliver(self, _conn: object, _pid: int, channel: str, payload: str) -> None:
         try:
