@@ -2,6 +2,7 @@
 and while another organisation bulk-loads, in one run. Prints JSON.
 
     .venv/bin/python benchmarks/fair_indexing.py [--big-mib 64] [--burst 5000] [--samples 5]
+                                                 [--gap-s 2] [--out FILE]
 
 Quire runs in this process with the indexer worker (`run_worker`, as `quire up` does) on a
 fresh database. Organisation "small" (HYBRID policy) uploads one short document into a new
@@ -22,6 +23,7 @@ import argparse
 import asyncio
 import statistics
 import time
+from pathlib import Path
 from typing import Any
 
 import _harness as h
@@ -109,6 +111,7 @@ if __name__ == "__main__":
     parser.add_argument("--burst", type=int, default=5000)
     parser.add_argument("--samples", type=int, default=5)
     parser.add_argument("--gap-s", type=float, default=2.0)
+    parser.add_argument("--out", type=Path, default=None)
     parsed = parser.parse_args()
     h.setup_logging()
-    h.emit(h.run(main(parsed)))
+    h.emit(h.run(main(parsed)), parsed.out)

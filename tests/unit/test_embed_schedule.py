@@ -68,3 +68,15 @@ def test_empty_documents_pass_and_clear_hands_back_the_rest() -> None:
     schedule.take(4, 10_000)
     waiting = schedule.clear()
     assert [d.name for d in waiting] == ["big"] and not schedule and schedule.queued_chars == 0
+
+
+def test_a_huge_document_counts_at_most_the_cap_towards_the_queue() -> None:
+    schedule: EmbedSchedule[Doc] = EmbedSchedule(doc_chars_cap=100)
+    schedule.put(Doc(BULK, BIG, ["x" * 10] * 1000, "big"))
+    schedule.put(Doc(BULK, BURST, ["b" * 10] * 3, "small"))
+    assert schedule.queued_chars == 100 + 30
+    schedule.take(16, 10_000)  # 8 of big's texts, then all of small's
+    assert schedule.queued_chars == 100
+    while schedule:
+        schedule.take(16, 10_000)
+    assert schedule.queued_chars == 0

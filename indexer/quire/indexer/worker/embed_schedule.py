@@ -47,19 +47,30 @@ class Slice(Generic[T]):
 
 
 class EmbedSchedule(Generic[T]):
-    def __init__(self) -> None:
+    """`queued_chars`: characters of texts not yet handed out, each document counting at most
+    `doc_chars_cap` (so one huge document does not make the queue look full to the claims:
+    other collections' documents must still come in to take their turns)."""
+
+    def __init__(self, doc_chars_cap: int | None = None) -> None:
         self._orgs: OrderedDict[UUID, OrderedDict[UUID, deque[T]]] = OrderedDict()
         self._items = 0
-        self.queued_chars = 0  # characters of texts not yet handed out
+        self._cap = doc_chars_cap
+        self._remaining: dict[int, int] = {}  # id(item) → characters not yet handed out
+        self.queued_chars = 0
 
     def __len__(self) -> int:
         return self._items
+
+    def _counted(self, chars: int) -> int:
+        return chars if self._cap is None else min(chars, self._cap)
 
     def put(self, item: T) -> None:
         collections = self._orgs.setdefault(item.org_id, OrderedDict())
         collections.setdefault(item.collection_id, deque()).append(item)
         self._items += 1
-        self.queued_chars += sum(len(t) for t in item.texts[item.handed_out :])
+        remaining = sum(len(t) for t in item.texts[item.handed_out :])
+        self._remaining[id(item)] = remaining
+        self.queued_chars += self._counted(remaining)
 
     def take(self, max_texts: int, max_chars: int) -> list[Slice[T]]:
         """Slices for one group of at most `max_texts` texts / `max_chars` characters (at
@@ -87,10 +98,14 @@ class EmbedSchedule(Generic[T]):
                 if end == start and end < len(item.texts):
                     break  # the group is full
                 item.handed_out = end
-                self.queued_chars -= sum(len(t) for t in item.texts[start:end])
+                before = self._remaining[id(item)]
+                after = before - sum(len(t) for t in item.texts[start:end])
+                self.queued_chars += self._counted(after) - self._counted(before)
                 out.append(Slice(item, start, end))
                 if end < len(item.texts):
+                    self._remaining[id(item)] = after
                     break  # the turn (or the group) is used up inside this document
+                del self._remaining[id(item)]
                 queue.popleft()
                 self._items -= 1
             if not queue:
@@ -107,6 +122,7 @@ class EmbedSchedule(Generic[T]):
         """Removes and returns every waiting document (a stopping worker hands them back)."""
         waiting = [item for cs in self._orgs.values() for q in cs.values() for item in q]
         self._orgs.clear()
+        self._remaining.clear()
         self._items = 0
         self.queued_chars = 0
         return waiting

@@ -85,9 +85,13 @@ SETTLE = settle.SETTLE
 PURGE = settle.PURGE
 # Jobs claimed per statement; the claim is also capped by the room left in the pipeline.
 CLAIM_BATCH = 64
-# Documents (and characters of text) claimed and not yet written: the pipeline's bound.
+# Documents (and characters of text) claimed and not yet written: the pipeline's bound. A
+# document counts at most DOC_CHARS_CHARGE characters, so one 64 MiB file (the upload limit)
+# does not stop claims for everything else, and the text held stays under
+# MAX_IN_FLIGHT_CHARS / DOC_CHARS_CHARGE × 64 MiB (plus the fair claims' overdraft).
 MAX_IN_FLIGHT_DOCS = 1024
 MAX_IN_FLIGHT_CHARS = 16_000_000
+DOC_CHARS_CHARGE = MAX_IN_FLIGHT_CHARS // 4
 # Extractions in worker processes (binary formats) running or waiting for a process at once.
 EXTRACT_CONCURRENCY = 4
 # Claims pause while this much is queued for the embedder (it has enough to go on with); jobs
@@ -211,7 +215,7 @@ class Worker:
         self.title_mode = title_mode
         self.worker_id = worker_id or f"{socket.gethostname()}:{os.getpid()}:{uuid.uuid4().hex[:6]}"
         self.fingerprint = fingerprint.collection_fingerprint(embedder.fingerprint, index_version)
-        self._schedule: EmbedSchedule[_Item] = EmbedSchedule()
+        self._schedule: EmbedSchedule[_Item] = EmbedSchedule(QUEUE_AHEAD_CHARS // 4)
         self._scheduled = asyncio.Event()  # set when the schedule has documents
         self._chunking: set[asyncio.Task[None]] = set()
         self._write_q: asyncio.Queue[_Item] = asyncio.Queue(maxsize=MAX_IN_FLIGHT_DOCS)
@@ -540,10 +544,11 @@ class Worker:
         await self._settle([(job.org_id, collection_id)])
 
     async def _submit(self, item: _Item) -> None:
+        charge = min(len(item.text), DOC_CHARS_CHARGE)
         self._in_flight += 1
-        self._in_flight_chars += len(item.text)
+        self._in_flight_chars += charge
         self._org_docs[item.org_id] = self._org_docs.get(item.org_id, 0) + 1
-        self._org_chars[item.org_id] = self._org_chars.get(item.org_id, 0) + len(item.text)
+        self._org_chars[item.org_id] = self._org_chars.get(item.org_id, 0) + charge
         self._active[item.org_id, item.document_id] = item
         self._drained.clear()
         if len(item.text) <= CHUNK_INLINE_CHARS:
@@ -725,10 +730,11 @@ class Worker:
 
     def _leave(self, item: _Item) -> None:
         """Takes the document out of the pipeline's accounting."""
+        charge = min(len(item.text), DOC_CHARS_CHARGE)
         self._in_flight -= 1
-        self._in_flight_chars -= len(item.text)
+        self._in_flight_chars -= charge
         docs = self._org_docs[item.org_id] - 1
-        chars = self._org_chars[item.org_id] - len(item.text)
+        chars = self._org_chars[item.org_id] - charge
         if docs:
             self._org_docs[item.org_id], self._org_chars[item.org_id] = docs, chars
         else:
