@@ -21,11 +21,12 @@ is looked up by its listening port (same host only); without it no memory is rep
 soak creates a collection `soak-<time>` (deleted at the end) and, without `--namespace`, the
 namespace `soak`.
 
-Reports: errors per RPC (goal 0) with samples, p50/p95/p99 per RPC, throughput, RSS samples of
-the server process every `--sample-s` seconds and its growth from the end of the warm-up to the
-end (goal < 10 %), open PostgreSQL connections before, at the end of the warm-up and after
-(goal: no leak: none busy after the load, no more than at the end of the warm-up), and for the
-in-process server the peak RSS.
+Reports: errors per RPC (goal 0) with samples, data loss (every acknowledged upload READY or
+FAILED once the worker caught up, none missing: goal 0 missing), p50/p95/p99 per RPC,
+throughput, RSS samples of the server process every `--sample-s` seconds and its growth from
+the end of the warm-up to the end (goal < 10 %), open PostgreSQL connections before, at the
+end of the warm-up and after (goal: no leak: none busy after the load, no more than at the
+end of the warm-up), and for the in-process server the peak RSS.
 """
 
 from __future__ import annotations
@@ -120,6 +121,7 @@ class Workload:
         with (h.SCIFACT / "queries-train.jsonl").open(encoding="utf-8") as fh:
             self.claims = [q["text"] for q in map(json.loads, fh)]
         self.upload_count = 0
+        self.acknowledged: list[str] = []  # document ids of uploads the server acknowledged
 
     async def run(self, op: str, rng: random.Random) -> None:
         c = self.client
@@ -143,12 +145,13 @@ class Workload:
         elif op == "upload":
             doc_id, text = self.uploads[self.upload_count % len(self.uploads)]
             self.upload_count += 1
-            await c.upload_document(
+            doc = await c.upload_document(
                 collection_id=self.collection_id,
                 file_name=f"soak-{self.upload_count}-{doc_id}.txt",
                 data=text.encode(),
                 mime_type="text/plain",
             )
+            self.acknowledged.append(doc.document_id)
         else:
             raise ValueError(op)
 
@@ -256,6 +259,45 @@ async def setup_content(
     return paths, collection.collection_id, info
 
 
+async def count_lost(
+    client: Any, collection_id: str, acknowledged: list[str], within_s: float = 300.0
+) -> dict[str, Any]:
+    """Every upload the server acknowledged during the soak, once the worker caught up
+    (bounded wait): how many are READY, FAILED, still pending, or missing (lost: the goal is
+    0), and whether the serving generation indexes every document of the collection."""
+    from quire.client import errors as qe
+    from quire.v1 import knowledge_pb2 as kn
+
+    started = time.perf_counter()
+    counts: dict[str, int] = {}
+    while True:
+        counts = {"ready": 0, "failed": 0, "pending": 0, "missing": 0}
+        for document_id in acknowledged:
+            try:
+                doc = await client.get_document(document_id=document_id)
+            except qe.QuireError:
+                counts["missing"] += 1
+                continue
+            if doc.status == kn.DOCUMENT_STATUS_READY:
+                counts["ready"] += 1
+            elif doc.status == kn.DOCUMENT_STATUS_FAILED:
+                counts["failed"] += 1
+            else:
+                counts["pending"] += 1
+        status = await client.get_index_status(collection_id=collection_id)
+        serving = [g for g in status.generations if g.generation == status.serving_generation]
+        indexed = bool(serving) and serving[0].documents_indexed >= serving[0].documents_total
+        if (counts["pending"] == 0 and indexed) or time.perf_counter() - started > within_s:
+            break
+        await asyncio.sleep(2.0)
+    return {
+        "uploads_acknowledged": len(acknowledged),
+        **counts,
+        "collection_fully_indexed": indexed,
+        "seconds_to_catch_up": round(time.perf_counter() - started, 1),
+    }
+
+
 async def main(args: argparse.Namespace) -> dict[str, Any]:
     h.setup_logging(args.verbose)
     duration = args.duration or (30.0 if args.quick else 600.0)
@@ -318,6 +360,7 @@ async def main(args: argparse.Namespace) -> dict[str, Any]:
         if db_url:
             await asyncio.sleep(2.0)
             report["pg_connections_after"] = await h.pg_connections(db_url)
+        report["data_loss"] = await count_lost(client, cid, workload.acknowledged)
         with contextlib.suppress(Exception):  # the soak's own collection, not the namespace
             await client.delete_collection(collection_id=cid)
         if quire is not None:
