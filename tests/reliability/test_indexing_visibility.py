@@ -12,6 +12,7 @@ load is in for minutes.
 from __future__ import annotations
 
 import asyncio
+import uuid
 from collections.abc import AsyncIterator
 
 import numpy as np
@@ -170,6 +171,12 @@ async def test_a_ready_document_missing_from_the_serving_generation_is_found_and
     hits = await search(client, cid, "quokkaberry cooperative")
     assert hits[0].document_id == ids["budget.txt"] and hits[0].index_state == INDEXED
     assert "quokkaberry" in hits[0].snippet.lower() and hits[0].chunk_id
+    # Caught up: the backlog is empty again, so searches take the common path.
+    async with harness.pool.acquire() as conn:
+        left = await conn.fetchval(
+            "SELECT count(*) FROM index_backlog WHERE collection_id = $1", uuid.UUID(cid)
+        )
+    assert left == 0
 
 
 async def test_a_collection_without_a_ready_generation_answers_flagged_pending(

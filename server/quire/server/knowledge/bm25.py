@@ -42,7 +42,7 @@ CROSS JOIN LATERAL (
     WHERE l.org_id = $1 AND l.collection_id = st.collection_id AND l.generation = st.generation
       AND l.lexeme = qt.lexeme
 ) ls ON true
-ORDER BY qt.lexeme, st.collection_id, st.generation
+ORDER BY qt.lexeme COLLATE "C", st.collection_id, st.generation
 """
 
 
