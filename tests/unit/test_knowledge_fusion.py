@@ -7,6 +7,9 @@ import random
 import uuid
 from dataclasses import replace
 
+import pytest
+
+from quire.server.engine.fusion import normalise
 from quire.server.knowledge import bm25, search
 from quire.v1 import knowledge_pb2
 
@@ -57,6 +60,31 @@ def test_file_name_and_legacy_arms_are_fused_in() -> None:
     )
     assert {doc for doc, _ in fused} == {D[1], D[4], D[5]}
     assert D[4] not in best and D[5] not in best  # no chunk: snippet from elsewhere
+
+
+def test_a_pending_document_gets_a_vector_share_in_proportion_to_its_full_text_one() -> None:
+    """A pending document (no vectors yet) is a full-text candidate, and gets the vector
+    arm's best share scaled by its full-text score relative to the best: without it, it would
+    sink below every indexed document the vector arm returns at all."""
+    tuning = search.DEFAULT_TUNING
+    vector = [((D[1], 0), 0.9)] + [((D[i], 0), 0.5 - i * 0.01) for i in range(3, 9)]
+    fts = [((D[1], 0), 4.0), ((D[3], 0), 1.0)]
+    fused, best = search.fuse(arms(fts=fts, vector=vector, pending=[(D[2], 3.0)]), tuning, 10)
+    scores = dict(fused)
+    lexical = normalise([(D[1], 4.0), (D[2], 3.0), (D[3], 1.0)], "zscore", tuning.depth)
+    top_vector = normalise([(key[0], score) for key, score in vector], "zscore")[D[1]]
+    share = top_vector * lexical[D[2]] / lexical[D[1]]
+    assert scores[D[2]] == pytest.approx(
+        tuning.fts_weight * lexical[D[2]] + tuning.vector_weight * share
+    )
+    assert [doc for doc, _ in fused][:3] == [D[1], D[2], D[3]]
+    assert D[2] not in best  # no chunk: a document-level hit
+    for fusion in (tuning, search.PREVIOUS_TUNING):
+        only, _ = search.fuse(arms(fts=[], vector=vector, pending=[(D[2], 3.0)]), fusion, 10)
+        assert only[0][0] == D[2]  # the only full-text match leads
+        weak, _ = search.fuse(arms(fts=fts, vector=vector, pending=[(D[2], 0.5)]), fusion, 10)
+        order = [doc for doc, _ in weak]
+        assert order.index(D[1]) < order.index(D[3]) < order.index(D[2])
 
 
 def test_rrf_fusion_is_still_available() -> None:

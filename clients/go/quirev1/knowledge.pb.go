@@ -138,6 +138,64 @@ func (DocumentStatus) EnumDescriptor() ([]byte, []int) {
 	return file_quire_v1_knowledge_proto_rawDescGZIP(), []int{1}
 }
 
+// Whether a hit's document is in its collection's serving index generation (HYBRID).
+type HitIndexState int32
+
+const (
+	// Not reported: LEGACY_FTS (and HYBRID_SHADOW, which serves it) does not read the index.
+	HitIndexState_HIT_INDEX_STATE_UNSPECIFIED HitIndexState = 0
+	// Nothing of the document waits for indexing: the serving generation holds its current
+	// text (the chunk fields are set when a chunk arm matched it), or it has no text to index.
+	HitIndexState_HIT_INDEX_STATE_INDEXED HitIndexState = 1
+	// The document's latest text is not in the serving generation yet (its collection has no
+	// ready generation, indexing has not reached it, or a new upload is still being
+	// extracted). A READY document is then found by the document-level search: no chunk
+	// fields, the snippet is a ts_headline of its current text. It becomes INDEXED once the
+	// worker has written its chunks.
+	HitIndexState_HIT_INDEX_STATE_PENDING HitIndexState = 2
+)
+
+// Enum value maps for HitIndexState.
+var (
+	HitIndexState_name = map[int32]string{
+		0: "HIT_INDEX_STATE_UNSPECIFIED",
+		1: "HIT_INDEX_STATE_INDEXED",
+		2: "HIT_INDEX_STATE_PENDING",
+	}
+	HitIndexState_value = map[string]int32{
+		"HIT_INDEX_STATE_UNSPECIFIED": 0,
+		"HIT_INDEX_STATE_INDEXED":     1,
+		"HIT_INDEX_STATE_PENDING":     2,
+	}
+)
+
+func (x HitIndexState) Enum() *HitIndexState {
+	p := new(HitIndexState)
+	*p = x
+	return p
+}
+
+func (x HitIndexState) String() string {
+	return protoimpl.X.EnumStringOf(x.Descriptor(), protoreflect.EnumNumber(x))
+}
+
+func (HitIndexState) Descriptor() protoreflect.EnumDescriptor {
+	return file_quire_v1_knowledge_proto_enumTypes[2].Descriptor()
+}
+
+func (HitIndexState) Type() protoreflect.EnumType {
+	return &file_quire_v1_knowledge_proto_enumTypes[2]
+}
+
+func (x HitIndexState) Number() protoreflect.EnumNumber {
+	return protoreflect.EnumNumber(x)
+}
+
+// Deprecated: Use HitIndexState.Descriptor instead.
+func (HitIndexState) EnumDescriptor() ([]byte, []int) {
+	return file_quire_v1_knowledge_proto_rawDescGZIP(), []int{2}
+}
+
 type GenerationState int32
 
 const (
@@ -177,11 +235,11 @@ func (x GenerationState) String() string {
 }
 
 func (GenerationState) Descriptor() protoreflect.EnumDescriptor {
-	return file_quire_v1_knowledge_proto_enumTypes[2].Descriptor()
+	return file_quire_v1_knowledge_proto_enumTypes[3].Descriptor()
 }
 
 func (GenerationState) Type() protoreflect.EnumType {
-	return &file_quire_v1_knowledge_proto_enumTypes[2]
+	return &file_quire_v1_knowledge_proto_enumTypes[3]
 }
 
 func (x GenerationState) Number() protoreflect.EnumNumber {
@@ -190,7 +248,7 @@ func (x GenerationState) Number() protoreflect.EnumNumber {
 
 // Deprecated: Use GenerationState.Descriptor instead.
 func (GenerationState) EnumDescriptor() ([]byte, []int) {
-	return file_quire_v1_knowledge_proto_rawDescGZIP(), []int{2}
+	return file_quire_v1_knowledge_proto_rawDescGZIP(), []int{3}
 }
 
 type Collection struct {
@@ -536,7 +594,9 @@ type KnowledgeHit struct {
 	HeadingPath     []string `protobuf:"bytes,9,rep,name=heading_path,json=headingPath,proto3" json:"heading_path,omitempty"`
 	IndexGeneration int64    `protobuf:"varint,10,opt,name=index_generation,json=indexGeneration,proto3" json:"index_generation,omitempty"`
 	// 1-based.
-	Rank          uint32 `protobuf:"varint,11,opt,name=rank,proto3" json:"rank,omitempty"`
+	Rank uint32 `protobuf:"varint,11,opt,name=rank,proto3" json:"rank,omitempty"`
+	// HYBRID: whether the document is indexed (see HitIndexState); UNSPECIFIED in LEGACY_FTS.
+	IndexState    HitIndexState `protobuf:"varint,12,opt,name=index_state,json=indexState,proto3,enum=quire.v1.HitIndexState" json:"index_state,omitempty"`
 	unknownFields protoimpl.UnknownFields
 	sizeCache     protoimpl.SizeCache
 }
@@ -646,6 +706,13 @@ func (x *KnowledgeHit) GetRank() uint32 {
 		return x.Rank
 	}
 	return 0
+}
+
+func (x *KnowledgeHit) GetIndexState() HitIndexState {
+	if x != nil {
+		return x.IndexState
+	}
+	return HitIndexState_HIT_INDEX_STATE_UNSPECIFIED
 }
 
 type DocumentSlice struct {
@@ -978,7 +1045,7 @@ const file_quire_v1_knowledge_proto_rawDesc = "" +
 	"\x0eschema_version\x18\x01 \x01(\rR\rschemaVersion\x12\x19\n" +
 	"\bagent_id\x18\x02 \x01(\tR\aagentId\x126\n" +
 	"\x17attached_collection_ids\x18\x03 \x03(\tR\x15attachedCollectionIds\x12%\n" +
-	"\x0econfig_version\x18\x04 \x01(\x03R\rconfigVersion\"\xea\x02\n" +
+	"\x0econfig_version\x18\x04 \x01(\x03R\rconfigVersion\"\xa4\x03\n" +
 	"\fKnowledgeHit\x12%\n" +
 	"\x0eschema_version\x18\x01 \x01(\rR\rschemaVersion\x12\x1f\n" +
 	"\vdocument_id\x18\x02 \x01(\tR\n" +
@@ -992,7 +1059,9 @@ const file_quire_v1_knowledge_proto_rawDesc = "" +
 	"\fheading_path\x18\t \x03(\tR\vheadingPath\x12)\n" +
 	"\x10index_generation\x18\n" +
 	" \x01(\x03R\x0findexGeneration\x12\x12\n" +
-	"\x04rank\x18\v \x01(\rR\x04rank\"\x82\x02\n" +
+	"\x04rank\x18\v \x01(\rR\x04rank\x128\n" +
+	"\vindex_state\x18\f \x01(\x0e2\x17.quire.v1.HitIndexStateR\n" +
+	"indexState\"\x82\x02\n" +
 	"\rDocumentSlice\x12%\n" +
 	"\x0eschema_version\x18\x01 \x01(\rR\rschemaVersion\x12\x1f\n" +
 	"\vdocument_id\x18\x02 \x01(\tR\n" +
@@ -1034,7 +1103,11 @@ const file_quire_v1_knowledge_proto_rawDesc = "" +
 	"\x1aDOCUMENT_STATUS_PROCESSING\x10\x02\x12\x19\n" +
 	"\x15DOCUMENT_STATUS_READY\x10\x03\x12\x1a\n" +
 	"\x16DOCUMENT_STATUS_FAILED\x10\x04\x12\x1b\n" +
-	"\x17DOCUMENT_STATUS_DELETED\x10\x05*\xa9\x01\n" +
+	"\x17DOCUMENT_STATUS_DELETED\x10\x05*j\n" +
+	"\rHitIndexState\x12\x1f\n" +
+	"\x1bHIT_INDEX_STATE_UNSPECIFIED\x10\x00\x12\x1b\n" +
+	"\x17HIT_INDEX_STATE_INDEXED\x10\x01\x12\x1b\n" +
+	"\x17HIT_INDEX_STATE_PENDING\x10\x02*\xa9\x01\n" +
 	"\x0fGenerationState\x12 \n" +
 	"\x1cGENERATION_STATE_UNSPECIFIED\x10\x00\x12\x1d\n" +
 	"\x19GENERATION_STATE_BUILDING\x10\x01\x12\x1a\n" +
@@ -1054,35 +1127,37 @@ func file_quire_v1_knowledge_proto_rawDescGZIP() []byte {
 	return file_quire_v1_knowledge_proto_rawDescData
 }
 
-var file_quire_v1_knowledge_proto_enumTypes = make([]protoimpl.EnumInfo, 3)
+var file_quire_v1_knowledge_proto_enumTypes = make([]protoimpl.EnumInfo, 4)
 var file_quire_v1_knowledge_proto_msgTypes = make([]protoimpl.MessageInfo, 7)
 var file_quire_v1_knowledge_proto_goTypes = []any{
 	(RetrievalMode)(0),            // 0: quire.v1.RetrievalMode
 	(DocumentStatus)(0),           // 1: quire.v1.DocumentStatus
-	(GenerationState)(0),          // 2: quire.v1.GenerationState
-	(*Collection)(nil),            // 3: quire.v1.Collection
-	(*Document)(nil),              // 4: quire.v1.Document
-	(*Agent)(nil),                 // 5: quire.v1.Agent
-	(*KnowledgeHit)(nil),          // 6: quire.v1.KnowledgeHit
-	(*DocumentSlice)(nil),         // 7: quire.v1.DocumentSlice
-	(*IndexGeneration)(nil),       // 8: quire.v1.IndexGeneration
-	(*IndexStatus)(nil),           // 9: quire.v1.IndexStatus
-	(*timestamppb.Timestamp)(nil), // 10: google.protobuf.Timestamp
+	(HitIndexState)(0),            // 2: quire.v1.HitIndexState
+	(GenerationState)(0),          // 3: quire.v1.GenerationState
+	(*Collection)(nil),            // 4: quire.v1.Collection
+	(*Document)(nil),              // 5: quire.v1.Document
+	(*Agent)(nil),                 // 6: quire.v1.Agent
+	(*KnowledgeHit)(nil),          // 7: quire.v1.KnowledgeHit
+	(*DocumentSlice)(nil),         // 8: quire.v1.DocumentSlice
+	(*IndexGeneration)(nil),       // 9: quire.v1.IndexGeneration
+	(*IndexStatus)(nil),           // 10: quire.v1.IndexStatus
+	(*timestamppb.Timestamp)(nil), // 11: google.protobuf.Timestamp
 }
 var file_quire_v1_knowledge_proto_depIdxs = []int32{
-	10, // 0: quire.v1.Collection.created_at:type_name -> google.protobuf.Timestamp
+	11, // 0: quire.v1.Collection.created_at:type_name -> google.protobuf.Timestamp
 	1,  // 1: quire.v1.Document.status:type_name -> quire.v1.DocumentStatus
-	10, // 2: quire.v1.Document.created_at:type_name -> google.protobuf.Timestamp
-	10, // 3: quire.v1.Document.updated_at:type_name -> google.protobuf.Timestamp
-	2,  // 4: quire.v1.IndexGeneration.state:type_name -> quire.v1.GenerationState
-	10, // 5: quire.v1.IndexGeneration.created_at:type_name -> google.protobuf.Timestamp
-	10, // 6: quire.v1.IndexGeneration.ready_at:type_name -> google.protobuf.Timestamp
-	8,  // 7: quire.v1.IndexStatus.generations:type_name -> quire.v1.IndexGeneration
-	8,  // [8:8] is the sub-list for method output_type
-	8,  // [8:8] is the sub-list for method input_type
-	8,  // [8:8] is the sub-list for extension type_name
-	8,  // [8:8] is the sub-list for extension extendee
-	0,  // [0:8] is the sub-list for field type_name
+	11, // 2: quire.v1.Document.created_at:type_name -> google.protobuf.Timestamp
+	11, // 3: quire.v1.Document.updated_at:type_name -> google.protobuf.Timestamp
+	2,  // 4: quire.v1.KnowledgeHit.index_state:type_name -> quire.v1.HitIndexState
+	3,  // 5: quire.v1.IndexGeneration.state:type_name -> quire.v1.GenerationState
+	11, // 6: quire.v1.IndexGeneration.created_at:type_name -> google.protobuf.Timestamp
+	11, // 7: quire.v1.IndexGeneration.ready_at:type_name -> google.protobuf.Timestamp
+	9,  // 8: quire.v1.IndexStatus.generations:type_name -> quire.v1.IndexGeneration
+	9,  // [9:9] is the sub-list for method output_type
+	9,  // [9:9] is the sub-list for method input_type
+	9,  // [9:9] is the sub-list for extension type_name
+	9,  // [9:9] is the sub-list for extension extendee
+	0,  // [0:9] is the sub-list for field type_name
 }
 
 func init() { file_quire_v1_knowledge_proto_init() }
@@ -1095,7 +1170,7 @@ func file_quire_v1_knowledge_proto_init() {
 		File: protoimpl.DescBuilder{
 			GoPackagePath: reflect.TypeOf(x{}).PkgPath(),
 			RawDescriptor: unsafe.Slice(unsafe.StringData(file_quire_v1_knowledge_proto_rawDesc), len(file_quire_v1_knowledge_proto_rawDesc)),
-			NumEnums:      3,
+			NumEnums:      4,
 			NumMessages:   7,
 			NumExtensions: 0,
 			NumServices:   0,

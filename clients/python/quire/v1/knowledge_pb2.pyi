@@ -73,6 +73,44 @@ DOCUMENT_STATUS_DELETED: DocumentStatus.ValueType  # 5
 """Sent only by WatchDocuments: the document was deleted (the rest is its last state)."""
 Global___DocumentStatus: _TypeAlias = DocumentStatus  # noqa: Y015
 
+class _HitIndexState:
+    ValueType = _typing.NewType("ValueType", _builtins.int)
+    V: _TypeAlias = ValueType  # noqa: Y015
+
+class _HitIndexStateEnumTypeWrapper(_enum_type_wrapper._EnumTypeWrapper[_HitIndexState.ValueType], _builtins.type):
+    DESCRIPTOR: _descriptor.EnumDescriptor
+    HIT_INDEX_STATE_UNSPECIFIED: _HitIndexState.ValueType  # 0
+    """Not reported: LEGACY_FTS (and HYBRID_SHADOW, which serves it) does not read the index."""
+    HIT_INDEX_STATE_INDEXED: _HitIndexState.ValueType  # 1
+    """Nothing of the document waits for indexing: the serving generation holds its current
+    text (the chunk fields are set when a chunk arm matched it), or it has no text to index.
+    """
+    HIT_INDEX_STATE_PENDING: _HitIndexState.ValueType  # 2
+    """The document's latest text is not in the serving generation yet (its collection has no
+    ready generation, indexing has not reached it, or a new upload is still being
+    extracted). A READY document is then found by the document-level search: no chunk
+    fields, the snippet is a ts_headline of its current text. It becomes INDEXED once the
+    worker has written its chunks.
+    """
+
+class HitIndexState(_HitIndexState, metaclass=_HitIndexStateEnumTypeWrapper):
+    """Whether a hit's document is in its collection's serving index generation (HYBRID)."""
+
+HIT_INDEX_STATE_UNSPECIFIED: HitIndexState.ValueType  # 0
+"""Not reported: LEGACY_FTS (and HYBRID_SHADOW, which serves it) does not read the index."""
+HIT_INDEX_STATE_INDEXED: HitIndexState.ValueType  # 1
+"""Nothing of the document waits for indexing: the serving generation holds its current
+text (the chunk fields are set when a chunk arm matched it), or it has no text to index.
+"""
+HIT_INDEX_STATE_PENDING: HitIndexState.ValueType  # 2
+"""The document's latest text is not in the serving generation yet (its collection has no
+ready generation, indexing has not reached it, or a new upload is still being
+extracted). A READY document is then found by the document-level search: no chunk
+fields, the snippet is a ts_headline of its current text. It becomes INDEXED once the
+worker has written its chunks.
+"""
+Global___HitIndexState: _TypeAlias = HitIndexState  # noqa: Y015
+
 class _GenerationState:
     ValueType = _typing.NewType("ValueType", _builtins.int)
     V: _TypeAlias = ValueType  # noqa: Y015
@@ -251,6 +289,7 @@ class KnowledgeHit(_message.Message):
     HEADING_PATH_FIELD_NUMBER: _builtins.int
     INDEX_GENERATION_FIELD_NUMBER: _builtins.int
     RANK_FIELD_NUMBER: _builtins.int
+    INDEX_STATE_FIELD_NUMBER: _builtins.int
     schema_version: _builtins.int
     document_id: _builtins.str
     collection_id: _builtins.str
@@ -265,6 +304,8 @@ class KnowledgeHit(_message.Message):
     index_generation: _builtins.int
     rank: _builtins.int
     """1-based."""
+    index_state: Global___HitIndexState.ValueType
+    """HYBRID: whether the document is indexed (see HitIndexState); UNSPECIFIED in LEGACY_FTS."""
     @_builtins.property
     def heading_path(self) -> _containers.RepeatedScalarFieldContainer[_builtins.str]: ...
     def __init__(
@@ -281,10 +322,11 @@ class KnowledgeHit(_message.Message):
         heading_path: _abc.Iterable[_builtins.str] | None = ...,
         index_generation: _builtins.int = ...,
         rank: _builtins.int = ...,
+        index_state: Global___HitIndexState.ValueType = ...,
     ) -> None: ...
     _HasFieldArgType: _TypeAlias = _Never  # noqa: Y015
     def HasField(self, field_name: _HasFieldArgType) -> _builtins.bool: ...
-    _ClearFieldArgType: _TypeAlias = _typing.Literal["chunk_id", b"chunk_id", "chunk_ordinal", b"chunk_ordinal", "collection_id", b"collection_id", "document_id", b"document_id", "file_name", b"file_name", "heading_path", b"heading_path", "index_generation", b"index_generation", "rank", b"rank", "schema_version", b"schema_version", "score", b"score", "snippet", b"snippet"]  # noqa: Y015
+    _ClearFieldArgType: _TypeAlias = _typing.Literal["chunk_id", b"chunk_id", "chunk_ordinal", b"chunk_ordinal", "collection_id", b"collection_id", "document_id", b"document_id", "file_name", b"file_name", "heading_path", b"heading_path", "index_generation", b"index_generation", "index_state", b"index_state", "rank", b"rank", "schema_version", b"schema_version", "score", b"score", "snippet", b"snippet"]  # noqa: Y015
     def ClearField(self, field_name: _ClearFieldArgType) -> None: ...
     def WhichOneof(self, oneof_group: _Never) -> None: ...
 

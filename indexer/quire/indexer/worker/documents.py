@@ -15,6 +15,7 @@ from datetime import datetime
 
 import asyncpg
 
+from quire.indexer.worker import backlog
 from quire.v1 import knowledge_pb2
 
 CHANNEL = "quire_documents"
@@ -165,6 +166,9 @@ async def store_texts(
     stored = [
         Stored(r["org_id"], r["document_id"], r["collection_id"], r["updated_at"]) for r in rows
     ]
+    await backlog.record(
+        conn, [(s.org_id, s.collection_id, s.document_id, s.updated_at) for s in stored]
+    )
     await notify_changes(conn, [(s.org_id, s.collection_id, s.document_id) for s in stored])
     return stored
 
@@ -184,10 +188,12 @@ async def store_text(
     text: str,
     extract_error: str,
 ) -> datetime | None:
-    """READY with the text; returns the row's new updated_at (None if the document is gone)."""
+    """READY with the text; returns the row's new updated_at (None if the document is gone).
+    Run it in a transaction with what depends on it."""
     row = await conn.fetchrow(STORE_TEXT, org_id, document_id, text, extract_error)
     if row is None:
         return None
+    await backlog.record(conn, [(org_id, row["collection_id"], document_id, row["updated_at"])])
     await notify_change(conn, org_id, row["collection_id"], document_id)
     updated: datetime = row["updated_at"]
     return updated

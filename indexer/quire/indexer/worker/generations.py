@@ -18,6 +18,7 @@ import asyncpg
 import numpy as np
 import numpy.typing as npt
 
+from quire.indexer.worker import backlog
 from quire.v1 import knowledge_pb2
 
 CHANNEL = "quire_index"
@@ -65,14 +66,15 @@ DELETE_CHUNKS = """
 DELETE FROM knowledge_chunks
 WHERE org_id = $1 AND collection_id = $2 AND generation = ANY($3) AND document_id = $4
 """
+# `text_as_of`: the version of the document's text the chunk was cut from (index_backlog).
 INSERT_CHUNK = """
 INSERT INTO knowledge_chunks (org_id, collection_id, generation, document_id, chunk_ordinal,
-                              chunk_id, content, heading_path, tsv, embedding)
+                              chunk_id, content, heading_path, tsv, embedding, text_as_of)
 VALUES ($1, $2, $3, $4::uuid, $5::int, $4::uuid::text || ':' || $5::int, $6::text,
         $7::text[],
         setweight(to_tsvector('simple', $9::text || ' ' || array_to_string($7::text[], ' ')), 'A')
           || setweight(to_tsvector('simple', $6::text), 'D'),
-        $8)
+        $8, $10)
 """
 LOCK_DOCUMENTS = """
 SELECT d.org_id, d.document_id, d.updated_at
@@ -196,11 +198,16 @@ async def write_document_chunks(
                         list(rows.heading_paths[ordinal]),
                         rows.vectors[ordinal],
                         rows.title,
+                        text_as_of,
                     )
                     for generation in generations
                     for ordinal, content in enumerate(rows.contents)
                 ],
             )
+        await backlog.clear_written(
+            conn,
+            [(org_id, collection_id, g, document_id, text_as_of) for g in generations],
+        )
     return True
 
 
@@ -219,7 +226,7 @@ class DocumentChunks:
 async def write_many_chunks(
     conn: asyncpg.Connection, documents: Sequence[DocumentChunks]
 ) -> list[bool]:
-    """`write_document_chunks` for many documents in four statements; call it inside a
+    """`write_document_chunks` for many documents in five statements; call it inside a
     transaction. Returns, per document, whether it was written (False: changed or deleted
     after its `text_as_of`, or its collection deleted). Documents are locked in key order, so
     two workers cannot deadlock on them."""
@@ -251,12 +258,16 @@ async def write_many_chunks(
             list(d.rows.heading_paths[ordinal]),
             d.rows.vectors[ordinal],
             d.rows.title,
+            d.text_as_of,
         )
         for d, generation in targets
         for ordinal, content in enumerate(d.rows.contents)
     ]
     if rows:
         await conn.executemany(INSERT_CHUNK, rows)
+    await backlog.clear_written(
+        conn, [(d.org_id, d.collection_id, g, d.document_id, d.text_as_of) for d, g in targets]
+    )
     return written
 
 
@@ -288,6 +299,8 @@ async def flip(
         if previous and previous != generation:
             await conn.execute(RETIRE, org_id, collection_id, previous)
         await conn.execute(SERVE, org_id, collection_id, generation)
+        # Before commit: a search sees the new generation with its backlog, or neither.
+        await backlog.reconcile(conn, org_id, collection_id, generation)
         await notify_index(conn, org_id, collection_id)
     return True
 

@@ -7,7 +7,8 @@ that reaches the chunks advances the revision in the transaction that queues its
 document removal, deletes its chunks), so at that moment the serving generation holds exactly
 what revision R says. The worker then re-derives the term statistics of the collection's live
 generations from their chunks (BM25's idf and mean length, exact rather than "within 10%") and
-records `collections.settled_revision = R`. Searches cache a result only for settled
+records `collections.settled_revision = R`; it also removes index backlog rows the serving
+generation turned out to hold (backlog.py). Searches cache a result only for settled
 collections, under a key that holds the statistics version (knowledge/cache.py), so a cached
 answer is the fresh one.
 
@@ -26,7 +27,7 @@ import uuid
 
 import asyncpg
 
-from quire.indexer.worker import lexical_stats
+from quire.indexer.worker import backlog, lexical_stats
 from quire.v1 import knowledge_pb2
 
 SETTLE = "settle_collection"
@@ -34,7 +35,8 @@ PURGE = "purge_collection"
 
 LOCK = "SELECT pg_advisory_xact_lock(hashtextextended($1, 0))"
 STATE = """
-SELECT revision, deleted_at FROM collections WHERE org_id = $1 AND collection_id = $2
+SELECT revision, serving_generation, deleted_at FROM collections
+WHERE org_id = $1 AND collection_id = $2
 """
 # Jobs that can still change the collection's chunks. Settle jobs change none (two running at
 # once must not wait for each other).
@@ -81,6 +83,7 @@ PURGE_STATEMENTS = [
     "DELETE FROM knowledge_chunks WHERE org_id = $1 AND collection_id = $2",
     "DELETE FROM lexeme_stats WHERE org_id = $1 AND collection_id = $2",
     "DELETE FROM generation_stats WHERE org_id = $1 AND collection_id = $2",
+    "DELETE FROM index_backlog WHERE org_id = $1 AND collection_id = $2",
 ]
 
 
@@ -99,6 +102,10 @@ async def settle(conn: asyncpg.Connection, org_id: uuid.UUID, collection_id: uui
             await lexical_stats.refresh(
                 conn, org_id, collection_id, row["generation"], analyze=False, settled=revision
             )
+        if state["serving_generation"]:
+            # Nothing is in flight: rows left in the backlog (a write that went only to a
+            # building generation, a document removed) are checked against the chunks now.
+            await backlog.clean(conn, org_id, collection_id, state["serving_generation"])
         # No row when an upload advanced the revision meanwhile: its job settles it later.
         await conn.execute(MARK_SETTLED, org_id, collection_id, revision)
     return True

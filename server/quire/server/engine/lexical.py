@@ -22,3 +22,16 @@ LEXEME_QUERY = (
 
 def lexeme_query(column: str, weights: str = "") -> str:
     return LEXEME_QUERY.format(column=column, suffix=f":{weights}" if weights else "")
+
+
+# Characters of a document's text that LEGACY_FTS snippets are cut from.
+HEADLINE_CHARS = 100_000
+
+
+def headline(text: str, query: str) -> str:
+    """LEGACY_FTS's snippet of the SQL expression `text` for the tsquery `query`: one
+    fragment of 12–32 words."""
+    return (
+        f"ts_headline('simple', left({text}, {HEADLINE_CHARS}), {query}, "
+        "'MaxWords=32, MinWords=12, MaxFragments=1')"
+    )

@@ -51,6 +51,7 @@ SELECT result FROM gate_results WHERE fingerprint = $1 ORDER BY measured_at DESC
 # A scratch organisation is removed table by table (children first).
 PURGE = [
     "DELETE FROM knowledge_chunks WHERE org_id = $1",
+    "DELETE FROM index_backlog WHERE org_id = $1",
     "DELETE FROM index_generations WHERE org_id = $1",
     "DELETE FROM document_originals WHERE org_id = $1",
     "DELETE FROM documents WHERE org_id = $1",

@@ -24,22 +24,32 @@ MAX_TERMS = 48
 # Rows fetched beyond an arm's depth, so candidates tied with its last one are kept too.
 TIE_MARGIN = 64
 
-TERMS = """
+
+def _terms_sql(join: str) -> str:
+    """The query's lexemes with their chunk frequency in each generation: `JOIN` keeps the
+    lexemes some chunk holds, `LEFT JOIN` every lexeme (df 0 where no chunk has it)."""
+    return f"""
 SELECT st.collection_id, st.generation, st.chunks, greatest(st.avg_length, 1) AS avgdl,
-       ls.lexeme, ls.df
+       qt.lexeme, coalesce(ls.df, 0) AS df
 FROM unnest($2::uuid[], $3::bigint[]) AS s(collection_id, generation)
 JOIN generation_stats st ON st.org_id = $1 AND st.collection_id = s.collection_id
                         AND st.generation = s.generation
 CROSS JOIN LATERAL (
     SELECT DISTINCT lexeme FROM unnest(tsvector_to_array(to_tsvector('simple', $4))) AS t(lexeme)
 ) qt
-JOIN LATERAL (
-    SELECT l.lexeme, l.df FROM lexeme_stats l
+{join} LATERAL (
+    SELECT l.df FROM lexeme_stats l
     WHERE l.org_id = $1 AND l.collection_id = st.collection_id AND l.generation = st.generation
       AND l.lexeme = qt.lexeme
 ) ls ON true
-ORDER BY ls.lexeme, st.collection_id, st.generation
+ORDER BY qt.lexeme COLLATE "C", st.collection_id, st.generation
 """
+
+
+TERMS = _terms_sql("JOIN")
+# For documents not in the generation yet (knowledge/pending.py): their words may be in none
+# of its chunks.
+TERMS_WITH_UNSEEN = _terms_sql("LEFT JOIN")
 # How many of the generations have statistics, and their chunks together (the vector arm's
 # exact-or-HNSW choice).
 STATS = """
@@ -109,7 +119,7 @@ def select_terms(rows: Sequence[asyncpg.Record], max_df_ratio: float) -> list[Te
     return terms[:MAX_TERMS]
 
 
-def _quote(lexeme: str) -> str:
+def quote(lexeme: str) -> str:
     """A tsquery holding exactly this lexeme (no parsing): quoted, quotes and backslashes
     escaped."""
     return "'" + lexeme.replace("\\", "\\\\").replace("'", "''") + "'"
@@ -133,6 +143,6 @@ async def rank_chunks(
         return []
     args: list[object] = [org_id, k1, b]
     for t in terms:
-        args += [t.collection_id, t.generation, _quote(t.lexeme), t.idf, t.avgdl]
+        args += [t.collection_id, t.generation, quote(t.lexeme), t.idf, t.avgdl]
     args.append(depth + TIE_MARGIN)
     return cut_with_ties(await conn.fetch(ranking_sql(len(terms)), *args), depth, "score")

@@ -1,7 +1,9 @@
 """Which collections a call may touch: the agent's current attachments intersected with the
 organisation's non-deleted collections, or the named collections, each of which must be one of
 those; with each, what the search cache needs to know (whether its index has caught up with its
-revision, and the version of its serving generation's term statistics)."""
+revision, and the version of its serving generation's term statistics) and whether its index
+backlog has rows (documents the serving generation may lack: one index probe, so a collection
+whose index has caught up costs the search nothing more)."""
 
 from __future__ import annotations
 
@@ -16,7 +18,9 @@ from quire.v1 import errors_pb2
 AGENT_ATTACHMENTS = "SELECT attached_collection_ids FROM agents WHERE org_id = $1 AND agent_id = $2"
 LIVE_COLLECTIONS = """
 SELECT c.collection_id, c.revision, c.serving_generation,
-       c.settled_revision = c.revision AS settled, coalesce(s.version, 0) AS stats_version
+       c.settled_revision = c.revision AS settled, coalesce(s.version, 0) AS stats_version,
+       EXISTS (SELECT 1 FROM index_backlog b
+               WHERE b.org_id = c.org_id AND b.collection_id = c.collection_id) AS backlog
 FROM collections c
 LEFT JOIN generation_stats s ON s.org_id = c.org_id AND s.collection_id = c.collection_id
  AND s.generation = c.serving_generation
@@ -37,6 +41,9 @@ class ScopedCollection:
     # (indexer/worker/settle.py): only then may a result be cached.
     settled: bool = False
     stats_version: int = 0
+    # The index backlog has rows: documents the serving generation may not hold yet
+    # (knowledge/pending.py checks them).
+    backlog: bool = False
 
 
 def _uuids(values: list[str]) -> list[uuid.UUID]:
@@ -91,6 +98,7 @@ async def resolve(
             r["serving_generation"],
             settled=r["settled"],
             stats_version=r["stats_version"],
+            backlog=r["backlog"],
         )
         for r in rows
     ]

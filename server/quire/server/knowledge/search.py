@@ -4,7 +4,9 @@ LEGACY_FTS is the document-level baseline (design §4). HYBRID works at chunk le
 collection's serving generation: a full-text arm (BM25), a vector arm and a file-name arm, plus
 the legacy arm for collections that have no ready generation yet, fused at document level by a
 convex combination of normalised scores (or RRF, `HybridTuning.fusion`); each hit carries its
-document's best chunk.
+document's best chunk. READY documents the serving generation does not hold yet join the
+full-text arm at document level (knowledge/pending.py), and every hit says whether its
+document is indexed (`HitIndexState`).
 
 Determinism (docs/retrieval-quality.md, "Determinism"): the same data and query give the same
 ranking whatever else the database holds. The vector arm is an exact scan of the scoped
@@ -27,15 +29,13 @@ import numpy.typing as npt
 
 from quire.indexer import fingerprint
 from quire.server import telemetry
-from quire.server.engine.fusion import convex, rrf
-from quire.server.engine.lexical import or_query
-from quire.server.knowledge import bm25
+from quire.server.engine.fusion import convex, normalise, rrf
+from quire.server.engine.lexical import headline, or_query
+from quire.server.knowledge import bm25, pending
 from quire.server.knowledge.scope import ScopedCollection
 from quire.server.services.base import SCHEMA_VERSION
 from quire.server.storage.database import apply_settings
 from quire.v1 import knowledge_pb2
-
-HEADLINE_CHARS = 100_000
 
 LEGACY = f"""
 WITH q AS (SELECT {or_query("$3")} AS q),
@@ -50,8 +50,7 @@ hits AS (
     LIMIT $5
 )
 SELECT h.document_id, h.collection_id, h.file_name, h.rank, h.name_match,
-       ts_headline('simple', left(h.extracted_text, {HEADLINE_CHARS}), q.q,
-                   'MaxWords=32, MinWords=12, MaxFragments=1') AS snippet
+       {headline("h.extracted_text", "q.q")} AS snippet
 FROM hits h, q
 ORDER BY h.name_match DESC, h.rank DESC, h.document_id
 """
@@ -126,9 +125,12 @@ ORDER BY m.contains DESC, m.similarity DESC, m.document_id
 LIMIT $4
 """
 DOCUMENTS = """
-SELECT d.document_id, d.collection_id, d.file_name FROM documents d
+SELECT d.document_id, d.collection_id, d.file_name, d.status FROM documents d
 WHERE d.org_id = $1 AND d.document_id = ANY($2::uuid[])
 """
+# Statuses of a document whose latest upload is not extracted yet: whatever the index holds
+# for it is older.
+_EXTRACTING = (knowledge_pb2.DOCUMENT_STATUS_PENDING, knowledge_pb2.DOCUMENT_STATUS_PROCESSING)
 CHUNKS = """
 SELECT c.document_id, c.chunk_ordinal, c.chunk_id, c.content, c.heading_path, c.generation
 FROM unnest($2::uuid[], $3::int[]) AS k(document_id, ordinal)
@@ -254,6 +256,11 @@ class Arms:
     vector: list[tuple[ChunkKey, float]] = field(default_factory=list)
     file_name: list[tuple[uuid.UUID, float]] = field(default_factory=list)
     legacy: dict[uuid.UUID, knowledge_pb2.KnowledgeHit] = field(default_factory=dict)
+    # READY documents of indexed collections whose current text the serving generation does
+    # not hold (their chunks, if any, are left out of the chunk arms), and those of them
+    # matching the query with their document-level BM25 score (knowledge/pending.py).
+    pending_ids: frozenset[uuid.UUID] = frozenset()
+    pending: list[tuple[uuid.UUID, float]] = field(default_factory=list)
     # Whether the vector arm scanned exactly (False: HNSW, or no indexed collection).
     exact_vector: bool = False
 
@@ -296,6 +303,9 @@ async def gather_arms(
                     CHUNK_FTS, org_id, ids, gens, query, tuning.depth, tuning.rank_normalization
                 )
         arms.fts = [((r["document_id"], r["chunk_ordinal"]), float(r["score"])) for r in fts_rows]
+    behind = [c for c in indexed if c.backlog]
+    if behind:
+        await _pending_arm(conn, org_id, behind, query, arms, tuning)
     with telemetry.tracer.start_as_current_span("search.file_name"):
         name_rows = await conn.fetch(
             FILE_NAME,
@@ -319,9 +329,40 @@ async def gather_arms(
                 conn, org_id, ids, gens, ready, tuning.depth, tuning, exact=arms.exact_vector
             )
         arms.vector = [
-            ((r["document_id"], r["chunk_ordinal"]), 1.0 - float(r["distance"])) for r in vec_rows
+            ((r["document_id"], r["chunk_ordinal"]), 1.0 - float(r["distance"]))
+            for r in vec_rows
+            if r["document_id"] not in arms.pending_ids
         ]
     return arms
+
+
+async def _pending_arm(
+    conn: asyncpg.Connection,
+    org_id: uuid.UUID,
+    behind: Sequence[ScopedCollection],
+    query: str,
+    arms: Arms,
+    tuning: HybridTuning,
+) -> None:
+    """The pending documents of `behind` (collections whose backlog has rows) and their
+    document-level lexical candidates; their stale chunks leave the full-text arm."""
+    ids = [c.collection_id for c in behind]
+    gens = [c.serving_generation for c in behind]
+    with telemetry.tracer.start_as_current_span("search.pending"):
+        arms.pending_ids = await pending.documents(conn, org_id, ids, gens)
+        if not arms.pending_ids:
+            return
+        arms.fts = [(key, score) for key, score in arms.fts if key[0] not in arms.pending_ids]
+        arms.pending = await pending.rank(
+            conn,
+            org_id,
+            ids,
+            gens,
+            query,
+            arms.pending_ids,
+            tuning.depth,
+            max_df_ratio=tuning.max_df_ratio,
+        )
 
 
 async def vector_rows(
@@ -366,10 +407,18 @@ def fuse(
     """The document ranking (document, fused score), best first, cut to `limit` (None: all),
     and each document's best chunk: the one the chunk arms, fused the same way at chunk level,
     rank highest. Equal scores keep the arms' order (lexical, then vector, file name, legacy;
-    each best first, its own ties by document id); `hits_for` orders them by file name."""
+    each best first, its own ties by document id); `hits_for` orders them by file name.
+
+    Pending documents (knowledge/pending.py) are full-text candidates like any other. They
+    have no vectors yet, and an arm they cannot enter must not sink them below every indexed
+    document it returns, so they get a vector share too: the vector arm's best, scaled by
+    their full-text score relative to the full-text arm's best (with RRF: the vector arm's
+    share of their full-text rank)."""
     with telemetry.tracer.start_as_current_span("search.fusion"):
+        # Stable: a pending document ties after an indexed one.
+        lexical = sorted(_best_per_document(arms.fts) + arms.pending, key=lambda item: -item[1])
         docs = [
-            _best_per_document(arms.fts),
+            lexical,
             _best_per_document(arms.vector),
             arms.file_name,
             [(doc, hit.score) for doc, hit in arms.legacy.items()],
@@ -384,6 +433,7 @@ def fuse(
         chunk_weights = weights[:2]
         if tuning.fusion == "rrf":
             fused = rrf([[d for d, _ in arm] for arm in docs], k=tuning.rrf_k, weights=weights)
+            stand_in = {d: 1 / (tuning.rrf_k + r) for r, (d, _) in enumerate(lexical, 1)}
             chunk_ranking = rrf(
                 [[k for k, _ in arm] for arm in chunk_arms], k=tuning.rrf_k, weights=chunk_weights
             )
@@ -392,11 +442,16 @@ def fuse(
             fused = convex(
                 docs, weights=weights, method=tuning.normalisation, pad_to=[pad, 0, pad, pad]
             )
+            stand_in = _vector_stand_in(lexical, docs[1], tuning) if arms.pending else {}
             chunk_ranking = convex(
                 chunk_arms, weights=chunk_weights, method=tuning.normalisation, pad_to=[pad, 0]
             )
         else:
             raise ValueError(f"unknown fusion {tuning.fusion!r}")
+        if arms.pending:
+            fused = _stand_in(
+                fused, {d: tuning.vector_weight * stand_in.get(d, 0.0) for d, _ in arms.pending}
+            )
         best_chunk: dict[uuid.UUID, int] = {}
         for (doc, ordinal), _ in chunk_ranking:
             best_chunk.setdefault(doc, ordinal)
@@ -415,18 +470,20 @@ async def hybrid(
     """Needs the caller's transaction to hold the tuning settings (see HybridTuning.settings).
     `vector` may still be computing (see gather_arms)."""
     arms = await gather_arms(conn, org_id, scope, query, vector, tuning)
-    return await hits_for(conn, org_id, scope, arms, tuning, limit)
+    return await hits_for(conn, org_id, scope, query, arms, tuning, limit)
 
 
 async def hits_for(
     conn: asyncpg.Connection,
     org_id: uuid.UUID,
     scope: Sequence[ScopedCollection],
+    query: str,
     arms: Arms,
     tuning: HybridTuning,
     limit: int,
 ) -> list[knowledge_pb2.KnowledgeHit]:
-    """The hits of fused arms: each document with its best chunk (or legacy snippet)."""
+    """The hits of fused arms: each document with its best chunk (or, found at document
+    level, a ts_headline of its text) and whether it is indexed."""
     ranked, best_chunk = fuse(arms, tuning, None)
     if not ranked:
         return []
@@ -449,6 +506,10 @@ async def hits_for(
         CHUNKS, org_id, with_chunks, [best_chunk[d] for d in with_chunks], ids, gens
     )
     chunks = {r["document_id"]: r for r in chunk_rows}
+    headlines = await pending.snippets(
+        conn, org_id, [d for d in chosen if d in arms.pending_ids and d not in best_chunk], query
+    )
+    unindexed = {c.collection_id for c in scope if c.serving_generation == 0}
     hits = []
     for rank, (doc, score) in enumerate(fused, start=1):
         meta = docs.get(doc)
@@ -461,6 +522,11 @@ async def hits_for(
             file_name=meta["file_name"],
             score=score,
             rank=rank,
+            index_state=knowledge_pb2.HIT_INDEX_STATE_PENDING
+            if doc in arms.pending_ids
+            or meta["collection_id"] in unindexed
+            or meta["status"] in _EXTRACTING
+            else knowledge_pb2.HIT_INDEX_STATE_INDEXED,
         )
         chunk = chunks.get(doc)
         if chunk is not None:
@@ -471,8 +537,34 @@ async def hits_for(
             hit.snippet = chunk["content"]
         elif doc in arms.legacy:
             hit.snippet = arms.legacy[doc].snippet
+        elif doc in headlines:
+            hit.snippet = headlines[doc]
         hits.append(hit)
     return hits
+
+
+def _vector_stand_in(
+    lexical: Sequence[tuple[uuid.UUID, float]],
+    vector: Sequence[tuple[uuid.UUID, float]],
+    tuning: HybridTuning,
+) -> dict[uuid.UUID, float]:
+    """Convex fusion: each full-text candidate's normalised score relative to the best one,
+    times the vector arm's best normalised score (see `fuse`)."""
+    pad = tuning.depth if tuning.pad_sparse_arms else 0
+    shares = normalise(lexical, tuning.normalisation, pad)
+    best_vector = max(normalise(vector, tuning.normalisation).values(), default=0.0)
+    top = max(shares.values(), default=0.0)
+    if top <= 0:
+        return {}
+    return {doc: best_vector * share / top for doc, share in shares.items()}
+
+
+def _stand_in(
+    fused: Sequence[tuple[uuid.UUID, float]], extra: dict[uuid.UUID, float]
+) -> list[tuple[uuid.UUID, float]]:
+    """`fused` with `extra` added to some documents' scores, re-sorted (stable)."""
+    added = [(doc, score + extra.get(doc, 0.0)) for doc, score in fused]
+    return sorted(added, key=lambda item: -item[1])
 
 
 def _tied(ranked: Sequence[tuple[uuid.UUID, float]], limit: int) -> list[uuid.UUID]:

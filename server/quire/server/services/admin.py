@@ -11,7 +11,7 @@ from google.protobuf import json_format
 from grpc import aio
 
 from quire.indexer import fingerprint
-from quire.indexer.worker import generations, jobs
+from quire.indexer.worker import backlog, generations, jobs
 from quire.indexer.worker.pipeline import BUILD
 from quire.server import auth
 from quire.server.auth import Scope
@@ -256,6 +256,8 @@ class AdminService(admin_service_pb2_grpc.AdminServiceServicer):
                     errors_pb2.ERROR_CODE_NOT_FOUND, "No earlier generation to roll back to"
                 )
             await conn.execute(ROLL_BACK, who.org_id, collection_id, current, previous)
+            # What the revived generation lacks is found at document level (index_backlog).
+            await backlog.reconcile(conn, who.org_id, collection_id, previous)
             await generations.notify_index(conn, who.org_id, collection_id)
             await self._audit(
                 conn,
