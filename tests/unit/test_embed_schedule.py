@@ -80,3 +80,17 @@ def test_a_huge_document_counts_at_most_the_cap_towards_the_queue() -> None:
     while schedule:
         schedule.take(16, 10_000)
     assert schedule.queued_chars == 0
+
+
+def test_remove_takes_one_document_out_and_keeps_the_turns() -> None:
+    schedule: EmbedSchedule[Doc] = EmbedSchedule()
+    big = Doc(BULK, BIG, ["x"] * 40, "big")
+    small = Doc(SMALL, ONE, ["y"] * 2, "small")
+    schedule.put(big)
+    schedule.put(small)
+    schedule.take(4, 10_000)  # a slice of big: it stays waiting
+    schedule.remove(big)
+    assert len(schedule) == 1 and schedule.queued_chars == 2
+    assert names(schedule.take(16, 10_000)) == [("small", 2)]
+    schedule.remove(big)  # no longer waiting: nothing to do
+    assert not schedule and schedule.queued_chars == 0

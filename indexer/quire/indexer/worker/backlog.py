@@ -1,5 +1,5 @@
 """The index backlog: documents whose current text a collection's serving generation may not
-hold yet (migration 0006), so that HYBRID finds them at document level meanwhile
+hold yet (migration 0009), so that HYBRID finds them at document level meanwhile
 (docs/knowledge.md, "Documents not yet indexed").
 
 A superset, kept by three kinds of write:
@@ -73,7 +73,7 @@ WHERE (b.org_id, b.collection_id, b.document_id) IN (
 )
 """
 # READY documents with text whose version generation $3 does not hold. Chunks written before
-# migration 0006 ('-infinity') count as current, as they did before it.
+# migration 0009 ('-infinity') count as current, as they did before it.
 ADD_MISSING = f"""
 INSERT INTO index_backlog (org_id, collection_id, document_id, text_as_of)
 SELECT d.org_id, d.collection_id, d.document_id, d.updated_at

@@ -118,6 +118,20 @@ class EmbedSchedule(Generic[T]):
                 del self._orgs[org_id]
         return out
 
+    def remove(self, item: T) -> None:
+        """Takes a waiting document out (its embedding failed: it is retried whole)."""
+        collections = self._orgs.get(item.org_id)
+        queue = collections.get(item.collection_id) if collections is not None else None
+        if collections is None or queue is None or item not in queue:
+            return
+        queue.remove(item)
+        self._items -= 1
+        self.queued_chars -= self._counted(self._remaining.pop(id(item)))
+        if not queue:
+            del collections[item.collection_id]
+            if not collections:
+                del self._orgs[item.org_id]
+
     def clear(self) -> list[T]:
         """Removes and returns every waiting document (a stopping worker hands them back)."""
         waiting = [item for cs in self._orgs.values() for q in cs.values() for item in q]

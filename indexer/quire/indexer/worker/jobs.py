@@ -141,11 +141,6 @@ def _job(row: asyncpg.Record) -> Job:
     )
 
 
-async def claim(conn: asyncpg.Connection, worker_id: str) -> Job | None:
-    claimed = await claim_batch(conn, worker_id, 1)
-    return claimed[0] if claimed else None
-
-
 async def claim_batch(
     conn: asyncpg.Connection,
     worker_id: str,

@@ -609,7 +609,7 @@ class Worker:
             except Exception:
                 log.exception("embedding failed")
                 for item in dict.fromkeys(part.item for part in group):
-                    self._drop_from_schedule(item)
+                    self._schedule.remove(item)
                     await self._complete(item, False)
                 continue
             finally:
@@ -622,17 +622,11 @@ class Worker:
         offset = 0
         for part in group:
             size = part.end - part.start
-            item_vectors = _vectors(item=part.item)
+            item_vectors = _vectors(part.item)
             item_vectors[part.start : part.end] = vectors[offset : offset + size]
             offset += size
             if part.last and not part.item.outcome.done():
                 await self._write_q.put(part.item)
-
-    def _drop_from_schedule(self, item: _Item) -> None:
-        """Takes a document whose slice failed out of the schedule (it is retried whole)."""
-        kept = [i for i in self._schedule.clear() if i is not item]
-        for other in kept:
-            self._schedule.put(other)
 
     # --- stage 3: write chunks --------------------------------------------------------------
 
