@@ -157,6 +157,23 @@ async def test_document_cursor_with_a_number_for_the_id(
     )
 
 
+@pytest.mark.parametrize("rpc", ["ListDocuments", "ListPages"])
+async def test_cursors_at_and_over_their_length_bound_are_refused(
+    harness: Harness, world: World, input_counts: InputCounts, rpc: str
+) -> None:
+    """The bound (1,024 characters for ListDocuments, 4,096 for ListPages) and one over it:
+    the same typed refusal, before any decoding."""
+    bound = 1024 if rpc == "ListDocuments" else 4096
+    for size in (bound, bound + 1):
+        token = "A" * size
+        call = (
+            list_documents(harness, world.a, world.collection, token)
+            if rpc == "ListDocuments"
+            else list_pages(harness, world.a, token)
+        )
+        await refused(input_counts, rpc, call)
+
+
 async def test_page_cursor_with_a_nul_byte(
     harness: Harness, world: World, input_counts: InputCounts
 ) -> None:

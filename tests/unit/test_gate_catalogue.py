@@ -25,6 +25,16 @@ def test_a_name_resolves_inside_and_a_link_inside_counts(tmp_path: Path) -> None
     assert catalogue.locate(str(tmp_path / "sets"), "alias") == real.resolve()
 
 
+def test_a_name_of_64_characters_resolves_and_65_is_refused(tmp_path: Path) -> None:
+    sets = tmp_path / "sets"
+    longest = _dataset(sets / ("x" * 64))
+    _dataset(sets / ("y" * 65))
+    assert catalogue.locate(str(sets), "x" * 64) == longest.resolve()
+    with pytest.raises(QuireError) as refused:
+        catalogue.locate(str(sets), "y" * 65)
+    assert refused.value is catalogue.DATASET_NOT_FOUND
+
+
 @pytest.mark.parametrize("name", ["..", ".", ".hidden", "a/b", "/etc", "x" * 65, "out", "file"])
 def test_everything_else_is_not_found(tmp_path: Path, name: str) -> None:
     sets = tmp_path / "sets"
