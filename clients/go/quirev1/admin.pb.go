@@ -26,9 +26,12 @@ const (
 type Scope int32
 
 const (
+	// Never valid on a key.
 	Scope_SCOPE_UNSPECIFIED Scope = 0
-	Scope_SCOPE_READ        Scope = 1
-	Scope_SCOPE_WRITE       Scope = 2
+	// Searches, reads, listings and tool definitions.
+	Scope_SCOPE_READ Scope = 1
+	// Page syncs, collections, uploads and agents.
+	Scope_SCOPE_WRITE Scope = 2
 	// Deployment administration (modes, kill switch, keys, gate, index rebuilds).
 	Scope_SCOPE_ADMIN Scope = 3
 	// May send per-request planner settings.
@@ -83,12 +86,17 @@ func (Scope) EnumDescriptor() ([]byte, []int) {
 // Retrieval metrics of one mode over a judged data set (document level).
 type ModeMetrics struct {
 	state protoimpl.MessageState `protogen:"open.v1"`
-	Mode  RetrievalMode          `protobuf:"varint,1,opt,name=mode,proto3,enum=quire.v1.RetrievalMode" json:"mode,omitempty"`
+	// The mode measured; UNSPECIFIED for a diagnostic arm (see label).
+	Mode RetrievalMode `protobuf:"varint,1,opt,name=mode,proto3,enum=quire.v1.RetrievalMode" json:"mode,omitempty"`
 	// Label for diagnostic arms that are not a serving mode (e.g. "vector_only").
-	Label         string  `protobuf:"bytes,2,opt,name=label,proto3" json:"label,omitempty"`
-	NdcgAt_10     float64 `protobuf:"fixed64,3,opt,name=ndcg_at_10,json=ndcgAt10,proto3" json:"ndcg_at_10,omitempty"`
-	RecallAt_10   float64 `protobuf:"fixed64,4,opt,name=recall_at_10,json=recallAt10,proto3" json:"recall_at_10,omitempty"`
-	RecallAt_100  float64 `protobuf:"fixed64,5,opt,name=recall_at_100,json=recallAt100,proto3" json:"recall_at_100,omitempty"`
+	Label string `protobuf:"bytes,2,opt,name=label,proto3" json:"label,omitempty"`
+	// Mean nDCG@10 over the queries, 0–1.
+	NdcgAt_10 float64 `protobuf:"fixed64,3,opt,name=ndcg_at_10,json=ndcgAt10,proto3" json:"ndcg_at_10,omitempty"`
+	// Mean recall@10 over the queries, 0–1.
+	RecallAt_10 float64 `protobuf:"fixed64,4,opt,name=recall_at_10,json=recallAt10,proto3" json:"recall_at_10,omitempty"`
+	// Mean recall@100 over the queries, 0–1.
+	RecallAt_100 float64 `protobuf:"fixed64,5,opt,name=recall_at_100,json=recallAt100,proto3" json:"recall_at_100,omitempty"`
+	// Mean reciprocal rank of the first relevant document within the top 10, 0–1.
 	MrrAt_10      float64 `protobuf:"fixed64,6,opt,name=mrr_at_10,json=mrrAt10,proto3" json:"mrr_at_10,omitempty"`
 	unknownFields protoimpl.UnknownFields
 	sizeCache     protoimpl.SizeCache
@@ -166,20 +174,28 @@ func (x *ModeMetrics) GetMrrAt_10() float64 {
 	return 0
 }
 
+// The outcome of one baseline gate run.
 type GateResult struct {
-	state         protoimpl.MessageState `protogen:"open.v1"`
-	SchemaVersion uint32                 `protobuf:"varint,1,opt,name=schema_version,json=schemaVersion,proto3" json:"schema_version,omitempty"`
+	state protoimpl.MessageState `protogen:"open.v1"`
+	// The version of this message's layout; 1 for every message of quire.v1 today.
+	SchemaVersion uint32 `protobuf:"varint,1,opt,name=schema_version,json=schemaVersion,proto3" json:"schema_version,omitempty"`
 	// The index fingerprint the gate was measured with; only a result for the current fingerprint
 	// counts.
-	Fingerprint string         `protobuf:"bytes,2,opt,name=fingerprint,proto3" json:"fingerprint,omitempty"`
-	Dataset     string         `protobuf:"bytes,3,opt,name=dataset,proto3" json:"dataset,omitempty"`
-	Split       string         `protobuf:"bytes,4,opt,name=split,proto3" json:"split,omitempty"`
-	Metrics     []*ModeMetrics `protobuf:"bytes,5,rep,name=metrics,proto3" json:"metrics,omitempty"`
+	Fingerprint string `protobuf:"bytes,2,opt,name=fingerprint,proto3" json:"fingerprint,omitempty"`
+	// The data set's name.
+	Dataset string `protobuf:"bytes,3,opt,name=dataset,proto3" json:"dataset,omitempty"`
+	// The split whose queries and judgements were used, e.g. "test".
+	Split string `protobuf:"bytes,4,opt,name=split,proto3" json:"split,omitempty"`
+	// One entry per mode (and diagnostic arm) measured.
+	Metrics []*ModeMetrics `protobuf:"bytes,5,rep,name=metrics,proto3" json:"metrics,omitempty"`
 	// Hybrid no worse than LEGACY_FTS on nDCG@10 and Recall@100.
-	Passed        bool                   `protobuf:"varint,6,opt,name=passed,proto3" json:"passed,omitempty"`
-	MeasuredAt    *timestamppb.Timestamp `protobuf:"bytes,7,opt,name=measured_at,json=measuredAt,proto3" json:"measured_at,omitempty"`
-	Queries       uint32                 `protobuf:"varint,8,opt,name=queries,proto3" json:"queries,omitempty"`
-	Documents     uint32                 `protobuf:"varint,9,opt,name=documents,proto3" json:"documents,omitempty"`
+	Passed bool `protobuf:"varint,6,opt,name=passed,proto3" json:"passed,omitempty"`
+	// When the gate finished.
+	MeasuredAt *timestamppb.Timestamp `protobuf:"bytes,7,opt,name=measured_at,json=measuredAt,proto3" json:"measured_at,omitempty"`
+	// Queries evaluated.
+	Queries uint32 `protobuf:"varint,8,opt,name=queries,proto3" json:"queries,omitempty"`
+	// Documents indexed for the run.
+	Documents     uint32 `protobuf:"varint,9,opt,name=documents,proto3" json:"documents,omitempty"`
 	unknownFields protoimpl.UnknownFields
 	sizeCache     protoimpl.SizeCache
 }
@@ -277,11 +293,14 @@ func (x *GateResult) GetDocuments() uint32 {
 	return 0
 }
 
+// Progress of a running gate.
 type GateProgress struct {
 	state protoimpl.MessageState `protogen:"open.v1"`
 	// "uploading", "indexing", "querying", "done".
-	Stage         string `protobuf:"bytes,1,opt,name=stage,proto3" json:"stage,omitempty"`
-	Done          uint32 `protobuf:"varint,2,opt,name=done,proto3" json:"done,omitempty"`
+	Stage string `protobuf:"bytes,1,opt,name=stage,proto3" json:"stage,omitempty"`
+	// Items of the stage done so far (documents or queries).
+	Done uint32 `protobuf:"varint,2,opt,name=done,proto3" json:"done,omitempty"`
+	// Items the stage has in all.
 	Total         uint32 `protobuf:"varint,3,opt,name=total,proto3" json:"total,omitempty"`
 	unknownFields protoimpl.UnknownFields
 	sizeCache     protoimpl.SizeCache
@@ -338,24 +357,31 @@ func (x *GateProgress) GetTotal() uint32 {
 	return 0
 }
 
+// Summary of HYBRID_SHADOW comparisons: LEGACY_FTS served, HYBRID run beside it.
 type ShadowReport struct {
-	state         protoimpl.MessageState `protogen:"open.v1"`
-	SchemaVersion uint32                 `protobuf:"varint,1,opt,name=schema_version,json=schemaVersion,proto3" json:"schema_version,omitempty"`
+	state protoimpl.MessageState `protogen:"open.v1"`
+	// The version of this message's layout; 1 for every message of quire.v1 today.
+	SchemaVersion uint32 `protobuf:"varint,1,opt,name=schema_version,json=schemaVersion,proto3" json:"schema_version,omitempty"`
 	// Comparisons recorded.
 	Samples uint64 `protobuf:"varint,2,opt,name=samples,proto3" json:"samples,omitempty"`
 	// Mean |legacy top-k ∩ hybrid top-k| / k.
 	MeanOverlapAtK float64 `protobuf:"fixed64,3,opt,name=mean_overlap_at_k,json=meanOverlapAtK,proto3" json:"mean_overlap_at_k,omitempty"`
 	// Share of calls where both modes put the same document first.
 	Top1Agreement float64 `protobuf:"fixed64,4,opt,name=top1_agreement,json=top1Agreement,proto3" json:"top1_agreement,omitempty"`
-	LegacyP50Ms   float64 `protobuf:"fixed64,5,opt,name=legacy_p50_ms,json=legacyP50Ms,proto3" json:"legacy_p50_ms,omitempty"`
-	LegacyP95Ms   float64 `protobuf:"fixed64,6,opt,name=legacy_p95_ms,json=legacyP95Ms,proto3" json:"legacy_p95_ms,omitempty"`
-	HybridP50Ms   float64 `protobuf:"fixed64,7,opt,name=hybrid_p50_ms,json=hybridP50Ms,proto3" json:"hybrid_p50_ms,omitempty"`
-	HybridP95Ms   float64 `protobuf:"fixed64,8,opt,name=hybrid_p95_ms,json=hybridP95Ms,proto3" json:"hybrid_p95_ms,omitempty"`
+	// Median LEGACY_FTS latency, in milliseconds.
+	LegacyP50Ms float64 `protobuf:"fixed64,5,opt,name=legacy_p50_ms,json=legacyP50Ms,proto3" json:"legacy_p50_ms,omitempty"`
+	// 95th-percentile LEGACY_FTS latency, in milliseconds.
+	LegacyP95Ms float64 `protobuf:"fixed64,6,opt,name=legacy_p95_ms,json=legacyP95Ms,proto3" json:"legacy_p95_ms,omitempty"`
+	// Median HYBRID latency, in milliseconds.
+	HybridP50Ms float64 `protobuf:"fixed64,7,opt,name=hybrid_p50_ms,json=hybridP50Ms,proto3" json:"hybrid_p50_ms,omitempty"`
+	// 95th-percentile HYBRID latency, in milliseconds.
+	HybridP95Ms float64 `protobuf:"fixed64,8,opt,name=hybrid_p95_ms,json=hybridP95Ms,proto3" json:"hybrid_p95_ms,omitempty"`
 	// Shadow runs that failed or timed out (never visible to callers).
-	ShadowFailures uint64                 `protobuf:"varint,9,opt,name=shadow_failures,json=shadowFailures,proto3" json:"shadow_failures,omitempty"`
-	Since          *timestamppb.Timestamp `protobuf:"bytes,10,opt,name=since,proto3" json:"since,omitempty"`
-	unknownFields  protoimpl.UnknownFields
-	sizeCache      protoimpl.SizeCache
+	ShadowFailures uint64 `protobuf:"varint,9,opt,name=shadow_failures,json=shadowFailures,proto3" json:"shadow_failures,omitempty"`
+	// The time of the oldest comparison counted.
+	Since         *timestamppb.Timestamp `protobuf:"bytes,10,opt,name=since,proto3" json:"since,omitempty"`
+	unknownFields protoimpl.UnknownFields
+	sizeCache     protoimpl.SizeCache
 }
 
 func (x *ShadowReport) Reset() {
@@ -460,15 +486,17 @@ func (x *ShadowReport) GetSince() *timestamppb.Timestamp {
 
 // Per-organisation retrieval settings.
 type RetrievalPolicy struct {
-	state         protoimpl.MessageState `protogen:"open.v1"`
-	SchemaVersion uint32                 `protobuf:"varint,1,opt,name=schema_version,json=schemaVersion,proto3" json:"schema_version,omitempty"`
+	state protoimpl.MessageState `protogen:"open.v1"`
+	// The version of this message's layout; 1 for every message of quire.v1 today.
+	SchemaVersion uint32 `protobuf:"varint,1,opt,name=schema_version,json=schemaVersion,proto3" json:"schema_version,omitempty"`
 	// The organisation's mode; UNSPECIFIED inherits the deployment default.
 	Mode RetrievalMode `protobuf:"varint,2,opt,name=mode,proto3,enum=quire.v1.RetrievalMode" json:"mode,omitempty"`
 	// The mode calls are served with right now (after the kill switch).
 	EffectiveMode RetrievalMode `protobuf:"varint,3,opt,name=effective_mode,json=effectiveMode,proto3,enum=quire.v1.RetrievalMode" json:"effective_mode,omitempty"`
 	// Upper bound for SearchKnowledge.limit: 1–50, default 8.
-	MaxSearchLimit    uint32 `protobuf:"varint,4,opt,name=max_search_limit,json=maxSearchLimit,proto3" json:"max_search_limit,omitempty"`
-	KillSwitchEngaged bool   `protobuf:"varint,5,opt,name=kill_switch_engaged,json=killSwitchEngaged,proto3" json:"kill_switch_engaged,omitempty"`
+	MaxSearchLimit uint32 `protobuf:"varint,4,opt,name=max_search_limit,json=maxSearchLimit,proto3" json:"max_search_limit,omitempty"`
+	// True while the deployment-wide kill switch forces LEGACY_FTS.
+	KillSwitchEngaged bool `protobuf:"varint,5,opt,name=kill_switch_engaged,json=killSwitchEngaged,proto3" json:"kill_switch_engaged,omitempty"`
 	unknownFields     protoimpl.UnknownFields
 	sizeCache         protoimpl.SizeCache
 }
@@ -538,13 +566,20 @@ func (x *RetrievalPolicy) GetKillSwitchEngaged() bool {
 	return false
 }
 
+// An API key of an organisation.
 type ApiKey struct {
-	state         protoimpl.MessageState `protogen:"open.v1"`
-	SchemaVersion uint32                 `protobuf:"varint,1,opt,name=schema_version,json=schemaVersion,proto3" json:"schema_version,omitempty"`
-	KeyId         string                 `protobuf:"bytes,2,opt,name=key_id,json=keyId,proto3" json:"key_id,omitempty"`
-	Scopes        []Scope                `protobuf:"varint,3,rep,packed,name=scopes,proto3,enum=quire.v1.Scope" json:"scopes,omitempty"`
-	// The secret: shown once on creation, never again (empty elsewhere).
-	Secret        string                 `protobuf:"bytes,4,opt,name=secret,proto3" json:"secret,omitempty"`
+	state protoimpl.MessageState `protogen:"open.v1"`
+	// The version of this message's layout; 1 for every message of quire.v1 today.
+	SchemaVersion uint32 `protobuf:"varint,1,opt,name=schema_version,json=schemaVersion,proto3" json:"schema_version,omitempty"`
+	// The key's public id, the `<key_id>` in its token `qk_<key_id>_<secret>`; pass it to
+	// RevokeApiKey.
+	KeyId string `protobuf:"bytes,2,opt,name=key_id,json=keyId,proto3" json:"key_id,omitempty"`
+	// What the key may do.
+	Scopes []Scope `protobuf:"varint,3,rep,packed,name=scopes,proto3,enum=quire.v1.Scope" json:"scopes,omitempty"`
+	// The whole bearer token `qk_<key_id>_<secret>`: shown once on creation, never again
+	// (empty elsewhere).
+	Secret string `protobuf:"bytes,4,opt,name=secret,proto3" json:"secret,omitempty"`
+	// When the key was created.
 	CreatedAt     *timestamppb.Timestamp `protobuf:"bytes,5,opt,name=created_at,json=createdAt,proto3" json:"created_at,omitempty"`
 	unknownFields protoimpl.UnknownFields
 	sizeCache     protoimpl.SizeCache

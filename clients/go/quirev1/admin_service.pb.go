@@ -21,11 +21,12 @@ const (
 	_ = protoimpl.EnforceVersion(protoimpl.MaxVersion - 20)
 )
 
+// Changes the caller organisation's retrieval settings.
 type SetRetrievalPolicyRequest struct {
 	state protoimpl.MessageState `protogen:"open.v1"`
-	// UNSPECIFIED leaves the mode unchanged.
+	// The organisation's new mode; UNSPECIFIED leaves the mode unchanged.
 	Mode RetrievalMode `protobuf:"varint,1,opt,name=mode,proto3,enum=quire.v1.RetrievalMode" json:"mode,omitempty"`
-	// 1–50; 0 leaves the bound unchanged.
+	// The new upper bound for SearchKnowledge.limit: 1–50 hits; 0 leaves the bound unchanged.
 	MaxSearchLimit uint32 `protobuf:"varint,2,opt,name=max_search_limit,json=maxSearchLimit,proto3" json:"max_search_limit,omitempty"`
 	// First returns the organisation to the defaults (mode inherited from the deployment,
 	// max_search_limit 8), then applies mode and max_search_limit if set.
@@ -85,9 +86,11 @@ func (x *SetRetrievalPolicyRequest) GetReset_() bool {
 	return false
 }
 
+// The answer to SetRetrievalPolicy.
 type SetRetrievalPolicyResponse struct {
-	state         protoimpl.MessageState `protogen:"open.v1"`
-	Policy        *RetrievalPolicy       `protobuf:"bytes,1,opt,name=policy,proto3" json:"policy,omitempty"`
+	state protoimpl.MessageState `protogen:"open.v1"`
+	// The organisation's policy after the change.
+	Policy        *RetrievalPolicy `protobuf:"bytes,1,opt,name=policy,proto3" json:"policy,omitempty"`
 	unknownFields protoimpl.UnknownFields
 	sizeCache     protoimpl.SizeCache
 }
@@ -129,6 +132,7 @@ func (x *SetRetrievalPolicyResponse) GetPolicy() *RetrievalPolicy {
 	return nil
 }
 
+// Asks for the caller organisation's retrieval settings; takes no arguments.
 type GetRetrievalPolicyRequest struct {
 	state         protoimpl.MessageState `protogen:"open.v1"`
 	unknownFields protoimpl.UnknownFields
@@ -165,9 +169,11 @@ func (*GetRetrievalPolicyRequest) Descriptor() ([]byte, []int) {
 	return file_quire_v1_admin_service_proto_rawDescGZIP(), []int{2}
 }
 
+// The answer to GetRetrievalPolicy.
 type GetRetrievalPolicyResponse struct {
-	state         protoimpl.MessageState `protogen:"open.v1"`
-	Policy        *RetrievalPolicy       `protobuf:"bytes,1,opt,name=policy,proto3" json:"policy,omitempty"`
+	state protoimpl.MessageState `protogen:"open.v1"`
+	// The organisation's policy.
+	Policy        *RetrievalPolicy `protobuf:"bytes,1,opt,name=policy,proto3" json:"policy,omitempty"`
 	unknownFields protoimpl.UnknownFields
 	sizeCache     protoimpl.SizeCache
 }
@@ -209,9 +215,11 @@ func (x *GetRetrievalPolicyResponse) GetPolicy() *RetrievalPolicy {
 	return nil
 }
 
+// Engages or releases the deployment-wide kill switch.
 type SetKillSwitchRequest struct {
-	state         protoimpl.MessageState `protogen:"open.v1"`
-	Engaged       bool                   `protobuf:"varint,1,opt,name=engaged,proto3" json:"engaged,omitempty"`
+	state protoimpl.MessageState `protogen:"open.v1"`
+	// True forces LEGACY_FTS for every organisation; false returns each to its own mode.
+	Engaged       bool `protobuf:"varint,1,opt,name=engaged,proto3" json:"engaged,omitempty"`
 	unknownFields protoimpl.UnknownFields
 	sizeCache     protoimpl.SizeCache
 }
@@ -253,9 +261,11 @@ func (x *SetKillSwitchRequest) GetEngaged() bool {
 	return false
 }
 
+// The answer to SetKillSwitch.
 type SetKillSwitchResponse struct {
-	state         protoimpl.MessageState `protogen:"open.v1"`
-	Policy        *RetrievalPolicy       `protobuf:"bytes,1,opt,name=policy,proto3" json:"policy,omitempty"`
+	state protoimpl.MessageState `protogen:"open.v1"`
+	// The caller organisation's policy after the change.
+	Policy        *RetrievalPolicy `protobuf:"bytes,1,opt,name=policy,proto3" json:"policy,omitempty"`
 	unknownFields protoimpl.UnknownFields
 	sizeCache     protoimpl.SizeCache
 }
@@ -297,10 +307,14 @@ func (x *SetKillSwitchResponse) GetPolicy() *RetrievalPolicy {
 	return nil
 }
 
+// Sets a namespace's planner settings for SearchPages.
 type SetNamespaceSearchConfigRequest struct {
-	state         protoimpl.MessageState `protogen:"open.v1"`
-	Namespace     string                 `protobuf:"bytes,1,opt,name=namespace,proto3" json:"namespace,omitempty"`
-	Config        *PageSearchConfig      `protobuf:"bytes,2,opt,name=config,proto3" json:"config,omitempty"`
+	state protoimpl.MessageState `protogen:"open.v1"`
+	// The namespace (of the caller's organisation; else NOT_FOUND): 1–128 characters of [A-Za-z0-9._-].
+	Namespace string `protobuf:"bytes,1,opt,name=namespace,proto3" json:"namespace,omitempty"`
+	// The namespace's settings; replaces the stored ones (an unset field inherits the
+	// deployment default).
+	Config        *PageSearchConfig `protobuf:"bytes,2,opt,name=config,proto3" json:"config,omitempty"`
 	unknownFields protoimpl.UnknownFields
 	sizeCache     protoimpl.SizeCache
 }
@@ -349,11 +363,15 @@ func (x *SetNamespaceSearchConfigRequest) GetConfig() *PageSearchConfig {
 	return nil
 }
 
+// The answer to SetNamespaceSearchConfig.
 type SetNamespaceSearchConfigResponse struct {
-	state         protoimpl.MessageState `protogen:"open.v1"`
-	SchemaVersion uint32                 `protobuf:"varint,1,opt,name=schema_version,json=schemaVersion,proto3" json:"schema_version,omitempty"`
-	Namespace     string                 `protobuf:"bytes,2,opt,name=namespace,proto3" json:"namespace,omitempty"`
-	Config        *PageSearchConfig      `protobuf:"bytes,3,opt,name=config,proto3" json:"config,omitempty"`
+	state protoimpl.MessageState `protogen:"open.v1"`
+	// The version of this message's layout; 1 for every message of quire.v1 today.
+	SchemaVersion uint32 `protobuf:"varint,1,opt,name=schema_version,json=schemaVersion,proto3" json:"schema_version,omitempty"`
+	// The namespace changed.
+	Namespace string `protobuf:"bytes,2,opt,name=namespace,proto3" json:"namespace,omitempty"`
+	// The settings now stored for it.
+	Config        *PageSearchConfig `protobuf:"bytes,3,opt,name=config,proto3" json:"config,omitempty"`
 	unknownFields protoimpl.UnknownFields
 	sizeCache     protoimpl.SizeCache
 }
@@ -409,10 +427,13 @@ func (x *SetNamespaceSearchConfigResponse) GetConfig() *PageSearchConfig {
 	return nil
 }
 
+// Builds a new index generation of a collection.
 type RebuildIndexRequest struct {
-	state        protoimpl.MessageState `protogen:"open.v1"`
-	CollectionId string                 `protobuf:"bytes,1,opt,name=collection_id,json=collectionId,proto3" json:"collection_id,omitempty"`
-	// New index version; empty keeps the current one (rebuilds with the current model).
+	state protoimpl.MessageState `protogen:"open.v1"`
+	// The collection's id (a UUID); a malformed or unknown one is COLLECTION_NOT_FOUND.
+	CollectionId string `protobuf:"bytes,1,opt,name=collection_id,json=collectionId,proto3" json:"collection_id,omitempty"`
+	// New index version, at most 64 characters; empty keeps the serving generation's (rebuilds
+	// with the current model).
 	IndexVersion  string `protobuf:"bytes,2,opt,name=index_version,json=indexVersion,proto3" json:"index_version,omitempty"`
 	unknownFields protoimpl.UnknownFields
 	sizeCache     protoimpl.SizeCache
@@ -462,9 +483,11 @@ func (x *RebuildIndexRequest) GetIndexVersion() string {
 	return ""
 }
 
+// The answer to RebuildIndex.
 type RebuildIndexResponse struct {
-	state         protoimpl.MessageState `protogen:"open.v1"`
-	Status        *IndexStatus           `protobuf:"bytes,1,opt,name=status,proto3" json:"status,omitempty"`
+	state protoimpl.MessageState `protogen:"open.v1"`
+	// The collection's generations, with the new one BUILDING.
+	Status        *IndexStatus `protobuf:"bytes,1,opt,name=status,proto3" json:"status,omitempty"`
 	unknownFields protoimpl.UnknownFields
 	sizeCache     protoimpl.SizeCache
 }
@@ -506,9 +529,11 @@ func (x *RebuildIndexResponse) GetStatus() *IndexStatus {
 	return nil
 }
 
+// Serves a collection's newest retired generation again.
 type RollbackIndexRequest struct {
-	state         protoimpl.MessageState `protogen:"open.v1"`
-	CollectionId  string                 `protobuf:"bytes,1,opt,name=collection_id,json=collectionId,proto3" json:"collection_id,omitempty"`
+	state protoimpl.MessageState `protogen:"open.v1"`
+	// The collection's id (a UUID); a malformed or unknown one is COLLECTION_NOT_FOUND.
+	CollectionId  string `protobuf:"bytes,1,opt,name=collection_id,json=collectionId,proto3" json:"collection_id,omitempty"`
 	unknownFields protoimpl.UnknownFields
 	sizeCache     protoimpl.SizeCache
 }
@@ -550,9 +575,11 @@ func (x *RollbackIndexRequest) GetCollectionId() string {
 	return ""
 }
 
+// The answer to RollbackIndex.
 type RollbackIndexResponse struct {
-	state         protoimpl.MessageState `protogen:"open.v1"`
-	Status        *IndexStatus           `protobuf:"bytes,1,opt,name=status,proto3" json:"status,omitempty"`
+	state protoimpl.MessageState `protogen:"open.v1"`
+	// The collection's generations after the rollback.
+	Status        *IndexStatus `protobuf:"bytes,1,opt,name=status,proto3" json:"status,omitempty"`
 	unknownFields protoimpl.UnknownFields
 	sizeCache     protoimpl.SizeCache
 }
@@ -594,18 +621,21 @@ func (x *RollbackIndexResponse) GetStatus() *IndexStatus {
 	return nil
 }
 
+// Runs the baseline gate on a judged data set.
 type RunGateRequest struct {
 	state protoimpl.MessageState `protogen:"open.v1"`
 	// The name of a data set in the directory the server's operator configured
-	// (`--gate-datasets`): 1–64 characters of [A-Za-z0-9._-], not starting with a dot, naming a
+	// (`--gate-datasets`): 1–64 characters of [A-Za-z0-9._-] starting with a letter or digit, naming a
 	// sub-directory in BEIR layout (corpus.jsonl, queries*.jsonl, qrels/<split>.tsv). Not a
 	// path. Any name that is not a data set there is NOT_FOUND; a server with no directory
 	// configured answers UNIMPLEMENTED.
 	Dataset string `protobuf:"bytes,1,opt,name=dataset,proto3" json:"dataset,omitempty"`
-	// e.g. "train".
+	// The split whose queries and judgements to use (qrels/<split>.tsv), 1–128 characters of
+	// [A-Za-z0-9._-], e.g. "test". Default "train".
 	Split string `protobuf:"bytes,2,opt,name=split,proto3" json:"split,omitempty"`
-	// 0 means all; otherwise the first N documents / queries (for smoke runs).
-	MaxDocuments  uint32 `protobuf:"varint,3,opt,name=max_documents,json=maxDocuments,proto3" json:"max_documents,omitempty"`
+	// Index only the first N documents (for smoke runs); 0 means all.
+	MaxDocuments uint32 `protobuf:"varint,3,opt,name=max_documents,json=maxDocuments,proto3" json:"max_documents,omitempty"`
+	// Evaluate only the first N queries (for smoke runs); 0 means all.
 	MaxQueries    uint32 `protobuf:"varint,4,opt,name=max_queries,json=maxQueries,proto3" json:"max_queries,omitempty"`
 	unknownFields protoimpl.UnknownFields
 	sizeCache     protoimpl.SizeCache
@@ -669,8 +699,11 @@ func (x *RunGateRequest) GetMaxQueries() uint32 {
 	return 0
 }
 
+// A server message of RunGate.
 type RunGateResponse struct {
 	state protoimpl.MessageState `protogen:"open.v1"`
+	// Which message this is.
+	//
 	// Types that are valid to be assigned to Message:
 	//
 	//	*RunGateResponse_Progress
@@ -740,6 +773,7 @@ type isRunGateResponse_Message interface {
 }
 
 type RunGateResponse_Progress struct {
+	// Progress of the running gate.
 	Progress *GateProgress `protobuf:"bytes,1,opt,name=progress,proto3,oneof"`
 }
 
@@ -752,6 +786,7 @@ func (*RunGateResponse_Progress) isRunGateResponse_Message() {}
 
 func (*RunGateResponse_Result) isRunGateResponse_Message() {}
 
+// Asks for the latest gate result; takes no arguments.
 type GetGateStatusRequest struct {
 	state         protoimpl.MessageState `protogen:"open.v1"`
 	unknownFields protoimpl.UnknownFields
@@ -788,12 +823,15 @@ func (*GetGateStatusRequest) Descriptor() ([]byte, []int) {
 	return file_quire_v1_admin_service_proto_rawDescGZIP(), []int{14}
 }
 
+// The answer to GetGateStatus.
 type GetGateStatusResponse struct {
-	state         protoimpl.MessageState `protogen:"open.v1"`
-	SchemaVersion uint32                 `protobuf:"varint,1,opt,name=schema_version,json=schemaVersion,proto3" json:"schema_version,omitempty"`
+	state protoimpl.MessageState `protogen:"open.v1"`
+	// The version of this message's layout; 1 for every message of quire.v1 today.
+	SchemaVersion uint32 `protobuf:"varint,1,opt,name=schema_version,json=schemaVersion,proto3" json:"schema_version,omitempty"`
 	// Unset when no gate has been recorded for the current fingerprint.
-	Result             *GateResult `protobuf:"bytes,2,opt,name=result,proto3" json:"result,omitempty"`
-	CurrentFingerprint string      `protobuf:"bytes,3,opt,name=current_fingerprint,json=currentFingerprint,proto3" json:"current_fingerprint,omitempty"`
+	Result *GateResult `protobuf:"bytes,2,opt,name=result,proto3" json:"result,omitempty"`
+	// The index fingerprint a gate result must have been measured with to count.
+	CurrentFingerprint string `protobuf:"bytes,3,opt,name=current_fingerprint,json=currentFingerprint,proto3" json:"current_fingerprint,omitempty"`
 	unknownFields      protoimpl.UnknownFields
 	sizeCache          protoimpl.SizeCache
 }
@@ -849,6 +887,7 @@ func (x *GetGateStatusResponse) GetCurrentFingerprint() string {
 	return ""
 }
 
+// Asks for the caller organisation's shadow comparisons; takes no arguments.
 type GetShadowReportRequest struct {
 	state         protoimpl.MessageState `protogen:"open.v1"`
 	unknownFields protoimpl.UnknownFields
@@ -885,9 +924,11 @@ func (*GetShadowReportRequest) Descriptor() ([]byte, []int) {
 	return file_quire_v1_admin_service_proto_rawDescGZIP(), []int{16}
 }
 
+// The answer to GetShadowReport.
 type GetShadowReportResponse struct {
-	state         protoimpl.MessageState `protogen:"open.v1"`
-	Report        *ShadowReport          `protobuf:"bytes,1,opt,name=report,proto3" json:"report,omitempty"`
+	state protoimpl.MessageState `protogen:"open.v1"`
+	// The summary.
+	Report        *ShadowReport `protobuf:"bytes,1,opt,name=report,proto3" json:"report,omitempty"`
 	unknownFields protoimpl.UnknownFields
 	sizeCache     protoimpl.SizeCache
 }
@@ -929,9 +970,11 @@ func (x *GetShadowReportResponse) GetReport() *ShadowReport {
 	return nil
 }
 
+// Creates an API key.
 type CreateApiKeyRequest struct {
-	state         protoimpl.MessageState `protogen:"open.v1"`
-	Scopes        []Scope                `protobuf:"varint,1,rep,packed,name=scopes,proto3,enum=quire.v1.Scope" json:"scopes,omitempty"`
+	state protoimpl.MessageState `protogen:"open.v1"`
+	// What the key may do: one or more scopes, none UNSPECIFIED.
+	Scopes        []Scope `protobuf:"varint,1,rep,packed,name=scopes,proto3,enum=quire.v1.Scope" json:"scopes,omitempty"`
 	unknownFields protoimpl.UnknownFields
 	sizeCache     protoimpl.SizeCache
 }
@@ -973,9 +1016,11 @@ func (x *CreateApiKeyRequest) GetScopes() []Scope {
 	return nil
 }
 
+// The answer to CreateApiKey.
 type CreateApiKeyResponse struct {
-	state         protoimpl.MessageState `protogen:"open.v1"`
-	Key           *ApiKey                `protobuf:"bytes,1,opt,name=key,proto3" json:"key,omitempty"`
+	state protoimpl.MessageState `protogen:"open.v1"`
+	// The new key, with its secret (shown only here).
+	Key           *ApiKey `protobuf:"bytes,1,opt,name=key,proto3" json:"key,omitempty"`
 	unknownFields protoimpl.UnknownFields
 	sizeCache     protoimpl.SizeCache
 }
@@ -1017,9 +1062,11 @@ func (x *CreateApiKeyResponse) GetKey() *ApiKey {
 	return nil
 }
 
+// Revokes an API key.
 type RevokeApiKeyRequest struct {
-	state         protoimpl.MessageState `protogen:"open.v1"`
-	KeyId         string                 `protobuf:"bytes,1,opt,name=key_id,json=keyId,proto3" json:"key_id,omitempty"`
+	state protoimpl.MessageState `protogen:"open.v1"`
+	// The key's id (at most 64 characters; a longer or unknown one is NOT_FOUND).
+	KeyId         string `protobuf:"bytes,1,opt,name=key_id,json=keyId,proto3" json:"key_id,omitempty"`
 	unknownFields protoimpl.UnknownFields
 	sizeCache     protoimpl.SizeCache
 }
@@ -1061,10 +1108,13 @@ func (x *RevokeApiKeyRequest) GetKeyId() string {
 	return ""
 }
 
+// The answer to RevokeApiKey.
 type RevokeApiKeyResponse struct {
-	state         protoimpl.MessageState `protogen:"open.v1"`
-	SchemaVersion uint32                 `protobuf:"varint,1,opt,name=schema_version,json=schemaVersion,proto3" json:"schema_version,omitempty"`
-	KeyId         string                 `protobuf:"bytes,2,opt,name=key_id,json=keyId,proto3" json:"key_id,omitempty"`
+	state protoimpl.MessageState `protogen:"open.v1"`
+	// The version of this message's layout; 1 for every message of quire.v1 today.
+	SchemaVersion uint32 `protobuf:"varint,1,opt,name=schema_version,json=schemaVersion,proto3" json:"schema_version,omitempty"`
+	// The key revoked.
+	KeyId         string `protobuf:"bytes,2,opt,name=key_id,json=keyId,proto3" json:"key_id,omitempty"`
 	unknownFields protoimpl.UnknownFields
 	sizeCache     protoimpl.SizeCache
 }
@@ -1117,10 +1167,11 @@ var File_quire_v1_admin_service_proto protoreflect.FileDescriptor
 
 const file_quire_v1_admin_service_proto_rawDesc = "" +
 	"\n" +
-	"\x1cquire/v1/admin_service.proto\x12\bquire.v1\x1a\x14quire/v1/admin.proto\x1a\x18quire/v1/knowledge.proto\x1a\x1cquire/v1/search_config.proto\"\x88\x01\n" +
+	"\x1cquire/v1/admin_service.proto\x12\bquire.v1\x1a\x14quire/v1/admin.proto\x1a\x15quire/v1/bounds.proto\x1a\x18quire/v1/knowledge.proto\x1a\x1cquire/v1/search_config.proto\"\x98\x01\n" +
 	"\x19SetRetrievalPolicyRequest\x12+\n" +
-	"\x04mode\x18\x01 \x01(\x0e2\x17.quire.v1.RetrievalModeR\x04mode\x12(\n" +
-	"\x10max_search_limit\x18\x02 \x01(\rR\x0emaxSearchLimit\x12\x14\n" +
+	"\x04mode\x18\x01 \x01(\x0e2\x17.quire.v1.RetrievalModeR\x04mode\x128\n" +
+	"\x10max_search_limit\x18\x02 \x01(\rB\x0e\xf2\xb6\x18\n" +
+	"\b\x01\x102J\x04hitsR\x0emaxSearchLimit\x12\x14\n" +
 	"\x05reset\x18\x03 \x01(\bR\x05reset\"O\n" +
 	"\x1aSetRetrievalPolicyResponse\x121\n" +
 	"\x06policy\x18\x01 \x01(\v2\x19.quire.v1.RetrievalPolicyR\x06policy\"\x1b\n" +
@@ -1130,26 +1181,26 @@ const file_quire_v1_admin_service_proto_rawDesc = "" +
 	"\x14SetKillSwitchRequest\x12\x18\n" +
 	"\aengaged\x18\x01 \x01(\bR\aengaged\"J\n" +
 	"\x15SetKillSwitchResponse\x121\n" +
-	"\x06policy\x18\x01 \x01(\v2\x19.quire.v1.RetrievalPolicyR\x06policy\"s\n" +
-	"\x1fSetNamespaceSearchConfigRequest\x12\x1c\n" +
-	"\tnamespace\x18\x01 \x01(\tR\tnamespace\x122\n" +
+	"\x06policy\x18\x01 \x01(\v2\x19.quire.v1.RetrievalPolicyR\x06policy\"\x91\x01\n" +
+	"\x1fSetNamespaceSearchConfigRequest\x12:\n" +
+	"\tnamespace\x18\x01 \x01(\tB\x1c\xf2\xb6\x18\x18\x18\x01 \x80\x01:\x11^[A-Za-z0-9._-]+$R\tnamespace\x122\n" +
 	"\x06config\x18\x02 \x01(\v2\x1a.quire.v1.PageSearchConfigR\x06config\"\x9b\x01\n" +
 	" SetNamespaceSearchConfigResponse\x12%\n" +
 	"\x0eschema_version\x18\x01 \x01(\rR\rschemaVersion\x12\x1c\n" +
 	"\tnamespace\x18\x02 \x01(\tR\tnamespace\x122\n" +
-	"\x06config\x18\x03 \x01(\v2\x1a.quire.v1.PageSearchConfigR\x06config\"_\n" +
+	"\x06config\x18\x03 \x01(\v2\x1a.quire.v1.PageSearchConfigR\x06config\"g\n" +
 	"\x13RebuildIndexRequest\x12#\n" +
-	"\rcollection_id\x18\x01 \x01(\tR\fcollectionId\x12#\n" +
-	"\rindex_version\x18\x02 \x01(\tR\findexVersion\"E\n" +
+	"\rcollection_id\x18\x01 \x01(\tR\fcollectionId\x12+\n" +
+	"\rindex_version\x18\x02 \x01(\tB\x06\xf2\xb6\x18\x02 @R\findexVersion\"E\n" +
 	"\x14RebuildIndexResponse\x12-\n" +
 	"\x06status\x18\x01 \x01(\v2\x15.quire.v1.IndexStatusR\x06status\";\n" +
 	"\x14RollbackIndexRequest\x12#\n" +
 	"\rcollection_id\x18\x01 \x01(\tR\fcollectionId\"F\n" +
 	"\x15RollbackIndexResponse\x12-\n" +
-	"\x06status\x18\x01 \x01(\v2\x15.quire.v1.IndexStatusR\x06status\"\x86\x01\n" +
-	"\x0eRunGateRequest\x12\x18\n" +
-	"\adataset\x18\x01 \x01(\tR\adataset\x12\x14\n" +
-	"\x05split\x18\x02 \x01(\tR\x05split\x12#\n" +
+	"\x06status\x18\x01 \x01(\v2\x15.quire.v1.IndexStatusR\x06status\"\xd5\x01\n" +
+	"\x0eRunGateRequest\x12@\n" +
+	"\adataset\x18\x01 \x01(\tB&\xf2\xb6\x18\"\x18\x01 @:\x1c^[A-Za-z0-9][A-Za-z0-9._-]*$R\adataset\x12;\n" +
+	"\x05split\x18\x02 \x01(\tB%\xf2\xb6\x18!\x18\x01 \x80\x01:\x11^[A-Za-z0-9._-]+$B\a\"train\"R\x05split\x12#\n" +
 	"\rmax_documents\x18\x03 \x01(\rR\fmaxDocuments\x12\x1f\n" +
 	"\vmax_queries\x18\x04 \x01(\rR\n" +
 	"maxQueries\"\x82\x01\n" +
@@ -1168,9 +1219,9 @@ const file_quire_v1_admin_service_proto_rawDesc = "" +
 	"\x13CreateApiKeyRequest\x12'\n" +
 	"\x06scopes\x18\x01 \x03(\x0e2\x0f.quire.v1.ScopeR\x06scopes\":\n" +
 	"\x14CreateApiKeyResponse\x12\"\n" +
-	"\x03key\x18\x01 \x01(\v2\x10.quire.v1.ApiKeyR\x03key\",\n" +
-	"\x13RevokeApiKeyRequest\x12\x15\n" +
-	"\x06key_id\x18\x01 \x01(\tR\x05keyId\"T\n" +
+	"\x03key\x18\x01 \x01(\v2\x10.quire.v1.ApiKeyR\x03key\"4\n" +
+	"\x13RevokeApiKeyRequest\x12\x1d\n" +
+	"\x06key_id\x18\x01 \x01(\tB\x06\xf2\xb6\x18\x02 @R\x05keyId\"T\n" +
 	"\x14RevokeApiKeyResponse\x12%\n" +
 	"\x0eschema_version\x18\x01 \x01(\rR\rschemaVersion\x12\x15\n" +
 	"\x06key_id\x18\x02 \x01(\tR\x05keyId2\xc0\a\n" +
@@ -1283,6 +1334,7 @@ func file_quire_v1_admin_service_proto_init() {
 		return
 	}
 	file_quire_v1_admin_proto_init()
+	file_quire_v1_bounds_proto_init()
 	file_quire_v1_knowledge_proto_init()
 	file_quire_v1_search_config_proto_init()
 	file_quire_v1_admin_service_proto_msgTypes[13].OneofWrappers = []any{

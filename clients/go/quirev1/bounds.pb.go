@@ -156,6 +156,8 @@ var file_quire_v1_bounds_proto_extTypes = []protoimpl.ExtensionInfo{
 
 // Extension fields to descriptorpb.FieldOptions.
 var (
+	// The field's bounds; set on every request field the server bounds.
+	//
 	// optional quire.v1.FieldBounds bounds = 50030;
 	E_Bounds = &file_quire_v1_bounds_proto_extTypes[0]
 )

@@ -28,6 +28,7 @@ const (
 type ErrorCode int32
 
 const (
+	// Never sent.
 	ErrorCode_ERROR_CODE_UNSPECIFIED ErrorCode = 0
 	// A request field is missing, malformed or out of range [INVALID_ARGUMENT].
 	ErrorCode_ERROR_CODE_INVALID_REQUEST ErrorCode = 1
@@ -215,11 +216,13 @@ func (x *FieldViolation) GetDescription() string {
 // `google.rpc.ErrorInfo` whose reason is the ErrorCode name without its prefix.
 type ErrorDetail struct {
 	state protoimpl.MessageState `protogen:"open.v1"`
-	Code  ErrorCode              `protobuf:"varint,1,opt,name=code,proto3,enum=quire.v1.ErrorCode" json:"code,omitempty"`
+	// What failed.
+	Code ErrorCode `protobuf:"varint,1,opt,name=code,proto3,enum=quire.v1.ErrorCode" json:"code,omitempty"`
 	// Human-readable; never needs parsing.
 	Message string `protobuf:"bytes,2,opt,name=message,proto3" json:"message,omitempty"`
 	// For PAGE_CHANGED: the page's current revision. Empty otherwise.
-	CurrentRevision string            `protobuf:"bytes,3,opt,name=current_revision,json=currentRevision,proto3" json:"current_revision,omitempty"`
+	CurrentRevision string `protobuf:"bytes,3,opt,name=current_revision,json=currentRevision,proto3" json:"current_revision,omitempty"`
+	// For INVALID_REQUEST (and COLLECTION_NOT_FOUND on collection_ids): each offending field.
 	FieldViolations []*FieldViolation `protobuf:"bytes,4,rep,name=field_violations,json=fieldViolations,proto3" json:"field_violations,omitempty"`
 	// When set, wait at least this long before retrying.
 	RetryAfter    *durationpb.Duration `protobuf:"bytes,5,opt,name=retry_after,json=retryAfter,proto3" json:"retry_after,omitempty"`

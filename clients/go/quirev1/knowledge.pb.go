@@ -27,6 +27,7 @@ const (
 type RetrievalMode int32
 
 const (
+	// Not set: inherit (the deployment default for an organisation; never served).
 	RetrievalMode_RETRIEVAL_MODE_UNSPECIFIED RetrievalMode = 0
 	// Document-level full-text search over extracted text (the baseline).
 	RetrievalMode_RETRIEVAL_MODE_LEGACY_FTS RetrievalMode = 1
@@ -79,14 +80,21 @@ func (RetrievalMode) EnumDescriptor() ([]byte, []int) {
 	return file_quire_v1_knowledge_proto_rawDescGZIP(), []int{0}
 }
 
+// Where a document is in extraction: PENDING → PROCESSING → READY | FAILED.
 type DocumentStatus int32
 
 const (
+	// Never sent.
 	DocumentStatus_DOCUMENT_STATUS_UNSPECIFIED DocumentStatus = 0
-	DocumentStatus_DOCUMENT_STATUS_PENDING     DocumentStatus = 1
-	DocumentStatus_DOCUMENT_STATUS_PROCESSING  DocumentStatus = 2
-	DocumentStatus_DOCUMENT_STATUS_READY       DocumentStatus = 3
-	DocumentStatus_DOCUMENT_STATUS_FAILED      DocumentStatus = 4
+	// Uploaded (or waiting to retry) and queued for extraction.
+	DocumentStatus_DOCUMENT_STATUS_PENDING DocumentStatus = 1
+	// The worker is extracting its text.
+	DocumentStatus_DOCUMENT_STATUS_PROCESSING DocumentStatus = 2
+	// Extracted: its text (possibly the literal "no text extracted") is searchable and readable.
+	DocumentStatus_DOCUMENT_STATUS_READY DocumentStatus = 3
+	// Extraction failed for good (extract_error says why); text from an earlier successful
+	// extraction is kept.
+	DocumentStatus_DOCUMENT_STATUS_FAILED DocumentStatus = 4
 	// Sent only by WatchDocuments: the document was deleted (the rest is its last state).
 	DocumentStatus_DOCUMENT_STATUS_DELETED DocumentStatus = 5
 )
@@ -196,14 +204,20 @@ func (HitIndexState) EnumDescriptor() ([]byte, []int) {
 	return file_quire_v1_knowledge_proto_rawDescGZIP(), []int{2}
 }
 
+// The life of an index generation: BUILDING → READY (serving) → RETIRED (kept for rollback).
 type GenerationState int32
 
 const (
+	// Never sent.
 	GenerationState_GENERATION_STATE_UNSPECIFIED GenerationState = 0
-	GenerationState_GENERATION_STATE_BUILDING    GenerationState = 1
-	GenerationState_GENERATION_STATE_READY       GenerationState = 2
-	GenerationState_GENERATION_STATE_RETIRED     GenerationState = 3
-	GenerationState_GENERATION_STATE_FAILED      GenerationState = 4
+	// Being built beside the serving generation; receives incremental writes.
+	GenerationState_GENERATION_STATE_BUILDING GenerationState = 1
+	// Built and flipped to; the collection's serving generation.
+	GenerationState_GENERATION_STATE_READY GenerationState = 2
+	// Replaced by a newer generation; the newest retired one is what RollbackIndex serves again.
+	GenerationState_GENERATION_STATE_RETIRED GenerationState = 3
+	// The build failed (IndexGeneration.error says why); never served.
+	GenerationState_GENERATION_STATE_FAILED GenerationState = 4
 )
 
 // Enum value maps for GenerationState.
@@ -251,19 +265,25 @@ func (GenerationState) EnumDescriptor() ([]byte, []int) {
 	return file_quire_v1_knowledge_proto_rawDescGZIP(), []int{3}
 }
 
+// A knowledge collection: a named set of an organisation's uploaded documents.
 type Collection struct {
-	state         protoimpl.MessageState `protogen:"open.v1"`
-	SchemaVersion uint32                 `protobuf:"varint,1,opt,name=schema_version,json=schemaVersion,proto3" json:"schema_version,omitempty"`
-	CollectionId  string                 `protobuf:"bytes,2,opt,name=collection_id,json=collectionId,proto3" json:"collection_id,omitempty"`
-	Name          string                 `protobuf:"bytes,3,opt,name=name,proto3" json:"name,omitempty"`
+	state protoimpl.MessageState `protogen:"open.v1"`
+	// The version of this message's layout; 1 for every message of quire.v1 today.
+	SchemaVersion uint32 `protobuf:"varint,1,opt,name=schema_version,json=schemaVersion,proto3" json:"schema_version,omitempty"`
+	// The collection's id, a UUID.
+	CollectionId string `protobuf:"bytes,2,opt,name=collection_id,json=collectionId,proto3" json:"collection_id,omitempty"`
+	// The collection's name (1–200 characters), unique among the organisation's live ones.
+	Name string `protobuf:"bytes,3,opt,name=name,proto3" json:"name,omitempty"`
 	// Advances on every upload, edit or removal.
-	Revision      int64  `protobuf:"varint,4,opt,name=revision,proto3" json:"revision,omitempty"`
+	Revision int64 `protobuf:"varint,4,opt,name=revision,proto3" json:"revision,omitempty"`
+	// Live documents in the collection.
 	DocumentCount uint32 `protobuf:"varint,5,opt,name=document_count,json=documentCount,proto3" json:"document_count,omitempty"`
 	// 0 when no generation is ready yet.
-	ServingGeneration int64                  `protobuf:"varint,6,opt,name=serving_generation,json=servingGeneration,proto3" json:"serving_generation,omitempty"`
-	CreatedAt         *timestamppb.Timestamp `protobuf:"bytes,7,opt,name=created_at,json=createdAt,proto3" json:"created_at,omitempty"`
-	unknownFields     protoimpl.UnknownFields
-	sizeCache         protoimpl.SizeCache
+	ServingGeneration int64 `protobuf:"varint,6,opt,name=serving_generation,json=servingGeneration,proto3" json:"serving_generation,omitempty"`
+	// When the collection was created.
+	CreatedAt     *timestamppb.Timestamp `protobuf:"bytes,7,opt,name=created_at,json=createdAt,proto3" json:"created_at,omitempty"`
+	unknownFields protoimpl.UnknownFields
+	sizeCache     protoimpl.SizeCache
 }
 
 func (x *Collection) Reset() {
@@ -345,25 +365,36 @@ func (x *Collection) GetCreatedAt() *timestamppb.Timestamp {
 	return nil
 }
 
+// An uploaded file of a collection and the state of its extraction.
 type Document struct {
-	state         protoimpl.MessageState `protogen:"open.v1"`
-	SchemaVersion uint32                 `protobuf:"varint,1,opt,name=schema_version,json=schemaVersion,proto3" json:"schema_version,omitempty"`
-	DocumentId    string                 `protobuf:"bytes,2,opt,name=document_id,json=documentId,proto3" json:"document_id,omitempty"`
-	CollectionId  string                 `protobuf:"bytes,3,opt,name=collection_id,json=collectionId,proto3" json:"collection_id,omitempty"`
-	FileName      string                 `protobuf:"bytes,4,opt,name=file_name,json=fileName,proto3" json:"file_name,omitempty"`
-	MimeType      string                 `protobuf:"bytes,5,opt,name=mime_type,json=mimeType,proto3" json:"mime_type,omitempty"`
-	SizeBytes     uint64                 `protobuf:"varint,6,opt,name=size_bytes,json=sizeBytes,proto3" json:"size_bytes,omitempty"`
+	state protoimpl.MessageState `protogen:"open.v1"`
+	// The version of this message's layout; 1 for every message of quire.v1 today.
+	SchemaVersion uint32 `protobuf:"varint,1,opt,name=schema_version,json=schemaVersion,proto3" json:"schema_version,omitempty"`
+	// The document's id, a UUID; it stays the same across edits.
+	DocumentId string `protobuf:"bytes,2,opt,name=document_id,json=documentId,proto3" json:"document_id,omitempty"`
+	// The collection the document belongs to.
+	CollectionId string `protobuf:"bytes,3,opt,name=collection_id,json=collectionId,proto3" json:"collection_id,omitempty"`
+	// The file name given at upload (1–255 characters).
+	FileName string `protobuf:"bytes,4,opt,name=file_name,json=fileName,proto3" json:"file_name,omitempty"`
+	// The media type given at upload, or the one told from the file name.
+	MimeType string `protobuf:"bytes,5,opt,name=mime_type,json=mimeType,proto3" json:"mime_type,omitempty"`
+	// Size of the uploaded file in bytes.
+	SizeBytes uint64 `protobuf:"varint,6,opt,name=size_bytes,json=sizeBytes,proto3" json:"size_bytes,omitempty"`
 	// sha256 (hex) of the original bytes.
-	Sha256 string         `protobuf:"bytes,7,opt,name=sha256,proto3" json:"sha256,omitempty"`
+	Sha256 string `protobuf:"bytes,7,opt,name=sha256,proto3" json:"sha256,omitempty"`
+	// Where the document is in extraction.
 	Status DocumentStatus `protobuf:"varint,8,opt,name=status,proto3,enum=quire.v1.DocumentStatus" json:"status,omitempty"`
 	// "no text extracted" when extraction produced no text; the failure reason when FAILED.
 	ExtractError string `protobuf:"bytes,9,opt,name=extract_error,json=extractError,proto3" json:"extract_error,omitempty"`
-	Attempts     uint32 `protobuf:"varint,10,opt,name=attempts,proto3" json:"attempts,omitempty"`
+	// How many times the document entered PROCESSING (failures are retried up to 3 times).
+	Attempts uint32 `protobuf:"varint,10,opt,name=attempts,proto3" json:"attempts,omitempty"`
 	// Length of the extracted text in Unicode code points.
 	TextLength uint64 `protobuf:"varint,11,opt,name=text_length,json=textLength,proto3" json:"text_length,omitempty"`
 	// Collection revision at this document's last change.
-	Revision  int64                  `protobuf:"varint,12,opt,name=revision,proto3" json:"revision,omitempty"`
+	Revision int64 `protobuf:"varint,12,opt,name=revision,proto3" json:"revision,omitempty"`
+	// When the document was first uploaded.
 	CreatedAt *timestamppb.Timestamp `protobuf:"bytes,13,opt,name=created_at,json=createdAt,proto3" json:"created_at,omitempty"`
+	// When the document last changed (upload, edit or status).
 	UpdatedAt *timestamppb.Timestamp `protobuf:"bytes,14,opt,name=updated_at,json=updatedAt,proto3" json:"updated_at,omitempty"`
 	// The character encoding a text-like file (text, csv, markup, calendar, contacts, transcript)
 	// was decoded from, as a Python codec name: "utf-8", "utf-16-le", "cp1252", "cp932", ...
@@ -509,11 +540,15 @@ func (x *Document) GetDetectedEncoding() string {
 	return ""
 }
 
+// An agent: a caller-chosen id and the collections it searches.
 type Agent struct {
-	state                 protoimpl.MessageState `protogen:"open.v1"`
-	SchemaVersion         uint32                 `protobuf:"varint,1,opt,name=schema_version,json=schemaVersion,proto3" json:"schema_version,omitempty"`
-	AgentId               string                 `protobuf:"bytes,2,opt,name=agent_id,json=agentId,proto3" json:"agent_id,omitempty"`
-	AttachedCollectionIds []string               `protobuf:"bytes,3,rep,name=attached_collection_ids,json=attachedCollectionIds,proto3" json:"attached_collection_ids,omitempty"`
+	state protoimpl.MessageState `protogen:"open.v1"`
+	// The version of this message's layout; 1 for every message of quire.v1 today.
+	SchemaVersion uint32 `protobuf:"varint,1,opt,name=schema_version,json=schemaVersion,proto3" json:"schema_version,omitempty"`
+	// The agent's id (1–128 characters of [A-Za-z0-9._:-]).
+	AgentId string `protobuf:"bytes,2,opt,name=agent_id,json=agentId,proto3" json:"agent_id,omitempty"`
+	// The collections the agent searches (UUIDs), at most 100.
+	AttachedCollectionIds []string `protobuf:"bytes,3,rep,name=attached_collection_ids,json=attachedCollectionIds,proto3" json:"attached_collection_ids,omitempty"`
 	// Increments on every upsert.
 	ConfigVersion int64 `protobuf:"varint,4,opt,name=config_version,json=configVersion,proto3" json:"config_version,omitempty"`
 	unknownFields protoimpl.UnknownFields
@@ -578,22 +613,30 @@ func (x *Agent) GetConfigVersion() int64 {
 	return 0
 }
 
+// A SearchKnowledge hit: a document (LEGACY_FTS) or one of its chunks (HYBRID).
 type KnowledgeHit struct {
-	state         protoimpl.MessageState `protogen:"open.v1"`
-	SchemaVersion uint32                 `protobuf:"varint,1,opt,name=schema_version,json=schemaVersion,proto3" json:"schema_version,omitempty"`
-	DocumentId    string                 `protobuf:"bytes,2,opt,name=document_id,json=documentId,proto3" json:"document_id,omitempty"`
-	CollectionId  string                 `protobuf:"bytes,3,opt,name=collection_id,json=collectionId,proto3" json:"collection_id,omitempty"`
-	FileName      string                 `protobuf:"bytes,4,opt,name=file_name,json=fileName,proto3" json:"file_name,omitempty"`
+	state protoimpl.MessageState `protogen:"open.v1"`
+	// The version of this message's layout; 1 for every message of quire.v1 today.
+	SchemaVersion uint32 `protobuf:"varint,1,opt,name=schema_version,json=schemaVersion,proto3" json:"schema_version,omitempty"`
+	// The document's id; pass it to ReadDocument.
+	DocumentId string `protobuf:"bytes,2,opt,name=document_id,json=documentId,proto3" json:"document_id,omitempty"`
+	// The collection the document belongs to.
+	CollectionId string `protobuf:"bytes,3,opt,name=collection_id,json=collectionId,proto3" json:"collection_id,omitempty"`
+	// The document's file name.
+	FileName string `protobuf:"bytes,4,opt,name=file_name,json=fileName,proto3" json:"file_name,omitempty"`
 	// LEGACY_FTS: ts_rank. HYBRID: reciprocal-rank-fusion score. Higher is better.
 	Score float64 `protobuf:"fixed64,5,opt,name=score,proto3" json:"score,omitempty"`
 	// LEGACY_FTS: ts_headline (MaxWords=32). HYBRID: the raw chunk text (≤ the chunk ceiling).
 	Snippet string `protobuf:"bytes,6,opt,name=snippet,proto3" json:"snippet,omitempty"`
 	// HYBRID only (empty for document-level hits).
-	ChunkId         string   `protobuf:"bytes,7,opt,name=chunk_id,json=chunkId,proto3" json:"chunk_id,omitempty"`
-	ChunkOrdinal    uint32   `protobuf:"varint,8,opt,name=chunk_ordinal,json=chunkOrdinal,proto3" json:"chunk_ordinal,omitempty"`
-	HeadingPath     []string `protobuf:"bytes,9,rep,name=heading_path,json=headingPath,proto3" json:"heading_path,omitempty"`
-	IndexGeneration int64    `protobuf:"varint,10,opt,name=index_generation,json=indexGeneration,proto3" json:"index_generation,omitempty"`
-	// 1-based.
+	ChunkId string `protobuf:"bytes,7,opt,name=chunk_id,json=chunkId,proto3" json:"chunk_id,omitempty"`
+	// HYBRID only: the chunk's 0-based position in the document.
+	ChunkOrdinal uint32 `protobuf:"varint,8,opt,name=chunk_ordinal,json=chunkOrdinal,proto3" json:"chunk_ordinal,omitempty"`
+	// HYBRID only: the headings above the chunk, outermost first.
+	HeadingPath []string `protobuf:"bytes,9,rep,name=heading_path,json=headingPath,proto3" json:"heading_path,omitempty"`
+	// HYBRID only: the index generation the chunk was read from.
+	IndexGeneration int64 `protobuf:"varint,10,opt,name=index_generation,json=indexGeneration,proto3" json:"index_generation,omitempty"`
+	// 1-based rank in the result.
 	Rank uint32 `protobuf:"varint,11,opt,name=rank,proto3" json:"rank,omitempty"`
 	// HYBRID: whether the document is indexed (see HitIndexState); UNSPECIFIED in LEGACY_FTS.
 	IndexState    HitIndexState `protobuf:"varint,12,opt,name=index_state,json=indexState,proto3,enum=quire.v1.HitIndexState" json:"index_state,omitempty"`
@@ -715,18 +758,25 @@ func (x *KnowledgeHit) GetIndexState() HitIndexState {
 	return HitIndexState_HIT_INDEX_STATE_UNSPECIFIED
 }
 
+// The answer to ReadDocument: a slice of one document's extracted text.
 type DocumentSlice struct {
-	state         protoimpl.MessageState `protogen:"open.v1"`
-	SchemaVersion uint32                 `protobuf:"varint,1,opt,name=schema_version,json=schemaVersion,proto3" json:"schema_version,omitempty"`
-	DocumentId    string                 `protobuf:"bytes,2,opt,name=document_id,json=documentId,proto3" json:"document_id,omitempty"`
-	FileName      string                 `protobuf:"bytes,3,opt,name=file_name,json=fileName,proto3" json:"file_name,omitempty"`
+	state protoimpl.MessageState `protogen:"open.v1"`
+	// The version of this message's layout; 1 for every message of quire.v1 today.
+	SchemaVersion uint32 `protobuf:"varint,1,opt,name=schema_version,json=schemaVersion,proto3" json:"schema_version,omitempty"`
+	// The document read.
+	DocumentId string `protobuf:"bytes,2,opt,name=document_id,json=documentId,proto3" json:"document_id,omitempty"`
+	// The document's file name.
+	FileName string `protobuf:"bytes,3,opt,name=file_name,json=fileName,proto3" json:"file_name,omitempty"`
 	// The slice [offset, next_offset) of the extracted text, in Unicode code points.
-	Text       string `protobuf:"bytes,4,opt,name=text,proto3" json:"text,omitempty"`
-	Offset     uint64 `protobuf:"varint,5,opt,name=offset,proto3" json:"offset,omitempty"`
+	Text string `protobuf:"bytes,4,opt,name=text,proto3" json:"text,omitempty"`
+	// Where the slice starts, in code points (the request's offset).
+	Offset uint64 `protobuf:"varint,5,opt,name=offset,proto3" json:"offset,omitempty"`
+	// Where the slice ends, in code points: pass it as the next request's offset.
 	NextOffset uint64 `protobuf:"varint,6,opt,name=next_offset,json=nextOffset,proto3" json:"next_offset,omitempty"`
 	// Length of the whole extracted text in code points.
-	TotalLength   uint64 `protobuf:"varint,7,opt,name=total_length,json=totalLength,proto3" json:"total_length,omitempty"`
-	Truncated     bool   `protobuf:"varint,8,opt,name=truncated,proto3" json:"truncated,omitempty"`
+	TotalLength uint64 `protobuf:"varint,7,opt,name=total_length,json=totalLength,proto3" json:"total_length,omitempty"`
+	// True when text remains after next_offset.
+	Truncated     bool `protobuf:"varint,8,opt,name=truncated,proto3" json:"truncated,omitempty"`
 	unknownFields protoimpl.UnknownFields
 	sizeCache     protoimpl.SizeCache
 }
@@ -817,16 +867,25 @@ func (x *DocumentSlice) GetTruncated() bool {
 	return false
 }
 
+// One generation of a collection's chunk index.
 type IndexGeneration struct {
-	state            protoimpl.MessageState `protogen:"open.v1"`
-	Generation       int64                  `protobuf:"varint,1,opt,name=generation,proto3" json:"generation,omitempty"`
-	State            GenerationState        `protobuf:"varint,2,opt,name=state,proto3,enum=quire.v1.GenerationState" json:"state,omitempty"`
-	Fingerprint      string                 `protobuf:"bytes,3,opt,name=fingerprint,proto3" json:"fingerprint,omitempty"`
-	IndexVersion     string                 `protobuf:"bytes,4,opt,name=index_version,json=indexVersion,proto3" json:"index_version,omitempty"`
-	DocumentsIndexed uint32                 `protobuf:"varint,5,opt,name=documents_indexed,json=documentsIndexed,proto3" json:"documents_indexed,omitempty"`
-	DocumentsTotal   uint32                 `protobuf:"varint,6,opt,name=documents_total,json=documentsTotal,proto3" json:"documents_total,omitempty"`
-	CreatedAt        *timestamppb.Timestamp `protobuf:"bytes,7,opt,name=created_at,json=createdAt,proto3" json:"created_at,omitempty"`
-	ReadyAt          *timestamppb.Timestamp `protobuf:"bytes,8,opt,name=ready_at,json=readyAt,proto3" json:"ready_at,omitempty"`
+	state protoimpl.MessageState `protogen:"open.v1"`
+	// The generation's number: 1 for a collection's first, then one more per rebuild.
+	Generation int64 `protobuf:"varint,1,opt,name=generation,proto3" json:"generation,omitempty"`
+	// Where the generation is in its life.
+	State GenerationState `protobuf:"varint,2,opt,name=state,proto3,enum=quire.v1.GenerationState" json:"state,omitempty"`
+	// Hash of the embedding model, chunking parameters and index_version it was built with.
+	Fingerprint string `protobuf:"bytes,3,opt,name=fingerprint,proto3" json:"fingerprint,omitempty"`
+	// The index version it was built with (RebuildIndexRequest.index_version).
+	IndexVersion string `protobuf:"bytes,4,opt,name=index_version,json=indexVersion,proto3" json:"index_version,omitempty"`
+	// Documents the build has indexed so far.
+	DocumentsIndexed uint32 `protobuf:"varint,5,opt,name=documents_indexed,json=documentsIndexed,proto3" json:"documents_indexed,omitempty"`
+	// Documents the build covers (those READY when it started).
+	DocumentsTotal uint32 `protobuf:"varint,6,opt,name=documents_total,json=documentsTotal,proto3" json:"documents_total,omitempty"`
+	// When the generation was created.
+	CreatedAt *timestamppb.Timestamp `protobuf:"bytes,7,opt,name=created_at,json=createdAt,proto3" json:"created_at,omitempty"`
+	// When the generation was flipped to (unset before).
+	ReadyAt *timestamppb.Timestamp `protobuf:"bytes,8,opt,name=ready_at,json=readyAt,proto3" json:"ready_at,omitempty"`
 	// Set when state is FAILED.
 	Error         string `protobuf:"bytes,9,opt,name=error,proto3" json:"error,omitempty"`
 	unknownFields protoimpl.UnknownFields
@@ -926,17 +985,21 @@ func (x *IndexGeneration) GetError() string {
 	return ""
 }
 
+// A collection's index generations: the serving one, the one being built and the rest.
 type IndexStatus struct {
-	state         protoimpl.MessageState `protogen:"open.v1"`
-	SchemaVersion uint32                 `protobuf:"varint,1,opt,name=schema_version,json=schemaVersion,proto3" json:"schema_version,omitempty"`
-	CollectionId  string                 `protobuf:"bytes,2,opt,name=collection_id,json=collectionId,proto3" json:"collection_id,omitempty"`
+	state protoimpl.MessageState `protogen:"open.v1"`
+	// The version of this message's layout; 1 for every message of quire.v1 today.
+	SchemaVersion uint32 `protobuf:"varint,1,opt,name=schema_version,json=schemaVersion,proto3" json:"schema_version,omitempty"`
+	// The collection.
+	CollectionId string `protobuf:"bytes,2,opt,name=collection_id,json=collectionId,proto3" json:"collection_id,omitempty"`
 	// 0 when none is ready.
 	ServingGeneration int64 `protobuf:"varint,3,opt,name=serving_generation,json=servingGeneration,proto3" json:"serving_generation,omitempty"`
 	// 0 when no build is running.
-	BuildingGeneration int64              `protobuf:"varint,4,opt,name=building_generation,json=buildingGeneration,proto3" json:"building_generation,omitempty"`
-	Generations        []*IndexGeneration `protobuf:"bytes,5,rep,name=generations,proto3" json:"generations,omitempty"`
-	unknownFields      protoimpl.UnknownFields
-	sizeCache          protoimpl.SizeCache
+	BuildingGeneration int64 `protobuf:"varint,4,opt,name=building_generation,json=buildingGeneration,proto3" json:"building_generation,omitempty"`
+	// The collection's generations, newest first.
+	Generations   []*IndexGeneration `protobuf:"bytes,5,rep,name=generations,proto3" json:"generations,omitempty"`
+	unknownFields protoimpl.UnknownFields
+	sizeCache     protoimpl.SizeCache
 }
 
 func (x *IndexStatus) Reset() {

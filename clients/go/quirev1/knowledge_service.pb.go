@@ -21,9 +21,12 @@ const (
 	_ = protoimpl.EnforceVersion(protoimpl.MaxVersion - 20)
 )
 
+// Creates a collection.
 type CreateCollectionRequest struct {
-	state         protoimpl.MessageState `protogen:"open.v1"`
-	Name          string                 `protobuf:"bytes,1,opt,name=name,proto3" json:"name,omitempty"`
+	state protoimpl.MessageState `protogen:"open.v1"`
+	// The collection's name: 1–200 characters, not blank, unique among the organisation's
+	// non-deleted collections (else ALREADY_EXISTS).
+	Name          string `protobuf:"bytes,1,opt,name=name,proto3" json:"name,omitempty"`
 	unknownFields protoimpl.UnknownFields
 	sizeCache     protoimpl.SizeCache
 }
@@ -65,9 +68,11 @@ func (x *CreateCollectionRequest) GetName() string {
 	return ""
 }
 
+// The answer to CreateCollection.
 type CreateCollectionResponse struct {
-	state         protoimpl.MessageState `protogen:"open.v1"`
-	Collection    *Collection            `protobuf:"bytes,1,opt,name=collection,proto3" json:"collection,omitempty"`
+	state protoimpl.MessageState `protogen:"open.v1"`
+	// The new collection.
+	Collection    *Collection `protobuf:"bytes,1,opt,name=collection,proto3" json:"collection,omitempty"`
 	unknownFields protoimpl.UnknownFields
 	sizeCache     protoimpl.SizeCache
 }
@@ -109,9 +114,11 @@ func (x *CreateCollectionResponse) GetCollection() *Collection {
 	return nil
 }
 
+// Asks for one collection.
 type GetCollectionRequest struct {
-	state         protoimpl.MessageState `protogen:"open.v1"`
-	CollectionId  string                 `protobuf:"bytes,1,opt,name=collection_id,json=collectionId,proto3" json:"collection_id,omitempty"`
+	state protoimpl.MessageState `protogen:"open.v1"`
+	// The collection's id (a UUID); a malformed or unknown one is COLLECTION_NOT_FOUND.
+	CollectionId  string `protobuf:"bytes,1,opt,name=collection_id,json=collectionId,proto3" json:"collection_id,omitempty"`
 	unknownFields protoimpl.UnknownFields
 	sizeCache     protoimpl.SizeCache
 }
@@ -153,9 +160,11 @@ func (x *GetCollectionRequest) GetCollectionId() string {
 	return ""
 }
 
+// The answer to GetCollection.
 type GetCollectionResponse struct {
-	state         protoimpl.MessageState `protogen:"open.v1"`
-	Collection    *Collection            `protobuf:"bytes,1,opt,name=collection,proto3" json:"collection,omitempty"`
+	state protoimpl.MessageState `protogen:"open.v1"`
+	// The collection.
+	Collection    *Collection `protobuf:"bytes,1,opt,name=collection,proto3" json:"collection,omitempty"`
 	unknownFields protoimpl.UnknownFields
 	sizeCache     protoimpl.SizeCache
 }
@@ -197,6 +206,7 @@ func (x *GetCollectionResponse) GetCollection() *Collection {
 	return nil
 }
 
+// Asks for the caller organisation's collections; takes no arguments.
 type ListCollectionsRequest struct {
 	state         protoimpl.MessageState `protogen:"open.v1"`
 	unknownFields protoimpl.UnknownFields
@@ -233,10 +243,13 @@ func (*ListCollectionsRequest) Descriptor() ([]byte, []int) {
 	return file_quire_v1_knowledge_service_proto_rawDescGZIP(), []int{4}
 }
 
+// The answer to ListCollections.
 type ListCollectionsResponse struct {
-	state         protoimpl.MessageState `protogen:"open.v1"`
-	SchemaVersion uint32                 `protobuf:"varint,1,opt,name=schema_version,json=schemaVersion,proto3" json:"schema_version,omitempty"`
-	Collections   []*Collection          `protobuf:"bytes,2,rep,name=collections,proto3" json:"collections,omitempty"`
+	state protoimpl.MessageState `protogen:"open.v1"`
+	// The version of this message's layout; 1 for every message of quire.v1 today.
+	SchemaVersion uint32 `protobuf:"varint,1,opt,name=schema_version,json=schemaVersion,proto3" json:"schema_version,omitempty"`
+	// Every non-deleted collection of the caller's organisation, by name.
+	Collections   []*Collection `protobuf:"bytes,2,rep,name=collections,proto3" json:"collections,omitempty"`
 	unknownFields protoimpl.UnknownFields
 	sizeCache     protoimpl.SizeCache
 }
@@ -285,9 +298,11 @@ func (x *ListCollectionsResponse) GetCollections() []*Collection {
 	return nil
 }
 
+// Soft-deletes a collection.
 type DeleteCollectionRequest struct {
-	state         protoimpl.MessageState `protogen:"open.v1"`
-	CollectionId  string                 `protobuf:"bytes,1,opt,name=collection_id,json=collectionId,proto3" json:"collection_id,omitempty"`
+	state protoimpl.MessageState `protogen:"open.v1"`
+	// The collection's id (a UUID); a malformed or unknown one is COLLECTION_NOT_FOUND.
+	CollectionId  string `protobuf:"bytes,1,opt,name=collection_id,json=collectionId,proto3" json:"collection_id,omitempty"`
 	unknownFields protoimpl.UnknownFields
 	sizeCache     protoimpl.SizeCache
 }
@@ -329,9 +344,11 @@ func (x *DeleteCollectionRequest) GetCollectionId() string {
 	return ""
 }
 
+// The answer to DeleteCollection.
 type DeleteCollectionResponse struct {
-	state         protoimpl.MessageState `protogen:"open.v1"`
-	Collection    *Collection            `protobuf:"bytes,1,opt,name=collection,proto3" json:"collection,omitempty"`
+	state protoimpl.MessageState `protogen:"open.v1"`
+	// The collection as it was deleted.
+	Collection    *Collection `protobuf:"bytes,1,opt,name=collection,proto3" json:"collection,omitempty"`
 	unknownFields protoimpl.UnknownFields
 	sizeCache     protoimpl.SizeCache
 }
@@ -373,14 +390,19 @@ func (x *DeleteCollectionResponse) GetCollection() *Collection {
 	return nil
 }
 
+// What an upload is: the first message of UploadDocument.
 type UploadMetadata struct {
-	state        protoimpl.MessageState `protogen:"open.v1"`
-	CollectionId string                 `protobuf:"bytes,1,opt,name=collection_id,json=collectionId,proto3" json:"collection_id,omitempty"`
-	// 1–255 characters, no path separators or NUL.
+	state protoimpl.MessageState `protogen:"open.v1"`
+	// The collection to upload into: its id (a UUID); a malformed or unknown one is COLLECTION_NOT_FOUND.
+	CollectionId string `protobuf:"bytes,1,opt,name=collection_id,json=collectionId,proto3" json:"collection_id,omitempty"`
+	// The file's name: 1–255 characters, no path separators ("/", "\\"), not "." or "..", no
+	// NUL. Its extension picks the file type.
 	FileName string `protobuf:"bytes,2,opt,name=file_name,json=fileName,proto3" json:"file_name,omitempty"`
-	// Used when the file name has no known extension.
+	// The file's media type, at most 255 characters; used when the file name has no known
+	// extension. Empty: told from the file name.
 	MimeType string `protobuf:"bytes,3,opt,name=mime_type,json=mimeType,proto3" json:"mime_type,omitempty"`
-	// When set, replaces this document's content.
+	// When set, replaces this document's content (an edit): its id, a UUID. Empty: a new
+	// document.
 	DocumentId    string `protobuf:"bytes,4,opt,name=document_id,json=documentId,proto3" json:"document_id,omitempty"`
 	unknownFields protoimpl.UnknownFields
 	sizeCache     protoimpl.SizeCache
@@ -444,8 +466,11 @@ func (x *UploadMetadata) GetDocumentId() string {
 	return ""
 }
 
+// A client message of UploadDocument: first `metadata`, then `data` pieces.
 type UploadDocumentRequest struct {
 	state protoimpl.MessageState `protogen:"open.v1"`
+	// Which message this is.
+	//
 	// Types that are valid to be assigned to Message:
 	//
 	//	*UploadDocumentRequest_Metadata
@@ -515,11 +540,14 @@ type isUploadDocumentRequest_Message interface {
 }
 
 type UploadDocumentRequest_Metadata struct {
+	// The first message: what is uploaded and where.
 	Metadata *UploadMetadata `protobuf:"bytes,1,opt,name=metadata,proto3,oneof"`
 }
 
 type UploadDocumentRequest_Data struct {
-	// Up to 1 MiB per message.
+	// The next piece of the file's bytes; the clients send 1 MiB pieces. The whole file is
+	// bounded by the server's upload limit (QUIRE_MAX_UPLOAD_BYTES, default 64 MiB):
+	// PAYLOAD_TOO_LARGE beyond it.
 	Data []byte `protobuf:"bytes,2,opt,name=data,proto3,oneof"`
 }
 
@@ -527,9 +555,11 @@ func (*UploadDocumentRequest_Metadata) isUploadDocumentRequest_Message() {}
 
 func (*UploadDocumentRequest_Data) isUploadDocumentRequest_Message() {}
 
+// The answer to UploadDocument.
 type UploadDocumentResponse struct {
-	state         protoimpl.MessageState `protogen:"open.v1"`
-	Document      *Document              `protobuf:"bytes,1,opt,name=document,proto3" json:"document,omitempty"`
+	state protoimpl.MessageState `protogen:"open.v1"`
+	// The stored document, PENDING until the worker has extracted it.
+	Document      *Document `protobuf:"bytes,1,opt,name=document,proto3" json:"document,omitempty"`
 	unknownFields protoimpl.UnknownFields
 	sizeCache     protoimpl.SizeCache
 }
@@ -571,9 +601,11 @@ func (x *UploadDocumentResponse) GetDocument() *Document {
 	return nil
 }
 
+// Asks for one document.
 type GetDocumentRequest struct {
-	state         protoimpl.MessageState `protogen:"open.v1"`
-	DocumentId    string                 `protobuf:"bytes,1,opt,name=document_id,json=documentId,proto3" json:"document_id,omitempty"`
+	state protoimpl.MessageState `protogen:"open.v1"`
+	// The document's id (a UUID); a malformed or unknown one is DOCUMENT_NOT_FOUND.
+	DocumentId    string `protobuf:"bytes,1,opt,name=document_id,json=documentId,proto3" json:"document_id,omitempty"`
 	unknownFields protoimpl.UnknownFields
 	sizeCache     protoimpl.SizeCache
 }
@@ -615,9 +647,11 @@ func (x *GetDocumentRequest) GetDocumentId() string {
 	return ""
 }
 
+// The answer to GetDocument.
 type GetDocumentResponse struct {
-	state         protoimpl.MessageState `protogen:"open.v1"`
-	Document      *Document              `protobuf:"bytes,1,opt,name=document,proto3" json:"document,omitempty"`
+	state protoimpl.MessageState `protogen:"open.v1"`
+	// The document's current state.
+	Document      *Document `protobuf:"bytes,1,opt,name=document,proto3" json:"document,omitempty"`
 	unknownFields protoimpl.UnknownFields
 	sizeCache     protoimpl.SizeCache
 }
@@ -659,12 +693,14 @@ func (x *GetDocumentResponse) GetDocument() *Document {
 	return nil
 }
 
+// Asks for one page of a collection's documents, newest first.
 type ListDocumentsRequest struct {
-	state        protoimpl.MessageState `protogen:"open.v1"`
-	CollectionId string                 `protobuf:"bytes,1,opt,name=collection_id,json=collectionId,proto3" json:"collection_id,omitempty"`
-	// Opaque, from a previous response.
+	state protoimpl.MessageState `protogen:"open.v1"`
+	// The collection's id (a UUID); a malformed or unknown one is COLLECTION_NOT_FOUND.
+	CollectionId string `protobuf:"bytes,1,opt,name=collection_id,json=collectionId,proto3" json:"collection_id,omitempty"`
+	// Opaque, from a previous response (at most 1,024 characters); empty starts at the newest.
 	Cursor string `protobuf:"bytes,2,opt,name=cursor,proto3" json:"cursor,omitempty"`
-	// 1–500; 0 means the default 100.
+	// The most documents to return: 1–500; 0 means the default 100.
 	Limit         uint32 `protobuf:"varint,3,opt,name=limit,proto3" json:"limit,omitempty"`
 	unknownFields protoimpl.UnknownFields
 	sizeCache     protoimpl.SizeCache
@@ -721,11 +757,15 @@ func (x *ListDocumentsRequest) GetLimit() uint32 {
 	return 0
 }
 
+// The answer to ListDocuments.
 type ListDocumentsResponse struct {
-	state         protoimpl.MessageState `protogen:"open.v1"`
-	SchemaVersion uint32                 `protobuf:"varint,1,opt,name=schema_version,json=schemaVersion,proto3" json:"schema_version,omitempty"`
-	Documents     []*Document            `protobuf:"bytes,2,rep,name=documents,proto3" json:"documents,omitempty"`
-	NextCursor    string                 `protobuf:"bytes,3,opt,name=next_cursor,json=nextCursor,proto3" json:"next_cursor,omitempty"`
+	state protoimpl.MessageState `protogen:"open.v1"`
+	// The version of this message's layout; 1 for every message of quire.v1 today.
+	SchemaVersion uint32 `protobuf:"varint,1,opt,name=schema_version,json=schemaVersion,proto3" json:"schema_version,omitempty"`
+	// At most `limit` live documents, newest first.
+	Documents []*Document `protobuf:"bytes,2,rep,name=documents,proto3" json:"documents,omitempty"`
+	// Pass it as the next request's cursor; empty when the listing is complete.
+	NextCursor    string `protobuf:"bytes,3,opt,name=next_cursor,json=nextCursor,proto3" json:"next_cursor,omitempty"`
 	unknownFields protoimpl.UnknownFields
 	sizeCache     protoimpl.SizeCache
 }
@@ -781,9 +821,11 @@ func (x *ListDocumentsResponse) GetNextCursor() string {
 	return ""
 }
 
+// Removes a document.
 type DeleteDocumentRequest struct {
-	state         protoimpl.MessageState `protogen:"open.v1"`
-	DocumentId    string                 `protobuf:"bytes,1,opt,name=document_id,json=documentId,proto3" json:"document_id,omitempty"`
+	state protoimpl.MessageState `protogen:"open.v1"`
+	// The document's id (a UUID); a malformed or unknown one is DOCUMENT_NOT_FOUND.
+	DocumentId    string `protobuf:"bytes,1,opt,name=document_id,json=documentId,proto3" json:"document_id,omitempty"`
 	unknownFields protoimpl.UnknownFields
 	sizeCache     protoimpl.SizeCache
 }
@@ -825,9 +867,11 @@ func (x *DeleteDocumentRequest) GetDocumentId() string {
 	return ""
 }
 
+// The answer to DeleteDocument.
 type DeleteDocumentResponse struct {
-	state         protoimpl.MessageState `protogen:"open.v1"`
-	Document      *Document              `protobuf:"bytes,1,opt,name=document,proto3" json:"document,omitempty"`
+	state protoimpl.MessageState `protogen:"open.v1"`
+	// The document as it was deleted.
+	Document      *Document `protobuf:"bytes,1,opt,name=document,proto3" json:"document,omitempty"`
 	unknownFields protoimpl.UnknownFields
 	sizeCache     protoimpl.SizeCache
 }
@@ -869,9 +913,11 @@ func (x *DeleteDocumentResponse) GetDocument() *Document {
 	return nil
 }
 
+// Watches a collection's documents.
 type WatchDocumentsRequest struct {
-	state         protoimpl.MessageState `protogen:"open.v1"`
-	CollectionId  string                 `protobuf:"bytes,1,opt,name=collection_id,json=collectionId,proto3" json:"collection_id,omitempty"`
+	state protoimpl.MessageState `protogen:"open.v1"`
+	// The collection's id (a UUID); a malformed or unknown one is COLLECTION_NOT_FOUND.
+	CollectionId  string `protobuf:"bytes,1,opt,name=collection_id,json=collectionId,proto3" json:"collection_id,omitempty"`
 	unknownFields protoimpl.UnknownFields
 	sizeCache     protoimpl.SizeCache
 }
@@ -913,9 +959,11 @@ func (x *WatchDocumentsRequest) GetCollectionId() string {
 	return ""
 }
 
+// A server message of WatchDocuments.
 type WatchDocumentsResponse struct {
-	state         protoimpl.MessageState `protogen:"open.v1"`
-	Document      *Document              `protobuf:"bytes,1,opt,name=document,proto3" json:"document,omitempty"`
+	state protoimpl.MessageState `protogen:"open.v1"`
+	// A document's current state (status DELETED once it is removed).
+	Document      *Document `protobuf:"bytes,1,opt,name=document,proto3" json:"document,omitempty"`
 	unknownFields protoimpl.UnknownFields
 	sizeCache     protoimpl.SizeCache
 }
@@ -957,11 +1005,13 @@ func (x *WatchDocumentsResponse) GetDocument() *Document {
 	return nil
 }
 
+// Creates or replaces an agent's attachments.
 type UpsertAgentRequest struct {
 	state protoimpl.MessageState `protogen:"open.v1"`
-	// 1–128 characters of [A-Za-z0-9._:-].
+	// The agent's id, chosen by the caller: 1–128 characters of [A-Za-z0-9._:-].
 	AgentId string `protobuf:"bytes,1,opt,name=agent_id,json=agentId,proto3" json:"agent_id,omitempty"`
-	// Each must be a non-deleted collection of the caller's organisation.
+	// At most 100 collection ids (UUIDs); each must be a non-deleted collection of the caller's
+	// organisation. Duplicates count once. Replaces the agent's previous attachments.
 	AttachedCollectionIds []string `protobuf:"bytes,2,rep,name=attached_collection_ids,json=attachedCollectionIds,proto3" json:"attached_collection_ids,omitempty"`
 	unknownFields         protoimpl.UnknownFields
 	sizeCache             protoimpl.SizeCache
@@ -1011,9 +1061,11 @@ func (x *UpsertAgentRequest) GetAttachedCollectionIds() []string {
 	return nil
 }
 
+// The answer to UpsertAgent.
 type UpsertAgentResponse struct {
-	state         protoimpl.MessageState `protogen:"open.v1"`
-	Agent         *Agent                 `protobuf:"bytes,1,opt,name=agent,proto3" json:"agent,omitempty"`
+	state protoimpl.MessageState `protogen:"open.v1"`
+	// The agent as stored.
+	Agent         *Agent `protobuf:"bytes,1,opt,name=agent,proto3" json:"agent,omitempty"`
 	unknownFields protoimpl.UnknownFields
 	sizeCache     protoimpl.SizeCache
 }
@@ -1055,9 +1107,11 @@ func (x *UpsertAgentResponse) GetAgent() *Agent {
 	return nil
 }
 
+// Asks for one agent.
 type GetAgentRequest struct {
-	state         protoimpl.MessageState `protogen:"open.v1"`
-	AgentId       string                 `protobuf:"bytes,1,opt,name=agent_id,json=agentId,proto3" json:"agent_id,omitempty"`
+	state protoimpl.MessageState `protogen:"open.v1"`
+	// The agent's id (at most 128 characters; a longer id is never found: AGENT_NOT_FOUND).
+	AgentId       string `protobuf:"bytes,1,opt,name=agent_id,json=agentId,proto3" json:"agent_id,omitempty"`
 	unknownFields protoimpl.UnknownFields
 	sizeCache     protoimpl.SizeCache
 }
@@ -1099,9 +1153,11 @@ func (x *GetAgentRequest) GetAgentId() string {
 	return ""
 }
 
+// The answer to GetAgent.
 type GetAgentResponse struct {
-	state         protoimpl.MessageState `protogen:"open.v1"`
-	Agent         *Agent                 `protobuf:"bytes,1,opt,name=agent,proto3" json:"agent,omitempty"`
+	state protoimpl.MessageState `protogen:"open.v1"`
+	// The agent.
+	Agent         *Agent `protobuf:"bytes,1,opt,name=agent,proto3" json:"agent,omitempty"`
 	unknownFields protoimpl.UnknownFields
 	sizeCache     protoimpl.SizeCache
 }
@@ -1143,18 +1199,24 @@ func (x *GetAgentResponse) GetAgent() *Agent {
 	return nil
 }
 
+// A search of an agent's (or the named) collections.
 type SearchKnowledgeRequest struct {
 	state protoimpl.MessageState `protogen:"open.v1"`
+	// The agent whose attached collections to search (at most 128 characters).
+	//
 	// Exactly one of agent_id or collection_ids. The agent's current attachments that are still
-	// live are searched (deleted ones are skipped).
+	// live are searched (deleted ones are skipped). A longer id is never found (AGENT_NOT_FOUND).
 	AgentId string `protobuf:"bytes,1,opt,name=agent_id,json=agentId,proto3" json:"agent_id,omitempty"`
-	// Each must be a live collection of the caller's organisation: a malformed id is
-	// INVALID_REQUEST, any other is COLLECTION_NOT_FOUND; both name the entry, e.g.
+	// At most 100; each must be a live collection of the caller's organisation: a malformed id
+	// is INVALID_REQUEST, any other is COLLECTION_NOT_FOUND; both name the entry, e.g.
 	// "collection_ids[2]".
 	CollectionIds []string `protobuf:"bytes,2,rep,name=collection_ids,json=collectionIds,proto3" json:"collection_ids,omitempty"`
-	// At most 500 characters; blank gives an empty result.
+	// What to search for, at most 500 characters; blank gives an empty result.
 	Query string `protobuf:"bytes,3,opt,name=query,proto3" json:"query,omitempty"`
-	// 1 to the organisation's bound (default 8, at most 50); 0 means 8.
+	// The most hits to return: 1 to the organisation's bound (at most 50), default 8.
+	//
+	// The bound is RetrievalPolicy.max_search_limit (default 8). 0 (unset) means 8, or the bound
+	// when it is lower.
 	Limit         uint32 `protobuf:"varint,4,opt,name=limit,proto3" json:"limit,omitempty"`
 	unknownFields protoimpl.UnknownFields
 	sizeCache     protoimpl.SizeCache
@@ -1218,13 +1280,17 @@ func (x *SearchKnowledgeRequest) GetLimit() uint32 {
 	return 0
 }
 
+// The answer to SearchKnowledge.
 type SearchKnowledgeResponse struct {
-	state         protoimpl.MessageState `protogen:"open.v1"`
-	SchemaVersion uint32                 `protobuf:"varint,1,opt,name=schema_version,json=schemaVersion,proto3" json:"schema_version,omitempty"`
-	Hits          []*KnowledgeHit        `protobuf:"bytes,2,rep,name=hits,proto3" json:"hits,omitempty"`
+	state protoimpl.MessageState `protogen:"open.v1"`
+	// The version of this message's layout; 1 for every message of quire.v1 today.
+	SchemaVersion uint32 `protobuf:"varint,1,opt,name=schema_version,json=schemaVersion,proto3" json:"schema_version,omitempty"`
+	// At most `limit` hits, best first.
+	Hits []*KnowledgeHit `protobuf:"bytes,2,rep,name=hits,proto3" json:"hits,omitempty"`
 	// The mode that produced the served hits.
-	Mode          RetrievalMode `protobuf:"varint,3,opt,name=mode,proto3,enum=quire.v1.RetrievalMode" json:"mode,omitempty"`
-	Cached        bool          `protobuf:"varint,4,opt,name=cached,proto3" json:"cached,omitempty"`
+	Mode RetrievalMode `protobuf:"varint,3,opt,name=mode,proto3,enum=quire.v1.RetrievalMode" json:"mode,omitempty"`
+	// True when the hits were served from the search cache.
+	Cached        bool `protobuf:"varint,4,opt,name=cached,proto3" json:"cached,omitempty"`
 	unknownFields protoimpl.UnknownFields
 	sizeCache     protoimpl.SizeCache
 }
@@ -1287,16 +1353,28 @@ func (x *SearchKnowledgeResponse) GetCached() bool {
 	return false
 }
 
+// A read of a slice of a document's extracted text.
 type ReadDocumentRequest struct {
 	state protoimpl.MessageState `protogen:"open.v1"`
-	// Exactly one of agent_id or collection_ids.
+	// The agent whose attached collections the document must be in (at most 128 characters).
+	//
+	// Exactly one of agent_id or collection_ids. An unknown agent, or a longer id, is
+	// DOCUMENT_NOT_FOUND.
 	AgentId string `protobuf:"bytes,1,opt,name=agent_id,json=agentId,proto3" json:"agent_id,omitempty"`
-	// Checked as in SearchKnowledgeRequest.
+	// Checked as in SearchKnowledgeRequest: at most 100; each must be a live collection of the caller's organisation: a malformed id
+	// is INVALID_REQUEST, any other is COLLECTION_NOT_FOUND; both name the entry, e.g.
+	// "collection_ids[2]".
 	CollectionIds []string `protobuf:"bytes,2,rep,name=collection_ids,json=collectionIds,proto3" json:"collection_ids,omitempty"`
-	DocumentId    string   `protobuf:"bytes,3,opt,name=document_id,json=documentId,proto3" json:"document_id,omitempty"`
-	// In code points; default 0.
+	// The document to read: its id, as a search hit gives it.
+	//
+	// A UUID. Unknown, deleted, outside the searched collections or malformed: DOCUMENT_NOT_FOUND.
+	DocumentId string `protobuf:"bytes,3,opt,name=document_id,json=documentId,proto3" json:"document_id,omitempty"`
+	// Where to start reading, in Unicode code points from the start of the text; pass the
+	// previous read's next_offset to continue. Default 0.
 	Offset uint64 `protobuf:"varint,4,opt,name=offset,proto3" json:"offset,omitempty"`
-	// 1–4,000 code points; 0 means 4,000.
+	// The most code points to return: 1–4,000, default 4,000.
+	//
+	// 0 (unset) means the default.
 	MaxChars      uint32 `protobuf:"varint,5,opt,name=max_chars,json=maxChars,proto3" json:"max_chars,omitempty"`
 	unknownFields protoimpl.UnknownFields
 	sizeCache     protoimpl.SizeCache
@@ -1367,9 +1445,11 @@ func (x *ReadDocumentRequest) GetMaxChars() uint32 {
 	return 0
 }
 
+// The answer to ReadDocument.
 type ReadDocumentResponse struct {
-	state         protoimpl.MessageState `protogen:"open.v1"`
-	Slice         *DocumentSlice         `protobuf:"bytes,1,opt,name=slice,proto3" json:"slice,omitempty"`
+	state protoimpl.MessageState `protogen:"open.v1"`
+	// The slice and the document it comes from.
+	Slice         *DocumentSlice `protobuf:"bytes,1,opt,name=slice,proto3" json:"slice,omitempty"`
 	unknownFields protoimpl.UnknownFields
 	sizeCache     protoimpl.SizeCache
 }
@@ -1411,9 +1491,11 @@ func (x *ReadDocumentResponse) GetSlice() *DocumentSlice {
 	return nil
 }
 
+// Asks for a collection's index generations.
 type GetIndexStatusRequest struct {
-	state         protoimpl.MessageState `protogen:"open.v1"`
-	CollectionId  string                 `protobuf:"bytes,1,opt,name=collection_id,json=collectionId,proto3" json:"collection_id,omitempty"`
+	state protoimpl.MessageState `protogen:"open.v1"`
+	// The collection's id (a UUID); a malformed or unknown one is COLLECTION_NOT_FOUND.
+	CollectionId  string `protobuf:"bytes,1,opt,name=collection_id,json=collectionId,proto3" json:"collection_id,omitempty"`
 	unknownFields protoimpl.UnknownFields
 	sizeCache     protoimpl.SizeCache
 }
@@ -1455,9 +1537,11 @@ func (x *GetIndexStatusRequest) GetCollectionId() string {
 	return ""
 }
 
+// The answer to GetIndexStatus.
 type GetIndexStatusResponse struct {
-	state         protoimpl.MessageState `protogen:"open.v1"`
-	Status        *IndexStatus           `protobuf:"bytes,1,opt,name=status,proto3" json:"status,omitempty"`
+	state protoimpl.MessageState `protogen:"open.v1"`
+	// The collection's generations and which one serves.
+	Status        *IndexStatus `protobuf:"bytes,1,opt,name=status,proto3" json:"status,omitempty"`
 	unknownFields protoimpl.UnknownFields
 	sizeCache     protoimpl.SizeCache
 }
@@ -1499,9 +1583,11 @@ func (x *GetIndexStatusResponse) GetStatus() *IndexStatus {
 	return nil
 }
 
+// Watches a collection's index generations.
 type WatchIndexStatusRequest struct {
-	state         protoimpl.MessageState `protogen:"open.v1"`
-	CollectionId  string                 `protobuf:"bytes,1,opt,name=collection_id,json=collectionId,proto3" json:"collection_id,omitempty"`
+	state protoimpl.MessageState `protogen:"open.v1"`
+	// The collection's id (a UUID); a malformed or unknown one is COLLECTION_NOT_FOUND.
+	CollectionId  string `protobuf:"bytes,1,opt,name=collection_id,json=collectionId,proto3" json:"collection_id,omitempty"`
 	unknownFields protoimpl.UnknownFields
 	sizeCache     protoimpl.SizeCache
 }
@@ -1543,9 +1629,11 @@ func (x *WatchIndexStatusRequest) GetCollectionId() string {
 	return ""
 }
 
+// A server message of WatchIndexStatus.
 type WatchIndexStatusResponse struct {
-	state         protoimpl.MessageState `protogen:"open.v1"`
-	Status        *IndexStatus           `protobuf:"bytes,1,opt,name=status,proto3" json:"status,omitempty"`
+	state protoimpl.MessageState `protogen:"open.v1"`
+	// The collection's generations after a change.
+	Status        *IndexStatus `protobuf:"bytes,1,opt,name=status,proto3" json:"status,omitempty"`
 	unknownFields protoimpl.UnknownFields
 	sizeCache     protoimpl.SizeCache
 }
@@ -1591,9 +1679,9 @@ var File_quire_v1_knowledge_service_proto protoreflect.FileDescriptor
 
 const file_quire_v1_knowledge_service_proto_rawDesc = "" +
 	"\n" +
-	" quire/v1/knowledge_service.proto\x12\bquire.v1\x1a\x18quire/v1/knowledge.proto\"-\n" +
-	"\x17CreateCollectionRequest\x12\x12\n" +
-	"\x04name\x18\x01 \x01(\tR\x04name\"P\n" +
+	" quire/v1/knowledge_service.proto\x12\bquire.v1\x1a\x15quire/v1/bounds.proto\x1a\x18quire/v1/knowledge.proto\x1a\x16quire/v1/options.proto\"8\n" +
+	"\x17CreateCollectionRequest\x12\x1d\n" +
+	"\x04name\x18\x01 \x01(\tB\t\xf2\xb6\x18\x05\x18\x01 \xc8\x01R\x04name\"P\n" +
 	"\x18CreateCollectionResponse\x124\n" +
 	"\n" +
 	"collection\x18\x01 \x01(\v2\x14.quire.v1.CollectionR\n" +
@@ -1613,11 +1701,11 @@ const file_quire_v1_knowledge_service_proto_rawDesc = "" +
 	"\x18DeleteCollectionResponse\x124\n" +
 	"\n" +
 	"collection\x18\x01 \x01(\v2\x14.quire.v1.CollectionR\n" +
-	"collection\"\x90\x01\n" +
+	"collection\"\xa4\x01\n" +
 	"\x0eUploadMetadata\x12#\n" +
-	"\rcollection_id\x18\x01 \x01(\tR\fcollectionId\x12\x1b\n" +
-	"\tfile_name\x18\x02 \x01(\tR\bfileName\x12\x1b\n" +
-	"\tmime_type\x18\x03 \x01(\tR\bmimeType\x12\x1f\n" +
+	"\rcollection_id\x18\x01 \x01(\tR\fcollectionId\x12&\n" +
+	"\tfile_name\x18\x02 \x01(\tB\t\xf2\xb6\x18\x05\x18\x01 \xff\x01R\bfileName\x12$\n" +
+	"\tmime_type\x18\x03 \x01(\tB\a\xf2\xb6\x18\x03 \xff\x01R\bmimeType\x12\x1f\n" +
 	"\vdocument_id\x18\x04 \x01(\tR\n" +
 	"documentId\"p\n" +
 	"\x15UploadDocumentRequest\x126\n" +
@@ -1630,11 +1718,11 @@ const file_quire_v1_knowledge_service_proto_rawDesc = "" +
 	"\vdocument_id\x18\x01 \x01(\tR\n" +
 	"documentId\"E\n" +
 	"\x13GetDocumentResponse\x12.\n" +
-	"\bdocument\x18\x01 \x01(\v2\x12.quire.v1.DocumentR\bdocument\"i\n" +
+	"\bdocument\x18\x01 \x01(\v2\x12.quire.v1.DocumentR\bdocument\"\x8d\x01\n" +
 	"\x14ListDocumentsRequest\x12#\n" +
-	"\rcollection_id\x18\x01 \x01(\tR\fcollectionId\x12\x16\n" +
-	"\x06cursor\x18\x02 \x01(\tR\x06cursor\x12\x14\n" +
-	"\x05limit\x18\x03 \x01(\rR\x05limit\"\x91\x01\n" +
+	"\rcollection_id\x18\x01 \x01(\tR\fcollectionId\x12\x1f\n" +
+	"\x06cursor\x18\x02 \x01(\tB\a\xf2\xb6\x18\x03 \x80\bR\x06cursor\x12/\n" +
+	"\x05limit\x18\x03 \x01(\rB\x19\xf2\xb6\x18\x15\b\x01\x10\xf4\x03B\x03100J\tdocumentsR\x05limit\"\x91\x01\n" +
 	"\x15ListDocumentsResponse\x12%\n" +
 	"\x0eschema_version\x18\x01 \x01(\rR\rschemaVersion\x120\n" +
 	"\tdocuments\x18\x02 \x03(\v2\x12.quire.v1.DocumentR\tdocuments\x12\x1f\n" +
@@ -1648,33 +1736,33 @@ const file_quire_v1_knowledge_service_proto_rawDesc = "" +
 	"\x15WatchDocumentsRequest\x12#\n" +
 	"\rcollection_id\x18\x01 \x01(\tR\fcollectionId\"H\n" +
 	"\x16WatchDocumentsResponse\x12.\n" +
-	"\bdocument\x18\x01 \x01(\v2\x12.quire.v1.DocumentR\bdocument\"g\n" +
-	"\x12UpsertAgentRequest\x12\x19\n" +
-	"\bagent_id\x18\x01 \x01(\tR\aagentId\x126\n" +
-	"\x17attached_collection_ids\x18\x02 \x03(\tR\x15attachedCollectionIds\"<\n" +
+	"\bdocument\x18\x01 \x01(\v2\x12.quire.v1.DocumentR\bdocument\"\x8e\x01\n" +
+	"\x12UpsertAgentRequest\x128\n" +
+	"\bagent_id\x18\x01 \x01(\tB\x1d\xf2\xb6\x18\x19\x18\x01 \x80\x01:\x12^[A-Za-z0-9._:-]+$R\aagentId\x12>\n" +
+	"\x17attached_collection_ids\x18\x02 \x03(\tB\x06\xf2\xb6\x18\x020dR\x15attachedCollectionIds\"<\n" +
 	"\x13UpsertAgentResponse\x12%\n" +
-	"\x05agent\x18\x01 \x01(\v2\x0f.quire.v1.AgentR\x05agent\",\n" +
-	"\x0fGetAgentRequest\x12\x19\n" +
-	"\bagent_id\x18\x01 \x01(\tR\aagentId\"9\n" +
+	"\x05agent\x18\x01 \x01(\v2\x0f.quire.v1.AgentR\x05agent\"5\n" +
+	"\x0fGetAgentRequest\x12\"\n" +
+	"\bagent_id\x18\x01 \x01(\tB\a\xf2\xb6\x18\x03 \x80\x01R\aagentId\"9\n" +
 	"\x10GetAgentResponse\x12%\n" +
-	"\x05agent\x18\x01 \x01(\v2\x0f.quire.v1.AgentR\x05agent\"\x86\x01\n" +
-	"\x16SearchKnowledgeRequest\x12\x19\n" +
-	"\bagent_id\x18\x01 \x01(\tR\aagentId\x12%\n" +
-	"\x0ecollection_ids\x18\x02 \x03(\tR\rcollectionIds\x12\x14\n" +
-	"\x05query\x18\x03 \x01(\tR\x05query\x12\x14\n" +
-	"\x05limit\x18\x04 \x01(\rR\x05limit\"\xb1\x01\n" +
+	"\x05agent\x18\x01 \x01(\v2\x0f.quire.v1.AgentR\x05agent\"\xb5\x01\n" +
+	"\x16SearchKnowledgeRequest\x12\"\n" +
+	"\bagent_id\x18\x01 \x01(\tB\a\xf2\xb6\x18\x03 \x80\x01R\aagentId\x12-\n" +
+	"\x0ecollection_ids\x18\x02 \x03(\tB\x06\xf2\xb6\x18\x020dR\rcollectionIds\x12\x1f\n" +
+	"\x05query\x18\x03 \x01(\tB\t\xf2\xb6\x18\x05\x18\x00 \xf4\x03R\x05query\x12'\n" +
+	"\x05limit\x18\x04 \x01(\rB\x11\xf2\xb6\x18\r\b\x01\x102B\x018J\x04hitsR\x05limit\"\xb1\x01\n" +
 	"\x17SearchKnowledgeResponse\x12%\n" +
 	"\x0eschema_version\x18\x01 \x01(\rR\rschemaVersion\x12*\n" +
 	"\x04hits\x18\x02 \x03(\v2\x16.quire.v1.KnowledgeHitR\x04hits\x12+\n" +
 	"\x04mode\x18\x03 \x01(\x0e2\x17.quire.v1.RetrievalModeR\x04mode\x12\x16\n" +
-	"\x06cached\x18\x04 \x01(\bR\x06cached\"\xad\x01\n" +
-	"\x13ReadDocumentRequest\x12\x19\n" +
-	"\bagent_id\x18\x01 \x01(\tR\aagentId\x12%\n" +
-	"\x0ecollection_ids\x18\x02 \x03(\tR\rcollectionIds\x12\x1f\n" +
+	"\x06cached\x18\x04 \x01(\bR\x06cached\"\xf8\x01\n" +
+	"\x13ReadDocumentRequest\x12\"\n" +
+	"\bagent_id\x18\x01 \x01(\tB\a\xf2\xb6\x18\x03 \x80\x01R\aagentId\x12-\n" +
+	"\x0ecollection_ids\x18\x02 \x03(\tB\x06\xf2\xb6\x18\x020dR\rcollectionIds\x12\x1f\n" +
 	"\vdocument_id\x18\x03 \x01(\tR\n" +
-	"documentId\x12\x16\n" +
-	"\x06offset\x18\x04 \x01(\x04R\x06offset\x12\x1b\n" +
-	"\tmax_chars\x18\x05 \x01(\rR\bmaxChars\"E\n" +
+	"documentId\x122\n" +
+	"\x06offset\x18\x04 \x01(\x04B\x1a\xf2\xb6\x18\x16\x10\xff\xff\xff\xff\aB\x010J\vcode pointsR\x06offset\x129\n" +
+	"\tmax_chars\x18\x05 \x01(\rB\x1c\xf2\xb6\x18\x18\b\x01\x10\xa0\x1fB\x044000J\vcode pointsR\bmaxChars\"E\n" +
 	"\x14ReadDocumentResponse\x12-\n" +
 	"\x05slice\x18\x01 \x01(\v2\x17.quire.v1.DocumentSliceR\x05slice\"<\n" +
 	"\x15GetIndexStatusRequest\x12#\n" +
@@ -1684,7 +1772,7 @@ const file_quire_v1_knowledge_service_proto_rawDesc = "" +
 	"\x17WatchIndexStatusRequest\x12#\n" +
 	"\rcollection_id\x18\x01 \x01(\tR\fcollectionId\"I\n" +
 	"\x18WatchIndexStatusResponse\x12-\n" +
-	"\x06status\x18\x01 \x01(\v2\x15.quire.v1.IndexStatusR\x06status2\xfb\t\n" +
+	"\x06status\x18\x01 \x01(\v2\x15.quire.v1.IndexStatusR\x06status2\xb9\r\n" +
 	"\x10KnowledgeService\x12Y\n" +
 	"\x10CreateCollection\x12!.quire.v1.CreateCollectionRequest\x1a\".quire.v1.CreateCollectionResponse\x12P\n" +
 	"\rGetCollection\x12\x1e.quire.v1.GetCollectionRequest\x1a\x1f.quire.v1.GetCollectionResponse\x12V\n" +
@@ -1696,9 +1784,11 @@ const file_quire_v1_knowledge_service_proto_rawDesc = "" +
 	"\x0eDeleteDocument\x12\x1f.quire.v1.DeleteDocumentRequest\x1a .quire.v1.DeleteDocumentResponse\x12U\n" +
 	"\x0eWatchDocuments\x12\x1f.quire.v1.WatchDocumentsRequest\x1a .quire.v1.WatchDocumentsResponse0\x01\x12J\n" +
 	"\vUpsertAgent\x12\x1c.quire.v1.UpsertAgentRequest\x1a\x1d.quire.v1.UpsertAgentResponse\x12A\n" +
-	"\bGetAgent\x12\x19.quire.v1.GetAgentRequest\x1a\x1a.quire.v1.GetAgentResponse\x12V\n" +
-	"\x0fSearchKnowledge\x12 .quire.v1.SearchKnowledgeRequest\x1a!.quire.v1.SearchKnowledgeResponse\x12M\n" +
-	"\fReadDocument\x12\x1d.quire.v1.ReadDocumentRequest\x1a\x1e.quire.v1.ReadDocumentResponse\x12S\n" +
+	"\bGetAgent\x12\x19.quire.v1.GetAgentRequest\x1a\x1a.quire.v1.GetAgentResponse\x12\xb1\x02\n" +
+	"\x0fSearchKnowledge\x12 .quire.v1.SearchKnowledgeRequest\x1a!.quire.v1.SearchKnowledgeResponse\"\xd8\x01ڵ\x18\xd3\x01\n" +
+	"\x10search_knowledge\x12\x95\x01Search the knowledge collections attached to an agent. Returns documents (or chunks) with a snippet, best first; read more of one with read_document.\x1a\bagent_id\x1a\x05query\x1a\x05limit\"\bagent_id\"\x05query\x12\xae\x02\n" +
+	"\fReadDocument\x12\x1d.quire.v1.ReadDocumentRequest\x1a\x1e.quire.v1.ReadDocumentResponse\"\xde\x01ڵ\x18\xd9\x01\n" +
+	"\rread_document\x12\x86\x01Read up to 4,000 code points of a document's extracted text, starting at `offset`; continue with the next_offset of the previous read.\x1a\bagent_id\x1a\vdocument_id\x1a\x06offset\x1a\tmax_chars\"\bagent_id\"\vdocument_id\x12S\n" +
 	"\x0eGetIndexStatus\x12\x1f.quire.v1.GetIndexStatusRequest\x1a .quire.v1.GetIndexStatusResponse\x12[\n" +
 	"\x10WatchIndexStatus\x12!.quire.v1.WatchIndexStatusRequest\x1a\".quire.v1.WatchIndexStatusResponse0\x01b\x06proto3"
 
@@ -1815,7 +1905,9 @@ func file_quire_v1_knowledge_service_proto_init() {
 	if File_quire_v1_knowledge_service_proto != nil {
 		return
 	}
+	file_quire_v1_bounds_proto_init()
 	file_quire_v1_knowledge_proto_init()
+	file_quire_v1_options_proto_init()
 	file_quire_v1_knowledge_service_proto_msgTypes[9].OneofWrappers = []any{
 		(*UploadDocumentRequest_Metadata)(nil),
 		(*UploadDocumentRequest_Data)(nil),

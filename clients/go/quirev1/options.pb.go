@@ -26,6 +26,7 @@ const (
 type CallKind int32
 
 const (
+	// Never valid on an RPC.
 	CallKind_CALL_KIND_UNSPECIFIED CallKind = 0
 	// A point read or listing. Default deadline 10 s.
 	CallKind_CALL_KIND_READ CallKind = 1

@@ -26,6 +26,7 @@ const (
 type GrepStopReason int32
 
 const (
+	// The scan was complete (GrepResult.complete is true).
 	GrepStopReason_GREP_STOP_REASON_UNSPECIFIED GrepStopReason = 0
 	// `limit` matches were found.
 	GrepStopReason_GREP_STOP_REASON_LIMIT GrepStopReason = 1
@@ -82,6 +83,7 @@ func (GrepStopReason) EnumDescriptor() ([]byte, []int) {
 type SyncStatus int32
 
 const (
+	// Never sent.
 	SyncStatus_SYNC_STATUS_UNSPECIFIED SyncStatus = 0
 	// Nothing changed.
 	SyncStatus_SYNC_STATUS_UNCHANGED SyncStatus = 1
@@ -138,13 +140,20 @@ func (SyncStatus) EnumDescriptor() ([]byte, []int) {
 type SyncStage int32
 
 const (
+	// Never sent.
 	SyncStage_SYNC_STAGE_UNSPECIFIED SyncStage = 0
-	SyncStage_SYNC_STAGE_LOCKING     SyncStage = 1
+	// Waiting for the namespace's sync lock (one sync per namespace at a time).
+	SyncStage_SYNC_STAGE_LOCKING SyncStage = 1
+	// Reading llms.txt and sitemap.xml to find the site's pages.
 	SyncStage_SYNC_STAGE_DISCOVERING SyncStage = 2
-	SyncStage_SYNC_STAGE_VALIDATING  SyncStage = 3
-	SyncStage_SYNC_STAGE_FETCHING    SyncStage = 4
-	SyncStage_SYNC_STAGE_PRUNING     SyncStage = 5
-	SyncStage_SYNC_STAGE_DONE        SyncStage = 6
+	// Waiting for the client's DiscoveryDecision (validate_discovery only).
+	SyncStage_SYNC_STAGE_VALIDATING SyncStage = 3
+	// Fetching, chunking, embedding and publishing pages.
+	SyncStage_SYNC_STAGE_FETCHING SyncStage = 4
+	// Removing pages the site no longer lists.
+	SyncStage_SYNC_STAGE_PRUNING SyncStage = 5
+	// Finished; the SyncReport follows.
+	SyncStage_SYNC_STAGE_DONE SyncStage = 6
 )
 
 // Enum value maps for SyncStage.
@@ -198,15 +207,19 @@ func (SyncStage) EnumDescriptor() ([]byte, []int) {
 
 // One published page of a namespace.
 type Page struct {
-	state         protoimpl.MessageState `protogen:"open.v1"`
-	SchemaVersion uint32                 `protobuf:"varint,1,opt,name=schema_version,json=schemaVersion,proto3" json:"schema_version,omitempty"`
+	state protoimpl.MessageState `protogen:"open.v1"`
+	// The version of this message's layout; 1 for every message of quire.v1 today.
+	SchemaVersion uint32 `protobuf:"varint,1,opt,name=schema_version,json=schemaVersion,proto3" json:"schema_version,omitempty"`
 	// Stable id of the page's current content (changes when the text changes).
 	ContentId string `protobuf:"bytes,2,opt,name=content_id,json=contentId,proto3" json:"content_id,omitempty"`
+	// The namespace the page belongs to.
 	Namespace string `protobuf:"bytes,3,opt,name=namespace,proto3" json:"namespace,omitempty"`
 	// Canonical path, always starting with "/" and ending in ".md" (e.g. "/tutorial/index.md").
 	Path string `protobuf:"bytes,4,opt,name=path,proto3" json:"path,omitempty"`
 	// Citation URL (built from `public_url` when the sync set one).
-	Url   string `protobuf:"bytes,5,opt,name=url,proto3" json:"url,omitempty"`
+	Url string `protobuf:"bytes,5,opt,name=url,proto3" json:"url,omitempty"`
+	// The page's title: its link text in llms.txt, else its front matter title, else its first
+	// heading, else its path.
 	Title string `protobuf:"bytes,6,opt,name=title,proto3" json:"title,omitempty"`
 	// Hash of `digest` and `index_fingerprint`; pin it in ReadPage.
 	Revision string `protobuf:"bytes,7,opt,name=revision,proto3" json:"revision,omitempty"`
@@ -219,7 +232,8 @@ type Page struct {
 	// Number of chunks stored for this revision.
 	ExpectedChunkCount uint32 `protobuf:"varint,11,opt,name=expected_chunk_count,json=expectedChunkCount,proto3" json:"expected_chunk_count,omitempty"`
 	// Length of the text in Unicode code points.
-	TotalChars  uint64                 `protobuf:"varint,12,opt,name=total_chars,json=totalChars,proto3" json:"total_chars,omitempty"`
+	TotalChars uint64 `protobuf:"varint,12,opt,name=total_chars,json=totalChars,proto3" json:"total_chars,omitempty"`
+	// When this revision was published.
 	PublishedAt *timestamppb.Timestamp `protobuf:"bytes,13,opt,name=published_at,json=publishedAt,proto3" json:"published_at,omitempty"`
 	// The page's language (lower-case BCP 47, e.g. "en", "ja"): declared in its front matter,
 	// detected from its prose, named by a language folder in its path, or the namespace default.
@@ -367,21 +381,27 @@ func (x *Page) GetDescription() string {
 
 // A search hit: one chunk of a page.
 type SearchHit struct {
-	state         protoimpl.MessageState `protogen:"open.v1"`
-	SchemaVersion uint32                 `protobuf:"varint,1,opt,name=schema_version,json=schemaVersion,proto3" json:"schema_version,omitempty"`
-	Path          string                 `protobuf:"bytes,2,opt,name=path,proto3" json:"path,omitempty"`
-	Url           string                 `protobuf:"bytes,3,opt,name=url,proto3" json:"url,omitempty"`
-	Title         string                 `protobuf:"bytes,4,opt,name=title,proto3" json:"title,omitempty"`
+	state protoimpl.MessageState `protogen:"open.v1"`
+	// The version of this message's layout; 1 for every message of quire.v1 today.
+	SchemaVersion uint32 `protobuf:"varint,1,opt,name=schema_version,json=schemaVersion,proto3" json:"schema_version,omitempty"`
+	// The page's canonical path (see Page.path).
+	Path string `protobuf:"bytes,2,opt,name=path,proto3" json:"path,omitempty"`
+	// The page's citation URL.
+	Url string `protobuf:"bytes,3,opt,name=url,proto3" json:"url,omitempty"`
+	// The page's title.
+	Title string `protobuf:"bytes,4,opt,name=title,proto3" json:"title,omitempty"`
 	// The page's revision in the search snapshot; pass it to ReadPage to read that exact text.
 	Revision string `protobuf:"bytes,5,opt,name=revision,proto3" json:"revision,omitempty"`
-	ChunkId  string `protobuf:"bytes,6,opt,name=chunk_id,json=chunkId,proto3" json:"chunk_id,omitempty"`
+	// Opaque id of the chunk.
+	ChunkId string `protobuf:"bytes,6,opt,name=chunk_id,json=chunkId,proto3" json:"chunk_id,omitempty"`
 	// Raw chunk text.
 	Content string `protobuf:"bytes,7,opt,name=content,proto3" json:"content,omitempty"`
-	// Reciprocal-rank-fusion score across arms and phrasings; higher is better, only
-	// comparable within one result.
+	// The fused score of the chunk across the full-text and vector arms and the phrasings;
+	// higher is better, comparable only within one result.
 	Score float64 `protobuf:"fixed64,8,opt,name=score,proto3" json:"score,omitempty"`
 	// 1-based rank in the result.
-	Rank          uint32   `protobuf:"varint,9,opt,name=rank,proto3" json:"rank,omitempty"`
+	Rank uint32 `protobuf:"varint,9,opt,name=rank,proto3" json:"rank,omitempty"`
+	// The headings above the chunk, outermost first (its breadcrumb); empty above the first.
 	HeadingPath   []string `protobuf:"bytes,10,rep,name=heading_path,json=headingPath,proto3" json:"heading_path,omitempty"`
 	unknownFields protoimpl.UnknownFields
 	sizeCache     protoimpl.SizeCache
@@ -487,18 +507,24 @@ func (x *SearchHit) GetHeadingPath() []string {
 	return nil
 }
 
+// The answer to SearchPages: the fused hits of the query and its alternatives.
 type SearchResult struct {
-	state         protoimpl.MessageState `protogen:"open.v1"`
-	SchemaVersion uint32                 `protobuf:"varint,1,opt,name=schema_version,json=schemaVersion,proto3" json:"schema_version,omitempty"`
-	Namespace     string                 `protobuf:"bytes,2,opt,name=namespace,proto3" json:"namespace,omitempty"`
-	Query         string                 `protobuf:"bytes,3,opt,name=query,proto3" json:"query,omitempty"`
-	Hits          []*SearchHit           `protobuf:"bytes,4,rep,name=hits,proto3" json:"hits,omitempty"`
+	state protoimpl.MessageState `protogen:"open.v1"`
+	// The version of this message's layout; 1 for every message of quire.v1 today.
+	SchemaVersion uint32 `protobuf:"varint,1,opt,name=schema_version,json=schemaVersion,proto3" json:"schema_version,omitempty"`
+	// The namespace searched.
+	Namespace string `protobuf:"bytes,2,opt,name=namespace,proto3" json:"namespace,omitempty"`
+	// The query as sent.
+	Query string `protobuf:"bytes,3,opt,name=query,proto3" json:"query,omitempty"`
+	// At most `limit` hits, best first, at most 3 per page.
+	Hits []*SearchHit `protobuf:"bytes,4,rep,name=hits,proto3" json:"hits,omitempty"`
 	// True when hits were dropped from the tail to fit max_output_bytes.
 	Truncated bool `protobuf:"varint,5,opt,name=truncated,proto3" json:"truncated,omitempty"`
 	// Number of hits dropped to fit the budget.
 	OmittedCount uint32 `protobuf:"varint,6,opt,name=omitted_count,json=omittedCount,proto3" json:"omitted_count,omitempty"`
 	// True when an alternative phrasing failed or ran out of time.
-	Partial  bool     `protobuf:"varint,7,opt,name=partial,proto3" json:"partial,omitempty"`
+	Partial bool `protobuf:"varint,7,opt,name=partial,proto3" json:"partial,omitempty"`
+	// Human-readable notes on a partial result (which phrasing failed and why).
 	Warnings []string `protobuf:"bytes,8,rep,name=warnings,proto3" json:"warnings,omitempty"`
 	// Namespace filesystem version of the snapshot every hit was read from.
 	FilesystemVersion int64 `protobuf:"varint,9,opt,name=filesystem_version,json=filesystemVersion,proto3" json:"filesystem_version,omitempty"`
@@ -599,14 +625,20 @@ func (x *SearchResult) GetFilesystemVersion() int64 {
 	return 0
 }
 
+// The answer to ReadPage: a slice of one page's text.
 type PageRead struct {
-	state         protoimpl.MessageState `protogen:"open.v1"`
-	SchemaVersion uint32                 `protobuf:"varint,1,opt,name=schema_version,json=schemaVersion,proto3" json:"schema_version,omitempty"`
-	Page          *Page                  `protobuf:"bytes,2,opt,name=page,proto3" json:"page,omitempty"`
+	state protoimpl.MessageState `protogen:"open.v1"`
+	// The version of this message's layout; 1 for every message of quire.v1 today.
+	SchemaVersion uint32 `protobuf:"varint,1,opt,name=schema_version,json=schemaVersion,proto3" json:"schema_version,omitempty"`
+	// The page read, at the revision the slice comes from.
+	Page *Page `protobuf:"bytes,2,opt,name=page,proto3" json:"page,omitempty"`
 	// The slice [offset, next_offset) of the text, in Unicode code points.
-	Content    string `protobuf:"bytes,3,opt,name=content,proto3" json:"content,omitempty"`
-	Offset     uint64 `protobuf:"varint,4,opt,name=offset,proto3" json:"offset,omitempty"`
+	Content string `protobuf:"bytes,3,opt,name=content,proto3" json:"content,omitempty"`
+	// Where the slice starts, in code points (the request's offset).
+	Offset uint64 `protobuf:"varint,4,opt,name=offset,proto3" json:"offset,omitempty"`
+	// Where the slice ends, in code points: pass it as the next request's offset.
 	NextOffset uint64 `protobuf:"varint,5,opt,name=next_offset,json=nextOffset,proto3" json:"next_offset,omitempty"`
+	// Length of the page's whole text in code points.
 	TotalChars uint64 `protobuf:"varint,6,opt,name=total_chars,json=totalChars,proto3" json:"total_chars,omitempty"`
 	// True when text remains after next_offset.
 	Truncated     bool `protobuf:"varint,7,opt,name=truncated,proto3" json:"truncated,omitempty"`
@@ -693,14 +725,18 @@ func (x *PageRead) GetTruncated() bool {
 	return false
 }
 
+// The answer to ListPages: one page of the listing.
 type PageList struct {
-	state         protoimpl.MessageState `protogen:"open.v1"`
-	SchemaVersion uint32                 `protobuf:"varint,1,opt,name=schema_version,json=schemaVersion,proto3" json:"schema_version,omitempty"`
-	Pages         []*Page                `protobuf:"bytes,2,rep,name=pages,proto3" json:"pages,omitempty"`
+	state protoimpl.MessageState `protogen:"open.v1"`
+	// The version of this message's layout; 1 for every message of quire.v1 today.
+	SchemaVersion uint32 `protobuf:"varint,1,opt,name=schema_version,json=schemaVersion,proto3" json:"schema_version,omitempty"`
+	// At most `limit` pages in path order.
+	Pages []*Page `protobuf:"bytes,2,rep,name=pages,proto3" json:"pages,omitempty"`
 	// Opaque; empty when the listing is complete. Bound to the namespace revision.
 	NextCursor string `protobuf:"bytes,3,opt,name=next_cursor,json=nextCursor,proto3" json:"next_cursor,omitempty"`
 	// The namespace changed since the cursor was issued: start again without a cursor.
-	RestartRequired   bool  `protobuf:"varint,4,opt,name=restart_required,json=restartRequired,proto3" json:"restart_required,omitempty"`
+	RestartRequired bool `protobuf:"varint,4,opt,name=restart_required,json=restartRequired,proto3" json:"restart_required,omitempty"`
+	// Namespace filesystem version the listing was read at.
 	FilesystemVersion int64 `protobuf:"varint,5,opt,name=filesystem_version,json=filesystemVersion,proto3" json:"filesystem_version,omitempty"`
 	unknownFields     protoimpl.UnknownFields
 	sizeCache         protoimpl.SizeCache
@@ -771,14 +807,21 @@ func (x *PageList) GetFilesystemVersion() int64 {
 	return 0
 }
 
+// One line of a page that contains the grep query.
 type GrepMatch struct {
-	state         protoimpl.MessageState `protogen:"open.v1"`
-	SchemaVersion uint32                 `protobuf:"varint,1,opt,name=schema_version,json=schemaVersion,proto3" json:"schema_version,omitempty"`
-	Path          string                 `protobuf:"bytes,2,opt,name=path,proto3" json:"path,omitempty"`
-	// 1-based.
-	LineNumber    uint32 `protobuf:"varint,3,opt,name=line_number,json=lineNumber,proto3" json:"line_number,omitempty"`
-	Line          string `protobuf:"bytes,4,opt,name=line,proto3" json:"line,omitempty"`
-	Url           string `protobuf:"bytes,5,opt,name=url,proto3" json:"url,omitempty"`
+	state protoimpl.MessageState `protogen:"open.v1"`
+	// The version of this message's layout; 1 for every message of quire.v1 today.
+	SchemaVersion uint32 `protobuf:"varint,1,opt,name=schema_version,json=schemaVersion,proto3" json:"schema_version,omitempty"`
+	// The page's canonical path.
+	Path string `protobuf:"bytes,2,opt,name=path,proto3" json:"path,omitempty"`
+	// 1-based line number within the page's text.
+	LineNumber uint32 `protobuf:"varint,3,opt,name=line_number,json=lineNumber,proto3" json:"line_number,omitempty"`
+	// The matching line; a line longer than 500 code points is clipped around the match, with
+	// "…" marking each cut.
+	Line string `protobuf:"bytes,4,opt,name=line,proto3" json:"line,omitempty"`
+	// The page's citation URL.
+	Url string `protobuf:"bytes,5,opt,name=url,proto3" json:"url,omitempty"`
+	// The page's revision the line was read from.
 	Revision      string `protobuf:"bytes,6,opt,name=revision,proto3" json:"revision,omitempty"`
 	unknownFields protoimpl.UnknownFields
 	sizeCache     protoimpl.SizeCache
@@ -856,14 +899,19 @@ func (x *GrepMatch) GetRevision() string {
 	return ""
 }
 
+// The answer to GrepPages.
 type GrepResult struct {
-	state         protoimpl.MessageState `protogen:"open.v1"`
-	SchemaVersion uint32                 `protobuf:"varint,1,opt,name=schema_version,json=schemaVersion,proto3" json:"schema_version,omitempty"`
-	Matches       []*GrepMatch           `protobuf:"bytes,2,rep,name=matches,proto3" json:"matches,omitempty"`
+	state protoimpl.MessageState `protogen:"open.v1"`
+	// The version of this message's layout; 1 for every message of quire.v1 today.
+	SchemaVersion uint32 `protobuf:"varint,1,opt,name=schema_version,json=schemaVersion,proto3" json:"schema_version,omitempty"`
+	// At most `limit` matches, in path order, then line order.
+	Matches []*GrepMatch `protobuf:"bytes,2,rep,name=matches,proto3" json:"matches,omitempty"`
 	// False means the scan stopped early (see stop_reason): absence cannot be concluded.
-	Complete          bool           `protobuf:"varint,3,opt,name=complete,proto3" json:"complete,omitempty"`
-	StopReason        GrepStopReason `protobuf:"varint,4,opt,name=stop_reason,json=stopReason,proto3,enum=quire.v1.GrepStopReason" json:"stop_reason,omitempty"`
-	FilesystemVersion int64          `protobuf:"varint,5,opt,name=filesystem_version,json=filesystemVersion,proto3" json:"filesystem_version,omitempty"`
+	Complete bool `protobuf:"varint,3,opt,name=complete,proto3" json:"complete,omitempty"`
+	// Why the scan stopped early; UNSPECIFIED when it was complete.
+	StopReason GrepStopReason `protobuf:"varint,4,opt,name=stop_reason,json=stopReason,proto3,enum=quire.v1.GrepStopReason" json:"stop_reason,omitempty"`
+	// Namespace filesystem version of the snapshot the scan read.
+	FilesystemVersion int64 `protobuf:"varint,5,opt,name=filesystem_version,json=filesystemVersion,proto3" json:"filesystem_version,omitempty"`
 	unknownFields     protoimpl.UnknownFields
 	sizeCache         protoimpl.SizeCache
 }
@@ -933,15 +981,23 @@ func (x *GrepResult) GetFilesystemVersion() int64 {
 	return 0
 }
 
+// Progress of a running sync, streamed by SyncPages; counts are totals so far, in pages.
 type PageSyncProgress struct {
-	state         protoimpl.MessageState `protogen:"open.v1"`
-	SchemaVersion uint32                 `protobuf:"varint,1,opt,name=schema_version,json=schemaVersion,proto3" json:"schema_version,omitempty"`
-	Stage         SyncStage              `protobuf:"varint,2,opt,name=stage,proto3,enum=quire.v1.SyncStage" json:"stage,omitempty"`
-	Discovered    uint32                 `protobuf:"varint,3,opt,name=discovered,proto3" json:"discovered,omitempty"`
-	Processed     uint32                 `protobuf:"varint,4,opt,name=processed,proto3" json:"processed,omitempty"`
-	Updated       uint32                 `protobuf:"varint,5,opt,name=updated,proto3" json:"updated,omitempty"`
-	Failed        uint32                 `protobuf:"varint,6,opt,name=failed,proto3" json:"failed,omitempty"`
-	Deleted       uint32                 `protobuf:"varint,7,opt,name=deleted,proto3" json:"deleted,omitempty"`
+	state protoimpl.MessageState `protogen:"open.v1"`
+	// The version of this message's layout; 1 for every message of quire.v1 today.
+	SchemaVersion uint32 `protobuf:"varint,1,opt,name=schema_version,json=schemaVersion,proto3" json:"schema_version,omitempty"`
+	// The stage the sync is in.
+	Stage SyncStage `protobuf:"varint,2,opt,name=stage,proto3,enum=quire.v1.SyncStage" json:"stage,omitempty"`
+	// Pages found by discovery.
+	Discovered uint32 `protobuf:"varint,3,opt,name=discovered,proto3" json:"discovered,omitempty"`
+	// Pages fetched and compared so far.
+	Processed uint32 `protobuf:"varint,4,opt,name=processed,proto3" json:"processed,omitempty"`
+	// Pages published with new content so far.
+	Updated uint32 `protobuf:"varint,5,opt,name=updated,proto3" json:"updated,omitempty"`
+	// Pages that could not be fetched or published so far.
+	Failed uint32 `protobuf:"varint,6,opt,name=failed,proto3" json:"failed,omitempty"`
+	// Pages removed because the site no longer lists them.
+	Deleted uint32 `protobuf:"varint,7,opt,name=deleted,proto3" json:"deleted,omitempty"`
 	// The page just processed, when there is one.
 	Path          string `protobuf:"bytes,8,opt,name=path,proto3" json:"path,omitempty"`
 	unknownFields protoimpl.UnknownFields
@@ -1036,8 +1092,9 @@ func (x *PageSyncProgress) GetPath() string {
 
 // Sent once when the sync asked for validate_discovery; answer with a DiscoveryDecision.
 type DiscoveryCheck struct {
-	state         protoimpl.MessageState `protogen:"open.v1"`
-	SchemaVersion uint32                 `protobuf:"varint,1,opt,name=schema_version,json=schemaVersion,proto3" json:"schema_version,omitempty"`
+	state protoimpl.MessageState `protogen:"open.v1"`
+	// The version of this message's layout; 1 for every message of quire.v1 today.
+	SchemaVersion uint32 `protobuf:"varint,1,opt,name=schema_version,json=schemaVersion,proto3" json:"schema_version,omitempty"`
 	// Pages found by discovery.
 	Discovered uint32 `protobuf:"varint,2,opt,name=discovered,proto3" json:"discovered,omitempty"`
 	// Pages currently published in the namespace.
@@ -1097,14 +1154,22 @@ func (x *DiscoveryCheck) GetPublished() uint32 {
 	return 0
 }
 
+// The outcome of one sync: the last message of SyncPages, also kept for GetSyncReport. Counts
+// are in pages.
 type SyncReport struct {
-	state         protoimpl.MessageState `protogen:"open.v1"`
-	SchemaVersion uint32                 `protobuf:"varint,1,opt,name=schema_version,json=schemaVersion,proto3" json:"schema_version,omitempty"`
-	Namespace     string                 `protobuf:"bytes,2,opt,name=namespace,proto3" json:"namespace,omitempty"`
-	Status        SyncStatus             `protobuf:"varint,3,opt,name=status,proto3,enum=quire.v1.SyncStatus" json:"status,omitempty"`
-	Discovered    uint32                 `protobuf:"varint,4,opt,name=discovered,proto3" json:"discovered,omitempty"`
-	Updated       uint32                 `protobuf:"varint,5,opt,name=updated,proto3" json:"updated,omitempty"`
-	Deleted       uint32                 `protobuf:"varint,6,opt,name=deleted,proto3" json:"deleted,omitempty"`
+	state protoimpl.MessageState `protogen:"open.v1"`
+	// The version of this message's layout; 1 for every message of quire.v1 today.
+	SchemaVersion uint32 `protobuf:"varint,1,opt,name=schema_version,json=schemaVersion,proto3" json:"schema_version,omitempty"`
+	// The namespace synced.
+	Namespace string `protobuf:"bytes,2,opt,name=namespace,proto3" json:"namespace,omitempty"`
+	// The overall outcome.
+	Status SyncStatus `protobuf:"varint,3,opt,name=status,proto3,enum=quire.v1.SyncStatus" json:"status,omitempty"`
+	// Pages found by discovery.
+	Discovered uint32 `protobuf:"varint,4,opt,name=discovered,proto3" json:"discovered,omitempty"`
+	// Pages published with new content.
+	Updated uint32 `protobuf:"varint,5,opt,name=updated,proto3" json:"updated,omitempty"`
+	// Pages removed because the site no longer lists them.
+	Deleted uint32 `protobuf:"varint,6,opt,name=deleted,proto3" json:"deleted,omitempty"`
 	// Full count of failed pages (errors and failed_paths are capped at 20).
 	Failed uint32 `protobuf:"varint,7,opt,name=failed,proto3" json:"failed,omitempty"`
 	// Pages left as they were because the sync could not decide (e.g. cancelled).
@@ -1114,13 +1179,17 @@ type SyncReport struct {
 	// At most 20 paths.
 	FailedPaths []string `protobuf:"bytes,10,rep,name=failed_paths,json=failedPaths,proto3" json:"failed_paths,omitempty"`
 	// Chunks embedded by this sync (0 when nothing needed embedding).
-	EmbeddedChunks    uint32                 `protobuf:"varint,11,opt,name=embedded_chunks,json=embeddedChunks,proto3" json:"embedded_chunks,omitempty"`
-	FilesystemVersion int64                  `protobuf:"varint,12,opt,name=filesystem_version,json=filesystemVersion,proto3" json:"filesystem_version,omitempty"`
-	StartedAt         *timestamppb.Timestamp `protobuf:"bytes,13,opt,name=started_at,json=startedAt,proto3" json:"started_at,omitempty"`
-	FinishedAt        *timestamppb.Timestamp `protobuf:"bytes,14,opt,name=finished_at,json=finishedAt,proto3" json:"finished_at,omitempty"`
+	EmbeddedChunks uint32 `protobuf:"varint,11,opt,name=embedded_chunks,json=embeddedChunks,proto3" json:"embedded_chunks,omitempty"`
+	// Namespace filesystem version after the sync.
+	FilesystemVersion int64 `protobuf:"varint,12,opt,name=filesystem_version,json=filesystemVersion,proto3" json:"filesystem_version,omitempty"`
+	// When the sync started.
+	StartedAt *timestamppb.Timestamp `protobuf:"bytes,13,opt,name=started_at,json=startedAt,proto3" json:"started_at,omitempty"`
+	// When the sync ended.
+	FinishedAt *timestamppb.Timestamp `protobuf:"bytes,14,opt,name=finished_at,json=finishedAt,proto3" json:"finished_at,omitempty"`
 	// Pages republished without embedding (title or URL change only).
-	MetadataOnly  uint32 `protobuf:"varint,15,opt,name=metadata_only,json=metadataOnly,proto3" json:"metadata_only,omitempty"`
-	Cancelled     bool   `protobuf:"varint,16,opt,name=cancelled,proto3" json:"cancelled,omitempty"`
+	MetadataOnly uint32 `protobuf:"varint,15,opt,name=metadata_only,json=metadataOnly,proto3" json:"metadata_only,omitempty"`
+	// True when the client closed the stream before the end; nothing was pruned.
+	Cancelled     bool `protobuf:"varint,16,opt,name=cancelled,proto3" json:"cancelled,omitempty"`
 	unknownFields protoimpl.UnknownFields
 	sizeCache     protoimpl.SizeCache
 }
@@ -1267,14 +1336,17 @@ func (x *SyncReport) GetCancelled() bool {
 	return false
 }
 
+// The answer to RunCommand: the command's output as a shell would print it.
 type CommandResult struct {
-	state         protoimpl.MessageState `protogen:"open.v1"`
-	SchemaVersion uint32                 `protobuf:"varint,1,opt,name=schema_version,json=schemaVersion,proto3" json:"schema_version,omitempty"`
+	state protoimpl.MessageState `protogen:"open.v1"`
+	// The version of this message's layout; 1 for every message of quire.v1 today.
+	SchemaVersion uint32 `protobuf:"varint,1,opt,name=schema_version,json=schemaVersion,proto3" json:"schema_version,omitempty"`
 	// At most 30,000 characters, cut at a line with a continuation hint.
 	Output string `protobuf:"bytes,2,opt,name=output,proto3" json:"output,omitempty"`
 	// 0 success, 1 no match (grep), 2 usage or grammar error.
-	ExitCode  int32 `protobuf:"varint,3,opt,name=exit_code,json=exitCode,proto3" json:"exit_code,omitempty"`
-	Truncated bool  `protobuf:"varint,4,opt,name=truncated,proto3" json:"truncated,omitempty"`
+	ExitCode int32 `protobuf:"varint,3,opt,name=exit_code,json=exitCode,proto3" json:"exit_code,omitempty"`
+	// True when the output was cut at 30,000 characters.
+	Truncated bool `protobuf:"varint,4,opt,name=truncated,proto3" json:"truncated,omitempty"`
 	// Grammar or usage error text, when exit_code is 2.
 	Error         string `protobuf:"bytes,5,opt,name=error,proto3" json:"error,omitempty"`
 	unknownFields protoimpl.UnknownFields
@@ -1346,16 +1418,24 @@ func (x *CommandResult) GetError() string {
 	return ""
 }
 
+// A namespace of the caller's organisation: one synced documentation site.
 type Namespace struct {
-	state             protoimpl.MessageState `protogen:"open.v1"`
-	SchemaVersion     uint32                 `protobuf:"varint,1,opt,name=schema_version,json=schemaVersion,proto3" json:"schema_version,omitempty"`
-	Name              string                 `protobuf:"bytes,2,opt,name=name,proto3" json:"name,omitempty"`
-	PageCount         uint32                 `protobuf:"varint,3,opt,name=page_count,json=pageCount,proto3" json:"page_count,omitempty"`
-	FilesystemVersion int64                  `protobuf:"varint,4,opt,name=filesystem_version,json=filesystemVersion,proto3" json:"filesystem_version,omitempty"`
-	SourceUrl         string                 `protobuf:"bytes,5,opt,name=source_url,json=sourceUrl,proto3" json:"source_url,omitempty"`
-	UpdatedAt         *timestamppb.Timestamp `protobuf:"bytes,6,opt,name=updated_at,json=updatedAt,proto3" json:"updated_at,omitempty"`
-	unknownFields     protoimpl.UnknownFields
-	sizeCache         protoimpl.SizeCache
+	state protoimpl.MessageState `protogen:"open.v1"`
+	// The version of this message's layout; 1 for every message of quire.v1 today.
+	SchemaVersion uint32 `protobuf:"varint,1,opt,name=schema_version,json=schemaVersion,proto3" json:"schema_version,omitempty"`
+	// The namespace's name (1–128 characters of [A-Za-z0-9._-]).
+	Name string `protobuf:"bytes,2,opt,name=name,proto3" json:"name,omitempty"`
+	// Pages currently published.
+	PageCount uint32 `protobuf:"varint,3,opt,name=page_count,json=pageCount,proto3" json:"page_count,omitempty"`
+	// Advances on every publish or removal of a page; search and list results name the version
+	// they read.
+	FilesystemVersion int64 `protobuf:"varint,4,opt,name=filesystem_version,json=filesystemVersion,proto3" json:"filesystem_version,omitempty"`
+	// The URL the last sync started from.
+	SourceUrl string `protobuf:"bytes,5,opt,name=source_url,json=sourceUrl,proto3" json:"source_url,omitempty"`
+	// When the namespace last changed.
+	UpdatedAt     *timestamppb.Timestamp `protobuf:"bytes,6,opt,name=updated_at,json=updatedAt,proto3" json:"updated_at,omitempty"`
+	unknownFields protoimpl.UnknownFields
+	sizeCache     protoimpl.SizeCache
 }
 
 func (x *Namespace) Reset() {
@@ -1432,9 +1512,11 @@ func (x *Namespace) GetUpdatedAt() *timestamppb.Timestamp {
 
 // A tool an agent runtime can register: JSON Schema of its input.
 type ToolDefinition struct {
-	state       protoimpl.MessageState `protogen:"open.v1"`
-	Name        string                 `protobuf:"bytes,1,opt,name=name,proto3" json:"name,omitempty"`
-	Description string                 `protobuf:"bytes,2,opt,name=description,proto3" json:"description,omitempty"`
+	state protoimpl.MessageState `protogen:"open.v1"`
+	// The tool's name as a model sees it, e.g. "search_pages".
+	Name string `protobuf:"bytes,1,opt,name=name,proto3" json:"name,omitempty"`
+	// What the tool does, written for a model.
+	Description string `protobuf:"bytes,2,opt,name=description,proto3" json:"description,omitempty"`
 	// JSON Schema (draft 2020-12) of the tool's arguments, as a JSON string.
 	InputSchemaJson string `protobuf:"bytes,3,opt,name=input_schema_json,json=inputSchemaJson,proto3" json:"input_schema_json,omitempty"`
 	unknownFields   protoimpl.UnknownFields

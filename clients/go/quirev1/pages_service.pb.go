@@ -23,21 +23,25 @@ const (
 
 // Starts a sync.
 type SyncStart struct {
-	state     protoimpl.MessageState `protogen:"open.v1"`
-	Namespace string                 `protobuf:"bytes,1,opt,name=namespace,proto3" json:"namespace,omitempty"`
+	state protoimpl.MessageState `protogen:"open.v1"`
+	// The namespace to publish into (created on the first sync): 1–128 characters of
+	// [A-Za-z0-9._-].
+	Namespace string `protobuf:"bytes,1,opt,name=namespace,proto3" json:"namespace,omitempty"`
 	// The site's llms.txt or sitemap.xml URL, or its root (then /llms.txt and /sitemap.xml are
-	// tried). https and globally routable hosts only, unless the server allow-lists the source.
+	// tried), at most 2,048 characters. https and globally routable hosts only, unless the server
+	// allow-lists the source.
 	Url string `protobuf:"bytes,2,opt,name=url,proto3" json:"url,omitempty"`
-	// Base for citation URLs (Page.url); defaults to the site's root URL (the directory of
-	// `url`). Page paths are relative to that directory.
+	// Base for citation URLs (Page.url), at most 2,048 characters; defaults to the site's root
+	// URL (the directory of `url`). Page paths are relative to that directory.
 	PublicUrl string `protobuf:"bytes,3,opt,name=public_url,json=publicUrl,proto3" json:"public_url,omitempty"`
 	// Server-side profile: "none", "markdown" (default), "mintlify", "fumadocs".
 	Transform string `protobuf:"bytes,4,opt,name=transform,proto3" json:"transform,omitempty"`
-	// Part of the index fingerprint; changing it re-embeds every page. Default "1".
+	// Part of the index fingerprint, at most 64 characters; changing it re-embeds every page.
+	// Default "1".
 	IndexVersion string `protobuf:"bytes,5,opt,name=index_version,json=indexVersion,proto3" json:"index_version,omitempty"`
-	// Re-embed every page even when unchanged.
+	// Re-embed every page even when unchanged. Default false.
 	Reindex bool `protobuf:"varint,6,opt,name=reindex,proto3" json:"reindex,omitempty"`
-	// Ask the client to accept or abort after discovery, before any fetch.
+	// Ask the client to accept or abort after discovery, before any fetch. Default false.
 	ValidateDiscovery bool `protobuf:"varint,7,opt,name=validate_discovery,json=validateDiscovery,proto3" json:"validate_discovery,omitempty"`
 	// The namespace's default language, a BCP 47 tag such as "en", "de" or "pt-BR" (at most 35
 	// characters): the language of pages whose own cannot be told from their front matter,
@@ -180,8 +184,11 @@ func (x *DiscoveryDecision) GetAccept() bool {
 	return false
 }
 
+// A client message of SyncPages: first a `start`, then at most one `decision`.
 type SyncPagesRequest struct {
 	state protoimpl.MessageState `protogen:"open.v1"`
+	// Which message this is.
+	//
 	// Types that are valid to be assigned to Message:
 	//
 	//	*SyncPagesRequest_Start
@@ -251,10 +258,12 @@ type isSyncPagesRequest_Message interface {
 }
 
 type SyncPagesRequest_Start struct {
+	// The first message: what to sync.
 	Start *SyncStart `protobuf:"bytes,1,opt,name=start,proto3,oneof"`
 }
 
 type SyncPagesRequest_Decision struct {
+	// The answer to the DiscoveryCheck, when the start asked for one.
 	Decision *DiscoveryDecision `protobuf:"bytes,2,opt,name=decision,proto3,oneof"`
 }
 
@@ -262,8 +271,11 @@ func (*SyncPagesRequest_Start) isSyncPagesRequest_Message() {}
 
 func (*SyncPagesRequest_Decision) isSyncPagesRequest_Message() {}
 
+// A server message of SyncPages.
 type SyncPagesResponse struct {
 	state protoimpl.MessageState `protogen:"open.v1"`
+	// Which message this is.
+	//
 	// Types that are valid to be assigned to Message:
 	//
 	//	*SyncPagesResponse_Progress
@@ -343,10 +355,12 @@ type isSyncPagesResponse_Message interface {
 }
 
 type SyncPagesResponse_Progress struct {
+	// Progress of the running sync.
 	Progress *PageSyncProgress `protobuf:"bytes,1,opt,name=progress,proto3,oneof"`
 }
 
 type SyncPagesResponse_DiscoveryCheck struct {
+	// Sent once after discovery when the start set validate_discovery.
 	DiscoveryCheck *DiscoveryCheck `protobuf:"bytes,2,opt,name=discovery_check,json=discoveryCheck,proto3,oneof"`
 }
 
@@ -361,18 +375,25 @@ func (*SyncPagesResponse_DiscoveryCheck) isSyncPagesResponse_Message() {}
 
 func (*SyncPagesResponse_Report) isSyncPagesResponse_Message() {}
 
+// A hybrid search of a namespace's pages.
 type SearchPagesRequest struct {
-	state     protoimpl.MessageState `protogen:"open.v1"`
-	Namespace string                 `protobuf:"bytes,1,opt,name=namespace,proto3" json:"namespace,omitempty"`
-	// 1–500 characters.
+	state protoimpl.MessageState `protogen:"open.v1"`
+	// The namespace to search: 1–128 characters of [A-Za-z0-9._-].
+	Namespace string `protobuf:"bytes,1,opt,name=namespace,proto3" json:"namespace,omitempty"`
+	// What to search for, in natural language or keywords: 1–500 characters, not blank.
 	Query string `protobuf:"bytes,2,opt,name=query,proto3" json:"query,omitempty"`
-	// At most 3, each 1–500 characters.
+	// Up to 3 other phrasings of the same need (synonyms, the API name, another wording), each
+	// 1–500 characters; their rankings are fused with the query's.
 	Alternatives []string `protobuf:"bytes,3,rep,name=alternatives,proto3" json:"alternatives,omitempty"`
-	// 1–20; 0 means the default 10.
+	// The most hits to return: 1–20, default 10.
+	//
+	// 0 (unset) means the default.
 	Limit uint32 `protobuf:"varint,4,opt,name=limit,proto3" json:"limit,omitempty"`
-	// 24,000–32,000 bytes of canonical JSON; 0 means the default 24,000.
+	// Budget for the result's canonical JSON: 24,000–32,000 bytes; 0 means the default 24,000.
+	// Hits are dropped from the tail to fit.
 	MaxOutputBytes uint32 `protobuf:"varint,5,opt,name=max_output_bytes,json=maxOutputBytes,proto3" json:"max_output_bytes,omitempty"`
-	// Per-request planner settings; requires a key with scope `tune`.
+	// Per-request planner settings; requires a key with scope `tune`. Unset: the namespace's
+	// settings.
 	Config        *PageSearchConfig `protobuf:"bytes,6,opt,name=config,proto3" json:"config,omitempty"`
 	unknownFields protoimpl.UnknownFields
 	sizeCache     protoimpl.SizeCache
@@ -450,9 +471,11 @@ func (x *SearchPagesRequest) GetConfig() *PageSearchConfig {
 	return nil
 }
 
+// The answer to SearchPages.
 type SearchPagesResponse struct {
-	state         protoimpl.MessageState `protogen:"open.v1"`
-	Result        *SearchResult          `protobuf:"bytes,1,opt,name=result,proto3" json:"result,omitempty"`
+	state protoimpl.MessageState `protogen:"open.v1"`
+	// The hits and how they were found.
+	Result        *SearchResult `protobuf:"bytes,1,opt,name=result,proto3" json:"result,omitempty"`
 	unknownFields protoimpl.UnknownFields
 	sizeCache     protoimpl.SizeCache
 }
@@ -494,15 +517,25 @@ func (x *SearchPagesResponse) GetResult() *SearchResult {
 	return nil
 }
 
+// A read of a slice of one page.
 type ReadPageRequest struct {
-	state     protoimpl.MessageState `protogen:"open.v1"`
-	Namespace string                 `protobuf:"bytes,1,opt,name=namespace,proto3" json:"namespace,omitempty"`
-	Path      string                 `protobuf:"bytes,2,opt,name=path,proto3" json:"path,omitempty"`
-	// When set and stale: PAGE_CHANGED with the current revision.
+	state protoimpl.MessageState `protogen:"open.v1"`
+	// The namespace the page is in: 1–128 characters of [A-Za-z0-9._-].
+	Namespace string `protobuf:"bytes,1,opt,name=namespace,proto3" json:"namespace,omitempty"`
+	// The page's path as search hits and listings give it: starts with "/", at most 1,024
+	// characters, e.g. "/tutorial/index.md".
+	Path string `protobuf:"bytes,2,opt,name=path,proto3" json:"path,omitempty"`
+	// The revision to read, from a search hit (at most 128 characters). When set and no longer
+	// current the call fails with PAGE_CHANGED and the current revision; empty reads the
+	// current text.
 	Revision string `protobuf:"bytes,3,opt,name=revision,proto3" json:"revision,omitempty"`
-	// In Unicode code points; default 0.
+	// Where to start reading, in Unicode code points from the start of the page; pass the
+	// previous read's next_offset to continue. Default 0.
 	Offset uint64 `protobuf:"varint,4,opt,name=offset,proto3" json:"offset,omitempty"`
-	// 1–24,000 code points; 0 means the default 12,000.
+	// The most code points to return: 1–24,000, default 12,000. The result's JSON also stays
+	// within 24,000 bytes.
+	//
+	// 0 (unset) means the default.
 	MaxChars      uint32 `protobuf:"varint,5,opt,name=max_chars,json=maxChars,proto3" json:"max_chars,omitempty"`
 	unknownFields protoimpl.UnknownFields
 	sizeCache     protoimpl.SizeCache
@@ -573,9 +606,11 @@ func (x *ReadPageRequest) GetMaxChars() uint32 {
 	return 0
 }
 
+// The answer to ReadPage.
 type ReadPageResponse struct {
-	state         protoimpl.MessageState `protogen:"open.v1"`
-	PageRead      *PageRead              `protobuf:"bytes,1,opt,name=page_read,json=pageRead,proto3" json:"page_read,omitempty"`
+	state protoimpl.MessageState `protogen:"open.v1"`
+	// The slice and the page it comes from.
+	PageRead      *PageRead `protobuf:"bytes,1,opt,name=page_read,json=pageRead,proto3" json:"page_read,omitempty"`
 	unknownFields protoimpl.UnknownFields
 	sizeCache     protoimpl.SizeCache
 }
@@ -617,14 +652,18 @@ func (x *ReadPageResponse) GetPageRead() *PageRead {
 	return nil
 }
 
+// A listing of a namespace's pages in path order.
 type ListPagesRequest struct {
-	state     protoimpl.MessageState `protogen:"open.v1"`
-	Namespace string                 `protobuf:"bytes,1,opt,name=namespace,proto3" json:"namespace,omitempty"`
-	// Path prefix; default "/".
+	state protoimpl.MessageState `protogen:"open.v1"`
+	// The namespace to list: 1–128 characters of [A-Za-z0-9._-].
+	Namespace string `protobuf:"bytes,1,opt,name=namespace,proto3" json:"namespace,omitempty"`
+	// Only pages whose path starts with this; starts with "/", at most 1,024 characters.
+	// Default "/".
 	Prefix string `protobuf:"bytes,2,opt,name=prefix,proto3" json:"prefix,omitempty"`
-	// Opaque, from a previous PageList.
+	// Opaque, from a previous PageList (at most 4,096 characters); empty starts at the first
+	// page.
 	Cursor string `protobuf:"bytes,3,opt,name=cursor,proto3" json:"cursor,omitempty"`
-	// 1–200; 0 means the default 100.
+	// The most pages to return: 1–200; 0 means the default 100.
 	Limit         uint32 `protobuf:"varint,4,opt,name=limit,proto3" json:"limit,omitempty"`
 	unknownFields protoimpl.UnknownFields
 	sizeCache     protoimpl.SizeCache
@@ -688,9 +727,11 @@ func (x *ListPagesRequest) GetLimit() uint32 {
 	return 0
 }
 
+// The answer to ListPages.
 type ListPagesResponse struct {
-	state         protoimpl.MessageState `protogen:"open.v1"`
-	PageList      *PageList              `protobuf:"bytes,1,opt,name=page_list,json=pageList,proto3" json:"page_list,omitempty"`
+	state protoimpl.MessageState `protogen:"open.v1"`
+	// The pages and the cursor to continue.
+	PageList      *PageList `protobuf:"bytes,1,opt,name=page_list,json=pageList,proto3" json:"page_list,omitempty"`
 	unknownFields protoimpl.UnknownFields
 	sizeCache     protoimpl.SizeCache
 }
@@ -732,15 +773,19 @@ func (x *ListPagesResponse) GetPageList() *PageList {
 	return nil
 }
 
+// A literal substring search of a namespace's pages, line by line.
 type GrepPagesRequest struct {
-	state     protoimpl.MessageState `protogen:"open.v1"`
-	Namespace string                 `protobuf:"bytes,1,opt,name=namespace,proto3" json:"namespace,omitempty"`
-	// Literal substring, 1–256 characters.
+	state protoimpl.MessageState `protogen:"open.v1"`
+	// The namespace to search: 1–128 characters of [A-Za-z0-9._-].
+	Namespace string `protobuf:"bytes,1,opt,name=namespace,proto3" json:"namespace,omitempty"`
+	// The literal substring to find: 1–256 characters on one line.
 	Query string `protobuf:"bytes,2,opt,name=query,proto3" json:"query,omitempty"`
-	// Path prefix; default "/".
-	Prefix     string `protobuf:"bytes,3,opt,name=prefix,proto3" json:"prefix,omitempty"`
-	IgnoreCase bool   `protobuf:"varint,4,opt,name=ignore_case,json=ignoreCase,proto3" json:"ignore_case,omitempty"`
-	// 1–100 matches; 0 means the default 20.
+	// Only pages whose path starts with this; starts with "/", at most 1,024 characters.
+	// Default "/".
+	Prefix string `protobuf:"bytes,3,opt,name=prefix,proto3" json:"prefix,omitempty"`
+	// Match regardless of case (Unicode case folding). Default false.
+	IgnoreCase bool `protobuf:"varint,4,opt,name=ignore_case,json=ignoreCase,proto3" json:"ignore_case,omitempty"`
+	// The most matches to return: 1–100; 0 means the default 20.
 	Limit         uint32 `protobuf:"varint,5,opt,name=limit,proto3" json:"limit,omitempty"`
 	unknownFields protoimpl.UnknownFields
 	sizeCache     protoimpl.SizeCache
@@ -811,9 +856,11 @@ func (x *GrepPagesRequest) GetLimit() uint32 {
 	return 0
 }
 
+// The answer to GrepPages.
 type GrepPagesResponse struct {
-	state         protoimpl.MessageState `protogen:"open.v1"`
-	Result        *GrepResult            `protobuf:"bytes,1,opt,name=result,proto3" json:"result,omitempty"`
+	state protoimpl.MessageState `protogen:"open.v1"`
+	// The matches and whether the scan was complete.
+	Result        *GrepResult `protobuf:"bytes,1,opt,name=result,proto3" json:"result,omitempty"`
 	unknownFields protoimpl.UnknownFields
 	sizeCache     protoimpl.SizeCache
 }
@@ -855,10 +902,14 @@ func (x *GrepPagesResponse) GetResult() *GrepResult {
 	return nil
 }
 
+// One read-only command over a namespace's pages as files.
 type RunCommandRequest struct {
-	state     protoimpl.MessageState `protogen:"open.v1"`
-	Namespace string                 `protobuf:"bytes,1,opt,name=namespace,proto3" json:"namespace,omitempty"`
-	// One command line, at most 1,024 characters; no pipes, redirection or chaining.
+	state protoimpl.MessageState `protogen:"open.v1"`
+	// The namespace whose pages the command reads: 1–128 characters of [A-Za-z0-9._-].
+	Namespace string `protobuf:"bytes,1,opt,name=namespace,proto3" json:"namespace,omitempty"`
+	// One command line, at most 1,024 characters: ls, tree [-L n], find [-name|-iname], cat,
+	// head/tail [-n N], wc [-l -w -c -m], grep/rg (-i -l -c -w -F -n -r -C/-A/-B n -e). No
+	// pipes, redirection or chaining. An empty line is a usage error (exit code 2).
 	Command       string `protobuf:"bytes,2,opt,name=command,proto3" json:"command,omitempty"`
 	unknownFields protoimpl.UnknownFields
 	sizeCache     protoimpl.SizeCache
@@ -908,9 +959,11 @@ func (x *RunCommandRequest) GetCommand() string {
 	return ""
 }
 
+// The answer to RunCommand.
 type RunCommandResponse struct {
-	state         protoimpl.MessageState `protogen:"open.v1"`
-	Result        *CommandResult         `protobuf:"bytes,1,opt,name=result,proto3" json:"result,omitempty"`
+	state protoimpl.MessageState `protogen:"open.v1"`
+	// The command's output and exit code.
+	Result        *CommandResult `protobuf:"bytes,1,opt,name=result,proto3" json:"result,omitempty"`
 	unknownFields protoimpl.UnknownFields
 	sizeCache     protoimpl.SizeCache
 }
@@ -952,6 +1005,7 @@ func (x *RunCommandResponse) GetResult() *CommandResult {
 	return nil
 }
 
+// Asks for the agent tools' definitions; takes no arguments.
 type DescribeToolsRequest struct {
 	state         protoimpl.MessageState `protogen:"open.v1"`
 	unknownFields protoimpl.UnknownFields
@@ -988,10 +1042,13 @@ func (*DescribeToolsRequest) Descriptor() ([]byte, []int) {
 	return file_quire_v1_pages_service_proto_rawDescGZIP(), []int{14}
 }
 
+// The answer to DescribeTools.
 type DescribeToolsResponse struct {
-	state         protoimpl.MessageState `protogen:"open.v1"`
-	SchemaVersion uint32                 `protobuf:"varint,1,opt,name=schema_version,json=schemaVersion,proto3" json:"schema_version,omitempty"`
-	Tools         []*ToolDefinition      `protobuf:"bytes,2,rep,name=tools,proto3" json:"tools,omitempty"`
+	state protoimpl.MessageState `protogen:"open.v1"`
+	// The version of this message's layout; 1 for every message of quire.v1 today.
+	SchemaVersion uint32 `protobuf:"varint,1,opt,name=schema_version,json=schemaVersion,proto3" json:"schema_version,omitempty"`
+	// search_pages, read_page, query_pages, search_knowledge and read_document, in that order.
+	Tools         []*ToolDefinition `protobuf:"bytes,2,rep,name=tools,proto3" json:"tools,omitempty"`
 	unknownFields protoimpl.UnknownFields
 	sizeCache     protoimpl.SizeCache
 }
@@ -1040,9 +1097,11 @@ func (x *DescribeToolsResponse) GetTools() []*ToolDefinition {
 	return nil
 }
 
+// Asks for a namespace's last sync report.
 type GetSyncReportRequest struct {
-	state         protoimpl.MessageState `protogen:"open.v1"`
-	Namespace     string                 `protobuf:"bytes,1,opt,name=namespace,proto3" json:"namespace,omitempty"`
+	state protoimpl.MessageState `protogen:"open.v1"`
+	// The namespace: 1–128 characters of [A-Za-z0-9._-].
+	Namespace     string `protobuf:"bytes,1,opt,name=namespace,proto3" json:"namespace,omitempty"`
 	unknownFields protoimpl.UnknownFields
 	sizeCache     protoimpl.SizeCache
 }
@@ -1084,9 +1143,11 @@ func (x *GetSyncReportRequest) GetNamespace() string {
 	return ""
 }
 
+// The answer to GetSyncReport.
 type GetSyncReportResponse struct {
-	state         protoimpl.MessageState `protogen:"open.v1"`
-	Report        *SyncReport            `protobuf:"bytes,1,opt,name=report,proto3" json:"report,omitempty"`
+	state protoimpl.MessageState `protogen:"open.v1"`
+	// The report of the namespace's last finished sync.
+	Report        *SyncReport `protobuf:"bytes,1,opt,name=report,proto3" json:"report,omitempty"`
 	unknownFields protoimpl.UnknownFields
 	sizeCache     protoimpl.SizeCache
 }
@@ -1128,6 +1189,7 @@ func (x *GetSyncReportResponse) GetReport() *SyncReport {
 	return nil
 }
 
+// Asks for the caller organisation's namespaces; takes no arguments.
 type ListNamespacesRequest struct {
 	state         protoimpl.MessageState `protogen:"open.v1"`
 	unknownFields protoimpl.UnknownFields
@@ -1164,10 +1226,13 @@ func (*ListNamespacesRequest) Descriptor() ([]byte, []int) {
 	return file_quire_v1_pages_service_proto_rawDescGZIP(), []int{18}
 }
 
+// The answer to ListNamespaces.
 type ListNamespacesResponse struct {
-	state         protoimpl.MessageState `protogen:"open.v1"`
-	SchemaVersion uint32                 `protobuf:"varint,1,opt,name=schema_version,json=schemaVersion,proto3" json:"schema_version,omitempty"`
-	Namespaces    []*Namespace           `protobuf:"bytes,2,rep,name=namespaces,proto3" json:"namespaces,omitempty"`
+	state protoimpl.MessageState `protogen:"open.v1"`
+	// The version of this message's layout; 1 for every message of quire.v1 today.
+	SchemaVersion uint32 `protobuf:"varint,1,opt,name=schema_version,json=schemaVersion,proto3" json:"schema_version,omitempty"`
+	// Every namespace of the caller's organisation, by name.
+	Namespaces    []*Namespace `protobuf:"bytes,2,rep,name=namespaces,proto3" json:"namespaces,omitempty"`
 	unknownFields protoimpl.UnknownFields
 	sizeCache     protoimpl.SizeCache
 }
@@ -1220,17 +1285,18 @@ var File_quire_v1_pages_service_proto protoreflect.FileDescriptor
 
 const file_quire_v1_pages_service_proto_rawDesc = "" +
 	"\n" +
-	"\x1cquire/v1/pages_service.proto\x12\bquire.v1\x1a\x14quire/v1/pages.proto\x1a\x1cquire/v1/search_config.proto\"\x82\x02\n" +
-	"\tSyncStart\x12\x1c\n" +
-	"\tnamespace\x18\x01 \x01(\tR\tnamespace\x12\x10\n" +
-	"\x03url\x18\x02 \x01(\tR\x03url\x12\x1d\n" +
+	"\x1cquire/v1/pages_service.proto\x12\bquire.v1\x1a\x15quire/v1/bounds.proto\x1a\x16quire/v1/options.proto\x1a\x14quire/v1/pages.proto\x1a\x1cquire/v1/search_config.proto\"\xe1\x02\n" +
+	"\tSyncStart\x12:\n" +
+	"\tnamespace\x18\x01 \x01(\tB\x1c\xf2\xb6\x18\x18\x18\x01 \x80\x01:\x11^[A-Za-z0-9._-]+$R\tnamespace\x12\x1b\n" +
+	"\x03url\x18\x02 \x01(\tB\t\xf2\xb6\x18\x05\x18\x01 \x80\x10R\x03url\x12&\n" +
 	"\n" +
-	"public_url\x18\x03 \x01(\tR\tpublicUrl\x12\x1c\n" +
-	"\ttransform\x18\x04 \x01(\tR\ttransform\x12#\n" +
-	"\rindex_version\x18\x05 \x01(\tR\findexVersion\x12\x18\n" +
+	"public_url\x18\x03 \x01(\tB\a\xf2\xb6\x18\x03 \x80\x10R\tpublicUrl\x12.\n" +
+	"\ttransform\x18\x04 \x01(\tB\x10\xf2\xb6\x18\fB\n" +
+	"\"markdown\"R\ttransform\x120\n" +
+	"\rindex_version\x18\x05 \x01(\tB\v\xf2\xb6\x18\a @B\x03\"1\"R\findexVersion\x12\x18\n" +
 	"\areindex\x18\x06 \x01(\bR\areindex\x12-\n" +
-	"\x12validate_discovery\x18\a \x01(\bR\x11validateDiscovery\x12\x1a\n" +
-	"\blanguage\x18\b \x01(\tR\blanguage\"+\n" +
+	"\x12validate_discovery\x18\a \x01(\bR\x11validateDiscovery\x12(\n" +
+	"\blanguage\x18\b \x01(\tB\f\xf2\xb6\x18\b #B\x04\"en\"R\blanguage\"+\n" +
 	"\x11DiscoveryDecision\x12\x16\n" +
 	"\x06accept\x18\x01 \x01(\bR\x06accept\"\x85\x01\n" +
 	"\x10SyncPagesRequest\x12+\n" +
@@ -1241,51 +1307,51 @@ const file_quire_v1_pages_service_proto_rawDesc = "" +
 	"\bprogress\x18\x01 \x01(\v2\x1a.quire.v1.PageSyncProgressH\x00R\bprogress\x12C\n" +
 	"\x0fdiscovery_check\x18\x02 \x01(\v2\x18.quire.v1.DiscoveryCheckH\x00R\x0ediscoveryCheck\x12.\n" +
 	"\x06report\x18\x03 \x01(\v2\x14.quire.v1.SyncReportH\x00R\x06reportB\t\n" +
-	"\amessage\"\xe0\x01\n" +
-	"\x12SearchPagesRequest\x12\x1c\n" +
-	"\tnamespace\x18\x01 \x01(\tR\tnamespace\x12\x14\n" +
-	"\x05query\x18\x02 \x01(\tR\x05query\x12\"\n" +
-	"\falternatives\x18\x03 \x03(\tR\falternatives\x12\x14\n" +
-	"\x05limit\x18\x04 \x01(\rR\x05limit\x12(\n" +
-	"\x10max_output_bytes\x18\x05 \x01(\rR\x0emaxOutputBytes\x122\n" +
+	"\amessage\"\xc6\x02\n" +
+	"\x12SearchPagesRequest\x12:\n" +
+	"\tnamespace\x18\x01 \x01(\tB\x1c\xf2\xb6\x18\x18\x18\x01 \x80\x01:\x11^[A-Za-z0-9._-]+$R\tnamespace\x12\x1f\n" +
+	"\x05query\x18\x02 \x01(\tB\t\xf2\xb6\x18\x05\x18\x01 \xf4\x03R\x05query\x12/\n" +
+	"\falternatives\x18\x03 \x03(\tB\v\xf2\xb6\x18\a\x18\x01 \xf4\x030\x03R\falternatives\x12(\n" +
+	"\x05limit\x18\x04 \x01(\rB\x12\xf2\xb6\x18\x0e\b\x01\x10\x14B\x0210J\x04hitsR\x05limit\x12D\n" +
+	"\x10max_output_bytes\x18\x05 \x01(\rB\x1a\xf2\xb6\x18\x16\b\xc0\xbb\x01\x10\x80\xfa\x01B\x0524000J\x05bytesR\x0emaxOutputBytes\x122\n" +
 	"\x06config\x18\x06 \x01(\v2\x1a.quire.v1.PageSearchConfigR\x06config\"E\n" +
 	"\x13SearchPagesResponse\x12.\n" +
-	"\x06result\x18\x01 \x01(\v2\x16.quire.v1.SearchResultR\x06result\"\x94\x01\n" +
-	"\x0fReadPageRequest\x12\x1c\n" +
-	"\tnamespace\x18\x01 \x01(\tR\tnamespace\x12\x12\n" +
-	"\x04path\x18\x02 \x01(\tR\x04path\x12\x1a\n" +
-	"\brevision\x18\x03 \x01(\tR\brevision\x12\x16\n" +
-	"\x06offset\x18\x04 \x01(\x04R\x06offset\x12\x1b\n" +
-	"\tmax_chars\x18\x05 \x01(\rR\bmaxChars\"C\n" +
+	"\x06result\x18\x01 \x01(\v2\x16.quire.v1.SearchResultR\x06result\"\x84\x02\n" +
+	"\x0fReadPageRequest\x12:\n" +
+	"\tnamespace\x18\x01 \x01(\tB\x1c\xf2\xb6\x18\x18\x18\x01 \x80\x01:\x11^[A-Za-z0-9._-]+$R\tnamespace\x12\x1f\n" +
+	"\x04path\x18\x02 \x01(\tB\v\xf2\xb6\x18\a \x80\b:\x02^/R\x04path\x12#\n" +
+	"\brevision\x18\x03 \x01(\tB\a\xf2\xb6\x18\x03 \x80\x01R\brevision\x122\n" +
+	"\x06offset\x18\x04 \x01(\x04B\x1a\xf2\xb6\x18\x16\x10\xff\xff\xff\xff\aB\x010J\vcode pointsR\x06offset\x12;\n" +
+	"\tmax_chars\x18\x05 \x01(\rB\x1e\xf2\xb6\x18\x1a\b\x01\x10\xc0\xbb\x01B\x0512000J\vcode pointsR\bmaxChars\"C\n" +
 	"\x10ReadPageResponse\x12/\n" +
-	"\tpage_read\x18\x01 \x01(\v2\x12.quire.v1.PageReadR\bpageRead\"v\n" +
-	"\x10ListPagesRequest\x12\x1c\n" +
-	"\tnamespace\x18\x01 \x01(\tR\tnamespace\x12\x16\n" +
-	"\x06prefix\x18\x02 \x01(\tR\x06prefix\x12\x16\n" +
-	"\x06cursor\x18\x03 \x01(\tR\x06cursor\x12\x14\n" +
-	"\x05limit\x18\x04 \x01(\rR\x05limit\"D\n" +
+	"\tpage_read\x18\x01 \x01(\v2\x12.quire.v1.PageReadR\bpageRead\"\xc6\x01\n" +
+	"\x10ListPagesRequest\x12:\n" +
+	"\tnamespace\x18\x01 \x01(\tB\x1c\xf2\xb6\x18\x18\x18\x01 \x80\x01:\x11^[A-Za-z0-9._-]+$R\tnamespace\x12(\n" +
+	"\x06prefix\x18\x02 \x01(\tB\x10\xf2\xb6\x18\f \x80\b:\x02^/B\x03\"/\"R\x06prefix\x12\x1f\n" +
+	"\x06cursor\x18\x03 \x01(\tB\a\xf2\xb6\x18\x03 \x80 R\x06cursor\x12+\n" +
+	"\x05limit\x18\x04 \x01(\rB\x15\xf2\xb6\x18\x11\b\x01\x10\xc8\x01B\x03100J\x05pagesR\x05limit\"D\n" +
 	"\x11ListPagesResponse\x12/\n" +
-	"\tpage_list\x18\x01 \x01(\v2\x12.quire.v1.PageListR\bpageList\"\x95\x01\n" +
-	"\x10GrepPagesRequest\x12\x1c\n" +
-	"\tnamespace\x18\x01 \x01(\tR\tnamespace\x12\x14\n" +
-	"\x05query\x18\x02 \x01(\tR\x05query\x12\x16\n" +
-	"\x06prefix\x18\x03 \x01(\tR\x06prefix\x12\x1f\n" +
+	"\tpage_list\x18\x01 \x01(\v2\x12.quire.v1.PageListR\bpageList\"\xe7\x01\n" +
+	"\x10GrepPagesRequest\x12:\n" +
+	"\tnamespace\x18\x01 \x01(\tB\x1c\xf2\xb6\x18\x18\x18\x01 \x80\x01:\x11^[A-Za-z0-9._-]+$R\tnamespace\x12\x1f\n" +
+	"\x05query\x18\x02 \x01(\tB\t\xf2\xb6\x18\x05\x18\x01 \x80\x02R\x05query\x12(\n" +
+	"\x06prefix\x18\x03 \x01(\tB\x10\xf2\xb6\x18\f \x80\b:\x02^/B\x03\"/\"R\x06prefix\x12\x1f\n" +
 	"\vignore_case\x18\x04 \x01(\bR\n" +
-	"ignoreCase\x12\x14\n" +
-	"\x05limit\x18\x05 \x01(\rR\x05limit\"A\n" +
+	"ignoreCase\x12+\n" +
+	"\x05limit\x18\x05 \x01(\rB\x15\xf2\xb6\x18\x11\b\x01\x10dB\x0220J\amatchesR\x05limit\"A\n" +
 	"\x11GrepPagesResponse\x12,\n" +
-	"\x06result\x18\x01 \x01(\v2\x14.quire.v1.GrepResultR\x06result\"K\n" +
-	"\x11RunCommandRequest\x12\x1c\n" +
-	"\tnamespace\x18\x01 \x01(\tR\tnamespace\x12\x18\n" +
-	"\acommand\x18\x02 \x01(\tR\acommand\"E\n" +
+	"\x06result\x18\x01 \x01(\v2\x14.quire.v1.GrepResultR\x06result\"r\n" +
+	"\x11RunCommandRequest\x12:\n" +
+	"\tnamespace\x18\x01 \x01(\tB\x1c\xf2\xb6\x18\x18\x18\x01 \x80\x01:\x11^[A-Za-z0-9._-]+$R\tnamespace\x12!\n" +
+	"\acommand\x18\x02 \x01(\tB\a\xf2\xb6\x18\x03 \x80\bR\acommand\"E\n" +
 	"\x12RunCommandResponse\x12/\n" +
 	"\x06result\x18\x01 \x01(\v2\x17.quire.v1.CommandResultR\x06result\"\x16\n" +
 	"\x14DescribeToolsRequest\"n\n" +
 	"\x15DescribeToolsResponse\x12%\n" +
 	"\x0eschema_version\x18\x01 \x01(\rR\rschemaVersion\x12.\n" +
-	"\x05tools\x18\x02 \x03(\v2\x18.quire.v1.ToolDefinitionR\x05tools\"4\n" +
-	"\x14GetSyncReportRequest\x12\x1c\n" +
-	"\tnamespace\x18\x01 \x01(\tR\tnamespace\"E\n" +
+	"\x05tools\x18\x02 \x03(\v2\x18.quire.v1.ToolDefinitionR\x05tools\"R\n" +
+	"\x14GetSyncReportRequest\x12:\n" +
+	"\tnamespace\x18\x01 \x01(\tB\x1c\xf2\xb6\x18\x18\x18\x01 \x80\x01:\x11^[A-Za-z0-9._-]+$R\tnamespace\"E\n" +
 	"\x15GetSyncReportResponse\x12,\n" +
 	"\x06report\x18\x01 \x01(\v2\x14.quire.v1.SyncReportR\x06report\"\x17\n" +
 	"\x15ListNamespacesRequest\"t\n" +
@@ -1293,15 +1359,18 @@ const file_quire_v1_pages_service_proto_rawDesc = "" +
 	"\x0eschema_version\x18\x01 \x01(\rR\rschemaVersion\x123\n" +
 	"\n" +
 	"namespaces\x18\x02 \x03(\v2\x13.quire.v1.NamespaceR\n" +
-	"namespaces2\xb5\x05\n" +
+	"namespaces2\xdb\f\n" +
 	"\fPagesService\x12H\n" +
-	"\tSyncPages\x12\x1a.quire.v1.SyncPagesRequest\x1a\x1b.quire.v1.SyncPagesResponse(\x010\x01\x12J\n" +
-	"\vSearchPages\x12\x1c.quire.v1.SearchPagesRequest\x1a\x1d.quire.v1.SearchPagesResponse\x12A\n" +
-	"\bReadPage\x12\x19.quire.v1.ReadPageRequest\x1a\x1a.quire.v1.ReadPageResponse\x12D\n" +
+	"\tSyncPages\x12\x1a.quire.v1.SyncPagesRequest\x1a\x1b.quire.v1.SyncPagesResponse(\x010\x01\x12\x85\x03\n" +
+	"\vSearchPages\x12\x1c.quire.v1.SearchPagesRequest\x1a\x1d.quire.v1.SearchPagesResponse\"\xb8\x02ڵ\x18\xb3\x02\n" +
+	"\fsearch_pages\x12\xe9\x01Search a documentation namespace (hybrid full-text + semantic). Returns up to `limit` chunks with their page path, URL, title and revision; at most 3 per page. Pass other phrasings of the same need in `alternatives` to widen the net.\x1a\tnamespace\x1a\x05query\x1a\falternatives\x1a\x05limit\"\tnamespace\"\x05query\x12\x8b\x03\n" +
+	"\bReadPage\x12\x19.quire.v1.ReadPageRequest\x1a\x1a.quire.v1.ReadPageResponse\"\xc7\x02ڵ\x18\xc2\x02\n" +
+	"\tread_page\x12\xf5\x01Read a page's Markdown in slices of Unicode code points. Pass the `revision` from a search hit to read exactly that text; a stale revision returns page_changed with the current one. Continue with `offset` set to the previous slice's next_offset.\x1a\tnamespace\x1a\x04path\x1a\brevision\x1a\x06offset\x1a\tmax_chars\"\tnamespace\"\x04path\x12D\n" +
 	"\tListPages\x12\x1a.quire.v1.ListPagesRequest\x1a\x1b.quire.v1.ListPagesResponse\x12D\n" +
-	"\tGrepPages\x12\x1a.quire.v1.GrepPagesRequest\x1a\x1b.quire.v1.GrepPagesResponse\x12G\n" +
+	"\tGrepPages\x12\x1a.quire.v1.GrepPagesRequest\x1a\x1b.quire.v1.GrepPagesResponse\x12\xe5\x02\n" +
 	"\n" +
-	"RunCommand\x12\x1b.quire.v1.RunCommandRequest\x1a\x1c.quire.v1.RunCommandResponse\x12P\n" +
+	"RunCommand\x12\x1b.quire.v1.RunCommandRequest\x1a\x1c.quire.v1.RunCommandResponse\"\x9b\x02ڵ\x18\x96\x02\n" +
+	"\vquery_pages\x12\xde\x01Run one read-only command over the namespace's pages as files: ls, tree [-L n], find [-name|-iname], cat, head/tail [-n N], wc [-l -w -c -m], grep/rg (-i -l -c -w -F -n -r -C/-A/-B n -e). No pipes, redirection or chaining.\x1a\tnamespace\x1a\acommand\"\tnamespace\"\acommand\x12P\n" +
 	"\rDescribeTools\x12\x1e.quire.v1.DescribeToolsRequest\x1a\x1f.quire.v1.DescribeToolsResponse\x12P\n" +
 	"\rGetSyncReport\x12\x1e.quire.v1.GetSyncReportRequest\x1a\x1f.quire.v1.GetSyncReportResponse\x12S\n" +
 	"\x0eListNamespaces\x12\x1f.quire.v1.ListNamespacesRequest\x1a .quire.v1.ListNamespacesResponseb\x06proto3"
@@ -1397,6 +1466,8 @@ func file_quire_v1_pages_service_proto_init() {
 	if File_quire_v1_pages_service_proto != nil {
 		return
 	}
+	file_quire_v1_bounds_proto_init()
+	file_quire_v1_options_proto_init()
 	file_quire_v1_pages_proto_init()
 	file_quire_v1_search_config_proto_init()
 	file_quire_v1_pages_service_proto_msgTypes[2].OneofWrappers = []any{

@@ -30,14 +30,16 @@ type PageSearchConfig struct {
 	// One of "auto", "force_custom_plan", "force_generic_plan". Deployment default:
 	// "force_custom_plan".
 	PlanCacheMode *string `protobuf:"bytes,1,opt,name=plan_cache_mode,json=planCacheMode,proto3,oneof" json:"plan_cache_mode,omitempty"`
-	EnableSeqscan *bool   `protobuf:"varint,2,opt,name=enable_seqscan,json=enableSeqscan,proto3,oneof" json:"enable_seqscan,omitempty"`
-	// Finite, >= 0.
+	// PostgreSQL's enable_seqscan. Deployment default: false (every page-search statement has an
+	// index path).
+	EnableSeqscan *bool `protobuf:"varint,2,opt,name=enable_seqscan,json=enableSeqscan,proto3,oneof" json:"enable_seqscan,omitempty"`
+	// PostgreSQL's parallel_setup_cost, in planner cost units: finite, >= 0.
 	ParallelSetupCost *float64 `protobuf:"fixed64,3,opt,name=parallel_setup_cost,json=parallelSetupCost,proto3,oneof" json:"parallel_setup_cost,omitempty"`
-	// Finite, >= 0.
+	// PostgreSQL's parallel_tuple_cost, in planner cost units: finite, >= 0.
 	ParallelTupleCost *float64 `protobuf:"fixed64,4,opt,name=parallel_tuple_cost,json=parallelTupleCost,proto3,oneof" json:"parallel_tuple_cost,omitempty"`
-	// Inclusive range 0–1024.
+	// PostgreSQL's max_parallel_workers_per_gather: 0–1024 workers.
 	MaxParallelWorkersPerGather *int32 `protobuf:"varint,5,opt,name=max_parallel_workers_per_gather,json=maxParallelWorkersPerGather,proto3,oneof" json:"max_parallel_workers_per_gather,omitempty"`
-	// In 8 KiB blocks; inclusive range 0–2147483647.
+	// PostgreSQL's min_parallel_table_scan_size: 0–2147483647 blocks of 8 KiB.
 	MinParallelTableScanSize *int64 `protobuf:"varint,6,opt,name=min_parallel_table_scan_size,json=minParallelTableScanSize,proto3,oneof" json:"min_parallel_table_scan_size,omitempty"`
 	unknownFields            protoimpl.UnknownFields
 	sizeCache                protoimpl.SizeCache
@@ -119,14 +121,14 @@ var File_quire_v1_search_config_proto protoreflect.FileDescriptor
 
 const file_quire_v1_search_config_proto_rawDesc = "" +
 	"\n" +
-	"\x1cquire/v1/search_config.proto\x12\bquire.v1\"\x81\x04\n" +
-	"\x10PageSearchConfig\x12+\n" +
-	"\x0fplan_cache_mode\x18\x01 \x01(\tH\x00R\rplanCacheMode\x88\x01\x01\x12*\n" +
-	"\x0eenable_seqscan\x18\x02 \x01(\bH\x01R\renableSeqscan\x88\x01\x01\x123\n" +
-	"\x13parallel_setup_cost\x18\x03 \x01(\x01H\x02R\x11parallelSetupCost\x88\x01\x01\x123\n" +
-	"\x13parallel_tuple_cost\x18\x04 \x01(\x01H\x03R\x11parallelTupleCost\x88\x01\x01\x12I\n" +
-	"\x1fmax_parallel_workers_per_gather\x18\x05 \x01(\x05H\x04R\x1bmaxParallelWorkersPerGather\x88\x01\x01\x12C\n" +
-	"\x1cmin_parallel_table_scan_size\x18\x06 \x01(\x03H\x05R\x18minParallelTableScanSize\x88\x01\x01B\x12\n" +
+	"\x1cquire/v1/search_config.proto\x12\bquire.v1\x1a\x15quire/v1/bounds.proto\"\xf6\x04\n" +
+	"\x10PageSearchConfig\x12`\n" +
+	"\x0fplan_cache_mode\x18\x01 \x01(\tB3\xf2\xb6\x18/:-^(auto|force_custom_plan|force_generic_plan)$H\x00R\rplanCacheMode\x88\x01\x01\x12*\n" +
+	"\x0eenable_seqscan\x18\x02 \x01(\bH\x01R\renableSeqscan\x88\x01\x01\x12;\n" +
+	"\x13parallel_setup_cost\x18\x03 \x01(\x01B\x06\xf2\xb6\x18\x02\b\x00H\x02R\x11parallelSetupCost\x88\x01\x01\x12;\n" +
+	"\x13parallel_tuple_cost\x18\x04 \x01(\x01B\x06\xf2\xb6\x18\x02\b\x00H\x03R\x11parallelTupleCost\x88\x01\x01\x12]\n" +
+	"\x1fmax_parallel_workers_per_gather\x18\x05 \x01(\x05B\x12\xf2\xb6\x18\x0e\b\x00\x10\x80\bJ\aworkersH\x04R\x1bmaxParallelWorkersPerGather\x88\x01\x01\x12_\n" +
+	"\x1cmin_parallel_table_scan_size\x18\x06 \x01(\x03B\x1a\xf2\xb6\x18\x16\b\x00\x10\xff\xff\xff\xff\aJ\f8 KiB blocksH\x05R\x18minParallelTableScanSize\x88\x01\x01B\x12\n" +
 	"\x10_plan_cache_modeB\x11\n" +
 	"\x0f_enable_seqscanB\x16\n" +
 	"\x14_parallel_setup_costB\x16\n" +
@@ -163,6 +165,7 @@ func file_quire_v1_search_config_proto_init() {
 	if File_quire_v1_search_config_proto != nil {
 		return
 	}
+	file_quire_v1_bounds_proto_init()
 	file_quire_v1_search_config_proto_msgTypes[0].OneofWrappers = []any{}
 	type x struct{}
 	out := protoimpl.TypeBuilder{

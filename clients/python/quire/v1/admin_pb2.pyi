@@ -28,8 +28,11 @@ class _Scope:
 class _ScopeEnumTypeWrapper(_enum_type_wrapper._EnumTypeWrapper[_Scope.ValueType], _builtins.type):
     DESCRIPTOR: _descriptor.EnumDescriptor
     SCOPE_UNSPECIFIED: _Scope.ValueType  # 0
+    """Never valid on a key."""
     SCOPE_READ: _Scope.ValueType  # 1
+    """Searches, reads, listings and tool definitions."""
     SCOPE_WRITE: _Scope.ValueType  # 2
+    """Page syncs, collections, uploads and agents."""
     SCOPE_ADMIN: _Scope.ValueType  # 3
     """Deployment administration (modes, kill switch, keys, gate, index rebuilds)."""
     SCOPE_TUNE: _Scope.ValueType  # 4
@@ -39,8 +42,11 @@ class Scope(_Scope, metaclass=_ScopeEnumTypeWrapper):
     """Scopes of an API key."""
 
 SCOPE_UNSPECIFIED: Scope.ValueType  # 0
+"""Never valid on a key."""
 SCOPE_READ: Scope.ValueType  # 1
+"""Searches, reads, listings and tool definitions."""
 SCOPE_WRITE: Scope.ValueType  # 2
+"""Page syncs, collections, uploads and agents."""
 SCOPE_ADMIN: Scope.ValueType  # 3
 """Deployment administration (modes, kill switch, keys, gate, index rebuilds)."""
 SCOPE_TUNE: Scope.ValueType  # 4
@@ -60,12 +66,17 @@ class ModeMetrics(_message.Message):
     RECALL_AT_100_FIELD_NUMBER: _builtins.int
     MRR_AT_10_FIELD_NUMBER: _builtins.int
     mode: _knowledge_pb2.RetrievalMode.ValueType
+    """The mode measured; UNSPECIFIED for a diagnostic arm (see label)."""
     label: _builtins.str
     """Label for diagnostic arms that are not a serving mode (e.g. "vector_only")."""
     ndcg_at_10: _builtins.float
+    """Mean nDCG@10 over the queries, 0–1."""
     recall_at_10: _builtins.float
+    """Mean recall@10 over the queries, 0–1."""
     recall_at_100: _builtins.float
+    """Mean recall@100 over the queries, 0–1."""
     mrr_at_10: _builtins.float
+    """Mean reciprocal rank of the first relevant document within the top 10, 0–1."""
     def __init__(
         self,
         *,
@@ -86,6 +97,8 @@ Global___ModeMetrics: _TypeAlias = ModeMetrics  # noqa: Y015
 
 @_typing.final
 class GateResult(_message.Message):
+    """The outcome of one baseline gate run."""
+
     DESCRIPTOR: _descriptor.Descriptor
 
     SCHEMA_VERSION_FIELD_NUMBER: _builtins.int
@@ -98,20 +111,29 @@ class GateResult(_message.Message):
     QUERIES_FIELD_NUMBER: _builtins.int
     DOCUMENTS_FIELD_NUMBER: _builtins.int
     schema_version: _builtins.int
+    """The version of this message's layout; 1 for every message of quire.v1 today."""
     fingerprint: _builtins.str
     """The index fingerprint the gate was measured with; only a result for the current fingerprint
     counts.
     """
     dataset: _builtins.str
+    """The data set's name."""
     split: _builtins.str
+    """The split whose queries and judgements were used, e.g. "test"."""
     passed: _builtins.bool
     """Hybrid no worse than LEGACY_FTS on nDCG@10 and Recall@100."""
     queries: _builtins.int
+    """Queries evaluated."""
     documents: _builtins.int
+    """Documents indexed for the run."""
     @_builtins.property
-    def metrics(self) -> _containers.RepeatedCompositeFieldContainer[Global___ModeMetrics]: ...
+    def metrics(self) -> _containers.RepeatedCompositeFieldContainer[Global___ModeMetrics]:
+        """One entry per mode (and diagnostic arm) measured."""
+
     @_builtins.property
-    def measured_at(self) -> _timestamp_pb2.Timestamp: ...
+    def measured_at(self) -> _timestamp_pb2.Timestamp:
+        """When the gate finished."""
+
     def __init__(
         self,
         *,
@@ -135,6 +157,8 @@ Global___GateResult: _TypeAlias = GateResult  # noqa: Y015
 
 @_typing.final
 class GateProgress(_message.Message):
+    """Progress of a running gate."""
+
     DESCRIPTOR: _descriptor.Descriptor
 
     STAGE_FIELD_NUMBER: _builtins.int
@@ -143,7 +167,9 @@ class GateProgress(_message.Message):
     stage: _builtins.str
     """"uploading", "indexing", "querying", "done"."""
     done: _builtins.int
+    """Items of the stage done so far (documents or queries)."""
     total: _builtins.int
+    """Items the stage has in all."""
     def __init__(
         self,
         *,
@@ -161,6 +187,8 @@ Global___GateProgress: _TypeAlias = GateProgress  # noqa: Y015
 
 @_typing.final
 class ShadowReport(_message.Message):
+    """Summary of HYBRID_SHADOW comparisons: LEGACY_FTS served, HYBRID run beside it."""
+
     DESCRIPTOR: _descriptor.Descriptor
 
     SCHEMA_VERSION_FIELD_NUMBER: _builtins.int
@@ -174,6 +202,7 @@ class ShadowReport(_message.Message):
     SHADOW_FAILURES_FIELD_NUMBER: _builtins.int
     SINCE_FIELD_NUMBER: _builtins.int
     schema_version: _builtins.int
+    """The version of this message's layout; 1 for every message of quire.v1 today."""
     samples: _builtins.int
     """Comparisons recorded."""
     mean_overlap_at_k: _builtins.float
@@ -181,13 +210,19 @@ class ShadowReport(_message.Message):
     top1_agreement: _builtins.float
     """Share of calls where both modes put the same document first."""
     legacy_p50_ms: _builtins.float
+    """Median LEGACY_FTS latency, in milliseconds."""
     legacy_p95_ms: _builtins.float
+    """95th-percentile LEGACY_FTS latency, in milliseconds."""
     hybrid_p50_ms: _builtins.float
+    """Median HYBRID latency, in milliseconds."""
     hybrid_p95_ms: _builtins.float
+    """95th-percentile HYBRID latency, in milliseconds."""
     shadow_failures: _builtins.int
     """Shadow runs that failed or timed out (never visible to callers)."""
     @_builtins.property
-    def since(self) -> _timestamp_pb2.Timestamp: ...
+    def since(self) -> _timestamp_pb2.Timestamp:
+        """The time of the oldest comparison counted."""
+
     def __init__(
         self,
         *,
@@ -222,6 +257,7 @@ class RetrievalPolicy(_message.Message):
     MAX_SEARCH_LIMIT_FIELD_NUMBER: _builtins.int
     KILL_SWITCH_ENGAGED_FIELD_NUMBER: _builtins.int
     schema_version: _builtins.int
+    """The version of this message's layout; 1 for every message of quire.v1 today."""
     mode: _knowledge_pb2.RetrievalMode.ValueType
     """The organisation's mode; UNSPECIFIED inherits the deployment default."""
     effective_mode: _knowledge_pb2.RetrievalMode.ValueType
@@ -229,6 +265,7 @@ class RetrievalPolicy(_message.Message):
     max_search_limit: _builtins.int
     """Upper bound for SearchKnowledge.limit: 1–50, default 8."""
     kill_switch_engaged: _builtins.bool
+    """True while the deployment-wide kill switch forces LEGACY_FTS."""
     def __init__(
         self,
         *,
@@ -248,6 +285,8 @@ Global___RetrievalPolicy: _TypeAlias = RetrievalPolicy  # noqa: Y015
 
 @_typing.final
 class ApiKey(_message.Message):
+    """An API key of an organisation."""
+
     DESCRIPTOR: _descriptor.Descriptor
 
     SCHEMA_VERSION_FIELD_NUMBER: _builtins.int
@@ -256,13 +295,23 @@ class ApiKey(_message.Message):
     SECRET_FIELD_NUMBER: _builtins.int
     CREATED_AT_FIELD_NUMBER: _builtins.int
     schema_version: _builtins.int
+    """The version of this message's layout; 1 for every message of quire.v1 today."""
     key_id: _builtins.str
+    """The key's public id, the `<key_id>` in its token `qk_<key_id>_<secret>`; pass it to
+    RevokeApiKey.
+    """
     secret: _builtins.str
-    """The secret: shown once on creation, never again (empty elsewhere)."""
+    """The whole bearer token `qk_<key_id>_<secret>`: shown once on creation, never again
+    (empty elsewhere).
+    """
     @_builtins.property
-    def scopes(self) -> _containers.RepeatedScalarFieldContainer[Global___Scope.ValueType]: ...
+    def scopes(self) -> _containers.RepeatedScalarFieldContainer[Global___Scope.ValueType]:
+        """What the key may do."""
+
     @_builtins.property
-    def created_at(self) -> _timestamp_pb2.Timestamp: ...
+    def created_at(self) -> _timestamp_pb2.Timestamp:
+        """When the key was created."""
+
     def __init__(
         self,
         *,

@@ -23,15 +23,17 @@ DESCRIPTOR: _descriptor.FileDescriptor
 
 @_typing.final
 class SetRetrievalPolicyRequest(_message.Message):
+    """Changes the caller organisation's retrieval settings."""
+
     DESCRIPTOR: _descriptor.Descriptor
 
     MODE_FIELD_NUMBER: _builtins.int
     MAX_SEARCH_LIMIT_FIELD_NUMBER: _builtins.int
     RESET_FIELD_NUMBER: _builtins.int
     mode: _knowledge_pb2.RetrievalMode.ValueType
-    """UNSPECIFIED leaves the mode unchanged."""
+    """The organisation's new mode; UNSPECIFIED leaves the mode unchanged."""
     max_search_limit: _builtins.int
-    """1–50; 0 leaves the bound unchanged."""
+    """The new upper bound for SearchKnowledge.limit: 1–50 hits; 0 leaves the bound unchanged."""
     reset: _builtins.bool
     """First returns the organisation to the defaults (mode inherited from the deployment,
     max_search_limit 8), then applies mode and max_search_limit if set.
@@ -53,11 +55,15 @@ Global___SetRetrievalPolicyRequest: _TypeAlias = SetRetrievalPolicyRequest  # no
 
 @_typing.final
 class SetRetrievalPolicyResponse(_message.Message):
+    """The answer to SetRetrievalPolicy."""
+
     DESCRIPTOR: _descriptor.Descriptor
 
     POLICY_FIELD_NUMBER: _builtins.int
     @_builtins.property
-    def policy(self) -> _admin_pb2.RetrievalPolicy: ...
+    def policy(self) -> _admin_pb2.RetrievalPolicy:
+        """The organisation's policy after the change."""
+
     def __init__(
         self,
         *,
@@ -73,6 +79,8 @@ Global___SetRetrievalPolicyResponse: _TypeAlias = SetRetrievalPolicyResponse  # 
 
 @_typing.final
 class GetRetrievalPolicyRequest(_message.Message):
+    """Asks for the caller organisation's retrieval settings; takes no arguments."""
+
     DESCRIPTOR: _descriptor.Descriptor
 
     def __init__(
@@ -88,11 +96,15 @@ Global___GetRetrievalPolicyRequest: _TypeAlias = GetRetrievalPolicyRequest  # no
 
 @_typing.final
 class GetRetrievalPolicyResponse(_message.Message):
+    """The answer to GetRetrievalPolicy."""
+
     DESCRIPTOR: _descriptor.Descriptor
 
     POLICY_FIELD_NUMBER: _builtins.int
     @_builtins.property
-    def policy(self) -> _admin_pb2.RetrievalPolicy: ...
+    def policy(self) -> _admin_pb2.RetrievalPolicy:
+        """The organisation's policy."""
+
     def __init__(
         self,
         *,
@@ -108,10 +120,13 @@ Global___GetRetrievalPolicyResponse: _TypeAlias = GetRetrievalPolicyResponse  # 
 
 @_typing.final
 class SetKillSwitchRequest(_message.Message):
+    """Engages or releases the deployment-wide kill switch."""
+
     DESCRIPTOR: _descriptor.Descriptor
 
     ENGAGED_FIELD_NUMBER: _builtins.int
     engaged: _builtins.bool
+    """True forces LEGACY_FTS for every organisation; false returns each to its own mode."""
     def __init__(
         self,
         *,
@@ -127,11 +142,15 @@ Global___SetKillSwitchRequest: _TypeAlias = SetKillSwitchRequest  # noqa: Y015
 
 @_typing.final
 class SetKillSwitchResponse(_message.Message):
+    """The answer to SetKillSwitch."""
+
     DESCRIPTOR: _descriptor.Descriptor
 
     POLICY_FIELD_NUMBER: _builtins.int
     @_builtins.property
-    def policy(self) -> _admin_pb2.RetrievalPolicy: ...
+    def policy(self) -> _admin_pb2.RetrievalPolicy:
+        """The caller organisation's policy after the change."""
+
     def __init__(
         self,
         *,
@@ -147,13 +166,20 @@ Global___SetKillSwitchResponse: _TypeAlias = SetKillSwitchResponse  # noqa: Y015
 
 @_typing.final
 class SetNamespaceSearchConfigRequest(_message.Message):
+    """Sets a namespace's planner settings for SearchPages."""
+
     DESCRIPTOR: _descriptor.Descriptor
 
     NAMESPACE_FIELD_NUMBER: _builtins.int
     CONFIG_FIELD_NUMBER: _builtins.int
     namespace: _builtins.str
+    """The namespace (of the caller's organisation; else NOT_FOUND): 1–128 characters of [A-Za-z0-9._-]."""
     @_builtins.property
-    def config(self) -> _search_config_pb2.PageSearchConfig: ...
+    def config(self) -> _search_config_pb2.PageSearchConfig:
+        """The namespace's settings; replaces the stored ones (an unset field inherits the
+        deployment default).
+        """
+
     def __init__(
         self,
         *,
@@ -170,15 +196,21 @@ Global___SetNamespaceSearchConfigRequest: _TypeAlias = SetNamespaceSearchConfigR
 
 @_typing.final
 class SetNamespaceSearchConfigResponse(_message.Message):
+    """The answer to SetNamespaceSearchConfig."""
+
     DESCRIPTOR: _descriptor.Descriptor
 
     SCHEMA_VERSION_FIELD_NUMBER: _builtins.int
     NAMESPACE_FIELD_NUMBER: _builtins.int
     CONFIG_FIELD_NUMBER: _builtins.int
     schema_version: _builtins.int
+    """The version of this message's layout; 1 for every message of quire.v1 today."""
     namespace: _builtins.str
+    """The namespace changed."""
     @_builtins.property
-    def config(self) -> _search_config_pb2.PageSearchConfig: ...
+    def config(self) -> _search_config_pb2.PageSearchConfig:
+        """The settings now stored for it."""
+
     def __init__(
         self,
         *,
@@ -196,13 +228,18 @@ Global___SetNamespaceSearchConfigResponse: _TypeAlias = SetNamespaceSearchConfig
 
 @_typing.final
 class RebuildIndexRequest(_message.Message):
+    """Builds a new index generation of a collection."""
+
     DESCRIPTOR: _descriptor.Descriptor
 
     COLLECTION_ID_FIELD_NUMBER: _builtins.int
     INDEX_VERSION_FIELD_NUMBER: _builtins.int
     collection_id: _builtins.str
+    """The collection's id (a UUID); a malformed or unknown one is COLLECTION_NOT_FOUND."""
     index_version: _builtins.str
-    """New index version; empty keeps the current one (rebuilds with the current model)."""
+    """New index version, at most 64 characters; empty keeps the serving generation's (rebuilds
+    with the current model).
+    """
     def __init__(
         self,
         *,
@@ -219,11 +256,15 @@ Global___RebuildIndexRequest: _TypeAlias = RebuildIndexRequest  # noqa: Y015
 
 @_typing.final
 class RebuildIndexResponse(_message.Message):
+    """The answer to RebuildIndex."""
+
     DESCRIPTOR: _descriptor.Descriptor
 
     STATUS_FIELD_NUMBER: _builtins.int
     @_builtins.property
-    def status(self) -> _knowledge_pb2.IndexStatus: ...
+    def status(self) -> _knowledge_pb2.IndexStatus:
+        """The collection's generations, with the new one BUILDING."""
+
     def __init__(
         self,
         *,
@@ -239,10 +280,13 @@ Global___RebuildIndexResponse: _TypeAlias = RebuildIndexResponse  # noqa: Y015
 
 @_typing.final
 class RollbackIndexRequest(_message.Message):
+    """Serves a collection's newest retired generation again."""
+
     DESCRIPTOR: _descriptor.Descriptor
 
     COLLECTION_ID_FIELD_NUMBER: _builtins.int
     collection_id: _builtins.str
+    """The collection's id (a UUID); a malformed or unknown one is COLLECTION_NOT_FOUND."""
     def __init__(
         self,
         *,
@@ -258,11 +302,15 @@ Global___RollbackIndexRequest: _TypeAlias = RollbackIndexRequest  # noqa: Y015
 
 @_typing.final
 class RollbackIndexResponse(_message.Message):
+    """The answer to RollbackIndex."""
+
     DESCRIPTOR: _descriptor.Descriptor
 
     STATUS_FIELD_NUMBER: _builtins.int
     @_builtins.property
-    def status(self) -> _knowledge_pb2.IndexStatus: ...
+    def status(self) -> _knowledge_pb2.IndexStatus:
+        """The collection's generations after the rollback."""
+
     def __init__(
         self,
         *,
@@ -278,6 +326,8 @@ Global___RollbackIndexResponse: _TypeAlias = RollbackIndexResponse  # noqa: Y015
 
 @_typing.final
 class RunGateRequest(_message.Message):
+    """Runs the baseline gate on a judged data set."""
+
     DESCRIPTOR: _descriptor.Descriptor
 
     DATASET_FIELD_NUMBER: _builtins.int
@@ -286,16 +336,19 @@ class RunGateRequest(_message.Message):
     MAX_QUERIES_FIELD_NUMBER: _builtins.int
     dataset: _builtins.str
     """The name of a data set in the directory the server's operator configured
-    (`--gate-datasets`): 1–64 characters of [A-Za-z0-9._-], not starting with a dot, naming a
+    (`--gate-datasets`): 1–64 characters of [A-Za-z0-9._-] starting with a letter or digit, naming a
     sub-directory in BEIR layout (corpus.jsonl, queries*.jsonl, qrels/<split>.tsv). Not a
     path. Any name that is not a data set there is NOT_FOUND; a server with no directory
     configured answers UNIMPLEMENTED.
     """
     split: _builtins.str
-    """e.g. "train"."""
+    """The split whose queries and judgements to use (qrels/<split>.tsv), 1–128 characters of
+    [A-Za-z0-9._-], e.g. "test". Default "train".
+    """
     max_documents: _builtins.int
-    """0 means all; otherwise the first N documents / queries (for smoke runs)."""
+    """Index only the first N documents (for smoke runs); 0 means all."""
     max_queries: _builtins.int
+    """Evaluate only the first N queries (for smoke runs); 0 means all."""
     def __init__(
         self,
         *,
@@ -314,12 +367,16 @@ Global___RunGateRequest: _TypeAlias = RunGateRequest  # noqa: Y015
 
 @_typing.final
 class RunGateResponse(_message.Message):
+    """A server message of RunGate."""
+
     DESCRIPTOR: _descriptor.Descriptor
 
     PROGRESS_FIELD_NUMBER: _builtins.int
     RESULT_FIELD_NUMBER: _builtins.int
     @_builtins.property
-    def progress(self) -> _admin_pb2.GateProgress: ...
+    def progress(self) -> _admin_pb2.GateProgress:
+        """Progress of the running gate."""
+
     @_builtins.property
     def result(self) -> _admin_pb2.GateResult:
         """Always the last message."""
@@ -342,6 +399,8 @@ Global___RunGateResponse: _TypeAlias = RunGateResponse  # noqa: Y015
 
 @_typing.final
 class GetGateStatusRequest(_message.Message):
+    """Asks for the latest gate result; takes no arguments."""
+
     DESCRIPTOR: _descriptor.Descriptor
 
     def __init__(
@@ -357,13 +416,17 @@ Global___GetGateStatusRequest: _TypeAlias = GetGateStatusRequest  # noqa: Y015
 
 @_typing.final
 class GetGateStatusResponse(_message.Message):
+    """The answer to GetGateStatus."""
+
     DESCRIPTOR: _descriptor.Descriptor
 
     SCHEMA_VERSION_FIELD_NUMBER: _builtins.int
     RESULT_FIELD_NUMBER: _builtins.int
     CURRENT_FINGERPRINT_FIELD_NUMBER: _builtins.int
     schema_version: _builtins.int
+    """The version of this message's layout; 1 for every message of quire.v1 today."""
     current_fingerprint: _builtins.str
+    """The index fingerprint a gate result must have been measured with to count."""
     @_builtins.property
     def result(self) -> _admin_pb2.GateResult:
         """Unset when no gate has been recorded for the current fingerprint."""
@@ -385,6 +448,8 @@ Global___GetGateStatusResponse: _TypeAlias = GetGateStatusResponse  # noqa: Y015
 
 @_typing.final
 class GetShadowReportRequest(_message.Message):
+    """Asks for the caller organisation's shadow comparisons; takes no arguments."""
+
     DESCRIPTOR: _descriptor.Descriptor
 
     def __init__(
@@ -400,11 +465,15 @@ Global___GetShadowReportRequest: _TypeAlias = GetShadowReportRequest  # noqa: Y0
 
 @_typing.final
 class GetShadowReportResponse(_message.Message):
+    """The answer to GetShadowReport."""
+
     DESCRIPTOR: _descriptor.Descriptor
 
     REPORT_FIELD_NUMBER: _builtins.int
     @_builtins.property
-    def report(self) -> _admin_pb2.ShadowReport: ...
+    def report(self) -> _admin_pb2.ShadowReport:
+        """The summary."""
+
     def __init__(
         self,
         *,
@@ -420,11 +489,15 @@ Global___GetShadowReportResponse: _TypeAlias = GetShadowReportResponse  # noqa: 
 
 @_typing.final
 class CreateApiKeyRequest(_message.Message):
+    """Creates an API key."""
+
     DESCRIPTOR: _descriptor.Descriptor
 
     SCOPES_FIELD_NUMBER: _builtins.int
     @_builtins.property
-    def scopes(self) -> _containers.RepeatedScalarFieldContainer[_admin_pb2.Scope.ValueType]: ...
+    def scopes(self) -> _containers.RepeatedScalarFieldContainer[_admin_pb2.Scope.ValueType]:
+        """What the key may do: one or more scopes, none UNSPECIFIED."""
+
     def __init__(
         self,
         *,
@@ -440,11 +513,15 @@ Global___CreateApiKeyRequest: _TypeAlias = CreateApiKeyRequest  # noqa: Y015
 
 @_typing.final
 class CreateApiKeyResponse(_message.Message):
+    """The answer to CreateApiKey."""
+
     DESCRIPTOR: _descriptor.Descriptor
 
     KEY_FIELD_NUMBER: _builtins.int
     @_builtins.property
-    def key(self) -> _admin_pb2.ApiKey: ...
+    def key(self) -> _admin_pb2.ApiKey:
+        """The new key, with its secret (shown only here)."""
+
     def __init__(
         self,
         *,
@@ -460,10 +537,13 @@ Global___CreateApiKeyResponse: _TypeAlias = CreateApiKeyResponse  # noqa: Y015
 
 @_typing.final
 class RevokeApiKeyRequest(_message.Message):
+    """Revokes an API key."""
+
     DESCRIPTOR: _descriptor.Descriptor
 
     KEY_ID_FIELD_NUMBER: _builtins.int
     key_id: _builtins.str
+    """The key's id (at most 64 characters; a longer or unknown one is NOT_FOUND)."""
     def __init__(
         self,
         *,
@@ -479,12 +559,16 @@ Global___RevokeApiKeyRequest: _TypeAlias = RevokeApiKeyRequest  # noqa: Y015
 
 @_typing.final
 class RevokeApiKeyResponse(_message.Message):
+    """The answer to RevokeApiKey."""
+
     DESCRIPTOR: _descriptor.Descriptor
 
     SCHEMA_VERSION_FIELD_NUMBER: _builtins.int
     KEY_ID_FIELD_NUMBER: _builtins.int
     schema_version: _builtins.int
+    """The version of this message's layout; 1 for every message of quire.v1 today."""
     key_id: _builtins.str
+    """The key revoked."""
     def __init__(
         self,
         *,

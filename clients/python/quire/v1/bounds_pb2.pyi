@@ -101,3 +101,4 @@ Global___FieldBounds: _TypeAlias = FieldBounds  # noqa: Y015
 
 BOUNDS_FIELD_NUMBER: _builtins.int
 bounds: _extension_dict._ExtensionFieldDescriptor[_descriptor_pb2.FieldOptions, Global___FieldBounds]
+"""The field's bounds; set on every request field the server bounds."""

@@ -27,6 +27,7 @@ class _ErrorCode:
 class _ErrorCodeEnumTypeWrapper(_enum_type_wrapper._EnumTypeWrapper[_ErrorCode.ValueType], _builtins.type):
     DESCRIPTOR: _descriptor.EnumDescriptor
     ERROR_CODE_UNSPECIFIED: _ErrorCode.ValueType  # 0
+    """Never sent."""
     ERROR_CODE_INVALID_REQUEST: _ErrorCode.ValueType  # 1
     """A request field is missing, malformed or out of range [INVALID_ARGUMENT]."""
     ERROR_CODE_UNAUTHENTICATED: _ErrorCode.ValueType  # 2
@@ -79,6 +80,7 @@ class ErrorCode(_ErrorCode, metaclass=_ErrorCodeEnumTypeWrapper):
     """
 
 ERROR_CODE_UNSPECIFIED: ErrorCode.ValueType  # 0
+"""Never sent."""
 ERROR_CODE_INVALID_REQUEST: ErrorCode.ValueType  # 1
 """A request field is missing, malformed or out of range [INVALID_ARGUMENT]."""
 ERROR_CODE_UNAUTHENTICATED: ErrorCode.ValueType  # 2
@@ -165,12 +167,15 @@ class ErrorDetail(_message.Message):
     FIELD_VIOLATIONS_FIELD_NUMBER: _builtins.int
     RETRY_AFTER_FIELD_NUMBER: _builtins.int
     code: Global___ErrorCode.ValueType
+    """What failed."""
     message: _builtins.str
     """Human-readable; never needs parsing."""
     current_revision: _builtins.str
     """For PAGE_CHANGED: the page's current revision. Empty otherwise."""
     @_builtins.property
-    def field_violations(self) -> _containers.RepeatedCompositeFieldContainer[Global___FieldViolation]: ...
+    def field_violations(self) -> _containers.RepeatedCompositeFieldContainer[Global___FieldViolation]:
+        """For INVALID_REQUEST (and COLLECTION_NOT_FOUND on collection_ids): each offending field."""
+
     @_builtins.property
     def retry_after(self) -> _duration_pb2.Duration:
         """When set, wait at least this long before retrying."""

@@ -27,6 +27,7 @@ class _RetrievalMode:
 class _RetrievalModeEnumTypeWrapper(_enum_type_wrapper._EnumTypeWrapper[_RetrievalMode.ValueType], _builtins.type):
     DESCRIPTOR: _descriptor.EnumDescriptor
     RETRIEVAL_MODE_UNSPECIFIED: _RetrievalMode.ValueType  # 0
+    """Not set: inherit (the deployment default for an organisation; never served)."""
     RETRIEVAL_MODE_LEGACY_FTS: _RetrievalMode.ValueType  # 1
     """Document-level full-text search over extracted text (the baseline)."""
     RETRIEVAL_MODE_HYBRID_SHADOW: _RetrievalMode.ValueType  # 2
@@ -40,6 +41,7 @@ class RetrievalMode(_RetrievalMode, metaclass=_RetrievalModeEnumTypeWrapper):
     """
 
 RETRIEVAL_MODE_UNSPECIFIED: RetrievalMode.ValueType  # 0
+"""Not set: inherit (the deployment default for an organisation; never served)."""
 RETRIEVAL_MODE_LEGACY_FTS: RetrievalMode.ValueType  # 1
 """Document-level full-text search over extracted text (the baseline)."""
 RETRIEVAL_MODE_HYBRID_SHADOW: RetrievalMode.ValueType  # 2
@@ -55,20 +57,35 @@ class _DocumentStatus:
 class _DocumentStatusEnumTypeWrapper(_enum_type_wrapper._EnumTypeWrapper[_DocumentStatus.ValueType], _builtins.type):
     DESCRIPTOR: _descriptor.EnumDescriptor
     DOCUMENT_STATUS_UNSPECIFIED: _DocumentStatus.ValueType  # 0
+    """Never sent."""
     DOCUMENT_STATUS_PENDING: _DocumentStatus.ValueType  # 1
+    """Uploaded (or waiting to retry) and queued for extraction."""
     DOCUMENT_STATUS_PROCESSING: _DocumentStatus.ValueType  # 2
+    """The worker is extracting its text."""
     DOCUMENT_STATUS_READY: _DocumentStatus.ValueType  # 3
+    """Extracted: its text (possibly the literal "no text extracted") is searchable and readable."""
     DOCUMENT_STATUS_FAILED: _DocumentStatus.ValueType  # 4
+    """Extraction failed for good (extract_error says why); text from an earlier successful
+    extraction is kept.
+    """
     DOCUMENT_STATUS_DELETED: _DocumentStatus.ValueType  # 5
     """Sent only by WatchDocuments: the document was deleted (the rest is its last state)."""
 
-class DocumentStatus(_DocumentStatus, metaclass=_DocumentStatusEnumTypeWrapper): ...
+class DocumentStatus(_DocumentStatus, metaclass=_DocumentStatusEnumTypeWrapper):
+    """Where a document is in extraction: PENDING → PROCESSING → READY | FAILED."""
 
 DOCUMENT_STATUS_UNSPECIFIED: DocumentStatus.ValueType  # 0
+"""Never sent."""
 DOCUMENT_STATUS_PENDING: DocumentStatus.ValueType  # 1
+"""Uploaded (or waiting to retry) and queued for extraction."""
 DOCUMENT_STATUS_PROCESSING: DocumentStatus.ValueType  # 2
+"""The worker is extracting its text."""
 DOCUMENT_STATUS_READY: DocumentStatus.ValueType  # 3
+"""Extracted: its text (possibly the literal "no text extracted") is searchable and readable."""
 DOCUMENT_STATUS_FAILED: DocumentStatus.ValueType  # 4
+"""Extraction failed for good (extract_error says why); text from an earlier successful
+extraction is kept.
+"""
 DOCUMENT_STATUS_DELETED: DocumentStatus.ValueType  # 5
 """Sent only by WatchDocuments: the document was deleted (the rest is its last state)."""
 Global___DocumentStatus: _TypeAlias = DocumentStatus  # noqa: Y015
@@ -118,22 +135,35 @@ class _GenerationState:
 class _GenerationStateEnumTypeWrapper(_enum_type_wrapper._EnumTypeWrapper[_GenerationState.ValueType], _builtins.type):
     DESCRIPTOR: _descriptor.EnumDescriptor
     GENERATION_STATE_UNSPECIFIED: _GenerationState.ValueType  # 0
+    """Never sent."""
     GENERATION_STATE_BUILDING: _GenerationState.ValueType  # 1
+    """Being built beside the serving generation; receives incremental writes."""
     GENERATION_STATE_READY: _GenerationState.ValueType  # 2
+    """Built and flipped to; the collection's serving generation."""
     GENERATION_STATE_RETIRED: _GenerationState.ValueType  # 3
+    """Replaced by a newer generation; the newest retired one is what RollbackIndex serves again."""
     GENERATION_STATE_FAILED: _GenerationState.ValueType  # 4
+    """The build failed (IndexGeneration.error says why); never served."""
 
-class GenerationState(_GenerationState, metaclass=_GenerationStateEnumTypeWrapper): ...
+class GenerationState(_GenerationState, metaclass=_GenerationStateEnumTypeWrapper):
+    """The life of an index generation: BUILDING → READY (serving) → RETIRED (kept for rollback)."""
 
 GENERATION_STATE_UNSPECIFIED: GenerationState.ValueType  # 0
+"""Never sent."""
 GENERATION_STATE_BUILDING: GenerationState.ValueType  # 1
+"""Being built beside the serving generation; receives incremental writes."""
 GENERATION_STATE_READY: GenerationState.ValueType  # 2
+"""Built and flipped to; the collection's serving generation."""
 GENERATION_STATE_RETIRED: GenerationState.ValueType  # 3
+"""Replaced by a newer generation; the newest retired one is what RollbackIndex serves again."""
 GENERATION_STATE_FAILED: GenerationState.ValueType  # 4
+"""The build failed (IndexGeneration.error says why); never served."""
 Global___GenerationState: _TypeAlias = GenerationState  # noqa: Y015
 
 @_typing.final
 class Collection(_message.Message):
+    """A knowledge collection: a named set of an organisation's uploaded documents."""
+
     DESCRIPTOR: _descriptor.Descriptor
 
     SCHEMA_VERSION_FIELD_NUMBER: _builtins.int
@@ -144,15 +174,21 @@ class Collection(_message.Message):
     SERVING_GENERATION_FIELD_NUMBER: _builtins.int
     CREATED_AT_FIELD_NUMBER: _builtins.int
     schema_version: _builtins.int
+    """The version of this message's layout; 1 for every message of quire.v1 today."""
     collection_id: _builtins.str
+    """The collection's id, a UUID."""
     name: _builtins.str
+    """The collection's name (1–200 characters), unique among the organisation's live ones."""
     revision: _builtins.int
     """Advances on every upload, edit or removal."""
     document_count: _builtins.int
+    """Live documents in the collection."""
     serving_generation: _builtins.int
     """0 when no generation is ready yet."""
     @_builtins.property
-    def created_at(self) -> _timestamp_pb2.Timestamp: ...
+    def created_at(self) -> _timestamp_pb2.Timestamp:
+        """When the collection was created."""
+
     def __init__(
         self,
         *,
@@ -174,6 +210,8 @@ Global___Collection: _TypeAlias = Collection  # noqa: Y015
 
 @_typing.final
 class Document(_message.Message):
+    """An uploaded file of a collection and the state of its extraction."""
+
     DESCRIPTOR: _descriptor.Descriptor
 
     SCHEMA_VERSION_FIELD_NUMBER: _builtins.int
@@ -192,17 +230,25 @@ class Document(_message.Message):
     UPDATED_AT_FIELD_NUMBER: _builtins.int
     DETECTED_ENCODING_FIELD_NUMBER: _builtins.int
     schema_version: _builtins.int
+    """The version of this message's layout; 1 for every message of quire.v1 today."""
     document_id: _builtins.str
+    """The document's id, a UUID; it stays the same across edits."""
     collection_id: _builtins.str
+    """The collection the document belongs to."""
     file_name: _builtins.str
+    """The file name given at upload (1–255 characters)."""
     mime_type: _builtins.str
+    """The media type given at upload, or the one told from the file name."""
     size_bytes: _builtins.int
+    """Size of the uploaded file in bytes."""
     sha256: _builtins.str
     """sha256 (hex) of the original bytes."""
     status: Global___DocumentStatus.ValueType
+    """Where the document is in extraction."""
     extract_error: _builtins.str
     """"no text extracted" when extraction produced no text; the failure reason when FAILED."""
     attempts: _builtins.int
+    """How many times the document entered PROCESSING (failures are retried up to 3 times)."""
     text_length: _builtins.int
     """Length of the extracted text in Unicode code points."""
     revision: _builtins.int
@@ -214,9 +260,13 @@ class Document(_message.Message):
     whose parser reads the bytes (PDF, Office, email, ...) and before the first extraction.
     """
     @_builtins.property
-    def created_at(self) -> _timestamp_pb2.Timestamp: ...
+    def created_at(self) -> _timestamp_pb2.Timestamp:
+        """When the document was first uploaded."""
+
     @_builtins.property
-    def updated_at(self) -> _timestamp_pb2.Timestamp: ...
+    def updated_at(self) -> _timestamp_pb2.Timestamp:
+        """When the document last changed (upload, edit or status)."""
+
     def __init__(
         self,
         *,
@@ -246,6 +296,8 @@ Global___Document: _TypeAlias = Document  # noqa: Y015
 
 @_typing.final
 class Agent(_message.Message):
+    """An agent: a caller-chosen id and the collections it searches."""
+
     DESCRIPTOR: _descriptor.Descriptor
 
     SCHEMA_VERSION_FIELD_NUMBER: _builtins.int
@@ -253,11 +305,15 @@ class Agent(_message.Message):
     ATTACHED_COLLECTION_IDS_FIELD_NUMBER: _builtins.int
     CONFIG_VERSION_FIELD_NUMBER: _builtins.int
     schema_version: _builtins.int
+    """The version of this message's layout; 1 for every message of quire.v1 today."""
     agent_id: _builtins.str
+    """The agent's id (1–128 characters of [A-Za-z0-9._:-])."""
     config_version: _builtins.int
     """Increments on every upsert."""
     @_builtins.property
-    def attached_collection_ids(self) -> _containers.RepeatedScalarFieldContainer[_builtins.str]: ...
+    def attached_collection_ids(self) -> _containers.RepeatedScalarFieldContainer[_builtins.str]:
+        """The collections the agent searches (UUIDs), at most 100."""
+
     def __init__(
         self,
         *,
@@ -276,6 +332,8 @@ Global___Agent: _TypeAlias = Agent  # noqa: Y015
 
 @_typing.final
 class KnowledgeHit(_message.Message):
+    """A SearchKnowledge hit: a document (LEGACY_FTS) or one of its chunks (HYBRID)."""
+
     DESCRIPTOR: _descriptor.Descriptor
 
     SCHEMA_VERSION_FIELD_NUMBER: _builtins.int
@@ -291,9 +349,13 @@ class KnowledgeHit(_message.Message):
     RANK_FIELD_NUMBER: _builtins.int
     INDEX_STATE_FIELD_NUMBER: _builtins.int
     schema_version: _builtins.int
+    """The version of this message's layout; 1 for every message of quire.v1 today."""
     document_id: _builtins.str
+    """The document's id; pass it to ReadDocument."""
     collection_id: _builtins.str
+    """The collection the document belongs to."""
     file_name: _builtins.str
+    """The document's file name."""
     score: _builtins.float
     """LEGACY_FTS: ts_rank. HYBRID: reciprocal-rank-fusion score. Higher is better."""
     snippet: _builtins.str
@@ -301,13 +363,17 @@ class KnowledgeHit(_message.Message):
     chunk_id: _builtins.str
     """HYBRID only (empty for document-level hits)."""
     chunk_ordinal: _builtins.int
+    """HYBRID only: the chunk's 0-based position in the document."""
     index_generation: _builtins.int
+    """HYBRID only: the index generation the chunk was read from."""
     rank: _builtins.int
-    """1-based."""
+    """1-based rank in the result."""
     index_state: Global___HitIndexState.ValueType
     """HYBRID: whether the document is indexed (see HitIndexState); UNSPECIFIED in LEGACY_FTS."""
     @_builtins.property
-    def heading_path(self) -> _containers.RepeatedScalarFieldContainer[_builtins.str]: ...
+    def heading_path(self) -> _containers.RepeatedScalarFieldContainer[_builtins.str]:
+        """HYBRID only: the headings above the chunk, outermost first."""
+
     def __init__(
         self,
         *,
@@ -334,6 +400,8 @@ Global___KnowledgeHit: _TypeAlias = KnowledgeHit  # noqa: Y015
 
 @_typing.final
 class DocumentSlice(_message.Message):
+    """The answer to ReadDocument: a slice of one document's extracted text."""
+
     DESCRIPTOR: _descriptor.Descriptor
 
     SCHEMA_VERSION_FIELD_NUMBER: _builtins.int
@@ -345,15 +413,21 @@ class DocumentSlice(_message.Message):
     TOTAL_LENGTH_FIELD_NUMBER: _builtins.int
     TRUNCATED_FIELD_NUMBER: _builtins.int
     schema_version: _builtins.int
+    """The version of this message's layout; 1 for every message of quire.v1 today."""
     document_id: _builtins.str
+    """The document read."""
     file_name: _builtins.str
+    """The document's file name."""
     text: _builtins.str
     """The slice [offset, next_offset) of the extracted text, in Unicode code points."""
     offset: _builtins.int
+    """Where the slice starts, in code points (the request's offset)."""
     next_offset: _builtins.int
+    """Where the slice ends, in code points: pass it as the next request's offset."""
     total_length: _builtins.int
     """Length of the whole extracted text in code points."""
     truncated: _builtins.bool
+    """True when text remains after next_offset."""
     def __init__(
         self,
         *,
@@ -376,6 +450,8 @@ Global___DocumentSlice: _TypeAlias = DocumentSlice  # noqa: Y015
 
 @_typing.final
 class IndexGeneration(_message.Message):
+    """One generation of a collection's chunk index."""
+
     DESCRIPTOR: _descriptor.Descriptor
 
     GENERATION_FIELD_NUMBER: _builtins.int
@@ -388,17 +464,27 @@ class IndexGeneration(_message.Message):
     READY_AT_FIELD_NUMBER: _builtins.int
     ERROR_FIELD_NUMBER: _builtins.int
     generation: _builtins.int
+    """The generation's number: 1 for a collection's first, then one more per rebuild."""
     state: Global___GenerationState.ValueType
+    """Where the generation is in its life."""
     fingerprint: _builtins.str
+    """Hash of the embedding model, chunking parameters and index_version it was built with."""
     index_version: _builtins.str
+    """The index version it was built with (RebuildIndexRequest.index_version)."""
     documents_indexed: _builtins.int
+    """Documents the build has indexed so far."""
     documents_total: _builtins.int
+    """Documents the build covers (those READY when it started)."""
     error: _builtins.str
     """Set when state is FAILED."""
     @_builtins.property
-    def created_at(self) -> _timestamp_pb2.Timestamp: ...
+    def created_at(self) -> _timestamp_pb2.Timestamp:
+        """When the generation was created."""
+
     @_builtins.property
-    def ready_at(self) -> _timestamp_pb2.Timestamp: ...
+    def ready_at(self) -> _timestamp_pb2.Timestamp:
+        """When the generation was flipped to (unset before)."""
+
     def __init__(
         self,
         *,
@@ -422,6 +508,8 @@ Global___IndexGeneration: _TypeAlias = IndexGeneration  # noqa: Y015
 
 @_typing.final
 class IndexStatus(_message.Message):
+    """A collection's index generations: the serving one, the one being built and the rest."""
+
     DESCRIPTOR: _descriptor.Descriptor
 
     SCHEMA_VERSION_FIELD_NUMBER: _builtins.int
@@ -430,13 +518,17 @@ class IndexStatus(_message.Message):
     BUILDING_GENERATION_FIELD_NUMBER: _builtins.int
     GENERATIONS_FIELD_NUMBER: _builtins.int
     schema_version: _builtins.int
+    """The version of this message's layout; 1 for every message of quire.v1 today."""
     collection_id: _builtins.str
+    """The collection."""
     serving_generation: _builtins.int
     """0 when none is ready."""
     building_generation: _builtins.int
     """0 when no build is running."""
     @_builtins.property
-    def generations(self) -> _containers.RepeatedCompositeFieldContainer[Global___IndexGeneration]: ...
+    def generations(self) -> _containers.RepeatedCompositeFieldContainer[Global___IndexGeneration]:
+        """The collection's generations, newest first."""
+
     def __init__(
         self,
         *,

@@ -21,10 +21,15 @@ DESCRIPTOR: _descriptor.FileDescriptor
 
 @_typing.final
 class CreateCollectionRequest(_message.Message):
+    """Creates a collection."""
+
     DESCRIPTOR: _descriptor.Descriptor
 
     NAME_FIELD_NUMBER: _builtins.int
     name: _builtins.str
+    """The collection's name: 1–200 characters, not blank, unique among the organisation's
+    non-deleted collections (else ALREADY_EXISTS).
+    """
     def __init__(
         self,
         *,
@@ -40,11 +45,15 @@ Global___CreateCollectionRequest: _TypeAlias = CreateCollectionRequest  # noqa: 
 
 @_typing.final
 class CreateCollectionResponse(_message.Message):
+    """The answer to CreateCollection."""
+
     DESCRIPTOR: _descriptor.Descriptor
 
     COLLECTION_FIELD_NUMBER: _builtins.int
     @_builtins.property
-    def collection(self) -> _knowledge_pb2.Collection: ...
+    def collection(self) -> _knowledge_pb2.Collection:
+        """The new collection."""
+
     def __init__(
         self,
         *,
@@ -60,10 +69,13 @@ Global___CreateCollectionResponse: _TypeAlias = CreateCollectionResponse  # noqa
 
 @_typing.final
 class GetCollectionRequest(_message.Message):
+    """Asks for one collection."""
+
     DESCRIPTOR: _descriptor.Descriptor
 
     COLLECTION_ID_FIELD_NUMBER: _builtins.int
     collection_id: _builtins.str
+    """The collection's id (a UUID); a malformed or unknown one is COLLECTION_NOT_FOUND."""
     def __init__(
         self,
         *,
@@ -79,11 +91,15 @@ Global___GetCollectionRequest: _TypeAlias = GetCollectionRequest  # noqa: Y015
 
 @_typing.final
 class GetCollectionResponse(_message.Message):
+    """The answer to GetCollection."""
+
     DESCRIPTOR: _descriptor.Descriptor
 
     COLLECTION_FIELD_NUMBER: _builtins.int
     @_builtins.property
-    def collection(self) -> _knowledge_pb2.Collection: ...
+    def collection(self) -> _knowledge_pb2.Collection:
+        """The collection."""
+
     def __init__(
         self,
         *,
@@ -99,6 +115,8 @@ Global___GetCollectionResponse: _TypeAlias = GetCollectionResponse  # noqa: Y015
 
 @_typing.final
 class ListCollectionsRequest(_message.Message):
+    """Asks for the caller organisation's collections; takes no arguments."""
+
     DESCRIPTOR: _descriptor.Descriptor
 
     def __init__(
@@ -114,13 +132,18 @@ Global___ListCollectionsRequest: _TypeAlias = ListCollectionsRequest  # noqa: Y0
 
 @_typing.final
 class ListCollectionsResponse(_message.Message):
+    """The answer to ListCollections."""
+
     DESCRIPTOR: _descriptor.Descriptor
 
     SCHEMA_VERSION_FIELD_NUMBER: _builtins.int
     COLLECTIONS_FIELD_NUMBER: _builtins.int
     schema_version: _builtins.int
+    """The version of this message's layout; 1 for every message of quire.v1 today."""
     @_builtins.property
-    def collections(self) -> _containers.RepeatedCompositeFieldContainer[_knowledge_pb2.Collection]: ...
+    def collections(self) -> _containers.RepeatedCompositeFieldContainer[_knowledge_pb2.Collection]:
+        """Every non-deleted collection of the caller's organisation, by name."""
+
     def __init__(
         self,
         *,
@@ -137,10 +160,13 @@ Global___ListCollectionsResponse: _TypeAlias = ListCollectionsResponse  # noqa: 
 
 @_typing.final
 class DeleteCollectionRequest(_message.Message):
+    """Soft-deletes a collection."""
+
     DESCRIPTOR: _descriptor.Descriptor
 
     COLLECTION_ID_FIELD_NUMBER: _builtins.int
     collection_id: _builtins.str
+    """The collection's id (a UUID); a malformed or unknown one is COLLECTION_NOT_FOUND."""
     def __init__(
         self,
         *,
@@ -156,11 +182,15 @@ Global___DeleteCollectionRequest: _TypeAlias = DeleteCollectionRequest  # noqa: 
 
 @_typing.final
 class DeleteCollectionResponse(_message.Message):
+    """The answer to DeleteCollection."""
+
     DESCRIPTOR: _descriptor.Descriptor
 
     COLLECTION_FIELD_NUMBER: _builtins.int
     @_builtins.property
-    def collection(self) -> _knowledge_pb2.Collection: ...
+    def collection(self) -> _knowledge_pb2.Collection:
+        """The collection as it was deleted."""
+
     def __init__(
         self,
         *,
@@ -176,6 +206,8 @@ Global___DeleteCollectionResponse: _TypeAlias = DeleteCollectionResponse  # noqa
 
 @_typing.final
 class UploadMetadata(_message.Message):
+    """What an upload is: the first message of UploadDocument."""
+
     DESCRIPTOR: _descriptor.Descriptor
 
     COLLECTION_ID_FIELD_NUMBER: _builtins.int
@@ -183,12 +215,19 @@ class UploadMetadata(_message.Message):
     MIME_TYPE_FIELD_NUMBER: _builtins.int
     DOCUMENT_ID_FIELD_NUMBER: _builtins.int
     collection_id: _builtins.str
+    """The collection to upload into: its id (a UUID); a malformed or unknown one is COLLECTION_NOT_FOUND."""
     file_name: _builtins.str
-    """1–255 characters, no path separators or NUL."""
+    """The file's name: 1–255 characters, no path separators ("/", "\\\\"), not "." or "..", no
+    NUL. Its extension picks the file type.
+    """
     mime_type: _builtins.str
-    """Used when the file name has no known extension."""
+    """The file's media type, at most 255 characters; used when the file name has no known
+    extension. Empty: told from the file name.
+    """
     document_id: _builtins.str
-    """When set, replaces this document's content."""
+    """When set, replaces this document's content (an edit): its id, a UUID. Empty: a new
+    document.
+    """
     def __init__(
         self,
         *,
@@ -207,14 +246,21 @@ Global___UploadMetadata: _TypeAlias = UploadMetadata  # noqa: Y015
 
 @_typing.final
 class UploadDocumentRequest(_message.Message):
+    """A client message of UploadDocument: first `metadata`, then `data` pieces."""
+
     DESCRIPTOR: _descriptor.Descriptor
 
     METADATA_FIELD_NUMBER: _builtins.int
     DATA_FIELD_NUMBER: _builtins.int
     data: _builtins.bytes
-    """Up to 1 MiB per message."""
+    """The next piece of the file's bytes; the clients send 1 MiB pieces. The whole file is
+    bounded by the server's upload limit (QUIRE_MAX_UPLOAD_BYTES, default 64 MiB):
+    PAYLOAD_TOO_LARGE beyond it.
+    """
     @_builtins.property
-    def metadata(self) -> Global___UploadMetadata: ...
+    def metadata(self) -> Global___UploadMetadata:
+        """The first message: what is uploaded and where."""
+
     def __init__(
         self,
         *,
@@ -233,11 +279,15 @@ Global___UploadDocumentRequest: _TypeAlias = UploadDocumentRequest  # noqa: Y015
 
 @_typing.final
 class UploadDocumentResponse(_message.Message):
+    """The answer to UploadDocument."""
+
     DESCRIPTOR: _descriptor.Descriptor
 
     DOCUMENT_FIELD_NUMBER: _builtins.int
     @_builtins.property
-    def document(self) -> _knowledge_pb2.Document: ...
+    def document(self) -> _knowledge_pb2.Document:
+        """The stored document, PENDING until the worker has extracted it."""
+
     def __init__(
         self,
         *,
@@ -253,10 +303,13 @@ Global___UploadDocumentResponse: _TypeAlias = UploadDocumentResponse  # noqa: Y0
 
 @_typing.final
 class GetDocumentRequest(_message.Message):
+    """Asks for one document."""
+
     DESCRIPTOR: _descriptor.Descriptor
 
     DOCUMENT_ID_FIELD_NUMBER: _builtins.int
     document_id: _builtins.str
+    """The document's id (a UUID); a malformed or unknown one is DOCUMENT_NOT_FOUND."""
     def __init__(
         self,
         *,
@@ -272,11 +325,15 @@ Global___GetDocumentRequest: _TypeAlias = GetDocumentRequest  # noqa: Y015
 
 @_typing.final
 class GetDocumentResponse(_message.Message):
+    """The answer to GetDocument."""
+
     DESCRIPTOR: _descriptor.Descriptor
 
     DOCUMENT_FIELD_NUMBER: _builtins.int
     @_builtins.property
-    def document(self) -> _knowledge_pb2.Document: ...
+    def document(self) -> _knowledge_pb2.Document:
+        """The document's current state."""
+
     def __init__(
         self,
         *,
@@ -292,16 +349,19 @@ Global___GetDocumentResponse: _TypeAlias = GetDocumentResponse  # noqa: Y015
 
 @_typing.final
 class ListDocumentsRequest(_message.Message):
+    """Asks for one page of a collection's documents, newest first."""
+
     DESCRIPTOR: _descriptor.Descriptor
 
     COLLECTION_ID_FIELD_NUMBER: _builtins.int
     CURSOR_FIELD_NUMBER: _builtins.int
     LIMIT_FIELD_NUMBER: _builtins.int
     collection_id: _builtins.str
+    """The collection's id (a UUID); a malformed or unknown one is COLLECTION_NOT_FOUND."""
     cursor: _builtins.str
-    """Opaque, from a previous response."""
+    """Opaque, from a previous response (at most 1,024 characters); empty starts at the newest."""
     limit: _builtins.int
-    """1–500; 0 means the default 100."""
+    """The most documents to return: 1–500; 0 means the default 100."""
     def __init__(
         self,
         *,
@@ -319,15 +379,21 @@ Global___ListDocumentsRequest: _TypeAlias = ListDocumentsRequest  # noqa: Y015
 
 @_typing.final
 class ListDocumentsResponse(_message.Message):
+    """The answer to ListDocuments."""
+
     DESCRIPTOR: _descriptor.Descriptor
 
     SCHEMA_VERSION_FIELD_NUMBER: _builtins.int
     DOCUMENTS_FIELD_NUMBER: _builtins.int
     NEXT_CURSOR_FIELD_NUMBER: _builtins.int
     schema_version: _builtins.int
+    """The version of this message's layout; 1 for every message of quire.v1 today."""
     next_cursor: _builtins.str
+    """Pass it as the next request's cursor; empty when the listing is complete."""
     @_builtins.property
-    def documents(self) -> _containers.RepeatedCompositeFieldContainer[_knowledge_pb2.Document]: ...
+    def documents(self) -> _containers.RepeatedCompositeFieldContainer[_knowledge_pb2.Document]:
+        """At most `limit` live documents, newest first."""
+
     def __init__(
         self,
         *,
@@ -345,10 +411,13 @@ Global___ListDocumentsResponse: _TypeAlias = ListDocumentsResponse  # noqa: Y015
 
 @_typing.final
 class DeleteDocumentRequest(_message.Message):
+    """Removes a document."""
+
     DESCRIPTOR: _descriptor.Descriptor
 
     DOCUMENT_ID_FIELD_NUMBER: _builtins.int
     document_id: _builtins.str
+    """The document's id (a UUID); a malformed or unknown one is DOCUMENT_NOT_FOUND."""
     def __init__(
         self,
         *,
@@ -364,11 +433,15 @@ Global___DeleteDocumentRequest: _TypeAlias = DeleteDocumentRequest  # noqa: Y015
 
 @_typing.final
 class DeleteDocumentResponse(_message.Message):
+    """The answer to DeleteDocument."""
+
     DESCRIPTOR: _descriptor.Descriptor
 
     DOCUMENT_FIELD_NUMBER: _builtins.int
     @_builtins.property
-    def document(self) -> _knowledge_pb2.Document: ...
+    def document(self) -> _knowledge_pb2.Document:
+        """The document as it was deleted."""
+
     def __init__(
         self,
         *,
@@ -384,10 +457,13 @@ Global___DeleteDocumentResponse: _TypeAlias = DeleteDocumentResponse  # noqa: Y0
 
 @_typing.final
 class WatchDocumentsRequest(_message.Message):
+    """Watches a collection's documents."""
+
     DESCRIPTOR: _descriptor.Descriptor
 
     COLLECTION_ID_FIELD_NUMBER: _builtins.int
     collection_id: _builtins.str
+    """The collection's id (a UUID); a malformed or unknown one is COLLECTION_NOT_FOUND."""
     def __init__(
         self,
         *,
@@ -403,11 +479,15 @@ Global___WatchDocumentsRequest: _TypeAlias = WatchDocumentsRequest  # noqa: Y015
 
 @_typing.final
 class WatchDocumentsResponse(_message.Message):
+    """A server message of WatchDocuments."""
+
     DESCRIPTOR: _descriptor.Descriptor
 
     DOCUMENT_FIELD_NUMBER: _builtins.int
     @_builtins.property
-    def document(self) -> _knowledge_pb2.Document: ...
+    def document(self) -> _knowledge_pb2.Document:
+        """A document's current state (status DELETED once it is removed)."""
+
     def __init__(
         self,
         *,
@@ -423,15 +503,19 @@ Global___WatchDocumentsResponse: _TypeAlias = WatchDocumentsResponse  # noqa: Y0
 
 @_typing.final
 class UpsertAgentRequest(_message.Message):
+    """Creates or replaces an agent's attachments."""
+
     DESCRIPTOR: _descriptor.Descriptor
 
     AGENT_ID_FIELD_NUMBER: _builtins.int
     ATTACHED_COLLECTION_IDS_FIELD_NUMBER: _builtins.int
     agent_id: _builtins.str
-    """1–128 characters of [A-Za-z0-9._:-]."""
+    """The agent's id, chosen by the caller: 1–128 characters of [A-Za-z0-9._:-]."""
     @_builtins.property
     def attached_collection_ids(self) -> _containers.RepeatedScalarFieldContainer[_builtins.str]:
-        """Each must be a non-deleted collection of the caller's organisation."""
+        """At most 100 collection ids (UUIDs); each must be a non-deleted collection of the caller's
+        organisation. Duplicates count once. Replaces the agent's previous attachments.
+        """
 
     def __init__(
         self,
@@ -449,11 +533,15 @@ Global___UpsertAgentRequest: _TypeAlias = UpsertAgentRequest  # noqa: Y015
 
 @_typing.final
 class UpsertAgentResponse(_message.Message):
+    """The answer to UpsertAgent."""
+
     DESCRIPTOR: _descriptor.Descriptor
 
     AGENT_FIELD_NUMBER: _builtins.int
     @_builtins.property
-    def agent(self) -> _knowledge_pb2.Agent: ...
+    def agent(self) -> _knowledge_pb2.Agent:
+        """The agent as stored."""
+
     def __init__(
         self,
         *,
@@ -469,10 +557,13 @@ Global___UpsertAgentResponse: _TypeAlias = UpsertAgentResponse  # noqa: Y015
 
 @_typing.final
 class GetAgentRequest(_message.Message):
+    """Asks for one agent."""
+
     DESCRIPTOR: _descriptor.Descriptor
 
     AGENT_ID_FIELD_NUMBER: _builtins.int
     agent_id: _builtins.str
+    """The agent's id (at most 128 characters; a longer id is never found: AGENT_NOT_FOUND)."""
     def __init__(
         self,
         *,
@@ -488,11 +579,15 @@ Global___GetAgentRequest: _TypeAlias = GetAgentRequest  # noqa: Y015
 
 @_typing.final
 class GetAgentResponse(_message.Message):
+    """The answer to GetAgent."""
+
     DESCRIPTOR: _descriptor.Descriptor
 
     AGENT_FIELD_NUMBER: _builtins.int
     @_builtins.property
-    def agent(self) -> _knowledge_pb2.Agent: ...
+    def agent(self) -> _knowledge_pb2.Agent:
+        """The agent."""
+
     def __init__(
         self,
         *,
@@ -508,6 +603,8 @@ Global___GetAgentResponse: _TypeAlias = GetAgentResponse  # noqa: Y015
 
 @_typing.final
 class SearchKnowledgeRequest(_message.Message):
+    """A search of an agent's (or the named) collections."""
+
     DESCRIPTOR: _descriptor.Descriptor
 
     AGENT_ID_FIELD_NUMBER: _builtins.int
@@ -515,17 +612,23 @@ class SearchKnowledgeRequest(_message.Message):
     QUERY_FIELD_NUMBER: _builtins.int
     LIMIT_FIELD_NUMBER: _builtins.int
     agent_id: _builtins.str
-    """Exactly one of agent_id or collection_ids. The agent's current attachments that are still
-    live are searched (deleted ones are skipped).
+    """The agent whose attached collections to search (at most 128 characters).
+
+    Exactly one of agent_id or collection_ids. The agent's current attachments that are still
+    live are searched (deleted ones are skipped). A longer id is never found (AGENT_NOT_FOUND).
     """
     query: _builtins.str
-    """At most 500 characters; blank gives an empty result."""
+    """What to search for, at most 500 characters; blank gives an empty result."""
     limit: _builtins.int
-    """1 to the organisation's bound (default 8, at most 50); 0 means 8."""
+    """The most hits to return: 1 to the organisation's bound (at most 50), default 8.
+
+    The bound is RetrievalPolicy.max_search_limit (default 8). 0 (unset) means 8, or the bound
+    when it is lower.
+    """
     @_builtins.property
     def collection_ids(self) -> _containers.RepeatedScalarFieldContainer[_builtins.str]:
-        """Each must be a live collection of the caller's organisation: a malformed id is
-        INVALID_REQUEST, any other is COLLECTION_NOT_FOUND; both name the entry, e.g.
+        """At most 100; each must be a live collection of the caller's organisation: a malformed id
+        is INVALID_REQUEST, any other is COLLECTION_NOT_FOUND; both name the entry, e.g.
         "collection_ids[2]".
         """
 
@@ -547,6 +650,8 @@ Global___SearchKnowledgeRequest: _TypeAlias = SearchKnowledgeRequest  # noqa: Y0
 
 @_typing.final
 class SearchKnowledgeResponse(_message.Message):
+    """The answer to SearchKnowledge."""
+
     DESCRIPTOR: _descriptor.Descriptor
 
     SCHEMA_VERSION_FIELD_NUMBER: _builtins.int
@@ -554,11 +659,15 @@ class SearchKnowledgeResponse(_message.Message):
     MODE_FIELD_NUMBER: _builtins.int
     CACHED_FIELD_NUMBER: _builtins.int
     schema_version: _builtins.int
+    """The version of this message's layout; 1 for every message of quire.v1 today."""
     mode: _knowledge_pb2.RetrievalMode.ValueType
     """The mode that produced the served hits."""
     cached: _builtins.bool
+    """True when the hits were served from the search cache."""
     @_builtins.property
-    def hits(self) -> _containers.RepeatedCompositeFieldContainer[_knowledge_pb2.KnowledgeHit]: ...
+    def hits(self) -> _containers.RepeatedCompositeFieldContainer[_knowledge_pb2.KnowledgeHit]:
+        """At most `limit` hits, best first."""
+
     def __init__(
         self,
         *,
@@ -577,6 +686,8 @@ Global___SearchKnowledgeResponse: _TypeAlias = SearchKnowledgeResponse  # noqa: 
 
 @_typing.final
 class ReadDocumentRequest(_message.Message):
+    """A read of a slice of a document's extracted text."""
+
     DESCRIPTOR: _descriptor.Descriptor
 
     AGENT_ID_FIELD_NUMBER: _builtins.int
@@ -585,15 +696,31 @@ class ReadDocumentRequest(_message.Message):
     OFFSET_FIELD_NUMBER: _builtins.int
     MAX_CHARS_FIELD_NUMBER: _builtins.int
     agent_id: _builtins.str
-    """Exactly one of agent_id or collection_ids."""
+    """The agent whose attached collections the document must be in (at most 128 characters).
+
+    Exactly one of agent_id or collection_ids. An unknown agent, or a longer id, is
+    DOCUMENT_NOT_FOUND.
+    """
     document_id: _builtins.str
+    """The document to read: its id, as a search hit gives it.
+
+    A UUID. Unknown, deleted, outside the searched collections or malformed: DOCUMENT_NOT_FOUND.
+    """
     offset: _builtins.int
-    """In code points; default 0."""
+    """Where to start reading, in Unicode code points from the start of the text; pass the
+    previous read's next_offset to continue. Default 0.
+    """
     max_chars: _builtins.int
-    """1–4,000 code points; 0 means 4,000."""
+    """The most code points to return: 1–4,000, default 4,000.
+
+    0 (unset) means the default.
+    """
     @_builtins.property
     def collection_ids(self) -> _containers.RepeatedScalarFieldContainer[_builtins.str]:
-        """Checked as in SearchKnowledgeRequest."""
+        """Checked as in SearchKnowledgeRequest: at most 100; each must be a live collection of the caller's organisation: a malformed id
+        is INVALID_REQUEST, any other is COLLECTION_NOT_FOUND; both name the entry, e.g.
+        "collection_ids[2]".
+        """
 
     def __init__(
         self,
@@ -614,11 +741,15 @@ Global___ReadDocumentRequest: _TypeAlias = ReadDocumentRequest  # noqa: Y015
 
 @_typing.final
 class ReadDocumentResponse(_message.Message):
+    """The answer to ReadDocument."""
+
     DESCRIPTOR: _descriptor.Descriptor
 
     SLICE_FIELD_NUMBER: _builtins.int
     @_builtins.property
-    def slice(self) -> _knowledge_pb2.DocumentSlice: ...
+    def slice(self) -> _knowledge_pb2.DocumentSlice:
+        """The slice and the document it comes from."""
+
     def __init__(
         self,
         *,
@@ -634,10 +765,13 @@ Global___ReadDocumentResponse: _TypeAlias = ReadDocumentResponse  # noqa: Y015
 
 @_typing.final
 class GetIndexStatusRequest(_message.Message):
+    """Asks for a collection's index generations."""
+
     DESCRIPTOR: _descriptor.Descriptor
 
     COLLECTION_ID_FIELD_NUMBER: _builtins.int
     collection_id: _builtins.str
+    """The collection's id (a UUID); a malformed or unknown one is COLLECTION_NOT_FOUND."""
     def __init__(
         self,
         *,
@@ -653,11 +787,15 @@ Global___GetIndexStatusRequest: _TypeAlias = GetIndexStatusRequest  # noqa: Y015
 
 @_typing.final
 class GetIndexStatusResponse(_message.Message):
+    """The answer to GetIndexStatus."""
+
     DESCRIPTOR: _descriptor.Descriptor
 
     STATUS_FIELD_NUMBER: _builtins.int
     @_builtins.property
-    def status(self) -> _knowledge_pb2.IndexStatus: ...
+    def status(self) -> _knowledge_pb2.IndexStatus:
+        """The collection's generations and which one serves."""
+
     def __init__(
         self,
         *,
@@ -673,10 +811,13 @@ Global___GetIndexStatusResponse: _TypeAlias = GetIndexStatusResponse  # noqa: Y0
 
 @_typing.final
 class WatchIndexStatusRequest(_message.Message):
+    """Watches a collection's index generations."""
+
     DESCRIPTOR: _descriptor.Descriptor
 
     COLLECTION_ID_FIELD_NUMBER: _builtins.int
     collection_id: _builtins.str
+    """The collection's id (a UUID); a malformed or unknown one is COLLECTION_NOT_FOUND."""
     def __init__(
         self,
         *,
@@ -692,11 +833,15 @@ Global___WatchIndexStatusRequest: _TypeAlias = WatchIndexStatusRequest  # noqa: 
 
 @_typing.final
 class WatchIndexStatusResponse(_message.Message):
+    """A server message of WatchIndexStatus."""
+
     DESCRIPTOR: _descriptor.Descriptor
 
     STATUS_FIELD_NUMBER: _builtins.int
     @_builtins.property
-    def status(self) -> _knowledge_pb2.IndexStatus: ...
+    def status(self) -> _knowledge_pb2.IndexStatus:
+        """The collection's generations after a change."""
+
     def __init__(
         self,
         *,

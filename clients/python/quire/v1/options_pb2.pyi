@@ -29,6 +29,7 @@ class _CallKind:
 class _CallKindEnumTypeWrapper(_enum_type_wrapper._EnumTypeWrapper[_CallKind.ValueType], _builtins.type):
     DESCRIPTOR: _descriptor.EnumDescriptor
     CALL_KIND_UNSPECIFIED: _CallKind.ValueType  # 0
+    """Never valid on an RPC."""
     CALL_KIND_READ: _CallKind.ValueType  # 1
     """A point read or listing. Default deadline 10 s."""
     CALL_KIND_SEARCH: _CallKind.ValueType  # 2
@@ -55,6 +56,7 @@ class CallKind(_CallKind, metaclass=_CallKindEnumTypeWrapper):
     """
 
 CALL_KIND_UNSPECIFIED: CallKind.ValueType  # 0
+"""Never valid on an RPC."""
 CALL_KIND_READ: CallKind.ValueType  # 1
 """A point read or listing. Default deadline 10 s."""
 CALL_KIND_SEARCH: CallKind.ValueType  # 2

@@ -27,6 +27,7 @@ class _GrepStopReason:
 class _GrepStopReasonEnumTypeWrapper(_enum_type_wrapper._EnumTypeWrapper[_GrepStopReason.ValueType], _builtins.type):
     DESCRIPTOR: _descriptor.EnumDescriptor
     GREP_STOP_REASON_UNSPECIFIED: _GrepStopReason.ValueType  # 0
+    """The scan was complete (GrepResult.complete is true)."""
     GREP_STOP_REASON_LIMIT: _GrepStopReason.ValueType  # 1
     """`limit` matches were found."""
     GREP_STOP_REASON_OUTPUT_LIMIT: _GrepStopReason.ValueType  # 2
@@ -38,6 +39,7 @@ class GrepStopReason(_GrepStopReason, metaclass=_GrepStopReasonEnumTypeWrapper):
     """Why a grep stopped before scanning everything."""
 
 GREP_STOP_REASON_UNSPECIFIED: GrepStopReason.ValueType  # 0
+"""The scan was complete (GrepResult.complete is true)."""
 GREP_STOP_REASON_LIMIT: GrepStopReason.ValueType  # 1
 """`limit` matches were found."""
 GREP_STOP_REASON_OUTPUT_LIMIT: GrepStopReason.ValueType  # 2
@@ -53,6 +55,7 @@ class _SyncStatus:
 class _SyncStatusEnumTypeWrapper(_enum_type_wrapper._EnumTypeWrapper[_SyncStatus.ValueType], _builtins.type):
     DESCRIPTOR: _descriptor.EnumDescriptor
     SYNC_STATUS_UNSPECIFIED: _SyncStatus.ValueType  # 0
+    """Never sent."""
     SYNC_STATUS_UNCHANGED: _SyncStatus.ValueType  # 1
     """Nothing changed."""
     SYNC_STATUS_COMPLETED: _SyncStatus.ValueType  # 2
@@ -64,6 +67,7 @@ class SyncStatus(_SyncStatus, metaclass=_SyncStatusEnumTypeWrapper):
     """Sync outcome."""
 
 SYNC_STATUS_UNSPECIFIED: SyncStatus.ValueType  # 0
+"""Never sent."""
 SYNC_STATUS_UNCHANGED: SyncStatus.ValueType  # 1
 """Nothing changed."""
 SYNC_STATUS_COMPLETED: SyncStatus.ValueType  # 2
@@ -79,23 +83,37 @@ class _SyncStage:
 class _SyncStageEnumTypeWrapper(_enum_type_wrapper._EnumTypeWrapper[_SyncStage.ValueType], _builtins.type):
     DESCRIPTOR: _descriptor.EnumDescriptor
     SYNC_STAGE_UNSPECIFIED: _SyncStage.ValueType  # 0
+    """Never sent."""
     SYNC_STAGE_LOCKING: _SyncStage.ValueType  # 1
+    """Waiting for the namespace's sync lock (one sync per namespace at a time)."""
     SYNC_STAGE_DISCOVERING: _SyncStage.ValueType  # 2
+    """Reading llms.txt and sitemap.xml to find the site's pages."""
     SYNC_STAGE_VALIDATING: _SyncStage.ValueType  # 3
+    """Waiting for the client's DiscoveryDecision (validate_discovery only)."""
     SYNC_STAGE_FETCHING: _SyncStage.ValueType  # 4
+    """Fetching, chunking, embedding and publishing pages."""
     SYNC_STAGE_PRUNING: _SyncStage.ValueType  # 5
+    """Removing pages the site no longer lists."""
     SYNC_STAGE_DONE: _SyncStage.ValueType  # 6
+    """Finished; the SyncReport follows."""
 
 class SyncStage(_SyncStage, metaclass=_SyncStageEnumTypeWrapper):
     """Stage of a running sync."""
 
 SYNC_STAGE_UNSPECIFIED: SyncStage.ValueType  # 0
+"""Never sent."""
 SYNC_STAGE_LOCKING: SyncStage.ValueType  # 1
+"""Waiting for the namespace's sync lock (one sync per namespace at a time)."""
 SYNC_STAGE_DISCOVERING: SyncStage.ValueType  # 2
+"""Reading llms.txt and sitemap.xml to find the site's pages."""
 SYNC_STAGE_VALIDATING: SyncStage.ValueType  # 3
+"""Waiting for the client's DiscoveryDecision (validate_discovery only)."""
 SYNC_STAGE_FETCHING: SyncStage.ValueType  # 4
+"""Fetching, chunking, embedding and publishing pages."""
 SYNC_STAGE_PRUNING: SyncStage.ValueType  # 5
+"""Removing pages the site no longer lists."""
 SYNC_STAGE_DONE: SyncStage.ValueType  # 6
+"""Finished; the SyncReport follows."""
 Global___SyncStage: _TypeAlias = SyncStage  # noqa: Y015
 
 @_typing.final
@@ -120,14 +138,19 @@ class Page(_message.Message):
     LANGUAGE_FIELD_NUMBER: _builtins.int
     DESCRIPTION_FIELD_NUMBER: _builtins.int
     schema_version: _builtins.int
+    """The version of this message's layout; 1 for every message of quire.v1 today."""
     content_id: _builtins.str
     """Stable id of the page's current content (changes when the text changes)."""
     namespace: _builtins.str
+    """The namespace the page belongs to."""
     path: _builtins.str
     """Canonical path, always starting with "/" and ending in ".md" (e.g. "/tutorial/index.md")."""
     url: _builtins.str
     """Citation URL (built from `public_url` when the sync set one)."""
     title: _builtins.str
+    """The page's title: its link text in llms.txt, else its front matter title, else its first
+    heading, else its path.
+    """
     revision: _builtins.str
     """Hash of `digest` and `index_fingerprint`; pin it in ReadPage."""
     digest: _builtins.str
@@ -147,7 +170,9 @@ class Page(_message.Message):
     description: _builtins.str
     """The page's one-line summary from its front matter ("description"); empty when it has none."""
     @_builtins.property
-    def published_at(self) -> _timestamp_pb2.Timestamp: ...
+    def published_at(self) -> _timestamp_pb2.Timestamp:
+        """When this revision was published."""
+
     def __init__(
         self,
         *,
@@ -192,22 +217,29 @@ class SearchHit(_message.Message):
     RANK_FIELD_NUMBER: _builtins.int
     HEADING_PATH_FIELD_NUMBER: _builtins.int
     schema_version: _builtins.int
+    """The version of this message's layout; 1 for every message of quire.v1 today."""
     path: _builtins.str
+    """The page's canonical path (see Page.path)."""
     url: _builtins.str
+    """The page's citation URL."""
     title: _builtins.str
+    """The page's title."""
     revision: _builtins.str
     """The page's revision in the search snapshot; pass it to ReadPage to read that exact text."""
     chunk_id: _builtins.str
+    """Opaque id of the chunk."""
     content: _builtins.str
     """Raw chunk text."""
     score: _builtins.float
-    """Reciprocal-rank-fusion score across arms and phrasings; higher is better, only
-    comparable within one result.
+    """The fused score of the chunk across the full-text and vector arms and the phrasings;
+    higher is better, comparable only within one result.
     """
     rank: _builtins.int
     """1-based rank in the result."""
     @_builtins.property
-    def heading_path(self) -> _containers.RepeatedScalarFieldContainer[_builtins.str]: ...
+    def heading_path(self) -> _containers.RepeatedScalarFieldContainer[_builtins.str]:
+        """The headings above the chunk, outermost first (its breadcrumb); empty above the first."""
+
     def __init__(
         self,
         *,
@@ -232,6 +264,8 @@ Global___SearchHit: _TypeAlias = SearchHit  # noqa: Y015
 
 @_typing.final
 class SearchResult(_message.Message):
+    """The answer to SearchPages: the fused hits of the query and its alternatives."""
+
     DESCRIPTOR: _descriptor.Descriptor
 
     SCHEMA_VERSION_FIELD_NUMBER: _builtins.int
@@ -244,8 +278,11 @@ class SearchResult(_message.Message):
     WARNINGS_FIELD_NUMBER: _builtins.int
     FILESYSTEM_VERSION_FIELD_NUMBER: _builtins.int
     schema_version: _builtins.int
+    """The version of this message's layout; 1 for every message of quire.v1 today."""
     namespace: _builtins.str
+    """The namespace searched."""
     query: _builtins.str
+    """The query as sent."""
     truncated: _builtins.bool
     """True when hits were dropped from the tail to fit max_output_bytes."""
     omitted_count: _builtins.int
@@ -255,9 +292,13 @@ class SearchResult(_message.Message):
     filesystem_version: _builtins.int
     """Namespace filesystem version of the snapshot every hit was read from."""
     @_builtins.property
-    def hits(self) -> _containers.RepeatedCompositeFieldContainer[Global___SearchHit]: ...
+    def hits(self) -> _containers.RepeatedCompositeFieldContainer[Global___SearchHit]:
+        """At most `limit` hits, best first, at most 3 per page."""
+
     @_builtins.property
-    def warnings(self) -> _containers.RepeatedScalarFieldContainer[_builtins.str]: ...
+    def warnings(self) -> _containers.RepeatedScalarFieldContainer[_builtins.str]:
+        """Human-readable notes on a partial result (which phrasing failed and why)."""
+
     def __init__(
         self,
         *,
@@ -281,6 +322,8 @@ Global___SearchResult: _TypeAlias = SearchResult  # noqa: Y015
 
 @_typing.final
 class PageRead(_message.Message):
+    """The answer to ReadPage: a slice of one page's text."""
+
     DESCRIPTOR: _descriptor.Descriptor
 
     SCHEMA_VERSION_FIELD_NUMBER: _builtins.int
@@ -291,15 +334,21 @@ class PageRead(_message.Message):
     TOTAL_CHARS_FIELD_NUMBER: _builtins.int
     TRUNCATED_FIELD_NUMBER: _builtins.int
     schema_version: _builtins.int
+    """The version of this message's layout; 1 for every message of quire.v1 today."""
     content: _builtins.str
     """The slice [offset, next_offset) of the text, in Unicode code points."""
     offset: _builtins.int
+    """Where the slice starts, in code points (the request's offset)."""
     next_offset: _builtins.int
+    """Where the slice ends, in code points: pass it as the next request's offset."""
     total_chars: _builtins.int
+    """Length of the page's whole text in code points."""
     truncated: _builtins.bool
     """True when text remains after next_offset."""
     @_builtins.property
-    def page(self) -> Global___Page: ...
+    def page(self) -> Global___Page:
+        """The page read, at the revision the slice comes from."""
+
     def __init__(
         self,
         *,
@@ -321,6 +370,8 @@ Global___PageRead: _TypeAlias = PageRead  # noqa: Y015
 
 @_typing.final
 class PageList(_message.Message):
+    """The answer to ListPages: one page of the listing."""
+
     DESCRIPTOR: _descriptor.Descriptor
 
     SCHEMA_VERSION_FIELD_NUMBER: _builtins.int
@@ -329,13 +380,17 @@ class PageList(_message.Message):
     RESTART_REQUIRED_FIELD_NUMBER: _builtins.int
     FILESYSTEM_VERSION_FIELD_NUMBER: _builtins.int
     schema_version: _builtins.int
+    """The version of this message's layout; 1 for every message of quire.v1 today."""
     next_cursor: _builtins.str
     """Opaque; empty when the listing is complete. Bound to the namespace revision."""
     restart_required: _builtins.bool
     """The namespace changed since the cursor was issued: start again without a cursor."""
     filesystem_version: _builtins.int
+    """Namespace filesystem version the listing was read at."""
     @_builtins.property
-    def pages(self) -> _containers.RepeatedCompositeFieldContainer[Global___Page]: ...
+    def pages(self) -> _containers.RepeatedCompositeFieldContainer[Global___Page]:
+        """At most `limit` pages in path order."""
+
     def __init__(
         self,
         *,
@@ -355,6 +410,8 @@ Global___PageList: _TypeAlias = PageList  # noqa: Y015
 
 @_typing.final
 class GrepMatch(_message.Message):
+    """One line of a page that contains the grep query."""
+
     DESCRIPTOR: _descriptor.Descriptor
 
     SCHEMA_VERSION_FIELD_NUMBER: _builtins.int
@@ -364,12 +421,19 @@ class GrepMatch(_message.Message):
     URL_FIELD_NUMBER: _builtins.int
     REVISION_FIELD_NUMBER: _builtins.int
     schema_version: _builtins.int
+    """The version of this message's layout; 1 for every message of quire.v1 today."""
     path: _builtins.str
+    """The page's canonical path."""
     line_number: _builtins.int
-    """1-based."""
+    """1-based line number within the page's text."""
     line: _builtins.str
+    """The matching line; a line longer than 500 code points is clipped around the match, with
+    "…" marking each cut.
+    """
     url: _builtins.str
+    """The page's citation URL."""
     revision: _builtins.str
+    """The page's revision the line was read from."""
     def __init__(
         self,
         *,
@@ -390,6 +454,8 @@ Global___GrepMatch: _TypeAlias = GrepMatch  # noqa: Y015
 
 @_typing.final
 class GrepResult(_message.Message):
+    """The answer to GrepPages."""
+
     DESCRIPTOR: _descriptor.Descriptor
 
     SCHEMA_VERSION_FIELD_NUMBER: _builtins.int
@@ -398,12 +464,17 @@ class GrepResult(_message.Message):
     STOP_REASON_FIELD_NUMBER: _builtins.int
     FILESYSTEM_VERSION_FIELD_NUMBER: _builtins.int
     schema_version: _builtins.int
+    """The version of this message's layout; 1 for every message of quire.v1 today."""
     complete: _builtins.bool
     """False means the scan stopped early (see stop_reason): absence cannot be concluded."""
     stop_reason: Global___GrepStopReason.ValueType
+    """Why the scan stopped early; UNSPECIFIED when it was complete."""
     filesystem_version: _builtins.int
+    """Namespace filesystem version of the snapshot the scan read."""
     @_builtins.property
-    def matches(self) -> _containers.RepeatedCompositeFieldContainer[Global___GrepMatch]: ...
+    def matches(self) -> _containers.RepeatedCompositeFieldContainer[Global___GrepMatch]:
+        """At most `limit` matches, in path order, then line order."""
+
     def __init__(
         self,
         *,
@@ -423,6 +494,8 @@ Global___GrepResult: _TypeAlias = GrepResult  # noqa: Y015
 
 @_typing.final
 class PageSyncProgress(_message.Message):
+    """Progress of a running sync, streamed by SyncPages; counts are totals so far, in pages."""
+
     DESCRIPTOR: _descriptor.Descriptor
 
     SCHEMA_VERSION_FIELD_NUMBER: _builtins.int
@@ -434,12 +507,19 @@ class PageSyncProgress(_message.Message):
     DELETED_FIELD_NUMBER: _builtins.int
     PATH_FIELD_NUMBER: _builtins.int
     schema_version: _builtins.int
+    """The version of this message's layout; 1 for every message of quire.v1 today."""
     stage: Global___SyncStage.ValueType
+    """The stage the sync is in."""
     discovered: _builtins.int
+    """Pages found by discovery."""
     processed: _builtins.int
+    """Pages fetched and compared so far."""
     updated: _builtins.int
+    """Pages published with new content so far."""
     failed: _builtins.int
+    """Pages that could not be fetched or published so far."""
     deleted: _builtins.int
+    """Pages removed because the site no longer lists them."""
     path: _builtins.str
     """The page just processed, when there is one."""
     def __init__(
@@ -472,6 +552,7 @@ class DiscoveryCheck(_message.Message):
     DISCOVERED_FIELD_NUMBER: _builtins.int
     PUBLISHED_FIELD_NUMBER: _builtins.int
     schema_version: _builtins.int
+    """The version of this message's layout; 1 for every message of quire.v1 today."""
     discovered: _builtins.int
     """Pages found by discovery."""
     published: _builtins.int
@@ -493,6 +574,10 @@ Global___DiscoveryCheck: _TypeAlias = DiscoveryCheck  # noqa: Y015
 
 @_typing.final
 class SyncReport(_message.Message):
+    """The outcome of one sync: the last message of SyncPages, also kept for GetSyncReport. Counts
+    are in pages.
+    """
+
     DESCRIPTOR: _descriptor.Descriptor
 
     SCHEMA_VERSION_FIELD_NUMBER: _builtins.int
@@ -512,11 +597,17 @@ class SyncReport(_message.Message):
     METADATA_ONLY_FIELD_NUMBER: _builtins.int
     CANCELLED_FIELD_NUMBER: _builtins.int
     schema_version: _builtins.int
+    """The version of this message's layout; 1 for every message of quire.v1 today."""
     namespace: _builtins.str
+    """The namespace synced."""
     status: Global___SyncStatus.ValueType
+    """The overall outcome."""
     discovered: _builtins.int
+    """Pages found by discovery."""
     updated: _builtins.int
+    """Pages published with new content."""
     deleted: _builtins.int
+    """Pages removed because the site no longer lists them."""
     failed: _builtins.int
     """Full count of failed pages (errors and failed_paths are capped at 20)."""
     unknown: _builtins.int
@@ -524,9 +615,11 @@ class SyncReport(_message.Message):
     embedded_chunks: _builtins.int
     """Chunks embedded by this sync (0 when nothing needed embedding)."""
     filesystem_version: _builtins.int
+    """Namespace filesystem version after the sync."""
     metadata_only: _builtins.int
     """Pages republished without embedding (title or URL change only)."""
     cancelled: _builtins.bool
+    """True when the client closed the stream before the end; nothing was pruned."""
     @_builtins.property
     def errors(self) -> _containers.RepeatedScalarFieldContainer[_builtins.str]:
         """At most 20 messages."""
@@ -536,9 +629,13 @@ class SyncReport(_message.Message):
         """At most 20 paths."""
 
     @_builtins.property
-    def started_at(self) -> _timestamp_pb2.Timestamp: ...
+    def started_at(self) -> _timestamp_pb2.Timestamp:
+        """When the sync started."""
+
     @_builtins.property
-    def finished_at(self) -> _timestamp_pb2.Timestamp: ...
+    def finished_at(self) -> _timestamp_pb2.Timestamp:
+        """When the sync ended."""
+
     def __init__(
         self,
         *,
@@ -569,6 +666,8 @@ Global___SyncReport: _TypeAlias = SyncReport  # noqa: Y015
 
 @_typing.final
 class CommandResult(_message.Message):
+    """The answer to RunCommand: the command's output as a shell would print it."""
+
     DESCRIPTOR: _descriptor.Descriptor
 
     SCHEMA_VERSION_FIELD_NUMBER: _builtins.int
@@ -577,11 +676,13 @@ class CommandResult(_message.Message):
     TRUNCATED_FIELD_NUMBER: _builtins.int
     ERROR_FIELD_NUMBER: _builtins.int
     schema_version: _builtins.int
+    """The version of this message's layout; 1 for every message of quire.v1 today."""
     output: _builtins.str
     """At most 30,000 characters, cut at a line with a continuation hint."""
     exit_code: _builtins.int
     """0 success, 1 no match (grep), 2 usage or grammar error."""
     truncated: _builtins.bool
+    """True when the output was cut at 30,000 characters."""
     error: _builtins.str
     """Grammar or usage error text, when exit_code is 2."""
     def __init__(
@@ -603,6 +704,8 @@ Global___CommandResult: _TypeAlias = CommandResult  # noqa: Y015
 
 @_typing.final
 class Namespace(_message.Message):
+    """A namespace of the caller's organisation: one synced documentation site."""
+
     DESCRIPTOR: _descriptor.Descriptor
 
     SCHEMA_VERSION_FIELD_NUMBER: _builtins.int
@@ -612,12 +715,21 @@ class Namespace(_message.Message):
     SOURCE_URL_FIELD_NUMBER: _builtins.int
     UPDATED_AT_FIELD_NUMBER: _builtins.int
     schema_version: _builtins.int
+    """The version of this message's layout; 1 for every message of quire.v1 today."""
     name: _builtins.str
+    """The namespace's name (1–128 characters of [A-Za-z0-9._-])."""
     page_count: _builtins.int
+    """Pages currently published."""
     filesystem_version: _builtins.int
+    """Advances on every publish or removal of a page; search and list results name the version
+    they read.
+    """
     source_url: _builtins.str
+    """The URL the last sync started from."""
     @_builtins.property
-    def updated_at(self) -> _timestamp_pb2.Timestamp: ...
+    def updated_at(self) -> _timestamp_pb2.Timestamp:
+        """When the namespace last changed."""
+
     def __init__(
         self,
         *,
@@ -646,7 +758,9 @@ class ToolDefinition(_message.Message):
     DESCRIPTION_FIELD_NUMBER: _builtins.int
     INPUT_SCHEMA_JSON_FIELD_NUMBER: _builtins.int
     name: _builtins.str
+    """The tool's name as a model sees it, e.g. "search_pages"."""
     description: _builtins.str
+    """What the tool does, written for a model."""
     input_schema_json: _builtins.str
     """JSON Schema (draft 2020-12) of the tool's arguments, as a JSON string."""
     def __init__(

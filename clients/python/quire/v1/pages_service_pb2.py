@@ -22,57 +22,119 @@ _runtime_version.ValidateProtobufRuntimeVersion(
 _sym_db = _symbol_database.Default()
 
 
+from quire.v1 import bounds_pb2 as quire_dot_v1_dot_bounds__pb2
+from quire.v1 import options_pb2 as quire_dot_v1_dot_options__pb2
 from quire.v1 import pages_pb2 as quire_dot_v1_dot_pages__pb2
 from quire.v1 import search_config_pb2 as quire_dot_v1_dot_search__config__pb2
 
 
-DESCRIPTOR = _descriptor_pool.Default().AddSerializedFile(b'\n\x1cquire/v1/pages_service.proto\x12\x08quire.v1\x1a\x14quire/v1/pages.proto\x1a\x1cquire/v1/search_config.proto\"\xa8\x01\n\tSyncStart\x12\x11\n\tnamespace\x18\x01 \x01(\t\x12\x0b\n\x03url\x18\x02 \x01(\t\x12\x12\n\npublic_url\x18\x03 \x01(\t\x12\x11\n\ttransform\x18\x04 \x01(\t\x12\x15\n\rindex_version\x18\x05 \x01(\t\x12\x0f\n\x07reindex\x18\x06 \x01(\x08\x12\x1a\n\x12validate_discovery\x18\x07 \x01(\x08\x12\x10\n\x08language\x18\x08 \x01(\t\"#\n\x11\x44iscoveryDecision\x12\x0e\n\x06\x61\x63\x63\x65pt\x18\x01 \x01(\x08\"t\n\x10SyncPagesRequest\x12$\n\x05start\x18\x01 \x01(\x0b\x32\x13.quire.v1.SyncStartH\x00\x12/\n\x08\x64\x65\x63ision\x18\x02 \x01(\x0b\x32\x1b.quire.v1.DiscoveryDecisionH\x00\x42\t\n\x07message\"\xab\x01\n\x11SyncPagesResponse\x12.\n\x08progress\x18\x01 \x01(\x0b\x32\x1a.quire.v1.PageSyncProgressH\x00\x12\x33\n\x0f\x64iscovery_check\x18\x02 \x01(\x0b\x32\x18.quire.v1.DiscoveryCheckH\x00\x12&\n\x06report\x18\x03 \x01(\x0b\x32\x14.quire.v1.SyncReportH\x00\x42\t\n\x07message\"\xa1\x01\n\x12SearchPagesRequest\x12\x11\n\tnamespace\x18\x01 \x01(\t\x12\r\n\x05query\x18\x02 \x01(\t\x12\x14\n\x0c\x61lternatives\x18\x03 \x03(\t\x12\r\n\x05limit\x18\x04 \x01(\r\x12\x18\n\x10max_output_bytes\x18\x05 \x01(\r\x12*\n\x06\x63onfig\x18\x06 \x01(\x0b\x32\x1a.quire.v1.PageSearchConfig\"=\n\x13SearchPagesResponse\x12&\n\x06result\x18\x01 \x01(\x0b\x32\x16.quire.v1.SearchResult\"g\n\x0fReadPageRequest\x12\x11\n\tnamespace\x18\x01 \x01(\t\x12\x0c\n\x04path\x18\x02 \x01(\t\x12\x10\n\x08revision\x18\x03 \x01(\t\x12\x0e\n\x06offset\x18\x04 \x01(\x04\x12\x11\n\tmax_chars\x18\x05 \x01(\r\"9\n\x10ReadPageResponse\x12%\n\tpage_read\x18\x01 \x01(\x0b\x32\x12.quire.v1.PageRead\"T\n\x10ListPagesRequest\x12\x11\n\tnamespace\x18\x01 \x01(\t\x12\x0e\n\x06prefix\x18\x02 \x01(\t\x12\x0e\n\x06\x63ursor\x18\x03 \x01(\t\x12\r\n\x05limit\x18\x04 \x01(\r\":\n\x11ListPagesResponse\x12%\n\tpage_list\x18\x01 \x01(\x0b\x32\x12.quire.v1.PageList\"h\n\x10GrepPagesRequest\x12\x11\n\tnamespace\x18\x01 \x01(\t\x12\r\n\x05query\x18\x02 \x01(\t\x12\x0e\n\x06prefix\x18\x03 \x01(\t\x12\x13\n\x0bignore_case\x18\x04 \x01(\x08\x12\r\n\x05limit\x18\x05 \x01(\r\"9\n\x11GrepPagesResponse\x12$\n\x06result\x18\x01 \x01(\x0b\x32\x14.quire.v1.GrepResult\"7\n\x11RunCommandRequest\x12\x11\n\tnamespace\x18\x01 \x01(\t\x12\x0f\n\x07\x63ommand\x18\x02 \x01(\t\"=\n\x12RunCommandResponse\x12\'\n\x06result\x18\x01 \x01(\x0b\x32\x17.quire.v1.CommandResult\"\x16\n\x14\x44\x65scribeToolsRequest\"X\n\x15\x44\x65scribeToolsResponse\x12\x16\n\x0eschema_version\x18\x01 \x01(\r\x12\'\n\x05tools\x18\x02 \x03(\x0b\x32\x18.quire.v1.ToolDefinition\")\n\x14GetSyncReportRequest\x12\x11\n\tnamespace\x18\x01 \x01(\t\"=\n\x15GetSyncReportResponse\x12$\n\x06report\x18\x01 \x01(\x0b\x32\x14.quire.v1.SyncReport\"\x17\n\x15ListNamespacesRequest\"Y\n\x16ListNamespacesResponse\x12\x16\n\x0eschema_version\x18\x01 \x01(\r\x12\'\n\nnamespaces\x18\x02 \x03(\x0b\x32\x13.quire.v1.Namespace2\xb5\x05\n\x0cPagesService\x12H\n\tSyncPages\x12\x1a.quire.v1.SyncPagesRequest\x1a\x1b.quire.v1.SyncPagesResponse(\x01\x30\x01\x12J\n\x0bSearchPages\x12\x1c.quire.v1.SearchPagesRequest\x1a\x1d.quire.v1.SearchPagesResponse\x12\x41\n\x08ReadPage\x12\x19.quire.v1.ReadPageRequest\x1a\x1a.quire.v1.ReadPageResponse\x12\x44\n\tListPages\x12\x1a.quire.v1.ListPagesRequest\x1a\x1b.quire.v1.ListPagesResponse\x12\x44\n\tGrepPages\x12\x1a.quire.v1.GrepPagesRequest\x1a\x1b.quire.v1.GrepPagesResponse\x12G\n\nRunCommand\x12\x1b.quire.v1.RunCommandRequest\x1a\x1c.quire.v1.RunCommandResponse\x12P\n\rDescribeTools\x12\x1e.quire.v1.DescribeToolsRequest\x1a\x1f.quire.v1.DescribeToolsResponse\x12P\n\rGetSyncReport\x12\x1e.quire.v1.GetSyncReportRequest\x1a\x1f.quire.v1.GetSyncReportResponse\x12S\n\x0eListNamespaces\x12\x1f.quire.v1.ListNamespacesRequest\x1a .quire.v1.ListNamespacesResponseb\x06proto3')
+DESCRIPTOR = _descriptor_pool.Default().AddSerializedFile(b'\n\x1cquire/v1/pages_service.proto\x12\x08quire.v1\x1a\x15quire/v1/bounds.proto\x1a\x16quire/v1/options.proto\x1a\x14quire/v1/pages.proto\x1a\x1cquire/v1/search_config.proto\"\x87\x02\n\tSyncStart\x12/\n\tnamespace\x18\x01 \x01(\tB\x1c\xf2\xb6\x18\x18\x18\x01 \x80\x01:\x11^[A-Za-z0-9._-]+$\x12\x16\n\x03url\x18\x02 \x01(\tB\t\xf2\xb6\x18\x05\x18\x01 \x80\x10\x12\x1b\n\npublic_url\x18\x03 \x01(\tB\x07\xf2\xb6\x18\x03 \x80\x10\x12#\n\ttransform\x18\x04 \x01(\tB\x10\xf2\xb6\x18\x0c\x42\n\"markdown\"\x12\"\n\rindex_version\x18\x05 \x01(\tB\x0b\xf2\xb6\x18\x07 @B\x03\"1\"\x12\x0f\n\x07reindex\x18\x06 \x01(\x08\x12\x1a\n\x12validate_discovery\x18\x07 \x01(\x08\x12\x1e\n\x08language\x18\x08 \x01(\tB\x0c\xf2\xb6\x18\x08 #B\x04\"en\"\"#\n\x11\x44iscoveryDecision\x12\x0e\n\x06\x61\x63\x63\x65pt\x18\x01 \x01(\x08\"t\n\x10SyncPagesRequest\x12$\n\x05start\x18\x01 \x01(\x0b\x32\x13.quire.v1.SyncStartH\x00\x12/\n\x08\x64\x65\x63ision\x18\x02 \x01(\x0b\x32\x1b.quire.v1.DiscoveryDecisionH\x00\x42\t\n\x07message\"\xab\x01\n\x11SyncPagesResponse\x12.\n\x08progress\x18\x01 \x01(\x0b\x32\x1a.quire.v1.PageSyncProgressH\x00\x12\x33\n\x0f\x64iscovery_check\x18\x02 \x01(\x0b\x32\x18.quire.v1.DiscoveryCheckH\x00\x12&\n\x06report\x18\x03 \x01(\x0b\x32\x14.quire.v1.SyncReportH\x00\x42\t\n\x07message\"\x87\x02\n\x12SearchPagesRequest\x12/\n\tnamespace\x18\x01 \x01(\tB\x1c\xf2\xb6\x18\x18\x18\x01 \x80\x01:\x11^[A-Za-z0-9._-]+$\x12\x18\n\x05query\x18\x02 \x01(\tB\t\xf2\xb6\x18\x05\x18\x01 \xf4\x03\x12!\n\x0c\x61lternatives\x18\x03 \x03(\tB\x0b\xf2\xb6\x18\x07\x18\x01 \xf4\x03\x30\x03\x12!\n\x05limit\x18\x04 \x01(\rB\x12\xf2\xb6\x18\x0e\x08\x01\x10\x14\x42\x02\x31\x30J\x04hits\x12\x34\n\x10max_output_bytes\x18\x05 \x01(\rB\x1a\xf2\xb6\x18\x16\x08\xc0\xbb\x01\x10\x80\xfa\x01\x42\x05\x32\x34\x30\x30\x30J\x05\x62ytes\x12*\n\x06\x63onfig\x18\x06 \x01(\x0b\x32\x1a.quire.v1.PageSearchConfig\"=\n\x13SearchPagesResponse\x12&\n\x06result\x18\x01 \x01(\x0b\x32\x16.quire.v1.SearchResult\"\xd7\x01\n\x0fReadPageRequest\x12/\n\tnamespace\x18\x01 \x01(\tB\x1c\xf2\xb6\x18\x18\x18\x01 \x80\x01:\x11^[A-Za-z0-9._-]+$\x12\x19\n\x04path\x18\x02 \x01(\tB\x0b\xf2\xb6\x18\x07 \x80\x08:\x02^/\x12\x19\n\x08revision\x18\x03 \x01(\tB\x07\xf2\xb6\x18\x03 \x80\x01\x12*\n\x06offset\x18\x04 \x01(\x04\x42\x1a\xf2\xb6\x18\x16\x10\xff\xff\xff\xff\x07\x42\x01\x30J\x0b\x63ode points\x12\x31\n\tmax_chars\x18\x05 \x01(\rB\x1e\xf2\xb6\x18\x1a\x08\x01\x10\xc0\xbb\x01\x42\x05\x31\x32\x30\x30\x30J\x0b\x63ode points\"9\n\x10ReadPageResponse\x12%\n\tpage_read\x18\x01 \x01(\x0b\x32\x12.quire.v1.PageRead\"\xa4\x01\n\x10ListPagesRequest\x12/\n\tnamespace\x18\x01 \x01(\tB\x1c\xf2\xb6\x18\x18\x18\x01 \x80\x01:\x11^[A-Za-z0-9._-]+$\x12 \n\x06prefix\x18\x02 \x01(\tB\x10\xf2\xb6\x18\x0c \x80\x08:\x02^/B\x03\"/\"\x12\x17\n\x06\x63ursor\x18\x03 \x01(\tB\x07\xf2\xb6\x18\x03 \x80 \x12$\n\x05limit\x18\x04 \x01(\rB\x15\xf2\xb6\x18\x11\x08\x01\x10\xc8\x01\x42\x03\x31\x30\x30J\x05pages\":\n\x11ListPagesResponse\x12%\n\tpage_list\x18\x01 \x01(\x0b\x32\x12.quire.v1.PageList\"\xba\x01\n\x10GrepPagesRequest\x12/\n\tnamespace\x18\x01 \x01(\tB\x1c\xf2\xb6\x18\x18\x18\x01 \x80\x01:\x11^[A-Za-z0-9._-]+$\x12\x18\n\x05query\x18\x02 \x01(\tB\t\xf2\xb6\x18\x05\x18\x01 \x80\x02\x12 \n\x06prefix\x18\x03 \x01(\tB\x10\xf2\xb6\x18\x0c \x80\x08:\x02^/B\x03\"/\"\x12\x13\n\x0bignore_case\x18\x04 \x01(\x08\x12$\n\x05limit\x18\x05 \x01(\rB\x15\xf2\xb6\x18\x11\x08\x01\x10\x64\x42\x02\x32\x30J\x07matches\"9\n\x11GrepPagesResponse\x12$\n\x06result\x18\x01 \x01(\x0b\x32\x14.quire.v1.GrepResult\"^\n\x11RunCommandRequest\x12/\n\tnamespace\x18\x01 \x01(\tB\x1c\xf2\xb6\x18\x18\x18\x01 \x80\x01:\x11^[A-Za-z0-9._-]+$\x12\x18\n\x07\x63ommand\x18\x02 \x01(\tB\x07\xf2\xb6\x18\x03 \x80\x08\"=\n\x12RunCommandResponse\x12\'\n\x06result\x18\x01 \x01(\x0b\x32\x17.quire.v1.CommandResult\"\x16\n\x14\x44\x65scribeToolsRequest\"X\n\x15\x44\x65scribeToolsResponse\x12\x16\n\x0eschema_version\x18\x01 \x01(\r\x12\'\n\x05tools\x18\x02 \x03(\x0b\x32\x18.quire.v1.ToolDefinition\"G\n\x14GetSyncReportRequest\x12/\n\tnamespace\x18\x01 \x01(\tB\x1c\xf2\xb6\x18\x18\x18\x01 \x80\x01:\x11^[A-Za-z0-9._-]+$\"=\n\x15GetSyncReportResponse\x12$\n\x06report\x18\x01 \x01(\x0b\x32\x14.quire.v1.SyncReport\"\x17\n\x15ListNamespacesRequest\"Y\n\x16ListNamespacesResponse\x12\x16\n\x0eschema_version\x18\x01 \x01(\r\x12\'\n\nnamespaces\x18\x02 \x03(\x0b\x32\x13.quire.v1.Namespace2\xdb\x0c\n\x0cPagesService\x12H\n\tSyncPages\x12\x1a.quire.v1.SyncPagesRequest\x1a\x1b.quire.v1.SyncPagesResponse(\x01\x30\x01\x12\x85\x03\n\x0bSearchPages\x12\x1c.quire.v1.SearchPagesRequest\x1a\x1d.quire.v1.SearchPagesResponse\"\xb8\x02\xda\xb5\x18\xb3\x02\n\x0csearch_pages\x12\xe9\x01Search a documentation namespace (hybrid full-text + semantic). Returns up to `limit` chunks with their page path, URL, title and revision; at most 3 per page. Pass other phrasings of the same need in `alternatives` to widen the net.\x1a\tnamespace\x1a\x05query\x1a\x0c\x61lternatives\x1a\x05limit\"\tnamespace\"\x05query\x12\x8b\x03\n\x08ReadPage\x12\x19.quire.v1.ReadPageRequest\x1a\x1a.quire.v1.ReadPageResponse\"\xc7\x02\xda\xb5\x18\xc2\x02\n\tread_page\x12\xf5\x01Read a page\'s Markdown in slices of Unicode code points. Pass the `revision` from a search hit to read exactly that text; a stale revision returns page_changed with the current one. Continue with `offset` set to the previous slice\'s next_offset.\x1a\tnamespace\x1a\x04path\x1a\x08revision\x1a\x06offset\x1a\tmax_chars\"\tnamespace\"\x04path\x12\x44\n\tListPages\x12\x1a.quire.v1.ListPagesRequest\x1a\x1b.quire.v1.ListPagesResponse\x12\x44\n\tGrepPages\x12\x1a.quire.v1.GrepPagesRequest\x1a\x1b.quire.v1.GrepPagesResponse\x12\xe5\x02\n\nRunCommand\x12\x1b.quire.v1.RunCommandRequest\x1a\x1c.quire.v1.RunCommandResponse\"\x9b\x02\xda\xb5\x18\x96\x02\n\x0bquery_pages\x12\xde\x01Run one read-only command over the namespace\'s pages as files: ls, tree [-L n], find [-name|-iname], cat, head/tail [-n N], wc [-l -w -c -m], grep/rg (-i -l -c -w -F -n -r -C/-A/-B n -e). No pipes, redirection or chaining.\x1a\tnamespace\x1a\x07\x63ommand\"\tnamespace\"\x07\x63ommand\x12P\n\rDescribeTools\x12\x1e.quire.v1.DescribeToolsRequest\x1a\x1f.quire.v1.DescribeToolsResponse\x12P\n\rGetSyncReport\x12\x1e.quire.v1.GetSyncReportRequest\x1a\x1f.quire.v1.GetSyncReportResponse\x12S\n\x0eListNamespaces\x12\x1f.quire.v1.ListNamespacesRequest\x1a .quire.v1.ListNamespacesResponseb\x06proto3')
 
 _globals = globals()
 _builder.BuildMessageAndEnumDescriptors(DESCRIPTOR, _globals)
 _builder.BuildTopDescriptorsAndMessages(DESCRIPTOR, 'quire.v1.pages_service_pb2', _globals)
 if not _descriptor._USE_C_DESCRIPTORS:
   DESCRIPTOR._loaded_options = None
-  _globals['_SYNCSTART']._serialized_start=95
-  _globals['_SYNCSTART']._serialized_end=263
-  _globals['_DISCOVERYDECISION']._serialized_start=265
-  _globals['_DISCOVERYDECISION']._serialized_end=300
-  _globals['_SYNCPAGESREQUEST']._serialized_start=302
-  _globals['_SYNCPAGESREQUEST']._serialized_end=418
-  _globals['_SYNCPAGESRESPONSE']._serialized_start=421
-  _globals['_SYNCPAGESRESPONSE']._serialized_end=592
-  _globals['_SEARCHPAGESREQUEST']._serialized_start=595
-  _globals['_SEARCHPAGESREQUEST']._serialized_end=756
-  _globals['_SEARCHPAGESRESPONSE']._serialized_start=758
-  _globals['_SEARCHPAGESRESPONSE']._serialized_end=819
-  _globals['_READPAGEREQUEST']._serialized_start=821
-  _globals['_READPAGEREQUEST']._serialized_end=924
-  _globals['_READPAGERESPONSE']._serialized_start=926
-  _globals['_READPAGERESPONSE']._serialized_end=983
-  _globals['_LISTPAGESREQUEST']._serialized_start=985
-  _globals['_LISTPAGESREQUEST']._serialized_end=1069
-  _globals['_LISTPAGESRESPONSE']._serialized_start=1071
-  _globals['_LISTPAGESRESPONSE']._serialized_end=1129
-  _globals['_GREPPAGESREQUEST']._serialized_start=1131
-  _globals['_GREPPAGESREQUEST']._serialized_end=1235
-  _globals['_GREPPAGESRESPONSE']._serialized_start=1237
-  _globals['_GREPPAGESRESPONSE']._serialized_end=1294
-  _globals['_RUNCOMMANDREQUEST']._serialized_start=1296
-  _globals['_RUNCOMMANDREQUEST']._serialized_end=1351
-  _globals['_RUNCOMMANDRESPONSE']._serialized_start=1353
-  _globals['_RUNCOMMANDRESPONSE']._serialized_end=1414
-  _globals['_DESCRIBETOOLSREQUEST']._serialized_start=1416
-  _globals['_DESCRIBETOOLSREQUEST']._serialized_end=1438
-  _globals['_DESCRIBETOOLSRESPONSE']._serialized_start=1440
-  _globals['_DESCRIBETOOLSRESPONSE']._serialized_end=1528
-  _globals['_GETSYNCREPORTREQUEST']._serialized_start=1530
-  _globals['_GETSYNCREPORTREQUEST']._serialized_end=1571
-  _globals['_GETSYNCREPORTRESPONSE']._serialized_start=1573
-  _globals['_GETSYNCREPORTRESPONSE']._serialized_end=1634
-  _globals['_LISTNAMESPACESREQUEST']._serialized_start=1636
-  _globals['_LISTNAMESPACESREQUEST']._serialized_end=1659
-  _globals['_LISTNAMESPACESRESPONSE']._serialized_start=1661
-  _globals['_LISTNAMESPACESRESPONSE']._serialized_end=1750
-  _globals['_PAGESSERVICE']._serialized_start=1753
-  _globals['_PAGESSERVICE']._serialized_end=2446
+  _globals['_SYNCSTART'].fields_by_name['namespace']._loaded_options = None
+  _globals['_SYNCSTART'].fields_by_name['namespace']._serialized_options = b'\362\266\030\030\030\001 \200\001:\021^[A-Za-z0-9._-]+$'
+  _globals['_SYNCSTART'].fields_by_name['url']._loaded_options = None
+  _globals['_SYNCSTART'].fields_by_name['url']._serialized_options = b'\362\266\030\005\030\001 \200\020'
+  _globals['_SYNCSTART'].fields_by_name['public_url']._loaded_options = None
+  _globals['_SYNCSTART'].fields_by_name['public_url']._serialized_options = b'\362\266\030\003 \200\020'
+  _globals['_SYNCSTART'].fields_by_name['transform']._loaded_options = None
+  _globals['_SYNCSTART'].fields_by_name['transform']._serialized_options = b'\362\266\030\014B\n\"markdown\"'
+  _globals['_SYNCSTART'].fields_by_name['index_version']._loaded_options = None
+  _globals['_SYNCSTART'].fields_by_name['index_version']._serialized_options = b'\362\266\030\007 @B\003\"1\"'
+  _globals['_SYNCSTART'].fields_by_name['language']._loaded_options = None
+  _globals['_SYNCSTART'].fields_by_name['language']._serialized_options = b'\362\266\030\010 #B\004\"en\"'
+  _globals['_SEARCHPAGESREQUEST'].fields_by_name['namespace']._loaded_options = None
+  _globals['_SEARCHPAGESREQUEST'].fields_by_name['namespace']._serialized_options = b'\362\266\030\030\030\001 \200\001:\021^[A-Za-z0-9._-]+$'
+  _globals['_SEARCHPAGESREQUEST'].fields_by_name['query']._loaded_options = None
+  _globals['_SEARCHPAGESREQUEST'].fields_by_name['query']._serialized_options = b'\362\266\030\005\030\001 \364\003'
+  _globals['_SEARCHPAGESREQUEST'].fields_by_name['alternatives']._loaded_options = None
+  _globals['_SEARCHPAGESREQUEST'].fields_by_name['alternatives']._serialized_options = b'\362\266\030\007\030\001 \364\0030\003'
+  _globals['_SEARCHPAGESREQUEST'].fields_by_name['limit']._loaded_options = None
+  _globals['_SEARCHPAGESREQUEST'].fields_by_name['limit']._serialized_options = b'\362\266\030\016\010\001\020\024B\00210J\004hits'
+  _globals['_SEARCHPAGESREQUEST'].fields_by_name['max_output_bytes']._loaded_options = None
+  _globals['_SEARCHPAGESREQUEST'].fields_by_name['max_output_bytes']._serialized_options = b'\362\266\030\026\010\300\273\001\020\200\372\001B\00524000J\005bytes'
+  _globals['_READPAGEREQUEST'].fields_by_name['namespace']._loaded_options = None
+  _globals['_READPAGEREQUEST'].fields_by_name['namespace']._serialized_options = b'\362\266\030\030\030\001 \200\001:\021^[A-Za-z0-9._-]+$'
+  _globals['_READPAGEREQUEST'].fields_by_name['path']._loaded_options = None
+  _globals['_READPAGEREQUEST'].fields_by_name['path']._serialized_options = b'\362\266\030\007 \200\010:\002^/'
+  _globals['_READPAGEREQUEST'].fields_by_name['revision']._loaded_options = None
+  _globals['_READPAGEREQUEST'].fields_by_name['revision']._serialized_options = b'\362\266\030\003 \200\001'
+  _globals['_READPAGEREQUEST'].fields_by_name['offset']._loaded_options = None
+  _globals['_READPAGEREQUEST'].fields_by_name['offset']._serialized_options = b'\362\266\030\026\020\377\377\377\377\007B\0010J\013code points'
+  _globals['_READPAGEREQUEST'].fields_by_name['max_chars']._loaded_options = None
+  _globals['_READPAGEREQUEST'].fields_by_name['max_chars']._serialized_options = b'\362\266\030\032\010\001\020\300\273\001B\00512000J\013code points'
+  _globals['_LISTPAGESREQUEST'].fields_by_name['namespace']._loaded_options = None
+  _globals['_LISTPAGESREQUEST'].fields_by_name['namespace']._serialized_options = b'\362\266\030\030\030\001 \200\001:\021^[A-Za-z0-9._-]+$'
+  _globals['_LISTPAGESREQUEST'].fields_by_name['prefix']._loaded_options = None
+  _globals['_LISTPAGESREQUEST'].fields_by_name['prefix']._serialized_options = b'\362\266\030\014 \200\010:\002^/B\003\"/\"'
+  _globals['_LISTPAGESREQUEST'].fields_by_name['cursor']._loaded_options = None
+  _globals['_LISTPAGESREQUEST'].fields_by_name['cursor']._serialized_options = b'\362\266\030\003 \200 '
+  _globals['_LISTPAGESREQUEST'].fields_by_name['limit']._loaded_options = None
+  _globals['_LISTPAGESREQUEST'].fields_by_name['limit']._serialized_options = b'\362\266\030\021\010\001\020\310\001B\003100J\005pages'
+  _globals['_GREPPAGESREQUEST'].fields_by_name['namespace']._loaded_options = None
+  _globals['_GREPPAGESREQUEST'].fields_by_name['namespace']._serialized_options = b'\362\266\030\030\030\001 \200\001:\021^[A-Za-z0-9._-]+$'
+  _globals['_GREPPAGESREQUEST'].fields_by_name['query']._loaded_options = None
+  _globals['_GREPPAGESREQUEST'].fields_by_name['query']._serialized_options = b'\362\266\030\005\030\001 \200\002'
+  _globals['_GREPPAGESREQUEST'].fields_by_name['prefix']._loaded_options = None
+  _globals['_GREPPAGESREQUEST'].fields_by_name['prefix']._serialized_options = b'\362\266\030\014 \200\010:\002^/B\003\"/\"'
+  _globals['_GREPPAGESREQUEST'].fields_by_name['limit']._loaded_options = None
+  _globals['_GREPPAGESREQUEST'].fields_by_name['limit']._serialized_options = b'\362\266\030\021\010\001\020dB\00220J\007matches'
+  _globals['_RUNCOMMANDREQUEST'].fields_by_name['namespace']._loaded_options = None
+  _globals['_RUNCOMMANDREQUEST'].fields_by_name['namespace']._serialized_options = b'\362\266\030\030\030\001 \200\001:\021^[A-Za-z0-9._-]+$'
+  _globals['_RUNCOMMANDREQUEST'].fields_by_name['command']._loaded_options = None
+  _globals['_RUNCOMMANDREQUEST'].fields_by_name['command']._serialized_options = b'\362\266\030\003 \200\010'
+  _globals['_GETSYNCREPORTREQUEST'].fields_by_name['namespace']._loaded_options = None
+  _globals['_GETSYNCREPORTREQUEST'].fields_by_name['namespace']._serialized_options = b'\362\266\030\030\030\001 \200\001:\021^[A-Za-z0-9._-]+$'
+  _globals['_PAGESSERVICE'].methods_by_name['SearchPages']._loaded_options = None
+  _globals['_PAGESSERVICE'].methods_by_name['SearchPages']._serialized_options = b'\332\265\030\263\002\n\014search_pages\022\351\001Search a documentation namespace (hybrid full-text + semantic). Returns up to `limit` chunks with their page path, URL, title and revision; at most 3 per page. Pass other phrasings of the same need in `alternatives` to widen the net.\032\tnamespace\032\005query\032\014alternatives\032\005limit\"\tnamespace\"\005query'
+  _globals['_PAGESSERVICE'].methods_by_name['ReadPage']._loaded_options = None
+  _globals['_PAGESSERVICE'].methods_by_name['ReadPage']._serialized_options = b'\332\265\030\302\002\n\tread_page\022\365\001Read a page\'s Markdown in slices of Unicode code points. Pass the `revision` from a search hit to read exactly that text; a stale revision returns page_changed with the current one. Continue with `offset` set to the previous slice\'s next_offset.\032\tnamespace\032\004path\032\010revision\032\006offset\032\tmax_chars\"\tnamespace\"\004path'
+  _globals['_PAGESSERVICE'].methods_by_name['RunCommand']._loaded_options = None
+  _globals['_PAGESSERVICE'].methods_by_name['RunCommand']._serialized_options = b'\332\265\030\226\002\n\013query_pages\022\336\001Run one read-only command over the namespace\'s pages as files: ls, tree [-L n], find [-name|-iname], cat, head/tail [-n N], wc [-l -w -c -m], grep/rg (-i -l -c -w -F -n -r -C/-A/-B n -e). No pipes, redirection or chaining.\032\tnamespace\032\007command\"\tnamespace\"\007command'
+  _globals['_SYNCSTART']._serialized_start=142
+  _globals['_SYNCSTART']._serialized_end=405
+  _globals['_DISCOVERYDECISION']._serialized_start=407
+  _globals['_DISCOVERYDECISION']._serialized_end=442
+  _globals['_SYNCPAGESREQUEST']._serialized_start=444
+  _globals['_SYNCPAGESREQUEST']._serialized_end=560
+  _globals['_SYNCPAGESRESPONSE']._serialized_start=563
+  _globals['_SYNCPAGESRESPONSE']._serialized_end=734
+  _globals['_SEARCHPAGESREQUEST']._serialized_start=737
+  _globals['_SEARCHPAGESREQUEST']._serialized_end=1000
+  _globals['_SEARCHPAGESRESPONSE']._serialized_start=1002
+  _globals['_SEARCHPAGESRESPONSE']._serialized_end=1063
+  _globals['_READPAGEREQUEST']._serialized_start=1066
+  _globals['_READPAGEREQUEST']._serialized_end=1281
+  _globals['_READPAGERESPONSE']._serialized_start=1283
+  _globals['_READPAGERESPONSE']._serialized_end=1340
+  _globals['_LISTPAGESREQUEST']._serialized_start=1343
+  _globals['_LISTPAGESREQUEST']._serialized_end=1507
+  _globals['_LISTPAGESRESPONSE']._serialized_start=1509
+  _globals['_LISTPAGESRESPONSE']._serialized_end=1567
+  _globals['_GREPPAGESREQUEST']._serialized_start=1570
+  _globals['_GREPPAGESREQUEST']._serialized_end=1756
+  _globals['_GREPPAGESRESPONSE']._serialized_start=1758
+  _globals['_GREPPAGESRESPONSE']._serialized_end=1815
+  _globals['_RUNCOMMANDREQUEST']._serialized_start=1817
+  _globals['_RUNCOMMANDREQUEST']._serialized_end=1911
+  _globals['_RUNCOMMANDRESPONSE']._serialized_start=1913
+  _globals['_RUNCOMMANDRESPONSE']._serialized_end=1974
+  _globals['_DESCRIBETOOLSREQUEST']._serialized_start=1976
+  _globals['_DESCRIBETOOLSREQUEST']._serialized_end=1998
+  _globals['_DESCRIBETOOLSRESPONSE']._serialized_start=2000
+  _globals['_DESCRIBETOOLSRESPONSE']._serialized_end=2088
+  _globals['_GETSYNCREPORTREQUEST']._serialized_start=2090
+  _globals['_GETSYNCREPORTREQUEST']._serialized_end=2161
+  _globals['_GETSYNCREPORTRESPONSE']._serialized_start=2163
+  _globals['_GETSYNCREPORTRESPONSE']._serialized_end=2224
+  _globals['_LISTNAMESPACESREQUEST']._serialized_start=2226
+  _globals['_LISTNAMESPACESREQUEST']._serialized_end=2249
+  _globals['_LISTNAMESPACESRESPONSE']._serialized_start=2251
+  _globals['_LISTNAMESPACESRESPONSE']._serialized_end=2340
+  _globals['_PAGESSERVICE']._serialized_start=2343
+  _globals['_PAGESSERVICE']._serialized_end=3970
 # @@protoc_insertion_point(module_scope)

@@ -35,22 +35,28 @@ class SyncStart(_message.Message):
     VALIDATE_DISCOVERY_FIELD_NUMBER: _builtins.int
     LANGUAGE_FIELD_NUMBER: _builtins.int
     namespace: _builtins.str
+    """The namespace to publish into (created on the first sync): 1–128 characters of
+    [A-Za-z0-9._-].
+    """
     url: _builtins.str
     """The site's llms.txt or sitemap.xml URL, or its root (then /llms.txt and /sitemap.xml are
-    tried). https and globally routable hosts only, unless the server allow-lists the source.
+    tried), at most 2,048 characters. https and globally routable hosts only, unless the server
+    allow-lists the source.
     """
     public_url: _builtins.str
-    """Base for citation URLs (Page.url); defaults to the site's root URL (the directory of
-    `url`). Page paths are relative to that directory.
+    """Base for citation URLs (Page.url), at most 2,048 characters; defaults to the site's root
+    URL (the directory of `url`). Page paths are relative to that directory.
     """
     transform: _builtins.str
     """Server-side profile: "none", "markdown" (default), "mintlify", "fumadocs"."""
     index_version: _builtins.str
-    """Part of the index fingerprint; changing it re-embeds every page. Default "1"."""
+    """Part of the index fingerprint, at most 64 characters; changing it re-embeds every page.
+    Default "1".
+    """
     reindex: _builtins.bool
-    """Re-embed every page even when unchanged."""
+    """Re-embed every page even when unchanged. Default false."""
     validate_discovery: _builtins.bool
-    """Ask the client to accept or abort after discovery, before any fetch."""
+    """Ask the client to accept or abort after discovery, before any fetch. Default false."""
     language: _builtins.str
     """The namespace's default language, a BCP 47 tag such as "en", "de" or "pt-BR" (at most 35
     characters): the language of pages whose own cannot be told from their front matter,
@@ -101,14 +107,20 @@ Global___DiscoveryDecision: _TypeAlias = DiscoveryDecision  # noqa: Y015
 
 @_typing.final
 class SyncPagesRequest(_message.Message):
+    """A client message of SyncPages: first a `start`, then at most one `decision`."""
+
     DESCRIPTOR: _descriptor.Descriptor
 
     START_FIELD_NUMBER: _builtins.int
     DECISION_FIELD_NUMBER: _builtins.int
     @_builtins.property
-    def start(self) -> Global___SyncStart: ...
+    def start(self) -> Global___SyncStart:
+        """The first message: what to sync."""
+
     @_builtins.property
-    def decision(self) -> Global___DiscoveryDecision: ...
+    def decision(self) -> Global___DiscoveryDecision:
+        """The answer to the DiscoveryCheck, when the start asked for one."""
+
     def __init__(
         self,
         *,
@@ -127,15 +139,21 @@ Global___SyncPagesRequest: _TypeAlias = SyncPagesRequest  # noqa: Y015
 
 @_typing.final
 class SyncPagesResponse(_message.Message):
+    """A server message of SyncPages."""
+
     DESCRIPTOR: _descriptor.Descriptor
 
     PROGRESS_FIELD_NUMBER: _builtins.int
     DISCOVERY_CHECK_FIELD_NUMBER: _builtins.int
     REPORT_FIELD_NUMBER: _builtins.int
     @_builtins.property
-    def progress(self) -> _pages_pb2.PageSyncProgress: ...
+    def progress(self) -> _pages_pb2.PageSyncProgress:
+        """Progress of the running sync."""
+
     @_builtins.property
-    def discovery_check(self) -> _pages_pb2.DiscoveryCheck: ...
+    def discovery_check(self) -> _pages_pb2.DiscoveryCheck:
+        """Sent once after discovery when the start set validate_discovery."""
+
     @_builtins.property
     def report(self) -> _pages_pb2.SyncReport:
         """Always the last message."""
@@ -159,6 +177,8 @@ Global___SyncPagesResponse: _TypeAlias = SyncPagesResponse  # noqa: Y015
 
 @_typing.final
 class SearchPagesRequest(_message.Message):
+    """A hybrid search of a namespace's pages."""
+
     DESCRIPTOR: _descriptor.Descriptor
 
     NAMESPACE_FIELD_NUMBER: _builtins.int
@@ -168,19 +188,29 @@ class SearchPagesRequest(_message.Message):
     MAX_OUTPUT_BYTES_FIELD_NUMBER: _builtins.int
     CONFIG_FIELD_NUMBER: _builtins.int
     namespace: _builtins.str
+    """The namespace to search: 1–128 characters of [A-Za-z0-9._-]."""
     query: _builtins.str
-    """1–500 characters."""
+    """What to search for, in natural language or keywords: 1–500 characters, not blank."""
     limit: _builtins.int
-    """1–20; 0 means the default 10."""
+    """The most hits to return: 1–20, default 10.
+
+    0 (unset) means the default.
+    """
     max_output_bytes: _builtins.int
-    """24,000–32,000 bytes of canonical JSON; 0 means the default 24,000."""
+    """Budget for the result's canonical JSON: 24,000–32,000 bytes; 0 means the default 24,000.
+    Hits are dropped from the tail to fit.
+    """
     @_builtins.property
     def alternatives(self) -> _containers.RepeatedScalarFieldContainer[_builtins.str]:
-        """At most 3, each 1–500 characters."""
+        """Up to 3 other phrasings of the same need (synonyms, the API name, another wording), each
+        1–500 characters; their rankings are fused with the query's.
+        """
 
     @_builtins.property
     def config(self) -> _search_config_pb2.PageSearchConfig:
-        """Per-request planner settings; requires a key with scope `tune`."""
+        """Per-request planner settings; requires a key with scope `tune`. Unset: the namespace's
+        settings.
+        """
 
     def __init__(
         self,
@@ -202,11 +232,15 @@ Global___SearchPagesRequest: _TypeAlias = SearchPagesRequest  # noqa: Y015
 
 @_typing.final
 class SearchPagesResponse(_message.Message):
+    """The answer to SearchPages."""
+
     DESCRIPTOR: _descriptor.Descriptor
 
     RESULT_FIELD_NUMBER: _builtins.int
     @_builtins.property
-    def result(self) -> _pages_pb2.SearchResult: ...
+    def result(self) -> _pages_pb2.SearchResult:
+        """The hits and how they were found."""
+
     def __init__(
         self,
         *,
@@ -222,6 +256,8 @@ Global___SearchPagesResponse: _TypeAlias = SearchPagesResponse  # noqa: Y015
 
 @_typing.final
 class ReadPageRequest(_message.Message):
+    """A read of a slice of one page."""
+
     DESCRIPTOR: _descriptor.Descriptor
 
     NAMESPACE_FIELD_NUMBER: _builtins.int
@@ -230,13 +266,26 @@ class ReadPageRequest(_message.Message):
     OFFSET_FIELD_NUMBER: _builtins.int
     MAX_CHARS_FIELD_NUMBER: _builtins.int
     namespace: _builtins.str
+    """The namespace the page is in: 1–128 characters of [A-Za-z0-9._-]."""
     path: _builtins.str
+    """The page's path as search hits and listings give it: starts with "/", at most 1,024
+    characters, e.g. "/tutorial/index.md".
+    """
     revision: _builtins.str
-    """When set and stale: PAGE_CHANGED with the current revision."""
+    """The revision to read, from a search hit (at most 128 characters). When set and no longer
+    current the call fails with PAGE_CHANGED and the current revision; empty reads the
+    current text.
+    """
     offset: _builtins.int
-    """In Unicode code points; default 0."""
+    """Where to start reading, in Unicode code points from the start of the page; pass the
+    previous read's next_offset to continue. Default 0.
+    """
     max_chars: _builtins.int
-    """1–24,000 code points; 0 means the default 12,000."""
+    """The most code points to return: 1–24,000, default 12,000. The result's JSON also stays
+    within 24,000 bytes.
+
+    0 (unset) means the default.
+    """
     def __init__(
         self,
         *,
@@ -256,11 +305,15 @@ Global___ReadPageRequest: _TypeAlias = ReadPageRequest  # noqa: Y015
 
 @_typing.final
 class ReadPageResponse(_message.Message):
+    """The answer to ReadPage."""
+
     DESCRIPTOR: _descriptor.Descriptor
 
     PAGE_READ_FIELD_NUMBER: _builtins.int
     @_builtins.property
-    def page_read(self) -> _pages_pb2.PageRead: ...
+    def page_read(self) -> _pages_pb2.PageRead:
+        """The slice and the page it comes from."""
+
     def __init__(
         self,
         *,
@@ -276,6 +329,8 @@ Global___ReadPageResponse: _TypeAlias = ReadPageResponse  # noqa: Y015
 
 @_typing.final
 class ListPagesRequest(_message.Message):
+    """A listing of a namespace's pages in path order."""
+
     DESCRIPTOR: _descriptor.Descriptor
 
     NAMESPACE_FIELD_NUMBER: _builtins.int
@@ -283,12 +338,17 @@ class ListPagesRequest(_message.Message):
     CURSOR_FIELD_NUMBER: _builtins.int
     LIMIT_FIELD_NUMBER: _builtins.int
     namespace: _builtins.str
+    """The namespace to list: 1–128 characters of [A-Za-z0-9._-]."""
     prefix: _builtins.str
-    """Path prefix; default "/"."""
+    """Only pages whose path starts with this; starts with "/", at most 1,024 characters.
+    Default "/".
+    """
     cursor: _builtins.str
-    """Opaque, from a previous PageList."""
+    """Opaque, from a previous PageList (at most 4,096 characters); empty starts at the first
+    page.
+    """
     limit: _builtins.int
-    """1–200; 0 means the default 100."""
+    """The most pages to return: 1–200; 0 means the default 100."""
     def __init__(
         self,
         *,
@@ -307,11 +367,15 @@ Global___ListPagesRequest: _TypeAlias = ListPagesRequest  # noqa: Y015
 
 @_typing.final
 class ListPagesResponse(_message.Message):
+    """The answer to ListPages."""
+
     DESCRIPTOR: _descriptor.Descriptor
 
     PAGE_LIST_FIELD_NUMBER: _builtins.int
     @_builtins.property
-    def page_list(self) -> _pages_pb2.PageList: ...
+    def page_list(self) -> _pages_pb2.PageList:
+        """The pages and the cursor to continue."""
+
     def __init__(
         self,
         *,
@@ -327,6 +391,8 @@ Global___ListPagesResponse: _TypeAlias = ListPagesResponse  # noqa: Y015
 
 @_typing.final
 class GrepPagesRequest(_message.Message):
+    """A literal substring search of a namespace's pages, line by line."""
+
     DESCRIPTOR: _descriptor.Descriptor
 
     NAMESPACE_FIELD_NUMBER: _builtins.int
@@ -335,13 +401,17 @@ class GrepPagesRequest(_message.Message):
     IGNORE_CASE_FIELD_NUMBER: _builtins.int
     LIMIT_FIELD_NUMBER: _builtins.int
     namespace: _builtins.str
+    """The namespace to search: 1–128 characters of [A-Za-z0-9._-]."""
     query: _builtins.str
-    """Literal substring, 1–256 characters."""
+    """The literal substring to find: 1–256 characters on one line."""
     prefix: _builtins.str
-    """Path prefix; default "/"."""
+    """Only pages whose path starts with this; starts with "/", at most 1,024 characters.
+    Default "/".
+    """
     ignore_case: _builtins.bool
+    """Match regardless of case (Unicode case folding). Default false."""
     limit: _builtins.int
-    """1–100 matches; 0 means the default 20."""
+    """The most matches to return: 1–100; 0 means the default 20."""
     def __init__(
         self,
         *,
@@ -361,11 +431,15 @@ Global___GrepPagesRequest: _TypeAlias = GrepPagesRequest  # noqa: Y015
 
 @_typing.final
 class GrepPagesResponse(_message.Message):
+    """The answer to GrepPages."""
+
     DESCRIPTOR: _descriptor.Descriptor
 
     RESULT_FIELD_NUMBER: _builtins.int
     @_builtins.property
-    def result(self) -> _pages_pb2.GrepResult: ...
+    def result(self) -> _pages_pb2.GrepResult:
+        """The matches and whether the scan was complete."""
+
     def __init__(
         self,
         *,
@@ -381,13 +455,19 @@ Global___GrepPagesResponse: _TypeAlias = GrepPagesResponse  # noqa: Y015
 
 @_typing.final
 class RunCommandRequest(_message.Message):
+    """One read-only command over a namespace's pages as files."""
+
     DESCRIPTOR: _descriptor.Descriptor
 
     NAMESPACE_FIELD_NUMBER: _builtins.int
     COMMAND_FIELD_NUMBER: _builtins.int
     namespace: _builtins.str
+    """The namespace whose pages the command reads: 1–128 characters of [A-Za-z0-9._-]."""
     command: _builtins.str
-    """One command line, at most 1,024 characters; no pipes, redirection or chaining."""
+    """One command line, at most 1,024 characters: ls, tree [-L n], find [-name|-iname], cat,
+    head/tail [-n N], wc [-l -w -c -m], grep/rg (-i -l -c -w -F -n -r -C/-A/-B n -e). No
+    pipes, redirection or chaining. An empty line is a usage error (exit code 2).
+    """
     def __init__(
         self,
         *,
@@ -404,11 +484,15 @@ Global___RunCommandRequest: _TypeAlias = RunCommandRequest  # noqa: Y015
 
 @_typing.final
 class RunCommandResponse(_message.Message):
+    """The answer to RunCommand."""
+
     DESCRIPTOR: _descriptor.Descriptor
 
     RESULT_FIELD_NUMBER: _builtins.int
     @_builtins.property
-    def result(self) -> _pages_pb2.CommandResult: ...
+    def result(self) -> _pages_pb2.CommandResult:
+        """The command's output and exit code."""
+
     def __init__(
         self,
         *,
@@ -424,6 +508,8 @@ Global___RunCommandResponse: _TypeAlias = RunCommandResponse  # noqa: Y015
 
 @_typing.final
 class DescribeToolsRequest(_message.Message):
+    """Asks for the agent tools' definitions; takes no arguments."""
+
     DESCRIPTOR: _descriptor.Descriptor
 
     def __init__(
@@ -439,13 +525,18 @@ Global___DescribeToolsRequest: _TypeAlias = DescribeToolsRequest  # noqa: Y015
 
 @_typing.final
 class DescribeToolsResponse(_message.Message):
+    """The answer to DescribeTools."""
+
     DESCRIPTOR: _descriptor.Descriptor
 
     SCHEMA_VERSION_FIELD_NUMBER: _builtins.int
     TOOLS_FIELD_NUMBER: _builtins.int
     schema_version: _builtins.int
+    """The version of this message's layout; 1 for every message of quire.v1 today."""
     @_builtins.property
-    def tools(self) -> _containers.RepeatedCompositeFieldContainer[_pages_pb2.ToolDefinition]: ...
+    def tools(self) -> _containers.RepeatedCompositeFieldContainer[_pages_pb2.ToolDefinition]:
+        """search_pages, read_page, query_pages, search_knowledge and read_document, in that order."""
+
     def __init__(
         self,
         *,
@@ -462,10 +553,13 @@ Global___DescribeToolsResponse: _TypeAlias = DescribeToolsResponse  # noqa: Y015
 
 @_typing.final
 class GetSyncReportRequest(_message.Message):
+    """Asks for a namespace's last sync report."""
+
     DESCRIPTOR: _descriptor.Descriptor
 
     NAMESPACE_FIELD_NUMBER: _builtins.int
     namespace: _builtins.str
+    """The namespace: 1–128 characters of [A-Za-z0-9._-]."""
     def __init__(
         self,
         *,
@@ -481,11 +575,15 @@ Global___GetSyncReportRequest: _TypeAlias = GetSyncReportRequest  # noqa: Y015
 
 @_typing.final
 class GetSyncReportResponse(_message.Message):
+    """The answer to GetSyncReport."""
+
     DESCRIPTOR: _descriptor.Descriptor
 
     REPORT_FIELD_NUMBER: _builtins.int
     @_builtins.property
-    def report(self) -> _pages_pb2.SyncReport: ...
+    def report(self) -> _pages_pb2.SyncReport:
+        """The report of the namespace's last finished sync."""
+
     def __init__(
         self,
         *,
@@ -501,6 +599,8 @@ Global___GetSyncReportResponse: _TypeAlias = GetSyncReportResponse  # noqa: Y015
 
 @_typing.final
 class ListNamespacesRequest(_message.Message):
+    """Asks for the caller organisation's namespaces; takes no arguments."""
+
     DESCRIPTOR: _descriptor.Descriptor
 
     def __init__(
@@ -516,13 +616,18 @@ Global___ListNamespacesRequest: _TypeAlias = ListNamespacesRequest  # noqa: Y015
 
 @_typing.final
 class ListNamespacesResponse(_message.Message):
+    """The answer to ListNamespaces."""
+
     DESCRIPTOR: _descriptor.Descriptor
 
     SCHEMA_VERSION_FIELD_NUMBER: _builtins.int
     NAMESPACES_FIELD_NUMBER: _builtins.int
     schema_version: _builtins.int
+    """The version of this message's layout; 1 for every message of quire.v1 today."""
     @_builtins.property
-    def namespaces(self) -> _containers.RepeatedCompositeFieldContainer[_pages_pb2.Namespace]: ...
+    def namespaces(self) -> _containers.RepeatedCompositeFieldContainer[_pages_pb2.Namespace]:
+        """Every namespace of the caller's organisation, by name."""
+
     def __init__(
         self,
         *,

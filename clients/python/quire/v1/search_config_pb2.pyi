@@ -37,14 +37,17 @@ class PageSearchConfig(_message.Message):
     "force_custom_plan".
     """
     enable_seqscan: _builtins.bool
+    """PostgreSQL's enable_seqscan. Deployment default: false (every page-search statement has an
+    index path).
+    """
     parallel_setup_cost: _builtins.float
-    """Finite, >= 0."""
+    """PostgreSQL's parallel_setup_cost, in planner cost units: finite, >= 0."""
     parallel_tuple_cost: _builtins.float
-    """Finite, >= 0."""
+    """PostgreSQL's parallel_tuple_cost, in planner cost units: finite, >= 0."""
     max_parallel_workers_per_gather: _builtins.int
-    """Inclusive range 0–1024."""
+    """PostgreSQL's max_parallel_workers_per_gather: 0–1024 workers."""
     min_parallel_table_scan_size: _builtins.int
-    """In 8 KiB blocks; inclusive range 0–2147483647."""
+    """PostgreSQL's min_parallel_table_scan_size: 0–2147483647 blocks of 8 KiB."""
     def __init__(
         self,
         *,

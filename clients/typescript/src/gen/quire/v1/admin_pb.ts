@@ -23,6 +23,8 @@ export const file_quire_v1_admin: GenFile = /*@__PURE__*/
  */
 export type ModeMetrics = Message<"quire.v1.ModeMetrics"> & {
   /**
+   * The mode measured; UNSPECIFIED for a diagnostic arm (see label).
+   *
    * @generated from field: quire.v1.RetrievalMode mode = 1;
    */
   mode: RetrievalMode;
@@ -35,21 +37,29 @@ export type ModeMetrics = Message<"quire.v1.ModeMetrics"> & {
   label: string;
 
   /**
+   * Mean nDCG@10 over the queries, 0–1.
+   *
    * @generated from field: double ndcg_at_10 = 3;
    */
   ndcgAt10: number;
 
   /**
+   * Mean recall@10 over the queries, 0–1.
+   *
    * @generated from field: double recall_at_10 = 4;
    */
   recallAt10: number;
 
   /**
+   * Mean recall@100 over the queries, 0–1.
+   *
    * @generated from field: double recall_at_100 = 5;
    */
   recallAt100: number;
 
   /**
+   * Mean reciprocal rank of the first relevant document within the top 10, 0–1.
+   *
    * @generated from field: double mrr_at_10 = 6;
    */
   mrrAt10: number;
@@ -63,10 +73,14 @@ export const ModeMetricsSchema: GenMessage<ModeMetrics> = /*@__PURE__*/
   messageDesc(file_quire_v1_admin, 0);
 
 /**
+ * The outcome of one baseline gate run.
+ *
  * @generated from message quire.v1.GateResult
  */
 export type GateResult = Message<"quire.v1.GateResult"> & {
   /**
+   * The version of this message's layout; 1 for every message of quire.v1 today.
+   *
    * @generated from field: uint32 schema_version = 1;
    */
   schemaVersion: number;
@@ -80,16 +94,22 @@ export type GateResult = Message<"quire.v1.GateResult"> & {
   fingerprint: string;
 
   /**
+   * The data set's name.
+   *
    * @generated from field: string dataset = 3;
    */
   dataset: string;
 
   /**
+   * The split whose queries and judgements were used, e.g. "test".
+   *
    * @generated from field: string split = 4;
    */
   split: string;
 
   /**
+   * One entry per mode (and diagnostic arm) measured.
+   *
    * @generated from field: repeated quire.v1.ModeMetrics metrics = 5;
    */
   metrics: ModeMetrics[];
@@ -102,16 +122,22 @@ export type GateResult = Message<"quire.v1.GateResult"> & {
   passed: boolean;
 
   /**
+   * When the gate finished.
+   *
    * @generated from field: google.protobuf.Timestamp measured_at = 7;
    */
   measuredAt?: Timestamp | undefined;
 
   /**
+   * Queries evaluated.
+   *
    * @generated from field: uint32 queries = 8;
    */
   queries: number;
 
   /**
+   * Documents indexed for the run.
+   *
    * @generated from field: uint32 documents = 9;
    */
   documents: number;
@@ -125,6 +151,8 @@ export const GateResultSchema: GenMessage<GateResult> = /*@__PURE__*/
   messageDesc(file_quire_v1_admin, 1);
 
 /**
+ * Progress of a running gate.
+ *
  * @generated from message quire.v1.GateProgress
  */
 export type GateProgress = Message<"quire.v1.GateProgress"> & {
@@ -136,11 +164,15 @@ export type GateProgress = Message<"quire.v1.GateProgress"> & {
   stage: string;
 
   /**
+   * Items of the stage done so far (documents or queries).
+   *
    * @generated from field: uint32 done = 2;
    */
   done: number;
 
   /**
+   * Items the stage has in all.
+   *
    * @generated from field: uint32 total = 3;
    */
   total: number;
@@ -154,10 +186,14 @@ export const GateProgressSchema: GenMessage<GateProgress> = /*@__PURE__*/
   messageDesc(file_quire_v1_admin, 2);
 
 /**
+ * Summary of HYBRID_SHADOW comparisons: LEGACY_FTS served, HYBRID run beside it.
+ *
  * @generated from message quire.v1.ShadowReport
  */
 export type ShadowReport = Message<"quire.v1.ShadowReport"> & {
   /**
+   * The version of this message's layout; 1 for every message of quire.v1 today.
+   *
    * @generated from field: uint32 schema_version = 1;
    */
   schemaVersion: number;
@@ -184,21 +220,29 @@ export type ShadowReport = Message<"quire.v1.ShadowReport"> & {
   top1Agreement: number;
 
   /**
+   * Median LEGACY_FTS latency, in milliseconds.
+   *
    * @generated from field: double legacy_p50_ms = 5;
    */
   legacyP50Ms: number;
 
   /**
+   * 95th-percentile LEGACY_FTS latency, in milliseconds.
+   *
    * @generated from field: double legacy_p95_ms = 6;
    */
   legacyP95Ms: number;
 
   /**
+   * Median HYBRID latency, in milliseconds.
+   *
    * @generated from field: double hybrid_p50_ms = 7;
    */
   hybridP50Ms: number;
 
   /**
+   * 95th-percentile HYBRID latency, in milliseconds.
+   *
    * @generated from field: double hybrid_p95_ms = 8;
    */
   hybridP95Ms: number;
@@ -211,6 +255,8 @@ export type ShadowReport = Message<"quire.v1.ShadowReport"> & {
   shadowFailures: bigint;
 
   /**
+   * The time of the oldest comparison counted.
+   *
    * @generated from field: google.protobuf.Timestamp since = 10;
    */
   since?: Timestamp | undefined;
@@ -230,6 +276,8 @@ export const ShadowReportSchema: GenMessage<ShadowReport> = /*@__PURE__*/
  */
 export type RetrievalPolicy = Message<"quire.v1.RetrievalPolicy"> & {
   /**
+   * The version of this message's layout; 1 for every message of quire.v1 today.
+   *
    * @generated from field: uint32 schema_version = 1;
    */
   schemaVersion: number;
@@ -256,6 +304,8 @@ export type RetrievalPolicy = Message<"quire.v1.RetrievalPolicy"> & {
   maxSearchLimit: number;
 
   /**
+   * True while the deployment-wide kill switch forces LEGACY_FTS.
+   *
    * @generated from field: bool kill_switch_engaged = 5;
    */
   killSwitchEngaged: boolean;
@@ -269,32 +319,44 @@ export const RetrievalPolicySchema: GenMessage<RetrievalPolicy> = /*@__PURE__*/
   messageDesc(file_quire_v1_admin, 4);
 
 /**
+ * An API key of an organisation.
+ *
  * @generated from message quire.v1.ApiKey
  */
 export type ApiKey = Message<"quire.v1.ApiKey"> & {
   /**
+   * The version of this message's layout; 1 for every message of quire.v1 today.
+   *
    * @generated from field: uint32 schema_version = 1;
    */
   schemaVersion: number;
 
   /**
+   * The key's public id, the `<key_id>` in its token `qk_<key_id>_<secret>`; pass it to
+   * RevokeApiKey.
+   *
    * @generated from field: string key_id = 2;
    */
   keyId: string;
 
   /**
+   * What the key may do.
+   *
    * @generated from field: repeated quire.v1.Scope scopes = 3;
    */
   scopes: Scope[];
 
   /**
-   * The secret: shown once on creation, never again (empty elsewhere).
+   * The whole bearer token `qk_<key_id>_<secret>`: shown once on creation, never again
+   * (empty elsewhere).
    *
    * @generated from field: string secret = 4;
    */
   secret: string;
 
   /**
+   * When the key was created.
+   *
    * @generated from field: google.protobuf.Timestamp created_at = 5;
    */
   createdAt?: Timestamp | undefined;
@@ -314,16 +376,22 @@ export const ApiKeySchema: GenMessage<ApiKey> = /*@__PURE__*/
  */
 export enum Scope {
   /**
+   * Never valid on a key.
+   *
    * @generated from enum value: SCOPE_UNSPECIFIED = 0;
    */
   UNSPECIFIED = 0,
 
   /**
+   * Searches, reads, listings and tool definitions.
+   *
    * @generated from enum value: SCOPE_READ = 1;
    */
   READ = 1,
 
   /**
+   * Page syncs, collections, uploads and agents.
+   *
    * @generated from enum value: SCOPE_WRITE = 2;
    */
   WRITE = 2,

@@ -6,6 +6,7 @@ import type { GenFile, GenMessage, GenService } from "@bufbuild/protobuf/codegen
 import { fileDesc, messageDesc, serviceDesc } from "@bufbuild/protobuf/codegenv2";
 import type { ApiKey, GateProgress, GateResult, RetrievalPolicy, Scope, ShadowReport } from "./admin_pb.js";
 import { file_quire_v1_admin } from "./admin_pb.js";
+import { file_quire_v1_bounds } from "./bounds_pb.js";
 import type { IndexStatus, RetrievalMode } from "./knowledge_pb.js";
 import { file_quire_v1_knowledge } from "./knowledge_pb.js";
 import type { PageSearchConfig } from "./search_config_pb.js";
@@ -16,21 +17,23 @@ import type { Message } from "@bufbuild/protobuf";
  * Describes the file quire/v1/admin_service.proto.
  */
 export const file_quire_v1_admin_service: GenFile = /*@__PURE__*/
-  fileDesc("ChxxdWlyZS92MS9hZG1pbl9zZXJ2aWNlLnByb3RvEghxdWlyZS52MSJrChlTZXRSZXRyaWV2YWxQb2xpY3lSZXF1ZXN0EiUKBG1vZGUYASABKA4yFy5xdWlyZS52MS5SZXRyaWV2YWxNb2RlEhgKEG1heF9zZWFyY2hfbGltaXQYAiABKA0SDQoFcmVzZXQYAyABKAgiRwoaU2V0UmV0cmlldmFsUG9saWN5UmVzcG9uc2USKQoGcG9saWN5GAEgASgLMhkucXVpcmUudjEuUmV0cmlldmFsUG9saWN5IhsKGUdldFJldHJpZXZhbFBvbGljeVJlcXVlc3QiRwoaR2V0UmV0cmlldmFsUG9saWN5UmVzcG9uc2USKQoGcG9saWN5GAEgASgLMhkucXVpcmUudjEuUmV0cmlldmFsUG9saWN5IicKFFNldEtpbGxTd2l0Y2hSZXF1ZXN0Eg8KB2VuZ2FnZWQYASABKAgiQgoVU2V0S2lsbFN3aXRjaFJlc3BvbnNlEikKBnBvbGljeRgBIAEoCzIZLnF1aXJlLnYxLlJldHJpZXZhbFBvbGljeSJgCh9TZXROYW1lc3BhY2VTZWFyY2hDb25maWdSZXF1ZXN0EhEKCW5hbWVzcGFjZRgBIAEoCRIqCgZjb25maWcYAiABKAsyGi5xdWlyZS52MS5QYWdlU2VhcmNoQ29uZmlnInkKIFNldE5hbWVzcGFjZVNlYXJjaENvbmZpZ1Jlc3BvbnNlEhYKDnNjaGVtYV92ZXJzaW9uGAEgASgNEhEKCW5hbWVzcGFjZRgCIAEoCRIqCgZjb25maWcYAyABKAsyGi5xdWlyZS52MS5QYWdlU2VhcmNoQ29uZmlnIkMKE1JlYnVpbGRJbmRleFJlcXVlc3QSFQoNY29sbGVjdGlvbl9pZBgBIAEoCRIVCg1pbmRleF92ZXJzaW9uGAIgASgJIj0KFFJlYnVpbGRJbmRleFJlc3BvbnNlEiUKBnN0YXR1cxgBIAEoCzIVLnF1aXJlLnYxLkluZGV4U3RhdHVzIi0KFFJvbGxiYWNrSW5kZXhSZXF1ZXN0EhUKDWNvbGxlY3Rpb25faWQYASABKAkiPgoVUm9sbGJhY2tJbmRleFJlc3BvbnNlEiUKBnN0YXR1cxgBIAEoCzIVLnF1aXJlLnYxLkluZGV4U3RhdHVzIlwKDlJ1bkdhdGVSZXF1ZXN0Eg8KB2RhdGFzZXQYASABKAkSDQoFc3BsaXQYAiABKAkSFQoNbWF4X2RvY3VtZW50cxgDIAEoDRITCgttYXhfcXVlcmllcxgEIAEoDSJwCg9SdW5HYXRlUmVzcG9uc2USKgoIcHJvZ3Jlc3MYASABKAsyFi5xdWlyZS52MS5HYXRlUHJvZ3Jlc3NIABImCgZyZXN1bHQYAiABKAsyFC5xdWlyZS52MS5HYXRlUmVzdWx0SABCCQoHbWVzc2FnZSIWChRHZXRHYXRlU3RhdHVzUmVxdWVzdCJyChVHZXRHYXRlU3RhdHVzUmVzcG9uc2USFgoOc2NoZW1hX3ZlcnNpb24YASABKA0SJAoGcmVzdWx0GAIgASgLMhQucXVpcmUudjEuR2F0ZVJlc3VsdBIbChNjdXJyZW50X2ZpbmdlcnByaW50GAMgASgJIhgKFkdldFNoYWRvd1JlcG9ydFJlcXVlc3QiQQoXR2V0U2hhZG93UmVwb3J0UmVzcG9uc2USJgoGcmVwb3J0GAEgASgLMhYucXVpcmUudjEuU2hhZG93UmVwb3J0IjYKE0NyZWF0ZUFwaUtleVJlcXVlc3QSHwoGc2NvcGVzGAEgAygOMg8ucXVpcmUudjEuU2NvcGUiNQoUQ3JlYXRlQXBpS2V5UmVzcG9uc2USHQoDa2V5GAEgASgLMhAucXVpcmUudjEuQXBpS2V5IiUKE1Jldm9rZUFwaUtleVJlcXVlc3QSDgoGa2V5X2lkGAEgASgJIj4KFFJldm9rZUFwaUtleVJlc3BvbnNlEhYKDnNjaGVtYV92ZXJzaW9uGAEgASgNEg4KBmtleV9pZBgCIAEoCTLABwoMQWRtaW5TZXJ2aWNlEl8KElNldFJldHJpZXZhbFBvbGljeRIjLnF1aXJlLnYxLlNldFJldHJpZXZhbFBvbGljeVJlcXVlc3QaJC5xdWlyZS52MS5TZXRSZXRyaWV2YWxQb2xpY3lSZXNwb25zZRJfChJHZXRSZXRyaWV2YWxQb2xpY3kSIy5xdWlyZS52MS5HZXRSZXRyaWV2YWxQb2xpY3lSZXF1ZXN0GiQucXVpcmUudjEuR2V0UmV0cmlldmFsUG9saWN5UmVzcG9uc2USUAoNU2V0S2lsbFN3aXRjaBIeLnF1aXJlLnYxLlNldEtpbGxTd2l0Y2hSZXF1ZXN0Gh8ucXVpcmUudjEuU2V0S2lsbFN3aXRjaFJlc3BvbnNlEnEKGFNldE5hbWVzcGFjZVNlYXJjaENvbmZpZxIpLnF1aXJlLnYxLlNldE5hbWVzcGFjZVNlYXJjaENvbmZpZ1JlcXVlc3QaKi5xdWlyZS52MS5TZXROYW1lc3BhY2VTZWFyY2hDb25maWdSZXNwb25zZRJNCgxSZWJ1aWxkSW5kZXgSHS5xdWlyZS52MS5SZWJ1aWxkSW5kZXhSZXF1ZXN0Gh4ucXVpcmUudjEuUmVidWlsZEluZGV4UmVzcG9uc2USUAoNUm9sbGJhY2tJbmRleBIeLnF1aXJlLnYxLlJvbGxiYWNrSW5kZXhSZXF1ZXN0Gh8ucXVpcmUudjEuUm9sbGJhY2tJbmRleFJlc3BvbnNlEkAKB1J1bkdhdGUSGC5xdWlyZS52MS5SdW5HYXRlUmVxdWVzdBoZLnF1aXJlLnYxLlJ1bkdhdGVSZXNwb25zZTABElAKDUdldEdhdGVTdGF0dXMSHi5xdWlyZS52MS5HZXRHYXRlU3RhdHVzUmVxdWVzdBofLnF1aXJlLnYxLkdldEdhdGVTdGF0dXNSZXNwb25zZRJWCg9HZXRTaGFkb3dSZXBvcnQSIC5xdWlyZS52MS5HZXRTaGFkb3dSZXBvcnRSZXF1ZXN0GiEucXVpcmUudjEuR2V0U2hhZG93UmVwb3J0UmVzcG9uc2USTQoMQ3JlYXRlQXBpS2V5Eh0ucXVpcmUudjEuQ3JlYXRlQXBpS2V5UmVxdWVzdBoeLnF1aXJlLnYxLkNyZWF0ZUFwaUtleVJlc3BvbnNlEk0KDFJldm9rZUFwaUtleRIdLnF1aXJlLnYxLlJldm9rZUFwaUtleVJlcXVlc3QaHi5xdWlyZS52MS5SZXZva2VBcGlLZXlSZXNwb25zZWIGcHJvdG8z", [file_quire_v1_admin, file_quire_v1_knowledge, file_quire_v1_search_config]);
+  fileDesc("ChxxdWlyZS92MS9hZG1pbl9zZXJ2aWNlLnByb3RvEghxdWlyZS52MSJ7ChlTZXRSZXRyaWV2YWxQb2xpY3lSZXF1ZXN0EiUKBG1vZGUYASABKA4yFy5xdWlyZS52MS5SZXRyaWV2YWxNb2RlEigKEG1heF9zZWFyY2hfbGltaXQYAiABKA1CDvK2GAoIARAySgRoaXRzEg0KBXJlc2V0GAMgASgIIkcKGlNldFJldHJpZXZhbFBvbGljeVJlc3BvbnNlEikKBnBvbGljeRgBIAEoCzIZLnF1aXJlLnYxLlJldHJpZXZhbFBvbGljeSIbChlHZXRSZXRyaWV2YWxQb2xpY3lSZXF1ZXN0IkcKGkdldFJldHJpZXZhbFBvbGljeVJlc3BvbnNlEikKBnBvbGljeRgBIAEoCzIZLnF1aXJlLnYxLlJldHJpZXZhbFBvbGljeSInChRTZXRLaWxsU3dpdGNoUmVxdWVzdBIPCgdlbmdhZ2VkGAEgASgIIkIKFVNldEtpbGxTd2l0Y2hSZXNwb25zZRIpCgZwb2xpY3kYASABKAsyGS5xdWlyZS52MS5SZXRyaWV2YWxQb2xpY3kifgofU2V0TmFtZXNwYWNlU2VhcmNoQ29uZmlnUmVxdWVzdBIvCgluYW1lc3BhY2UYASABKAlCHPK2GBgYASCAAToRXltBLVphLXowLTkuXy1dKyQSKgoGY29uZmlnGAIgASgLMhoucXVpcmUudjEuUGFnZVNlYXJjaENvbmZpZyJ5CiBTZXROYW1lc3BhY2VTZWFyY2hDb25maWdSZXNwb25zZRIWCg5zY2hlbWFfdmVyc2lvbhgBIAEoDRIRCgluYW1lc3BhY2UYAiABKAkSKgoGY29uZmlnGAMgASgLMhoucXVpcmUudjEuUGFnZVNlYXJjaENvbmZpZyJLChNSZWJ1aWxkSW5kZXhSZXF1ZXN0EhUKDWNvbGxlY3Rpb25faWQYASABKAkSHQoNaW5kZXhfdmVyc2lvbhgCIAEoCUIG8rYYAiBAIj0KFFJlYnVpbGRJbmRleFJlc3BvbnNlEiUKBnN0YXR1cxgBIAEoCzIVLnF1aXJlLnYxLkluZGV4U3RhdHVzIi0KFFJvbGxiYWNrSW5kZXhSZXF1ZXN0EhUKDWNvbGxlY3Rpb25faWQYASABKAkiPgoVUm9sbGJhY2tJbmRleFJlc3BvbnNlEiUKBnN0YXR1cxgBIAEoCzIVLnF1aXJlLnYxLkluZGV4U3RhdHVzIqsBCg5SdW5HYXRlUmVxdWVzdBI3CgdkYXRhc2V0GAEgASgJQibythgiGAEgQDocXltBLVphLXowLTldW0EtWmEtejAtOS5fLV0qJBI0CgVzcGxpdBgCIAEoCUIl8rYYIRgBIIABOhFeW0EtWmEtejAtOS5fLV0rJEIHInRyYWluIhIVCg1tYXhfZG9jdW1lbnRzGAMgASgNEhMKC21heF9xdWVyaWVzGAQgASgNInAKD1J1bkdhdGVSZXNwb25zZRIqCghwcm9ncmVzcxgBIAEoCzIWLnF1aXJlLnYxLkdhdGVQcm9ncmVzc0gAEiYKBnJlc3VsdBgCIAEoCzIULnF1aXJlLnYxLkdhdGVSZXN1bHRIAEIJCgdtZXNzYWdlIhYKFEdldEdhdGVTdGF0dXNSZXF1ZXN0InIKFUdldEdhdGVTdGF0dXNSZXNwb25zZRIWCg5zY2hlbWFfdmVyc2lvbhgBIAEoDRIkCgZyZXN1bHQYAiABKAsyFC5xdWlyZS52MS5HYXRlUmVzdWx0EhsKE2N1cnJlbnRfZmluZ2VycHJpbnQYAyABKAkiGAoWR2V0U2hhZG93UmVwb3J0UmVxdWVzdCJBChdHZXRTaGFkb3dSZXBvcnRSZXNwb25zZRImCgZyZXBvcnQYASABKAsyFi5xdWlyZS52MS5TaGFkb3dSZXBvcnQiNgoTQ3JlYXRlQXBpS2V5UmVxdWVzdBIfCgZzY29wZXMYASADKA4yDy5xdWlyZS52MS5TY29wZSI1ChRDcmVhdGVBcGlLZXlSZXNwb25zZRIdCgNrZXkYASABKAsyEC5xdWlyZS52MS5BcGlLZXkiLQoTUmV2b2tlQXBpS2V5UmVxdWVzdBIWCgZrZXlfaWQYASABKAlCBvK2GAIgQCI+ChRSZXZva2VBcGlLZXlSZXNwb25zZRIWCg5zY2hlbWFfdmVyc2lvbhgBIAEoDRIOCgZrZXlfaWQYAiABKAkywAcKDEFkbWluU2VydmljZRJfChJTZXRSZXRyaWV2YWxQb2xpY3kSIy5xdWlyZS52MS5TZXRSZXRyaWV2YWxQb2xpY3lSZXF1ZXN0GiQucXVpcmUudjEuU2V0UmV0cmlldmFsUG9saWN5UmVzcG9uc2USXwoSR2V0UmV0cmlldmFsUG9saWN5EiMucXVpcmUudjEuR2V0UmV0cmlldmFsUG9saWN5UmVxdWVzdBokLnF1aXJlLnYxLkdldFJldHJpZXZhbFBvbGljeVJlc3BvbnNlElAKDVNldEtpbGxTd2l0Y2gSHi5xdWlyZS52MS5TZXRLaWxsU3dpdGNoUmVxdWVzdBofLnF1aXJlLnYxLlNldEtpbGxTd2l0Y2hSZXNwb25zZRJxChhTZXROYW1lc3BhY2VTZWFyY2hDb25maWcSKS5xdWlyZS52MS5TZXROYW1lc3BhY2VTZWFyY2hDb25maWdSZXF1ZXN0GioucXVpcmUudjEuU2V0TmFtZXNwYWNlU2VhcmNoQ29uZmlnUmVzcG9uc2USTQoMUmVidWlsZEluZGV4Eh0ucXVpcmUudjEuUmVidWlsZEluZGV4UmVxdWVzdBoeLnF1aXJlLnYxLlJlYnVpbGRJbmRleFJlc3BvbnNlElAKDVJvbGxiYWNrSW5kZXgSHi5xdWlyZS52MS5Sb2xsYmFja0luZGV4UmVxdWVzdBofLnF1aXJlLnYxLlJvbGxiYWNrSW5kZXhSZXNwb25zZRJACgdSdW5HYXRlEhgucXVpcmUudjEuUnVuR2F0ZVJlcXVlc3QaGS5xdWlyZS52MS5SdW5HYXRlUmVzcG9uc2UwARJQCg1HZXRHYXRlU3RhdHVzEh4ucXVpcmUudjEuR2V0R2F0ZVN0YXR1c1JlcXVlc3QaHy5xdWlyZS52MS5HZXRHYXRlU3RhdHVzUmVzcG9uc2USVgoPR2V0U2hhZG93UmVwb3J0EiAucXVpcmUudjEuR2V0U2hhZG93UmVwb3J0UmVxdWVzdBohLnF1aXJlLnYxLkdldFNoYWRvd1JlcG9ydFJlc3BvbnNlEk0KDENyZWF0ZUFwaUtleRIdLnF1aXJlLnYxLkNyZWF0ZUFwaUtleVJlcXVlc3QaHi5xdWlyZS52MS5DcmVhdGVBcGlLZXlSZXNwb25zZRJNCgxSZXZva2VBcGlLZXkSHS5xdWlyZS52MS5SZXZva2VBcGlLZXlSZXF1ZXN0Gh4ucXVpcmUudjEuUmV2b2tlQXBpS2V5UmVzcG9uc2ViBnByb3RvMw", [file_quire_v1_admin, file_quire_v1_bounds, file_quire_v1_knowledge, file_quire_v1_search_config]);
 
 /**
+ * Changes the caller organisation's retrieval settings.
+ *
  * @generated from message quire.v1.SetRetrievalPolicyRequest
  */
 export type SetRetrievalPolicyRequest = Message<"quire.v1.SetRetrievalPolicyRequest"> & {
   /**
-   * UNSPECIFIED leaves the mode unchanged.
+   * The organisation's new mode; UNSPECIFIED leaves the mode unchanged.
    *
    * @generated from field: quire.v1.RetrievalMode mode = 1;
    */
   mode: RetrievalMode;
 
   /**
-   * 1–50; 0 leaves the bound unchanged.
+   * The new upper bound for SearchKnowledge.limit: 1–50 hits; 0 leaves the bound unchanged.
    *
    * @generated from field: uint32 max_search_limit = 2;
    */
@@ -53,10 +56,14 @@ export const SetRetrievalPolicyRequestSchema: GenMessage<SetRetrievalPolicyReque
   messageDesc(file_quire_v1_admin_service, 0);
 
 /**
+ * The answer to SetRetrievalPolicy.
+ *
  * @generated from message quire.v1.SetRetrievalPolicyResponse
  */
 export type SetRetrievalPolicyResponse = Message<"quire.v1.SetRetrievalPolicyResponse"> & {
   /**
+   * The organisation's policy after the change.
+   *
    * @generated from field: quire.v1.RetrievalPolicy policy = 1;
    */
   policy?: RetrievalPolicy | undefined;
@@ -70,6 +77,8 @@ export const SetRetrievalPolicyResponseSchema: GenMessage<SetRetrievalPolicyResp
   messageDesc(file_quire_v1_admin_service, 1);
 
 /**
+ * Asks for the caller organisation's retrieval settings; takes no arguments.
+ *
  * @generated from message quire.v1.GetRetrievalPolicyRequest
  */
 export type GetRetrievalPolicyRequest = Message<"quire.v1.GetRetrievalPolicyRequest"> & {
@@ -83,10 +92,14 @@ export const GetRetrievalPolicyRequestSchema: GenMessage<GetRetrievalPolicyReque
   messageDesc(file_quire_v1_admin_service, 2);
 
 /**
+ * The answer to GetRetrievalPolicy.
+ *
  * @generated from message quire.v1.GetRetrievalPolicyResponse
  */
 export type GetRetrievalPolicyResponse = Message<"quire.v1.GetRetrievalPolicyResponse"> & {
   /**
+   * The organisation's policy.
+   *
    * @generated from field: quire.v1.RetrievalPolicy policy = 1;
    */
   policy?: RetrievalPolicy | undefined;
@@ -100,10 +113,14 @@ export const GetRetrievalPolicyResponseSchema: GenMessage<GetRetrievalPolicyResp
   messageDesc(file_quire_v1_admin_service, 3);
 
 /**
+ * Engages or releases the deployment-wide kill switch.
+ *
  * @generated from message quire.v1.SetKillSwitchRequest
  */
 export type SetKillSwitchRequest = Message<"quire.v1.SetKillSwitchRequest"> & {
   /**
+   * True forces LEGACY_FTS for every organisation; false returns each to its own mode.
+   *
    * @generated from field: bool engaged = 1;
    */
   engaged: boolean;
@@ -117,10 +134,14 @@ export const SetKillSwitchRequestSchema: GenMessage<SetKillSwitchRequest> = /*@_
   messageDesc(file_quire_v1_admin_service, 4);
 
 /**
+ * The answer to SetKillSwitch.
+ *
  * @generated from message quire.v1.SetKillSwitchResponse
  */
 export type SetKillSwitchResponse = Message<"quire.v1.SetKillSwitchResponse"> & {
   /**
+   * The caller organisation's policy after the change.
+   *
    * @generated from field: quire.v1.RetrievalPolicy policy = 1;
    */
   policy?: RetrievalPolicy | undefined;
@@ -134,15 +155,22 @@ export const SetKillSwitchResponseSchema: GenMessage<SetKillSwitchResponse> = /*
   messageDesc(file_quire_v1_admin_service, 5);
 
 /**
+ * Sets a namespace's planner settings for SearchPages.
+ *
  * @generated from message quire.v1.SetNamespaceSearchConfigRequest
  */
 export type SetNamespaceSearchConfigRequest = Message<"quire.v1.SetNamespaceSearchConfigRequest"> & {
   /**
+   * The namespace (of the caller's organisation; else NOT_FOUND): 1–128 characters of [A-Za-z0-9._-].
+   *
    * @generated from field: string namespace = 1;
    */
   namespace: string;
 
   /**
+   * The namespace's settings; replaces the stored ones (an unset field inherits the
+   * deployment default).
+   *
    * @generated from field: quire.v1.PageSearchConfig config = 2;
    */
   config?: PageSearchConfig | undefined;
@@ -156,20 +184,28 @@ export const SetNamespaceSearchConfigRequestSchema: GenMessage<SetNamespaceSearc
   messageDesc(file_quire_v1_admin_service, 6);
 
 /**
+ * The answer to SetNamespaceSearchConfig.
+ *
  * @generated from message quire.v1.SetNamespaceSearchConfigResponse
  */
 export type SetNamespaceSearchConfigResponse = Message<"quire.v1.SetNamespaceSearchConfigResponse"> & {
   /**
+   * The version of this message's layout; 1 for every message of quire.v1 today.
+   *
    * @generated from field: uint32 schema_version = 1;
    */
   schemaVersion: number;
 
   /**
+   * The namespace changed.
+   *
    * @generated from field: string namespace = 2;
    */
   namespace: string;
 
   /**
+   * The settings now stored for it.
+   *
    * @generated from field: quire.v1.PageSearchConfig config = 3;
    */
   config?: PageSearchConfig | undefined;
@@ -183,16 +219,21 @@ export const SetNamespaceSearchConfigResponseSchema: GenMessage<SetNamespaceSear
   messageDesc(file_quire_v1_admin_service, 7);
 
 /**
+ * Builds a new index generation of a collection.
+ *
  * @generated from message quire.v1.RebuildIndexRequest
  */
 export type RebuildIndexRequest = Message<"quire.v1.RebuildIndexRequest"> & {
   /**
+   * The collection's id (a UUID); a malformed or unknown one is COLLECTION_NOT_FOUND.
+   *
    * @generated from field: string collection_id = 1;
    */
   collectionId: string;
 
   /**
-   * New index version; empty keeps the current one (rebuilds with the current model).
+   * New index version, at most 64 characters; empty keeps the serving generation's (rebuilds
+   * with the current model).
    *
    * @generated from field: string index_version = 2;
    */
@@ -207,10 +248,14 @@ export const RebuildIndexRequestSchema: GenMessage<RebuildIndexRequest> = /*@__P
   messageDesc(file_quire_v1_admin_service, 8);
 
 /**
+ * The answer to RebuildIndex.
+ *
  * @generated from message quire.v1.RebuildIndexResponse
  */
 export type RebuildIndexResponse = Message<"quire.v1.RebuildIndexResponse"> & {
   /**
+   * The collection's generations, with the new one BUILDING.
+   *
    * @generated from field: quire.v1.IndexStatus status = 1;
    */
   status?: IndexStatus | undefined;
@@ -224,10 +269,14 @@ export const RebuildIndexResponseSchema: GenMessage<RebuildIndexResponse> = /*@_
   messageDesc(file_quire_v1_admin_service, 9);
 
 /**
+ * Serves a collection's newest retired generation again.
+ *
  * @generated from message quire.v1.RollbackIndexRequest
  */
 export type RollbackIndexRequest = Message<"quire.v1.RollbackIndexRequest"> & {
   /**
+   * The collection's id (a UUID); a malformed or unknown one is COLLECTION_NOT_FOUND.
+   *
    * @generated from field: string collection_id = 1;
    */
   collectionId: string;
@@ -241,10 +290,14 @@ export const RollbackIndexRequestSchema: GenMessage<RollbackIndexRequest> = /*@_
   messageDesc(file_quire_v1_admin_service, 10);
 
 /**
+ * The answer to RollbackIndex.
+ *
  * @generated from message quire.v1.RollbackIndexResponse
  */
 export type RollbackIndexResponse = Message<"quire.v1.RollbackIndexResponse"> & {
   /**
+   * The collection's generations after the rollback.
+   *
    * @generated from field: quire.v1.IndexStatus status = 1;
    */
   status?: IndexStatus | undefined;
@@ -258,12 +311,14 @@ export const RollbackIndexResponseSchema: GenMessage<RollbackIndexResponse> = /*
   messageDesc(file_quire_v1_admin_service, 11);
 
 /**
+ * Runs the baseline gate on a judged data set.
+ *
  * @generated from message quire.v1.RunGateRequest
  */
 export type RunGateRequest = Message<"quire.v1.RunGateRequest"> & {
   /**
    * The name of a data set in the directory the server's operator configured
-   * (`--gate-datasets`): 1–64 characters of [A-Za-z0-9._-], not starting with a dot, naming a
+   * (`--gate-datasets`): 1–64 characters of [A-Za-z0-9._-] starting with a letter or digit, naming a
    * sub-directory in BEIR layout (corpus.jsonl, queries*.jsonl, qrels/<split>.tsv). Not a
    * path. Any name that is not a data set there is NOT_FOUND; a server with no directory
    * configured answers UNIMPLEMENTED.
@@ -273,20 +328,23 @@ export type RunGateRequest = Message<"quire.v1.RunGateRequest"> & {
   dataset: string;
 
   /**
-   * e.g. "train".
+   * The split whose queries and judgements to use (qrels/<split>.tsv), 1–128 characters of
+   * [A-Za-z0-9._-], e.g. "test". Default "train".
    *
    * @generated from field: string split = 2;
    */
   split: string;
 
   /**
-   * 0 means all; otherwise the first N documents / queries (for smoke runs).
+   * Index only the first N documents (for smoke runs); 0 means all.
    *
    * @generated from field: uint32 max_documents = 3;
    */
   maxDocuments: number;
 
   /**
+   * Evaluate only the first N queries (for smoke runs); 0 means all.
+   *
    * @generated from field: uint32 max_queries = 4;
    */
   maxQueries: number;
@@ -300,14 +358,20 @@ export const RunGateRequestSchema: GenMessage<RunGateRequest> = /*@__PURE__*/
   messageDesc(file_quire_v1_admin_service, 12);
 
 /**
+ * A server message of RunGate.
+ *
  * @generated from message quire.v1.RunGateResponse
  */
 export type RunGateResponse = Message<"quire.v1.RunGateResponse"> & {
   /**
+   * Which message this is.
+   *
    * @generated from oneof quire.v1.RunGateResponse.message
    */
   message: {
     /**
+     * Progress of the running gate.
+     *
      * @generated from field: quire.v1.GateProgress progress = 1;
      */
     value: GateProgress;
@@ -331,6 +395,8 @@ export const RunGateResponseSchema: GenMessage<RunGateResponse> = /*@__PURE__*/
   messageDesc(file_quire_v1_admin_service, 13);
 
 /**
+ * Asks for the latest gate result; takes no arguments.
+ *
  * @generated from message quire.v1.GetGateStatusRequest
  */
 export type GetGateStatusRequest = Message<"quire.v1.GetGateStatusRequest"> & {
@@ -344,10 +410,14 @@ export const GetGateStatusRequestSchema: GenMessage<GetGateStatusRequest> = /*@_
   messageDesc(file_quire_v1_admin_service, 14);
 
 /**
+ * The answer to GetGateStatus.
+ *
  * @generated from message quire.v1.GetGateStatusResponse
  */
 export type GetGateStatusResponse = Message<"quire.v1.GetGateStatusResponse"> & {
   /**
+   * The version of this message's layout; 1 for every message of quire.v1 today.
+   *
    * @generated from field: uint32 schema_version = 1;
    */
   schemaVersion: number;
@@ -360,6 +430,8 @@ export type GetGateStatusResponse = Message<"quire.v1.GetGateStatusResponse"> & 
   result?: GateResult | undefined;
 
   /**
+   * The index fingerprint a gate result must have been measured with to count.
+   *
    * @generated from field: string current_fingerprint = 3;
    */
   currentFingerprint: string;
@@ -373,6 +445,8 @@ export const GetGateStatusResponseSchema: GenMessage<GetGateStatusResponse> = /*
   messageDesc(file_quire_v1_admin_service, 15);
 
 /**
+ * Asks for the caller organisation's shadow comparisons; takes no arguments.
+ *
  * @generated from message quire.v1.GetShadowReportRequest
  */
 export type GetShadowReportRequest = Message<"quire.v1.GetShadowReportRequest"> & {
@@ -386,10 +460,14 @@ export const GetShadowReportRequestSchema: GenMessage<GetShadowReportRequest> = 
   messageDesc(file_quire_v1_admin_service, 16);
 
 /**
+ * The answer to GetShadowReport.
+ *
  * @generated from message quire.v1.GetShadowReportResponse
  */
 export type GetShadowReportResponse = Message<"quire.v1.GetShadowReportResponse"> & {
   /**
+   * The summary.
+   *
    * @generated from field: quire.v1.ShadowReport report = 1;
    */
   report?: ShadowReport | undefined;
@@ -403,10 +481,14 @@ export const GetShadowReportResponseSchema: GenMessage<GetShadowReportResponse> 
   messageDesc(file_quire_v1_admin_service, 17);
 
 /**
+ * Creates an API key.
+ *
  * @generated from message quire.v1.CreateApiKeyRequest
  */
 export type CreateApiKeyRequest = Message<"quire.v1.CreateApiKeyRequest"> & {
   /**
+   * What the key may do: one or more scopes, none UNSPECIFIED.
+   *
    * @generated from field: repeated quire.v1.Scope scopes = 1;
    */
   scopes: Scope[];
@@ -420,10 +502,14 @@ export const CreateApiKeyRequestSchema: GenMessage<CreateApiKeyRequest> = /*@__P
   messageDesc(file_quire_v1_admin_service, 18);
 
 /**
+ * The answer to CreateApiKey.
+ *
  * @generated from message quire.v1.CreateApiKeyResponse
  */
 export type CreateApiKeyResponse = Message<"quire.v1.CreateApiKeyResponse"> & {
   /**
+   * The new key, with its secret (shown only here).
+   *
    * @generated from field: quire.v1.ApiKey key = 1;
    */
   key?: ApiKey | undefined;
@@ -437,10 +523,14 @@ export const CreateApiKeyResponseSchema: GenMessage<CreateApiKeyResponse> = /*@_
   messageDesc(file_quire_v1_admin_service, 19);
 
 /**
+ * Revokes an API key.
+ *
  * @generated from message quire.v1.RevokeApiKeyRequest
  */
 export type RevokeApiKeyRequest = Message<"quire.v1.RevokeApiKeyRequest"> & {
   /**
+   * The key's id (at most 64 characters; a longer or unknown one is NOT_FOUND).
+   *
    * @generated from field: string key_id = 1;
    */
   keyId: string;
@@ -454,15 +544,21 @@ export const RevokeApiKeyRequestSchema: GenMessage<RevokeApiKeyRequest> = /*@__P
   messageDesc(file_quire_v1_admin_service, 20);
 
 /**
+ * The answer to RevokeApiKey.
+ *
  * @generated from message quire.v1.RevokeApiKeyResponse
  */
 export type RevokeApiKeyResponse = Message<"quire.v1.RevokeApiKeyResponse"> & {
   /**
+   * The version of this message's layout; 1 for every message of quire.v1 today.
+   *
    * @generated from field: uint32 schema_version = 1;
    */
   schemaVersion: number;
 
   /**
+   * The key revoked.
+   *
    * @generated from field: string key_id = 2;
    */
   keyId: string;

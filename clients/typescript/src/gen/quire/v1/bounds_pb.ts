@@ -95,6 +95,8 @@ export const FieldBoundsSchema: GenMessage<FieldBounds> = /*@__PURE__*/
   messageDesc(file_quire_v1_bounds, 0);
 
 /**
+ * The field's bounds; set on every request field the server bounds.
+ *
  * @generated from extension: quire.v1.FieldBounds bounds = 50030;
  */
 export const bounds: GenExtension<FieldOptions, FieldBounds> = /*@__PURE__*/

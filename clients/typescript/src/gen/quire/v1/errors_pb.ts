@@ -50,6 +50,8 @@ export const FieldViolationSchema: GenMessage<FieldViolation> = /*@__PURE__*/
  */
 export type ErrorDetail = Message<"quire.v1.ErrorDetail"> & {
   /**
+   * What failed.
+   *
    * @generated from field: quire.v1.ErrorCode code = 1;
    */
   code: ErrorCode;
@@ -69,6 +71,8 @@ export type ErrorDetail = Message<"quire.v1.ErrorDetail"> & {
   currentRevision: string;
 
   /**
+   * For INVALID_REQUEST (and COLLECTION_NOT_FOUND on collection_ids): each offending field.
+   *
    * @generated from field: repeated quire.v1.FieldViolation field_violations = 4;
    */
   fieldViolations: FieldViolation[];
@@ -97,6 +101,8 @@ export const ErrorDetailSchema: GenMessage<ErrorDetail> = /*@__PURE__*/
  */
 export enum ErrorCode {
   /**
+   * Never sent.
+   *
    * @generated from enum value: ERROR_CODE_UNSPECIFIED = 0;
    */
   UNSPECIFIED = 0,

@@ -15,20 +15,28 @@ export const file_quire_v1_knowledge: GenFile = /*@__PURE__*/
   fileDesc("ChhxdWlyZS92MS9rbm93bGVkZ2UucHJvdG8SCHF1aXJlLnYxIr8BCgpDb2xsZWN0aW9uEhYKDnNjaGVtYV92ZXJzaW9uGAEgASgNEhUKDWNvbGxlY3Rpb25faWQYAiABKAkSDAoEbmFtZRgDIAEoCRIQCghyZXZpc2lvbhgEIAEoAxIWCg5kb2N1bWVudF9jb3VudBgFIAEoDRIaChJzZXJ2aW5nX2dlbmVyYXRpb24YBiABKAMSLgoKY3JlYXRlZF9hdBgHIAEoCzIaLmdvb2dsZS5wcm90b2J1Zi5UaW1lc3RhbXAijQMKCERvY3VtZW50EhYKDnNjaGVtYV92ZXJzaW9uGAEgASgNEhMKC2RvY3VtZW50X2lkGAIgASgJEhUKDWNvbGxlY3Rpb25faWQYAyABKAkSEQoJZmlsZV9uYW1lGAQgASgJEhEKCW1pbWVfdHlwZRgFIAEoCRISCgpzaXplX2J5dGVzGAYgASgEEg4KBnNoYTI1NhgHIAEoCRIoCgZzdGF0dXMYCCABKA4yGC5xdWlyZS52MS5Eb2N1bWVudFN0YXR1cxIVCg1leHRyYWN0X2Vycm9yGAkgASgJEhAKCGF0dGVtcHRzGAogASgNEhMKC3RleHRfbGVuZ3RoGAsgASgEEhAKCHJldmlzaW9uGAwgASgDEi4KCmNyZWF0ZWRfYXQYDSABKAsyGi5nb29nbGUucHJvdG9idWYuVGltZXN0YW1wEi4KCnVwZGF0ZWRfYXQYDiABKAsyGi5nb29nbGUucHJvdG9idWYuVGltZXN0YW1wEhkKEWRldGVjdGVkX2VuY29kaW5nGA8gASgJImoKBUFnZW50EhYKDnNjaGVtYV92ZXJzaW9uGAEgASgNEhAKCGFnZW50X2lkGAIgASgJEh8KF2F0dGFjaGVkX2NvbGxlY3Rpb25faWRzGAMgAygJEhYKDmNvbmZpZ192ZXJzaW9uGAQgASgDIpoCCgxLbm93bGVkZ2VIaXQSFgoOc2NoZW1hX3ZlcnNpb24YASABKA0SEwoLZG9jdW1lbnRfaWQYAiABKAkSFQoNY29sbGVjdGlvbl9pZBgDIAEoCRIRCglmaWxlX25hbWUYBCABKAkSDQoFc2NvcmUYBSABKAESDwoHc25pcHBldBgGIAEoCRIQCghjaHVua19pZBgHIAEoCRIVCg1jaHVua19vcmRpbmFsGAggASgNEhQKDGhlYWRpbmdfcGF0aBgJIAMoCRIYChBpbmRleF9nZW5lcmF0aW9uGAogASgDEgwKBHJhbmsYCyABKA0SLAoLaW5kZXhfc3RhdGUYDCABKA4yFy5xdWlyZS52MS5IaXRJbmRleFN0YXRlIqsBCg1Eb2N1bWVudFNsaWNlEhYKDnNjaGVtYV92ZXJzaW9uGAEgASgNEhMKC2RvY3VtZW50X2lkGAIgASgJEhEKCWZpbGVfbmFtZRgDIAEoCRIMCgR0ZXh0GAQgASgJEg4KBm9mZnNldBgFIAEoBBITCgtuZXh0X29mZnNldBgGIAEoBBIUCgx0b3RhbF9sZW5ndGgYByABKAQSEQoJdHJ1bmNhdGVkGAggASgIIpwCCg9JbmRleEdlbmVyYXRpb24SEgoKZ2VuZXJhdGlvbhgBIAEoAxIoCgVzdGF0ZRgCIAEoDjIZLnF1aXJlLnYxLkdlbmVyYXRpb25TdGF0ZRITCgtmaW5nZXJwcmludBgDIAEoCRIVCg1pbmRleF92ZXJzaW9uGAQgASgJEhkKEWRvY3VtZW50c19pbmRleGVkGAUgASgNEhcKD2RvY3VtZW50c190b3RhbBgGIAEoDRIuCgpjcmVhdGVkX2F0GAcgASgLMhouZ29vZ2xlLnByb3RvYnVmLlRpbWVzdGFtcBIsCghyZWFkeV9hdBgIIAEoCzIaLmdvb2dsZS5wcm90b2J1Zi5UaW1lc3RhbXASDQoFZXJyb3IYCSABKAkipQEKC0luZGV4U3RhdHVzEhYKDnNjaGVtYV92ZXJzaW9uGAEgASgNEhUKDWNvbGxlY3Rpb25faWQYAiABKAkSGgoSc2VydmluZ19nZW5lcmF0aW9uGAMgASgDEhsKE2J1aWxkaW5nX2dlbmVyYXRpb24YBCABKAMSLgoLZ2VuZXJhdGlvbnMYBSADKAsyGS5xdWlyZS52MS5JbmRleEdlbmVyYXRpb24qiwEKDVJldHJpZXZhbE1vZGUSHgoaUkVUUklFVkFMX01PREVfVU5TUEVDSUZJRUQQABIdChlSRVRSSUVWQUxfTU9ERV9MRUdBQ1lfRlRTEAESIAocUkVUUklFVkFMX01PREVfSFlCUklEX1NIQURPVxACEhkKFVJFVFJJRVZBTF9NT0RFX0hZQlJJRBADKsIBCg5Eb2N1bWVudFN0YXR1cxIfChtET0NVTUVOVF9TVEFUVVNfVU5TUEVDSUZJRUQQABIbChdET0NVTUVOVF9TVEFUVVNfUEVORElORxABEh4KGkRPQ1VNRU5UX1NUQVRVU19QUk9DRVNTSU5HEAISGQoVRE9DVU1FTlRfU1RBVFVTX1JFQURZEAMSGgoWRE9DVU1FTlRfU1RBVFVTX0ZBSUxFRBAEEhsKF0RPQ1VNRU5UX1NUQVRVU19ERUxFVEVEEAUqagoNSGl0SW5kZXhTdGF0ZRIfChtISVRfSU5ERVhfU1RBVEVfVU5TUEVDSUZJRUQQABIbChdISVRfSU5ERVhfU1RBVEVfSU5ERVhFRBABEhsKF0hJVF9JTkRFWF9TVEFURV9QRU5ESU5HEAIqqQEKD0dlbmVyYXRpb25TdGF0ZRIgChxHRU5FUkFUSU9OX1NUQVRFX1VOU1BFQ0lGSUVEEAASHQoZR0VORVJBVElPTl9TVEFURV9CVUlMRElORxABEhoKFkdFTkVSQVRJT05fU1RBVEVfUkVBRFkQAhIcChhHRU5FUkFUSU9OX1NUQVRFX1JFVElSRUQQAxIbChdHRU5FUkFUSU9OX1NUQVRFX0ZBSUxFRBAEYgZwcm90bzM", [file_google_protobuf_timestamp]);
 
 /**
+ * A knowledge collection: a named set of an organisation's uploaded documents.
+ *
  * @generated from message quire.v1.Collection
  */
 export type Collection = Message<"quire.v1.Collection"> & {
   /**
+   * The version of this message's layout; 1 for every message of quire.v1 today.
+   *
    * @generated from field: uint32 schema_version = 1;
    */
   schemaVersion: number;
 
   /**
+   * The collection's id, a UUID.
+   *
    * @generated from field: string collection_id = 2;
    */
   collectionId: string;
 
   /**
+   * The collection's name (1–200 characters), unique among the organisation's live ones.
+   *
    * @generated from field: string name = 3;
    */
   name: string;
@@ -41,6 +49,8 @@ export type Collection = Message<"quire.v1.Collection"> & {
   revision: bigint;
 
   /**
+   * Live documents in the collection.
+   *
    * @generated from field: uint32 document_count = 5;
    */
   documentCount: number;
@@ -53,6 +63,8 @@ export type Collection = Message<"quire.v1.Collection"> & {
   servingGeneration: bigint;
 
   /**
+   * When the collection was created.
+   *
    * @generated from field: google.protobuf.Timestamp created_at = 7;
    */
   createdAt?: Timestamp | undefined;
@@ -66,35 +78,49 @@ export const CollectionSchema: GenMessage<Collection> = /*@__PURE__*/
   messageDesc(file_quire_v1_knowledge, 0);
 
 /**
+ * An uploaded file of a collection and the state of its extraction.
+ *
  * @generated from message quire.v1.Document
  */
 export type Document = Message<"quire.v1.Document"> & {
   /**
+   * The version of this message's layout; 1 for every message of quire.v1 today.
+   *
    * @generated from field: uint32 schema_version = 1;
    */
   schemaVersion: number;
 
   /**
+   * The document's id, a UUID; it stays the same across edits.
+   *
    * @generated from field: string document_id = 2;
    */
   documentId: string;
 
   /**
+   * The collection the document belongs to.
+   *
    * @generated from field: string collection_id = 3;
    */
   collectionId: string;
 
   /**
+   * The file name given at upload (1–255 characters).
+   *
    * @generated from field: string file_name = 4;
    */
   fileName: string;
 
   /**
+   * The media type given at upload, or the one told from the file name.
+   *
    * @generated from field: string mime_type = 5;
    */
   mimeType: string;
 
   /**
+   * Size of the uploaded file in bytes.
+   *
    * @generated from field: uint64 size_bytes = 6;
    */
   sizeBytes: bigint;
@@ -107,6 +133,8 @@ export type Document = Message<"quire.v1.Document"> & {
   sha256: string;
 
   /**
+   * Where the document is in extraction.
+   *
    * @generated from field: quire.v1.DocumentStatus status = 8;
    */
   status: DocumentStatus;
@@ -119,6 +147,8 @@ export type Document = Message<"quire.v1.Document"> & {
   extractError: string;
 
   /**
+   * How many times the document entered PROCESSING (failures are retried up to 3 times).
+   *
    * @generated from field: uint32 attempts = 10;
    */
   attempts: number;
@@ -138,11 +168,15 @@ export type Document = Message<"quire.v1.Document"> & {
   revision: bigint;
 
   /**
+   * When the document was first uploaded.
+   *
    * @generated from field: google.protobuf.Timestamp created_at = 13;
    */
   createdAt?: Timestamp | undefined;
 
   /**
+   * When the document last changed (upload, edit or status).
+   *
    * @generated from field: google.protobuf.Timestamp updated_at = 14;
    */
   updatedAt?: Timestamp | undefined;
@@ -166,20 +200,28 @@ export const DocumentSchema: GenMessage<Document> = /*@__PURE__*/
   messageDesc(file_quire_v1_knowledge, 1);
 
 /**
+ * An agent: a caller-chosen id and the collections it searches.
+ *
  * @generated from message quire.v1.Agent
  */
 export type Agent = Message<"quire.v1.Agent"> & {
   /**
+   * The version of this message's layout; 1 for every message of quire.v1 today.
+   *
    * @generated from field: uint32 schema_version = 1;
    */
   schemaVersion: number;
 
   /**
+   * The agent's id (1–128 characters of [A-Za-z0-9._:-]).
+   *
    * @generated from field: string agent_id = 2;
    */
   agentId: string;
 
   /**
+   * The collections the agent searches (UUIDs), at most 100.
+   *
    * @generated from field: repeated string attached_collection_ids = 3;
    */
   attachedCollectionIds: string[];
@@ -200,25 +242,35 @@ export const AgentSchema: GenMessage<Agent> = /*@__PURE__*/
   messageDesc(file_quire_v1_knowledge, 2);
 
 /**
+ * A SearchKnowledge hit: a document (LEGACY_FTS) or one of its chunks (HYBRID).
+ *
  * @generated from message quire.v1.KnowledgeHit
  */
 export type KnowledgeHit = Message<"quire.v1.KnowledgeHit"> & {
   /**
+   * The version of this message's layout; 1 for every message of quire.v1 today.
+   *
    * @generated from field: uint32 schema_version = 1;
    */
   schemaVersion: number;
 
   /**
+   * The document's id; pass it to ReadDocument.
+   *
    * @generated from field: string document_id = 2;
    */
   documentId: string;
 
   /**
+   * The collection the document belongs to.
+   *
    * @generated from field: string collection_id = 3;
    */
   collectionId: string;
 
   /**
+   * The document's file name.
+   *
    * @generated from field: string file_name = 4;
    */
   fileName: string;
@@ -245,22 +297,28 @@ export type KnowledgeHit = Message<"quire.v1.KnowledgeHit"> & {
   chunkId: string;
 
   /**
+   * HYBRID only: the chunk's 0-based position in the document.
+   *
    * @generated from field: uint32 chunk_ordinal = 8;
    */
   chunkOrdinal: number;
 
   /**
+   * HYBRID only: the headings above the chunk, outermost first.
+   *
    * @generated from field: repeated string heading_path = 9;
    */
   headingPath: string[];
 
   /**
+   * HYBRID only: the index generation the chunk was read from.
+   *
    * @generated from field: int64 index_generation = 10;
    */
   indexGeneration: bigint;
 
   /**
-   * 1-based.
+   * 1-based rank in the result.
    *
    * @generated from field: uint32 rank = 11;
    */
@@ -282,20 +340,28 @@ export const KnowledgeHitSchema: GenMessage<KnowledgeHit> = /*@__PURE__*/
   messageDesc(file_quire_v1_knowledge, 3);
 
 /**
+ * The answer to ReadDocument: a slice of one document's extracted text.
+ *
  * @generated from message quire.v1.DocumentSlice
  */
 export type DocumentSlice = Message<"quire.v1.DocumentSlice"> & {
   /**
+   * The version of this message's layout; 1 for every message of quire.v1 today.
+   *
    * @generated from field: uint32 schema_version = 1;
    */
   schemaVersion: number;
 
   /**
+   * The document read.
+   *
    * @generated from field: string document_id = 2;
    */
   documentId: string;
 
   /**
+   * The document's file name.
+   *
    * @generated from field: string file_name = 3;
    */
   fileName: string;
@@ -308,11 +374,15 @@ export type DocumentSlice = Message<"quire.v1.DocumentSlice"> & {
   text: string;
 
   /**
+   * Where the slice starts, in code points (the request's offset).
+   *
    * @generated from field: uint64 offset = 5;
    */
   offset: bigint;
 
   /**
+   * Where the slice ends, in code points: pass it as the next request's offset.
+   *
    * @generated from field: uint64 next_offset = 6;
    */
   nextOffset: bigint;
@@ -325,6 +395,8 @@ export type DocumentSlice = Message<"quire.v1.DocumentSlice"> & {
   totalLength: bigint;
 
   /**
+   * True when text remains after next_offset.
+   *
    * @generated from field: bool truncated = 8;
    */
   truncated: boolean;
@@ -338,45 +410,63 @@ export const DocumentSliceSchema: GenMessage<DocumentSlice> = /*@__PURE__*/
   messageDesc(file_quire_v1_knowledge, 4);
 
 /**
+ * One generation of a collection's chunk index.
+ *
  * @generated from message quire.v1.IndexGeneration
  */
 export type IndexGeneration = Message<"quire.v1.IndexGeneration"> & {
   /**
+   * The generation's number: 1 for a collection's first, then one more per rebuild.
+   *
    * @generated from field: int64 generation = 1;
    */
   generation: bigint;
 
   /**
+   * Where the generation is in its life.
+   *
    * @generated from field: quire.v1.GenerationState state = 2;
    */
   state: GenerationState;
 
   /**
+   * Hash of the embedding model, chunking parameters and index_version it was built with.
+   *
    * @generated from field: string fingerprint = 3;
    */
   fingerprint: string;
 
   /**
+   * The index version it was built with (RebuildIndexRequest.index_version).
+   *
    * @generated from field: string index_version = 4;
    */
   indexVersion: string;
 
   /**
+   * Documents the build has indexed so far.
+   *
    * @generated from field: uint32 documents_indexed = 5;
    */
   documentsIndexed: number;
 
   /**
+   * Documents the build covers (those READY when it started).
+   *
    * @generated from field: uint32 documents_total = 6;
    */
   documentsTotal: number;
 
   /**
+   * When the generation was created.
+   *
    * @generated from field: google.protobuf.Timestamp created_at = 7;
    */
   createdAt?: Timestamp | undefined;
 
   /**
+   * When the generation was flipped to (unset before).
+   *
    * @generated from field: google.protobuf.Timestamp ready_at = 8;
    */
   readyAt?: Timestamp | undefined;
@@ -397,15 +487,21 @@ export const IndexGenerationSchema: GenMessage<IndexGeneration> = /*@__PURE__*/
   messageDesc(file_quire_v1_knowledge, 5);
 
 /**
+ * A collection's index generations: the serving one, the one being built and the rest.
+ *
  * @generated from message quire.v1.IndexStatus
  */
 export type IndexStatus = Message<"quire.v1.IndexStatus"> & {
   /**
+   * The version of this message's layout; 1 for every message of quire.v1 today.
+   *
    * @generated from field: uint32 schema_version = 1;
    */
   schemaVersion: number;
 
   /**
+   * The collection.
+   *
    * @generated from field: string collection_id = 2;
    */
   collectionId: string;
@@ -425,6 +521,8 @@ export type IndexStatus = Message<"quire.v1.IndexStatus"> & {
   buildingGeneration: bigint;
 
   /**
+   * The collection's generations, newest first.
+   *
    * @generated from field: repeated quire.v1.IndexGeneration generations = 5;
    */
   generations: IndexGeneration[];
@@ -445,6 +543,8 @@ export const IndexStatusSchema: GenMessage<IndexStatus> = /*@__PURE__*/
  */
 export enum RetrievalMode {
   /**
+   * Not set: inherit (the deployment default for an organisation; never served).
+   *
    * @generated from enum value: RETRIEVAL_MODE_UNSPECIFIED = 0;
    */
   UNSPECIFIED = 0,
@@ -478,30 +578,43 @@ export const RetrievalModeSchema: GenEnum<RetrievalMode> = /*@__PURE__*/
   enumDesc(file_quire_v1_knowledge, 0);
 
 /**
+ * Where a document is in extraction: PENDING → PROCESSING → READY | FAILED.
+ *
  * @generated from enum quire.v1.DocumentStatus
  */
 export enum DocumentStatus {
   /**
+   * Never sent.
+   *
    * @generated from enum value: DOCUMENT_STATUS_UNSPECIFIED = 0;
    */
   UNSPECIFIED = 0,
 
   /**
+   * Uploaded (or waiting to retry) and queued for extraction.
+   *
    * @generated from enum value: DOCUMENT_STATUS_PENDING = 1;
    */
   PENDING = 1,
 
   /**
+   * The worker is extracting its text.
+   *
    * @generated from enum value: DOCUMENT_STATUS_PROCESSING = 2;
    */
   PROCESSING = 2,
 
   /**
+   * Extracted: its text (possibly the literal "no text extracted") is searchable and readable.
+   *
    * @generated from enum value: DOCUMENT_STATUS_READY = 3;
    */
   READY = 3,
 
   /**
+   * Extraction failed for good (extract_error says why); text from an earlier successful
+   * extraction is kept.
+   *
    * @generated from enum value: DOCUMENT_STATUS_FAILED = 4;
    */
   FAILED = 4,
@@ -560,30 +673,42 @@ export const HitIndexStateSchema: GenEnum<HitIndexState> = /*@__PURE__*/
   enumDesc(file_quire_v1_knowledge, 2);
 
 /**
+ * The life of an index generation: BUILDING → READY (serving) → RETIRED (kept for rollback).
+ *
  * @generated from enum quire.v1.GenerationState
  */
 export enum GenerationState {
   /**
+   * Never sent.
+   *
    * @generated from enum value: GENERATION_STATE_UNSPECIFIED = 0;
    */
   UNSPECIFIED = 0,
 
   /**
+   * Being built beside the serving generation; receives incremental writes.
+   *
    * @generated from enum value: GENERATION_STATE_BUILDING = 1;
    */
   BUILDING = 1,
 
   /**
+   * Built and flipped to; the collection's serving generation.
+   *
    * @generated from enum value: GENERATION_STATE_READY = 2;
    */
   READY = 2,
 
   /**
+   * Replaced by a newer generation; the newest retired one is what RollbackIndex serves again.
+   *
    * @generated from enum value: GENERATION_STATE_RETIRED = 3;
    */
   RETIRED = 3,
 
   /**
+   * The build failed (IndexGeneration.error says why); never served.
+   *
    * @generated from enum value: GENERATION_STATE_FAILED = 4;
    */
   FAILED = 4,

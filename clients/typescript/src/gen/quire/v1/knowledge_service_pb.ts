@@ -4,21 +4,28 @@
 
 import type { GenFile, GenMessage, GenService } from "@bufbuild/protobuf/codegenv2";
 import { fileDesc, messageDesc, serviceDesc } from "@bufbuild/protobuf/codegenv2";
+import { file_quire_v1_bounds } from "./bounds_pb.js";
 import type { Agent, Collection, Document, DocumentSlice, IndexStatus, KnowledgeHit, RetrievalMode } from "./knowledge_pb.js";
 import { file_quire_v1_knowledge } from "./knowledge_pb.js";
+import { file_quire_v1_options } from "./options_pb.js";
 import type { Message } from "@bufbuild/protobuf";
 
 /**
  * Describes the file quire/v1/knowledge_service.proto.
  */
 export const file_quire_v1_knowledge_service: GenFile = /*@__PURE__*/
-  fileDesc("CiBxdWlyZS92MS9rbm93bGVkZ2Vfc2VydmljZS5wcm90bxIIcXVpcmUudjEiJwoXQ3JlYXRlQ29sbGVjdGlvblJlcXVlc3QSDAoEbmFtZRgBIAEoCSJEChhDcmVhdGVDb2xsZWN0aW9uUmVzcG9uc2USKAoKY29sbGVjdGlvbhgBIAEoCzIULnF1aXJlLnYxLkNvbGxlY3Rpb24iLQoUR2V0Q29sbGVjdGlvblJlcXVlc3QSFQoNY29sbGVjdGlvbl9pZBgBIAEoCSJBChVHZXRDb2xsZWN0aW9uUmVzcG9uc2USKAoKY29sbGVjdGlvbhgBIAEoCzIULnF1aXJlLnYxLkNvbGxlY3Rpb24iGAoWTGlzdENvbGxlY3Rpb25zUmVxdWVzdCJcChdMaXN0Q29sbGVjdGlvbnNSZXNwb25zZRIWCg5zY2hlbWFfdmVyc2lvbhgBIAEoDRIpCgtjb2xsZWN0aW9ucxgCIAMoCzIULnF1aXJlLnYxLkNvbGxlY3Rpb24iMAoXRGVsZXRlQ29sbGVjdGlvblJlcXVlc3QSFQoNY29sbGVjdGlvbl9pZBgBIAEoCSJEChhEZWxldGVDb2xsZWN0aW9uUmVzcG9uc2USKAoKY29sbGVjdGlvbhgBIAEoCzIULnF1aXJlLnYxLkNvbGxlY3Rpb24iYgoOVXBsb2FkTWV0YWRhdGESFQoNY29sbGVjdGlvbl9pZBgBIAEoCRIRCglmaWxlX25hbWUYAiABKAkSEQoJbWltZV90eXBlGAMgASgJEhMKC2RvY3VtZW50X2lkGAQgASgJImAKFVVwbG9hZERvY3VtZW50UmVxdWVzdBIsCghtZXRhZGF0YRgBIAEoCzIYLnF1aXJlLnYxLlVwbG9hZE1ldGFkYXRhSAASDgoEZGF0YRgCIAEoDEgAQgkKB21lc3NhZ2UiPgoWVXBsb2FkRG9jdW1lbnRSZXNwb25zZRIkCghkb2N1bWVudBgBIAEoCzISLnF1aXJlLnYxLkRvY3VtZW50IikKEkdldERvY3VtZW50UmVxdWVzdBITCgtkb2N1bWVudF9pZBgBIAEoCSI7ChNHZXREb2N1bWVudFJlc3BvbnNlEiQKCGRvY3VtZW50GAEgASgLMhIucXVpcmUudjEuRG9jdW1lbnQiTAoUTGlzdERvY3VtZW50c1JlcXVlc3QSFQoNY29sbGVjdGlvbl9pZBgBIAEoCRIOCgZjdXJzb3IYAiABKAkSDQoFbGltaXQYAyABKA0iawoVTGlzdERvY3VtZW50c1Jlc3BvbnNlEhYKDnNjaGVtYV92ZXJzaW9uGAEgASgNEiUKCWRvY3VtZW50cxgCIAMoCzISLnF1aXJlLnYxLkRvY3VtZW50EhMKC25leHRfY3Vyc29yGAMgASgJIiwKFURlbGV0ZURvY3VtZW50UmVxdWVzdBITCgtkb2N1bWVudF9pZBgBIAEoCSI+ChZEZWxldGVEb2N1bWVudFJlc3BvbnNlEiQKCGRvY3VtZW50GAEgASgLMhIucXVpcmUudjEuRG9jdW1lbnQiLgoVV2F0Y2hEb2N1bWVudHNSZXF1ZXN0EhUKDWNvbGxlY3Rpb25faWQYASABKAkiPgoWV2F0Y2hEb2N1bWVudHNSZXNwb25zZRIkCghkb2N1bWVudBgBIAEoCzISLnF1aXJlLnYxLkRvY3VtZW50IkcKElVwc2VydEFnZW50UmVxdWVzdBIQCghhZ2VudF9pZBgBIAEoCRIfChdhdHRhY2hlZF9jb2xsZWN0aW9uX2lkcxgCIAMoCSI1ChNVcHNlcnRBZ2VudFJlc3BvbnNlEh4KBWFnZW50GAEgASgLMg8ucXVpcmUudjEuQWdlbnQiIwoPR2V0QWdlbnRSZXF1ZXN0EhAKCGFnZW50X2lkGAEgASgJIjIKEEdldEFnZW50UmVzcG9uc2USHgoFYWdlbnQYASABKAsyDy5xdWlyZS52MS5BZ2VudCJgChZTZWFyY2hLbm93bGVkZ2VSZXF1ZXN0EhAKCGFnZW50X2lkGAEgASgJEhYKDmNvbGxlY3Rpb25faWRzGAIgAygJEg0KBXF1ZXJ5GAMgASgJEg0KBWxpbWl0GAQgASgNIo4BChdTZWFyY2hLbm93bGVkZ2VSZXNwb25zZRIWCg5zY2hlbWFfdmVyc2lvbhgBIAEoDRIkCgRoaXRzGAIgAygLMhYucXVpcmUudjEuS25vd2xlZGdlSGl0EiUKBG1vZGUYAyABKA4yFy5xdWlyZS52MS5SZXRyaWV2YWxNb2RlEg4KBmNhY2hlZBgEIAEoCCJ3ChNSZWFkRG9jdW1lbnRSZXF1ZXN0EhAKCGFnZW50X2lkGAEgASgJEhYKDmNvbGxlY3Rpb25faWRzGAIgAygJEhMKC2RvY3VtZW50X2lkGAMgASgJEg4KBm9mZnNldBgEIAEoBBIRCgltYXhfY2hhcnMYBSABKA0iPgoUUmVhZERvY3VtZW50UmVzcG9uc2USJgoFc2xpY2UYASABKAsyFy5xdWlyZS52MS5Eb2N1bWVudFNsaWNlIi4KFUdldEluZGV4U3RhdHVzUmVxdWVzdBIVCg1jb2xsZWN0aW9uX2lkGAEgASgJIj8KFkdldEluZGV4U3RhdHVzUmVzcG9uc2USJQoGc3RhdHVzGAEgASgLMhUucXVpcmUudjEuSW5kZXhTdGF0dXMiMAoXV2F0Y2hJbmRleFN0YXR1c1JlcXVlc3QSFQoNY29sbGVjdGlvbl9pZBgBIAEoCSJBChhXYXRjaEluZGV4U3RhdHVzUmVzcG9uc2USJQoGc3RhdHVzGAEgASgLMhUucXVpcmUudjEuSW5kZXhTdGF0dXMy+wkKEEtub3dsZWRnZVNlcnZpY2USWQoQQ3JlYXRlQ29sbGVjdGlvbhIhLnF1aXJlLnYxLkNyZWF0ZUNvbGxlY3Rpb25SZXF1ZXN0GiIucXVpcmUudjEuQ3JlYXRlQ29sbGVjdGlvblJlc3BvbnNlElAKDUdldENvbGxlY3Rpb24SHi5xdWlyZS52MS5HZXRDb2xsZWN0aW9uUmVxdWVzdBofLnF1aXJlLnYxLkdldENvbGxlY3Rpb25SZXNwb25zZRJWCg9MaXN0Q29sbGVjdGlvbnMSIC5xdWlyZS52MS5MaXN0Q29sbGVjdGlvbnNSZXF1ZXN0GiEucXVpcmUudjEuTGlzdENvbGxlY3Rpb25zUmVzcG9uc2USWQoQRGVsZXRlQ29sbGVjdGlvbhIhLnF1aXJlLnYxLkRlbGV0ZUNvbGxlY3Rpb25SZXF1ZXN0GiIucXVpcmUudjEuRGVsZXRlQ29sbGVjdGlvblJlc3BvbnNlElUKDlVwbG9hZERvY3VtZW50Eh8ucXVpcmUudjEuVXBsb2FkRG9jdW1lbnRSZXF1ZXN0GiAucXVpcmUudjEuVXBsb2FkRG9jdW1lbnRSZXNwb25zZSgBEkoKC0dldERvY3VtZW50EhwucXVpcmUudjEuR2V0RG9jdW1lbnRSZXF1ZXN0Gh0ucXVpcmUudjEuR2V0RG9jdW1lbnRSZXNwb25zZRJQCg1MaXN0RG9jdW1lbnRzEh4ucXVpcmUudjEuTGlzdERvY3VtZW50c1JlcXVlc3QaHy5xdWlyZS52MS5MaXN0RG9jdW1lbnRzUmVzcG9uc2USUwoORGVsZXRlRG9jdW1lbnQSHy5xdWlyZS52MS5EZWxldGVEb2N1bWVudFJlcXVlc3QaIC5xdWlyZS52MS5EZWxldGVEb2N1bWVudFJlc3BvbnNlElUKDldhdGNoRG9jdW1lbnRzEh8ucXVpcmUudjEuV2F0Y2hEb2N1bWVudHNSZXF1ZXN0GiAucXVpcmUudjEuV2F0Y2hEb2N1bWVudHNSZXNwb25zZTABEkoKC1Vwc2VydEFnZW50EhwucXVpcmUudjEuVXBzZXJ0QWdlbnRSZXF1ZXN0Gh0ucXVpcmUudjEuVXBzZXJ0QWdlbnRSZXNwb25zZRJBCghHZXRBZ2VudBIZLnF1aXJlLnYxLkdldEFnZW50UmVxdWVzdBoaLnF1aXJlLnYxLkdldEFnZW50UmVzcG9uc2USVgoPU2VhcmNoS25vd2xlZGdlEiAucXVpcmUudjEuU2VhcmNoS25vd2xlZGdlUmVxdWVzdBohLnF1aXJlLnYxLlNlYXJjaEtub3dsZWRnZVJlc3BvbnNlEk0KDFJlYWREb2N1bWVudBIdLnF1aXJlLnYxLlJlYWREb2N1bWVudFJlcXVlc3QaHi5xdWlyZS52MS5SZWFkRG9jdW1lbnRSZXNwb25zZRJTCg5HZXRJbmRleFN0YXR1cxIfLnF1aXJlLnYxLkdldEluZGV4U3RhdHVzUmVxdWVzdBogLnF1aXJlLnYxLkdldEluZGV4U3RhdHVzUmVzcG9uc2USWwoQV2F0Y2hJbmRleFN0YXR1cxIhLnF1aXJlLnYxLldhdGNoSW5kZXhTdGF0dXNSZXF1ZXN0GiIucXVpcmUudjEuV2F0Y2hJbmRleFN0YXR1c1Jlc3BvbnNlMAFiBnByb3RvMw", [file_quire_v1_knowledge]);
+  fileDesc("CiBxdWlyZS92MS9rbm93bGVkZ2Vfc2VydmljZS5wcm90bxIIcXVpcmUudjEiMgoXQ3JlYXRlQ29sbGVjdGlvblJlcXVlc3QSFwoEbmFtZRgBIAEoCUIJ8rYYBRgBIMgBIkQKGENyZWF0ZUNvbGxlY3Rpb25SZXNwb25zZRIoCgpjb2xsZWN0aW9uGAEgASgLMhQucXVpcmUudjEuQ29sbGVjdGlvbiItChRHZXRDb2xsZWN0aW9uUmVxdWVzdBIVCg1jb2xsZWN0aW9uX2lkGAEgASgJIkEKFUdldENvbGxlY3Rpb25SZXNwb25zZRIoCgpjb2xsZWN0aW9uGAEgASgLMhQucXVpcmUudjEuQ29sbGVjdGlvbiIYChZMaXN0Q29sbGVjdGlvbnNSZXF1ZXN0IlwKF0xpc3RDb2xsZWN0aW9uc1Jlc3BvbnNlEhYKDnNjaGVtYV92ZXJzaW9uGAEgASgNEikKC2NvbGxlY3Rpb25zGAIgAygLMhQucXVpcmUudjEuQ29sbGVjdGlvbiIwChdEZWxldGVDb2xsZWN0aW9uUmVxdWVzdBIVCg1jb2xsZWN0aW9uX2lkGAEgASgJIkQKGERlbGV0ZUNvbGxlY3Rpb25SZXNwb25zZRIoCgpjb2xsZWN0aW9uGAEgASgLMhQucXVpcmUudjEuQ29sbGVjdGlvbiJ2Cg5VcGxvYWRNZXRhZGF0YRIVCg1jb2xsZWN0aW9uX2lkGAEgASgJEhwKCWZpbGVfbmFtZRgCIAEoCUIJ8rYYBRgBIP8BEhoKCW1pbWVfdHlwZRgDIAEoCUIH8rYYAyD/ARITCgtkb2N1bWVudF9pZBgEIAEoCSJgChVVcGxvYWREb2N1bWVudFJlcXVlc3QSLAoIbWV0YWRhdGEYASABKAsyGC5xdWlyZS52MS5VcGxvYWRNZXRhZGF0YUgAEg4KBGRhdGEYAiABKAxIAEIJCgdtZXNzYWdlIj4KFlVwbG9hZERvY3VtZW50UmVzcG9uc2USJAoIZG9jdW1lbnQYASABKAsyEi5xdWlyZS52MS5Eb2N1bWVudCIpChJHZXREb2N1bWVudFJlcXVlc3QSEwoLZG9jdW1lbnRfaWQYASABKAkiOwoTR2V0RG9jdW1lbnRSZXNwb25zZRIkCghkb2N1bWVudBgBIAEoCzISLnF1aXJlLnYxLkRvY3VtZW50InAKFExpc3REb2N1bWVudHNSZXF1ZXN0EhUKDWNvbGxlY3Rpb25faWQYASABKAkSFwoGY3Vyc29yGAIgASgJQgfythgDIIAIEigKBWxpbWl0GAMgASgNQhnythgVCAEQ9ANCAzEwMEoJZG9jdW1lbnRzImsKFUxpc3REb2N1bWVudHNSZXNwb25zZRIWCg5zY2hlbWFfdmVyc2lvbhgBIAEoDRIlCglkb2N1bWVudHMYAiADKAsyEi5xdWlyZS52MS5Eb2N1bWVudBITCgtuZXh0X2N1cnNvchgDIAEoCSIsChVEZWxldGVEb2N1bWVudFJlcXVlc3QSEwoLZG9jdW1lbnRfaWQYASABKAkiPgoWRGVsZXRlRG9jdW1lbnRSZXNwb25zZRIkCghkb2N1bWVudBgBIAEoCzISLnF1aXJlLnYxLkRvY3VtZW50Ii4KFVdhdGNoRG9jdW1lbnRzUmVxdWVzdBIVCg1jb2xsZWN0aW9uX2lkGAEgASgJIj4KFldhdGNoRG9jdW1lbnRzUmVzcG9uc2USJAoIZG9jdW1lbnQYASABKAsyEi5xdWlyZS52MS5Eb2N1bWVudCJuChJVcHNlcnRBZ2VudFJlcXVlc3QSLwoIYWdlbnRfaWQYASABKAlCHfK2GBkYASCAAToSXltBLVphLXowLTkuXzotXSskEicKF2F0dGFjaGVkX2NvbGxlY3Rpb25faWRzGAIgAygJQgbythgCMGQiNQoTVXBzZXJ0QWdlbnRSZXNwb25zZRIeCgVhZ2VudBgBIAEoCzIPLnF1aXJlLnYxLkFnZW50IiwKD0dldEFnZW50UmVxdWVzdBIZCghhZ2VudF9pZBgBIAEoCUIH8rYYAyCAASIyChBHZXRBZ2VudFJlc3BvbnNlEh4KBWFnZW50GAEgASgLMg8ucXVpcmUudjEuQWdlbnQijwEKFlNlYXJjaEtub3dsZWRnZVJlcXVlc3QSGQoIYWdlbnRfaWQYASABKAlCB/K2GAMggAESHgoOY29sbGVjdGlvbl9pZHMYAiADKAlCBvK2GAIwZBIYCgVxdWVyeRgDIAEoCUIJ8rYYBRgAIPQDEiAKBWxpbWl0GAQgASgNQhHythgNCAEQMkIBOEoEaGl0cyKOAQoXU2VhcmNoS25vd2xlZGdlUmVzcG9uc2USFgoOc2NoZW1hX3ZlcnNpb24YASABKA0SJAoEaGl0cxgCIAMoCzIWLnF1aXJlLnYxLktub3dsZWRnZUhpdBIlCgRtb2RlGAMgASgOMhcucXVpcmUudjEuUmV0cmlldmFsTW9kZRIOCgZjYWNoZWQYBCABKAgiwgEKE1JlYWREb2N1bWVudFJlcXVlc3QSGQoIYWdlbnRfaWQYASABKAlCB/K2GAMggAESHgoOY29sbGVjdGlvbl9pZHMYAiADKAlCBvK2GAIwZBITCgtkb2N1bWVudF9pZBgDIAEoCRIqCgZvZmZzZXQYBCABKARCGvK2GBYQ/////wdCATBKC2NvZGUgcG9pbnRzEi8KCW1heF9jaGFycxgFIAEoDUIc8rYYGAgBEKAfQgQ0MDAwSgtjb2RlIHBvaW50cyI+ChRSZWFkRG9jdW1lbnRSZXNwb25zZRImCgVzbGljZRgBIAEoCzIXLnF1aXJlLnYxLkRvY3VtZW50U2xpY2UiLgoVR2V0SW5kZXhTdGF0dXNSZXF1ZXN0EhUKDWNvbGxlY3Rpb25faWQYASABKAkiPwoWR2V0SW5kZXhTdGF0dXNSZXNwb25zZRIlCgZzdGF0dXMYASABKAsyFS5xdWlyZS52MS5JbmRleFN0YXR1cyIwChdXYXRjaEluZGV4U3RhdHVzUmVxdWVzdBIVCg1jb2xsZWN0aW9uX2lkGAEgASgJIkEKGFdhdGNoSW5kZXhTdGF0dXNSZXNwb25zZRIlCgZzdGF0dXMYASABKAsyFS5xdWlyZS52MS5JbmRleFN0YXR1czK5DQoQS25vd2xlZGdlU2VydmljZRJZChBDcmVhdGVDb2xsZWN0aW9uEiEucXVpcmUudjEuQ3JlYXRlQ29sbGVjdGlvblJlcXVlc3QaIi5xdWlyZS52MS5DcmVhdGVDb2xsZWN0aW9uUmVzcG9uc2USUAoNR2V0Q29sbGVjdGlvbhIeLnF1aXJlLnYxLkdldENvbGxlY3Rpb25SZXF1ZXN0Gh8ucXVpcmUudjEuR2V0Q29sbGVjdGlvblJlc3BvbnNlElYKD0xpc3RDb2xsZWN0aW9ucxIgLnF1aXJlLnYxLkxpc3RDb2xsZWN0aW9uc1JlcXVlc3QaIS5xdWlyZS52MS5MaXN0Q29sbGVjdGlvbnNSZXNwb25zZRJZChBEZWxldGVDb2xsZWN0aW9uEiEucXVpcmUudjEuRGVsZXRlQ29sbGVjdGlvblJlcXVlc3QaIi5xdWlyZS52MS5EZWxldGVDb2xsZWN0aW9uUmVzcG9uc2USVQoOVXBsb2FkRG9jdW1lbnQSHy5xdWlyZS52MS5VcGxvYWREb2N1bWVudFJlcXVlc3QaIC5xdWlyZS52MS5VcGxvYWREb2N1bWVudFJlc3BvbnNlKAESSgoLR2V0RG9jdW1lbnQSHC5xdWlyZS52MS5HZXREb2N1bWVudFJlcXVlc3QaHS5xdWlyZS52MS5HZXREb2N1bWVudFJlc3BvbnNlElAKDUxpc3REb2N1bWVudHMSHi5xdWlyZS52MS5MaXN0RG9jdW1lbnRzUmVxdWVzdBofLnF1aXJlLnYxLkxpc3REb2N1bWVudHNSZXNwb25zZRJTCg5EZWxldGVEb2N1bWVudBIfLnF1aXJlLnYxLkRlbGV0ZURvY3VtZW50UmVxdWVzdBogLnF1aXJlLnYxLkRlbGV0ZURvY3VtZW50UmVzcG9uc2USVQoOV2F0Y2hEb2N1bWVudHMSHy5xdWlyZS52MS5XYXRjaERvY3VtZW50c1JlcXVlc3QaIC5xdWlyZS52MS5XYXRjaERvY3VtZW50c1Jlc3BvbnNlMAESSgoLVXBzZXJ0QWdlbnQSHC5xdWlyZS52MS5VcHNlcnRBZ2VudFJlcXVlc3QaHS5xdWlyZS52MS5VcHNlcnRBZ2VudFJlc3BvbnNlEkEKCEdldEFnZW50EhkucXVpcmUudjEuR2V0QWdlbnRSZXF1ZXN0GhoucXVpcmUudjEuR2V0QWdlbnRSZXNwb25zZRKxAgoPU2VhcmNoS25vd2xlZGdlEiAucXVpcmUudjEuU2VhcmNoS25vd2xlZGdlUmVxdWVzdBohLnF1aXJlLnYxLlNlYXJjaEtub3dsZWRnZVJlc3BvbnNlItgB2rUY0wEKEHNlYXJjaF9rbm93bGVkZ2USlQFTZWFyY2ggdGhlIGtub3dsZWRnZSBjb2xsZWN0aW9ucyBhdHRhY2hlZCB0byBhbiBhZ2VudC4gUmV0dXJucyBkb2N1bWVudHMgKG9yIGNodW5rcykgd2l0aCBhIHNuaXBwZXQsIGJlc3QgZmlyc3Q7IHJlYWQgbW9yZSBvZiBvbmUgd2l0aCByZWFkX2RvY3VtZW50LhoIYWdlbnRfaWQaBXF1ZXJ5GgVsaW1pdCIIYWdlbnRfaWQiBXF1ZXJ5Eq4CCgxSZWFkRG9jdW1lbnQSHS5xdWlyZS52MS5SZWFkRG9jdW1lbnRSZXF1ZXN0Gh4ucXVpcmUudjEuUmVhZERvY3VtZW50UmVzcG9uc2Ui3gHatRjZAQoNcmVhZF9kb2N1bWVudBKGAVJlYWQgdXAgdG8gNCwwMDAgY29kZSBwb2ludHMgb2YgYSBkb2N1bWVudCdzIGV4dHJhY3RlZCB0ZXh0LCBzdGFydGluZyBhdCBgb2Zmc2V0YDsgY29udGludWUgd2l0aCB0aGUgbmV4dF9vZmZzZXQgb2YgdGhlIHByZXZpb3VzIHJlYWQuGghhZ2VudF9pZBoLZG9jdW1lbnRfaWQaBm9mZnNldBoJbWF4X2NoYXJzIghhZ2VudF9pZCILZG9jdW1lbnRfaWQSUwoOR2V0SW5kZXhTdGF0dXMSHy5xdWlyZS52MS5HZXRJbmRleFN0YXR1c1JlcXVlc3QaIC5xdWlyZS52MS5HZXRJbmRleFN0YXR1c1Jlc3BvbnNlElsKEFdhdGNoSW5kZXhTdGF0dXMSIS5xdWlyZS52MS5XYXRjaEluZGV4U3RhdHVzUmVxdWVzdBoiLnF1aXJlLnYxLldhdGNoSW5kZXhTdGF0dXNSZXNwb25zZTABYgZwcm90bzM", [file_quire_v1_bounds, file_quire_v1_knowledge, file_quire_v1_options]);
 
 /**
+ * Creates a collection.
+ *
  * @generated from message quire.v1.CreateCollectionRequest
  */
 export type CreateCollectionRequest = Message<"quire.v1.CreateCollectionRequest"> & {
   /**
+   * The collection's name: 1–200 characters, not blank, unique among the organisation's
+   * non-deleted collections (else ALREADY_EXISTS).
+   *
    * @generated from field: string name = 1;
    */
   name: string;
@@ -32,10 +39,14 @@ export const CreateCollectionRequestSchema: GenMessage<CreateCollectionRequest> 
   messageDesc(file_quire_v1_knowledge_service, 0);
 
 /**
+ * The answer to CreateCollection.
+ *
  * @generated from message quire.v1.CreateCollectionResponse
  */
 export type CreateCollectionResponse = Message<"quire.v1.CreateCollectionResponse"> & {
   /**
+   * The new collection.
+   *
    * @generated from field: quire.v1.Collection collection = 1;
    */
   collection?: Collection | undefined;
@@ -49,10 +60,14 @@ export const CreateCollectionResponseSchema: GenMessage<CreateCollectionResponse
   messageDesc(file_quire_v1_knowledge_service, 1);
 
 /**
+ * Asks for one collection.
+ *
  * @generated from message quire.v1.GetCollectionRequest
  */
 export type GetCollectionRequest = Message<"quire.v1.GetCollectionRequest"> & {
   /**
+   * The collection's id (a UUID); a malformed or unknown one is COLLECTION_NOT_FOUND.
+   *
    * @generated from field: string collection_id = 1;
    */
   collectionId: string;
@@ -66,10 +81,14 @@ export const GetCollectionRequestSchema: GenMessage<GetCollectionRequest> = /*@_
   messageDesc(file_quire_v1_knowledge_service, 2);
 
 /**
+ * The answer to GetCollection.
+ *
  * @generated from message quire.v1.GetCollectionResponse
  */
 export type GetCollectionResponse = Message<"quire.v1.GetCollectionResponse"> & {
   /**
+   * The collection.
+   *
    * @generated from field: quire.v1.Collection collection = 1;
    */
   collection?: Collection | undefined;
@@ -83,6 +102,8 @@ export const GetCollectionResponseSchema: GenMessage<GetCollectionResponse> = /*
   messageDesc(file_quire_v1_knowledge_service, 3);
 
 /**
+ * Asks for the caller organisation's collections; takes no arguments.
+ *
  * @generated from message quire.v1.ListCollectionsRequest
  */
 export type ListCollectionsRequest = Message<"quire.v1.ListCollectionsRequest"> & {
@@ -96,15 +117,21 @@ export const ListCollectionsRequestSchema: GenMessage<ListCollectionsRequest> = 
   messageDesc(file_quire_v1_knowledge_service, 4);
 
 /**
+ * The answer to ListCollections.
+ *
  * @generated from message quire.v1.ListCollectionsResponse
  */
 export type ListCollectionsResponse = Message<"quire.v1.ListCollectionsResponse"> & {
   /**
+   * The version of this message's layout; 1 for every message of quire.v1 today.
+   *
    * @generated from field: uint32 schema_version = 1;
    */
   schemaVersion: number;
 
   /**
+   * Every non-deleted collection of the caller's organisation, by name.
+   *
    * @generated from field: repeated quire.v1.Collection collections = 2;
    */
   collections: Collection[];
@@ -118,10 +145,14 @@ export const ListCollectionsResponseSchema: GenMessage<ListCollectionsResponse> 
   messageDesc(file_quire_v1_knowledge_service, 5);
 
 /**
+ * Soft-deletes a collection.
+ *
  * @generated from message quire.v1.DeleteCollectionRequest
  */
 export type DeleteCollectionRequest = Message<"quire.v1.DeleteCollectionRequest"> & {
   /**
+   * The collection's id (a UUID); a malformed or unknown one is COLLECTION_NOT_FOUND.
+   *
    * @generated from field: string collection_id = 1;
    */
   collectionId: string;
@@ -135,10 +166,14 @@ export const DeleteCollectionRequestSchema: GenMessage<DeleteCollectionRequest> 
   messageDesc(file_quire_v1_knowledge_service, 6);
 
 /**
+ * The answer to DeleteCollection.
+ *
  * @generated from message quire.v1.DeleteCollectionResponse
  */
 export type DeleteCollectionResponse = Message<"quire.v1.DeleteCollectionResponse"> & {
   /**
+   * The collection as it was deleted.
+   *
    * @generated from field: quire.v1.Collection collection = 1;
    */
   collection?: Collection | undefined;
@@ -152,30 +187,37 @@ export const DeleteCollectionResponseSchema: GenMessage<DeleteCollectionResponse
   messageDesc(file_quire_v1_knowledge_service, 7);
 
 /**
+ * What an upload is: the first message of UploadDocument.
+ *
  * @generated from message quire.v1.UploadMetadata
  */
 export type UploadMetadata = Message<"quire.v1.UploadMetadata"> & {
   /**
+   * The collection to upload into: its id (a UUID); a malformed or unknown one is COLLECTION_NOT_FOUND.
+   *
    * @generated from field: string collection_id = 1;
    */
   collectionId: string;
 
   /**
-   * 1–255 characters, no path separators or NUL.
+   * The file's name: 1–255 characters, no path separators ("/", "\\"), not "." or "..", no
+   * NUL. Its extension picks the file type.
    *
    * @generated from field: string file_name = 2;
    */
   fileName: string;
 
   /**
-   * Used when the file name has no known extension.
+   * The file's media type, at most 255 characters; used when the file name has no known
+   * extension. Empty: told from the file name.
    *
    * @generated from field: string mime_type = 3;
    */
   mimeType: string;
 
   /**
-   * When set, replaces this document's content.
+   * When set, replaces this document's content (an edit): its id, a UUID. Empty: a new
+   * document.
    *
    * @generated from field: string document_id = 4;
    */
@@ -190,21 +232,29 @@ export const UploadMetadataSchema: GenMessage<UploadMetadata> = /*@__PURE__*/
   messageDesc(file_quire_v1_knowledge_service, 8);
 
 /**
+ * A client message of UploadDocument: first `metadata`, then `data` pieces.
+ *
  * @generated from message quire.v1.UploadDocumentRequest
  */
 export type UploadDocumentRequest = Message<"quire.v1.UploadDocumentRequest"> & {
   /**
+   * Which message this is.
+   *
    * @generated from oneof quire.v1.UploadDocumentRequest.message
    */
   message: {
     /**
+     * The first message: what is uploaded and where.
+     *
      * @generated from field: quire.v1.UploadMetadata metadata = 1;
      */
     value: UploadMetadata;
     case: "metadata";
   } | {
     /**
-     * Up to 1 MiB per message.
+     * The next piece of the file's bytes; the clients send 1 MiB pieces. The whole file is
+     * bounded by the server's upload limit (QUIRE_MAX_UPLOAD_BYTES, default 64 MiB):
+     * PAYLOAD_TOO_LARGE beyond it.
      *
      * @generated from field: bytes data = 2;
      */
@@ -221,10 +271,14 @@ export const UploadDocumentRequestSchema: GenMessage<UploadDocumentRequest> = /*
   messageDesc(file_quire_v1_knowledge_service, 9);
 
 /**
+ * The answer to UploadDocument.
+ *
  * @generated from message quire.v1.UploadDocumentResponse
  */
 export type UploadDocumentResponse = Message<"quire.v1.UploadDocumentResponse"> & {
   /**
+   * The stored document, PENDING until the worker has extracted it.
+   *
    * @generated from field: quire.v1.Document document = 1;
    */
   document?: Document | undefined;
@@ -238,10 +292,14 @@ export const UploadDocumentResponseSchema: GenMessage<UploadDocumentResponse> = 
   messageDesc(file_quire_v1_knowledge_service, 10);
 
 /**
+ * Asks for one document.
+ *
  * @generated from message quire.v1.GetDocumentRequest
  */
 export type GetDocumentRequest = Message<"quire.v1.GetDocumentRequest"> & {
   /**
+   * The document's id (a UUID); a malformed or unknown one is DOCUMENT_NOT_FOUND.
+   *
    * @generated from field: string document_id = 1;
    */
   documentId: string;
@@ -255,10 +313,14 @@ export const GetDocumentRequestSchema: GenMessage<GetDocumentRequest> = /*@__PUR
   messageDesc(file_quire_v1_knowledge_service, 11);
 
 /**
+ * The answer to GetDocument.
+ *
  * @generated from message quire.v1.GetDocumentResponse
  */
 export type GetDocumentResponse = Message<"quire.v1.GetDocumentResponse"> & {
   /**
+   * The document's current state.
+   *
    * @generated from field: quire.v1.Document document = 1;
    */
   document?: Document | undefined;
@@ -272,23 +334,27 @@ export const GetDocumentResponseSchema: GenMessage<GetDocumentResponse> = /*@__P
   messageDesc(file_quire_v1_knowledge_service, 12);
 
 /**
+ * Asks for one page of a collection's documents, newest first.
+ *
  * @generated from message quire.v1.ListDocumentsRequest
  */
 export type ListDocumentsRequest = Message<"quire.v1.ListDocumentsRequest"> & {
   /**
+   * The collection's id (a UUID); a malformed or unknown one is COLLECTION_NOT_FOUND.
+   *
    * @generated from field: string collection_id = 1;
    */
   collectionId: string;
 
   /**
-   * Opaque, from a previous response.
+   * Opaque, from a previous response (at most 1,024 characters); empty starts at the newest.
    *
    * @generated from field: string cursor = 2;
    */
   cursor: string;
 
   /**
-   * 1–500; 0 means the default 100.
+   * The most documents to return: 1–500; 0 means the default 100.
    *
    * @generated from field: uint32 limit = 3;
    */
@@ -303,20 +369,28 @@ export const ListDocumentsRequestSchema: GenMessage<ListDocumentsRequest> = /*@_
   messageDesc(file_quire_v1_knowledge_service, 13);
 
 /**
+ * The answer to ListDocuments.
+ *
  * @generated from message quire.v1.ListDocumentsResponse
  */
 export type ListDocumentsResponse = Message<"quire.v1.ListDocumentsResponse"> & {
   /**
+   * The version of this message's layout; 1 for every message of quire.v1 today.
+   *
    * @generated from field: uint32 schema_version = 1;
    */
   schemaVersion: number;
 
   /**
+   * At most `limit` live documents, newest first.
+   *
    * @generated from field: repeated quire.v1.Document documents = 2;
    */
   documents: Document[];
 
   /**
+   * Pass it as the next request's cursor; empty when the listing is complete.
+   *
    * @generated from field: string next_cursor = 3;
    */
   nextCursor: string;
@@ -330,10 +404,14 @@ export const ListDocumentsResponseSchema: GenMessage<ListDocumentsResponse> = /*
   messageDesc(file_quire_v1_knowledge_service, 14);
 
 /**
+ * Removes a document.
+ *
  * @generated from message quire.v1.DeleteDocumentRequest
  */
 export type DeleteDocumentRequest = Message<"quire.v1.DeleteDocumentRequest"> & {
   /**
+   * The document's id (a UUID); a malformed or unknown one is DOCUMENT_NOT_FOUND.
+   *
    * @generated from field: string document_id = 1;
    */
   documentId: string;
@@ -347,10 +425,14 @@ export const DeleteDocumentRequestSchema: GenMessage<DeleteDocumentRequest> = /*
   messageDesc(file_quire_v1_knowledge_service, 15);
 
 /**
+ * The answer to DeleteDocument.
+ *
  * @generated from message quire.v1.DeleteDocumentResponse
  */
 export type DeleteDocumentResponse = Message<"quire.v1.DeleteDocumentResponse"> & {
   /**
+   * The document as it was deleted.
+   *
    * @generated from field: quire.v1.Document document = 1;
    */
   document?: Document | undefined;
@@ -364,10 +446,14 @@ export const DeleteDocumentResponseSchema: GenMessage<DeleteDocumentResponse> = 
   messageDesc(file_quire_v1_knowledge_service, 16);
 
 /**
+ * Watches a collection's documents.
+ *
  * @generated from message quire.v1.WatchDocumentsRequest
  */
 export type WatchDocumentsRequest = Message<"quire.v1.WatchDocumentsRequest"> & {
   /**
+   * The collection's id (a UUID); a malformed or unknown one is COLLECTION_NOT_FOUND.
+   *
    * @generated from field: string collection_id = 1;
    */
   collectionId: string;
@@ -381,10 +467,14 @@ export const WatchDocumentsRequestSchema: GenMessage<WatchDocumentsRequest> = /*
   messageDesc(file_quire_v1_knowledge_service, 17);
 
 /**
+ * A server message of WatchDocuments.
+ *
  * @generated from message quire.v1.WatchDocumentsResponse
  */
 export type WatchDocumentsResponse = Message<"quire.v1.WatchDocumentsResponse"> & {
   /**
+   * A document's current state (status DELETED once it is removed).
+   *
    * @generated from field: quire.v1.Document document = 1;
    */
   document?: Document | undefined;
@@ -398,18 +488,21 @@ export const WatchDocumentsResponseSchema: GenMessage<WatchDocumentsResponse> = 
   messageDesc(file_quire_v1_knowledge_service, 18);
 
 /**
+ * Creates or replaces an agent's attachments.
+ *
  * @generated from message quire.v1.UpsertAgentRequest
  */
 export type UpsertAgentRequest = Message<"quire.v1.UpsertAgentRequest"> & {
   /**
-   * 1–128 characters of [A-Za-z0-9._:-].
+   * The agent's id, chosen by the caller: 1–128 characters of [A-Za-z0-9._:-].
    *
    * @generated from field: string agent_id = 1;
    */
   agentId: string;
 
   /**
-   * Each must be a non-deleted collection of the caller's organisation.
+   * At most 100 collection ids (UUIDs); each must be a non-deleted collection of the caller's
+   * organisation. Duplicates count once. Replaces the agent's previous attachments.
    *
    * @generated from field: repeated string attached_collection_ids = 2;
    */
@@ -424,10 +517,14 @@ export const UpsertAgentRequestSchema: GenMessage<UpsertAgentRequest> = /*@__PUR
   messageDesc(file_quire_v1_knowledge_service, 19);
 
 /**
+ * The answer to UpsertAgent.
+ *
  * @generated from message quire.v1.UpsertAgentResponse
  */
 export type UpsertAgentResponse = Message<"quire.v1.UpsertAgentResponse"> & {
   /**
+   * The agent as stored.
+   *
    * @generated from field: quire.v1.Agent agent = 1;
    */
   agent?: Agent | undefined;
@@ -441,10 +538,14 @@ export const UpsertAgentResponseSchema: GenMessage<UpsertAgentResponse> = /*@__P
   messageDesc(file_quire_v1_knowledge_service, 20);
 
 /**
+ * Asks for one agent.
+ *
  * @generated from message quire.v1.GetAgentRequest
  */
 export type GetAgentRequest = Message<"quire.v1.GetAgentRequest"> & {
   /**
+   * The agent's id (at most 128 characters; a longer id is never found: AGENT_NOT_FOUND).
+   *
    * @generated from field: string agent_id = 1;
    */
   agentId: string;
@@ -458,10 +559,14 @@ export const GetAgentRequestSchema: GenMessage<GetAgentRequest> = /*@__PURE__*/
   messageDesc(file_quire_v1_knowledge_service, 21);
 
 /**
+ * The answer to GetAgent.
+ *
  * @generated from message quire.v1.GetAgentResponse
  */
 export type GetAgentResponse = Message<"quire.v1.GetAgentResponse"> & {
   /**
+   * The agent.
+   *
    * @generated from field: quire.v1.Agent agent = 1;
    */
   agent?: Agent | undefined;
@@ -475,20 +580,24 @@ export const GetAgentResponseSchema: GenMessage<GetAgentResponse> = /*@__PURE__*
   messageDesc(file_quire_v1_knowledge_service, 22);
 
 /**
+ * A search of an agent's (or the named) collections.
+ *
  * @generated from message quire.v1.SearchKnowledgeRequest
  */
 export type SearchKnowledgeRequest = Message<"quire.v1.SearchKnowledgeRequest"> & {
   /**
+   * The agent whose attached collections to search (at most 128 characters).
+   *
    * Exactly one of agent_id or collection_ids. The agent's current attachments that are still
-   * live are searched (deleted ones are skipped).
+   * live are searched (deleted ones are skipped). A longer id is never found (AGENT_NOT_FOUND).
    *
    * @generated from field: string agent_id = 1;
    */
   agentId: string;
 
   /**
-   * Each must be a live collection of the caller's organisation: a malformed id is
-   * INVALID_REQUEST, any other is COLLECTION_NOT_FOUND; both name the entry, e.g.
+   * At most 100; each must be a live collection of the caller's organisation: a malformed id
+   * is INVALID_REQUEST, any other is COLLECTION_NOT_FOUND; both name the entry, e.g.
    * "collection_ids[2]".
    *
    * @generated from field: repeated string collection_ids = 2;
@@ -496,14 +605,17 @@ export type SearchKnowledgeRequest = Message<"quire.v1.SearchKnowledgeRequest"> 
   collectionIds: string[];
 
   /**
-   * At most 500 characters; blank gives an empty result.
+   * What to search for, at most 500 characters; blank gives an empty result.
    *
    * @generated from field: string query = 3;
    */
   query: string;
 
   /**
-   * 1 to the organisation's bound (default 8, at most 50); 0 means 8.
+   * The most hits to return: 1 to the organisation's bound (at most 50), default 8.
+   *
+   * The bound is RetrievalPolicy.max_search_limit (default 8). 0 (unset) means 8, or the bound
+   * when it is lower.
    *
    * @generated from field: uint32 limit = 4;
    */
@@ -518,15 +630,21 @@ export const SearchKnowledgeRequestSchema: GenMessage<SearchKnowledgeRequest> = 
   messageDesc(file_quire_v1_knowledge_service, 23);
 
 /**
+ * The answer to SearchKnowledge.
+ *
  * @generated from message quire.v1.SearchKnowledgeResponse
  */
 export type SearchKnowledgeResponse = Message<"quire.v1.SearchKnowledgeResponse"> & {
   /**
+   * The version of this message's layout; 1 for every message of quire.v1 today.
+   *
    * @generated from field: uint32 schema_version = 1;
    */
   schemaVersion: number;
 
   /**
+   * At most `limit` hits, best first.
+   *
    * @generated from field: repeated quire.v1.KnowledgeHit hits = 2;
    */
   hits: KnowledgeHit[];
@@ -539,6 +657,8 @@ export type SearchKnowledgeResponse = Message<"quire.v1.SearchKnowledgeResponse"
   mode: RetrievalMode;
 
   /**
+   * True when the hits were served from the search cache.
+   *
    * @generated from field: bool cached = 4;
    */
   cached: boolean;
@@ -552,37 +672,51 @@ export const SearchKnowledgeResponseSchema: GenMessage<SearchKnowledgeResponse> 
   messageDesc(file_quire_v1_knowledge_service, 24);
 
 /**
+ * A read of a slice of a document's extracted text.
+ *
  * @generated from message quire.v1.ReadDocumentRequest
  */
 export type ReadDocumentRequest = Message<"quire.v1.ReadDocumentRequest"> & {
   /**
-   * Exactly one of agent_id or collection_ids.
+   * The agent whose attached collections the document must be in (at most 128 characters).
+   *
+   * Exactly one of agent_id or collection_ids. An unknown agent, or a longer id, is
+   * DOCUMENT_NOT_FOUND.
    *
    * @generated from field: string agent_id = 1;
    */
   agentId: string;
 
   /**
-   * Checked as in SearchKnowledgeRequest.
+   * Checked as in SearchKnowledgeRequest: at most 100; each must be a live collection of the caller's organisation: a malformed id
+   * is INVALID_REQUEST, any other is COLLECTION_NOT_FOUND; both name the entry, e.g.
+   * "collection_ids[2]".
    *
    * @generated from field: repeated string collection_ids = 2;
    */
   collectionIds: string[];
 
   /**
+   * The document to read: its id, as a search hit gives it.
+   *
+   * A UUID. Unknown, deleted, outside the searched collections or malformed: DOCUMENT_NOT_FOUND.
+   *
    * @generated from field: string document_id = 3;
    */
   documentId: string;
 
   /**
-   * In code points; default 0.
+   * Where to start reading, in Unicode code points from the start of the text; pass the
+   * previous read's next_offset to continue. Default 0.
    *
    * @generated from field: uint64 offset = 4;
    */
   offset: bigint;
 
   /**
-   * 1–4,000 code points; 0 means 4,000.
+   * The most code points to return: 1–4,000, default 4,000.
+   *
+   * 0 (unset) means the default.
    *
    * @generated from field: uint32 max_chars = 5;
    */
@@ -597,10 +731,14 @@ export const ReadDocumentRequestSchema: GenMessage<ReadDocumentRequest> = /*@__P
   messageDesc(file_quire_v1_knowledge_service, 25);
 
 /**
+ * The answer to ReadDocument.
+ *
  * @generated from message quire.v1.ReadDocumentResponse
  */
 export type ReadDocumentResponse = Message<"quire.v1.ReadDocumentResponse"> & {
   /**
+   * The slice and the document it comes from.
+   *
    * @generated from field: quire.v1.DocumentSlice slice = 1;
    */
   slice?: DocumentSlice | undefined;
@@ -614,10 +752,14 @@ export const ReadDocumentResponseSchema: GenMessage<ReadDocumentResponse> = /*@_
   messageDesc(file_quire_v1_knowledge_service, 26);
 
 /**
+ * Asks for a collection's index generations.
+ *
  * @generated from message quire.v1.GetIndexStatusRequest
  */
 export type GetIndexStatusRequest = Message<"quire.v1.GetIndexStatusRequest"> & {
   /**
+   * The collection's id (a UUID); a malformed or unknown one is COLLECTION_NOT_FOUND.
+   *
    * @generated from field: string collection_id = 1;
    */
   collectionId: string;
@@ -631,10 +773,14 @@ export const GetIndexStatusRequestSchema: GenMessage<GetIndexStatusRequest> = /*
   messageDesc(file_quire_v1_knowledge_service, 27);
 
 /**
+ * The answer to GetIndexStatus.
+ *
  * @generated from message quire.v1.GetIndexStatusResponse
  */
 export type GetIndexStatusResponse = Message<"quire.v1.GetIndexStatusResponse"> & {
   /**
+   * The collection's generations and which one serves.
+   *
    * @generated from field: quire.v1.IndexStatus status = 1;
    */
   status?: IndexStatus | undefined;
@@ -648,10 +794,14 @@ export const GetIndexStatusResponseSchema: GenMessage<GetIndexStatusResponse> = 
   messageDesc(file_quire_v1_knowledge_service, 28);
 
 /**
+ * Watches a collection's index generations.
+ *
  * @generated from message quire.v1.WatchIndexStatusRequest
  */
 export type WatchIndexStatusRequest = Message<"quire.v1.WatchIndexStatusRequest"> & {
   /**
+   * The collection's id (a UUID); a malformed or unknown one is COLLECTION_NOT_FOUND.
+   *
    * @generated from field: string collection_id = 1;
    */
   collectionId: string;
@@ -665,10 +815,14 @@ export const WatchIndexStatusRequestSchema: GenMessage<WatchIndexStatusRequest> 
   messageDesc(file_quire_v1_knowledge_service, 29);
 
 /**
+ * A server message of WatchIndexStatus.
+ *
  * @generated from message quire.v1.WatchIndexStatusResponse
  */
 export type WatchIndexStatusResponse = Message<"quire.v1.WatchIndexStatusResponse"> & {
   /**
+   * The collection's generations after a change.
+   *
    * @generated from field: quire.v1.IndexStatus status = 1;
    */
   status?: IndexStatus | undefined;

@@ -125,6 +125,8 @@ export const ToolOptionsSchema: GenMessage<ToolOptions> = /*@__PURE__*/
  */
 export enum CallKind {
   /**
+   * Never valid on an RPC.
+   *
    * @generated from enum value: CALL_KIND_UNSPECIFIED = 0;
    */
   UNSPECIFIED = 0,

@@ -21,6 +21,8 @@ export const file_quire_v1_pages: GenFile = /*@__PURE__*/
  */
 export type Page = Message<"quire.v1.Page"> & {
   /**
+   * The version of this message's layout; 1 for every message of quire.v1 today.
+   *
    * @generated from field: uint32 schema_version = 1;
    */
   schemaVersion: number;
@@ -33,6 +35,8 @@ export type Page = Message<"quire.v1.Page"> & {
   contentId: string;
 
   /**
+   * The namespace the page belongs to.
+   *
    * @generated from field: string namespace = 3;
    */
   namespace: string;
@@ -52,6 +56,9 @@ export type Page = Message<"quire.v1.Page"> & {
   url: string;
 
   /**
+   * The page's title: its link text in llms.txt, else its front matter title, else its first
+   * heading, else its path.
+   *
    * @generated from field: string title = 6;
    */
   title: string;
@@ -99,6 +106,8 @@ export type Page = Message<"quire.v1.Page"> & {
   totalChars: bigint;
 
   /**
+   * When this revision was published.
+   *
    * @generated from field: google.protobuf.Timestamp published_at = 13;
    */
   publishedAt?: Timestamp | undefined;
@@ -133,21 +142,29 @@ export const PageSchema: GenMessage<Page> = /*@__PURE__*/
  */
 export type SearchHit = Message<"quire.v1.SearchHit"> & {
   /**
+   * The version of this message's layout; 1 for every message of quire.v1 today.
+   *
    * @generated from field: uint32 schema_version = 1;
    */
   schemaVersion: number;
 
   /**
+   * The page's canonical path (see Page.path).
+   *
    * @generated from field: string path = 2;
    */
   path: string;
 
   /**
+   * The page's citation URL.
+   *
    * @generated from field: string url = 3;
    */
   url: string;
 
   /**
+   * The page's title.
+   *
    * @generated from field: string title = 4;
    */
   title: string;
@@ -160,6 +177,8 @@ export type SearchHit = Message<"quire.v1.SearchHit"> & {
   revision: string;
 
   /**
+   * Opaque id of the chunk.
+   *
    * @generated from field: string chunk_id = 6;
    */
   chunkId: string;
@@ -172,8 +191,8 @@ export type SearchHit = Message<"quire.v1.SearchHit"> & {
   content: string;
 
   /**
-   * Reciprocal-rank-fusion score across arms and phrasings; higher is better, only
-   * comparable within one result.
+   * The fused score of the chunk across the full-text and vector arms and the phrasings;
+   * higher is better, comparable only within one result.
    *
    * @generated from field: double score = 8;
    */
@@ -187,6 +206,8 @@ export type SearchHit = Message<"quire.v1.SearchHit"> & {
   rank: number;
 
   /**
+   * The headings above the chunk, outermost first (its breadcrumb); empty above the first.
+   *
    * @generated from field: repeated string heading_path = 10;
    */
   headingPath: string[];
@@ -200,25 +221,35 @@ export const SearchHitSchema: GenMessage<SearchHit> = /*@__PURE__*/
   messageDesc(file_quire_v1_pages, 1);
 
 /**
+ * The answer to SearchPages: the fused hits of the query and its alternatives.
+ *
  * @generated from message quire.v1.SearchResult
  */
 export type SearchResult = Message<"quire.v1.SearchResult"> & {
   /**
+   * The version of this message's layout; 1 for every message of quire.v1 today.
+   *
    * @generated from field: uint32 schema_version = 1;
    */
   schemaVersion: number;
 
   /**
+   * The namespace searched.
+   *
    * @generated from field: string namespace = 2;
    */
   namespace: string;
 
   /**
+   * The query as sent.
+   *
    * @generated from field: string query = 3;
    */
   query: string;
 
   /**
+   * At most `limit` hits, best first, at most 3 per page.
+   *
    * @generated from field: repeated quire.v1.SearchHit hits = 4;
    */
   hits: SearchHit[];
@@ -245,6 +276,8 @@ export type SearchResult = Message<"quire.v1.SearchResult"> & {
   partial: boolean;
 
   /**
+   * Human-readable notes on a partial result (which phrasing failed and why).
+   *
    * @generated from field: repeated string warnings = 8;
    */
   warnings: string[];
@@ -265,15 +298,21 @@ export const SearchResultSchema: GenMessage<SearchResult> = /*@__PURE__*/
   messageDesc(file_quire_v1_pages, 2);
 
 /**
+ * The answer to ReadPage: a slice of one page's text.
+ *
  * @generated from message quire.v1.PageRead
  */
 export type PageRead = Message<"quire.v1.PageRead"> & {
   /**
+   * The version of this message's layout; 1 for every message of quire.v1 today.
+   *
    * @generated from field: uint32 schema_version = 1;
    */
   schemaVersion: number;
 
   /**
+   * The page read, at the revision the slice comes from.
+   *
    * @generated from field: quire.v1.Page page = 2;
    */
   page?: Page | undefined;
@@ -286,16 +325,22 @@ export type PageRead = Message<"quire.v1.PageRead"> & {
   content: string;
 
   /**
+   * Where the slice starts, in code points (the request's offset).
+   *
    * @generated from field: uint64 offset = 4;
    */
   offset: bigint;
 
   /**
+   * Where the slice ends, in code points: pass it as the next request's offset.
+   *
    * @generated from field: uint64 next_offset = 5;
    */
   nextOffset: bigint;
 
   /**
+   * Length of the page's whole text in code points.
+   *
    * @generated from field: uint64 total_chars = 6;
    */
   totalChars: bigint;
@@ -316,15 +361,21 @@ export const PageReadSchema: GenMessage<PageRead> = /*@__PURE__*/
   messageDesc(file_quire_v1_pages, 3);
 
 /**
+ * The answer to ListPages: one page of the listing.
+ *
  * @generated from message quire.v1.PageList
  */
 export type PageList = Message<"quire.v1.PageList"> & {
   /**
+   * The version of this message's layout; 1 for every message of quire.v1 today.
+   *
    * @generated from field: uint32 schema_version = 1;
    */
   schemaVersion: number;
 
   /**
+   * At most `limit` pages in path order.
+   *
    * @generated from field: repeated quire.v1.Page pages = 2;
    */
   pages: Page[];
@@ -344,6 +395,8 @@ export type PageList = Message<"quire.v1.PageList"> & {
   restartRequired: boolean;
 
   /**
+   * Namespace filesystem version the listing was read at.
+   *
    * @generated from field: int64 filesystem_version = 5;
    */
   filesystemVersion: bigint;
@@ -357,37 +410,50 @@ export const PageListSchema: GenMessage<PageList> = /*@__PURE__*/
   messageDesc(file_quire_v1_pages, 4);
 
 /**
+ * One line of a page that contains the grep query.
+ *
  * @generated from message quire.v1.GrepMatch
  */
 export type GrepMatch = Message<"quire.v1.GrepMatch"> & {
   /**
+   * The version of this message's layout; 1 for every message of quire.v1 today.
+   *
    * @generated from field: uint32 schema_version = 1;
    */
   schemaVersion: number;
 
   /**
+   * The page's canonical path.
+   *
    * @generated from field: string path = 2;
    */
   path: string;
 
   /**
-   * 1-based.
+   * 1-based line number within the page's text.
    *
    * @generated from field: uint32 line_number = 3;
    */
   lineNumber: number;
 
   /**
+   * The matching line; a line longer than 500 code points is clipped around the match, with
+   * "…" marking each cut.
+   *
    * @generated from field: string line = 4;
    */
   line: string;
 
   /**
+   * The page's citation URL.
+   *
    * @generated from field: string url = 5;
    */
   url: string;
 
   /**
+   * The page's revision the line was read from.
+   *
    * @generated from field: string revision = 6;
    */
   revision: string;
@@ -401,15 +467,21 @@ export const GrepMatchSchema: GenMessage<GrepMatch> = /*@__PURE__*/
   messageDesc(file_quire_v1_pages, 5);
 
 /**
+ * The answer to GrepPages.
+ *
  * @generated from message quire.v1.GrepResult
  */
 export type GrepResult = Message<"quire.v1.GrepResult"> & {
   /**
+   * The version of this message's layout; 1 for every message of quire.v1 today.
+   *
    * @generated from field: uint32 schema_version = 1;
    */
   schemaVersion: number;
 
   /**
+   * At most `limit` matches, in path order, then line order.
+   *
    * @generated from field: repeated quire.v1.GrepMatch matches = 2;
    */
   matches: GrepMatch[];
@@ -422,11 +494,15 @@ export type GrepResult = Message<"quire.v1.GrepResult"> & {
   complete: boolean;
 
   /**
+   * Why the scan stopped early; UNSPECIFIED when it was complete.
+   *
    * @generated from field: quire.v1.GrepStopReason stop_reason = 4;
    */
   stopReason: GrepStopReason;
 
   /**
+   * Namespace filesystem version of the snapshot the scan read.
+   *
    * @generated from field: int64 filesystem_version = 5;
    */
   filesystemVersion: bigint;
@@ -440,40 +516,56 @@ export const GrepResultSchema: GenMessage<GrepResult> = /*@__PURE__*/
   messageDesc(file_quire_v1_pages, 6);
 
 /**
+ * Progress of a running sync, streamed by SyncPages; counts are totals so far, in pages.
+ *
  * @generated from message quire.v1.PageSyncProgress
  */
 export type PageSyncProgress = Message<"quire.v1.PageSyncProgress"> & {
   /**
+   * The version of this message's layout; 1 for every message of quire.v1 today.
+   *
    * @generated from field: uint32 schema_version = 1;
    */
   schemaVersion: number;
 
   /**
+   * The stage the sync is in.
+   *
    * @generated from field: quire.v1.SyncStage stage = 2;
    */
   stage: SyncStage;
 
   /**
+   * Pages found by discovery.
+   *
    * @generated from field: uint32 discovered = 3;
    */
   discovered: number;
 
   /**
+   * Pages fetched and compared so far.
+   *
    * @generated from field: uint32 processed = 4;
    */
   processed: number;
 
   /**
+   * Pages published with new content so far.
+   *
    * @generated from field: uint32 updated = 5;
    */
   updated: number;
 
   /**
+   * Pages that could not be fetched or published so far.
+   *
    * @generated from field: uint32 failed = 6;
    */
   failed: number;
 
   /**
+   * Pages removed because the site no longer lists them.
+   *
    * @generated from field: uint32 deleted = 7;
    */
   deleted: number;
@@ -500,6 +592,8 @@ export const PageSyncProgressSchema: GenMessage<PageSyncProgress> = /*@__PURE__*
  */
 export type DiscoveryCheck = Message<"quire.v1.DiscoveryCheck"> & {
   /**
+   * The version of this message's layout; 1 for every message of quire.v1 today.
+   *
    * @generated from field: uint32 schema_version = 1;
    */
   schemaVersion: number;
@@ -527,35 +621,50 @@ export const DiscoveryCheckSchema: GenMessage<DiscoveryCheck> = /*@__PURE__*/
   messageDesc(file_quire_v1_pages, 8);
 
 /**
+ * The outcome of one sync: the last message of SyncPages, also kept for GetSyncReport. Counts
+ * are in pages.
+ *
  * @generated from message quire.v1.SyncReport
  */
 export type SyncReport = Message<"quire.v1.SyncReport"> & {
   /**
+   * The version of this message's layout; 1 for every message of quire.v1 today.
+   *
    * @generated from field: uint32 schema_version = 1;
    */
   schemaVersion: number;
 
   /**
+   * The namespace synced.
+   *
    * @generated from field: string namespace = 2;
    */
   namespace: string;
 
   /**
+   * The overall outcome.
+   *
    * @generated from field: quire.v1.SyncStatus status = 3;
    */
   status: SyncStatus;
 
   /**
+   * Pages found by discovery.
+   *
    * @generated from field: uint32 discovered = 4;
    */
   discovered: number;
 
   /**
+   * Pages published with new content.
+   *
    * @generated from field: uint32 updated = 5;
    */
   updated: number;
 
   /**
+   * Pages removed because the site no longer lists them.
+   *
    * @generated from field: uint32 deleted = 6;
    */
   deleted: number;
@@ -596,16 +705,22 @@ export type SyncReport = Message<"quire.v1.SyncReport"> & {
   embeddedChunks: number;
 
   /**
+   * Namespace filesystem version after the sync.
+   *
    * @generated from field: int64 filesystem_version = 12;
    */
   filesystemVersion: bigint;
 
   /**
+   * When the sync started.
+   *
    * @generated from field: google.protobuf.Timestamp started_at = 13;
    */
   startedAt?: Timestamp | undefined;
 
   /**
+   * When the sync ended.
+   *
    * @generated from field: google.protobuf.Timestamp finished_at = 14;
    */
   finishedAt?: Timestamp | undefined;
@@ -618,6 +733,8 @@ export type SyncReport = Message<"quire.v1.SyncReport"> & {
   metadataOnly: number;
 
   /**
+   * True when the client closed the stream before the end; nothing was pruned.
+   *
    * @generated from field: bool cancelled = 16;
    */
   cancelled: boolean;
@@ -631,10 +748,14 @@ export const SyncReportSchema: GenMessage<SyncReport> = /*@__PURE__*/
   messageDesc(file_quire_v1_pages, 9);
 
 /**
+ * The answer to RunCommand: the command's output as a shell would print it.
+ *
  * @generated from message quire.v1.CommandResult
  */
 export type CommandResult = Message<"quire.v1.CommandResult"> & {
   /**
+   * The version of this message's layout; 1 for every message of quire.v1 today.
+   *
    * @generated from field: uint32 schema_version = 1;
    */
   schemaVersion: number;
@@ -654,6 +775,8 @@ export type CommandResult = Message<"quire.v1.CommandResult"> & {
   exitCode: number;
 
   /**
+   * True when the output was cut at 30,000 characters.
+   *
    * @generated from field: bool truncated = 4;
    */
   truncated: boolean;
@@ -674,35 +797,50 @@ export const CommandResultSchema: GenMessage<CommandResult> = /*@__PURE__*/
   messageDesc(file_quire_v1_pages, 10);
 
 /**
+ * A namespace of the caller's organisation: one synced documentation site.
+ *
  * @generated from message quire.v1.Namespace
  */
 export type Namespace = Message<"quire.v1.Namespace"> & {
   /**
+   * The version of this message's layout; 1 for every message of quire.v1 today.
+   *
    * @generated from field: uint32 schema_version = 1;
    */
   schemaVersion: number;
 
   /**
+   * The namespace's name (1–128 characters of [A-Za-z0-9._-]).
+   *
    * @generated from field: string name = 2;
    */
   name: string;
 
   /**
+   * Pages currently published.
+   *
    * @generated from field: uint32 page_count = 3;
    */
   pageCount: number;
 
   /**
+   * Advances on every publish or removal of a page; search and list results name the version
+   * they read.
+   *
    * @generated from field: int64 filesystem_version = 4;
    */
   filesystemVersion: bigint;
 
   /**
+   * The URL the last sync started from.
+   *
    * @generated from field: string source_url = 5;
    */
   sourceUrl: string;
 
   /**
+   * When the namespace last changed.
+   *
    * @generated from field: google.protobuf.Timestamp updated_at = 6;
    */
   updatedAt?: Timestamp | undefined;
@@ -722,11 +860,15 @@ export const NamespaceSchema: GenMessage<Namespace> = /*@__PURE__*/
  */
 export type ToolDefinition = Message<"quire.v1.ToolDefinition"> & {
   /**
+   * The tool's name as a model sees it, e.g. "search_pages".
+   *
    * @generated from field: string name = 1;
    */
   name: string;
 
   /**
+   * What the tool does, written for a model.
+   *
    * @generated from field: string description = 2;
    */
   description: string;
@@ -753,6 +895,8 @@ export const ToolDefinitionSchema: GenMessage<ToolDefinition> = /*@__PURE__*/
  */
 export enum GrepStopReason {
   /**
+   * The scan was complete (GrepResult.complete is true).
+   *
    * @generated from enum value: GREP_STOP_REASON_UNSPECIFIED = 0;
    */
   UNSPECIFIED = 0,
@@ -792,6 +936,8 @@ export const GrepStopReasonSchema: GenEnum<GrepStopReason> = /*@__PURE__*/
  */
 export enum SyncStatus {
   /**
+   * Never sent.
+   *
    * @generated from enum value: SYNC_STATUS_UNSPECIFIED = 0;
    */
   UNSPECIFIED = 0,
@@ -831,36 +977,50 @@ export const SyncStatusSchema: GenEnum<SyncStatus> = /*@__PURE__*/
  */
 export enum SyncStage {
   /**
+   * Never sent.
+   *
    * @generated from enum value: SYNC_STAGE_UNSPECIFIED = 0;
    */
   UNSPECIFIED = 0,
 
   /**
+   * Waiting for the namespace's sync lock (one sync per namespace at a time).
+   *
    * @generated from enum value: SYNC_STAGE_LOCKING = 1;
    */
   LOCKING = 1,
 
   /**
+   * Reading llms.txt and sitemap.xml to find the site's pages.
+   *
    * @generated from enum value: SYNC_STAGE_DISCOVERING = 2;
    */
   DISCOVERING = 2,
 
   /**
+   * Waiting for the client's DiscoveryDecision (validate_discovery only).
+   *
    * @generated from enum value: SYNC_STAGE_VALIDATING = 3;
    */
   VALIDATING = 3,
 
   /**
+   * Fetching, chunking, embedding and publishing pages.
+   *
    * @generated from enum value: SYNC_STAGE_FETCHING = 4;
    */
   FETCHING = 4,
 
   /**
+   * Removing pages the site no longer lists.
+   *
    * @generated from enum value: SYNC_STAGE_PRUNING = 5;
    */
   PRUNING = 5,
 
   /**
+   * Finished; the SyncReport follows.
+   *
    * @generated from enum value: SYNC_STAGE_DONE = 6;
    */
   DONE = 6,

@@ -4,6 +4,8 @@
 
 import type { GenFile, GenMessage, GenService } from "@bufbuild/protobuf/codegenv2";
 import { fileDesc, messageDesc, serviceDesc } from "@bufbuild/protobuf/codegenv2";
+import { file_quire_v1_bounds } from "./bounds_pb.js";
+import { file_quire_v1_options } from "./options_pb.js";
 import type { CommandResult, DiscoveryCheck, GrepResult, Namespace, PageList, PageRead, PageSyncProgress, SearchResult, SyncReport, ToolDefinition } from "./pages_pb.js";
 import { file_quire_v1_pages } from "./pages_pb.js";
 import type { PageSearchConfig } from "./search_config_pb.js";
@@ -14,7 +16,7 @@ import type { Message } from "@bufbuild/protobuf";
  * Describes the file quire/v1/pages_service.proto.
  */
 export const file_quire_v1_pages_service: GenFile = /*@__PURE__*/
-  fileDesc("ChxxdWlyZS92MS9wYWdlc19zZXJ2aWNlLnByb3RvEghxdWlyZS52MSKoAQoJU3luY1N0YXJ0EhEKCW5hbWVzcGFjZRgBIAEoCRILCgN1cmwYAiABKAkSEgoKcHVibGljX3VybBgDIAEoCRIRCgl0cmFuc2Zvcm0YBCABKAkSFQoNaW5kZXhfdmVyc2lvbhgFIAEoCRIPCgdyZWluZGV4GAYgASgIEhoKEnZhbGlkYXRlX2Rpc2NvdmVyeRgHIAEoCBIQCghsYW5ndWFnZRgIIAEoCSIjChFEaXNjb3ZlcnlEZWNpc2lvbhIOCgZhY2NlcHQYASABKAgidAoQU3luY1BhZ2VzUmVxdWVzdBIkCgVzdGFydBgBIAEoCzITLnF1aXJlLnYxLlN5bmNTdGFydEgAEi8KCGRlY2lzaW9uGAIgASgLMhsucXVpcmUudjEuRGlzY292ZXJ5RGVjaXNpb25IAEIJCgdtZXNzYWdlIqsBChFTeW5jUGFnZXNSZXNwb25zZRIuCghwcm9ncmVzcxgBIAEoCzIaLnF1aXJlLnYxLlBhZ2VTeW5jUHJvZ3Jlc3NIABIzCg9kaXNjb3ZlcnlfY2hlY2sYAiABKAsyGC5xdWlyZS52MS5EaXNjb3ZlcnlDaGVja0gAEiYKBnJlcG9ydBgDIAEoCzIULnF1aXJlLnYxLlN5bmNSZXBvcnRIAEIJCgdtZXNzYWdlIqEBChJTZWFyY2hQYWdlc1JlcXVlc3QSEQoJbmFtZXNwYWNlGAEgASgJEg0KBXF1ZXJ5GAIgASgJEhQKDGFsdGVybmF0aXZlcxgDIAMoCRINCgVsaW1pdBgEIAEoDRIYChBtYXhfb3V0cHV0X2J5dGVzGAUgASgNEioKBmNvbmZpZxgGIAEoCzIaLnF1aXJlLnYxLlBhZ2VTZWFyY2hDb25maWciPQoTU2VhcmNoUGFnZXNSZXNwb25zZRImCgZyZXN1bHQYASABKAsyFi5xdWlyZS52MS5TZWFyY2hSZXN1bHQiZwoPUmVhZFBhZ2VSZXF1ZXN0EhEKCW5hbWVzcGFjZRgBIAEoCRIMCgRwYXRoGAIgASgJEhAKCHJldmlzaW9uGAMgASgJEg4KBm9mZnNldBgEIAEoBBIRCgltYXhfY2hhcnMYBSABKA0iOQoQUmVhZFBhZ2VSZXNwb25zZRIlCglwYWdlX3JlYWQYASABKAsyEi5xdWlyZS52MS5QYWdlUmVhZCJUChBMaXN0UGFnZXNSZXF1ZXN0EhEKCW5hbWVzcGFjZRgBIAEoCRIOCgZwcmVmaXgYAiABKAkSDgoGY3Vyc29yGAMgASgJEg0KBWxpbWl0GAQgASgNIjoKEUxpc3RQYWdlc1Jlc3BvbnNlEiUKCXBhZ2VfbGlzdBgBIAEoCzISLnF1aXJlLnYxLlBhZ2VMaXN0ImgKEEdyZXBQYWdlc1JlcXVlc3QSEQoJbmFtZXNwYWNlGAEgASgJEg0KBXF1ZXJ5GAIgASgJEg4KBnByZWZpeBgDIAEoCRITCgtpZ25vcmVfY2FzZRgEIAEoCBINCgVsaW1pdBgFIAEoDSI5ChFHcmVwUGFnZXNSZXNwb25zZRIkCgZyZXN1bHQYASABKAsyFC5xdWlyZS52MS5HcmVwUmVzdWx0IjcKEVJ1bkNvbW1hbmRSZXF1ZXN0EhEKCW5hbWVzcGFjZRgBIAEoCRIPCgdjb21tYW5kGAIgASgJIj0KElJ1bkNvbW1hbmRSZXNwb25zZRInCgZyZXN1bHQYASABKAsyFy5xdWlyZS52MS5Db21tYW5kUmVzdWx0IhYKFERlc2NyaWJlVG9vbHNSZXF1ZXN0IlgKFURlc2NyaWJlVG9vbHNSZXNwb25zZRIWCg5zY2hlbWFfdmVyc2lvbhgBIAEoDRInCgV0b29scxgCIAMoCzIYLnF1aXJlLnYxLlRvb2xEZWZpbml0aW9uIikKFEdldFN5bmNSZXBvcnRSZXF1ZXN0EhEKCW5hbWVzcGFjZRgBIAEoCSI9ChVHZXRTeW5jUmVwb3J0UmVzcG9uc2USJAoGcmVwb3J0GAEgASgLMhQucXVpcmUudjEuU3luY1JlcG9ydCIXChVMaXN0TmFtZXNwYWNlc1JlcXVlc3QiWQoWTGlzdE5hbWVzcGFjZXNSZXNwb25zZRIWCg5zY2hlbWFfdmVyc2lvbhgBIAEoDRInCgpuYW1lc3BhY2VzGAIgAygLMhMucXVpcmUudjEuTmFtZXNwYWNlMrUFCgxQYWdlc1NlcnZpY2USSAoJU3luY1BhZ2VzEhoucXVpcmUudjEuU3luY1BhZ2VzUmVxdWVzdBobLnF1aXJlLnYxLlN5bmNQYWdlc1Jlc3BvbnNlKAEwARJKCgtTZWFyY2hQYWdlcxIcLnF1aXJlLnYxLlNlYXJjaFBhZ2VzUmVxdWVzdBodLnF1aXJlLnYxLlNlYXJjaFBhZ2VzUmVzcG9uc2USQQoIUmVhZFBhZ2USGS5xdWlyZS52MS5SZWFkUGFnZVJlcXVlc3QaGi5xdWlyZS52MS5SZWFkUGFnZVJlc3BvbnNlEkQKCUxpc3RQYWdlcxIaLnF1aXJlLnYxLkxpc3RQYWdlc1JlcXVlc3QaGy5xdWlyZS52MS5MaXN0UGFnZXNSZXNwb25zZRJECglHcmVwUGFnZXMSGi5xdWlyZS52MS5HcmVwUGFnZXNSZXF1ZXN0GhsucXVpcmUudjEuR3JlcFBhZ2VzUmVzcG9uc2USRwoKUnVuQ29tbWFuZBIbLnF1aXJlLnYxLlJ1bkNvbW1hbmRSZXF1ZXN0GhwucXVpcmUudjEuUnVuQ29tbWFuZFJlc3BvbnNlElAKDURlc2NyaWJlVG9vbHMSHi5xdWlyZS52MS5EZXNjcmliZVRvb2xzUmVxdWVzdBofLnF1aXJlLnYxLkRlc2NyaWJlVG9vbHNSZXNwb25zZRJQCg1HZXRTeW5jUmVwb3J0Eh4ucXVpcmUudjEuR2V0U3luY1JlcG9ydFJlcXVlc3QaHy5xdWlyZS52MS5HZXRTeW5jUmVwb3J0UmVzcG9uc2USUwoOTGlzdE5hbWVzcGFjZXMSHy5xdWlyZS52MS5MaXN0TmFtZXNwYWNlc1JlcXVlc3QaIC5xdWlyZS52MS5MaXN0TmFtZXNwYWNlc1Jlc3BvbnNlYgZwcm90bzM", [file_quire_v1_pages, file_quire_v1_search_config]);
+  fileDesc("ChxxdWlyZS92MS9wYWdlc19zZXJ2aWNlLnByb3RvEghxdWlyZS52MSKHAgoJU3luY1N0YXJ0Ei8KCW5hbWVzcGFjZRgBIAEoCUIc8rYYGBgBIIABOhFeW0EtWmEtejAtOS5fLV0rJBIWCgN1cmwYAiABKAlCCfK2GAUYASCAEBIbCgpwdWJsaWNfdXJsGAMgASgJQgfythgDIIAQEiMKCXRyYW5zZm9ybRgEIAEoCUIQ8rYYDEIKIm1hcmtkb3duIhIiCg1pbmRleF92ZXJzaW9uGAUgASgJQgvythgHIEBCAyIxIhIPCgdyZWluZGV4GAYgASgIEhoKEnZhbGlkYXRlX2Rpc2NvdmVyeRgHIAEoCBIeCghsYW5ndWFnZRgIIAEoCUIM8rYYCCAjQgQiZW4iIiMKEURpc2NvdmVyeURlY2lzaW9uEg4KBmFjY2VwdBgBIAEoCCJ0ChBTeW5jUGFnZXNSZXF1ZXN0EiQKBXN0YXJ0GAEgASgLMhMucXVpcmUudjEuU3luY1N0YXJ0SAASLwoIZGVjaXNpb24YAiABKAsyGy5xdWlyZS52MS5EaXNjb3ZlcnlEZWNpc2lvbkgAQgkKB21lc3NhZ2UiqwEKEVN5bmNQYWdlc1Jlc3BvbnNlEi4KCHByb2dyZXNzGAEgASgLMhoucXVpcmUudjEuUGFnZVN5bmNQcm9ncmVzc0gAEjMKD2Rpc2NvdmVyeV9jaGVjaxgCIAEoCzIYLnF1aXJlLnYxLkRpc2NvdmVyeUNoZWNrSAASJgoGcmVwb3J0GAMgASgLMhQucXVpcmUudjEuU3luY1JlcG9ydEgAQgkKB21lc3NhZ2UihwIKElNlYXJjaFBhZ2VzUmVxdWVzdBIvCgluYW1lc3BhY2UYASABKAlCHPK2GBgYASCAAToRXltBLVphLXowLTkuXy1dKyQSGAoFcXVlcnkYAiABKAlCCfK2GAUYASD0AxIhCgxhbHRlcm5hdGl2ZXMYAyADKAlCC/K2GAcYASD0AzADEiEKBWxpbWl0GAQgASgNQhLythgOCAEQFEICMTBKBGhpdHMSNAoQbWF4X291dHB1dF9ieXRlcxgFIAEoDUIa8rYYFgjAuwEQgPoBQgUyNDAwMEoFYnl0ZXMSKgoGY29uZmlnGAYgASgLMhoucXVpcmUudjEuUGFnZVNlYXJjaENvbmZpZyI9ChNTZWFyY2hQYWdlc1Jlc3BvbnNlEiYKBnJlc3VsdBgBIAEoCzIWLnF1aXJlLnYxLlNlYXJjaFJlc3VsdCLXAQoPUmVhZFBhZ2VSZXF1ZXN0Ei8KCW5hbWVzcGFjZRgBIAEoCUIc8rYYGBgBIIABOhFeW0EtWmEtejAtOS5fLV0rJBIZCgRwYXRoGAIgASgJQgvythgHIIAIOgJeLxIZCghyZXZpc2lvbhgDIAEoCUIH8rYYAyCAARIqCgZvZmZzZXQYBCABKARCGvK2GBYQ/////wdCATBKC2NvZGUgcG9pbnRzEjEKCW1heF9jaGFycxgFIAEoDUIe8rYYGggBEMC7AUIFMTIwMDBKC2NvZGUgcG9pbnRzIjkKEFJlYWRQYWdlUmVzcG9uc2USJQoJcGFnZV9yZWFkGAEgASgLMhIucXVpcmUudjEuUGFnZVJlYWQipAEKEExpc3RQYWdlc1JlcXVlc3QSLwoJbmFtZXNwYWNlGAEgASgJQhzythgYGAEggAE6EV5bQS1aYS16MC05Ll8tXSskEiAKBnByZWZpeBgCIAEoCUIQ8rYYDCCACDoCXi9CAyIvIhIXCgZjdXJzb3IYAyABKAlCB/K2GAMggCASJAoFbGltaXQYBCABKA1CFfK2GBEIARDIAUIDMTAwSgVwYWdlcyI6ChFMaXN0UGFnZXNSZXNwb25zZRIlCglwYWdlX2xpc3QYASABKAsyEi5xdWlyZS52MS5QYWdlTGlzdCK6AQoQR3JlcFBhZ2VzUmVxdWVzdBIvCgluYW1lc3BhY2UYASABKAlCHPK2GBgYASCAAToRXltBLVphLXowLTkuXy1dKyQSGAoFcXVlcnkYAiABKAlCCfK2GAUYASCAAhIgCgZwcmVmaXgYAyABKAlCEPK2GAwggAg6Al4vQgMiLyISEwoLaWdub3JlX2Nhc2UYBCABKAgSJAoFbGltaXQYBSABKA1CFfK2GBEIARBkQgIyMEoHbWF0Y2hlcyI5ChFHcmVwUGFnZXNSZXNwb25zZRIkCgZyZXN1bHQYASABKAsyFC5xdWlyZS52MS5HcmVwUmVzdWx0Il4KEVJ1bkNvbW1hbmRSZXF1ZXN0Ei8KCW5hbWVzcGFjZRgBIAEoCUIc8rYYGBgBIIABOhFeW0EtWmEtejAtOS5fLV0rJBIYCgdjb21tYW5kGAIgASgJQgfythgDIIAIIj0KElJ1bkNvbW1hbmRSZXNwb25zZRInCgZyZXN1bHQYASABKAsyFy5xdWlyZS52MS5Db21tYW5kUmVzdWx0IhYKFERlc2NyaWJlVG9vbHNSZXF1ZXN0IlgKFURlc2NyaWJlVG9vbHNSZXNwb25zZRIWCg5zY2hlbWFfdmVyc2lvbhgBIAEoDRInCgV0b29scxgCIAMoCzIYLnF1aXJlLnYxLlRvb2xEZWZpbml0aW9uIkcKFEdldFN5bmNSZXBvcnRSZXF1ZXN0Ei8KCW5hbWVzcGFjZRgBIAEoCUIc8rYYGBgBIIABOhFeW0EtWmEtejAtOS5fLV0rJCI9ChVHZXRTeW5jUmVwb3J0UmVzcG9uc2USJAoGcmVwb3J0GAEgASgLMhQucXVpcmUudjEuU3luY1JlcG9ydCIXChVMaXN0TmFtZXNwYWNlc1JlcXVlc3QiWQoWTGlzdE5hbWVzcGFjZXNSZXNwb25zZRIWCg5zY2hlbWFfdmVyc2lvbhgBIAEoDRInCgpuYW1lc3BhY2VzGAIgAygLMhMucXVpcmUudjEuTmFtZXNwYWNlMtsMCgxQYWdlc1NlcnZpY2USSAoJU3luY1BhZ2VzEhoucXVpcmUudjEuU3luY1BhZ2VzUmVxdWVzdBobLnF1aXJlLnYxLlN5bmNQYWdlc1Jlc3BvbnNlKAEwARKFAwoLU2VhcmNoUGFnZXMSHC5xdWlyZS52MS5TZWFyY2hQYWdlc1JlcXVlc3QaHS5xdWlyZS52MS5TZWFyY2hQYWdlc1Jlc3BvbnNlIrgC2rUYswIKDHNlYXJjaF9wYWdlcxLpAVNlYXJjaCBhIGRvY3VtZW50YXRpb24gbmFtZXNwYWNlIChoeWJyaWQgZnVsbC10ZXh0ICsgc2VtYW50aWMpLiBSZXR1cm5zIHVwIHRvIGBsaW1pdGAgY2h1bmtzIHdpdGggdGhlaXIgcGFnZSBwYXRoLCBVUkwsIHRpdGxlIGFuZCByZXZpc2lvbjsgYXQgbW9zdCAzIHBlciBwYWdlLiBQYXNzIG90aGVyIHBocmFzaW5ncyBvZiB0aGUgc2FtZSBuZWVkIGluIGBhbHRlcm5hdGl2ZXNgIHRvIHdpZGVuIHRoZSBuZXQuGgluYW1lc3BhY2UaBXF1ZXJ5GgxhbHRlcm5hdGl2ZXMaBWxpbWl0IgluYW1lc3BhY2UiBXF1ZXJ5EosDCghSZWFkUGFnZRIZLnF1aXJlLnYxLlJlYWRQYWdlUmVxdWVzdBoaLnF1aXJlLnYxLlJlYWRQYWdlUmVzcG9uc2UixwLatRjCAgoJcmVhZF9wYWdlEvUBUmVhZCBhIHBhZ2UncyBNYXJrZG93biBpbiBzbGljZXMgb2YgVW5pY29kZSBjb2RlIHBvaW50cy4gUGFzcyB0aGUgYHJldmlzaW9uYCBmcm9tIGEgc2VhcmNoIGhpdCB0byByZWFkIGV4YWN0bHkgdGhhdCB0ZXh0OyBhIHN0YWxlIHJldmlzaW9uIHJldHVybnMgcGFnZV9jaGFuZ2VkIHdpdGggdGhlIGN1cnJlbnQgb25lLiBDb250aW51ZSB3aXRoIGBvZmZzZXRgIHNldCB0byB0aGUgcHJldmlvdXMgc2xpY2UncyBuZXh0X29mZnNldC4aCW5hbWVzcGFjZRoEcGF0aBoIcmV2aXNpb24aBm9mZnNldBoJbWF4X2NoYXJzIgluYW1lc3BhY2UiBHBhdGgSRAoJTGlzdFBhZ2VzEhoucXVpcmUudjEuTGlzdFBhZ2VzUmVxdWVzdBobLnF1aXJlLnYxLkxpc3RQYWdlc1Jlc3BvbnNlEkQKCUdyZXBQYWdlcxIaLnF1aXJlLnYxLkdyZXBQYWdlc1JlcXVlc3QaGy5xdWlyZS52MS5HcmVwUGFnZXNSZXNwb25zZRLlAgoKUnVuQ29tbWFuZBIbLnF1aXJlLnYxLlJ1bkNvbW1hbmRSZXF1ZXN0GhwucXVpcmUudjEuUnVuQ29tbWFuZFJlc3BvbnNlIpsC2rUYlgIKC3F1ZXJ5X3BhZ2VzEt4BUnVuIG9uZSByZWFkLW9ubHkgY29tbWFuZCBvdmVyIHRoZSBuYW1lc3BhY2UncyBwYWdlcyBhcyBmaWxlczogbHMsIHRyZWUgWy1MIG5dLCBmaW5kIFstbmFtZXwtaW5hbWVdLCBjYXQsIGhlYWQvdGFpbCBbLW4gTl0sIHdjIFstbCAtdyAtYyAtbV0sIGdyZXAvcmcgKC1pIC1sIC1jIC13IC1GIC1uIC1yIC1DLy1BLy1CIG4gLWUpLiBObyBwaXBlcywgcmVkaXJlY3Rpb24gb3IgY2hhaW5pbmcuGgluYW1lc3BhY2UaB2NvbW1hbmQiCW5hbWVzcGFjZSIHY29tbWFuZBJQCg1EZXNjcmliZVRvb2xzEh4ucXVpcmUudjEuRGVzY3JpYmVUb29sc1JlcXVlc3QaHy5xdWlyZS52MS5EZXNjcmliZVRvb2xzUmVzcG9uc2USUAoNR2V0U3luY1JlcG9ydBIeLnF1aXJlLnYxLkdldFN5bmNSZXBvcnRSZXF1ZXN0Gh8ucXVpcmUudjEuR2V0U3luY1JlcG9ydFJlc3BvbnNlElMKDkxpc3ROYW1lc3BhY2VzEh8ucXVpcmUudjEuTGlzdE5hbWVzcGFjZXNSZXF1ZXN0GiAucXVpcmUudjEuTGlzdE5hbWVzcGFjZXNSZXNwb25zZWIGcHJvdG8z", [file_quire_v1_bounds, file_quire_v1_options, file_quire_v1_pages, file_quire_v1_search_config]);
 
 /**
  * Starts a sync.
@@ -23,21 +25,25 @@ export const file_quire_v1_pages_service: GenFile = /*@__PURE__*/
  */
 export type SyncStart = Message<"quire.v1.SyncStart"> & {
   /**
+   * The namespace to publish into (created on the first sync): 1–128 characters of
+   * [A-Za-z0-9._-].
+   *
    * @generated from field: string namespace = 1;
    */
   namespace: string;
 
   /**
    * The site's llms.txt or sitemap.xml URL, or its root (then /llms.txt and /sitemap.xml are
-   * tried). https and globally routable hosts only, unless the server allow-lists the source.
+   * tried), at most 2,048 characters. https and globally routable hosts only, unless the server
+   * allow-lists the source.
    *
    * @generated from field: string url = 2;
    */
   url: string;
 
   /**
-   * Base for citation URLs (Page.url); defaults to the site's root URL (the directory of
-   * `url`). Page paths are relative to that directory.
+   * Base for citation URLs (Page.url), at most 2,048 characters; defaults to the site's root
+   * URL (the directory of `url`). Page paths are relative to that directory.
    *
    * @generated from field: string public_url = 3;
    */
@@ -51,21 +57,22 @@ export type SyncStart = Message<"quire.v1.SyncStart"> & {
   transform: string;
 
   /**
-   * Part of the index fingerprint; changing it re-embeds every page. Default "1".
+   * Part of the index fingerprint, at most 64 characters; changing it re-embeds every page.
+   * Default "1".
    *
    * @generated from field: string index_version = 5;
    */
   indexVersion: string;
 
   /**
-   * Re-embed every page even when unchanged.
+   * Re-embed every page even when unchanged. Default false.
    *
    * @generated from field: bool reindex = 6;
    */
   reindex: boolean;
 
   /**
-   * Ask the client to accept or abort after discovery, before any fetch.
+   * Ask the client to accept or abort after discovery, before any fetch. Default false.
    *
    * @generated from field: bool validate_discovery = 7;
    */
@@ -111,20 +118,28 @@ export const DiscoveryDecisionSchema: GenMessage<DiscoveryDecision> = /*@__PURE_
   messageDesc(file_quire_v1_pages_service, 1);
 
 /**
+ * A client message of SyncPages: first a `start`, then at most one `decision`.
+ *
  * @generated from message quire.v1.SyncPagesRequest
  */
 export type SyncPagesRequest = Message<"quire.v1.SyncPagesRequest"> & {
   /**
+   * Which message this is.
+   *
    * @generated from oneof quire.v1.SyncPagesRequest.message
    */
   message: {
     /**
+     * The first message: what to sync.
+     *
      * @generated from field: quire.v1.SyncStart start = 1;
      */
     value: SyncStart;
     case: "start";
   } | {
     /**
+     * The answer to the DiscoveryCheck, when the start asked for one.
+     *
      * @generated from field: quire.v1.DiscoveryDecision decision = 2;
      */
     value: DiscoveryDecision;
@@ -140,20 +155,28 @@ export const SyncPagesRequestSchema: GenMessage<SyncPagesRequest> = /*@__PURE__*
   messageDesc(file_quire_v1_pages_service, 2);
 
 /**
+ * A server message of SyncPages.
+ *
  * @generated from message quire.v1.SyncPagesResponse
  */
 export type SyncPagesResponse = Message<"quire.v1.SyncPagesResponse"> & {
   /**
+   * Which message this is.
+   *
    * @generated from oneof quire.v1.SyncPagesResponse.message
    */
   message: {
     /**
+     * Progress of the running sync.
+     *
      * @generated from field: quire.v1.PageSyncProgress progress = 1;
      */
     value: PageSyncProgress;
     case: "progress";
   } | {
     /**
+     * Sent once after discovery when the start set validate_discovery.
+     *
      * @generated from field: quire.v1.DiscoveryCheck discovery_check = 2;
      */
     value: DiscoveryCheck;
@@ -177,44 +200,53 @@ export const SyncPagesResponseSchema: GenMessage<SyncPagesResponse> = /*@__PURE_
   messageDesc(file_quire_v1_pages_service, 3);
 
 /**
+ * A hybrid search of a namespace's pages.
+ *
  * @generated from message quire.v1.SearchPagesRequest
  */
 export type SearchPagesRequest = Message<"quire.v1.SearchPagesRequest"> & {
   /**
+   * The namespace to search: 1–128 characters of [A-Za-z0-9._-].
+   *
    * @generated from field: string namespace = 1;
    */
   namespace: string;
 
   /**
-   * 1–500 characters.
+   * What to search for, in natural language or keywords: 1–500 characters, not blank.
    *
    * @generated from field: string query = 2;
    */
   query: string;
 
   /**
-   * At most 3, each 1–500 characters.
+   * Up to 3 other phrasings of the same need (synonyms, the API name, another wording), each
+   * 1–500 characters; their rankings are fused with the query's.
    *
    * @generated from field: repeated string alternatives = 3;
    */
   alternatives: string[];
 
   /**
-   * 1–20; 0 means the default 10.
+   * The most hits to return: 1–20, default 10.
+   *
+   * 0 (unset) means the default.
    *
    * @generated from field: uint32 limit = 4;
    */
   limit: number;
 
   /**
-   * 24,000–32,000 bytes of canonical JSON; 0 means the default 24,000.
+   * Budget for the result's canonical JSON: 24,000–32,000 bytes; 0 means the default 24,000.
+   * Hits are dropped from the tail to fit.
    *
    * @generated from field: uint32 max_output_bytes = 5;
    */
   maxOutputBytes: number;
 
   /**
-   * Per-request planner settings; requires a key with scope `tune`.
+   * Per-request planner settings; requires a key with scope `tune`. Unset: the namespace's
+   * settings.
    *
    * @generated from field: quire.v1.PageSearchConfig config = 6;
    */
@@ -229,10 +261,14 @@ export const SearchPagesRequestSchema: GenMessage<SearchPagesRequest> = /*@__PUR
   messageDesc(file_quire_v1_pages_service, 4);
 
 /**
+ * The answer to SearchPages.
+ *
  * @generated from message quire.v1.SearchPagesResponse
  */
 export type SearchPagesResponse = Message<"quire.v1.SearchPagesResponse"> & {
   /**
+   * The hits and how they were found.
+   *
    * @generated from field: quire.v1.SearchResult result = 1;
    */
   result?: SearchResult | undefined;
@@ -246,35 +282,48 @@ export const SearchPagesResponseSchema: GenMessage<SearchPagesResponse> = /*@__P
   messageDesc(file_quire_v1_pages_service, 5);
 
 /**
+ * A read of a slice of one page.
+ *
  * @generated from message quire.v1.ReadPageRequest
  */
 export type ReadPageRequest = Message<"quire.v1.ReadPageRequest"> & {
   /**
+   * The namespace the page is in: 1–128 characters of [A-Za-z0-9._-].
+   *
    * @generated from field: string namespace = 1;
    */
   namespace: string;
 
   /**
+   * The page's path as search hits and listings give it: starts with "/", at most 1,024
+   * characters, e.g. "/tutorial/index.md".
+   *
    * @generated from field: string path = 2;
    */
   path: string;
 
   /**
-   * When set and stale: PAGE_CHANGED with the current revision.
+   * The revision to read, from a search hit (at most 128 characters). When set and no longer
+   * current the call fails with PAGE_CHANGED and the current revision; empty reads the
+   * current text.
    *
    * @generated from field: string revision = 3;
    */
   revision: string;
 
   /**
-   * In Unicode code points; default 0.
+   * Where to start reading, in Unicode code points from the start of the page; pass the
+   * previous read's next_offset to continue. Default 0.
    *
    * @generated from field: uint64 offset = 4;
    */
   offset: bigint;
 
   /**
-   * 1–24,000 code points; 0 means the default 12,000.
+   * The most code points to return: 1–24,000, default 12,000. The result's JSON also stays
+   * within 24,000 bytes.
+   *
+   * 0 (unset) means the default.
    *
    * @generated from field: uint32 max_chars = 5;
    */
@@ -289,10 +338,14 @@ export const ReadPageRequestSchema: GenMessage<ReadPageRequest> = /*@__PURE__*/
   messageDesc(file_quire_v1_pages_service, 6);
 
 /**
+ * The answer to ReadPage.
+ *
  * @generated from message quire.v1.ReadPageResponse
  */
 export type ReadPageResponse = Message<"quire.v1.ReadPageResponse"> & {
   /**
+   * The slice and the page it comes from.
+   *
    * @generated from field: quire.v1.PageRead page_read = 1;
    */
   pageRead?: PageRead | undefined;
@@ -306,30 +359,36 @@ export const ReadPageResponseSchema: GenMessage<ReadPageResponse> = /*@__PURE__*
   messageDesc(file_quire_v1_pages_service, 7);
 
 /**
+ * A listing of a namespace's pages in path order.
+ *
  * @generated from message quire.v1.ListPagesRequest
  */
 export type ListPagesRequest = Message<"quire.v1.ListPagesRequest"> & {
   /**
+   * The namespace to list: 1–128 characters of [A-Za-z0-9._-].
+   *
    * @generated from field: string namespace = 1;
    */
   namespace: string;
 
   /**
-   * Path prefix; default "/".
+   * Only pages whose path starts with this; starts with "/", at most 1,024 characters.
+   * Default "/".
    *
    * @generated from field: string prefix = 2;
    */
   prefix: string;
 
   /**
-   * Opaque, from a previous PageList.
+   * Opaque, from a previous PageList (at most 4,096 characters); empty starts at the first
+   * page.
    *
    * @generated from field: string cursor = 3;
    */
   cursor: string;
 
   /**
-   * 1–200; 0 means the default 100.
+   * The most pages to return: 1–200; 0 means the default 100.
    *
    * @generated from field: uint32 limit = 4;
    */
@@ -344,10 +403,14 @@ export const ListPagesRequestSchema: GenMessage<ListPagesRequest> = /*@__PURE__*
   messageDesc(file_quire_v1_pages_service, 8);
 
 /**
+ * The answer to ListPages.
+ *
  * @generated from message quire.v1.ListPagesResponse
  */
 export type ListPagesResponse = Message<"quire.v1.ListPagesResponse"> & {
   /**
+   * The pages and the cursor to continue.
+   *
    * @generated from field: quire.v1.PageList page_list = 1;
    */
   pageList?: PageList | undefined;
@@ -361,35 +424,42 @@ export const ListPagesResponseSchema: GenMessage<ListPagesResponse> = /*@__PURE_
   messageDesc(file_quire_v1_pages_service, 9);
 
 /**
+ * A literal substring search of a namespace's pages, line by line.
+ *
  * @generated from message quire.v1.GrepPagesRequest
  */
 export type GrepPagesRequest = Message<"quire.v1.GrepPagesRequest"> & {
   /**
+   * The namespace to search: 1–128 characters of [A-Za-z0-9._-].
+   *
    * @generated from field: string namespace = 1;
    */
   namespace: string;
 
   /**
-   * Literal substring, 1–256 characters.
+   * The literal substring to find: 1–256 characters on one line.
    *
    * @generated from field: string query = 2;
    */
   query: string;
 
   /**
-   * Path prefix; default "/".
+   * Only pages whose path starts with this; starts with "/", at most 1,024 characters.
+   * Default "/".
    *
    * @generated from field: string prefix = 3;
    */
   prefix: string;
 
   /**
+   * Match regardless of case (Unicode case folding). Default false.
+   *
    * @generated from field: bool ignore_case = 4;
    */
   ignoreCase: boolean;
 
   /**
-   * 1–100 matches; 0 means the default 20.
+   * The most matches to return: 1–100; 0 means the default 20.
    *
    * @generated from field: uint32 limit = 5;
    */
@@ -404,10 +474,14 @@ export const GrepPagesRequestSchema: GenMessage<GrepPagesRequest> = /*@__PURE__*
   messageDesc(file_quire_v1_pages_service, 10);
 
 /**
+ * The answer to GrepPages.
+ *
  * @generated from message quire.v1.GrepPagesResponse
  */
 export type GrepPagesResponse = Message<"quire.v1.GrepPagesResponse"> & {
   /**
+   * The matches and whether the scan was complete.
+   *
    * @generated from field: quire.v1.GrepResult result = 1;
    */
   result?: GrepResult | undefined;
@@ -421,16 +495,22 @@ export const GrepPagesResponseSchema: GenMessage<GrepPagesResponse> = /*@__PURE_
   messageDesc(file_quire_v1_pages_service, 11);
 
 /**
+ * One read-only command over a namespace's pages as files.
+ *
  * @generated from message quire.v1.RunCommandRequest
  */
 export type RunCommandRequest = Message<"quire.v1.RunCommandRequest"> & {
   /**
+   * The namespace whose pages the command reads: 1–128 characters of [A-Za-z0-9._-].
+   *
    * @generated from field: string namespace = 1;
    */
   namespace: string;
 
   /**
-   * One command line, at most 1,024 characters; no pipes, redirection or chaining.
+   * One command line, at most 1,024 characters: ls, tree [-L n], find [-name|-iname], cat,
+   * head/tail [-n N], wc [-l -w -c -m], grep/rg (-i -l -c -w -F -n -r -C/-A/-B n -e). No
+   * pipes, redirection or chaining. An empty line is a usage error (exit code 2).
    *
    * @generated from field: string command = 2;
    */
@@ -445,10 +525,14 @@ export const RunCommandRequestSchema: GenMessage<RunCommandRequest> = /*@__PURE_
   messageDesc(file_quire_v1_pages_service, 12);
 
 /**
+ * The answer to RunCommand.
+ *
  * @generated from message quire.v1.RunCommandResponse
  */
 export type RunCommandResponse = Message<"quire.v1.RunCommandResponse"> & {
   /**
+   * The command's output and exit code.
+   *
    * @generated from field: quire.v1.CommandResult result = 1;
    */
   result?: CommandResult | undefined;
@@ -462,6 +546,8 @@ export const RunCommandResponseSchema: GenMessage<RunCommandResponse> = /*@__PUR
   messageDesc(file_quire_v1_pages_service, 13);
 
 /**
+ * Asks for the agent tools' definitions; takes no arguments.
+ *
  * @generated from message quire.v1.DescribeToolsRequest
  */
 export type DescribeToolsRequest = Message<"quire.v1.DescribeToolsRequest"> & {
@@ -475,15 +561,21 @@ export const DescribeToolsRequestSchema: GenMessage<DescribeToolsRequest> = /*@_
   messageDesc(file_quire_v1_pages_service, 14);
 
 /**
+ * The answer to DescribeTools.
+ *
  * @generated from message quire.v1.DescribeToolsResponse
  */
 export type DescribeToolsResponse = Message<"quire.v1.DescribeToolsResponse"> & {
   /**
+   * The version of this message's layout; 1 for every message of quire.v1 today.
+   *
    * @generated from field: uint32 schema_version = 1;
    */
   schemaVersion: number;
 
   /**
+   * search_pages, read_page, query_pages, search_knowledge and read_document, in that order.
+   *
    * @generated from field: repeated quire.v1.ToolDefinition tools = 2;
    */
   tools: ToolDefinition[];
@@ -497,10 +589,14 @@ export const DescribeToolsResponseSchema: GenMessage<DescribeToolsResponse> = /*
   messageDesc(file_quire_v1_pages_service, 15);
 
 /**
+ * Asks for a namespace's last sync report.
+ *
  * @generated from message quire.v1.GetSyncReportRequest
  */
 export type GetSyncReportRequest = Message<"quire.v1.GetSyncReportRequest"> & {
   /**
+   * The namespace: 1–128 characters of [A-Za-z0-9._-].
+   *
    * @generated from field: string namespace = 1;
    */
   namespace: string;
@@ -514,10 +610,14 @@ export const GetSyncReportRequestSchema: GenMessage<GetSyncReportRequest> = /*@_
   messageDesc(file_quire_v1_pages_service, 16);
 
 /**
+ * The answer to GetSyncReport.
+ *
  * @generated from message quire.v1.GetSyncReportResponse
  */
 export type GetSyncReportResponse = Message<"quire.v1.GetSyncReportResponse"> & {
   /**
+   * The report of the namespace's last finished sync.
+   *
    * @generated from field: quire.v1.SyncReport report = 1;
    */
   report?: SyncReport | undefined;
@@ -531,6 +631,8 @@ export const GetSyncReportResponseSchema: GenMessage<GetSyncReportResponse> = /*
   messageDesc(file_quire_v1_pages_service, 17);
 
 /**
+ * Asks for the caller organisation's namespaces; takes no arguments.
+ *
  * @generated from message quire.v1.ListNamespacesRequest
  */
 export type ListNamespacesRequest = Message<"quire.v1.ListNamespacesRequest"> & {
@@ -544,15 +646,21 @@ export const ListNamespacesRequestSchema: GenMessage<ListNamespacesRequest> = /*
   messageDesc(file_quire_v1_pages_service, 18);
 
 /**
+ * The answer to ListNamespaces.
+ *
  * @generated from message quire.v1.ListNamespacesResponse
  */
 export type ListNamespacesResponse = Message<"quire.v1.ListNamespacesResponse"> & {
   /**
+   * The version of this message's layout; 1 for every message of quire.v1 today.
+   *
    * @generated from field: uint32 schema_version = 1;
    */
   schemaVersion: number;
 
   /**
+   * Every namespace of the caller's organisation, by name.
+   *
    * @generated from field: repeated quire.v1.Namespace namespaces = 2;
    */
   namespaces: Namespace[];

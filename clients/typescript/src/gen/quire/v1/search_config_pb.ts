@@ -4,13 +4,14 @@
 
 import type { GenFile, GenMessage } from "@bufbuild/protobuf/codegenv2";
 import { fileDesc, messageDesc } from "@bufbuild/protobuf/codegenv2";
+import { file_quire_v1_bounds } from "./bounds_pb.js";
 import type { Message } from "@bufbuild/protobuf";
 
 /**
  * Describes the file quire/v1/search_config.proto.
  */
 export const file_quire_v1_search_config: GenFile = /*@__PURE__*/
-  fileDesc("ChxxdWlyZS92MS9zZWFyY2hfY29uZmlnLnByb3RvEghxdWlyZS52MSKGAwoQUGFnZVNlYXJjaENvbmZpZxIcCg9wbGFuX2NhY2hlX21vZGUYASABKAlIAIgBARIbCg5lbmFibGVfc2Vxc2NhbhgCIAEoCEgBiAEBEiAKE3BhcmFsbGVsX3NldHVwX2Nvc3QYAyABKAFIAogBARIgChNwYXJhbGxlbF90dXBsZV9jb3N0GAQgASgBSAOIAQESLAofbWF4X3BhcmFsbGVsX3dvcmtlcnNfcGVyX2dhdGhlchgFIAEoBUgEiAEBEikKHG1pbl9wYXJhbGxlbF90YWJsZV9zY2FuX3NpemUYBiABKANIBYgBAUISChBfcGxhbl9jYWNoZV9tb2RlQhEKD19lbmFibGVfc2Vxc2NhbkIWChRfcGFyYWxsZWxfc2V0dXBfY29zdEIWChRfcGFyYWxsZWxfdHVwbGVfY29zdEIiCiBfbWF4X3BhcmFsbGVsX3dvcmtlcnNfcGVyX2dhdGhlckIfCh1fbWluX3BhcmFsbGVsX3RhYmxlX3NjYW5fc2l6ZWIGcHJvdG8z");
+  fileDesc("ChxxdWlyZS92MS9zZWFyY2hfY29uZmlnLnByb3RvEghxdWlyZS52MSL7AwoQUGFnZVNlYXJjaENvbmZpZxJRCg9wbGFuX2NhY2hlX21vZGUYASABKAlCM/K2GC86LV4oYXV0b3xmb3JjZV9jdXN0b21fcGxhbnxmb3JjZV9nZW5lcmljX3BsYW4pJEgAiAEBEhsKDmVuYWJsZV9zZXFzY2FuGAIgASgISAGIAQESKAoTcGFyYWxsZWxfc2V0dXBfY29zdBgDIAEoAUIG8rYYAggASAKIAQESKAoTcGFyYWxsZWxfdHVwbGVfY29zdBgEIAEoAUIG8rYYAggASAOIAQESQAofbWF4X3BhcmFsbGVsX3dvcmtlcnNfcGVyX2dhdGhlchgFIAEoBUIS8rYYDggAEIAISgd3b3JrZXJzSASIAQESRQocbWluX3BhcmFsbGVsX3RhYmxlX3NjYW5fc2l6ZRgGIAEoA0Ia8rYYFggAEP////8HSgw4IEtpQiBibG9ja3NIBYgBAUISChBfcGxhbl9jYWNoZV9tb2RlQhEKD19lbmFibGVfc2Vxc2NhbkIWChRfcGFyYWxsZWxfc2V0dXBfY29zdEIWChRfcGFyYWxsZWxfdHVwbGVfY29zdEIiCiBfbWF4X3BhcmFsbGVsX3dvcmtlcnNfcGVyX2dhdGhlckIfCh1fbWluX3BhcmFsbGVsX3RhYmxlX3NjYW5fc2l6ZWIGcHJvdG8z", [file_quire_v1_bounds]);
 
 /**
  * Planner settings applied with set_config(name, value, true) inside one search transaction
@@ -30,33 +31,36 @@ export type PageSearchConfig = Message<"quire.v1.PageSearchConfig"> & {
   planCacheMode?: string | undefined;
 
   /**
+   * PostgreSQL's enable_seqscan. Deployment default: false (every page-search statement has an
+   * index path).
+   *
    * @generated from field: optional bool enable_seqscan = 2;
    */
   enableSeqscan?: boolean | undefined;
 
   /**
-   * Finite, >= 0.
+   * PostgreSQL's parallel_setup_cost, in planner cost units: finite, >= 0.
    *
    * @generated from field: optional double parallel_setup_cost = 3;
    */
   parallelSetupCost?: number | undefined;
 
   /**
-   * Finite, >= 0.
+   * PostgreSQL's parallel_tuple_cost, in planner cost units: finite, >= 0.
    *
    * @generated from field: optional double parallel_tuple_cost = 4;
    */
   parallelTupleCost?: number | undefined;
 
   /**
-   * Inclusive range 0–1024.
+   * PostgreSQL's max_parallel_workers_per_gather: 0–1024 workers.
    *
    * @generated from field: optional int32 max_parallel_workers_per_gather = 5;
    */
   maxParallelWorkersPerGather?: number | undefined;
 
   /**
-   * In 8 KiB blocks; inclusive range 0–2147483647.
+   * PostgreSQL's min_parallel_table_scan_size: 0–2147483647 blocks of 8 KiB.
    *
    * @generated from field: optional int64 min_parallel_table_scan_size = 6;
    */
