@@ -25,6 +25,7 @@ run: model
 
 generate: install
 	scripts/generate-python.sh
+	$(BIN)/python -m scripts.contractgen
 	clients/go/generate.sh
 	cd clients/typescript && (test -d node_modules || npm ci --no-audit --no-fund) && npm run generate
 

@@ -10,4 +10,6 @@ if ! diff -r -x '__init__.py' -x 'py.typed' -x '__pycache__' "$tmp/python/quire/
   diff -r -x '__init__.py' -x 'py.typed' -x '__pycache__' "$tmp/python/quire/v1" clients/python/quire/v1 | head -20 >&2
   exit 1
 fi
+# The tables generated from the contract (bounds, tool schemas, ...).
+"${PYTHON:-.venv/bin/python}" -m scripts.contractgen --check
 echo "generated code is up to date"

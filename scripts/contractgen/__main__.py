@@ -6,11 +6,12 @@ import argparse
 import sys
 from collections.abc import Callable
 
+from scripts.contractgen import bounds, tools
 from scripts.contractgen.contract import ROOT, Contract, load
 
 # Each emitter returns {path relative to the repository root: file content}.
 Emitter = Callable[[Contract], dict[str, str]]
-EMITTERS: list[Emitter] = []
+EMITTERS: list[Emitter] = [bounds.emit, tools.emit]
 
 
 def main() -> int:
