@@ -23,7 +23,9 @@ from typing import Any
 
 import asyncpg
 
+from quire.server import contract_bounds
 from quire.server.errors import QuireError, invalid
+from quire.server.validation import number
 
 SECRET_NAME = "cursor"
 # Concurrent first starts race on the insert; the loser keeps the winner's secret.
@@ -34,7 +36,11 @@ GET_SECRET = "SELECT secret FROM server_secrets WHERE name = $1"
 
 FORMAT = 1  # the first byte; a new layout gets a new number and old cursors are refused
 TAG_BYTES = 16
-MAX_TOKEN_CHARS = 4096
+# No request takes a longer cursor.
+MAX_TOKEN_CHARS = max(
+    number(contract_bounds.ListPagesRequest.cursor.max_chars),
+    number(contract_bounds.ListDocumentsRequest.cursor.max_chars),
+)
 _BASE64URL = re.compile(r"[A-Za-z0-9_-]*")
 
 

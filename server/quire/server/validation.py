@@ -1,13 +1,48 @@
-"""Field checks shared by services; each failure names the field (INVALID_REQUEST)."""
+"""Field checks shared by services; each failure names the field (INVALID_REQUEST).
+
+The numbers and patterns come from the contract (`quire.server.contract_bounds`, generated
+from the proto's `(quire.v1.bounds)`); the checks and their messages live here.
+"""
 
 from __future__ import annotations
 
 import re
 import uuid
 
+from quire.server import contract_bounds
+from quire.server.contract_bounds import FieldBounds
 from quire.server.errors import QuireError, invalid
 
-_NAME = re.compile(r"[A-Za-z0-9._-]{1,128}")
+# Every request's `namespace` has these bounds (tests/unit/test_contract_bounds.py checks).
+NAMESPACE = contract_bounds.SearchPagesRequest.namespace
+
+
+def number(value: int | str | None) -> int:
+    """A bound or default the contract must set as a number (a generator error otherwise)."""
+    if not isinstance(value, int):
+        raise TypeError(f"the contract sets no number here (got {value!r})")
+    return value
+
+
+def text(value: int | str | None) -> str:
+    """A default the contract must set as a string (a generator error otherwise)."""
+    if not isinstance(value, str):
+        raise TypeError(f"the contract sets no string here (got {value!r})")
+    return value
+
+
+def whole_match(bounds: FieldBounds) -> re.Pattern[str]:
+    """The field's pattern and length bounds as one expression, for `fullmatch`."""
+    lengths = f"(?=.{{{number(bounds.min_chars)},{number(bounds.max_chars)}}}\\Z)"
+    return re.compile(f"{lengths}(?:{bounds.pattern})", re.DOTALL)
+
+
+def _alphabet(bounds: FieldBounds) -> str:
+    """The character class of a `^[...]+$` pattern, as error messages quote it."""
+    return bounds.pattern.removeprefix("^").removesuffix("+$")
+
+
+_NAME = whole_match(NAMESPACE)
 
 
 def clean_text(field: str, value: str, *, max_chars: int, allow_empty: bool = False) -> str:
@@ -20,9 +55,13 @@ def clean_text(field: str, value: str, *, max_chars: int, allow_empty: bool = Fa
     return value
 
 
-def name_field(field: str, value: str) -> str:
-    if not _NAME.fullmatch(value):
-        raise invalid(field, "1–128 characters of [A-Za-z0-9._-]")
+def name_field(field: str, value: str, bounds: FieldBounds = NAMESPACE) -> str:
+    """A name such as a namespace: the field's length bounds, characters from its pattern."""
+    pattern = _NAME if bounds is NAMESPACE else whole_match(bounds)
+    if not pattern.fullmatch(value):
+        raise invalid(
+            field, f"{bounds.min_chars}–{bounds.max_chars} characters of {_alphabet(bounds)}"
+        )
     return value
 
 
@@ -33,6 +72,11 @@ def bounded(field: str, value: int, low: int, high: int, default: int) -> int:
     if not low <= value <= high:
         raise invalid(field, f"must be {low}–{high} (0 means {default})")
     return value
+
+
+def within(field: str, value: int, bounds: FieldBounds) -> int:
+    """`bounded` with the field's contract range and default."""
+    return bounded(field, value, number(bounds.min), number(bounds.max), number(bounds.default))
 
 
 def parse_uuid(value: str, not_found: QuireError) -> uuid.UUID:

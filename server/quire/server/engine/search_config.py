@@ -6,12 +6,14 @@ import math
 
 from google.protobuf import json_format
 
+from quire.server import contract_bounds
 from quire.server.errors import QuireError, Violation
+from quire.server.validation import number
 from quire.v1 import errors_pb2, search_config_pb2
 
 PLAN_CACHE_MODES = ("auto", "force_custom_plan", "force_generic_plan")
-MAX_WORKERS = 1024
-MAX_TABLE_SCAN_BLOCKS = 2_147_483_647
+MAX_WORKERS = number(contract_bounds.PageSearchConfig.max_parallel_workers_per_gather.max)
+MAX_TABLE_SCAN_BLOCKS = number(contract_bounds.PageSearchConfig.min_parallel_table_scan_size.max)
 
 # The deployment default. Generic plans: with sequential scans off, every page-search
 # statement plans to the same index paths whatever the parameters (checked with EXPLAIN on

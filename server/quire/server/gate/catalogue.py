@@ -5,14 +5,15 @@ to learn what exists elsewhere on the server's filesystem."""
 
 from __future__ import annotations
 
-import re
 from pathlib import Path
 
+from quire.server import contract_bounds
 from quire.server.errors import QuireError, invalid
+from quire.server.validation import whole_match
 from quire.v1 import errors_pb2
 
 # One path component: no separators, and no leading dot (so neither "." nor "..").
-NAME = re.compile(r"[A-Za-z0-9][A-Za-z0-9._-]{0,63}")
+NAME = whole_match(contract_bounds.RunGateRequest.dataset)
 
 NOT_CONFIGURED = QuireError(
     errors_pb2.ERROR_CODE_UNIMPLEMENTED,

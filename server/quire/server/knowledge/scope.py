@@ -12,7 +12,9 @@ from dataclasses import dataclass
 
 import asyncpg
 
+from quire.server import contract_bounds
 from quire.server.errors import QuireError, Violation, invalid
+from quire.server.validation import number
 from quire.v1 import errors_pb2
 
 AGENT_ATTACHMENTS = "SELECT attached_collection_ids FROM agents WHERE org_id = $1 AND agent_id = $2"
@@ -29,7 +31,10 @@ ORDER BY c.collection_id
 """
 
 AGENT_NOT_FOUND = QuireError(errors_pb2.ERROR_CODE_AGENT_NOT_FOUND, "Agent not found")
-MAX_COLLECTIONS = 100
+# The same on SearchKnowledge, ReadDocument and UpsertAgent (tests/unit/test_contract_bounds.py).
+MAX_COLLECTIONS = number(contract_bounds.SearchKnowledgeRequest.collection_ids.max_items)
+# Longer ids cannot exist (UpsertAgent refuses them): such an agent is simply not found.
+MAX_AGENT_ID_CHARS = number(contract_bounds.SearchKnowledgeRequest.agent_id.max_chars)
 
 
 @dataclass(frozen=True)
@@ -73,7 +78,9 @@ async def resolve(
     if len(collection_ids) > MAX_COLLECTIONS:
         raise invalid("collection_ids", f"at most {MAX_COLLECTIONS}")
     if agent_id:
-        if len(agent_id) > 128 or "\x00" in agent_id:  # cannot exist; PostgreSQL rejects NUL
+        if (
+            len(agent_id) > MAX_AGENT_ID_CHARS or "\x00" in agent_id
+        ):  # cannot exist; PostgreSQL rejects NUL
             raise AGENT_NOT_FOUND
         attached = await conn.fetchval(AGENT_ATTACHMENTS, org_id, agent_id)
         if attached is None:

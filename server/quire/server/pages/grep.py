@@ -25,15 +25,17 @@ from collections.abc import Sequence
 from dataclasses import dataclass, field
 from typing import Literal
 
+from quire.server import contract_bounds
 from quire.server.errors import invalid
 from quire.server.pages.body_cache import BodyCache, PageEntry, PageStore, load_bodies
+from quire.server.validation import number
 
 StopReason = Literal["limit", "output_limit", "deadline"]
 
 CLIP_CHARS = 500
 MATCH_OVERHEAD_CHARS = 32
-DEFAULT_LIMIT = 20
-MAX_LIMIT = 100
+DEFAULT_LIMIT = number(contract_bounds.GrepPagesRequest.limit.default)
+MAX_LIMIT = number(contract_bounds.GrepPagesRequest.limit.max)
 DEFAULT_DEADLINE_S = 5.0
 DEFAULT_MAX_OUTPUT_CHARS = 24_000
 MAX_QUERY_CHARS = 1_000

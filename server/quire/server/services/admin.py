@@ -13,7 +13,7 @@ from grpc import aio
 from quire.indexer import fingerprint
 from quire.indexer.worker import backlog, generations, jobs
 from quire.indexer.worker.pipeline import BUILD
-from quire.server import auth
+from quire.server import auth, contract_bounds
 from quire.server.auth import Scope
 from quire.server.engine import search_config
 from quire.server.errors import QuireError, invalid
@@ -26,7 +26,7 @@ from quire.server.services.base import SCHEMA_VERSION, drain_while_running, fill
 from quire.server.state import AppState
 from quire.server.storage.database import transaction
 from quire.server.storage.timestamps import timestamp
-from quire.server.validation import clean_text, name_field, parse_uuid
+from quire.server.validation import clean_text, name_field, number, parse_uuid, text
 from quire.v1 import admin_pb2, admin_service_pb2, admin_service_pb2_grpc, errors_pb2, knowledge_pb2
 
 AUDIT = "INSERT INTO audit_log (org_id, key_id, action, details) VALUES ($1, $2, $3, $4)"
@@ -93,8 +93,10 @@ class AdminService(admin_service_pb2_grpc.AdminServiceServicer):
     ) -> admin_service_pb2.SetRetrievalPolicyResponse:
         if request.mode not in knowledge_pb2.RetrievalMode.values():
             raise invalid("mode", "unknown retrieval mode")
-        if request.max_search_limit and not 1 <= request.max_search_limit <= 50:
-            raise invalid("max_search_limit", "must be 1–50 (0 leaves it unchanged)")
+        bounds = contract_bounds.SetRetrievalPolicyRequest.max_search_limit
+        low, high = number(bounds.min), number(bounds.max)
+        if request.max_search_limit and not low <= request.max_search_limit <= high:
+            raise invalid("max_search_limit", f"must be {low}–{high} (0 leaves it unchanged)")
         who = principal()
         async with transaction(self.state.pool) as conn:
             await conn.execute(
@@ -185,7 +187,8 @@ class AdminService(admin_service_pb2_grpc.AdminServiceServicer):
         context: aio.ServicerContext[Any, Any],
     ) -> admin_service_pb2.RevokeApiKeyResponse:
         who = principal()
-        if len(request.key_id) > 64 or "\x00" in request.key_id:  # cannot exist
+        longest = number(contract_bounds.RevokeApiKeyRequest.key_id.max_chars)
+        if len(request.key_id) > longest or "\x00" in request.key_id:  # cannot exist
             raise QuireError(errors_pb2.ERROR_CODE_NOT_FOUND, "API key not found")
         async with transaction(self.state.pool) as conn:
             if not await auth.revoke_key(conn, who.org_id, request.key_id):
@@ -205,7 +208,8 @@ class AdminService(admin_service_pb2_grpc.AdminServiceServicer):
     ) -> admin_service_pb2.RebuildIndexResponse:
         collection_id = parse_uuid(request.collection_id, COLLECTION_NOT_FOUND)
         if request.index_version:
-            clean_text("index_version", request.index_version, max_chars=64)
+            longest = number(contract_bounds.RebuildIndexRequest.index_version.max_chars)
+            clean_text("index_version", request.index_version, max_chars=longest)
         embedder = self.state.require_embeddings()
         who = principal()
         async with transaction(self.state.pool) as conn:
@@ -280,7 +284,8 @@ class AdminService(admin_service_pb2_grpc.AdminServiceServicer):
         root = await asyncio.to_thread(
             catalogue.locate, self.state.settings.gate_datasets, request.dataset
         )
-        split = name_field("split", request.split or "train")
+        split_bounds = contract_bounds.RunGateRequest.split
+        split = name_field("split", request.split or text(split_bounds.default), split_bounds)
         fp = self._fingerprint()
         data = await asyncio.to_thread(
             dataset.load,

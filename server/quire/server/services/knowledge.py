@@ -5,7 +5,6 @@ from __future__ import annotations
 
 import asyncio
 import hashlib
-import re
 import time
 import uuid
 from collections.abc import AsyncIterator, Awaitable
@@ -19,6 +18,7 @@ from grpc import aio
 from quire.indexer.extraction import UnsupportedMediaType, resolve_type
 from quire.indexer.worker import jobs
 from quire.indexer.worker.settle import PURGE
+from quire.server import contract_bounds
 from quire.server.auth import Scope
 from quire.server.embeddings import discard
 from quire.server.errors import QuireError, invalid
@@ -31,7 +31,15 @@ from quire.server.services.base import SCHEMA_VERSION, fill_unimplemented
 from quire.server.state import AppState
 from quire.server.storage.database import apply_settings, transaction
 from quire.server.storage.timestamps import timestamp
-from quire.server.validation import bounded, clean_text, parse_uuid
+from quire.server.validation import (
+    bounded,
+    clean_text,
+    name_field,
+    number,
+    parse_uuid,
+    whole_match,
+    within,
+)
 from quire.v1 import (
     errors_pb2,
     knowledge_pb2,
@@ -81,11 +89,8 @@ WHERE org_id = $1 AND collection_id = ANY($2::uuid[]) AND deleted_at IS NULL
 """
 
 COLLECTION_NOT_FOUND = documents.COLLECTION_NOT_FOUND
-AGENT_ID = re.compile(r"[A-Za-z0-9._:-]{1,128}")
-MAX_FILE_NAME = 255
-MAX_QUERY = 500
+AGENT_ID = whole_match(contract_bounds.UpsertAgentRequest.agent_id)
 UPLOAD_PIECE_MAX = 1024 * 1024
-DEFAULT_SEARCH_LIMIT = 8
 
 
 def collection_message(row: asyncpg.Record) -> knowledge_pb2.Collection:
@@ -110,7 +115,8 @@ def agent_message(row: asyncpg.Record) -> knowledge_pb2.Agent:
 
 
 def _file_name(value: str) -> str:
-    clean_text("metadata.file_name", value, max_chars=MAX_FILE_NAME)
+    longest = number(contract_bounds.UploadMetadata.file_name.max_chars)
+    clean_text("metadata.file_name", value, max_chars=longest)
     if "/" in value or "\\" in value or value in (".", ".."):
         raise invalid("metadata.file_name", "a file name, not a path")
     return value
@@ -139,7 +145,8 @@ class KnowledgeService(knowledge_service_pb2_grpc.KnowledgeServiceServicer):
         request: knowledge_service_pb2.CreateCollectionRequest,
         context: aio.ServicerContext[Any, Any],
     ) -> knowledge_service_pb2.CreateCollectionResponse:
-        name = clean_text("name", request.name, max_chars=200)
+        longest = number(contract_bounds.CreateCollectionRequest.name.max_chars)
+        name = clean_text("name", request.name, max_chars=longest)
         cid = uuid.uuid4()
         async with transaction(self.state.pool) as conn:
             try:
@@ -200,8 +207,9 @@ class KnowledgeService(knowledge_service_pb2_grpc.KnowledgeServiceServicer):
             raise invalid("metadata", "the first message must be the upload's metadata")
         meta = first.metadata
         file_name = _file_name(meta.file_name)
-        if len(meta.mime_type) > 255:
-            raise invalid("metadata.mime_type", "at most 255 characters")
+        longest = number(contract_bounds.UploadMetadata.mime_type.max_chars)
+        if len(meta.mime_type) > longest:
+            raise invalid("metadata.mime_type", f"at most {longest} characters")
         collection_id = parse_uuid(meta.collection_id, COLLECTION_NOT_FOUND)
         replaces = (
             parse_uuid(meta.document_id, documents.DOCUMENT_NOT_FOUND) if meta.document_id else None
@@ -252,8 +260,9 @@ class KnowledgeService(knowledge_service_pb2_grpc.KnowledgeServiceServicer):
         context: aio.ServicerContext[Any, Any],
     ) -> knowledge_service_pb2.ListDocumentsResponse:
         collection_id = parse_uuid(request.collection_id, COLLECTION_NOT_FOUND)
-        limit = bounded("limit", request.limit, 1, 500, 100)
-        if len(request.cursor) > 1024:
+        limits = contract_bounds.ListDocumentsRequest
+        limit = within("limit", request.limit, limits.limit)
+        if len(request.cursor) > number(limits.cursor.max_chars):
             raise invalid("cursor", "not a cursor returned by ListDocuments")
         async with transaction(self.state.pool, readonly=True) as conn:
             docs, cursor = await documents.list_page(
@@ -351,10 +360,11 @@ class KnowledgeService(knowledge_service_pb2_grpc.KnowledgeServiceServicer):
         request: knowledge_service_pb2.UpsertAgentRequest,
         context: aio.ServicerContext[Any, Any],
     ) -> knowledge_service_pb2.UpsertAgentResponse:
-        if not AGENT_ID.fullmatch(request.agent_id):
-            raise invalid("agent_id", "1–128 characters of [A-Za-z0-9._:-]")
-        if len(request.attached_collection_ids) > scope.MAX_COLLECTIONS:
-            raise invalid("attached_collection_ids", f"at most {scope.MAX_COLLECTIONS}")
+        limits = contract_bounds.UpsertAgentRequest
+        name_field("agent_id", request.agent_id, limits.agent_id)
+        most = number(limits.attached_collection_ids.max_items)
+        if len(request.attached_collection_ids) > most:
+            raise invalid("attached_collection_ids", f"at most {most}")
         ids = list(
             dict.fromkeys(
                 parse_uuid(c, COLLECTION_NOT_FOUND) for c in request.attached_collection_ids
@@ -372,7 +382,8 @@ class KnowledgeService(knowledge_service_pb2_grpc.KnowledgeServiceServicer):
         request: knowledge_service_pb2.GetAgentRequest,
         context: aio.ServicerContext[Any, Any],
     ) -> knowledge_service_pb2.GetAgentResponse:
-        if len(request.agent_id) > 128 or "\x00" in request.agent_id:
+        longest = number(contract_bounds.GetAgentRequest.agent_id.max_chars)
+        if len(request.agent_id) > longest or "\x00" in request.agent_id:
             raise scope.AGENT_NOT_FOUND  # cannot exist; PostgreSQL rejects NUL in text
         async with transaction(self.state.pool, readonly=True) as conn:
             row = await conn.fetchrow(GET_AGENT, principal().org_id, request.agent_id)
@@ -394,14 +405,17 @@ class KnowledgeService(knowledge_service_pb2_grpc.KnowledgeServiceServicer):
         request: knowledge_service_pb2.SearchKnowledgeRequest,
         context: aio.ServicerContext[Any, Any],
     ) -> knowledge_service_pb2.SearchKnowledgeResponse:
-        query = clean_text("query", request.query, max_chars=MAX_QUERY, allow_empty=True)
+        limits = contract_bounds.SearchKnowledgeRequest
+        longest = number(limits.query.max_chars)
+        query = clean_text("query", request.query, max_chars=longest, allow_empty=True)
         org_id = principal().org_id
         # Phase 1: policy, scope and cache in a short transaction; LEGACY_FTS (also what
         # HYBRID_SHADOW serves) needs no embedding, so it is answered in the same one.
         hits: list[knowledge_pb2.KnowledgeHit] | None = None
         async with transaction(self.state.pool, readonly=True) as conn:
             mode, bound = await effective_mode(conn, org_id, self.state)
-            limit = bounded("limit", request.limit, 1, bound, min(DEFAULT_SEARCH_LIMIT, bound))
+            default = min(number(limits.limit.default), bound)
+            limit = bounded("limit", request.limit, number(limits.limit.min), bound, default)
             collections = await scope.resolve(
                 conn, org_id, request.agent_id, list(request.collection_ids)
             )
@@ -493,9 +507,10 @@ class KnowledgeService(knowledge_service_pb2_grpc.KnowledgeServiceServicer):
         context: aio.ServicerContext[Any, Any],
     ) -> knowledge_service_pb2.ReadDocumentResponse:
         document_id = parse_uuid(request.document_id, documents.DOCUMENT_NOT_FOUND)
-        max_chars = bounded("max_chars", request.max_chars, 1, 4000, 4000)
-        if request.offset > 2**31 - 1:
-            raise invalid("offset", "at most 2147483647")
+        limits = contract_bounds.ReadDocumentRequest
+        max_chars = within("max_chars", request.max_chars, limits.max_chars)
+        if request.offset > number(limits.offset.max):
+            raise invalid("offset", f"at most {limits.offset.max}")
         org_id = principal().org_id
         async with transaction(self.state.pool, readonly=True) as conn:
             try:

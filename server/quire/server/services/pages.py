@@ -11,7 +11,9 @@ from grpc import aio
 
 from quire.indexer.pages.guard import SourcePolicy
 from quire.indexer.pages.language import DEFAULT_LANGUAGE, normalise_tag
+from quire.server import contract_bounds
 from quire.server.auth import Scope
+from quire.server.contract_bounds import FieldBounds
 from quire.server.embeddings import discard
 from quire.server.engine import search_config
 from quire.server.errors import QuireError, invalid
@@ -26,7 +28,7 @@ from quire.server.services.base import SCHEMA_VERSION, drain_while_running, fill
 from quire.server.state import AppState
 from quire.server.storage.database import transaction
 from quire.server.storage.timestamps import timestamp
-from quire.server.validation import bounded, clean_text, name_field
+from quire.server.validation import clean_text, name_field, number, text, within
 from quire.v1 import (
     errors_pb2,
     pages_pb2,
@@ -35,9 +37,6 @@ from quire.v1 import (
 )
 
 TRANSFORMS = ("none", "markdown", "mintlify", "fumadocs")
-MAX_PATH_CHARS = 1024
-MAX_OFFSET = 2**31 - 1
-MAX_COMMAND_CHARS = 1024
 GREP_DEADLINE_S = 5.0
 STOP_REASONS = {
     "limit": pages_pb2.GREP_STOP_REASON_LIMIT,
@@ -53,10 +52,13 @@ FROM namespaces n WHERE n.org_id = $1 ORDER BY n.name
 LAST_REPORT = "SELECT last_report FROM namespaces WHERE org_id = $1 AND name = $2"
 
 
-def _path_field(field: str, value: str) -> str:
+def _path_field(field: str, value: str, bounds: FieldBounds) -> str:
+    """A page path or prefix; empty means the field's default when it has one."""
+    if not value and bounds.default is not None:
+        value = text(bounds.default)
     if not value.startswith("/"):
         raise invalid(field, "must start with '/'")
-    return clean_text(field, value, max_chars=MAX_PATH_CHARS)
+    return clean_text(field, value, max_chars=number(bounds.max_chars))
 
 
 class PagesService(pages_service_pb2_grpc.PagesServiceServicer):
@@ -79,16 +81,22 @@ class PagesService(pages_service_pb2_grpc.PagesServiceServicer):
         if first is None or not first.HasField("start"):
             raise invalid("start", "the first message must be a SyncStart")
         start = first.start
-        name_field("start.namespace", start.namespace)
-        clean_text("start.url", start.url, max_chars=2048)
-        transform = start.transform or "markdown"
+        limits = contract_bounds.SyncStart
+        name_field("start.namespace", start.namespace, limits.namespace)
+        clean_text("start.url", start.url, max_chars=number(limits.url.max_chars))
+        transform = start.transform or text(limits.transform.default)
         if transform not in TRANSFORMS:
             raise invalid("start.transform", f"one of {', '.join(TRANSFORMS)}")
-        index_version = clean_text("start.index_version", start.index_version or "1", max_chars=64)
+        index_version = clean_text(
+            "start.index_version",
+            start.index_version or text(limits.index_version.default),
+            max_chars=number(limits.index_version.max_chars),
+        )
         if start.public_url:
-            clean_text("start.public_url", start.public_url, max_chars=2048)
+            longest = number(limits.public_url.max_chars)
+            clean_text("start.public_url", start.public_url, max_chars=longest)
         language = normalise_tag(start.language or DEFAULT_LANGUAGE)
-        if language is None or len(start.language) > 35:
+        if language is None or len(start.language) > number(limits.language.max_chars):
             raise invalid("start.language", 'a BCP 47 language tag such as "en" or "pt-BR"')
         # Built per sync from the live settings (tests extend the allow-list at run time).
         policy = SourcePolicy(allow_origins=list(self.state.settings.allow_sources))
@@ -166,16 +174,18 @@ class PagesService(pages_service_pb2_grpc.PagesServiceServicer):
         request: pages_service_pb2.SearchPagesRequest,
         context: aio.ServicerContext[Any, Any],
     ) -> pages_service_pb2.SearchPagesResponse:
+        limits = contract_bounds.SearchPagesRequest
         name_field("namespace", request.namespace)
-        query = clean_text("query", request.query, max_chars=500)
-        if len(request.alternatives) > 3:
-            raise invalid("alternatives", "at most 3")
+        query = clean_text("query", request.query, max_chars=number(limits.query.max_chars))
+        most = limits.alternatives
+        if len(request.alternatives) > number(most.max_items):
+            raise invalid("alternatives", f"at most {most.max_items}")
         alternatives = [
-            clean_text(f"alternatives[{i}]", alt, max_chars=500)
+            clean_text(f"alternatives[{i}]", alt, max_chars=number(most.max_chars))
             for i, alt in enumerate(request.alternatives)
         ]
-        limit = bounded("limit", request.limit, 1, 20, 10)
-        budget = bounded("max_output_bytes", request.max_output_bytes, 24_000, 32_000, 24_000)
+        limit = within("limit", request.limit, limits.limit)
+        budget = within("max_output_bytes", request.max_output_bytes, limits.max_output_bytes)
         override = None
         if request.HasField("config"):
             principal().require(Scope.TUNE)
@@ -208,13 +218,14 @@ class PagesService(pages_service_pb2_grpc.PagesServiceServicer):
         request: pages_service_pb2.ReadPageRequest,
         context: aio.ServicerContext[Any, Any],
     ) -> pages_service_pb2.ReadPageResponse:
+        limits = contract_bounds.ReadPageRequest
         name_field("namespace", request.namespace)
-        path = _path_field("path", request.path)
-        if len(request.revision) > 128:
-            raise invalid("revision", "at most 128 characters")
-        if request.offset > MAX_OFFSET:
-            raise invalid("offset", f"at most {MAX_OFFSET}")
-        max_chars = bounded("max_chars", request.max_chars, 1, 24_000, 12_000)
+        path = _path_field("path", request.path, limits.path)
+        if len(request.revision) > number(limits.revision.max_chars):
+            raise invalid("revision", f"at most {limits.revision.max_chars} characters")
+        if request.offset > number(limits.offset.max):
+            raise invalid("offset", f"at most {limits.offset.max}")
+        max_chars = within("max_chars", request.max_chars, limits.max_chars)
         async with transaction(self.state.pool, readonly=True) as conn:
             read = await reading.read_page(
                 conn,
@@ -232,11 +243,12 @@ class PagesService(pages_service_pb2_grpc.PagesServiceServicer):
         request: pages_service_pb2.ListPagesRequest,
         context: aio.ServicerContext[Any, Any],
     ) -> pages_service_pb2.ListPagesResponse:
+        limits = contract_bounds.ListPagesRequest
         name_field("namespace", request.namespace)
-        prefix = _path_field("prefix", request.prefix or "/")
-        if len(request.cursor) > 4096:
+        prefix = _path_field("prefix", request.prefix, limits.prefix)
+        if len(request.cursor) > number(limits.cursor.max_chars):
             raise invalid("cursor", "not a cursor returned by ListPages")
-        limit = bounded("limit", request.limit, 1, 200, 100)
+        limit = within("limit", request.limit, limits.limit)
         async with transaction(self.state.pool, readonly=True) as conn:
             listing = await reading.list_pages(
                 conn,
@@ -258,10 +270,11 @@ class PagesService(pages_service_pb2_grpc.PagesServiceServicer):
         request: pages_service_pb2.GrepPagesRequest,
         context: aio.ServicerContext[Any, Any],
     ) -> pages_service_pb2.GrepPagesResponse:
+        limits = contract_bounds.GrepPagesRequest
         name_field("namespace", request.namespace)
-        clean_text("query", request.query, max_chars=256)
-        prefix = _path_field("prefix", request.prefix or "/")
-        limit = bounded("limit", request.limit, 1, 100, 20)
+        clean_text("query", request.query, max_chars=number(limits.query.max_chars))
+        prefix = _path_field("prefix", request.prefix, limits.prefix)
+        limit = within("limit", request.limit, limits.limit)
         remaining = context.time_remaining()
         deadline_s = GREP_DEADLINE_S if remaining is None else min(GREP_DEADLINE_S, remaining)
         async with transaction(self.state.pool, readonly=True, isolation="repeatable_read") as conn:
@@ -305,9 +318,10 @@ class PagesService(pages_service_pb2_grpc.PagesServiceServicer):
         request: pages_service_pb2.RunCommandRequest,
         context: aio.ServicerContext[Any, Any],
     ) -> pages_service_pb2.RunCommandResponse:
+        limits = contract_bounds.RunCommandRequest
         name_field("namespace", request.namespace)
-        if len(request.command) > MAX_COMMAND_CHARS:
-            raise invalid("command", f"at most {MAX_COMMAND_CHARS} characters")
+        if len(request.command) > number(limits.command.max_chars):
+            raise invalid("command", f"at most {limits.command.max_chars} characters")
         async with transaction(self.state.pool, readonly=True, isolation="repeatable_read") as conn:
             await self._namespace_exists(conn, request.namespace)
             store = PgPageStore(conn, principal().org_id, request.namespace)
