@@ -6,6 +6,7 @@ from the proto's `(quire.v1.bounds)`); the checks and their messages live here.
 
 from __future__ import annotations
 
+import functools
 import re
 import uuid
 
@@ -31,6 +32,7 @@ def text(value: int | str | None) -> str:
     return value
 
 
+@functools.cache
 def whole_match(bounds: FieldBounds) -> re.Pattern[str]:
     """The field's pattern and length bounds as one expression, for `fullmatch`."""
     lengths = f"(?=.{{{number(bounds.min_chars)},{number(bounds.max_chars)}}}\\Z)"
@@ -40,9 +42,6 @@ def whole_match(bounds: FieldBounds) -> re.Pattern[str]:
 def _alphabet(bounds: FieldBounds) -> str:
     """The character class of a `^[...]+$` pattern, as error messages quote it."""
     return bounds.pattern.removeprefix("^").removesuffix("+$")
-
-
-_NAME = whole_match(NAMESPACE)
 
 
 def clean_text(field: str, value: str, *, max_chars: int, allow_empty: bool = False) -> str:
@@ -57,8 +56,7 @@ def clean_text(field: str, value: str, *, max_chars: int, allow_empty: bool = Fa
 
 def name_field(field: str, value: str, bounds: FieldBounds = NAMESPACE) -> str:
     """A name such as a namespace: the field's length bounds, characters from its pattern."""
-    pattern = _NAME if bounds is NAMESPACE else whole_match(bounds)
-    if not pattern.fullmatch(value):
+    if not whole_match(bounds).fullmatch(value):
         raise invalid(
             field, f"{bounds.min_chars}–{bounds.max_chars} characters of {_alphabet(bounds)}"
         )
