@@ -990,7 +990,7 @@ type PageSyncProgress struct {
 	Stage SyncStage `protobuf:"varint,2,opt,name=stage,proto3,enum=quire.v1.SyncStage" json:"stage,omitempty"`
 	// Pages found by discovery.
 	Discovered uint32 `protobuf:"varint,3,opt,name=discovered,proto3" json:"discovered,omitempty"`
-	// Pages fetched and compared so far.
+	// Pages handled so far: published, found unchanged or failed.
 	Processed uint32 `protobuf:"varint,4,opt,name=processed,proto3" json:"processed,omitempty"`
 	// Pages published with new content so far.
 	Updated uint32 `protobuf:"varint,5,opt,name=updated,proto3" json:"updated,omitempty"`

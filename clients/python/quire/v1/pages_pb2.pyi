@@ -513,7 +513,7 @@ class PageSyncProgress(_message.Message):
     discovered: _builtins.int
     """Pages found by discovery."""
     processed: _builtins.int
-    """Pages fetched and compared so far."""
+    """Pages handled so far: published, found unchanged or failed."""
     updated: _builtins.int
     """Pages published with new content so far."""
     failed: _builtins.int

@@ -543,7 +543,7 @@ export type PageSyncProgress = Message<"quire.v1.PageSyncProgress"> & {
   discovered: number;
 
   /**
-   * Pages fetched and compared so far.
+   * Pages handled so far: published, found unchanged or failed.
    *
    * @generated from field: uint32 processed = 4;
    */
