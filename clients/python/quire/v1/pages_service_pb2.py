@@ -22,57 +22,76 @@ _runtime_version.ValidateProtobufRuntimeVersion(
 _sym_db = _symbol_database.Default()
 
 
+from quire.v1 import options_pb2 as quire_dot_v1_dot_options__pb2
 from quire.v1 import pages_pb2 as quire_dot_v1_dot_pages__pb2
 from quire.v1 import search_config_pb2 as quire_dot_v1_dot_search__config__pb2
 
 
-DESCRIPTOR = _descriptor_pool.Default().AddSerializedFile(b'\n\x1cquire/v1/pages_service.proto\x12\x08quire.v1\x1a\x14quire/v1/pages.proto\x1a\x1cquire/v1/search_config.proto\"\xa8\x01\n\tSyncStart\x12\x11\n\tnamespace\x18\x01 \x01(\t\x12\x0b\n\x03url\x18\x02 \x01(\t\x12\x12\n\npublic_url\x18\x03 \x01(\t\x12\x11\n\ttransform\x18\x04 \x01(\t\x12\x15\n\rindex_version\x18\x05 \x01(\t\x12\x0f\n\x07reindex\x18\x06 \x01(\x08\x12\x1a\n\x12validate_discovery\x18\x07 \x01(\x08\x12\x10\n\x08language\x18\x08 \x01(\t\"#\n\x11\x44iscoveryDecision\x12\x0e\n\x06\x61\x63\x63\x65pt\x18\x01 \x01(\x08\"t\n\x10SyncPagesRequest\x12$\n\x05start\x18\x01 \x01(\x0b\x32\x13.quire.v1.SyncStartH\x00\x12/\n\x08\x64\x65\x63ision\x18\x02 \x01(\x0b\x32\x1b.quire.v1.DiscoveryDecisionH\x00\x42\t\n\x07message\"\xab\x01\n\x11SyncPagesResponse\x12.\n\x08progress\x18\x01 \x01(\x0b\x32\x1a.quire.v1.PageSyncProgressH\x00\x12\x33\n\x0f\x64iscovery_check\x18\x02 \x01(\x0b\x32\x18.quire.v1.DiscoveryCheckH\x00\x12&\n\x06report\x18\x03 \x01(\x0b\x32\x14.quire.v1.SyncReportH\x00\x42\t\n\x07message\"\xa1\x01\n\x12SearchPagesRequest\x12\x11\n\tnamespace\x18\x01 \x01(\t\x12\r\n\x05query\x18\x02 \x01(\t\x12\x14\n\x0c\x61lternatives\x18\x03 \x03(\t\x12\r\n\x05limit\x18\x04 \x01(\r\x12\x18\n\x10max_output_bytes\x18\x05 \x01(\r\x12*\n\x06\x63onfig\x18\x06 \x01(\x0b\x32\x1a.quire.v1.PageSearchConfig\"=\n\x13SearchPagesResponse\x12&\n\x06result\x18\x01 \x01(\x0b\x32\x16.quire.v1.SearchResult\"g\n\x0fReadPageRequest\x12\x11\n\tnamespace\x18\x01 \x01(\t\x12\x0c\n\x04path\x18\x02 \x01(\t\x12\x10\n\x08revision\x18\x03 \x01(\t\x12\x0e\n\x06offset\x18\x04 \x01(\x04\x12\x11\n\tmax_chars\x18\x05 \x01(\r\"9\n\x10ReadPageResponse\x12%\n\tpage_read\x18\x01 \x01(\x0b\x32\x12.quire.v1.PageRead\"T\n\x10ListPagesRequest\x12\x11\n\tnamespace\x18\x01 \x01(\t\x12\x0e\n\x06prefix\x18\x02 \x01(\t\x12\x0e\n\x06\x63ursor\x18\x03 \x01(\t\x12\r\n\x05limit\x18\x04 \x01(\r\":\n\x11ListPagesResponse\x12%\n\tpage_list\x18\x01 \x01(\x0b\x32\x12.quire.v1.PageList\"h\n\x10GrepPagesRequest\x12\x11\n\tnamespace\x18\x01 \x01(\t\x12\r\n\x05query\x18\x02 \x01(\t\x12\x0e\n\x06prefix\x18\x03 \x01(\t\x12\x13\n\x0bignore_case\x18\x04 \x01(\x08\x12\r\n\x05limit\x18\x05 \x01(\r\"9\n\x11GrepPagesResponse\x12$\n\x06result\x18\x01 \x01(\x0b\x32\x14.quire.v1.GrepResult\"7\n\x11RunCommandRequest\x12\x11\n\tnamespace\x18\x01 \x01(\t\x12\x0f\n\x07\x63ommand\x18\x02 \x01(\t\"=\n\x12RunCommandResponse\x12\'\n\x06result\x18\x01 \x01(\x0b\x32\x17.quire.v1.CommandResult\"\x16\n\x14\x44\x65scribeToolsRequest\"X\n\x15\x44\x65scribeToolsResponse\x12\x16\n\x0eschema_version\x18\x01 \x01(\r\x12\'\n\x05tools\x18\x02 \x03(\x0b\x32\x18.quire.v1.ToolDefinition\")\n\x14GetSyncReportRequest\x12\x11\n\tnamespace\x18\x01 \x01(\t\"=\n\x15GetSyncReportResponse\x12$\n\x06report\x18\x01 \x01(\x0b\x32\x14.quire.v1.SyncReport\"\x17\n\x15ListNamespacesRequest\"Y\n\x16ListNamespacesResponse\x12\x16\n\x0eschema_version\x18\x01 \x01(\r\x12\'\n\nnamespaces\x18\x02 \x03(\x0b\x32\x13.quire.v1.Namespace2\xb5\x05\n\x0cPagesService\x12H\n\tSyncPages\x12\x1a.quire.v1.SyncPagesRequest\x1a\x1b.quire.v1.SyncPagesResponse(\x01\x30\x01\x12J\n\x0bSearchPages\x12\x1c.quire.v1.SearchPagesRequest\x1a\x1d.quire.v1.SearchPagesResponse\x12\x41\n\x08ReadPage\x12\x19.quire.v1.ReadPageRequest\x1a\x1a.quire.v1.ReadPageResponse\x12\x44\n\tListPages\x12\x1a.quire.v1.ListPagesRequest\x1a\x1b.quire.v1.ListPagesResponse\x12\x44\n\tGrepPages\x12\x1a.quire.v1.GrepPagesRequest\x1a\x1b.quire.v1.GrepPagesResponse\x12G\n\nRunCommand\x12\x1b.quire.v1.RunCommandRequest\x1a\x1c.quire.v1.RunCommandResponse\x12P\n\rDescribeTools\x12\x1e.quire.v1.DescribeToolsRequest\x1a\x1f.quire.v1.DescribeToolsResponse\x12P\n\rGetSyncReport\x12\x1e.quire.v1.GetSyncReportRequest\x1a\x1f.quire.v1.GetSyncReportResponse\x12S\n\x0eListNamespaces\x12\x1f.quire.v1.ListNamespacesRequest\x1a .quire.v1.ListNamespacesResponseb\x06proto3')
+DESCRIPTOR = _descriptor_pool.Default().AddSerializedFile(b'\n\x1cquire/v1/pages_service.proto\x12\x08quire.v1\x1a\x16quire/v1/options.proto\x1a\x14quire/v1/pages.proto\x1a\x1cquire/v1/search_config.proto\"\xa8\x01\n\tSyncStart\x12\x11\n\tnamespace\x18\x01 \x01(\t\x12\x0b\n\x03url\x18\x02 \x01(\t\x12\x12\n\npublic_url\x18\x03 \x01(\t\x12\x11\n\ttransform\x18\x04 \x01(\t\x12\x15\n\rindex_version\x18\x05 \x01(\t\x12\x0f\n\x07reindex\x18\x06 \x01(\x08\x12\x1a\n\x12validate_discovery\x18\x07 \x01(\x08\x12\x10\n\x08language\x18\x08 \x01(\t\"#\n\x11\x44iscoveryDecision\x12\x0e\n\x06\x61\x63\x63\x65pt\x18\x01 \x01(\x08\"t\n\x10SyncPagesRequest\x12$\n\x05start\x18\x01 \x01(\x0b\x32\x13.quire.v1.SyncStartH\x00\x12/\n\x08\x64\x65\x63ision\x18\x02 \x01(\x0b\x32\x1b.quire.v1.DiscoveryDecisionH\x00\x42\t\n\x07message\"\xab\x01\n\x11SyncPagesResponse\x12.\n\x08progress\x18\x01 \x01(\x0b\x32\x1a.quire.v1.PageSyncProgressH\x00\x12\x33\n\x0f\x64iscovery_check\x18\x02 \x01(\x0b\x32\x18.quire.v1.DiscoveryCheckH\x00\x12&\n\x06report\x18\x03 \x01(\x0b\x32\x14.quire.v1.SyncReportH\x00\x42\t\n\x07message\"\xa1\x01\n\x12SearchPagesRequest\x12\x11\n\tnamespace\x18\x01 \x01(\t\x12\r\n\x05query\x18\x02 \x01(\t\x12\x14\n\x0c\x61lternatives\x18\x03 \x03(\t\x12\r\n\x05limit\x18\x04 \x01(\r\x12\x18\n\x10max_output_bytes\x18\x05 \x01(\r\x12*\n\x06\x63onfig\x18\x06 \x01(\x0b\x32\x1a.quire.v1.PageSearchConfig\"=\n\x13SearchPagesResponse\x12&\n\x06result\x18\x01 \x01(\x0b\x32\x16.quire.v1.SearchResult\"g\n\x0fReadPageRequest\x12\x11\n\tnamespace\x18\x01 \x01(\t\x12\x0c\n\x04path\x18\x02 \x01(\t\x12\x10\n\x08revision\x18\x03 \x01(\t\x12\x0e\n\x06offset\x18\x04 \x01(\x04\x12\x11\n\tmax_chars\x18\x05 \x01(\r\"9\n\x10ReadPageResponse\x12%\n\tpage_read\x18\x01 \x01(\x0b\x32\x12.quire.v1.PageRead\"T\n\x10ListPagesRequest\x12\x11\n\tnamespace\x18\x01 \x01(\t\x12\x0e\n\x06prefix\x18\x02 \x01(\t\x12\x0e\n\x06\x63ursor\x18\x03 \x01(\t\x12\r\n\x05limit\x18\x04 \x01(\r\":\n\x11ListPagesResponse\x12%\n\tpage_list\x18\x01 \x01(\x0b\x32\x12.quire.v1.PageList\"h\n\x10GrepPagesRequest\x12\x11\n\tnamespace\x18\x01 \x01(\t\x12\r\n\x05query\x18\x02 \x01(\t\x12\x0e\n\x06prefix\x18\x03 \x01(\t\x12\x13\n\x0bignore_case\x18\x04 \x01(\x08\x12\r\n\x05limit\x18\x05 \x01(\r\"9\n\x11GrepPagesResponse\x12$\n\x06result\x18\x01 \x01(\x0b\x32\x14.quire.v1.GrepResult\"7\n\x11RunCommandRequest\x12\x11\n\tnamespace\x18\x01 \x01(\t\x12\x0f\n\x07\x63ommand\x18\x02 \x01(\t\"=\n\x12RunCommandResponse\x12\'\n\x06result\x18\x01 \x01(\x0b\x32\x17.quire.v1.CommandResult\"\x16\n\x14\x44\x65scribeToolsRequest\"X\n\x15\x44\x65scribeToolsResponse\x12\x16\n\x0eschema_version\x18\x01 \x01(\r\x12\'\n\x05tools\x18\x02 \x03(\x0b\x32\x18.quire.v1.ToolDefinition\")\n\x14GetSyncReportRequest\x12\x11\n\tnamespace\x18\x01 \x01(\t\"=\n\x15GetSyncReportResponse\x12$\n\x06report\x18\x01 \x01(\x0b\x32\x14.quire.v1.SyncReport\"\x17\n\x15ListNamespacesRequest\"Y\n\x16ListNamespacesResponse\x12\x16\n\x0eschema_version\x18\x01 \x01(\r\x12\'\n\nnamespaces\x18\x02 \x03(\x0b\x32\x13.quire.v1.Namespace2\xa7\x06\n\x0cPagesService\x12R\n\tSyncPages\x12\x1a.quire.v1.SyncPagesRequest\x1a\x1b.quire.v1.SyncPagesResponse\"\x08\xd2\xb5\x18\x04\x08\x04\x10\x02(\x01\x30\x01\x12W\n\x0bSearchPages\x12\x1c.quire.v1.SearchPagesRequest\x1a\x1d.quire.v1.SearchPagesResponse\"\x0b\x90\x02\x01\xd2\xb5\x18\x04\x08\x02\x10\x01\x12N\n\x08ReadPage\x12\x19.quire.v1.ReadPageRequest\x1a\x1a.quire.v1.ReadPageResponse\"\x0b\x90\x02\x01\xd2\xb5\x18\x04\x08\x01\x10\x01\x12Q\n\tListPages\x12\x1a.quire.v1.ListPagesRequest\x1a\x1b.quire.v1.ListPagesResponse\"\x0b\x90\x02\x01\xd2\xb5\x18\x04\x08\x01\x10\x01\x12Q\n\tGrepPages\x12\x1a.quire.v1.GrepPagesRequest\x1a\x1b.quire.v1.GrepPagesResponse\"\x0b\x90\x02\x01\xd2\xb5\x18\x04\x08\x02\x10\x01\x12T\n\nRunCommand\x12\x1b.quire.v1.RunCommandRequest\x1a\x1c.quire.v1.RunCommandResponse\"\x0b\x90\x02\x01\xd2\xb5\x18\x04\x08\x02\x10\x01\x12]\n\rDescribeTools\x12\x1e.quire.v1.DescribeToolsRequest\x1a\x1f.quire.v1.DescribeToolsResponse\"\x0b\x90\x02\x01\xd2\xb5\x18\x04\x08\x01\x10\x01\x12]\n\rGetSyncReport\x12\x1e.quire.v1.GetSyncReportRequest\x1a\x1f.quire.v1.GetSyncReportResponse\"\x0b\x90\x02\x01\xd2\xb5\x18\x04\x08\x01\x10\x01\x12`\n\x0eListNamespaces\x12\x1f.quire.v1.ListNamespacesRequest\x1a .quire.v1.ListNamespacesResponse\"\x0b\x90\x02\x01\xd2\xb5\x18\x04\x08\x01\x10\x01\x62\x06proto3')
 
 _globals = globals()
 _builder.BuildMessageAndEnumDescriptors(DESCRIPTOR, _globals)
 _builder.BuildTopDescriptorsAndMessages(DESCRIPTOR, 'quire.v1.pages_service_pb2', _globals)
 if not _descriptor._USE_C_DESCRIPTORS:
   DESCRIPTOR._loaded_options = None
-  _globals['_SYNCSTART']._serialized_start=95
-  _globals['_SYNCSTART']._serialized_end=263
-  _globals['_DISCOVERYDECISION']._serialized_start=265
-  _globals['_DISCOVERYDECISION']._serialized_end=300
-  _globals['_SYNCPAGESREQUEST']._serialized_start=302
-  _globals['_SYNCPAGESREQUEST']._serialized_end=418
-  _globals['_SYNCPAGESRESPONSE']._serialized_start=421
-  _globals['_SYNCPAGESRESPONSE']._serialized_end=592
-  _globals['_SEARCHPAGESREQUEST']._serialized_start=595
-  _globals['_SEARCHPAGESREQUEST']._serialized_end=756
-  _globals['_SEARCHPAGESRESPONSE']._serialized_start=758
-  _globals['_SEARCHPAGESRESPONSE']._serialized_end=819
-  _globals['_READPAGEREQUEST']._serialized_start=821
-  _globals['_READPAGEREQUEST']._serialized_end=924
-  _globals['_READPAGERESPONSE']._serialized_start=926
-  _globals['_READPAGERESPONSE']._serialized_end=983
-  _globals['_LISTPAGESREQUEST']._serialized_start=985
-  _globals['_LISTPAGESREQUEST']._serialized_end=1069
-  _globals['_LISTPAGESRESPONSE']._serialized_start=1071
-  _globals['_LISTPAGESRESPONSE']._serialized_end=1129
-  _globals['_GREPPAGESREQUEST']._serialized_start=1131
-  _globals['_GREPPAGESREQUEST']._serialized_end=1235
-  _globals['_GREPPAGESRESPONSE']._serialized_start=1237
-  _globals['_GREPPAGESRESPONSE']._serialized_end=1294
-  _globals['_RUNCOMMANDREQUEST']._serialized_start=1296
-  _globals['_RUNCOMMANDREQUEST']._serialized_end=1351
-  _globals['_RUNCOMMANDRESPONSE']._serialized_start=1353
-  _globals['_RUNCOMMANDRESPONSE']._serialized_end=1414
-  _globals['_DESCRIBETOOLSREQUEST']._serialized_start=1416
-  _globals['_DESCRIBETOOLSREQUEST']._serialized_end=1438
-  _globals['_DESCRIBETOOLSRESPONSE']._serialized_start=1440
-  _globals['_DESCRIBETOOLSRESPONSE']._serialized_end=1528
-  _globals['_GETSYNCREPORTREQUEST']._serialized_start=1530
-  _globals['_GETSYNCREPORTREQUEST']._serialized_end=1571
-  _globals['_GETSYNCREPORTRESPONSE']._serialized_start=1573
-  _globals['_GETSYNCREPORTRESPONSE']._serialized_end=1634
-  _globals['_LISTNAMESPACESREQUEST']._serialized_start=1636
-  _globals['_LISTNAMESPACESREQUEST']._serialized_end=1659
-  _globals['_LISTNAMESPACESRESPONSE']._serialized_start=1661
-  _globals['_LISTNAMESPACESRESPONSE']._serialized_end=1750
-  _globals['_PAGESSERVICE']._serialized_start=1753
-  _globals['_PAGESSERVICE']._serialized_end=2446
+  _globals['_PAGESSERVICE'].methods_by_name['SyncPages']._loaded_options = None
+  _globals['_PAGESSERVICE'].methods_by_name['SyncPages']._serialized_options = b'\322\265\030\004\010\004\020\002'
+  _globals['_PAGESSERVICE'].methods_by_name['SearchPages']._loaded_options = None
+  _globals['_PAGESSERVICE'].methods_by_name['SearchPages']._serialized_options = b'\220\002\001\322\265\030\004\010\002\020\001'
+  _globals['_PAGESSERVICE'].methods_by_name['ReadPage']._loaded_options = None
+  _globals['_PAGESSERVICE'].methods_by_name['ReadPage']._serialized_options = b'\220\002\001\322\265\030\004\010\001\020\001'
+  _globals['_PAGESSERVICE'].methods_by_name['ListPages']._loaded_options = None
+  _globals['_PAGESSERVICE'].methods_by_name['ListPages']._serialized_options = b'\220\002\001\322\265\030\004\010\001\020\001'
+  _globals['_PAGESSERVICE'].methods_by_name['GrepPages']._loaded_options = None
+  _globals['_PAGESSERVICE'].methods_by_name['GrepPages']._serialized_options = b'\220\002\001\322\265\030\004\010\002\020\001'
+  _globals['_PAGESSERVICE'].methods_by_name['RunCommand']._loaded_options = None
+  _globals['_PAGESSERVICE'].methods_by_name['RunCommand']._serialized_options = b'\220\002\001\322\265\030\004\010\002\020\001'
+  _globals['_PAGESSERVICE'].methods_by_name['DescribeTools']._loaded_options = None
+  _globals['_PAGESSERVICE'].methods_by_name['DescribeTools']._serialized_options = b'\220\002\001\322\265\030\004\010\001\020\001'
+  _globals['_PAGESSERVICE'].methods_by_name['GetSyncReport']._loaded_options = None
+  _globals['_PAGESSERVICE'].methods_by_name['GetSyncReport']._serialized_options = b'\220\002\001\322\265\030\004\010\001\020\001'
+  _globals['_PAGESSERVICE'].methods_by_name['ListNamespaces']._loaded_options = None
+  _globals['_PAGESSERVICE'].methods_by_name['ListNamespaces']._serialized_options = b'\220\002\001\322\265\030\004\010\001\020\001'
+  _globals['_SYNCSTART']._serialized_start=119
+  _globals['_SYNCSTART']._serialized_end=287
+  _globals['_DISCOVERYDECISION']._serialized_start=289
+  _globals['_DISCOVERYDECISION']._serialized_end=324
+  _globals['_SYNCPAGESREQUEST']._serialized_start=326
+  _globals['_SYNCPAGESREQUEST']._serialized_end=442
+  _globals['_SYNCPAGESRESPONSE']._serialized_start=445
+  _globals['_SYNCPAGESRESPONSE']._serialized_end=616
+  _globals['_SEARCHPAGESREQUEST']._serialized_start=619
+  _globals['_SEARCHPAGESREQUEST']._serialized_end=780
+  _globals['_SEARCHPAGESRESPONSE']._serialized_start=782
+  _globals['_SEARCHPAGESRESPONSE']._serialized_end=843
+  _globals['_READPAGEREQUEST']._serialized_start=845
+  _globals['_READPAGEREQUEST']._serialized_end=948
+  _globals['_READPAGERESPONSE']._serialized_start=950
+  _globals['_READPAGERESPONSE']._serialized_end=1007
+  _globals['_LISTPAGESREQUEST']._serialized_start=1009
+  _globals['_LISTPAGESREQUEST']._serialized_end=1093
+  _globals['_LISTPAGESRESPONSE']._serialized_start=1095
+  _globals['_LISTPAGESRESPONSE']._serialized_end=1153
+  _globals['_GREPPAGESREQUEST']._serialized_start=1155
+  _globals['_GREPPAGESREQUEST']._serialized_end=1259
+  _globals['_GREPPAGESRESPONSE']._serialized_start=1261
+  _globals['_GREPPAGESRESPONSE']._serialized_end=1318
+  _globals['_RUNCOMMANDREQUEST']._serialized_start=1320
+  _globals['_RUNCOMMANDREQUEST']._serialized_end=1375
+  _globals['_RUNCOMMANDRESPONSE']._serialized_start=1377
+  _globals['_RUNCOMMANDRESPONSE']._serialized_end=1438
+  _globals['_DESCRIBETOOLSREQUEST']._serialized_start=1440
+  _globals['_DESCRIBETOOLSREQUEST']._serialized_end=1462
+  _globals['_DESCRIBETOOLSRESPONSE']._serialized_start=1464
+  _globals['_DESCRIBETOOLSRESPONSE']._serialized_end=1552
+  _globals['_GETSYNCREPORTREQUEST']._serialized_start=1554
+  _globals['_GETSYNCREPORTREQUEST']._serialized_end=1595
+  _globals['_GETSYNCREPORTRESPONSE']._serialized_start=1597
+  _globals['_GETSYNCREPORTRESPONSE']._serialized_end=1658
+  _globals['_LISTNAMESPACESREQUEST']._serialized_start=1660
+  _globals['_LISTNAMESPACESREQUEST']._serialized_end=1683
+  _globals['_LISTNAMESPACESRESPONSE']._serialized_start=1685
+  _globals['_LISTNAMESPACESRESPONSE']._serialized_end=1774
+  _globals['_PAGESSERVICE']._serialized_start=1777
+  _globals['_PAGESSERVICE']._serialized_end=2584
 # @@protoc_insertion_point(module_scope)
