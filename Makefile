@@ -27,6 +27,7 @@ generate: install
 	scripts/generate-python.sh
 	clients/go/generate.sh
 	cd clients/typescript && (test -d node_modules || npm ci --no-audit --no-fund) && npm run generate
+	$(BIN)/python -m scripts.contractgen
 
 check-generated: install
 	scripts/check-generated.sh
