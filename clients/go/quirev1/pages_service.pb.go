@@ -1220,7 +1220,7 @@ var File_quire_v1_pages_service_proto protoreflect.FileDescriptor
 
 const file_quire_v1_pages_service_proto_rawDesc = "" +
 	"\n" +
-	"\x1cquire/v1/pages_service.proto\x12\bquire.v1\x1a\x14quire/v1/pages.proto\x1a\x1cquire/v1/search_config.proto\"\x82\x02\n" +
+	"\x1cquire/v1/pages_service.proto\x12\bquire.v1\x1a\x16quire/v1/options.proto\x1a\x14quire/v1/pages.proto\x1a\x1cquire/v1/search_config.proto\"\x82\x02\n" +
 	"\tSyncStart\x12\x1c\n" +
 	"\tnamespace\x18\x01 \x01(\tR\tnamespace\x12\x10\n" +
 	"\x03url\x18\x02 \x01(\tR\x03url\x12\x1d\n" +
@@ -1293,18 +1293,18 @@ const file_quire_v1_pages_service_proto_rawDesc = "" +
 	"\x0eschema_version\x18\x01 \x01(\rR\rschemaVersion\x123\n" +
 	"\n" +
 	"namespaces\x18\x02 \x03(\v2\x13.quire.v1.NamespaceR\n" +
-	"namespaces2\xb5\x05\n" +
-	"\fPagesService\x12H\n" +
-	"\tSyncPages\x12\x1a.quire.v1.SyncPagesRequest\x1a\x1b.quire.v1.SyncPagesResponse(\x010\x01\x12J\n" +
-	"\vSearchPages\x12\x1c.quire.v1.SearchPagesRequest\x1a\x1d.quire.v1.SearchPagesResponse\x12A\n" +
-	"\bReadPage\x12\x19.quire.v1.ReadPageRequest\x1a\x1a.quire.v1.ReadPageResponse\x12D\n" +
-	"\tListPages\x12\x1a.quire.v1.ListPagesRequest\x1a\x1b.quire.v1.ListPagesResponse\x12D\n" +
-	"\tGrepPages\x12\x1a.quire.v1.GrepPagesRequest\x1a\x1b.quire.v1.GrepPagesResponse\x12G\n" +
+	"namespaces2\xa7\x06\n" +
+	"\fPagesService\x12R\n" +
+	"\tSyncPages\x12\x1a.quire.v1.SyncPagesRequest\x1a\x1b.quire.v1.SyncPagesResponse\"\bҵ\x18\x04\b\x04\x10\x02(\x010\x01\x12W\n" +
+	"\vSearchPages\x12\x1c.quire.v1.SearchPagesRequest\x1a\x1d.quire.v1.SearchPagesResponse\"\vҵ\x18\x04\b\x02\x10\x01\x90\x02\x01\x12N\n" +
+	"\bReadPage\x12\x19.quire.v1.ReadPageRequest\x1a\x1a.quire.v1.ReadPageResponse\"\vҵ\x18\x04\b\x01\x10\x01\x90\x02\x01\x12Q\n" +
+	"\tListPages\x12\x1a.quire.v1.ListPagesRequest\x1a\x1b.quire.v1.ListPagesResponse\"\vҵ\x18\x04\b\x01\x10\x01\x90\x02\x01\x12Q\n" +
+	"\tGrepPages\x12\x1a.quire.v1.GrepPagesRequest\x1a\x1b.quire.v1.GrepPagesResponse\"\vҵ\x18\x04\b\x02\x10\x01\x90\x02\x01\x12T\n" +
 	"\n" +
-	"RunCommand\x12\x1b.quire.v1.RunCommandRequest\x1a\x1c.quire.v1.RunCommandResponse\x12P\n" +
-	"\rDescribeTools\x12\x1e.quire.v1.DescribeToolsRequest\x1a\x1f.quire.v1.DescribeToolsResponse\x12P\n" +
-	"\rGetSyncReport\x12\x1e.quire.v1.GetSyncReportRequest\x1a\x1f.quire.v1.GetSyncReportResponse\x12S\n" +
-	"\x0eListNamespaces\x12\x1f.quire.v1.ListNamespacesRequest\x1a .quire.v1.ListNamespacesResponseb\x06proto3"
+	"RunCommand\x12\x1b.quire.v1.RunCommandRequest\x1a\x1c.quire.v1.RunCommandResponse\"\vҵ\x18\x04\b\x02\x10\x01\x90\x02\x01\x12]\n" +
+	"\rDescribeTools\x12\x1e.quire.v1.DescribeToolsRequest\x1a\x1f.quire.v1.DescribeToolsResponse\"\vҵ\x18\x04\b\x01\x10\x01\x90\x02\x01\x12]\n" +
+	"\rGetSyncReport\x12\x1e.quire.v1.GetSyncReportRequest\x1a\x1f.quire.v1.GetSyncReportResponse\"\vҵ\x18\x04\b\x01\x10\x01\x90\x02\x01\x12`\n" +
+	"\x0eListNamespaces\x12\x1f.quire.v1.ListNamespacesRequest\x1a .quire.v1.ListNamespacesResponse\"\vҵ\x18\x04\b\x01\x10\x01\x90\x02\x01b\x06proto3"
 
 var (
 	file_quire_v1_pages_service_proto_rawDescOnce sync.Once
@@ -1397,6 +1397,7 @@ func file_quire_v1_pages_service_proto_init() {
 	if File_quire_v1_pages_service_proto != nil {
 		return
 	}
+	file_quire_v1_options_proto_init()
 	file_quire_v1_pages_proto_init()
 	file_quire_v1_search_config_proto_init()
 	file_quire_v1_pages_service_proto_msgTypes[2].OneofWrappers = []any{
