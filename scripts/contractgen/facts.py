@@ -7,7 +7,7 @@ proto element, before any table is written.
 
 from __future__ import annotations
 
-from collections.abc import Iterable
+from collections.abc import Callable, Iterable
 from dataclasses import dataclass
 from typing import Any
 
@@ -223,6 +223,21 @@ def rpcs(contract: Contract) -> list[RpcFacts]:
             )
         seen[rpc.name] = rpc.service
     return out
+
+
+def rows_by_service(
+    all_rpcs: list[RpcFacts], comment: str, row: Callable[[RpcFacts], str]
+) -> list[str]:
+    """One table row per RPC; each service's rows follow `comment` + its full name, so a
+    generated table reads like the services in the proto."""
+    lines: list[str] = []
+    service = ""
+    for rpc in all_rpcs:
+        if rpc.service != service:
+            service = rpc.service
+            lines.append(comment + service)
+        lines.append(row(rpc))
+    return lines
 
 
 def pascal(upper_snake: str) -> str:

@@ -17,6 +17,7 @@ from scripts.contractgen.facts import (
     call_kinds,
     error_codes,
     pascal,
+    rows_by_service,
     rpcs,
 )
 
@@ -93,14 +94,7 @@ def _calls(contract: Contract) -> list[str]:
         "",
         "// RPCKinds maps every RPC of quire.v1 (bare name) to its kind: (quire.v1.call).kind.",
         "var RPCKinds = map[string]CallKind{",
-    ]
-    service = ""
-    for rpc in all_rpcs:
-        if rpc.service != service:
-            service = rpc.service
-            lines.append(f"\t// {service}")
-        lines.append(f'\t"{rpc.name}": Kind{pascal(rpc.kind)},')
-    lines += [
+        *rows_by_service(all_rpcs, "\t// ", lambda r: f'\t"{r.name}": Kind{pascal(r.kind)},'),
         "}",
         "",
         "// idempotentRPCs are the unary RPCs whose idempotency_level is NO_SIDE_EFFECTS or",

@@ -15,6 +15,7 @@ from scripts.contractgen.facts import (
     call_kinds,
     error_codes,
     pascal,
+    rows_by_service,
     rpcs,
 )
 
@@ -62,14 +63,7 @@ def _call_tables(contract: Contract) -> list[str]:
         "",
         "# (quire.v1.call).kind of every RPC of quire.v1, by bare name.",
         "RPC_KINDS: dict[str, CallKind] = {",
-    ]
-    service = ""
-    for rpc in rpcs(contract):
-        if rpc.service != service:
-            service = rpc.service
-            lines.append(f"    # {service}")
-        lines.append(f'    "{rpc.name}": CallKind.{rpc.kind},')
-    lines += [
+        *rows_by_service(rpcs(contract), "    # ", lambda r: f'    "{r.name}": CallKind.{r.kind},'),
         "}",
         "",
         "# The unary RPCs whose idempotency_level is NO_SIDE_EFFECTS or IDEMPOTENT: the only calls",

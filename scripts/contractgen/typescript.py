@@ -6,7 +6,14 @@ errors.ts publishes the status mapping and policy.ts the call kinds and the retr
 from __future__ import annotations
 
 from scripts.contractgen.contract import Contract
-from scripts.contractgen.facts import GENERATED_HEADER, call_kinds, error_codes, pascal, rpcs
+from scripts.contractgen.facts import (
+    GENERATED_HEADER,
+    call_kinds,
+    error_codes,
+    pascal,
+    rows_by_service,
+    rpcs,
+)
 
 TABLES = "clients/typescript/src/contract.gen.ts"
 
@@ -53,14 +60,7 @@ def _tables(contract: Contract) -> str:
         "",
         "/** (quire.v1.call).kind of every RPC of quire.v1, by bare name. */",
         "export const RPC_KINDS: Readonly<Record<string, CallKind>> = Object.freeze({",
-    ]
-    service = ""
-    for rpc in all_rpcs:
-        if rpc.service != service:
-            service = rpc.service
-            lines.append(f"  // {service}")
-        lines.append(f'  {rpc.name}: "{rpc.kind.lower()}",')
-    lines += [
+        *rows_by_service(all_rpcs, "  // ", lambda r: f'  {r.name}: "{r.kind.lower()}",'),
         "});",
         "",
         "/** The unary RPCs whose idempotency_level is NO_SIDE_EFFECTS or IDEMPOTENT: retried. */",
