@@ -225,6 +225,12 @@ def rpcs(contract: Contract) -> list[RpcFacts]:
     return out
 
 
+def status_member(status: str) -> str:
+    """NOT_FOUND → NotFound: the status's name in grpc-go's `codes` and in connect's `Code`
+    (both spell CANCELLED as Canceled)."""
+    return "Canceled" if status == "CANCELLED" else pascal(status)
+
+
 def rows_by_service(
     all_rpcs: list[RpcFacts], comment: str, row: Callable[[RpcFacts], str]
 ) -> list[str]:

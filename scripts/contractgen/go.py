@@ -19,14 +19,10 @@ from scripts.contractgen.facts import (
     pascal,
     rows_by_service,
     rpcs,
+    status_member,
 )
 
 TABLES = "clients/go/quire/contract_gen.go"
-
-
-def grpc_code(status: str) -> str:
-    """NOT_FOUND → NotFound, the constant of google.golang.org/grpc/codes."""
-    return "Canceled" if status == "CANCELLED" else pascal(status)
 
 
 def _gofmt(source: str) -> str:
@@ -64,7 +60,7 @@ def _errors(contract: Contract) -> list[str]:
         "// message).",
         "var codeByGRPC = map[codes.Code]quirev1.ErrorCode{",
         *(
-            f"\tcodes.{grpc_code(status)}: {enum}{c.full_name},"
+            f"\tcodes.{status_member(status)}: {enum}{c.full_name},"
             for c in codes
             for status in c.assumed_for
         ),

@@ -10,17 +10,12 @@ from scripts.contractgen.facts import (
     GENERATED_HEADER,
     call_kinds,
     error_codes,
-    pascal,
     rows_by_service,
     rpcs,
+    status_member,
 )
 
 TABLES = "clients/typescript/src/contract.gen.ts"
-
-
-def connect_code(status: str) -> str:
-    """NOT_FOUND → NotFound, the member of @connectrpc/connect's `Code`."""
-    return "Canceled" if status == "CANCELLED" else pascal(status)
 
 
 def _tables(contract: Contract) -> str:
@@ -39,7 +34,7 @@ def _tables(contract: Contract) -> str:
         "/** (quire.v1.error).grpc_status: the canonical gRPC status of every ErrorCode. */",
         "export const GRPC_STATUS_BY_CODE: Readonly<"
         "Record<Exclude<ErrorCode, ErrorCode.UNSPECIFIED>, Code>> = {",
-        *(f"  [ErrorCode.{c.name}]: Code.{connect_code(c.grpc_status)}," for c in codes),
+        *(f"  [ErrorCode.{c.name}]: Code.{status_member(c.grpc_status)}," for c in codes),
         "};",
         "",
         "/**",
@@ -49,7 +44,7 @@ def _tables(contract: Contract) -> str:
         " */",
         "export const CODE_BY_GRPC_STATUS: ReadonlyMap<Code, ErrorCode> = new Map([",
         *(
-            f"  [Code.{connect_code(status)}, ErrorCode.{c.name}],"
+            f"  [Code.{status_member(status)}, ErrorCode.{c.name}],"
             for c in codes
             for status in c.assumed_for
         ),
