@@ -7,13 +7,19 @@ import sys
 from collections.abc import Callable
 from pathlib import Path
 
-from scripts.contractgen import go, python_client, server_tables, typescript
+from scripts.contractgen import docs_errors, go, python_client, server_tables, typescript
 from scripts.contractgen.contract import ROOT, Contract, load
 from scripts.contractgen.facts import ContractError
 
 # Each emitter returns {path relative to the repository root: file content}.
 Emitter = Callable[[Contract], dict[str, str]]
-EMITTERS: list[Emitter] = [python_client.emit, server_tables.emit, typescript.emit, go.emit]
+EMITTERS: list[Emitter] = [
+    python_client.emit,
+    server_tables.emit,
+    typescript.emit,
+    go.emit,
+    docs_errors.emit,
+]
 
 
 def generated(contract: Contract) -> dict[str, str]:

@@ -22,7 +22,7 @@ from quire.v1 import (
     pages_service_pb2,
 )
 from scripts.contractgen import __main__ as contractgen
-from scripts.contractgen import facts
+from scripts.contractgen import docs_errors, facts
 from scripts.contractgen.contract import ROOT, Contract, load
 from scripts.contractgen.server_tables import TABLES as SERVER_TABLES
 
@@ -143,3 +143,18 @@ def test_an_error_code_without_error_options_is_refused(
     monkeypatch.setattr(contractgen, "load", lambda: broken)
     assert contractgen.main(["--check"]) == 2
     assert "ERROR_CODE_PAGE_CHANGED has no (quire.v1.error) option" in capsys.readouterr().err
+
+
+def test_the_error_table_of_the_docs_follows_the_contract(contract: Contract) -> None:
+    doc = (ROOT / docs_errors.DOC).read_text()
+    row = next(line for line in doc.splitlines() if line.startswith("| `PAGE_CHANGED` |"))
+    # A hand-edited status is put back; the prose of every row is kept.
+    edited = doc.replace(row, row.replace("`FAILED_PRECONDITION`", "`ABORTED`"))
+    assert docs_errors.rewrite(contract, edited) == doc
+    # A missing row comes back with empty prose to fill in.
+    assert "| `PAGE_CHANGED` | `FAILED_PRECONDITION` |  |  |" in docs_errors.rewrite(
+        contract, doc.replace(row + "\n", "")
+    )
+    # A row for a code the contract does not have is refused.
+    with pytest.raises(facts.ContractError, match="PAGE_GONE"):
+        docs_errors.rewrite(contract, doc.replace(row, row + "\n| `PAGE_GONE` | `X` | a | b |"))
