@@ -25,9 +25,9 @@ run: model
 
 generate: install
 	scripts/generate-python.sh
-	$(BIN)/python -m scripts.contractgen
 	clients/go/generate.sh
 	cd clients/typescript && (test -d node_modules || npm ci --no-audit --no-fund) && npm run generate
+	$(BIN)/python -m scripts.contractgen
 
 check-generated: install
 	scripts/check-generated.sh

@@ -1,5 +1,6 @@
 #!/usr/bin/env bash
-# Fails when the committed generated code differs from what the contract generates now.
+# Fails when the committed generated code differs from what the contract generates now: the
+# Python stubs, and every table scripts/contractgen writes from the proto's options.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 tmp=$(mktemp -d)
@@ -10,6 +11,5 @@ if ! diff -r -x '__init__.py' -x 'py.typed' -x '__pycache__' "$tmp/python/quire/
   diff -r -x '__init__.py' -x 'py.typed' -x '__pycache__' "$tmp/python/quire/v1" clients/python/quire/v1 | head -20 >&2
   exit 1
 fi
-# The tables generated from the contract (bounds, tool schemas, ...).
 "${PYTHON:-.venv/bin/python}" -m scripts.contractgen --check
 echo "generated code is up to date"

@@ -1,9 +1,10 @@
 #!/usr/bin/env bash
-# Regenerates the Go code of the contract (proto/quire/v1) into clients/go/quirev1, and the
-# error sentinels derived from it (quire/errors_codes_gen.go).
+# Regenerates the Go code of the contract (proto/quire/v1) into clients/go/quirev1. The tables
+# derived from its options (quire/contract_gen.go: error sentinels, status mapping, call kinds)
+# are written by scripts/contractgen, which `make generate` runs after this script.
 #
 #   clients/go/generate.sh          # into the module (commit the result)
-#   clients/go/generate.sh DIR      # into DIR/quirev1 and DIR/quire (check-generated.sh uses it)
+#   clients/go/generate.sh DIR      # into DIR/quirev1 (check-generated.sh uses it)
 #
 # The .proto files carry no go_package: the import path is given with protoc `M` flags, so
 # the contract stays language-neutral. Plugins are built at the pinned versions below from the
@@ -54,16 +55,3 @@ mkdir -p "$out/quirev1"
   "${mflags[@]}" \
   "${files[@]}"
 
-# Error sentinels (quire.ErrPageChanged, ...) derived from the generated enum. It compiles
-# against the freshly generated quirev1, so it runs in a scratch copy of the module.
-mkdir -p "$out/quire"
-if [[ "$out" == "$here" ]]; then
-  (cd "$here" && go run ./internal/gensentinels -o quire/errors_codes_gen.go)
-else
-  scratch=$(mktemp -d)
-  trap 'rm -rf "$scratch"' EXIT
-  cp -r "$here"/go.mod "$here"/go.sum "$here"/internal "$scratch"/
-  mkdir -p "$scratch/quirev1"
-  cp "$out"/quirev1/*.pb.go "$scratch/quirev1/"
-  (cd "$scratch" && go run ./internal/gensentinels -o "$out/quire/errors_codes_gen.go")
-fi

@@ -133,21 +133,6 @@ func CodeName(code quirev1.ErrorCode) string {
 	return strings.TrimPrefix(name, codePrefix)
 }
 
-// codeByGRPC is the code assumed when a status carries no ErrorDetail (produced by gRPC
-// itself, e.g. a refused connection or an oversize message). Same table as the Python client.
-var codeByGRPC = map[codes.Code]quirev1.ErrorCode{
-	codes.InvalidArgument:   quirev1.ErrorCode_ERROR_CODE_INVALID_REQUEST,
-	codes.Unauthenticated:   quirev1.ErrorCode_ERROR_CODE_UNAUTHENTICATED,
-	codes.PermissionDenied:  quirev1.ErrorCode_ERROR_CODE_PERMISSION_DENIED,
-	codes.NotFound:          quirev1.ErrorCode_ERROR_CODE_NOT_FOUND,
-	codes.ResourceExhausted: quirev1.ErrorCode_ERROR_CODE_RESOURCE_EXHAUSTED,
-	codes.Unavailable:       quirev1.ErrorCode_ERROR_CODE_UNAVAILABLE,
-	codes.DeadlineExceeded:  quirev1.ErrorCode_ERROR_CODE_DEADLINE_EXCEEDED,
-	codes.Unimplemented:     quirev1.ErrorCode_ERROR_CODE_UNIMPLEMENTED,
-	codes.AlreadyExists:     quirev1.ErrorCode_ERROR_CODE_ALREADY_EXISTS,
-	codes.Canceled:          quirev1.ErrorCode_ERROR_CODE_UNAVAILABLE,
-}
-
 // ErrorDetailOf returns the quire.v1.ErrorDetail carried in a status's details, or nil.
 func ErrorDetailOf(st *status.Status) *quirev1.ErrorDetail {
 	if st == nil {

@@ -4,44 +4,14 @@ import (
 	"context"
 	"math"
 	"math/rand/v2"
-	"strings"
 	"time"
 
 	"google.golang.org/grpc/codes"
 )
 
-// CallKind groups the RPCs by default deadline and retry behaviour.
+// CallKind groups the RPCs by default deadline. Its values (KindRead, ...), their String and
+// RPCKinds, the kind of every RPC, are generated from the contract into contract_gen.go.
 type CallKind int
-
-const (
-	KindRead   CallKind = iota // Get*, List*, ReadPage, ReadDocument, DescribeTools
-	KindSearch                 // SearchPages, SearchKnowledge, GrepPages, RunCommand
-	KindWrite                  // Create*, Delete*, Set*, UpsertAgent, RebuildIndex, ...
-	KindSync                   // SyncPages (the whole stream)
-	KindUpload                 // UploadDocument (the whole stream)
-	KindWatch                  // WatchDocuments, WatchIndexStatus
-	KindGate                   // RunGate
-)
-
-func (k CallKind) String() string {
-	switch k {
-	case KindRead:
-		return "read"
-	case KindSearch:
-		return "search"
-	case KindWrite:
-		return "write"
-	case KindSync:
-		return "sync"
-	case KindUpload:
-		return "upload"
-	case KindWatch:
-		return "watch"
-	case KindGate:
-		return "gate"
-	}
-	return "unknown"
-}
 
 // NoDeadline as a Timeouts field means calls of that kind get no default deadline.
 const NoDeadline time.Duration = -1
@@ -112,70 +82,10 @@ func (t Timeouts) For(kind CallKind) time.Duration {
 	return NoDeadline
 }
 
-// RPCKinds maps every RPC of quire.v1 (bare name) to its kind. A test checks it against the
-// service descriptors.
-var RPCKinds = map[string]CallKind{
-	// PagesService
-	"SyncPages":      KindSync,
-	"SearchPages":    KindSearch,
-	"ReadPage":       KindRead,
-	"ListPages":      KindRead,
-	"GrepPages":      KindSearch,
-	"RunCommand":     KindSearch,
-	"DescribeTools":  KindRead,
-	"GetSyncReport":  KindRead,
-	"ListNamespaces": KindRead,
-	// KnowledgeService
-	"CreateCollection": KindWrite,
-	"GetCollection":    KindRead,
-	"ListCollections":  KindRead,
-	"DeleteCollection": KindWrite,
-	"UploadDocument":   KindUpload,
-	"GetDocument":      KindRead,
-	"ListDocuments":    KindRead,
-	"DeleteDocument":   KindWrite,
-	"WatchDocuments":   KindWatch,
-	"UpsertAgent":      KindWrite,
-	"GetAgent":         KindRead,
-	"SearchKnowledge":  KindSearch,
-	"ReadDocument":     KindRead,
-	"GetIndexStatus":   KindRead,
-	"WatchIndexStatus": KindWatch,
-	// AdminService
-	"SetRetrievalPolicy":       KindWrite,
-	"GetRetrievalPolicy":       KindRead,
-	"SetKillSwitch":            KindWrite,
-	"SetNamespaceSearchConfig": KindWrite,
-	"RebuildIndex":             KindWrite,
-	"RollbackIndex":            KindWrite,
-	"RunGate":                  KindGate,
-	"GetGateStatus":            KindRead,
-	"GetShadowReport":          KindRead,
-	"CreateApiKey":             KindWrite,
-	"RevokeApiKey":             KindWrite,
-}
-
-var streamingRPCs = map[string]bool{
-	"SyncPages": true, "UploadDocument": true, "WatchDocuments": true,
-	"WatchIndexStatus": true, "RunGate": true,
-}
-
-// IsIdempotent reports whether an RPC (bare name) is a unary read that may be retried:
-// Get*, List*, Search*, Read*, Grep*, Describe* and RunCommand. Writes and streams never are.
-func IsIdempotent(rpc string) bool {
-	if streamingRPCs[rpc] {
-		return false
-	}
-	if rpc == "RunCommand" {
-		return true
-	}
-	for _, prefix := range []string{"Get", "List", "Search", "Read", "Grep", "Describe"} {
-		if strings.HasPrefix(rpc, prefix) {
-			return true
-		}
-	}
-	return false
-}
+// IsIdempotent reports whether an RPC (bare name) is a unary read that may be retried: one
+// the contract marks idempotency_level NO_SIDE_EFFECTS or IDEMPOTENT. Writes and streams
+// never are.
+func IsIdempotent(rpc string) bool { return idempotentRPCs[rpc] }
 
 // IsRetryable reports whether a failed attempt may be retried: only gRPC UNAVAILABLE.
 func IsRetryable(err error) bool {

@@ -1167,7 +1167,7 @@ var File_quire_v1_admin_service_proto protoreflect.FileDescriptor
 
 const file_quire_v1_admin_service_proto_rawDesc = "" +
 	"\n" +
-	"\x1cquire/v1/admin_service.proto\x12\bquire.v1\x1a\x14quire/v1/admin.proto\x1a\x15quire/v1/bounds.proto\x1a\x18quire/v1/knowledge.proto\x1a\x1cquire/v1/search_config.proto\"\x98\x01\n" +
+	"\x1cquire/v1/admin_service.proto\x12\bquire.v1\x1a\x14quire/v1/admin.proto\x1a\x15quire/v1/bounds.proto\x1a\x18quire/v1/knowledge.proto\x1a\x16quire/v1/options.proto\x1a\x1cquire/v1/search_config.proto\"\x98\x01\n" +
 	"\x19SetRetrievalPolicyRequest\x12+\n" +
 	"\x04mode\x18\x01 \x01(\x0e2\x17.quire.v1.RetrievalModeR\x04mode\x128\n" +
 	"\x10max_search_limit\x18\x02 \x01(\rB\x0e\xf2\xb6\x18\n" +
@@ -1224,19 +1224,19 @@ const file_quire_v1_admin_service_proto_rawDesc = "" +
 	"\x06key_id\x18\x01 \x01(\tB\x06\xf2\xb6\x18\x02 @R\x05keyId\"T\n" +
 	"\x14RevokeApiKeyResponse\x12%\n" +
 	"\x0eschema_version\x18\x01 \x01(\rR\rschemaVersion\x12\x15\n" +
-	"\x06key_id\x18\x02 \x01(\tR\x05keyId2\xc0\a\n" +
-	"\fAdminService\x12_\n" +
-	"\x12SetRetrievalPolicy\x12#.quire.v1.SetRetrievalPolicyRequest\x1a$.quire.v1.SetRetrievalPolicyResponse\x12_\n" +
-	"\x12GetRetrievalPolicy\x12#.quire.v1.GetRetrievalPolicyRequest\x1a$.quire.v1.GetRetrievalPolicyResponse\x12P\n" +
-	"\rSetKillSwitch\x12\x1e.quire.v1.SetKillSwitchRequest\x1a\x1f.quire.v1.SetKillSwitchResponse\x12q\n" +
-	"\x18SetNamespaceSearchConfig\x12).quire.v1.SetNamespaceSearchConfigRequest\x1a*.quire.v1.SetNamespaceSearchConfigResponse\x12M\n" +
-	"\fRebuildIndex\x12\x1d.quire.v1.RebuildIndexRequest\x1a\x1e.quire.v1.RebuildIndexResponse\x12P\n" +
-	"\rRollbackIndex\x12\x1e.quire.v1.RollbackIndexRequest\x1a\x1f.quire.v1.RollbackIndexResponse\x12@\n" +
-	"\aRunGate\x12\x18.quire.v1.RunGateRequest\x1a\x19.quire.v1.RunGateResponse0\x01\x12P\n" +
-	"\rGetGateStatus\x12\x1e.quire.v1.GetGateStatusRequest\x1a\x1f.quire.v1.GetGateStatusResponse\x12V\n" +
-	"\x0fGetShadowReport\x12 .quire.v1.GetShadowReportRequest\x1a!.quire.v1.GetShadowReportResponse\x12M\n" +
-	"\fCreateApiKey\x12\x1d.quire.v1.CreateApiKeyRequest\x1a\x1e.quire.v1.CreateApiKeyResponse\x12M\n" +
-	"\fRevokeApiKey\x12\x1d.quire.v1.RevokeApiKeyRequest\x1a\x1e.quire.v1.RevokeApiKeyResponseb\x06proto3"
+	"\x06key_id\x18\x02 \x01(\tR\x05keyId2\xb7\b\n" +
+	"\fAdminService\x12i\n" +
+	"\x12SetRetrievalPolicy\x12#.quire.v1.SetRetrievalPolicyRequest\x1a$.quire.v1.SetRetrievalPolicyResponse\"\bҵ\x18\x04\b\x03\x10\x03\x12l\n" +
+	"\x12GetRetrievalPolicy\x12#.quire.v1.GetRetrievalPolicyRequest\x1a$.quire.v1.GetRetrievalPolicyResponse\"\vҵ\x18\x04\b\x01\x10\x03\x90\x02\x01\x12Z\n" +
+	"\rSetKillSwitch\x12\x1e.quire.v1.SetKillSwitchRequest\x1a\x1f.quire.v1.SetKillSwitchResponse\"\bҵ\x18\x04\b\x03\x10\x03\x12{\n" +
+	"\x18SetNamespaceSearchConfig\x12).quire.v1.SetNamespaceSearchConfigRequest\x1a*.quire.v1.SetNamespaceSearchConfigResponse\"\bҵ\x18\x04\b\x03\x10\x03\x12W\n" +
+	"\fRebuildIndex\x12\x1d.quire.v1.RebuildIndexRequest\x1a\x1e.quire.v1.RebuildIndexResponse\"\bҵ\x18\x04\b\x03\x10\x03\x12Z\n" +
+	"\rRollbackIndex\x12\x1e.quire.v1.RollbackIndexRequest\x1a\x1f.quire.v1.RollbackIndexResponse\"\bҵ\x18\x04\b\x03\x10\x03\x12J\n" +
+	"\aRunGate\x12\x18.quire.v1.RunGateRequest\x1a\x19.quire.v1.RunGateResponse\"\bҵ\x18\x04\b\a\x10\x030\x01\x12]\n" +
+	"\rGetGateStatus\x12\x1e.quire.v1.GetGateStatusRequest\x1a\x1f.quire.v1.GetGateStatusResponse\"\vҵ\x18\x04\b\x01\x10\x03\x90\x02\x01\x12c\n" +
+	"\x0fGetShadowReport\x12 .quire.v1.GetShadowReportRequest\x1a!.quire.v1.GetShadowReportResponse\"\vҵ\x18\x04\b\x01\x10\x03\x90\x02\x01\x12W\n" +
+	"\fCreateApiKey\x12\x1d.quire.v1.CreateApiKeyRequest\x1a\x1e.quire.v1.CreateApiKeyResponse\"\bҵ\x18\x04\b\x03\x10\x03\x12W\n" +
+	"\fRevokeApiKey\x12\x1d.quire.v1.RevokeApiKeyRequest\x1a\x1e.quire.v1.RevokeApiKeyResponse\"\bҵ\x18\x04\b\x03\x10\x03b\x06proto3"
 
 var (
 	file_quire_v1_admin_service_proto_rawDescOnce sync.Once
@@ -1336,6 +1336,7 @@ func file_quire_v1_admin_service_proto_init() {
 	file_quire_v1_admin_proto_init()
 	file_quire_v1_bounds_proto_init()
 	file_quire_v1_knowledge_proto_init()
+	file_quire_v1_options_proto_init()
 	file_quire_v1_search_config_proto_init()
 	file_quire_v1_admin_service_proto_msgTypes[13].OneofWrappers = []any{
 		(*RunGateResponse_Progress)(nil),

@@ -40,6 +40,7 @@ const (
 type AdminServiceClient interface {
 	// Sets the caller organisation's retrieval mode and/or search limit bound.
 	SetRetrievalPolicy(ctx context.Context, in *SetRetrievalPolicyRequest, opts ...grpc.CallOption) (*SetRetrievalPolicyResponse, error)
+	// The caller organisation's retrieval mode and search limit bound.
 	GetRetrievalPolicy(ctx context.Context, in *GetRetrievalPolicyRequest, opts ...grpc.CallOption) (*GetRetrievalPolicyResponse, error)
 	// Engages (or releases) the kill switch: every organisation is served LEGACY_FTS at once.
 	SetKillSwitch(ctx context.Context, in *SetKillSwitchRequest, opts ...grpc.CallOption) (*SetKillSwitchResponse, error)
@@ -197,6 +198,7 @@ func (c *adminServiceClient) RevokeApiKey(ctx context.Context, in *RevokeApiKeyR
 type AdminServiceServer interface {
 	// Sets the caller organisation's retrieval mode and/or search limit bound.
 	SetRetrievalPolicy(context.Context, *SetRetrievalPolicyRequest) (*SetRetrievalPolicyResponse, error)
+	// The caller organisation's retrieval mode and search limit bound.
 	GetRetrievalPolicy(context.Context, *GetRetrievalPolicyRequest) (*GetRetrievalPolicyResponse, error)
 	// Engages (or releases) the kill switch: every organisation is served LEGACY_FTS at once.
 	SetKillSwitch(context.Context, *SetKillSwitchRequest) (*SetKillSwitchResponse, error)

@@ -299,7 +299,7 @@ var File_quire_v1_errors_proto protoreflect.FileDescriptor
 
 const file_quire_v1_errors_proto_rawDesc = "" +
 	"\n" +
-	"\x15quire/v1/errors.proto\x12\bquire.v1\x1a\x1egoogle/protobuf/duration.proto\"H\n" +
+	"\x15quire/v1/errors.proto\x12\bquire.v1\x1a\x1egoogle/protobuf/duration.proto\x1a\x16quire/v1/options.proto\"H\n" +
 	"\x0eFieldViolation\x12\x14\n" +
 	"\x05field\x18\x01 \x01(\tR\x05field\x12 \n" +
 	"\vdescription\x18\x02 \x01(\tR\vdescription\"\xfc\x01\n" +
@@ -309,32 +309,56 @@ const file_quire_v1_errors_proto_rawDesc = "" +
 	"\x10current_revision\x18\x03 \x01(\tR\x0fcurrentRevision\x12C\n" +
 	"\x10field_violations\x18\x04 \x03(\v2\x18.quire.v1.FieldViolationR\x0ffieldViolations\x12:\n" +
 	"\vretry_after\x18\x05 \x01(\v2\x19.google.protobuf.DurationR\n" +
-	"retryAfter*\xeb\x05\n" +
+	"retryAfter*\xcc\n" +
+	"\n" +
 	"\tErrorCode\x12\x1a\n" +
-	"\x16ERROR_CODE_UNSPECIFIED\x10\x00\x12\x1e\n" +
-	"\x1aERROR_CODE_INVALID_REQUEST\x10\x01\x12\x1e\n" +
-	"\x1aERROR_CODE_UNAUTHENTICATED\x10\x02\x12 \n" +
-	"\x1cERROR_CODE_PERMISSION_DENIED\x10\x03\x12\x18\n" +
-	"\x14ERROR_CODE_NOT_FOUND\x10\x04\x12\x1f\n" +
-	"\x1bERROR_CODE_PAGE_UNAVAILABLE\x10\x05\x12\x1d\n" +
-	"\x19ERROR_CODE_PAGE_NOT_FOUND\x10\x06\x12\x1b\n" +
-	"\x17ERROR_CODE_PAGE_CHANGED\x10\a\x12!\n" +
-	"\x1dERROR_CODE_SEARCH_UNAVAILABLE\x10\b\x12\x1a\n" +
-	"\x16ERROR_CODE_SYNC_FAILED\x10\t\x12\x1f\n" +
+	"\x16ERROR_CODE_UNSPECIFIED\x10\x00\x12H\n" +
+	"\x1aERROR_CODE_INVALID_REQUEST\x10\x01\x1a(\xa2\xb6\x18$\n" +
+	"\x10INVALID_ARGUMENT\x12\x10INVALID_ARGUMENT\x12F\n" +
+	"\x1aERROR_CODE_UNAUTHENTICATED\x10\x02\x1a&\xa2\xb6\x18\"\n" +
+	"\x0fUNAUTHENTICATED\x12\x0fUNAUTHENTICATED\x12L\n" +
+	"\x1cERROR_CODE_PERMISSION_DENIED\x10\x03\x1a*\xa2\xb6\x18&\n" +
+	"\x11PERMISSION_DENIED\x12\x11PERMISSION_DENIED\x124\n" +
+	"\x14ERROR_CODE_NOT_FOUND\x10\x04\x1a\x1a\xa2\xb6\x18\x16\n" +
+	"\tNOT_FOUND\x12\tNOT_FOUND\x122\n" +
+	"\x1bERROR_CODE_PAGE_UNAVAILABLE\x10\x05\x1a\x11\xa2\xb6\x18\r\n" +
+	"\vUNAVAILABLE\x12.\n" +
+	"\x19ERROR_CODE_PAGE_NOT_FOUND\x10\x06\x1a\x0f\xa2\xb6\x18\v\n" +
+	"\tNOT_FOUND\x126\n" +
+	"\x17ERROR_CODE_PAGE_CHANGED\x10\a\x1a\x19\xa2\xb6\x18\x15\n" +
+	"\x13FAILED_PRECONDITION\x124\n" +
+	"\x1dERROR_CODE_SEARCH_UNAVAILABLE\x10\b\x1a\x11\xa2\xb6\x18\r\n" +
+	"\vUNAVAILABLE\x12)\n" +
+	"\x16ERROR_CODE_SYNC_FAILED\x10\t\x1a\r\xa2\xb6\x18\t\n" +
+	"\aABORTED\x122\n" +
 	"\x1bERROR_CODE_PAGE_SOURCE_BUSY\x10\n" +
-	"\x12!\n" +
-	"\x1dERROR_CODE_DISCOVERY_REJECTED\x10\v\x12!\n" +
-	"\x1dERROR_CODE_DOCUMENT_NOT_FOUND\x10\f\x12#\n" +
-	"\x1fERROR_CODE_COLLECTION_NOT_FOUND\x10\r\x12\x1e\n" +
-	"\x1aERROR_CODE_AGENT_NOT_FOUND\x10\x0e\x12%\n" +
-	"!ERROR_CODE_UNSUPPORTED_MEDIA_TYPE\x10\x0f\x12 \n" +
-	"\x1cERROR_CODE_PAYLOAD_TOO_LARGE\x10\x10\x12!\n" +
-	"\x1dERROR_CODE_RESOURCE_EXHAUSTED\x10\x11\x12\x1a\n" +
-	"\x16ERROR_CODE_UNAVAILABLE\x10\x12\x12 \n" +
-	"\x1cERROR_CODE_DEADLINE_EXCEEDED\x10\x13\x12\x17\n" +
-	"\x13ERROR_CODE_INTERNAL\x10\x14\x12\x1c\n" +
-	"\x18ERROR_CODE_UNIMPLEMENTED\x10\x15\x12\x1d\n" +
-	"\x19ERROR_CODE_ALREADY_EXISTS\x10\x16b\x06proto3"
+	"\x1a\x11\xa2\xb6\x18\r\n" +
+	"\vUNAVAILABLE\x120\n" +
+	"\x1dERROR_CODE_DISCOVERY_REJECTED\x10\v\x1a\r\xa2\xb6\x18\t\n" +
+	"\aABORTED\x122\n" +
+	"\x1dERROR_CODE_DOCUMENT_NOT_FOUND\x10\f\x1a\x0f\xa2\xb6\x18\v\n" +
+	"\tNOT_FOUND\x124\n" +
+	"\x1fERROR_CODE_COLLECTION_NOT_FOUND\x10\r\x1a\x0f\xa2\xb6\x18\v\n" +
+	"\tNOT_FOUND\x12/\n" +
+	"\x1aERROR_CODE_AGENT_NOT_FOUND\x10\x0e\x1a\x0f\xa2\xb6\x18\v\n" +
+	"\tNOT_FOUND\x12=\n" +
+	"!ERROR_CODE_UNSUPPORTED_MEDIA_TYPE\x10\x0f\x1a\x16\xa2\xb6\x18\x12\n" +
+	"\x10INVALID_ARGUMENT\x12:\n" +
+	"\x1cERROR_CODE_PAYLOAD_TOO_LARGE\x10\x10\x1a\x18\xa2\xb6\x18\x14\n" +
+	"\x12RESOURCE_EXHAUSTED\x12O\n" +
+	"\x1dERROR_CODE_RESOURCE_EXHAUSTED\x10\x11\x1a,\xa2\xb6\x18(\n" +
+	"\x12RESOURCE_EXHAUSTED\x12\x12RESOURCE_EXHAUSTED\x12E\n" +
+	"\x16ERROR_CODE_UNAVAILABLE\x10\x12\x1a)\xa2\xb6\x18%\n" +
+	"\vUNAVAILABLE\x12\vUNAVAILABLE\x12\tCANCELLED\x12L\n" +
+	"\x1cERROR_CODE_DEADLINE_EXCEEDED\x10\x13\x1a*\xa2\xb6\x18&\n" +
+	"\x11DEADLINE_EXCEEDED\x12\x11DEADLINE_EXCEEDED\x12'\n" +
+	"\x13ERROR_CODE_INTERNAL\x10\x14\x1a\x0e\xa2\xb6\x18\n" +
+	"\n" +
+	"\bINTERNAL\x12@\n" +
+	"\x18ERROR_CODE_UNIMPLEMENTED\x10\x15\x1a\"\xa2\xb6\x18\x1e\n" +
+	"\rUNIMPLEMENTED\x12\rUNIMPLEMENTED\x12C\n" +
+	"\x19ERROR_CODE_ALREADY_EXISTS\x10\x16\x1a$\xa2\xb6\x18 \n" +
+	"\x0eALREADY_EXISTS\x12\x0eALREADY_EXISTSb\x06proto3"
 
 var (
 	file_quire_v1_errors_proto_rawDescOnce sync.Once
@@ -372,6 +396,7 @@ func file_quire_v1_errors_proto_init() {
 	if File_quire_v1_errors_proto != nil {
 		return
 	}
+	file_quire_v1_options_proto_init()
 	type x struct{}
 	out := protoimpl.TypeBuilder{
 		File: protoimpl.DescBuilder{

@@ -1772,25 +1772,25 @@ const file_quire_v1_knowledge_service_proto_rawDesc = "" +
 	"\x17WatchIndexStatusRequest\x12#\n" +
 	"\rcollection_id\x18\x01 \x01(\tR\fcollectionId\"I\n" +
 	"\x18WatchIndexStatusResponse\x12-\n" +
-	"\x06status\x18\x01 \x01(\v2\x15.quire.v1.IndexStatusR\x06status2\xb9\r\n" +
-	"\x10KnowledgeService\x12Y\n" +
-	"\x10CreateCollection\x12!.quire.v1.CreateCollectionRequest\x1a\".quire.v1.CreateCollectionResponse\x12P\n" +
-	"\rGetCollection\x12\x1e.quire.v1.GetCollectionRequest\x1a\x1f.quire.v1.GetCollectionResponse\x12V\n" +
-	"\x0fListCollections\x12 .quire.v1.ListCollectionsRequest\x1a!.quire.v1.ListCollectionsResponse\x12Y\n" +
-	"\x10DeleteCollection\x12!.quire.v1.DeleteCollectionRequest\x1a\".quire.v1.DeleteCollectionResponse\x12U\n" +
-	"\x0eUploadDocument\x12\x1f.quire.v1.UploadDocumentRequest\x1a .quire.v1.UploadDocumentResponse(\x01\x12J\n" +
-	"\vGetDocument\x12\x1c.quire.v1.GetDocumentRequest\x1a\x1d.quire.v1.GetDocumentResponse\x12P\n" +
-	"\rListDocuments\x12\x1e.quire.v1.ListDocumentsRequest\x1a\x1f.quire.v1.ListDocumentsResponse\x12S\n" +
-	"\x0eDeleteDocument\x12\x1f.quire.v1.DeleteDocumentRequest\x1a .quire.v1.DeleteDocumentResponse\x12U\n" +
-	"\x0eWatchDocuments\x12\x1f.quire.v1.WatchDocumentsRequest\x1a .quire.v1.WatchDocumentsResponse0\x01\x12J\n" +
-	"\vUpsertAgent\x12\x1c.quire.v1.UpsertAgentRequest\x1a\x1d.quire.v1.UpsertAgentResponse\x12A\n" +
-	"\bGetAgent\x12\x19.quire.v1.GetAgentRequest\x1a\x1a.quire.v1.GetAgentResponse\x12\xb1\x02\n" +
-	"\x0fSearchKnowledge\x12 .quire.v1.SearchKnowledgeRequest\x1a!.quire.v1.SearchKnowledgeResponse\"\xd8\x01ڵ\x18\xd3\x01\n" +
-	"\x10search_knowledge\x12\x95\x01Search the knowledge collections attached to an agent. Returns documents (or chunks) with a snippet, best first; read more of one with read_document.\x1a\bagent_id\x1a\x05query\x1a\x05limit\"\bagent_id\"\x05query\x12\xae\x02\n" +
-	"\fReadDocument\x12\x1d.quire.v1.ReadDocumentRequest\x1a\x1e.quire.v1.ReadDocumentResponse\"\xde\x01ڵ\x18\xd9\x01\n" +
-	"\rread_document\x12\x86\x01Read up to 4,000 code points of a document's extracted text, starting at `offset`; continue with the next_offset of the previous read.\x1a\bagent_id\x1a\vdocument_id\x1a\x06offset\x1a\tmax_chars\"\bagent_id\"\vdocument_id\x12S\n" +
-	"\x0eGetIndexStatus\x12\x1f.quire.v1.GetIndexStatusRequest\x1a .quire.v1.GetIndexStatusResponse\x12[\n" +
-	"\x10WatchIndexStatus\x12!.quire.v1.WatchIndexStatusRequest\x1a\".quire.v1.WatchIndexStatusResponse0\x01b\x06proto3"
+	"\x06status\x18\x01 \x01(\v2\x15.quire.v1.IndexStatusR\x06status2\xe3\x0e\n" +
+	"\x10KnowledgeService\x12c\n" +
+	"\x10CreateCollection\x12!.quire.v1.CreateCollectionRequest\x1a\".quire.v1.CreateCollectionResponse\"\bҵ\x18\x04\b\x03\x10\x02\x12]\n" +
+	"\rGetCollection\x12\x1e.quire.v1.GetCollectionRequest\x1a\x1f.quire.v1.GetCollectionResponse\"\vҵ\x18\x04\b\x01\x10\x01\x90\x02\x01\x12c\n" +
+	"\x0fListCollections\x12 .quire.v1.ListCollectionsRequest\x1a!.quire.v1.ListCollectionsResponse\"\vҵ\x18\x04\b\x01\x10\x01\x90\x02\x01\x12c\n" +
+	"\x10DeleteCollection\x12!.quire.v1.DeleteCollectionRequest\x1a\".quire.v1.DeleteCollectionResponse\"\bҵ\x18\x04\b\x03\x10\x02\x12_\n" +
+	"\x0eUploadDocument\x12\x1f.quire.v1.UploadDocumentRequest\x1a .quire.v1.UploadDocumentResponse\"\bҵ\x18\x04\b\x05\x10\x02(\x01\x12W\n" +
+	"\vGetDocument\x12\x1c.quire.v1.GetDocumentRequest\x1a\x1d.quire.v1.GetDocumentResponse\"\vҵ\x18\x04\b\x01\x10\x01\x90\x02\x01\x12]\n" +
+	"\rListDocuments\x12\x1e.quire.v1.ListDocumentsRequest\x1a\x1f.quire.v1.ListDocumentsResponse\"\vҵ\x18\x04\b\x01\x10\x01\x90\x02\x01\x12]\n" +
+	"\x0eDeleteDocument\x12\x1f.quire.v1.DeleteDocumentRequest\x1a .quire.v1.DeleteDocumentResponse\"\bҵ\x18\x04\b\x03\x10\x02\x12_\n" +
+	"\x0eWatchDocuments\x12\x1f.quire.v1.WatchDocumentsRequest\x1a .quire.v1.WatchDocumentsResponse\"\bҵ\x18\x04\b\x06\x10\x010\x01\x12T\n" +
+	"\vUpsertAgent\x12\x1c.quire.v1.UpsertAgentRequest\x1a\x1d.quire.v1.UpsertAgentResponse\"\bҵ\x18\x04\b\x03\x10\x02\x12N\n" +
+	"\bGetAgent\x12\x19.quire.v1.GetAgentRequest\x1a\x1a.quire.v1.GetAgentResponse\"\vҵ\x18\x04\b\x01\x10\x01\x90\x02\x01\x12\xbc\x02\n" +
+	"\x0fSearchKnowledge\x12 .quire.v1.SearchKnowledgeRequest\x1a!.quire.v1.SearchKnowledgeResponse\"\xe3\x01ҵ\x18\x04\b\x02\x10\x01ڵ\x18\xd3\x01\n" +
+	"\x10search_knowledge\x12\x95\x01Search the knowledge collections attached to an agent. Returns documents (or chunks) with a snippet, best first; read more of one with read_document.\x1a\bagent_id\x1a\x05query\x1a\x05limit\"\bagent_id\"\x05query\x90\x02\x01\x12\xb9\x02\n" +
+	"\fReadDocument\x12\x1d.quire.v1.ReadDocumentRequest\x1a\x1e.quire.v1.ReadDocumentResponse\"\xe9\x01ҵ\x18\x04\b\x01\x10\x01ڵ\x18\xd9\x01\n" +
+	"\rread_document\x12\x86\x01Read up to 4,000 code points of a document's extracted text, starting at `offset`; continue with the next_offset of the previous read.\x1a\bagent_id\x1a\vdocument_id\x1a\x06offset\x1a\tmax_chars\"\bagent_id\"\vdocument_id\x90\x02\x01\x12`\n" +
+	"\x0eGetIndexStatus\x12\x1f.quire.v1.GetIndexStatusRequest\x1a .quire.v1.GetIndexStatusResponse\"\vҵ\x18\x04\b\x01\x10\x01\x90\x02\x01\x12e\n" +
+	"\x10WatchIndexStatus\x12!.quire.v1.WatchIndexStatusRequest\x1a\".quire.v1.WatchIndexStatusResponse\"\bҵ\x18\x04\b\x06\x10\x010\x01b\x06proto3"
 
 var (
 	file_quire_v1_knowledge_service_proto_rawDescOnce sync.Once

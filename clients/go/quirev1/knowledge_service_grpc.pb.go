@@ -45,6 +45,7 @@ const (
 type KnowledgeServiceClient interface {
 	// Creates a collection (name 1–200 characters, unique among non-deleted collections).
 	CreateCollection(ctx context.Context, in *CreateCollectionRequest, opts ...grpc.CallOption) (*CreateCollectionResponse, error)
+	// One collection of the caller's organisation, by id.
 	GetCollection(ctx context.Context, in *GetCollectionRequest, opts ...grpc.CallOption) (*GetCollectionResponse, error)
 	// Non-deleted collections by name.
 	ListCollections(ctx context.Context, in *ListCollectionsRequest, opts ...grpc.CallOption) (*ListCollectionsResponse, error)
@@ -54,6 +55,7 @@ type KnowledgeServiceClient interface {
 	// PAYLOAD_TOO_LARGE; unknown type: UNSUPPORTED_MEDIA_TYPE. Setting metadata.document_id
 	// replaces that document's content (an edit). Advances the collection revision.
 	UploadDocument(ctx context.Context, opts ...grpc.CallOption) (grpc.ClientStreamingClient[UploadDocumentRequest, UploadDocumentResponse], error)
+	// One document's metadata and indexing status, by id.
 	GetDocument(ctx context.Context, in *GetDocumentRequest, opts ...grpc.CallOption) (*GetDocumentResponse, error)
 	// Documents of a collection, newest first, paged.
 	ListDocuments(ctx context.Context, in *ListDocumentsRequest, opts ...grpc.CallOption) (*ListDocumentsResponse, error)
@@ -64,12 +66,14 @@ type KnowledgeServiceClient interface {
 	WatchDocuments(ctx context.Context, in *WatchDocumentsRequest, opts ...grpc.CallOption) (grpc.ServerStreamingClient[WatchDocumentsResponse], error)
 	// Creates or replaces an agent's attachments; increments config_version.
 	UpsertAgent(ctx context.Context, in *UpsertAgentRequest, opts ...grpc.CallOption) (*UpsertAgentResponse, error)
+	// An agent's attachments and config_version.
 	GetAgent(ctx context.Context, in *GetAgentRequest, opts ...grpc.CallOption) (*GetAgentResponse, error)
 	// Searches the agent's current attachments (or the given collections) with the
 	// organisation's retrieval mode. Blank query or no collection: empty result.
 	SearchKnowledge(ctx context.Context, in *SearchKnowledgeRequest, opts ...grpc.CallOption) (*SearchKnowledgeResponse, error)
 	// Reads up to 4,000 code points of a document's current extracted text.
 	ReadDocument(ctx context.Context, in *ReadDocumentRequest, opts ...grpc.CallOption) (*ReadDocumentResponse, error)
+	// The serving and building index generations of a collection.
 	GetIndexStatus(ctx context.Context, in *GetIndexStatusRequest, opts ...grpc.CallOption) (*GetIndexStatusResponse, error)
 	// Streams IndexStatus whenever a generation of the collection makes progress or changes state.
 	WatchIndexStatus(ctx context.Context, in *WatchIndexStatusRequest, opts ...grpc.CallOption) (grpc.ServerStreamingClient[WatchIndexStatusResponse], error)
@@ -263,6 +267,7 @@ type KnowledgeService_WatchIndexStatusClient = grpc.ServerStreamingClient[WatchI
 type KnowledgeServiceServer interface {
 	// Creates a collection (name 1–200 characters, unique among non-deleted collections).
 	CreateCollection(context.Context, *CreateCollectionRequest) (*CreateCollectionResponse, error)
+	// One collection of the caller's organisation, by id.
 	GetCollection(context.Context, *GetCollectionRequest) (*GetCollectionResponse, error)
 	// Non-deleted collections by name.
 	ListCollections(context.Context, *ListCollectionsRequest) (*ListCollectionsResponse, error)
@@ -272,6 +277,7 @@ type KnowledgeServiceServer interface {
 	// PAYLOAD_TOO_LARGE; unknown type: UNSUPPORTED_MEDIA_TYPE. Setting metadata.document_id
 	// replaces that document's content (an edit). Advances the collection revision.
 	UploadDocument(grpc.ClientStreamingServer[UploadDocumentRequest, UploadDocumentResponse]) error
+	// One document's metadata and indexing status, by id.
 	GetDocument(context.Context, *GetDocumentRequest) (*GetDocumentResponse, error)
 	// Documents of a collection, newest first, paged.
 	ListDocuments(context.Context, *ListDocumentsRequest) (*ListDocumentsResponse, error)
@@ -282,12 +288,14 @@ type KnowledgeServiceServer interface {
 	WatchDocuments(*WatchDocumentsRequest, grpc.ServerStreamingServer[WatchDocumentsResponse]) error
 	// Creates or replaces an agent's attachments; increments config_version.
 	UpsertAgent(context.Context, *UpsertAgentRequest) (*UpsertAgentResponse, error)
+	// An agent's attachments and config_version.
 	GetAgent(context.Context, *GetAgentRequest) (*GetAgentResponse, error)
 	// Searches the agent's current attachments (or the given collections) with the
 	// organisation's retrieval mode. Blank query or no collection: empty result.
 	SearchKnowledge(context.Context, *SearchKnowledgeRequest) (*SearchKnowledgeResponse, error)
 	// Reads up to 4,000 code points of a document's current extracted text.
 	ReadDocument(context.Context, *ReadDocumentRequest) (*ReadDocumentResponse, error)
+	// The serving and building index generations of a collection.
 	GetIndexStatus(context.Context, *GetIndexStatusRequest) (*GetIndexStatusResponse, error)
 	// Streams IndexStatus whenever a generation of the collection makes progress or changes state.
 	WatchIndexStatus(*WatchIndexStatusRequest, grpc.ServerStreamingServer[WatchIndexStatusResponse]) error

@@ -1359,21 +1359,21 @@ const file_quire_v1_pages_service_proto_rawDesc = "" +
 	"\x0eschema_version\x18\x01 \x01(\rR\rschemaVersion\x123\n" +
 	"\n" +
 	"namespaces\x18\x02 \x03(\v2\x13.quire.v1.NamespaceR\n" +
-	"namespaces2\xdb\f\n" +
-	"\fPagesService\x12H\n" +
-	"\tSyncPages\x12\x1a.quire.v1.SyncPagesRequest\x1a\x1b.quire.v1.SyncPagesResponse(\x010\x01\x12\x85\x03\n" +
-	"\vSearchPages\x12\x1c.quire.v1.SearchPagesRequest\x1a\x1d.quire.v1.SearchPagesResponse\"\xb8\x02ڵ\x18\xb3\x02\n" +
-	"\fsearch_pages\x12\xe9\x01Search a documentation namespace (hybrid full-text + semantic). Returns up to `limit` chunks with their page path, URL, title and revision; at most 3 per page. Pass other phrasings of the same need in `alternatives` to widen the net.\x1a\tnamespace\x1a\x05query\x1a\falternatives\x1a\x05limit\"\tnamespace\"\x05query\x12\x8b\x03\n" +
-	"\bReadPage\x12\x19.quire.v1.ReadPageRequest\x1a\x1a.quire.v1.ReadPageResponse\"\xc7\x02ڵ\x18\xc2\x02\n" +
-	"\tread_page\x12\xf5\x01Read a page's Markdown in slices of Unicode code points. Pass the `revision` from a search hit to read exactly that text; a stale revision returns page_changed with the current one. Continue with `offset` set to the previous slice's next_offset.\x1a\tnamespace\x1a\x04path\x1a\brevision\x1a\x06offset\x1a\tmax_chars\"\tnamespace\"\x04path\x12D\n" +
-	"\tListPages\x12\x1a.quire.v1.ListPagesRequest\x1a\x1b.quire.v1.ListPagesResponse\x12D\n" +
-	"\tGrepPages\x12\x1a.quire.v1.GrepPagesRequest\x1a\x1b.quire.v1.GrepPagesResponse\x12\xe5\x02\n" +
+	"namespaces2\xc7\r\n" +
+	"\fPagesService\x12R\n" +
+	"\tSyncPages\x12\x1a.quire.v1.SyncPagesRequest\x1a\x1b.quire.v1.SyncPagesResponse\"\bҵ\x18\x04\b\x04\x10\x02(\x010\x01\x12\x90\x03\n" +
+	"\vSearchPages\x12\x1c.quire.v1.SearchPagesRequest\x1a\x1d.quire.v1.SearchPagesResponse\"\xc3\x02ҵ\x18\x04\b\x02\x10\x01ڵ\x18\xb3\x02\n" +
+	"\fsearch_pages\x12\xe9\x01Search a documentation namespace (hybrid full-text + semantic). Returns up to `limit` chunks with their page path, URL, title and revision; at most 3 per page. Pass other phrasings of the same need in `alternatives` to widen the net.\x1a\tnamespace\x1a\x05query\x1a\falternatives\x1a\x05limit\"\tnamespace\"\x05query\x90\x02\x01\x12\x96\x03\n" +
+	"\bReadPage\x12\x19.quire.v1.ReadPageRequest\x1a\x1a.quire.v1.ReadPageResponse\"\xd2\x02ҵ\x18\x04\b\x01\x10\x01ڵ\x18\xc2\x02\n" +
+	"\tread_page\x12\xf5\x01Read a page's Markdown in slices of Unicode code points. Pass the `revision` from a search hit to read exactly that text; a stale revision returns page_changed with the current one. Continue with `offset` set to the previous slice's next_offset.\x1a\tnamespace\x1a\x04path\x1a\brevision\x1a\x06offset\x1a\tmax_chars\"\tnamespace\"\x04path\x90\x02\x01\x12Q\n" +
+	"\tListPages\x12\x1a.quire.v1.ListPagesRequest\x1a\x1b.quire.v1.ListPagesResponse\"\vҵ\x18\x04\b\x01\x10\x01\x90\x02\x01\x12Q\n" +
+	"\tGrepPages\x12\x1a.quire.v1.GrepPagesRequest\x1a\x1b.quire.v1.GrepPagesResponse\"\vҵ\x18\x04\b\x02\x10\x01\x90\x02\x01\x12\xf0\x02\n" +
 	"\n" +
-	"RunCommand\x12\x1b.quire.v1.RunCommandRequest\x1a\x1c.quire.v1.RunCommandResponse\"\x9b\x02ڵ\x18\x96\x02\n" +
-	"\vquery_pages\x12\xde\x01Run one read-only command over the namespace's pages as files: ls, tree [-L n], find [-name|-iname], cat, head/tail [-n N], wc [-l -w -c -m], grep/rg (-i -l -c -w -F -n -r -C/-A/-B n -e). No pipes, redirection or chaining.\x1a\tnamespace\x1a\acommand\"\tnamespace\"\acommand\x12P\n" +
-	"\rDescribeTools\x12\x1e.quire.v1.DescribeToolsRequest\x1a\x1f.quire.v1.DescribeToolsResponse\x12P\n" +
-	"\rGetSyncReport\x12\x1e.quire.v1.GetSyncReportRequest\x1a\x1f.quire.v1.GetSyncReportResponse\x12S\n" +
-	"\x0eListNamespaces\x12\x1f.quire.v1.ListNamespacesRequest\x1a .quire.v1.ListNamespacesResponseb\x06proto3"
+	"RunCommand\x12\x1b.quire.v1.RunCommandRequest\x1a\x1c.quire.v1.RunCommandResponse\"\xa6\x02ҵ\x18\x04\b\x02\x10\x01ڵ\x18\x96\x02\n" +
+	"\vquery_pages\x12\xde\x01Run one read-only command over the namespace's pages as files: ls, tree [-L n], find [-name|-iname], cat, head/tail [-n N], wc [-l -w -c -m], grep/rg (-i -l -c -w -F -n -r -C/-A/-B n -e). No pipes, redirection or chaining.\x1a\tnamespace\x1a\acommand\"\tnamespace\"\acommand\x90\x02\x01\x12]\n" +
+	"\rDescribeTools\x12\x1e.quire.v1.DescribeToolsRequest\x1a\x1f.quire.v1.DescribeToolsResponse\"\vҵ\x18\x04\b\x01\x10\x01\x90\x02\x01\x12]\n" +
+	"\rGetSyncReport\x12\x1e.quire.v1.GetSyncReportRequest\x1a\x1f.quire.v1.GetSyncReportResponse\"\vҵ\x18\x04\b\x01\x10\x01\x90\x02\x01\x12`\n" +
+	"\x0eListNamespaces\x12\x1f.quire.v1.ListNamespacesRequest\x1a .quire.v1.ListNamespacesResponse\"\vҵ\x18\x04\b\x01\x10\x01\x90\x02\x01b\x06proto3"
 
 var (
 	file_quire_v1_pages_service_proto_rawDescOnce sync.Once

@@ -9,6 +9,7 @@ import { create, type MessageInitShape } from "@bufbuild/protobuf";
 import type { Duration } from "@bufbuild/protobuf/wkt";
 import { Code, ConnectError } from "@connectrpc/connect";
 
+import { CODE_BY_GRPC_STATUS, GRPC_STATUS_BY_CODE } from "./contract.gen.js";
 import {
   ErrorCode,
   ErrorCodeSchema,
@@ -17,50 +18,11 @@ import {
   type FieldViolation,
 } from "./gen/quire/v1/errors_pb.js";
 
+// The status of every ErrorCode and the code assumed for a status without an ErrorDetail are
+// generated from the contract's `(quire.v1.error)` options (docs/errors.md).
+export { CODE_BY_GRPC_STATUS, GRPC_STATUS_BY_CODE };
+
 const PREFIX = "ERROR_CODE_";
-
-/** The canonical gRPC status of every ErrorCode (docs/errors.md; mirrors `quire.client.codes`). */
-export const GRPC_STATUS_BY_CODE: Readonly<Record<Exclude<ErrorCode, ErrorCode.UNSPECIFIED>, Code>> = {
-  [ErrorCode.INVALID_REQUEST]: Code.InvalidArgument,
-  [ErrorCode.UNAUTHENTICATED]: Code.Unauthenticated,
-  [ErrorCode.PERMISSION_DENIED]: Code.PermissionDenied,
-  [ErrorCode.NOT_FOUND]: Code.NotFound,
-  [ErrorCode.PAGE_UNAVAILABLE]: Code.Unavailable,
-  [ErrorCode.PAGE_NOT_FOUND]: Code.NotFound,
-  [ErrorCode.PAGE_CHANGED]: Code.FailedPrecondition,
-  [ErrorCode.SEARCH_UNAVAILABLE]: Code.Unavailable,
-  [ErrorCode.SYNC_FAILED]: Code.Aborted,
-  [ErrorCode.PAGE_SOURCE_BUSY]: Code.Unavailable,
-  [ErrorCode.DISCOVERY_REJECTED]: Code.Aborted,
-  [ErrorCode.DOCUMENT_NOT_FOUND]: Code.NotFound,
-  [ErrorCode.COLLECTION_NOT_FOUND]: Code.NotFound,
-  [ErrorCode.AGENT_NOT_FOUND]: Code.NotFound,
-  [ErrorCode.UNSUPPORTED_MEDIA_TYPE]: Code.InvalidArgument,
-  [ErrorCode.PAYLOAD_TOO_LARGE]: Code.ResourceExhausted,
-  [ErrorCode.RESOURCE_EXHAUSTED]: Code.ResourceExhausted,
-  [ErrorCode.UNAVAILABLE]: Code.Unavailable,
-  [ErrorCode.DEADLINE_EXCEEDED]: Code.DeadlineExceeded,
-  [ErrorCode.INTERNAL]: Code.Internal,
-  [ErrorCode.UNIMPLEMENTED]: Code.Unimplemented,
-  [ErrorCode.ALREADY_EXISTS]: Code.AlreadyExists,
-};
-
-/**
- * The ErrorCode assumed when a status arrives without an ErrorDetail (one produced by gRPC
- * itself, e.g. an oversize message or a transport failure). Anything else is INTERNAL.
- */
-export const CODE_BY_GRPC_STATUS: ReadonlyMap<Code, ErrorCode> = new Map([
-  [Code.InvalidArgument, ErrorCode.INVALID_REQUEST],
-  [Code.Unauthenticated, ErrorCode.UNAUTHENTICATED],
-  [Code.PermissionDenied, ErrorCode.PERMISSION_DENIED],
-  [Code.NotFound, ErrorCode.NOT_FOUND],
-  [Code.ResourceExhausted, ErrorCode.RESOURCE_EXHAUSTED],
-  [Code.Unavailable, ErrorCode.UNAVAILABLE],
-  [Code.DeadlineExceeded, ErrorCode.DEADLINE_EXCEEDED],
-  [Code.Unimplemented, ErrorCode.UNIMPLEMENTED],
-  [Code.AlreadyExists, ErrorCode.ALREADY_EXISTS],
-  [Code.Canceled, ErrorCode.UNAVAILABLE],
-]);
 
 /** `ErrorCode.PAGE_CHANGED` → `"PAGE_CHANGED"` (the google.rpc.ErrorInfo reason). */
 export function codeName(code: ErrorCode): string {

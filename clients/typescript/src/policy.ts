@@ -1,15 +1,17 @@
 /**
  * Call kinds, default deadlines and the retry policy (mirrors `quire.client.policy`).
  *
- * Every RPC of the contract has one `CallKind`; the kind picks the default deadline and whether
- * a failed attempt may be retried. Only idempotent unary reads are retried (Get*, List*,
- * Search*, Read*, Grep*, Describe*, RunCommand), only on UNAVAILABLE, never writes or streams.
+ * Every RPC of the contract has one `CallKind` (its `(quire.v1.call)` option); the kind picks
+ * the default deadline. Only the unary RPCs the contract marks `idempotency_level =
+ * NO_SIDE_EFFECTS` (or `IDEMPOTENT`) are retried, only on UNAVAILABLE, never writes or streams.
+ * `CallKind`, `RPC_KINDS` and the retried RPCs are generated into contract.gen.ts.
  */
 import { Code } from "@connectrpc/connect";
 
+import { type CallKind, IDEMPOTENT_RPCS, RPC_KINDS } from "./contract.gen.js";
 import type { QuireError } from "./errors.js";
 
-export type CallKind = "read" | "search" | "write" | "sync" | "upload" | "watch" | "gate";
+export { type CallKind, RPC_KINDS };
 
 /** Default deadline in milliseconds per call kind; `undefined` (or Infinity) = no deadline. */
 export interface Timeouts {
@@ -32,55 +34,9 @@ export const DEFAULT_TIMEOUTS: Readonly<Timeouts> = Object.freeze({
   gate: 2 * 60 * 60_000,
 });
 
-/** Every RPC of quire.v1 by its bare name; a unit test checks it against the descriptors. */
-export const RPC_KINDS: Readonly<Record<string, CallKind>> = Object.freeze({
-  // PagesService
-  SyncPages: "sync",
-  SearchPages: "search",
-  ReadPage: "read",
-  ListPages: "read",
-  GrepPages: "search",
-  RunCommand: "search",
-  DescribeTools: "read",
-  GetSyncReport: "read",
-  ListNamespaces: "read",
-  // KnowledgeService
-  CreateCollection: "write",
-  GetCollection: "read",
-  ListCollections: "read",
-  DeleteCollection: "write",
-  UploadDocument: "upload",
-  GetDocument: "read",
-  ListDocuments: "read",
-  DeleteDocument: "write",
-  WatchDocuments: "watch",
-  UpsertAgent: "write",
-  GetAgent: "read",
-  SearchKnowledge: "search",
-  ReadDocument: "read",
-  GetIndexStatus: "read",
-  WatchIndexStatus: "watch",
-  // AdminService
-  SetRetrievalPolicy: "write",
-  GetRetrievalPolicy: "read",
-  SetKillSwitch: "write",
-  SetNamespaceSearchConfig: "write",
-  RebuildIndex: "write",
-  RollbackIndex: "write",
-  RunGate: "gate",
-  GetGateStatus: "read",
-  GetShadowReport: "read",
-  CreateApiKey: "write",
-  RevokeApiKey: "write",
-});
-
-const STREAMS = new Set(["SyncPages", "UploadDocument", "WatchDocuments", "WatchIndexStatus", "RunGate"]);
-const IDEMPOTENT_PREFIXES = ["Get", "List", "Search", "Read", "Grep", "Describe"];
-
 /** True for the unary reads that may be retried (`rpc` is the bare RPC name). */
 export function isIdempotent(rpc: string): boolean {
-  if (STREAMS.has(rpc)) return false;
-  return rpc === "RunCommand" || IDEMPOTENT_PREFIXES.some((prefix) => rpc.startsWith(prefix));
+  return IDEMPOTENT_RPCS.has(rpc);
 }
 
 /** A failed attempt is retried only when its gRPC status is UNAVAILABLE. */

@@ -1,7 +1,8 @@
 """Typed failures and the one layer that turns any failure into a gRPC status.
 
 Handlers raise `QuireError` (or let infrastructure errors propagate); `status_for` is the only
-place a status is built. The gRPC code comes from `quire.client.codes`, derived from the proto.
+place a status is built. The gRPC code and the ErrorInfo reason of each ErrorCode come from
+`_contract.py`, generated from the `(quire.v1.error)` options of errors.proto.
 """
 
 from __future__ import annotations
@@ -17,7 +18,7 @@ import grpc
 from google.protobuf import duration_pb2
 from google.rpc import error_details_pb2, status_pb2
 
-from quire.client.codes import GRPC_STATUS_BY_CODE, code_name
+from quire.server._contract import GRPC_STATUS_BY_CODE, REASON_BY_CODE
 from quire.v1 import errors_pb2
 
 log = logging.getLogger(__name__)
@@ -41,7 +42,7 @@ class QuireError(Exception):
     retry_after_s: float | None = None
 
     def __str__(self) -> str:
-        return f"{code_name(self.code)}: {self.message}"
+        return f"{REASON_BY_CODE.get(self.code, self.code)}: {self.message}"
 
 
 def invalid(field_name: str, description: str) -> QuireError:
@@ -84,7 +85,7 @@ def _status(err: QuireError) -> Status:
     if err.retry_after_s is not None:
         # Rounded up: a client that waits what it is told must not come back early.
         detail.retry_after.CopyFrom(duration_pb2.Duration(seconds=math.ceil(err.retry_after_s)))
-    info = error_details_pb2.ErrorInfo(reason=code_name(err.code), domain=ERROR_DOMAIN)
+    info = error_details_pb2.ErrorInfo(reason=REASON_BY_CODE[err.code], domain=ERROR_DOMAIN)
     grpc_code = GRPC_STATUS_BY_CODE[err.code]
     rich = status_pb2.Status(code=grpc_code.value[0], message=err.message)
     rich.details.add().Pack(detail)

@@ -22,6 +22,7 @@ import grpc
 from grpc import aio
 
 from quire.server import telemetry
+from quire.server._contract import SCOPE_BY_METHOD
 from quire.server.auth import KeyVerifier, Principal, Scope, bearer_token
 from quire.server.errors import (
     QuireError,
@@ -36,13 +37,11 @@ from quire.v1 import errors_pb2
 
 current_principal: contextvars.ContextVar[Principal] = contextvars.ContextVar("current_principal")
 
+# The scope each RPC needs, by method path: the `(quire.v1.call)` options of the contract.
 # Methods without auth (health, reflection) are not in this table and pass through untouched.
-REQUIRED_SCOPE: dict[str, Scope] = {}
-
-
-def register_scopes(service: str, scopes: dict[str, Scope]) -> None:
-    for method, scope in scopes.items():
-        REQUIRED_SCOPE[f"/{service}/{method}"] = scope
+REQUIRED_SCOPE: dict[str, Scope] = {
+    method: Scope(scope) for method, scope in SCOPE_BY_METHOD.items()
+}
 
 
 def principal() -> Principal:

@@ -1,13 +1,13 @@
 """Call kinds, default deadlines and the retry policy shared by both clients.
 
-Every RPC of the contract has one `CallKind`; the kind picks the default deadline and whether a
-failed attempt may be retried. Only idempotent reads are retried (Get*, List*, Search*, Read*,
-Grep*, Describe*, RunCommand), only on `UNAVAILABLE`, never writes or streams.
+Every RPC of the contract has one `CallKind` (its `(quire.v1.call)` option); the kind picks the
+default deadline. Only the unary RPCs the contract marks `idempotency_level = NO_SIDE_EFFECTS`
+(or `IDEMPOTENT`) are retried, only on `UNAVAILABLE`, never writes or streams. `CallKind`,
+`RPC_KINDS` and the retried RPCs are generated from the proto into `_contract.py`.
 """
 
 from __future__ import annotations
 
-import enum
 import math
 import random
 from dataclasses import dataclass
@@ -15,17 +15,10 @@ from datetime import timedelta
 
 import grpc
 
+from quire.client._contract import IDEMPOTENT_RPCS
+from quire.client._contract import RPC_KINDS as RPC_KINDS
+from quire.client._contract import CallKind as CallKind
 from quire.client.errors import QuireError
-
-
-class CallKind(enum.Enum):
-    READ = "read"
-    SEARCH = "search"
-    WRITE = "write"
-    SYNC = "sync"
-    UPLOAD = "upload"
-    WATCH = "watch"
-    GATE = "gate"
 
 
 @dataclass(frozen=True)
@@ -51,59 +44,10 @@ class Timeouts:
 
 DEFAULT_TIMEOUTS = Timeouts()
 
-# Every RPC of quire.v1 by its bare name. A test checks the table against the descriptors.
-RPC_KINDS: dict[str, CallKind] = {
-    # PagesService
-    "SyncPages": CallKind.SYNC,
-    "SearchPages": CallKind.SEARCH,
-    "ReadPage": CallKind.READ,
-    "ListPages": CallKind.READ,
-    "GrepPages": CallKind.SEARCH,
-    "RunCommand": CallKind.SEARCH,
-    "DescribeTools": CallKind.READ,
-    "GetSyncReport": CallKind.READ,
-    "ListNamespaces": CallKind.READ,
-    # KnowledgeService
-    "CreateCollection": CallKind.WRITE,
-    "GetCollection": CallKind.READ,
-    "ListCollections": CallKind.READ,
-    "DeleteCollection": CallKind.WRITE,
-    "UploadDocument": CallKind.UPLOAD,
-    "GetDocument": CallKind.READ,
-    "ListDocuments": CallKind.READ,
-    "DeleteDocument": CallKind.WRITE,
-    "WatchDocuments": CallKind.WATCH,
-    "UpsertAgent": CallKind.WRITE,
-    "GetAgent": CallKind.READ,
-    "SearchKnowledge": CallKind.SEARCH,
-    "ReadDocument": CallKind.READ,
-    "GetIndexStatus": CallKind.READ,
-    "WatchIndexStatus": CallKind.WATCH,
-    # AdminService
-    "SetRetrievalPolicy": CallKind.WRITE,
-    "GetRetrievalPolicy": CallKind.READ,
-    "SetKillSwitch": CallKind.WRITE,
-    "SetNamespaceSearchConfig": CallKind.WRITE,
-    "RebuildIndex": CallKind.WRITE,
-    "RollbackIndex": CallKind.WRITE,
-    "RunGate": CallKind.GATE,
-    "GetGateStatus": CallKind.READ,
-    "GetShadowReport": CallKind.READ,
-    "CreateApiKey": CallKind.WRITE,
-    "RevokeApiKey": CallKind.WRITE,
-}
-
-_STREAMS = frozenset(
-    {"SyncPages", "UploadDocument", "WatchDocuments", "WatchIndexStatus", "RunGate"}
-)
-_IDEMPOTENT_PREFIXES = ("Get", "List", "Search", "Read", "Grep", "Describe")
-
 
 def is_idempotent(rpc: str) -> bool:
     """True for the unary reads that may be retried (`rpc` is the bare RPC name)."""
-    if rpc in _STREAMS:
-        return False
-    return rpc == "RunCommand" or rpc.startswith(_IDEMPOTENT_PREFIXES)
+    return rpc in IDEMPOTENT_RPCS
 
 
 def is_retryable(error: QuireError) -> bool:

@@ -25,10 +25,11 @@ _sym_db = _symbol_database.Default()
 from quire.v1 import admin_pb2 as quire_dot_v1_dot_admin__pb2
 from quire.v1 import bounds_pb2 as quire_dot_v1_dot_bounds__pb2
 from quire.v1 import knowledge_pb2 as quire_dot_v1_dot_knowledge__pb2
+from quire.v1 import options_pb2 as quire_dot_v1_dot_options__pb2
 from quire.v1 import search_config_pb2 as quire_dot_v1_dot_search__config__pb2
 
 
-DESCRIPTOR = _descriptor_pool.Default().AddSerializedFile(b'\n\x1cquire/v1/admin_service.proto\x12\x08quire.v1\x1a\x14quire/v1/admin.proto\x1a\x15quire/v1/bounds.proto\x1a\x18quire/v1/knowledge.proto\x1a\x1cquire/v1/search_config.proto\"{\n\x19SetRetrievalPolicyRequest\x12%\n\x04mode\x18\x01 \x01(\x0e\x32\x17.quire.v1.RetrievalMode\x12(\n\x10max_search_limit\x18\x02 \x01(\rB\x0e\xf2\xb6\x18\n\x08\x01\x10\x32J\x04hits\x12\r\n\x05reset\x18\x03 \x01(\x08\"G\n\x1aSetRetrievalPolicyResponse\x12)\n\x06policy\x18\x01 \x01(\x0b\x32\x19.quire.v1.RetrievalPolicy\"\x1b\n\x19GetRetrievalPolicyRequest\"G\n\x1aGetRetrievalPolicyResponse\x12)\n\x06policy\x18\x01 \x01(\x0b\x32\x19.quire.v1.RetrievalPolicy\"\'\n\x14SetKillSwitchRequest\x12\x0f\n\x07\x65ngaged\x18\x01 \x01(\x08\"B\n\x15SetKillSwitchResponse\x12)\n\x06policy\x18\x01 \x01(\x0b\x32\x19.quire.v1.RetrievalPolicy\"~\n\x1fSetNamespaceSearchConfigRequest\x12/\n\tnamespace\x18\x01 \x01(\tB\x1c\xf2\xb6\x18\x18\x18\x01 \x80\x01:\x11^[A-Za-z0-9._-]+$\x12*\n\x06\x63onfig\x18\x02 \x01(\x0b\x32\x1a.quire.v1.PageSearchConfig\"y\n SetNamespaceSearchConfigResponse\x12\x16\n\x0eschema_version\x18\x01 \x01(\r\x12\x11\n\tnamespace\x18\x02 \x01(\t\x12*\n\x06\x63onfig\x18\x03 \x01(\x0b\x32\x1a.quire.v1.PageSearchConfig\"K\n\x13RebuildIndexRequest\x12\x15\n\rcollection_id\x18\x01 \x01(\t\x12\x1d\n\rindex_version\x18\x02 \x01(\tB\x06\xf2\xb6\x18\x02 @\"=\n\x14RebuildIndexResponse\x12%\n\x06status\x18\x01 \x01(\x0b\x32\x15.quire.v1.IndexStatus\"-\n\x14RollbackIndexRequest\x12\x15\n\rcollection_id\x18\x01 \x01(\t\">\n\x15RollbackIndexResponse\x12%\n\x06status\x18\x01 \x01(\x0b\x32\x15.quire.v1.IndexStatus\"\xab\x01\n\x0eRunGateRequest\x12\x37\n\x07\x64\x61taset\x18\x01 \x01(\tB&\xf2\xb6\x18\"\x18\x01 @:\x1c^[A-Za-z0-9][A-Za-z0-9._-]*$\x12\x34\n\x05split\x18\x02 \x01(\tB%\xf2\xb6\x18!\x18\x01 \x80\x01:\x11^[A-Za-z0-9._-]+$B\x07\"train\"\x12\x15\n\rmax_documents\x18\x03 \x01(\r\x12\x13\n\x0bmax_queries\x18\x04 \x01(\r\"p\n\x0fRunGateResponse\x12*\n\x08progress\x18\x01 \x01(\x0b\x32\x16.quire.v1.GateProgressH\x00\x12&\n\x06result\x18\x02 \x01(\x0b\x32\x14.quire.v1.GateResultH\x00\x42\t\n\x07message\"\x16\n\x14GetGateStatusRequest\"r\n\x15GetGateStatusResponse\x12\x16\n\x0eschema_version\x18\x01 \x01(\r\x12$\n\x06result\x18\x02 \x01(\x0b\x32\x14.quire.v1.GateResult\x12\x1b\n\x13\x63urrent_fingerprint\x18\x03 \x01(\t\"\x18\n\x16GetShadowReportRequest\"A\n\x17GetShadowReportResponse\x12&\n\x06report\x18\x01 \x01(\x0b\x32\x16.quire.v1.ShadowReport\"6\n\x13\x43reateApiKeyRequest\x12\x1f\n\x06scopes\x18\x01 \x03(\x0e\x32\x0f.quire.v1.Scope\"5\n\x14\x43reateApiKeyResponse\x12\x1d\n\x03key\x18\x01 \x01(\x0b\x32\x10.quire.v1.ApiKey\"-\n\x13RevokeApiKeyRequest\x12\x16\n\x06key_id\x18\x01 \x01(\tB\x06\xf2\xb6\x18\x02 @\">\n\x14RevokeApiKeyResponse\x12\x16\n\x0eschema_version\x18\x01 \x01(\r\x12\x0e\n\x06key_id\x18\x02 \x01(\t2\xc0\x07\n\x0c\x41\x64minService\x12_\n\x12SetRetrievalPolicy\x12#.quire.v1.SetRetrievalPolicyRequest\x1a$.quire.v1.SetRetrievalPolicyResponse\x12_\n\x12GetRetrievalPolicy\x12#.quire.v1.GetRetrievalPolicyRequest\x1a$.quire.v1.GetRetrievalPolicyResponse\x12P\n\rSetKillSwitch\x12\x1e.quire.v1.SetKillSwitchRequest\x1a\x1f.quire.v1.SetKillSwitchResponse\x12q\n\x18SetNamespaceSearchConfig\x12).quire.v1.SetNamespaceSearchConfigRequest\x1a*.quire.v1.SetNamespaceSearchConfigResponse\x12M\n\x0cRebuildIndex\x12\x1d.quire.v1.RebuildIndexRequest\x1a\x1e.quire.v1.RebuildIndexResponse\x12P\n\rRollbackIndex\x12\x1e.quire.v1.RollbackIndexRequest\x1a\x1f.quire.v1.RollbackIndexResponse\x12@\n\x07RunGate\x12\x18.quire.v1.RunGateRequest\x1a\x19.quire.v1.RunGateResponse0\x01\x12P\n\rGetGateStatus\x12\x1e.quire.v1.GetGateStatusRequest\x1a\x1f.quire.v1.GetGateStatusResponse\x12V\n\x0fGetShadowReport\x12 .quire.v1.GetShadowReportRequest\x1a!.quire.v1.GetShadowReportResponse\x12M\n\x0c\x43reateApiKey\x12\x1d.quire.v1.CreateApiKeyRequest\x1a\x1e.quire.v1.CreateApiKeyResponse\x12M\n\x0cRevokeApiKey\x12\x1d.quire.v1.RevokeApiKeyRequest\x1a\x1e.quire.v1.RevokeApiKeyResponseb\x06proto3')
+DESCRIPTOR = _descriptor_pool.Default().AddSerializedFile(b'\n\x1cquire/v1/admin_service.proto\x12\x08quire.v1\x1a\x14quire/v1/admin.proto\x1a\x15quire/v1/bounds.proto\x1a\x18quire/v1/knowledge.proto\x1a\x16quire/v1/options.proto\x1a\x1cquire/v1/search_config.proto\"{\n\x19SetRetrievalPolicyRequest\x12%\n\x04mode\x18\x01 \x01(\x0e\x32\x17.quire.v1.RetrievalMode\x12(\n\x10max_search_limit\x18\x02 \x01(\rB\x0e\xf2\xb6\x18\n\x08\x01\x10\x32J\x04hits\x12\r\n\x05reset\x18\x03 \x01(\x08\"G\n\x1aSetRetrievalPolicyResponse\x12)\n\x06policy\x18\x01 \x01(\x0b\x32\x19.quire.v1.RetrievalPolicy\"\x1b\n\x19GetRetrievalPolicyRequest\"G\n\x1aGetRetrievalPolicyResponse\x12)\n\x06policy\x18\x01 \x01(\x0b\x32\x19.quire.v1.RetrievalPolicy\"\'\n\x14SetKillSwitchRequest\x12\x0f\n\x07\x65ngaged\x18\x01 \x01(\x08\"B\n\x15SetKillSwitchResponse\x12)\n\x06policy\x18\x01 \x01(\x0b\x32\x19.quire.v1.RetrievalPolicy\"~\n\x1fSetNamespaceSearchConfigRequest\x12/\n\tnamespace\x18\x01 \x01(\tB\x1c\xf2\xb6\x18\x18\x18\x01 \x80\x01:\x11^[A-Za-z0-9._-]+$\x12*\n\x06\x63onfig\x18\x02 \x01(\x0b\x32\x1a.quire.v1.PageSearchConfig\"y\n SetNamespaceSearchConfigResponse\x12\x16\n\x0eschema_version\x18\x01 \x01(\r\x12\x11\n\tnamespace\x18\x02 \x01(\t\x12*\n\x06\x63onfig\x18\x03 \x01(\x0b\x32\x1a.quire.v1.PageSearchConfig\"K\n\x13RebuildIndexRequest\x12\x15\n\rcollection_id\x18\x01 \x01(\t\x12\x1d\n\rindex_version\x18\x02 \x01(\tB\x06\xf2\xb6\x18\x02 @\"=\n\x14RebuildIndexResponse\x12%\n\x06status\x18\x01 \x01(\x0b\x32\x15.quire.v1.IndexStatus\"-\n\x14RollbackIndexRequest\x12\x15\n\rcollection_id\x18\x01 \x01(\t\">\n\x15RollbackIndexResponse\x12%\n\x06status\x18\x01 \x01(\x0b\x32\x15.quire.v1.IndexStatus\"\xab\x01\n\x0eRunGateRequest\x12\x37\n\x07\x64\x61taset\x18\x01 \x01(\tB&\xf2\xb6\x18\"\x18\x01 @:\x1c^[A-Za-z0-9][A-Za-z0-9._-]*$\x12\x34\n\x05split\x18\x02 \x01(\tB%\xf2\xb6\x18!\x18\x01 \x80\x01:\x11^[A-Za-z0-9._-]+$B\x07\"train\"\x12\x15\n\rmax_documents\x18\x03 \x01(\r\x12\x13\n\x0bmax_queries\x18\x04 \x01(\r\"p\n\x0fRunGateResponse\x12*\n\x08progress\x18\x01 \x01(\x0b\x32\x16.quire.v1.GateProgressH\x00\x12&\n\x06result\x18\x02 \x01(\x0b\x32\x14.quire.v1.GateResultH\x00\x42\t\n\x07message\"\x16\n\x14GetGateStatusRequest\"r\n\x15GetGateStatusResponse\x12\x16\n\x0eschema_version\x18\x01 \x01(\r\x12$\n\x06result\x18\x02 \x01(\x0b\x32\x14.quire.v1.GateResult\x12\x1b\n\x13\x63urrent_fingerprint\x18\x03 \x01(\t\"\x18\n\x16GetShadowReportRequest\"A\n\x17GetShadowReportResponse\x12&\n\x06report\x18\x01 \x01(\x0b\x32\x16.quire.v1.ShadowReport\"6\n\x13\x43reateApiKeyRequest\x12\x1f\n\x06scopes\x18\x01 \x03(\x0e\x32\x0f.quire.v1.Scope\"5\n\x14\x43reateApiKeyResponse\x12\x1d\n\x03key\x18\x01 \x01(\x0b\x32\x10.quire.v1.ApiKey\"-\n\x13RevokeApiKeyRequest\x12\x16\n\x06key_id\x18\x01 \x01(\tB\x06\xf2\xb6\x18\x02 @\">\n\x14RevokeApiKeyResponse\x12\x16\n\x0eschema_version\x18\x01 \x01(\r\x12\x0e\n\x06key_id\x18\x02 \x01(\t2\xb7\x08\n\x0c\x41\x64minService\x12i\n\x12SetRetrievalPolicy\x12#.quire.v1.SetRetrievalPolicyRequest\x1a$.quire.v1.SetRetrievalPolicyResponse\"\x08\xd2\xb5\x18\x04\x08\x03\x10\x03\x12l\n\x12GetRetrievalPolicy\x12#.quire.v1.GetRetrievalPolicyRequest\x1a$.quire.v1.GetRetrievalPolicyResponse\"\x0b\x90\x02\x01\xd2\xb5\x18\x04\x08\x01\x10\x03\x12Z\n\rSetKillSwitch\x12\x1e.quire.v1.SetKillSwitchRequest\x1a\x1f.quire.v1.SetKillSwitchResponse\"\x08\xd2\xb5\x18\x04\x08\x03\x10\x03\x12{\n\x18SetNamespaceSearchConfig\x12).quire.v1.SetNamespaceSearchConfigRequest\x1a*.quire.v1.SetNamespaceSearchConfigResponse\"\x08\xd2\xb5\x18\x04\x08\x03\x10\x03\x12W\n\x0cRebuildIndex\x12\x1d.quire.v1.RebuildIndexRequest\x1a\x1e.quire.v1.RebuildIndexResponse\"\x08\xd2\xb5\x18\x04\x08\x03\x10\x03\x12Z\n\rRollbackIndex\x12\x1e.quire.v1.RollbackIndexRequest\x1a\x1f.quire.v1.RollbackIndexResponse\"\x08\xd2\xb5\x18\x04\x08\x03\x10\x03\x12J\n\x07RunGate\x12\x18.quire.v1.RunGateRequest\x1a\x19.quire.v1.RunGateResponse\"\x08\xd2\xb5\x18\x04\x08\x07\x10\x03\x30\x01\x12]\n\rGetGateStatus\x12\x1e.quire.v1.GetGateStatusRequest\x1a\x1f.quire.v1.GetGateStatusResponse\"\x0b\x90\x02\x01\xd2\xb5\x18\x04\x08\x01\x10\x03\x12\x63\n\x0fGetShadowReport\x12 .quire.v1.GetShadowReportRequest\x1a!.quire.v1.GetShadowReportResponse\"\x0b\x90\x02\x01\xd2\xb5\x18\x04\x08\x01\x10\x03\x12W\n\x0c\x43reateApiKey\x12\x1d.quire.v1.CreateApiKeyRequest\x1a\x1e.quire.v1.CreateApiKeyResponse\"\x08\xd2\xb5\x18\x04\x08\x03\x10\x03\x12W\n\x0cRevokeApiKey\x12\x1d.quire.v1.RevokeApiKeyRequest\x1a\x1e.quire.v1.RevokeApiKeyResponse\"\x08\xd2\xb5\x18\x04\x08\x03\x10\x03\x62\x06proto3')
 
 _globals = globals()
 _builder.BuildMessageAndEnumDescriptors(DESCRIPTOR, _globals)
@@ -47,50 +48,72 @@ if not _descriptor._USE_C_DESCRIPTORS:
   _globals['_RUNGATEREQUEST'].fields_by_name['split']._serialized_options = b'\362\266\030!\030\001 \200\001:\021^[A-Za-z0-9._-]+$B\007\"train\"'
   _globals['_REVOKEAPIKEYREQUEST'].fields_by_name['key_id']._loaded_options = None
   _globals['_REVOKEAPIKEYREQUEST'].fields_by_name['key_id']._serialized_options = b'\362\266\030\002 @'
-  _globals['_SETRETRIEVALPOLICYREQUEST']._serialized_start=143
-  _globals['_SETRETRIEVALPOLICYREQUEST']._serialized_end=266
-  _globals['_SETRETRIEVALPOLICYRESPONSE']._serialized_start=268
-  _globals['_SETRETRIEVALPOLICYRESPONSE']._serialized_end=339
-  _globals['_GETRETRIEVALPOLICYREQUEST']._serialized_start=341
-  _globals['_GETRETRIEVALPOLICYREQUEST']._serialized_end=368
-  _globals['_GETRETRIEVALPOLICYRESPONSE']._serialized_start=370
-  _globals['_GETRETRIEVALPOLICYRESPONSE']._serialized_end=441
-  _globals['_SETKILLSWITCHREQUEST']._serialized_start=443
-  _globals['_SETKILLSWITCHREQUEST']._serialized_end=482
-  _globals['_SETKILLSWITCHRESPONSE']._serialized_start=484
-  _globals['_SETKILLSWITCHRESPONSE']._serialized_end=550
-  _globals['_SETNAMESPACESEARCHCONFIGREQUEST']._serialized_start=552
-  _globals['_SETNAMESPACESEARCHCONFIGREQUEST']._serialized_end=678
-  _globals['_SETNAMESPACESEARCHCONFIGRESPONSE']._serialized_start=680
-  _globals['_SETNAMESPACESEARCHCONFIGRESPONSE']._serialized_end=801
-  _globals['_REBUILDINDEXREQUEST']._serialized_start=803
-  _globals['_REBUILDINDEXREQUEST']._serialized_end=878
-  _globals['_REBUILDINDEXRESPONSE']._serialized_start=880
-  _globals['_REBUILDINDEXRESPONSE']._serialized_end=941
-  _globals['_ROLLBACKINDEXREQUEST']._serialized_start=943
-  _globals['_ROLLBACKINDEXREQUEST']._serialized_end=988
-  _globals['_ROLLBACKINDEXRESPONSE']._serialized_start=990
-  _globals['_ROLLBACKINDEXRESPONSE']._serialized_end=1052
-  _globals['_RUNGATEREQUEST']._serialized_start=1055
-  _globals['_RUNGATEREQUEST']._serialized_end=1226
-  _globals['_RUNGATERESPONSE']._serialized_start=1228
-  _globals['_RUNGATERESPONSE']._serialized_end=1340
-  _globals['_GETGATESTATUSREQUEST']._serialized_start=1342
-  _globals['_GETGATESTATUSREQUEST']._serialized_end=1364
-  _globals['_GETGATESTATUSRESPONSE']._serialized_start=1366
-  _globals['_GETGATESTATUSRESPONSE']._serialized_end=1480
-  _globals['_GETSHADOWREPORTREQUEST']._serialized_start=1482
-  _globals['_GETSHADOWREPORTREQUEST']._serialized_end=1506
-  _globals['_GETSHADOWREPORTRESPONSE']._serialized_start=1508
-  _globals['_GETSHADOWREPORTRESPONSE']._serialized_end=1573
-  _globals['_CREATEAPIKEYREQUEST']._serialized_start=1575
-  _globals['_CREATEAPIKEYREQUEST']._serialized_end=1629
-  _globals['_CREATEAPIKEYRESPONSE']._serialized_start=1631
-  _globals['_CREATEAPIKEYRESPONSE']._serialized_end=1684
-  _globals['_REVOKEAPIKEYREQUEST']._serialized_start=1686
-  _globals['_REVOKEAPIKEYREQUEST']._serialized_end=1731
-  _globals['_REVOKEAPIKEYRESPONSE']._serialized_start=1733
-  _globals['_REVOKEAPIKEYRESPONSE']._serialized_end=1795
-  _globals['_ADMINSERVICE']._serialized_start=1798
-  _globals['_ADMINSERVICE']._serialized_end=2758
+  _globals['_ADMINSERVICE'].methods_by_name['SetRetrievalPolicy']._loaded_options = None
+  _globals['_ADMINSERVICE'].methods_by_name['SetRetrievalPolicy']._serialized_options = b'\322\265\030\004\010\003\020\003'
+  _globals['_ADMINSERVICE'].methods_by_name['GetRetrievalPolicy']._loaded_options = None
+  _globals['_ADMINSERVICE'].methods_by_name['GetRetrievalPolicy']._serialized_options = b'\220\002\001\322\265\030\004\010\001\020\003'
+  _globals['_ADMINSERVICE'].methods_by_name['SetKillSwitch']._loaded_options = None
+  _globals['_ADMINSERVICE'].methods_by_name['SetKillSwitch']._serialized_options = b'\322\265\030\004\010\003\020\003'
+  _globals['_ADMINSERVICE'].methods_by_name['SetNamespaceSearchConfig']._loaded_options = None
+  _globals['_ADMINSERVICE'].methods_by_name['SetNamespaceSearchConfig']._serialized_options = b'\322\265\030\004\010\003\020\003'
+  _globals['_ADMINSERVICE'].methods_by_name['RebuildIndex']._loaded_options = None
+  _globals['_ADMINSERVICE'].methods_by_name['RebuildIndex']._serialized_options = b'\322\265\030\004\010\003\020\003'
+  _globals['_ADMINSERVICE'].methods_by_name['RollbackIndex']._loaded_options = None
+  _globals['_ADMINSERVICE'].methods_by_name['RollbackIndex']._serialized_options = b'\322\265\030\004\010\003\020\003'
+  _globals['_ADMINSERVICE'].methods_by_name['RunGate']._loaded_options = None
+  _globals['_ADMINSERVICE'].methods_by_name['RunGate']._serialized_options = b'\322\265\030\004\010\007\020\003'
+  _globals['_ADMINSERVICE'].methods_by_name['GetGateStatus']._loaded_options = None
+  _globals['_ADMINSERVICE'].methods_by_name['GetGateStatus']._serialized_options = b'\220\002\001\322\265\030\004\010\001\020\003'
+  _globals['_ADMINSERVICE'].methods_by_name['GetShadowReport']._loaded_options = None
+  _globals['_ADMINSERVICE'].methods_by_name['GetShadowReport']._serialized_options = b'\220\002\001\322\265\030\004\010\001\020\003'
+  _globals['_ADMINSERVICE'].methods_by_name['CreateApiKey']._loaded_options = None
+  _globals['_ADMINSERVICE'].methods_by_name['CreateApiKey']._serialized_options = b'\322\265\030\004\010\003\020\003'
+  _globals['_ADMINSERVICE'].methods_by_name['RevokeApiKey']._loaded_options = None
+  _globals['_ADMINSERVICE'].methods_by_name['RevokeApiKey']._serialized_options = b'\322\265\030\004\010\003\020\003'
+  _globals['_SETRETRIEVALPOLICYREQUEST']._serialized_start=167
+  _globals['_SETRETRIEVALPOLICYREQUEST']._serialized_end=290
+  _globals['_SETRETRIEVALPOLICYRESPONSE']._serialized_start=292
+  _globals['_SETRETRIEVALPOLICYRESPONSE']._serialized_end=363
+  _globals['_GETRETRIEVALPOLICYREQUEST']._serialized_start=365
+  _globals['_GETRETRIEVALPOLICYREQUEST']._serialized_end=392
+  _globals['_GETRETRIEVALPOLICYRESPONSE']._serialized_start=394
+  _globals['_GETRETRIEVALPOLICYRESPONSE']._serialized_end=465
+  _globals['_SETKILLSWITCHREQUEST']._serialized_start=467
+  _globals['_SETKILLSWITCHREQUEST']._serialized_end=506
+  _globals['_SETKILLSWITCHRESPONSE']._serialized_start=508
+  _globals['_SETKILLSWITCHRESPONSE']._serialized_end=574
+  _globals['_SETNAMESPACESEARCHCONFIGREQUEST']._serialized_start=576
+  _globals['_SETNAMESPACESEARCHCONFIGREQUEST']._serialized_end=702
+  _globals['_SETNAMESPACESEARCHCONFIGRESPONSE']._serialized_start=704
+  _globals['_SETNAMESPACESEARCHCONFIGRESPONSE']._serialized_end=825
+  _globals['_REBUILDINDEXREQUEST']._serialized_start=827
+  _globals['_REBUILDINDEXREQUEST']._serialized_end=902
+  _globals['_REBUILDINDEXRESPONSE']._serialized_start=904
+  _globals['_REBUILDINDEXRESPONSE']._serialized_end=965
+  _globals['_ROLLBACKINDEXREQUEST']._serialized_start=967
+  _globals['_ROLLBACKINDEXREQUEST']._serialized_end=1012
+  _globals['_ROLLBACKINDEXRESPONSE']._serialized_start=1014
+  _globals['_ROLLBACKINDEXRESPONSE']._serialized_end=1076
+  _globals['_RUNGATEREQUEST']._serialized_start=1079
+  _globals['_RUNGATEREQUEST']._serialized_end=1250
+  _globals['_RUNGATERESPONSE']._serialized_start=1252
+  _globals['_RUNGATERESPONSE']._serialized_end=1364
+  _globals['_GETGATESTATUSREQUEST']._serialized_start=1366
+  _globals['_GETGATESTATUSREQUEST']._serialized_end=1388
+  _globals['_GETGATESTATUSRESPONSE']._serialized_start=1390
+  _globals['_GETGATESTATUSRESPONSE']._serialized_end=1504
+  _globals['_GETSHADOWREPORTREQUEST']._serialized_start=1506
+  _globals['_GETSHADOWREPORTREQUEST']._serialized_end=1530
+  _globals['_GETSHADOWREPORTRESPONSE']._serialized_start=1532
+  _globals['_GETSHADOWREPORTRESPONSE']._serialized_end=1597
+  _globals['_CREATEAPIKEYREQUEST']._serialized_start=1599
+  _globals['_CREATEAPIKEYREQUEST']._serialized_end=1653
+  _globals['_CREATEAPIKEYRESPONSE']._serialized_start=1655
+  _globals['_CREATEAPIKEYRESPONSE']._serialized_end=1708
+  _globals['_REVOKEAPIKEYREQUEST']._serialized_start=1710
+  _globals['_REVOKEAPIKEYREQUEST']._serialized_end=1755
+  _globals['_REVOKEAPIKEYRESPONSE']._serialized_start=1757
+  _globals['_REVOKEAPIKEYRESPONSE']._serialized_end=1819
+  _globals['_ADMINSERVICE']._serialized_start=1822
+  _globals['_ADMINSERVICE']._serialized_end=2901
 # @@protoc_insertion_point(module_scope)

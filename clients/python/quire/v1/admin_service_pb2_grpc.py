@@ -104,7 +104,8 @@ class AdminServiceServicer:
         raise NotImplementedError('Method not implemented!')
 
     def GetRetrievalPolicy(self, request, context):
-        """Missing associated documentation comment in .proto file."""
+        """The caller organisation's retrieval mode and search limit bound.
+        """
         context.set_code(grpc.StatusCode.UNIMPLEMENTED)
         context.set_details('Method not implemented!')
         raise NotImplementedError('Method not implemented!')

@@ -36,6 +36,7 @@ class AdminServiceStub:
     SetRetrievalPolicy: _grpc.UnaryUnaryMultiCallable[_admin_service_pb2.SetRetrievalPolicyRequest, _admin_service_pb2.SetRetrievalPolicyResponse]
     """Sets the caller organisation's retrieval mode and/or search limit bound."""
     GetRetrievalPolicy: _grpc.UnaryUnaryMultiCallable[_admin_service_pb2.GetRetrievalPolicyRequest, _admin_service_pb2.GetRetrievalPolicyResponse]
+    """The caller organisation's retrieval mode and search limit bound."""
     SetKillSwitch: _grpc.UnaryUnaryMultiCallable[_admin_service_pb2.SetKillSwitchRequest, _admin_service_pb2.SetKillSwitchResponse]
     """Engages (or releases) the kill switch: every organisation is served LEGACY_FTS at once."""
     SetNamespaceSearchConfig: _grpc.UnaryUnaryMultiCallable[_admin_service_pb2.SetNamespaceSearchConfigRequest, _admin_service_pb2.SetNamespaceSearchConfigResponse]
@@ -65,6 +66,7 @@ class AdminServiceAsyncStub(AdminServiceStub):
     SetRetrievalPolicy: _aio.UnaryUnaryMultiCallable[_admin_service_pb2.SetRetrievalPolicyRequest, _admin_service_pb2.SetRetrievalPolicyResponse]  # type: ignore[assignment]
     """Sets the caller organisation's retrieval mode and/or search limit bound."""
     GetRetrievalPolicy: _aio.UnaryUnaryMultiCallable[_admin_service_pb2.GetRetrievalPolicyRequest, _admin_service_pb2.GetRetrievalPolicyResponse]  # type: ignore[assignment]
+    """The caller organisation's retrieval mode and search limit bound."""
     SetKillSwitch: _aio.UnaryUnaryMultiCallable[_admin_service_pb2.SetKillSwitchRequest, _admin_service_pb2.SetKillSwitchResponse]  # type: ignore[assignment]
     """Engages (or releases) the kill switch: every organisation is served LEGACY_FTS at once."""
     SetNamespaceSearchConfig: _aio.UnaryUnaryMultiCallable[_admin_service_pb2.SetNamespaceSearchConfigRequest, _admin_service_pb2.SetNamespaceSearchConfigResponse]  # type: ignore[assignment]
@@ -102,7 +104,8 @@ class AdminServiceServicer(metaclass=_abc_1.ABCMeta):
         self,
         request: _admin_service_pb2.GetRetrievalPolicyRequest,
         context: _ServicerContext,
-    ) -> _typing.Union[_admin_service_pb2.GetRetrievalPolicyResponse, _abc.Awaitable[_admin_service_pb2.GetRetrievalPolicyResponse]]: ...
+    ) -> _typing.Union[_admin_service_pb2.GetRetrievalPolicyResponse, _abc.Awaitable[_admin_service_pb2.GetRetrievalPolicyResponse]]:
+        """The caller organisation's retrieval mode and search limit bound."""
 
     @_abc_1.abstractmethod
     def SetKillSwitch(

@@ -23,19 +23,64 @@ _sym_db = _symbol_database.Default()
 
 
 from google.protobuf import duration_pb2 as google_dot_protobuf_dot_duration__pb2
+from quire.v1 import options_pb2 as quire_dot_v1_dot_options__pb2
 
 
-DESCRIPTOR = _descriptor_pool.Default().AddSerializedFile(b'\n\x15quire/v1/errors.proto\x12\x08quire.v1\x1a\x1egoogle/protobuf/duration.proto\"4\n\x0e\x46ieldViolation\x12\r\n\x05\x66ield\x18\x01 \x01(\t\x12\x13\n\x0b\x64\x65scription\x18\x02 \x01(\t\"\xbf\x01\n\x0b\x45rrorDetail\x12!\n\x04\x63ode\x18\x01 \x01(\x0e\x32\x13.quire.v1.ErrorCode\x12\x0f\n\x07message\x18\x02 \x01(\t\x12\x18\n\x10\x63urrent_revision\x18\x03 \x01(\t\x12\x32\n\x10\x66ield_violations\x18\x04 \x03(\x0b\x32\x18.quire.v1.FieldViolation\x12.\n\x0bretry_after\x18\x05 \x01(\x0b\x32\x19.google.protobuf.Duration*\xeb\x05\n\tErrorCode\x12\x1a\n\x16\x45RROR_CODE_UNSPECIFIED\x10\x00\x12\x1e\n\x1a\x45RROR_CODE_INVALID_REQUEST\x10\x01\x12\x1e\n\x1a\x45RROR_CODE_UNAUTHENTICATED\x10\x02\x12 \n\x1c\x45RROR_CODE_PERMISSION_DENIED\x10\x03\x12\x18\n\x14\x45RROR_CODE_NOT_FOUND\x10\x04\x12\x1f\n\x1b\x45RROR_CODE_PAGE_UNAVAILABLE\x10\x05\x12\x1d\n\x19\x45RROR_CODE_PAGE_NOT_FOUND\x10\x06\x12\x1b\n\x17\x45RROR_CODE_PAGE_CHANGED\x10\x07\x12!\n\x1d\x45RROR_CODE_SEARCH_UNAVAILABLE\x10\x08\x12\x1a\n\x16\x45RROR_CODE_SYNC_FAILED\x10\t\x12\x1f\n\x1b\x45RROR_CODE_PAGE_SOURCE_BUSY\x10\n\x12!\n\x1d\x45RROR_CODE_DISCOVERY_REJECTED\x10\x0b\x12!\n\x1d\x45RROR_CODE_DOCUMENT_NOT_FOUND\x10\x0c\x12#\n\x1f\x45RROR_CODE_COLLECTION_NOT_FOUND\x10\r\x12\x1e\n\x1a\x45RROR_CODE_AGENT_NOT_FOUND\x10\x0e\x12%\n!ERROR_CODE_UNSUPPORTED_MEDIA_TYPE\x10\x0f\x12 \n\x1c\x45RROR_CODE_PAYLOAD_TOO_LARGE\x10\x10\x12!\n\x1d\x45RROR_CODE_RESOURCE_EXHAUSTED\x10\x11\x12\x1a\n\x16\x45RROR_CODE_UNAVAILABLE\x10\x12\x12 \n\x1c\x45RROR_CODE_DEADLINE_EXCEEDED\x10\x13\x12\x17\n\x13\x45RROR_CODE_INTERNAL\x10\x14\x12\x1c\n\x18\x45RROR_CODE_UNIMPLEMENTED\x10\x15\x12\x1d\n\x19\x45RROR_CODE_ALREADY_EXISTS\x10\x16\x62\x06proto3')
+DESCRIPTOR = _descriptor_pool.Default().AddSerializedFile(b'\n\x15quire/v1/errors.proto\x12\x08quire.v1\x1a\x1egoogle/protobuf/duration.proto\x1a\x16quire/v1/options.proto\"4\n\x0e\x46ieldViolation\x12\r\n\x05\x66ield\x18\x01 \x01(\t\x12\x13\n\x0b\x64\x65scription\x18\x02 \x01(\t\"\xbf\x01\n\x0b\x45rrorDetail\x12!\n\x04\x63ode\x18\x01 \x01(\x0e\x32\x13.quire.v1.ErrorCode\x12\x0f\n\x07message\x18\x02 \x01(\t\x12\x18\n\x10\x63urrent_revision\x18\x03 \x01(\t\x12\x32\n\x10\x66ield_violations\x18\x04 \x03(\x0b\x32\x18.quire.v1.FieldViolation\x12.\n\x0bretry_after\x18\x05 \x01(\x0b\x32\x19.google.protobuf.Duration*\xcc\n\n\tErrorCode\x12\x1a\n\x16\x45RROR_CODE_UNSPECIFIED\x10\x00\x12H\n\x1a\x45RROR_CODE_INVALID_REQUEST\x10\x01\x1a(\xa2\xb6\x18$\n\x10INVALID_ARGUMENT\x12\x10INVALID_ARGUMENT\x12\x46\n\x1a\x45RROR_CODE_UNAUTHENTICATED\x10\x02\x1a&\xa2\xb6\x18\"\n\x0fUNAUTHENTICATED\x12\x0fUNAUTHENTICATED\x12L\n\x1c\x45RROR_CODE_PERMISSION_DENIED\x10\x03\x1a*\xa2\xb6\x18&\n\x11PERMISSION_DENIED\x12\x11PERMISSION_DENIED\x12\x34\n\x14\x45RROR_CODE_NOT_FOUND\x10\x04\x1a\x1a\xa2\xb6\x18\x16\n\tNOT_FOUND\x12\tNOT_FOUND\x12\x32\n\x1b\x45RROR_CODE_PAGE_UNAVAILABLE\x10\x05\x1a\x11\xa2\xb6\x18\r\n\x0bUNAVAILABLE\x12.\n\x19\x45RROR_CODE_PAGE_NOT_FOUND\x10\x06\x1a\x0f\xa2\xb6\x18\x0b\n\tNOT_FOUND\x12\x36\n\x17\x45RROR_CODE_PAGE_CHANGED\x10\x07\x1a\x19\xa2\xb6\x18\x15\n\x13\x46\x41ILED_PRECONDITION\x12\x34\n\x1d\x45RROR_CODE_SEARCH_UNAVAILABLE\x10\x08\x1a\x11\xa2\xb6\x18\r\n\x0bUNAVAILABLE\x12)\n\x16\x45RROR_CODE_SYNC_FAILED\x10\t\x1a\r\xa2\xb6\x18\t\n\x07\x41\x42ORTED\x12\x32\n\x1b\x45RROR_CODE_PAGE_SOURCE_BUSY\x10\n\x1a\x11\xa2\xb6\x18\r\n\x0bUNAVAILABLE\x12\x30\n\x1d\x45RROR_CODE_DISCOVERY_REJECTED\x10\x0b\x1a\r\xa2\xb6\x18\t\n\x07\x41\x42ORTED\x12\x32\n\x1d\x45RROR_CODE_DOCUMENT_NOT_FOUND\x10\x0c\x1a\x0f\xa2\xb6\x18\x0b\n\tNOT_FOUND\x12\x34\n\x1f\x45RROR_CODE_COLLECTION_NOT_FOUND\x10\r\x1a\x0f\xa2\xb6\x18\x0b\n\tNOT_FOUND\x12/\n\x1a\x45RROR_CODE_AGENT_NOT_FOUND\x10\x0e\x1a\x0f\xa2\xb6\x18\x0b\n\tNOT_FOUND\x12=\n!ERROR_CODE_UNSUPPORTED_MEDIA_TYPE\x10\x0f\x1a\x16\xa2\xb6\x18\x12\n\x10INVALID_ARGUMENT\x12:\n\x1c\x45RROR_CODE_PAYLOAD_TOO_LARGE\x10\x10\x1a\x18\xa2\xb6\x18\x14\n\x12RESOURCE_EXHAUSTED\x12O\n\x1d\x45RROR_CODE_RESOURCE_EXHAUSTED\x10\x11\x1a,\xa2\xb6\x18(\n\x12RESOURCE_EXHAUSTED\x12\x12RESOURCE_EXHAUSTED\x12\x45\n\x16\x45RROR_CODE_UNAVAILABLE\x10\x12\x1a)\xa2\xb6\x18%\n\x0bUNAVAILABLE\x12\x0bUNAVAILABLE\x12\tCANCELLED\x12L\n\x1c\x45RROR_CODE_DEADLINE_EXCEEDED\x10\x13\x1a*\xa2\xb6\x18&\n\x11\x44\x45\x41\x44LINE_EXCEEDED\x12\x11\x44\x45\x41\x44LINE_EXCEEDED\x12\'\n\x13\x45RROR_CODE_INTERNAL\x10\x14\x1a\x0e\xa2\xb6\x18\n\n\x08INTERNAL\x12@\n\x18\x45RROR_CODE_UNIMPLEMENTED\x10\x15\x1a\"\xa2\xb6\x18\x1e\n\rUNIMPLEMENTED\x12\rUNIMPLEMENTED\x12\x43\n\x19\x45RROR_CODE_ALREADY_EXISTS\x10\x16\x1a$\xa2\xb6\x18 \n\x0e\x41LREADY_EXISTS\x12\x0e\x41LREADY_EXISTSb\x06proto3')
 
 _globals = globals()
 _builder.BuildMessageAndEnumDescriptors(DESCRIPTOR, _globals)
 _builder.BuildTopDescriptorsAndMessages(DESCRIPTOR, 'quire.v1.errors_pb2', _globals)
 if not _descriptor._USE_C_DESCRIPTORS:
   DESCRIPTOR._loaded_options = None
-  _globals['_ERRORCODE']._serialized_start=316
-  _globals['_ERRORCODE']._serialized_end=1063
-  _globals['_FIELDVIOLATION']._serialized_start=67
-  _globals['_FIELDVIOLATION']._serialized_end=119
-  _globals['_ERRORDETAIL']._serialized_start=122
-  _globals['_ERRORDETAIL']._serialized_end=313
+  _globals['_ERRORCODE'].values_by_name["ERROR_CODE_INVALID_REQUEST"]._loaded_options = None
+  _globals['_ERRORCODE'].values_by_name["ERROR_CODE_INVALID_REQUEST"]._serialized_options = b'\242\266\030$\n\020INVALID_ARGUMENT\022\020INVALID_ARGUMENT'
+  _globals['_ERRORCODE'].values_by_name["ERROR_CODE_UNAUTHENTICATED"]._loaded_options = None
+  _globals['_ERRORCODE'].values_by_name["ERROR_CODE_UNAUTHENTICATED"]._serialized_options = b'\242\266\030\"\n\017UNAUTHENTICATED\022\017UNAUTHENTICATED'
+  _globals['_ERRORCODE'].values_by_name["ERROR_CODE_PERMISSION_DENIED"]._loaded_options = None
+  _globals['_ERRORCODE'].values_by_name["ERROR_CODE_PERMISSION_DENIED"]._serialized_options = b'\242\266\030&\n\021PERMISSION_DENIED\022\021PERMISSION_DENIED'
+  _globals['_ERRORCODE'].values_by_name["ERROR_CODE_NOT_FOUND"]._loaded_options = None
+  _globals['_ERRORCODE'].values_by_name["ERROR_CODE_NOT_FOUND"]._serialized_options = b'\242\266\030\026\n\tNOT_FOUND\022\tNOT_FOUND'
+  _globals['_ERRORCODE'].values_by_name["ERROR_CODE_PAGE_UNAVAILABLE"]._loaded_options = None
+  _globals['_ERRORCODE'].values_by_name["ERROR_CODE_PAGE_UNAVAILABLE"]._serialized_options = b'\242\266\030\r\n\013UNAVAILABLE'
+  _globals['_ERRORCODE'].values_by_name["ERROR_CODE_PAGE_NOT_FOUND"]._loaded_options = None
+  _globals['_ERRORCODE'].values_by_name["ERROR_CODE_PAGE_NOT_FOUND"]._serialized_options = b'\242\266\030\013\n\tNOT_FOUND'
+  _globals['_ERRORCODE'].values_by_name["ERROR_CODE_PAGE_CHANGED"]._loaded_options = None
+  _globals['_ERRORCODE'].values_by_name["ERROR_CODE_PAGE_CHANGED"]._serialized_options = b'\242\266\030\025\n\023FAILED_PRECONDITION'
+  _globals['_ERRORCODE'].values_by_name["ERROR_CODE_SEARCH_UNAVAILABLE"]._loaded_options = None
+  _globals['_ERRORCODE'].values_by_name["ERROR_CODE_SEARCH_UNAVAILABLE"]._serialized_options = b'\242\266\030\r\n\013UNAVAILABLE'
+  _globals['_ERRORCODE'].values_by_name["ERROR_CODE_SYNC_FAILED"]._loaded_options = None
+  _globals['_ERRORCODE'].values_by_name["ERROR_CODE_SYNC_FAILED"]._serialized_options = b'\242\266\030\t\n\007ABORTED'
+  _globals['_ERRORCODE'].values_by_name["ERROR_CODE_PAGE_SOURCE_BUSY"]._loaded_options = None
+  _globals['_ERRORCODE'].values_by_name["ERROR_CODE_PAGE_SOURCE_BUSY"]._serialized_options = b'\242\266\030\r\n\013UNAVAILABLE'
+  _globals['_ERRORCODE'].values_by_name["ERROR_CODE_DISCOVERY_REJECTED"]._loaded_options = None
+  _globals['_ERRORCODE'].values_by_name["ERROR_CODE_DISCOVERY_REJECTED"]._serialized_options = b'\242\266\030\t\n\007ABORTED'
+  _globals['_ERRORCODE'].values_by_name["ERROR_CODE_DOCUMENT_NOT_FOUND"]._loaded_options = None
+  _globals['_ERRORCODE'].values_by_name["ERROR_CODE_DOCUMENT_NOT_FOUND"]._serialized_options = b'\242\266\030\013\n\tNOT_FOUND'
+  _globals['_ERRORCODE'].values_by_name["ERROR_CODE_COLLECTION_NOT_FOUND"]._loaded_options = None
+  _globals['_ERRORCODE'].values_by_name["ERROR_CODE_COLLECTION_NOT_FOUND"]._serialized_options = b'\242\266\030\013\n\tNOT_FOUND'
+  _globals['_ERRORCODE'].values_by_name["ERROR_CODE_AGENT_NOT_FOUND"]._loaded_options = None
+  _globals['_ERRORCODE'].values_by_name["ERROR_CODE_AGENT_NOT_FOUND"]._serialized_options = b'\242\266\030\013\n\tNOT_FOUND'
+  _globals['_ERRORCODE'].values_by_name["ERROR_CODE_UNSUPPORTED_MEDIA_TYPE"]._loaded_options = None
+  _globals['_ERRORCODE'].values_by_name["ERROR_CODE_UNSUPPORTED_MEDIA_TYPE"]._serialized_options = b'\242\266\030\022\n\020INVALID_ARGUMENT'
+  _globals['_ERRORCODE'].values_by_name["ERROR_CODE_PAYLOAD_TOO_LARGE"]._loaded_options = None
+  _globals['_ERRORCODE'].values_by_name["ERROR_CODE_PAYLOAD_TOO_LARGE"]._serialized_options = b'\242\266\030\024\n\022RESOURCE_EXHAUSTED'
+  _globals['_ERRORCODE'].values_by_name["ERROR_CODE_RESOURCE_EXHAUSTED"]._loaded_options = None
+  _globals['_ERRORCODE'].values_by_name["ERROR_CODE_RESOURCE_EXHAUSTED"]._serialized_options = b'\242\266\030(\n\022RESOURCE_EXHAUSTED\022\022RESOURCE_EXHAUSTED'
+  _globals['_ERRORCODE'].values_by_name["ERROR_CODE_UNAVAILABLE"]._loaded_options = None
+  _globals['_ERRORCODE'].values_by_name["ERROR_CODE_UNAVAILABLE"]._serialized_options = b'\242\266\030%\n\013UNAVAILABLE\022\013UNAVAILABLE\022\tCANCELLED'
+  _globals['_ERRORCODE'].values_by_name["ERROR_CODE_DEADLINE_EXCEEDED"]._loaded_options = None
+  _globals['_ERRORCODE'].values_by_name["ERROR_CODE_DEADLINE_EXCEEDED"]._serialized_options = b'\242\266\030&\n\021DEADLINE_EXCEEDED\022\021DEADLINE_EXCEEDED'
+  _globals['_ERRORCODE'].values_by_name["ERROR_CODE_INTERNAL"]._loaded_options = None
+  _globals['_ERRORCODE'].values_by_name["ERROR_CODE_INTERNAL"]._serialized_options = b'\242\266\030\n\n\010INTERNAL'
+  _globals['_ERRORCODE'].values_by_name["ERROR_CODE_UNIMPLEMENTED"]._loaded_options = None
+  _globals['_ERRORCODE'].values_by_name["ERROR_CODE_UNIMPLEMENTED"]._serialized_options = b'\242\266\030\036\n\rUNIMPLEMENTED\022\rUNIMPLEMENTED'
+  _globals['_ERRORCODE'].values_by_name["ERROR_CODE_ALREADY_EXISTS"]._loaded_options = None
+  _globals['_ERRORCODE'].values_by_name["ERROR_CODE_ALREADY_EXISTS"]._serialized_options = b'\242\266\030 \n\016ALREADY_EXISTS\022\016ALREADY_EXISTS'
+  _globals['_ERRORCODE']._serialized_start=340
+  _globals['_ERRORCODE']._serialized_end=1696
+  _globals['_FIELDVIOLATION']._serialized_start=91
+  _globals['_FIELDVIOLATION']._serialized_end=143
+  _globals['_ERRORDETAIL']._serialized_start=146
+  _globals['_ERRORDETAIL']._serialized_end=337
 # @@protoc_insertion_point(module_scope)

@@ -126,7 +126,8 @@ class KnowledgeServiceServicer:
         raise NotImplementedError('Method not implemented!')
 
     def GetCollection(self, request, context):
-        """Missing associated documentation comment in .proto file."""
+        """One collection of the caller's organisation, by id.
+        """
         context.set_code(grpc.StatusCode.UNIMPLEMENTED)
         context.set_details('Method not implemented!')
         raise NotImplementedError('Method not implemented!')
@@ -155,7 +156,8 @@ class KnowledgeServiceServicer:
         raise NotImplementedError('Method not implemented!')
 
     def GetDocument(self, request, context):
-        """Missing associated documentation comment in .proto file."""
+        """One document's metadata and indexing status, by id.
+        """
         context.set_code(grpc.StatusCode.UNIMPLEMENTED)
         context.set_details('Method not implemented!')
         raise NotImplementedError('Method not implemented!')
@@ -190,7 +192,8 @@ class KnowledgeServiceServicer:
         raise NotImplementedError('Method not implemented!')
 
     def GetAgent(self, request, context):
-        """Missing associated documentation comment in .proto file."""
+        """An agent's attachments and config_version.
+        """
         context.set_code(grpc.StatusCode.UNIMPLEMENTED)
         context.set_details('Method not implemented!')
         raise NotImplementedError('Method not implemented!')
@@ -211,7 +214,8 @@ class KnowledgeServiceServicer:
         raise NotImplementedError('Method not implemented!')
 
     def GetIndexStatus(self, request, context):
-        """Missing associated documentation comment in .proto file."""
+        """The serving and building index generations of a collection.
+        """
         context.set_code(grpc.StatusCode.UNIMPLEMENTED)
         context.set_details('Method not implemented!')
         raise NotImplementedError('Method not implemented!')

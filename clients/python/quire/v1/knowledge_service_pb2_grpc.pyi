@@ -38,6 +38,7 @@ class KnowledgeServiceStub:
     CreateCollection: _grpc.UnaryUnaryMultiCallable[_knowledge_service_pb2.CreateCollectionRequest, _knowledge_service_pb2.CreateCollectionResponse]
     """Creates a collection (name 1–200 characters, unique among non-deleted collections)."""
     GetCollection: _grpc.UnaryUnaryMultiCallable[_knowledge_service_pb2.GetCollectionRequest, _knowledge_service_pb2.GetCollectionResponse]
+    """One collection of the caller's organisation, by id."""
     ListCollections: _grpc.UnaryUnaryMultiCallable[_knowledge_service_pb2.ListCollectionsRequest, _knowledge_service_pb2.ListCollectionsResponse]
     """Non-deleted collections by name."""
     DeleteCollection: _grpc.UnaryUnaryMultiCallable[_knowledge_service_pb2.DeleteCollectionRequest, _knowledge_service_pb2.DeleteCollectionResponse]
@@ -48,6 +49,7 @@ class KnowledgeServiceStub:
     replaces that document's content (an edit). Advances the collection revision.
     """
     GetDocument: _grpc.UnaryUnaryMultiCallable[_knowledge_service_pb2.GetDocumentRequest, _knowledge_service_pb2.GetDocumentResponse]
+    """One document's metadata and indexing status, by id."""
     ListDocuments: _grpc.UnaryUnaryMultiCallable[_knowledge_service_pb2.ListDocumentsRequest, _knowledge_service_pb2.ListDocumentsResponse]
     """Documents of a collection, newest first, paged."""
     DeleteDocument: _grpc.UnaryUnaryMultiCallable[_knowledge_service_pb2.DeleteDocumentRequest, _knowledge_service_pb2.DeleteDocumentResponse]
@@ -59,6 +61,7 @@ class KnowledgeServiceStub:
     UpsertAgent: _grpc.UnaryUnaryMultiCallable[_knowledge_service_pb2.UpsertAgentRequest, _knowledge_service_pb2.UpsertAgentResponse]
     """Creates or replaces an agent's attachments; increments config_version."""
     GetAgent: _grpc.UnaryUnaryMultiCallable[_knowledge_service_pb2.GetAgentRequest, _knowledge_service_pb2.GetAgentResponse]
+    """An agent's attachments and config_version."""
     SearchKnowledge: _grpc.UnaryUnaryMultiCallable[_knowledge_service_pb2.SearchKnowledgeRequest, _knowledge_service_pb2.SearchKnowledgeResponse]
     """Searches the agent's current attachments (or the given collections) with the
     organisation's retrieval mode. Blank query or no collection: empty result.
@@ -66,6 +69,7 @@ class KnowledgeServiceStub:
     ReadDocument: _grpc.UnaryUnaryMultiCallable[_knowledge_service_pb2.ReadDocumentRequest, _knowledge_service_pb2.ReadDocumentResponse]
     """Reads up to 4,000 code points of a document's current extracted text."""
     GetIndexStatus: _grpc.UnaryUnaryMultiCallable[_knowledge_service_pb2.GetIndexStatusRequest, _knowledge_service_pb2.GetIndexStatusResponse]
+    """The serving and building index generations of a collection."""
     WatchIndexStatus: _grpc.UnaryStreamMultiCallable[_knowledge_service_pb2.WatchIndexStatusRequest, _knowledge_service_pb2.WatchIndexStatusResponse]
     """Streams IndexStatus whenever a generation of the collection makes progress or changes state."""
 
@@ -79,6 +83,7 @@ class KnowledgeServiceAsyncStub(KnowledgeServiceStub):
     CreateCollection: _aio.UnaryUnaryMultiCallable[_knowledge_service_pb2.CreateCollectionRequest, _knowledge_service_pb2.CreateCollectionResponse]  # type: ignore[assignment]
     """Creates a collection (name 1–200 characters, unique among non-deleted collections)."""
     GetCollection: _aio.UnaryUnaryMultiCallable[_knowledge_service_pb2.GetCollectionRequest, _knowledge_service_pb2.GetCollectionResponse]  # type: ignore[assignment]
+    """One collection of the caller's organisation, by id."""
     ListCollections: _aio.UnaryUnaryMultiCallable[_knowledge_service_pb2.ListCollectionsRequest, _knowledge_service_pb2.ListCollectionsResponse]  # type: ignore[assignment]
     """Non-deleted collections by name."""
     DeleteCollection: _aio.UnaryUnaryMultiCallable[_knowledge_service_pb2.DeleteCollectionRequest, _knowledge_service_pb2.DeleteCollectionResponse]  # type: ignore[assignment]
@@ -89,6 +94,7 @@ class KnowledgeServiceAsyncStub(KnowledgeServiceStub):
     replaces that document's content (an edit). Advances the collection revision.
     """
     GetDocument: _aio.UnaryUnaryMultiCallable[_knowledge_service_pb2.GetDocumentRequest, _knowledge_service_pb2.GetDocumentResponse]  # type: ignore[assignment]
+    """One document's metadata and indexing status, by id."""
     ListDocuments: _aio.UnaryUnaryMultiCallable[_knowledge_service_pb2.ListDocumentsRequest, _knowledge_service_pb2.ListDocumentsResponse]  # type: ignore[assignment]
     """Documents of a collection, newest first, paged."""
     DeleteDocument: _aio.UnaryUnaryMultiCallable[_knowledge_service_pb2.DeleteDocumentRequest, _knowledge_service_pb2.DeleteDocumentResponse]  # type: ignore[assignment]
@@ -100,6 +106,7 @@ class KnowledgeServiceAsyncStub(KnowledgeServiceStub):
     UpsertAgent: _aio.UnaryUnaryMultiCallable[_knowledge_service_pb2.UpsertAgentRequest, _knowledge_service_pb2.UpsertAgentResponse]  # type: ignore[assignment]
     """Creates or replaces an agent's attachments; increments config_version."""
     GetAgent: _aio.UnaryUnaryMultiCallable[_knowledge_service_pb2.GetAgentRequest, _knowledge_service_pb2.GetAgentResponse]  # type: ignore[assignment]
+    """An agent's attachments and config_version."""
     SearchKnowledge: _aio.UnaryUnaryMultiCallable[_knowledge_service_pb2.SearchKnowledgeRequest, _knowledge_service_pb2.SearchKnowledgeResponse]  # type: ignore[assignment]
     """Searches the agent's current attachments (or the given collections) with the
     organisation's retrieval mode. Blank query or no collection: empty result.
@@ -107,6 +114,7 @@ class KnowledgeServiceAsyncStub(KnowledgeServiceStub):
     ReadDocument: _aio.UnaryUnaryMultiCallable[_knowledge_service_pb2.ReadDocumentRequest, _knowledge_service_pb2.ReadDocumentResponse]  # type: ignore[assignment]
     """Reads up to 4,000 code points of a document's current extracted text."""
     GetIndexStatus: _aio.UnaryUnaryMultiCallable[_knowledge_service_pb2.GetIndexStatusRequest, _knowledge_service_pb2.GetIndexStatusResponse]  # type: ignore[assignment]
+    """The serving and building index generations of a collection."""
     WatchIndexStatus: _aio.UnaryStreamMultiCallable[_knowledge_service_pb2.WatchIndexStatusRequest, _knowledge_service_pb2.WatchIndexStatusResponse]  # type: ignore[assignment]
     """Streams IndexStatus whenever a generation of the collection makes progress or changes state."""
 
@@ -128,7 +136,8 @@ class KnowledgeServiceServicer(metaclass=_abc_1.ABCMeta):
         self,
         request: _knowledge_service_pb2.GetCollectionRequest,
         context: _ServicerContext,
-    ) -> _typing.Union[_knowledge_service_pb2.GetCollectionResponse, _abc.Awaitable[_knowledge_service_pb2.GetCollectionResponse]]: ...
+    ) -> _typing.Union[_knowledge_service_pb2.GetCollectionResponse, _abc.Awaitable[_knowledge_service_pb2.GetCollectionResponse]]:
+        """One collection of the caller's organisation, by id."""
 
     @_abc_1.abstractmethod
     def ListCollections(
@@ -162,7 +171,8 @@ class KnowledgeServiceServicer(metaclass=_abc_1.ABCMeta):
         self,
         request: _knowledge_service_pb2.GetDocumentRequest,
         context: _ServicerContext,
-    ) -> _typing.Union[_knowledge_service_pb2.GetDocumentResponse, _abc.Awaitable[_knowledge_service_pb2.GetDocumentResponse]]: ...
+    ) -> _typing.Union[_knowledge_service_pb2.GetDocumentResponse, _abc.Awaitable[_knowledge_service_pb2.GetDocumentResponse]]:
+        """One document's metadata and indexing status, by id."""
 
     @_abc_1.abstractmethod
     def ListDocuments(
@@ -203,7 +213,8 @@ class KnowledgeServiceServicer(metaclass=_abc_1.ABCMeta):
         self,
         request: _knowledge_service_pb2.GetAgentRequest,
         context: _ServicerContext,
-    ) -> _typing.Union[_knowledge_service_pb2.GetAgentResponse, _abc.Awaitable[_knowledge_service_pb2.GetAgentResponse]]: ...
+    ) -> _typing.Union[_knowledge_service_pb2.GetAgentResponse, _abc.Awaitable[_knowledge_service_pb2.GetAgentResponse]]:
+        """An agent's attachments and config_version."""
 
     @_abc_1.abstractmethod
     def SearchKnowledge(
@@ -228,7 +239,8 @@ class KnowledgeServiceServicer(metaclass=_abc_1.ABCMeta):
         self,
         request: _knowledge_service_pb2.GetIndexStatusRequest,
         context: _ServicerContext,
-    ) -> _typing.Union[_knowledge_service_pb2.GetIndexStatusResponse, _abc.Awaitable[_knowledge_service_pb2.GetIndexStatusResponse]]: ...
+    ) -> _typing.Union[_knowledge_service_pb2.GetIndexStatusResponse, _abc.Awaitable[_knowledge_service_pb2.GetIndexStatusResponse]]:
+        """The serving and building index generations of a collection."""
 
     @_abc_1.abstractmethod
     def WatchIndexStatus(

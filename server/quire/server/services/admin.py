@@ -21,7 +21,7 @@ from quire.server.gate import catalogue, dataset, runner
 from quire.server.knowledge import search, shadow
 from quire.server.knowledge.index_status import index_status
 from quire.server.knowledge.policy import load_policy
-from quire.server.rpc import principal, register_scopes
+from quire.server.rpc import principal
 from quire.server.services.base import SCHEMA_VERSION, drain_while_running, fill_unimplemented
 from quire.server.state import AppState
 from quire.server.storage.database import transaction
@@ -363,4 +363,3 @@ class AdminService(admin_service_pb2_grpc.AdminServiceServicer):
 
 SERVICE = admin_service_pb2.DESCRIPTOR.services_by_name["AdminService"]
 UNIMPLEMENTED = fill_unimplemented(AdminService, SERVICE)
-register_scopes(SERVICE.full_name, {m.name: Scope.ADMIN for m in SERVICE.methods})

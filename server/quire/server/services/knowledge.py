@@ -19,14 +19,13 @@ from quire.indexer.extraction import UnsupportedMediaType, resolve_type
 from quire.indexer.worker import jobs
 from quire.indexer.worker.settle import PURGE
 from quire.server import contract_bounds
-from quire.server.auth import Scope
 from quire.server.embeddings import discard
 from quire.server.errors import QuireError, invalid
 from quire.server.knowledge import cache, documents, scope, search
 from quire.server.knowledge.index_status import index_status
 from quire.server.knowledge.policy import effective_mode
 from quire.server.knowledge.shadow import ShadowRunner
-from quire.server.rpc import principal, register_scopes
+from quire.server.rpc import principal
 from quire.server.services.base import SCHEMA_VERSION, fill_unimplemented
 from quire.server.state import AppState
 from quire.server.storage.database import apply_settings, transaction
@@ -574,17 +573,6 @@ class KnowledgeService(knowledge_service_pb2_grpc.KnowledgeServiceServicer):
 
 SERVICE = knowledge_service_pb2.DESCRIPTOR.services_by_name["KnowledgeService"]
 UNIMPLEMENTED = fill_unimplemented(KnowledgeService, SERVICE)
-_WRITES = {
-    "CreateCollection",
-    "DeleteCollection",
-    "UploadDocument",
-    "DeleteDocument",
-    "UpsertAgent",
-}
-register_scopes(
-    SERVICE.full_name,
-    {m.name: Scope.WRITE if m.name in _WRITES else Scope.READ for m in SERVICE.methods},
-)
 
 
 async def _first(vectors: Awaitable[npt.NDArray[np.float32]]) -> npt.NDArray[np.float32]:

@@ -23,7 +23,7 @@ from quire.server.pages.commands import run_command
 from quire.server.pages.grep import grep_pages
 from quire.server.pages.pg_store import PgPageStore
 from quire.server.pages.sync import PageSync, SyncRequest
-from quire.server.rpc import principal, register_scopes
+from quire.server.rpc import principal
 from quire.server.services.base import SCHEMA_VERSION, drain_while_running, fill_unimplemented
 from quire.server.state import AppState
 from quire.server.storage.database import transaction
@@ -370,7 +370,3 @@ class PagesService(pages_service_pb2_grpc.PagesServiceServicer):
 
 SERVICE = pages_service_pb2.DESCRIPTOR.services_by_name["PagesService"]
 UNIMPLEMENTED = fill_unimplemented(PagesService, SERVICE)
-register_scopes(
-    SERVICE.full_name,
-    {m.name: Scope.WRITE if m.name == "SyncPages" else Scope.READ for m in SERVICE.methods},
-)

@@ -1,0 +1,70 @@
+"""Writes the TypeScript client's tables (`src/contract.gen.ts`).
+
+errors.ts publishes the status mapping and policy.ts the call kinds and the retried RPCs.
+"""
+
+from __future__ import annotations
+
+from scripts.contractgen.contract import Contract
+from scripts.contractgen.facts import (
+    GENERATED_HEADER,
+    call_kinds,
+    error_codes,
+    rows_by_service,
+    rpcs,
+    status_member,
+)
+
+TABLES = "clients/typescript/src/contract.gen.ts"
+
+
+def _tables(contract: Contract) -> str:
+    codes = error_codes(contract)
+    all_rpcs = rpcs(contract)
+    kinds = " | ".join(f'"{k.name.lower()}"' for k in call_kinds(contract))
+    lines = [
+        f"// {GENERATED_HEADER}.",
+        "//",
+        "// The contract's per-code and per-RPC facts for the TypeScript client; errors.ts and",
+        "// policy.ts publish them.",
+        'import { Code } from "@connectrpc/connect";',
+        "",
+        'import { ErrorCode } from "./gen/quire/v1/errors_pb.js";',
+        "",
+        "/** (quire.v1.error).grpc_status: the canonical gRPC status of every ErrorCode. */",
+        "export const GRPC_STATUS_BY_CODE: Readonly<"
+        "Record<Exclude<ErrorCode, ErrorCode.UNSPECIFIED>, Code>> = {",
+        *(f"  [ErrorCode.{c.name}]: Code.{status_member(c.grpc_status)}," for c in codes),
+        "};",
+        "",
+        "/**",
+        " * (quire.v1.error).assumed_for: the ErrorCode assumed when a status arrives without an",
+        " * ErrorDetail (one produced by gRPC itself, e.g. an oversize message or a transport",
+        " * failure). Anything else is INTERNAL.",
+        " */",
+        "export const CODE_BY_GRPC_STATUS: ReadonlyMap<Code, ErrorCode> = new Map([",
+        *(
+            f"  [Code.{status_member(status)}, ErrorCode.{c.name}],"
+            for c in codes
+            for status in c.assumed_for
+        ),
+        "]);",
+        "",
+        "/** quire.v1.CallKind: how a client treats a call; picks its default deadline. */",
+        f"export type CallKind = {kinds};",
+        "",
+        "/** (quire.v1.call).kind of every RPC of quire.v1, by bare name. */",
+        "export const RPC_KINDS: Readonly<Record<string, CallKind>> = Object.freeze({",
+        *rows_by_service(all_rpcs, "  // ", lambda r: f'  {r.name}: "{r.kind.lower()}",'),
+        "});",
+        "",
+        "/** The unary RPCs whose idempotency_level is NO_SIDE_EFFECTS or IDEMPOTENT: retried. */",
+        "export const IDEMPOTENT_RPCS: ReadonlySet<string> = new Set([",
+        *(f'  "{rpc.name}",' for rpc in all_rpcs if rpc.retried),
+        "]);",
+    ]
+    return "\n".join(lines) + "\n"
+
+
+def emit(contract: Contract) -> dict[str, str]:
+    return {TABLES: _tables(contract)}
