@@ -14,10 +14,10 @@ from typing import Any
 
 from quire.client._aio_transport import (
     ClientCallDetails,
-    StreamStreamInterceptor,
-    StreamUnaryInterceptor,
-    UnaryStreamInterceptor,
-    UnaryUnaryInterceptor,
+    StreamStreamClientInterceptor,
+    StreamUnaryClientInterceptor,
+    UnaryStreamClientInterceptor,
+    UnaryUnaryClientInterceptor,
     failure,
     sleep,
     with_timeout,
@@ -48,7 +48,7 @@ class _Deadlines:
         return details if rpc is None else with_timeout(details, self.budget(rpc, details))
 
 
-class UnaryPolicyInterceptor(UnaryUnaryInterceptor, _Deadlines):
+class UnaryPolicyInterceptor(UnaryUnaryClientInterceptor, _Deadlines):  # type: ignore[type-arg]
     """Deadline of every unary call; retries of idempotent reads on UNAVAILABLE."""
 
     def __init__(self, timeouts: Timeouts, retry: RetryPolicy) -> None:
@@ -78,31 +78,31 @@ class UnaryPolicyInterceptor(UnaryUnaryInterceptor, _Deadlines):
             await sleep(delay)
 
 
-class UnaryStreamDeadlineInterceptor(UnaryStreamInterceptor, _Deadlines):
-    async def intercept_unary_stream(
+class _StreamDeadlines(_Deadlines):
+    """A stream's deadline; its kind of call is the grpc base class of the subclass."""
+
+    async def _with_deadline(
         self, continuation: Continuation, client_call_details: ClientCallDetails, request: Any
     ) -> Any:
         return await continuation(self.applied(client_call_details), request)
 
-
-class StreamUnaryDeadlineInterceptor(StreamUnaryInterceptor, _Deadlines):
-    async def intercept_stream_unary(
-        self,
-        continuation: Continuation,
-        client_call_details: ClientCallDetails,
-        request_iterator: Any,
-    ) -> Any:
-        return await continuation(self.applied(client_call_details), request_iterator)
+    intercept_unary_stream = _with_deadline
+    intercept_stream_unary = _with_deadline
+    intercept_stream_stream = _with_deadline
 
 
-class StreamStreamDeadlineInterceptor(StreamStreamInterceptor, _Deadlines):
-    async def intercept_stream_stream(
-        self,
-        continuation: Continuation,
-        client_call_details: ClientCallDetails,
-        request_iterator: Any,
-    ) -> Any:
-        return await continuation(self.applied(client_call_details), request_iterator)
+# grpc.aio files an interceptor under the first kind of call it is an instance of, so each kind
+# needs its own class.
+class UnaryStreamDeadlineInterceptor(_StreamDeadlines, UnaryStreamClientInterceptor):  # type: ignore[type-arg]
+    pass
+
+
+class StreamUnaryDeadlineInterceptor(_StreamDeadlines, StreamUnaryClientInterceptor):  # type: ignore[type-arg]
+    pass
+
+
+class StreamStreamDeadlineInterceptor(_StreamDeadlines, StreamStreamClientInterceptor):  # type: ignore[type-arg]
+    pass
 
 
 def call_policy_interceptors(timeouts: Timeouts, retry: RetryPolicy) -> list[Any]:

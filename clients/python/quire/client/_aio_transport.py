@@ -32,23 +32,11 @@ DiscoveryValidator = Callable[[pages_pb2.DiscoveryCheck], bool | Awaitable[bool]
 
 sleep = asyncio.sleep
 
-
-# grpc.aio files an interceptor under the first of the four kinds it is an instance of, so each
-# kind needs its own class. The stubs make these bases generic; grpc's classes are not.
-class UnaryUnaryInterceptor(aio.UnaryUnaryClientInterceptor):  # type: ignore[type-arg]
-    pass
-
-
-class UnaryStreamInterceptor(aio.UnaryStreamClientInterceptor):  # type: ignore[type-arg]
-    pass
-
-
-class StreamUnaryInterceptor(aio.StreamUnaryClientInterceptor):  # type: ignore[type-arg]
-    pass
-
-
-class StreamStreamInterceptor(aio.StreamStreamClientInterceptor):  # type: ignore[type-arg]
-    pass
+# The stubs make these generic; grpc's classes are not, so subclasses name them bare.
+UnaryUnaryClientInterceptor = aio.UnaryUnaryClientInterceptor
+UnaryStreamClientInterceptor = aio.UnaryStreamClientInterceptor
+StreamUnaryClientInterceptor = aio.StreamUnaryClientInterceptor
+StreamStreamClientInterceptor = aio.StreamStreamClientInterceptor
 
 
 def open_channel(conn: Connection, interceptors: list[Any]) -> aio.Channel:

@@ -30,23 +30,11 @@ SyncDiscoveryValidator = Callable[[pages_pb2.DiscoveryCheck], bool]
 
 sleep = time.sleep
 
-
-# One class per kind, as in `_aio_transport` (where grpc.aio needs it). The stubs make these
-# bases generic; grpc's classes are not.
-class UnaryUnaryInterceptor(grpc.UnaryUnaryClientInterceptor):  # type: ignore[type-arg]
-    pass
-
-
-class UnaryStreamInterceptor(grpc.UnaryStreamClientInterceptor):  # type: ignore[type-arg]
-    pass
-
-
-class StreamUnaryInterceptor(grpc.StreamUnaryClientInterceptor):  # type: ignore[type-arg]
-    pass
-
-
-class StreamStreamInterceptor(grpc.StreamStreamClientInterceptor):  # type: ignore[type-arg]
-    pass
+# The stubs make these generic; grpc's classes are not, so subclasses name them bare.
+UnaryUnaryClientInterceptor = grpc.UnaryUnaryClientInterceptor
+UnaryStreamClientInterceptor = grpc.UnaryStreamClientInterceptor
+StreamUnaryClientInterceptor = grpc.StreamUnaryClientInterceptor
+StreamStreamClientInterceptor = grpc.StreamStreamClientInterceptor
 
 
 def open_channel(conn: Connection, interceptors: list[Any]) -> grpc.Channel:
