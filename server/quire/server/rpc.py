@@ -18,6 +18,7 @@ import time
 import uuid
 from collections.abc import AsyncIterator, Awaitable, Callable
 from dataclasses import dataclass
+from types import TracebackType
 from typing import Any
 
 import grpc
@@ -28,7 +29,6 @@ from quire.server import telemetry
 from quire.server.auth import KeyVerifier, Principal, Scope, bearer_token
 from quire.server.errors import (
     QuireError,
-    Status,
     database_unavailable,
     lost_database,
     status_for,
@@ -142,47 +142,58 @@ class _Call:
         return who.org_id
 
 
-def _wrap(handler: Any, call: _Call) -> Any:
-    name = call.method
+class _Outcome:
+    """`async with _Outcome(call, context):` around a handler: labels the RPC's span, turns a
+    failure into the typed status (`context.abort`), then frees the organisation's slot and
+    records the latency by status — the same for unary and streaming handlers."""
 
-    def failed(exc: BaseException) -> Status:
-        if call.database is not None and lost_database(exc):
-            call.database.suspect()
-        return status_for(exc)
+    def __init__(self, call: _Call, context: aio.ServicerContext[Any, Any]) -> None:
+        self.call = call
+        self.context = context
+        self.started = 0.0
 
-    def label_span() -> None:
+    async def __aenter__(self) -> None:
+        self.started = time.perf_counter()
         # The span is telemetry.rpc_interceptor's (it runs first); `rpc.method` is set to the
         # full path, as on quire.rpc.duration, so spans and the histogram join on one value.
-        trace.get_current_span().set_attribute("rpc.method", name)
+        trace.get_current_span().set_attribute("rpc.method", self.call.method)
 
-    def observe(started: float, code: str) -> None:
-        if call.org_id is not None:
-            call.limiter.leave(call.org_id)
-            call.org_id = None
-        telemetry.rpc_duration.record(
-            (time.perf_counter() - started) * 1000, {"rpc.method": name, "rpc.code": code}
-        )
+    async def __aexit__(
+        self,
+        exc_type: type[BaseException] | None,
+        exc: BaseException | None,
+        tb: TracebackType | None,
+    ) -> None:
+        call = self.call
+        code = "OK"
+        try:
+            if isinstance(exc, asyncio.CancelledError | aio.AbortError):
+                code = "CANCELLED"
+            elif isinstance(exc, Exception):  # every failure becomes a typed status
+                if call.database is not None and lost_database(exc):
+                    call.database.suspect()
+                status = status_for(exc)
+                code = status.grpc_code.name
+                await self.context.abort(status.grpc_code, status.message, status.trailing_metadata)
+        finally:
+            if call.org_id is not None:
+                call.limiter.leave(call.org_id)
+                call.org_id = None
+            telemetry.rpc_duration.record(
+                (time.perf_counter() - self.started) * 1000,
+                {"rpc.method": call.method, "rpc.code": code},
+            )
 
+
+def _wrap(handler: Any, call: _Call) -> Any:
     if handler.unary_unary or handler.stream_unary:
         inner: Callable[..., Awaitable[Any]] = handler.unary_unary or handler.stream_unary
 
         async def unary(request: Any, context: aio.ServicerContext[Any, Any]) -> Any:
-            started = time.perf_counter()
-            code = "OK"
-            label_span()
-            try:
+            async with _Outcome(call, context):
                 org_id = await call.enter(context)
                 async with call.limiter.turn(org_id):
                     return await inner(request, context)
-            except (asyncio.CancelledError, aio.AbortError):
-                code = "CANCELLED"
-                raise
-            except Exception as exc:  # every failure becomes a typed status
-                status = failed(exc)
-                code = status.grpc_code.name
-                await context.abort(status.grpc_code, status.message, status.trailing_metadata)
-            finally:
-                observe(started, code)
 
         if handler.unary_unary:
             return grpc.unary_unary_rpc_method_handler(
@@ -195,22 +206,10 @@ def _wrap(handler: Any, call: _Call) -> Any:
     streaming: Callable[..., AsyncIterator[Any]] = handler.unary_stream or handler.stream_stream
 
     async def stream(request: Any, context: aio.ServicerContext[Any, Any]) -> AsyncIterator[Any]:
-        started = time.perf_counter()
-        code = "OK"
-        label_span()
-        try:
+        async with _Outcome(call, context):
             await call.enter(context)
             async for item in streaming(request, context):
                 yield item
-        except (asyncio.CancelledError, aio.AbortError):
-            code = "CANCELLED"
-            raise
-        except Exception as exc:  # every failure becomes a typed status
-            status = failed(exc)
-            code = status.grpc_code.name
-            await context.abort(status.grpc_code, status.message, status.trailing_metadata)
-        finally:
-            observe(started, code)
 
     if handler.unary_stream:
         return grpc.unary_stream_rpc_method_handler(
