@@ -11,5 +11,13 @@ if ! diff -r -x '__init__.py' -x 'py.typed' -x '__pycache__' "$tmp/python/quire/
   diff -r -x '__init__.py' -x 'py.typed' -x '__pycache__' "$tmp/python/quire/v1" clients/python/quire/v1 | head -20 >&2
   exit 1
 fi
+for name in blocking.py _blocking_interceptors.py; do
+  if ! diff -q "$tmp/python/quire/client/$name" "clients/python/quire/client/$name" >/dev/null; then
+    echo "clients/python/quire/client/$name is stale (it is generated from the asyncio client):" >&2
+    echo "run 'make generate' and commit the result." >&2
+    diff "$tmp/python/quire/client/$name" "clients/python/quire/client/$name" | head -20 >&2
+    exit 1
+  fi
+done
 "${PYTHON:-.venv/bin/python}" -m scripts.contractgen --check
 echo "generated code is up to date"

@@ -12,3 +12,5 @@ PATH="$(dirname "$py"):$PATH" "$py" -m grpc_tools.protoc -I proto -I "$wkt" \
   --python_out="$out" --grpc_python_out="$out" \
   --mypy_out=quiet:"$out" --mypy_grpc_out=quiet:"$out" \
   proto/quire/v1/*.proto
+# The blocking client, derived from the asyncio one (quire/client/blocking.py and its interceptors).
+"$py" scripts/unasync_client.py --out "$out"

@@ -169,6 +169,26 @@ async def test_rpc_duration_histogram_is_per_method(
     assert points.get((SEARCH, "OK"), 0) >= 1, points
 
 
+async def test_incoming_traceparent_continues_the_callers_trace(
+    harness: Harness, exporters: Any, indexed: tuple[Keys, str]
+) -> None:
+    spans, _ = exporters
+    keys, cid = indexed
+    trace_id, parent_id = "4bf92f3577b34da6a3ce929d0e0e4736", "00f067aa0ba902b7"
+    stub = knowledge_service_pb2_grpc.KnowledgeServiceStub(harness.channel)
+    spans.clear()
+    await stub.GetCollection(
+        kn.GetCollectionRequest(collection_id=cid),
+        metadata=(*bearer(keys.read), ("traceparent", f"00-{trace_id}-{parent_id}-01")),
+    )
+    get = "/quire.v1.KnowledgeService/GetCollection"
+    (server,) = [s for s in spans.get_finished_spans() if s.name == get]
+    assert server.kind == trace.SpanKind.SERVER
+    assert format(server.context.trace_id, "032x") == trace_id
+    assert server.parent is not None and format(server.parent.span_id, "016x") == parent_id
+    assert server.parent.is_remote
+
+
 async def test_logs_are_json_lines_with_trace_ids(
     harness: Harness, exporters: Any, indexed: tuple[Keys, str]
 ) -> None:

@@ -6,10 +6,11 @@ import json
 from typing import Any
 
 import grpc
+from google.rpc import status_pb2
 
 import quire.client as client
 from quire.client import errors
-from quire.client.rich_status import STATUS_DETAILS_KEY, _Status
+from quire.client.rich_status import STATUS_DETAILS_KEY
 from quire.v1 import errors_pb2
 
 
@@ -20,7 +21,7 @@ class FakeRpcError(grpc.RpcError):
         self._code, self._details = code, details
         self._trailers: tuple[tuple[str, Any], ...] = ()
         if detail is not None:
-            status = _Status(code=code.value[0], message=details)
+            status = status_pb2.Status(code=code.value[0], message=details)
             packed = status.details.add()
             packed.type_url = "type.googleapis.com/" + detail.DESCRIPTOR.full_name
             packed.value = detail.SerializeToString()

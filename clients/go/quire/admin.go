@@ -14,7 +14,7 @@ import (
 // SetRetrievalPolicy sets the organisation's retrieval mode and/or search limit bound
 // (RETRIEVAL_MODE_UNSPECIFIED / 0 leave a setting unchanged).
 func (c *Client) SetRetrievalPolicy(ctx context.Context, req *quirev1.SetRetrievalPolicyRequest) (*quirev1.RetrievalPolicy, error) {
-	resp, err := unary(ctx, c, "SetRetrievalPolicy", req, func(ctx context.Context, r *quirev1.SetRetrievalPolicyRequest) (*quirev1.SetRetrievalPolicyResponse, error) {
+	resp, err := unary(ctx, req, func(ctx context.Context, r *quirev1.SetRetrievalPolicyRequest) (*quirev1.SetRetrievalPolicyResponse, error) {
 		return c.admin.SetRetrievalPolicy(ctx, r)
 	})
 	return resp.GetPolicy(), err
@@ -22,7 +22,7 @@ func (c *Client) SetRetrievalPolicy(ctx context.Context, req *quirev1.SetRetriev
 
 // GetRetrievalPolicy returns the organisation's retrieval policy.
 func (c *Client) GetRetrievalPolicy(ctx context.Context) (*quirev1.RetrievalPolicy, error) {
-	resp, err := unary(ctx, c, "GetRetrievalPolicy", &quirev1.GetRetrievalPolicyRequest{}, func(ctx context.Context, r *quirev1.GetRetrievalPolicyRequest) (*quirev1.GetRetrievalPolicyResponse, error) {
+	resp, err := unary(ctx, &quirev1.GetRetrievalPolicyRequest{}, func(ctx context.Context, r *quirev1.GetRetrievalPolicyRequest) (*quirev1.GetRetrievalPolicyResponse, error) {
 		return c.admin.GetRetrievalPolicy(ctx, r)
 	})
 	return resp.GetPolicy(), err
@@ -31,7 +31,7 @@ func (c *Client) GetRetrievalPolicy(ctx context.Context) (*quirev1.RetrievalPoli
 // SetKillSwitch engages (or releases) the deployment-wide kill switch (LEGACY_FTS everywhere).
 func (c *Client) SetKillSwitch(ctx context.Context, engaged bool) (*quirev1.RetrievalPolicy, error) {
 	req := &quirev1.SetKillSwitchRequest{Engaged: engaged}
-	resp, err := unary(ctx, c, "SetKillSwitch", req, func(ctx context.Context, r *quirev1.SetKillSwitchRequest) (*quirev1.SetKillSwitchResponse, error) {
+	resp, err := unary(ctx, req, func(ctx context.Context, r *quirev1.SetKillSwitchRequest) (*quirev1.SetKillSwitchResponse, error) {
 		return c.admin.SetKillSwitch(ctx, r)
 	})
 	return resp.GetPolicy(), err
@@ -40,7 +40,7 @@ func (c *Client) SetKillSwitch(ctx context.Context, engaged bool) (*quirev1.Retr
 // SetNamespaceSearchConfig stores a namespace's planner overrides and returns the stored config.
 // Out-of-range values fail with ErrInvalidRequest naming each field in FieldViolations().
 func (c *Client) SetNamespaceSearchConfig(ctx context.Context, req *quirev1.SetNamespaceSearchConfigRequest) (*quirev1.PageSearchConfig, error) {
-	resp, err := unary(ctx, c, "SetNamespaceSearchConfig", req, func(ctx context.Context, r *quirev1.SetNamespaceSearchConfigRequest) (*quirev1.SetNamespaceSearchConfigResponse, error) {
+	resp, err := unary(ctx, req, func(ctx context.Context, r *quirev1.SetNamespaceSearchConfigRequest) (*quirev1.SetNamespaceSearchConfigResponse, error) {
 		return c.admin.SetNamespaceSearchConfig(ctx, r)
 	})
 	return resp.GetConfig(), err
@@ -48,7 +48,7 @@ func (c *Client) SetNamespaceSearchConfig(ctx context.Context, req *quirev1.SetN
 
 // RebuildIndex builds generation g+1 of a collection's index beside g, then flips.
 func (c *Client) RebuildIndex(ctx context.Context, req *quirev1.RebuildIndexRequest) (*quirev1.IndexStatus, error) {
-	resp, err := unary(ctx, c, "RebuildIndex", req, func(ctx context.Context, r *quirev1.RebuildIndexRequest) (*quirev1.RebuildIndexResponse, error) {
+	resp, err := unary(ctx, req, func(ctx context.Context, r *quirev1.RebuildIndexRequest) (*quirev1.RebuildIndexResponse, error) {
 		return c.admin.RebuildIndex(ctx, r)
 	})
 	return resp.GetStatus(), err
@@ -57,7 +57,7 @@ func (c *Client) RebuildIndex(ctx context.Context, req *quirev1.RebuildIndexRequ
 // RollbackIndex serves the previous READY/RETIRED generation again.
 func (c *Client) RollbackIndex(ctx context.Context, collectionID string) (*quirev1.IndexStatus, error) {
 	req := &quirev1.RollbackIndexRequest{CollectionId: collectionID}
-	resp, err := unary(ctx, c, "RollbackIndex", req, func(ctx context.Context, r *quirev1.RollbackIndexRequest) (*quirev1.RollbackIndexResponse, error) {
+	resp, err := unary(ctx, req, func(ctx context.Context, r *quirev1.RollbackIndexRequest) (*quirev1.RollbackIndexResponse, error) {
 		return c.admin.RollbackIndex(ctx, r)
 	})
 	return resp.GetStatus(), err
@@ -76,14 +76,14 @@ func (c *Client) RunGate(ctx context.Context, req *quirev1.RunGateRequest) iter.
 // GetGateStatus returns the latest gate result for the current fingerprint (Result is nil
 // when none) and the CurrentFingerprint.
 func (c *Client) GetGateStatus(ctx context.Context) (*quirev1.GetGateStatusResponse, error) {
-	return unary(ctx, c, "GetGateStatus", &quirev1.GetGateStatusRequest{}, func(ctx context.Context, r *quirev1.GetGateStatusRequest) (*quirev1.GetGateStatusResponse, error) {
+	return unary(ctx, &quirev1.GetGateStatusRequest{}, func(ctx context.Context, r *quirev1.GetGateStatusRequest) (*quirev1.GetGateStatusResponse, error) {
 		return c.admin.GetGateStatus(ctx, r)
 	})
 }
 
 // GetShadowReport summarises the organisation's HYBRID_SHADOW comparisons.
 func (c *Client) GetShadowReport(ctx context.Context) (*quirev1.ShadowReport, error) {
-	resp, err := unary(ctx, c, "GetShadowReport", &quirev1.GetShadowReportRequest{}, func(ctx context.Context, r *quirev1.GetShadowReportRequest) (*quirev1.GetShadowReportResponse, error) {
+	resp, err := unary(ctx, &quirev1.GetShadowReportRequest{}, func(ctx context.Context, r *quirev1.GetShadowReportRequest) (*quirev1.GetShadowReportResponse, error) {
 		return c.admin.GetShadowReport(ctx, r)
 	})
 	return resp.GetReport(), err
@@ -92,7 +92,7 @@ func (c *Client) GetShadowReport(ctx context.Context) (*quirev1.ShadowReport, er
 // CreateAPIKey creates a key of the caller's organisation; Secret is shown only here.
 func (c *Client) CreateAPIKey(ctx context.Context, scopes ...quirev1.Scope) (*quirev1.ApiKey, error) {
 	req := &quirev1.CreateApiKeyRequest{Scopes: scopes}
-	resp, err := unary(ctx, c, "CreateApiKey", req, func(ctx context.Context, r *quirev1.CreateApiKeyRequest) (*quirev1.CreateApiKeyResponse, error) {
+	resp, err := unary(ctx, req, func(ctx context.Context, r *quirev1.CreateApiKeyRequest) (*quirev1.CreateApiKeyResponse, error) {
 		return c.admin.CreateApiKey(ctx, r)
 	})
 	return resp.GetKey(), err
@@ -101,7 +101,7 @@ func (c *Client) CreateAPIKey(ctx context.Context, scopes ...quirev1.Scope) (*qu
 // RevokeAPIKey revokes a key of the caller's organisation.
 func (c *Client) RevokeAPIKey(ctx context.Context, keyID string) error {
 	req := &quirev1.RevokeApiKeyRequest{KeyId: keyID}
-	_, err := unary(ctx, c, "RevokeApiKey", req, func(ctx context.Context, r *quirev1.RevokeApiKeyRequest) (*quirev1.RevokeApiKeyResponse, error) {
+	_, err := unary(ctx, req, func(ctx context.Context, r *quirev1.RevokeApiKeyRequest) (*quirev1.RevokeApiKeyResponse, error) {
 		return c.admin.RevokeApiKey(ctx, r)
 	})
 	return err

@@ -43,8 +43,7 @@ type Client struct {
 	pages     quirev1.PagesServiceClient
 	knowledge quirev1.KnowledgeServiceClient
 	admin     quirev1.AdminServiceClient
-	timeouts  Timeouts
-	retry     RetryPolicy
+	timeouts  Timeouts // stream deadlines; unary calls get theirs from policyInterceptor
 }
 
 type settings struct {
@@ -128,6 +127,9 @@ func Dial(ctx context.Context, target string, opts ...Option) (*Client, error) {
 	if key != "" {
 		dialOpts = append(dialOpts, grpc.WithPerRPCCredentials(bearer{key: key}))
 	}
+	timeouts, retry := s.timeouts.merged(), s.retry.merged()
+	// Outermost of the chain: deadlines and retries wrap any interceptor given by WithDialOptions.
+	dialOpts = append(dialOpts, grpc.WithChainUnaryInterceptor(policyInterceptor(timeouts, retry)))
 	dialOpts = append(dialOpts, s.dialOptions...)
 	conn, err := grpc.NewClient(target, dialOpts...)
 	if err != nil {
@@ -138,8 +140,7 @@ func Dial(ctx context.Context, target string, opts ...Option) (*Client, error) {
 		pages:     quirev1.NewPagesServiceClient(conn),
 		knowledge: quirev1.NewKnowledgeServiceClient(conn),
 		admin:     quirev1.NewAdminServiceClient(conn),
-		timeouts:  s.timeouts.merged(),
-		retry:     s.retry.merged(),
+		timeouts:  timeouts,
 	}
 	if s.block {
 		if err := waitReady(ctx, conn); err != nil {

@@ -16,7 +16,7 @@ import (
 // collections; ErrAlreadyExists otherwise).
 func (c *Client) CreateCollection(ctx context.Context, name string) (*quirev1.Collection, error) {
 	req := &quirev1.CreateCollectionRequest{Name: name}
-	resp, err := unary(ctx, c, "CreateCollection", req, func(ctx context.Context, r *quirev1.CreateCollectionRequest) (*quirev1.CreateCollectionResponse, error) {
+	resp, err := unary(ctx, req, func(ctx context.Context, r *quirev1.CreateCollectionRequest) (*quirev1.CreateCollectionResponse, error) {
 		return c.knowledge.CreateCollection(ctx, r)
 	})
 	return resp.GetCollection(), err
@@ -25,7 +25,7 @@ func (c *Client) CreateCollection(ctx context.Context, name string) (*quirev1.Co
 // GetCollection returns a collection (ErrCollectionNotFound when unknown or deleted).
 func (c *Client) GetCollection(ctx context.Context, collectionID string) (*quirev1.Collection, error) {
 	req := &quirev1.GetCollectionRequest{CollectionId: collectionID}
-	resp, err := unary(ctx, c, "GetCollection", req, func(ctx context.Context, r *quirev1.GetCollectionRequest) (*quirev1.GetCollectionResponse, error) {
+	resp, err := unary(ctx, req, func(ctx context.Context, r *quirev1.GetCollectionRequest) (*quirev1.GetCollectionResponse, error) {
 		return c.knowledge.GetCollection(ctx, r)
 	})
 	return resp.GetCollection(), err
@@ -33,7 +33,7 @@ func (c *Client) GetCollection(ctx context.Context, collectionID string) (*quire
 
 // ListCollections returns the organisation's non-deleted collections by name.
 func (c *Client) ListCollections(ctx context.Context) ([]*quirev1.Collection, error) {
-	resp, err := unary(ctx, c, "ListCollections", &quirev1.ListCollectionsRequest{}, func(ctx context.Context, r *quirev1.ListCollectionsRequest) (*quirev1.ListCollectionsResponse, error) {
+	resp, err := unary(ctx, &quirev1.ListCollectionsRequest{}, func(ctx context.Context, r *quirev1.ListCollectionsRequest) (*quirev1.ListCollectionsResponse, error) {
 		return c.knowledge.ListCollections(ctx, r)
 	})
 	return resp.GetCollections(), err
@@ -42,7 +42,7 @@ func (c *Client) ListCollections(ctx context.Context) ([]*quirev1.Collection, er
 // DeleteCollection soft-deletes a collection and returns it.
 func (c *Client) DeleteCollection(ctx context.Context, collectionID string) (*quirev1.Collection, error) {
 	req := &quirev1.DeleteCollectionRequest{CollectionId: collectionID}
-	resp, err := unary(ctx, c, "DeleteCollection", req, func(ctx context.Context, r *quirev1.DeleteCollectionRequest) (*quirev1.DeleteCollectionResponse, error) {
+	resp, err := unary(ctx, req, func(ctx context.Context, r *quirev1.DeleteCollectionRequest) (*quirev1.DeleteCollectionResponse, error) {
 		return c.knowledge.DeleteCollection(ctx, r)
 	})
 	return resp.GetCollection(), err
@@ -111,7 +111,7 @@ func (e *readError) Unwrap() error { return e.err }
 // GetDocument returns a document (ErrDocumentNotFound when unknown or deleted).
 func (c *Client) GetDocument(ctx context.Context, documentID string) (*quirev1.Document, error) {
 	req := &quirev1.GetDocumentRequest{DocumentId: documentID}
-	resp, err := unary(ctx, c, "GetDocument", req, func(ctx context.Context, r *quirev1.GetDocumentRequest) (*quirev1.GetDocumentResponse, error) {
+	resp, err := unary(ctx, req, func(ctx context.Context, r *quirev1.GetDocumentRequest) (*quirev1.GetDocumentResponse, error) {
 		return c.knowledge.GetDocument(ctx, r)
 	})
 	return resp.GetDocument(), err
@@ -119,7 +119,7 @@ func (c *Client) GetDocument(ctx context.Context, documentID string) (*quirev1.D
 
 // ListDocuments returns one page (Documents, NextCursor), newest first; see AllDocuments.
 func (c *Client) ListDocuments(ctx context.Context, req *quirev1.ListDocumentsRequest) (*quirev1.ListDocumentsResponse, error) {
-	return unary(ctx, c, "ListDocuments", req, func(ctx context.Context, r *quirev1.ListDocumentsRequest) (*quirev1.ListDocumentsResponse, error) {
+	return unary(ctx, req, func(ctx context.Context, r *quirev1.ListDocumentsRequest) (*quirev1.ListDocumentsResponse, error) {
 		return c.knowledge.ListDocuments(ctx, r)
 	})
 }
@@ -151,7 +151,7 @@ func (c *Client) AllDocuments(ctx context.Context, collectionID string, pageSize
 // DeleteDocument removes a document and returns it.
 func (c *Client) DeleteDocument(ctx context.Context, documentID string) (*quirev1.Document, error) {
 	req := &quirev1.DeleteDocumentRequest{DocumentId: documentID}
-	resp, err := unary(ctx, c, "DeleteDocument", req, func(ctx context.Context, r *quirev1.DeleteDocumentRequest) (*quirev1.DeleteDocumentResponse, error) {
+	resp, err := unary(ctx, req, func(ctx context.Context, r *quirev1.DeleteDocumentRequest) (*quirev1.DeleteDocumentResponse, error) {
 		return c.knowledge.DeleteDocument(ctx, r)
 	})
 	return resp.GetDocument(), err
@@ -170,7 +170,7 @@ func (c *Client) WatchDocuments(ctx context.Context, collectionID string) iter.S
 
 // UpsertAgent creates or replaces an agent's attachments (config_version increments).
 func (c *Client) UpsertAgent(ctx context.Context, req *quirev1.UpsertAgentRequest) (*quirev1.Agent, error) {
-	resp, err := unary(ctx, c, "UpsertAgent", req, func(ctx context.Context, r *quirev1.UpsertAgentRequest) (*quirev1.UpsertAgentResponse, error) {
+	resp, err := unary(ctx, req, func(ctx context.Context, r *quirev1.UpsertAgentRequest) (*quirev1.UpsertAgentResponse, error) {
 		return c.knowledge.UpsertAgent(ctx, r)
 	})
 	return resp.GetAgent(), err
@@ -179,7 +179,7 @@ func (c *Client) UpsertAgent(ctx context.Context, req *quirev1.UpsertAgentReques
 // GetAgent returns an agent (ErrAgentNotFound when unknown).
 func (c *Client) GetAgent(ctx context.Context, agentID string) (*quirev1.Agent, error) {
 	req := &quirev1.GetAgentRequest{AgentId: agentID}
-	resp, err := unary(ctx, c, "GetAgent", req, func(ctx context.Context, r *quirev1.GetAgentRequest) (*quirev1.GetAgentResponse, error) {
+	resp, err := unary(ctx, req, func(ctx context.Context, r *quirev1.GetAgentRequest) (*quirev1.GetAgentResponse, error) {
 		return c.knowledge.GetAgent(ctx, r)
 	})
 	return resp.GetAgent(), err
@@ -188,14 +188,14 @@ func (c *Client) GetAgent(ctx context.Context, agentID string) (*quirev1.Agent, 
 // SearchKnowledge searches an agent's current attachments (AgentId) or CollectionIds with the
 // organisation's retrieval mode; the response has Hits, the serving Mode and Cached.
 func (c *Client) SearchKnowledge(ctx context.Context, req *quirev1.SearchKnowledgeRequest) (*quirev1.SearchKnowledgeResponse, error) {
-	return unary(ctx, c, "SearchKnowledge", req, func(ctx context.Context, r *quirev1.SearchKnowledgeRequest) (*quirev1.SearchKnowledgeResponse, error) {
+	return unary(ctx, req, func(ctx context.Context, r *quirev1.SearchKnowledgeRequest) (*quirev1.SearchKnowledgeResponse, error) {
 		return c.knowledge.SearchKnowledge(ctx, r)
 	})
 }
 
 // ReadDocument reads up to 4,000 code points of a document's current extracted text.
 func (c *Client) ReadDocument(ctx context.Context, req *quirev1.ReadDocumentRequest) (*quirev1.DocumentSlice, error) {
-	resp, err := unary(ctx, c, "ReadDocument", req, func(ctx context.Context, r *quirev1.ReadDocumentRequest) (*quirev1.ReadDocumentResponse, error) {
+	resp, err := unary(ctx, req, func(ctx context.Context, r *quirev1.ReadDocumentRequest) (*quirev1.ReadDocumentResponse, error) {
 		return c.knowledge.ReadDocument(ctx, r)
 	})
 	return resp.GetSlice(), err
@@ -204,7 +204,7 @@ func (c *Client) ReadDocument(ctx context.Context, req *quirev1.ReadDocumentRequ
 // GetIndexStatus returns the generations of a collection's index.
 func (c *Client) GetIndexStatus(ctx context.Context, collectionID string) (*quirev1.IndexStatus, error) {
 	req := &quirev1.GetIndexStatusRequest{CollectionId: collectionID}
-	resp, err := unary(ctx, c, "GetIndexStatus", req, func(ctx context.Context, r *quirev1.GetIndexStatusRequest) (*quirev1.GetIndexStatusResponse, error) {
+	resp, err := unary(ctx, req, func(ctx context.Context, r *quirev1.GetIndexStatusRequest) (*quirev1.GetIndexStatusResponse, error) {
 		return c.knowledge.GetIndexStatus(ctx, r)
 	})
 	return resp.GetStatus(), err

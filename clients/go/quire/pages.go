@@ -115,7 +115,7 @@ func (c *Client) SyncPagesReport(ctx context.Context, start *quirev1.SyncStart, 
 // SearchPages runs a hybrid search (query + up to 3 alternatives); req.Config (planner
 // settings) needs a key with scope `tune`.
 func (c *Client) SearchPages(ctx context.Context, req *quirev1.SearchPagesRequest) (*quirev1.SearchResult, error) {
-	resp, err := unary(ctx, c, "SearchPages", req, func(ctx context.Context, r *quirev1.SearchPagesRequest) (*quirev1.SearchPagesResponse, error) {
+	resp, err := unary(ctx, req, func(ctx context.Context, r *quirev1.SearchPagesRequest) (*quirev1.SearchPagesResponse, error) {
 		return c.pages.SearchPages(ctx, r)
 	})
 	return resp.GetResult(), err
@@ -124,7 +124,7 @@ func (c *Client) SearchPages(ctx context.Context, req *quirev1.SearchPagesReques
 // ReadPage reads a slice of a page; a stale pinned req.Revision fails with ErrPageChanged and
 // (*Error).CurrentRevision().
 func (c *Client) ReadPage(ctx context.Context, req *quirev1.ReadPageRequest) (*quirev1.PageRead, error) {
-	resp, err := unary(ctx, c, "ReadPage", req, func(ctx context.Context, r *quirev1.ReadPageRequest) (*quirev1.ReadPageResponse, error) {
+	resp, err := unary(ctx, req, func(ctx context.Context, r *quirev1.ReadPageRequest) (*quirev1.ReadPageResponse, error) {
 		return c.pages.ReadPage(ctx, r)
 	})
 	return resp.GetPageRead(), err
@@ -132,7 +132,7 @@ func (c *Client) ReadPage(ctx context.Context, req *quirev1.ReadPageRequest) (*q
 
 // ListPages returns one page of the listing; check RestartRequired when passing a cursor.
 func (c *Client) ListPages(ctx context.Context, req *quirev1.ListPagesRequest) (*quirev1.PageList, error) {
-	resp, err := unary(ctx, c, "ListPages", req, func(ctx context.Context, r *quirev1.ListPagesRequest) (*quirev1.ListPagesResponse, error) {
+	resp, err := unary(ctx, req, func(ctx context.Context, r *quirev1.ListPagesRequest) (*quirev1.ListPagesResponse, error) {
 		return c.pages.ListPages(ctx, r)
 	})
 	return resp.GetPageList(), err
@@ -140,7 +140,7 @@ func (c *Client) ListPages(ctx context.Context, req *quirev1.ListPagesRequest) (
 
 // GrepPages is a literal substring search; Complete=false means absence cannot be concluded.
 func (c *Client) GrepPages(ctx context.Context, req *quirev1.GrepPagesRequest) (*quirev1.GrepResult, error) {
-	resp, err := unary(ctx, c, "GrepPages", req, func(ctx context.Context, r *quirev1.GrepPagesRequest) (*quirev1.GrepPagesResponse, error) {
+	resp, err := unary(ctx, req, func(ctx context.Context, r *quirev1.GrepPagesRequest) (*quirev1.GrepPagesResponse, error) {
 		return c.pages.GrepPages(ctx, r)
 	})
 	return resp.GetResult(), err
@@ -149,7 +149,7 @@ func (c *Client) GrepPages(ctx context.Context, req *quirev1.GrepPagesRequest) (
 // RunCommand runs one bounded read-only command (ls, tree, find, cat, head, tail, wc, grep,
 // rg) over a namespace. Grammar errors come back in the result, not as errors.
 func (c *Client) RunCommand(ctx context.Context, req *quirev1.RunCommandRequest) (*quirev1.CommandResult, error) {
-	resp, err := unary(ctx, c, "RunCommand", req, func(ctx context.Context, r *quirev1.RunCommandRequest) (*quirev1.RunCommandResponse, error) {
+	resp, err := unary(ctx, req, func(ctx context.Context, r *quirev1.RunCommandRequest) (*quirev1.RunCommandResponse, error) {
 		return c.pages.RunCommand(ctx, r)
 	})
 	return resp.GetResult(), err
@@ -157,7 +157,7 @@ func (c *Client) RunCommand(ctx context.Context, req *quirev1.RunCommandRequest)
 
 // DescribeTools returns the JSON-schema tool definitions for agent runtimes.
 func (c *Client) DescribeTools(ctx context.Context) ([]*quirev1.ToolDefinition, error) {
-	resp, err := unary(ctx, c, "DescribeTools", &quirev1.DescribeToolsRequest{}, func(ctx context.Context, r *quirev1.DescribeToolsRequest) (*quirev1.DescribeToolsResponse, error) {
+	resp, err := unary(ctx, &quirev1.DescribeToolsRequest{}, func(ctx context.Context, r *quirev1.DescribeToolsRequest) (*quirev1.DescribeToolsResponse, error) {
 		return c.pages.DescribeTools(ctx, r)
 	})
 	return resp.GetTools(), err
@@ -166,7 +166,7 @@ func (c *Client) DescribeTools(ctx context.Context) ([]*quirev1.ToolDefinition, 
 // GetSyncReport returns the last stored SyncReport of a namespace.
 func (c *Client) GetSyncReport(ctx context.Context, namespace string) (*quirev1.SyncReport, error) {
 	req := &quirev1.GetSyncReportRequest{Namespace: namespace}
-	resp, err := unary(ctx, c, "GetSyncReport", req, func(ctx context.Context, r *quirev1.GetSyncReportRequest) (*quirev1.GetSyncReportResponse, error) {
+	resp, err := unary(ctx, req, func(ctx context.Context, r *quirev1.GetSyncReportRequest) (*quirev1.GetSyncReportResponse, error) {
 		return c.pages.GetSyncReport(ctx, r)
 	})
 	return resp.GetReport(), err
@@ -174,7 +174,7 @@ func (c *Client) GetSyncReport(ctx context.Context, namespace string) (*quirev1.
 
 // ListNamespaces returns the namespaces of the caller's organisation.
 func (c *Client) ListNamespaces(ctx context.Context) ([]*quirev1.Namespace, error) {
-	resp, err := unary(ctx, c, "ListNamespaces", &quirev1.ListNamespacesRequest{}, func(ctx context.Context, r *quirev1.ListNamespacesRequest) (*quirev1.ListNamespacesResponse, error) {
+	resp, err := unary(ctx, &quirev1.ListNamespacesRequest{}, func(ctx context.Context, r *quirev1.ListNamespacesRequest) (*quirev1.ListNamespacesResponse, error) {
 		return c.pages.ListNamespaces(ctx, r)
 	})
 	return resp.GetNamespaces(), err

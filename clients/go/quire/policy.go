@@ -4,8 +4,10 @@ import (
 	"context"
 	"math"
 	"math/rand/v2"
+	"strings"
 	"time"
 
+	"google.golang.org/grpc"
 	"google.golang.org/grpc/codes"
 )
 
@@ -142,55 +144,89 @@ func (p RetryPolicy) Backoff(failedAttempt int, retryAfter time.Duration, jitter
 	return wait
 }
 
-// withDeadline applies the kind's default deadline when ctx has none.
+// withDeadline applies the kind's default deadline to a stream when ctx has none (unary calls
+// get theirs from policyInterceptor).
 func (c *Client) withDeadline(ctx context.Context, rpc string) (context.Context, context.CancelFunc) {
+	return withDefaultDeadline(ctx, c.timeouts, rpc)
+}
+
+// withDefaultDeadline applies the kind's default deadline when ctx has none.
+func withDefaultDeadline(ctx context.Context, timeouts Timeouts, rpc string) (context.Context, context.CancelFunc) {
 	if _, ok := ctx.Deadline(); ok {
 		return context.WithCancel(ctx)
 	}
-	d := c.timeouts.For(RPCKinds[rpc])
+	d := timeouts.For(RPCKinds[rpc])
 	if d <= 0 {
 		return context.WithCancel(ctx)
 	}
 	return context.WithTimeout(ctx, d)
 }
 
-// unary runs one unary RPC with the default deadline, retrying idempotent reads on
-// UNAVAILABLE, and converts failures to *Error.
-func unary[Req, Resp any](ctx context.Context, c *Client, rpc string, req Req,
+// unary runs one unary RPC and converts its failure to *Error. Its deadline and retries come
+// from the client's policyInterceptor.
+func unary[Req, Resp any](ctx context.Context, req Req,
 	call func(context.Context, Req) (Resp, error)) (Resp, error) {
-	ctx, cancel := c.withDeadline(ctx, rpc)
-	defer cancel()
-	attempts := 1
-	if IsIdempotent(rpc) {
-		attempts = c.retry.MaxAttempts
+	resp, err := call(ctx, req)
+	if err != nil {
+		var zero Resp
+		return zero, convert(err)
 	}
-	for attempt := 1; ; attempt++ {
-		resp, err := call(ctx, req)
-		if err == nil {
-			return resp, nil
+	return resp, nil
+}
+
+// contractPrefix starts the method path of every quire.v1 RPC.
+const contractPrefix = "/quire.v1."
+
+// rpcOfMethod is the bare RPC name of a quire.v1 method path ("/quire.v1.PagesService/ReadPage"
+// → "ReadPage"), or "" for other services (health checks, reflection).
+func rpcOfMethod(method string) string {
+	if !strings.HasPrefix(method, contractPrefix) {
+		return ""
+	}
+	rpc := method[strings.LastIndexByte(method, '/')+1:]
+	if _, ok := RPCKinds[rpc]; !ok {
+		return ""
+	}
+	return rpc
+}
+
+// policyInterceptor gives every quire.v1 unary call its kind's default deadline (when ctx has
+// none) and retries idempotent reads on UNAVAILABLE with exponential backoff and full jitter,
+// all attempts within that one deadline. Other services' calls pass through untouched.
+func policyInterceptor(timeouts Timeouts, retry RetryPolicy) grpc.UnaryClientInterceptor {
+	return func(ctx context.Context, method string, req, reply any, cc *grpc.ClientConn,
+		invoker grpc.UnaryInvoker, opts ...grpc.CallOption) error {
+		rpc := rpcOfMethod(method)
+		if rpc == "" {
+			return invoker(ctx, method, req, reply, cc, opts...)
 		}
-		qe := FromError(err)
-		if qe == nil {
-			var zero Resp
-			return zero, err
+		ctx, cancel := withDefaultDeadline(ctx, timeouts, rpc)
+		defer cancel()
+		attempts := 1
+		if IsIdempotent(rpc) {
+			attempts = retry.MaxAttempts
 		}
-		if attempt >= attempts || !IsRetryable(qe) || ctx.Err() != nil {
-			var zero Resp
-			return zero, qe
-		}
-		retryAfter, _ := qe.RetryAfter()
-		wait := c.retry.Backoff(attempt, retryAfter, rand.Float64())
-		if deadline, ok := ctx.Deadline(); ok && time.Now().Add(wait).After(deadline) {
-			var zero Resp
-			return zero, qe
-		}
-		timer := time.NewTimer(wait)
-		select {
-		case <-ctx.Done():
-			timer.Stop()
-			var zero Resp
-			return zero, qe
-		case <-timer.C:
+		for attempt := 1; ; attempt++ {
+			err := invoker(ctx, method, req, reply, cc, opts...)
+			if err == nil {
+				return nil
+			}
+			qe := FromError(err)
+			if qe == nil || attempt >= attempts || !IsRetryable(qe) || ctx.Err() != nil {
+				return err
+			}
+			retryAfter, _ := qe.RetryAfter()
+			wait := retry.Backoff(attempt, retryAfter, rand.Float64())
+			if deadline, ok := ctx.Deadline(); ok && time.Now().Add(wait).After(deadline) {
+				return err
+			}
+			timer := time.NewTimer(wait)
+			select {
+			case <-ctx.Done():
+				timer.Stop()
+				return err
+			case <-timer.C:
+			}
 		}
 	}
 }

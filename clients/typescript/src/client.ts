@@ -64,17 +64,8 @@ import {
 import { PagesService, type SyncPagesRequestSchema } from "./gen/quire/v1/pages_service_pb.js";
 import { type PageSearchConfig, PageSearchConfigSchema } from "./gen/quire/v1/search_config_pb.js";
 import { fromConnectError } from "./errors.js";
-import {
-  backoffDelayMs,
-  DEFAULT_RETRY,
-  DEFAULT_TIMEOUTS,
-  isIdempotent,
-  isRetryable,
-  resolveTimeoutMs,
-  type RetryPolicy,
-  RPC_KINDS,
-  type Timeouts,
-} from "./policy.js";
+import { withCallPolicy } from "./interceptor.js";
+import { DEFAULT_RETRY, DEFAULT_TIMEOUTS, type RetryPolicy, type Timeouts } from "./policy.js";
 import { AsyncQueue } from "./queue.js";
 import { abortable } from "./streams.js";
 import { uploadChunks, type UploadSource } from "./uploads.js";
@@ -204,24 +195,6 @@ function mapError(err: unknown): unknown {
   return err instanceof ConnectError ? fromConnectError(err) : err;
 }
 
-function sleep(ms: number, signal: AbortSignal | undefined): Promise<void> {
-  return new Promise((resolve, reject) => {
-    if (signal?.aborted) {
-      reject(signal.reason);
-      return;
-    }
-    const onAbort = (): void => {
-      clearTimeout(timer);
-      reject(signal?.reason);
-    };
-    const timer = setTimeout(() => {
-      signal?.removeEventListener("abort", onAbort);
-      resolve();
-    }, ms);
-    signal?.addEventListener("abort", onAbort, { once: true });
-  });
-}
-
 /** Request headers as accepted by `new Headers(init)`. */
 export type HeadersInit = ConstructorParameters<typeof Headers>[0];
 
@@ -231,18 +204,17 @@ export class QuireClient {
   readonly baseUrl: string;
   private readonly transport: Transport;
   private readonly sessionManager: Http2SessionManager | undefined;
-  private readonly timeouts: Timeouts;
-  private readonly retry: RetryPolicy;
   private readonly pages: Client<typeof PagesService>;
   private readonly knowledge: Client<typeof KnowledgeService>;
   private readonly admin: Client<typeof AdminService>;
 
   constructor(options: QuireClientOptions = {}) {
     this.baseUrl = normaliseBaseUrl(options.baseUrl ?? options.address ?? DEFAULT_BASE_URL);
-    this.timeouts = { ...DEFAULT_TIMEOUTS, ...options.timeouts };
-    this.retry = { ...DEFAULT_RETRY, ...options.retry };
+    const timeouts: Timeouts = { ...DEFAULT_TIMEOUTS, ...options.timeouts };
+    const retry: RetryPolicy = { ...DEFAULT_RETRY, ...options.retry };
+    let transport: Transport;
     if (options.transport) {
-      this.transport = options.transport;
+      transport = options.transport;
     } else {
       const apiKey = options.apiKey ?? process.env[API_KEY_ENV];
       const interceptors: Interceptor[] = [
@@ -258,12 +230,14 @@ export class QuireClient {
         { pingIntervalMs: 60_000 },
         options.nodeOptions,
       );
-      this.transport = createGrpcTransport({
+      transport = createGrpcTransport({
         baseUrl: this.baseUrl,
         sessionManager: this.sessionManager,
         interceptors,
       });
     }
+    // Deadlines and retries are applied by the transport, also to a ready one.
+    this.transport = withCallPolicy(transport, timeouts, retry);
     this.pages = createClient(PagesService, this.transport);
     this.knowledge = createClient(KnowledgeService, this.transport);
     this.admin = createClient(AdminService, this.transport);
@@ -281,56 +255,39 @@ export class QuireClient {
 
   // ------------------------------------------------------------------ plumbing
 
-  /** One unary call with the kind's deadline; idempotent reads retry on UNAVAILABLE. */
-  private async unary<O>(
-    rpc: string,
-    call: (options: ConnectCallOptions) => Promise<O>,
-    options: CallOptions | undefined,
-  ): Promise<O> {
-    const kind = RPC_KINDS[rpc] ?? "write";
-    const budget = resolveTimeoutMs(options?.timeoutMs, kind, this.timeouts);
-    const deadline = budget === undefined ? undefined : Date.now() + budget;
-    const attempts = isIdempotent(rpc) ? Math.max(1, this.retry.maxAttempts) : 1;
-    for (let attempt = 1; ; attempt++) {
-      const remaining = deadline === undefined ? undefined : Math.max(1, deadline - Date.now());
-      try {
-        return await call(this.callOptions(options, remaining));
-      } catch (err) {
-        if (!(err instanceof ConnectError)) throw err;
-        const error = fromConnectError(err);
-        if (attempt >= attempts || !isRetryable(error)) throw error;
-        const delay = backoffDelayMs(this.retry, attempt, error.retryAfterMs);
-        if (deadline !== undefined && Date.now() + delay >= deadline) throw error;
-        await sleep(delay, options?.signal);
-      }
+  /** One unary call; the transport's call policy applies its deadline and retries. */
+  private async unary<O>(call: (options: ConnectCallOptions) => Promise<O>, options: CallOptions | undefined): Promise<O> {
+    try {
+      return await call(this.callOptions(options));
+    } catch (err) {
+      throw mapError(err);
     }
   }
 
-  private callOptions(options: CallOptions | undefined, timeoutMs: number | undefined): ConnectCallOptions {
+  /** The call's options for Connect; `timeoutMs` stays as given (see `withCallPolicy`). */
+  private callOptions(options: CallOptions | undefined): ConnectCallOptions {
     const out: ConnectCallOptions = {};
-    if (timeoutMs !== undefined) out.timeoutMs = timeoutMs;
+    if (options?.timeoutMs !== undefined) out.timeoutMs = options.timeoutMs;
     if (options?.signal) out.signal = options.signal;
     if (options?.headers) out.headers = options.headers;
     return out;
   }
 
-  private streamOptions(rpc: string, options: CallOptions | undefined, signal: AbortSignal): ConnectCallOptions {
-    const kind = RPC_KINDS[rpc] ?? "watch";
-    const out = this.callOptions(options, resolveTimeoutMs(options?.timeoutMs, kind, this.timeouts));
+  private streamOptions(options: CallOptions | undefined, signal: AbortSignal): ConnectCallOptions {
+    const out = this.callOptions(options);
     out.signal = options?.signal ? AbortSignal.any([options.signal, signal]) : signal;
     return out;
   }
 
   /** A server stream as an async iterable; leaving the loop early cancels the call. */
   private async *serverStream<R, O>(
-    rpc: string,
     open: (options: ConnectCallOptions) => AsyncIterable<R>,
     pick: (reply: R) => O,
     options: CallOptions | undefined,
   ): AsyncGenerator<O, void, undefined> {
     const controller = new AbortController();
     try {
-      for await (const reply of abortable(open(this.streamOptions(rpc, options, controller.signal)), controller)) {
+      for await (const reply of abortable(open(this.streamOptions(options, controller.signal)), controller)) {
         yield pick(reply);
       }
     } catch (err) {
@@ -382,7 +339,7 @@ export class QuireClient {
     });
     const controller = new AbortController();
     try {
-      const replies = this.pages.syncPages(requests, this.streamOptions("SyncPages", options, controller.signal));
+      const replies = this.pages.syncPages(requests, this.streamOptions(options, controller.signal));
       for await (const reply of abortable(replies, controller)) {
         const message = reply.message;
         if (message.case === "progress" || message.case === "report") {
@@ -421,7 +378,6 @@ export class QuireClient {
     options?: CallOptions,
   ): Promise<SearchResult> {
     const reply = await this.unary(
-      "SearchPages",
       (o) =>
         this.pages.searchPages(
           {
@@ -445,7 +401,6 @@ export class QuireClient {
     options?: CallOptions,
   ): Promise<PageRead> {
     const reply = await this.unary(
-      "ReadPage",
       (o) =>
         this.pages.readPage(
           {
@@ -468,7 +423,6 @@ export class QuireClient {
     options?: CallOptions,
   ): Promise<PageList> {
     const reply = await this.unary(
-      "ListPages",
       (o) =>
         this.pages.listPages(
           {
@@ -490,7 +444,6 @@ export class QuireClient {
     options?: CallOptions,
   ): Promise<GrepResult> {
     const reply = await this.unary(
-      "GrepPages",
       (o) =>
         this.pages.grepPages(
           {
@@ -510,7 +463,6 @@ export class QuireClient {
   /** One bounded read-only command (ls, tree, find, cat, head, tail, wc, grep, rg). */
   async runCommand(request: { namespace: string; command: string }, options?: CallOptions): Promise<CommandResult> {
     const reply = await this.unary(
-      "RunCommand",
       (o) => this.pages.runCommand({ namespace: request.namespace, command: request.command }, o),
       options,
     );
@@ -519,39 +471,30 @@ export class QuireClient {
 
   /** JSON-schema tool definitions for agent runtimes. */
   async describeTools(options?: CallOptions): Promise<ToolDefinition[]> {
-    const reply = await this.unary("DescribeTools", (o) => this.pages.describeTools({}, o), options);
+    const reply = await this.unary((o) => this.pages.describeTools({}, o), options);
     return reply.tools;
   }
 
   /** The last stored SyncReport of a namespace. */
   async getSyncReport(request: { namespace: string }, options?: CallOptions): Promise<SyncReport> {
-    const reply = await this.unary(
-      "GetSyncReport",
-      (o) => this.pages.getSyncReport({ namespace: request.namespace }, o),
-      options,
-    );
+    const reply = await this.unary((o) => this.pages.getSyncReport({ namespace: request.namespace }, o), options);
     return reply.report ?? create(SyncReportSchema);
   }
 
   async listNamespaces(options?: CallOptions): Promise<Namespace[]> {
-    const reply = await this.unary("ListNamespaces", (o) => this.pages.listNamespaces({}, o), options);
+    const reply = await this.unary((o) => this.pages.listNamespaces({}, o), options);
     return reply.namespaces;
   }
 
   // ------------------------------------------------------------------ KnowledgeService
 
   async createCollection(request: { name: string }, options?: CallOptions): Promise<Collection> {
-    const reply = await this.unary(
-      "CreateCollection",
-      (o) => this.knowledge.createCollection({ name: request.name }, o),
-      options,
-    );
+    const reply = await this.unary((o) => this.knowledge.createCollection({ name: request.name }, o), options);
     return reply.collection ?? create(CollectionSchema);
   }
 
   async getCollection(request: { collectionId: string }, options?: CallOptions): Promise<Collection> {
     const reply = await this.unary(
-      "GetCollection",
       (o) => this.knowledge.getCollection({ collectionId: request.collectionId }, o),
       options,
     );
@@ -560,14 +503,13 @@ export class QuireClient {
 
   /** Non-deleted collections by name. */
   async listCollections(options?: CallOptions): Promise<Collection[]> {
-    const reply = await this.unary("ListCollections", (o) => this.knowledge.listCollections({}, o), options);
+    const reply = await this.unary((o) => this.knowledge.listCollections({}, o), options);
     return reply.collections;
   }
 
   /** Soft-deletes; returns the deleted collection. */
   async deleteCollection(request: { collectionId: string }, options?: CallOptions): Promise<Collection> {
     const reply = await this.unary(
-      "DeleteCollection",
       (o) => this.knowledge.deleteCollection({ collectionId: request.collectionId }, o),
       options,
     );
@@ -616,9 +558,8 @@ export class QuireClient {
         await chunks.return(undefined); // closes a file being read when the call ends early
       }
     }
-    const timeout = resolveTimeoutMs(options?.timeoutMs, "upload", this.timeouts);
     try {
-      const reply = await this.knowledge.uploadDocument(requests(), this.callOptions(options, timeout));
+      const reply = await this.knowledge.uploadDocument(requests(), this.callOptions(options));
       return reply.document ?? create(DocumentSchema);
     } catch (err) {
       if (sourceError !== undefined) throw sourceError.error;
@@ -627,11 +568,7 @@ export class QuireClient {
   }
 
   async getDocument(request: { documentId: string }, options?: CallOptions): Promise<Document> {
-    const reply = await this.unary(
-      "GetDocument",
-      (o) => this.knowledge.getDocument({ documentId: request.documentId }, o),
-      options,
-    );
+    const reply = await this.unary((o) => this.knowledge.getDocument({ documentId: request.documentId }, o), options);
     return reply.document ?? create(DocumentSchema);
   }
 
@@ -641,7 +578,6 @@ export class QuireClient {
     options?: CallOptions,
   ): Promise<ListDocumentsResponse> {
     return this.unary(
-      "ListDocuments",
       (o) =>
         this.knowledge.listDocuments(
           { collectionId: request.collectionId, cursor: request.cursor ?? "", limit: request.limit ?? 0 },
@@ -670,7 +606,6 @@ export class QuireClient {
 
   async deleteDocument(request: { documentId: string }, options?: CallOptions): Promise<Document> {
     const reply = await this.unary(
-      "DeleteDocument",
       (o) => this.knowledge.deleteDocument({ documentId: request.documentId }, o),
       options,
     );
@@ -680,7 +615,6 @@ export class QuireClient {
   /** Yields a Document at each status change; runs until cancelled (no default deadline). */
   watchDocuments(request: { collectionId: string }, options?: CallOptions): AsyncIterable<Document> {
     return this.serverStream(
-      "WatchDocuments",
       (o) => this.knowledge.watchDocuments({ collectionId: request.collectionId }, o),
       (reply) => reply.document ?? create(DocumentSchema),
       options,
@@ -693,7 +627,6 @@ export class QuireClient {
     options?: CallOptions,
   ): Promise<Agent> {
     const reply = await this.unary(
-      "UpsertAgent",
       (o) =>
         this.knowledge.upsertAgent(
           { agentId: request.agentId, attachedCollectionIds: request.attachedCollectionIds ?? [] },
@@ -705,7 +638,7 @@ export class QuireClient {
   }
 
   async getAgent(request: { agentId: string }, options?: CallOptions): Promise<Agent> {
-    const reply = await this.unary("GetAgent", (o) => this.knowledge.getAgent({ agentId: request.agentId }, o), options);
+    const reply = await this.unary((o) => this.knowledge.getAgent({ agentId: request.agentId }, o), options);
     return reply.agent ?? create(AgentSchema);
   }
 
@@ -715,7 +648,6 @@ export class QuireClient {
     options?: CallOptions,
   ): Promise<SearchKnowledgeResponse> {
     return this.unary(
-      "SearchKnowledge",
       (o) =>
         this.knowledge.searchKnowledge(
           {
@@ -736,7 +668,6 @@ export class QuireClient {
     options?: CallOptions,
   ): Promise<DocumentSlice> {
     const reply = await this.unary(
-      "ReadDocument",
       (o) =>
         this.knowledge.readDocument(
           {
@@ -755,7 +686,6 @@ export class QuireClient {
 
   async getIndexStatus(request: { collectionId: string }, options?: CallOptions): Promise<IndexStatus> {
     const reply = await this.unary(
-      "GetIndexStatus",
       (o) => this.knowledge.getIndexStatus({ collectionId: request.collectionId }, o),
       options,
     );
@@ -765,7 +695,6 @@ export class QuireClient {
   /** Yields IndexStatus on every generation change; runs until cancelled. */
   watchIndexStatus(request: { collectionId: string }, options?: CallOptions): AsyncIterable<IndexStatus> {
     return this.serverStream(
-      "WatchIndexStatus",
       (o) => this.knowledge.watchIndexStatus({ collectionId: request.collectionId }, o),
       (reply) => reply.status ?? create(IndexStatusSchema),
       options,
@@ -780,7 +709,6 @@ export class QuireClient {
     options?: CallOptions,
   ): Promise<RetrievalPolicy> {
     const reply = await this.unary(
-      "SetRetrievalPolicy",
       (o) =>
         this.admin.setRetrievalPolicy(
           { mode: retrievalMode(request.mode), maxSearchLimit: request.maxSearchLimit ?? 0 },
@@ -792,16 +720,12 @@ export class QuireClient {
   }
 
   async getRetrievalPolicy(options?: CallOptions): Promise<RetrievalPolicy> {
-    const reply = await this.unary("GetRetrievalPolicy", (o) => this.admin.getRetrievalPolicy({}, o), options);
+    const reply = await this.unary((o) => this.admin.getRetrievalPolicy({}, o), options);
     return reply.policy ?? create(RetrievalPolicySchema);
   }
 
   async setKillSwitch(request: { engaged: boolean }, options?: CallOptions): Promise<RetrievalPolicy> {
-    const reply = await this.unary(
-      "SetKillSwitch",
-      (o) => this.admin.setKillSwitch({ engaged: request.engaged }, o),
-      options,
-    );
+    const reply = await this.unary((o) => this.admin.setKillSwitch({ engaged: request.engaged }, o), options);
     return reply.policy ?? create(RetrievalPolicySchema);
   }
 
@@ -811,7 +735,6 @@ export class QuireClient {
     options?: CallOptions,
   ): Promise<PageSearchConfig> {
     const reply = await this.unary(
-      "SetNamespaceSearchConfig",
       (o) => this.admin.setNamespaceSearchConfig({ namespace: request.namespace, config: request.config }, o),
       options,
     );
@@ -820,7 +743,6 @@ export class QuireClient {
 
   async rebuildIndex(request: { collectionId: string; indexVersion?: string }, options?: CallOptions): Promise<IndexStatus> {
     const reply = await this.unary(
-      "RebuildIndex",
       (o) => this.admin.rebuildIndex({ collectionId: request.collectionId, indexVersion: request.indexVersion ?? "" }, o),
       options,
     );
@@ -828,11 +750,7 @@ export class QuireClient {
   }
 
   async rollbackIndex(request: { collectionId: string }, options?: CallOptions): Promise<IndexStatus> {
-    const reply = await this.unary(
-      "RollbackIndex",
-      (o) => this.admin.rollbackIndex({ collectionId: request.collectionId }, o),
-      options,
-    );
+    const reply = await this.unary((o) => this.admin.rollbackIndex({ collectionId: request.collectionId }, o), options);
     return reply.status ?? create(IndexStatusSchema);
   }
 
@@ -842,7 +760,6 @@ export class QuireClient {
     options?: CallOptions,
   ): AsyncIterable<GateProgress | GateResult> {
     return this.serverStream(
-      "RunGate",
       (o) =>
         this.admin.runGate(
           {
@@ -864,25 +781,21 @@ export class QuireClient {
 
   /** `result` (unset when none for the fingerprint) and `currentFingerprint`. */
   async getGateStatus(options?: CallOptions): Promise<GetGateStatusResponse> {
-    return this.unary("GetGateStatus", (o) => this.admin.getGateStatus({}, o), options);
+    return this.unary((o) => this.admin.getGateStatus({}, o), options);
   }
 
   async getShadowReport(options?: CallOptions): Promise<ShadowReport> {
-    const reply = await this.unary("GetShadowReport", (o) => this.admin.getShadowReport({}, o), options);
+    const reply = await this.unary((o) => this.admin.getShadowReport({}, o), options);
     return reply.report ?? create(ShadowReportSchema);
   }
 
   /** Scopes as names (`"read"`, `"write"`, `"admin"`, `"tune"`) or enum values; the secret is shown once. */
   async createApiKey(request: { scopes: Iterable<ScopeArg> }, options?: CallOptions): Promise<ApiKey> {
-    const reply = await this.unary(
-      "CreateApiKey",
-      (o) => this.admin.createApiKey({ scopes: scopeValues(request.scopes) }, o),
-      options,
-    );
+    const reply = await this.unary((o) => this.admin.createApiKey({ scopes: scopeValues(request.scopes) }, o), options);
     return reply.key ?? create(ApiKeySchema);
   }
 
   async revokeApiKey(request: { keyId: string }, options?: CallOptions): Promise<void> {
-    await this.unary("RevokeApiKey", (o) => this.admin.revokeApiKey({ keyId: request.keyId }, o), options);
+    await this.unary((o) => this.admin.revokeApiKey({ keyId: request.keyId }, o), options);
   }
 }

@@ -122,9 +122,10 @@ async def start(
     state.extras["notifications"] = notifications
     server = aio.server(
         interceptors=[
+            telemetry.rpc_interceptor(),  # first, so the span covers auth and errors too
             QuireInterceptor(
                 state.verifier, settings.org_concurrency, settings.org_running_limit, database
-            )
+            ),
         ],
         options=[
             ("grpc.max_receive_message_length", settings.max_message_bytes),

@@ -17,13 +17,14 @@ import asyncpg
 import grpc
 from google.protobuf import duration_pb2
 from google.rpc import error_details_pb2, status_pb2
+from grpc_status import rpc_status
 
 from quire.server._contract import GRPC_STATUS_BY_CODE, REASON_BY_CODE
 from quire.v1 import errors_pb2
 
 log = logging.getLogger(__name__)
 
-STATUS_DETAILS_KEY = "grpc-status-details-bin"
+STATUS_DETAILS_KEY = "grpc-status-details-bin"  # where rpc_status.to_status puts the status
 ERROR_DOMAIN = "quire.v1"
 
 
@@ -69,7 +70,7 @@ def unimplemented(method: str) -> QuireError:
 class Status:
     grpc_code: grpc.StatusCode
     message: str
-    trailing_metadata: tuple[tuple[str, bytes], ...]
+    trailing_metadata: tuple[tuple[str, str | bytes], ...]
 
 
 def _status(err: QuireError) -> Status:
@@ -90,7 +91,7 @@ def _status(err: QuireError) -> Status:
     rich = status_pb2.Status(code=grpc_code.value[0], message=err.message)
     rich.details.add().Pack(detail)
     rich.details.add().Pack(info)
-    return Status(grpc_code, err.message, ((STATUS_DETAILS_KEY, rich.SerializeToString()),))
+    return Status(grpc_code, err.message, rpc_status.to_status(rich).trailing_metadata)
 
 
 _UNAVAILABLE_ERRORS: tuple[type[BaseException], ...] = (

@@ -1,10 +1,12 @@
-"""The RPC layer every handler runs inside: auth, scope, deadline, span, metrics, errors.
+"""The RPC layer every handler runs inside: auth, scope, deadline, metrics, errors.
 
 A server interceptor wraps each method handler. The wrapper authenticates the bearer key,
-checks the method's scope, publishes the Principal and deadline in context variables, opens
-the RPC span and turns any exception into a status via `errors.status_for` — handlers never
-build a status themselves. While the database is unavailable (health.py), calls are refused at
-once with UNAVAILABLE, and a call that fails on a lost connection makes health probe at once.
+checks the method's scope, publishes the Principal and deadline in context variables, records
+the call's latency and turns any exception into a status via `errors.status_for` — handlers
+never build a status themselves. The RPC's span is opened before it, by OpenTelemetry's
+interceptor (`telemetry.rpc_interceptor`), which also sees the status through `context.abort`.
+While the database is unavailable (health.py), calls are refused at once with UNAVAILABLE, and
+a call that fails on a lost connection makes health probe at once.
 """
 
 from __future__ import annotations
@@ -16,17 +18,18 @@ import time
 import uuid
 from collections.abc import AsyncIterator, Awaitable, Callable
 from dataclasses import dataclass
+from types import TracebackType
 from typing import Any
 
 import grpc
 from grpc import aio
+from opentelemetry import trace
 
 from quire.server import telemetry
 from quire.server._contract import SCOPE_BY_METHOD
 from quire.server.auth import KeyVerifier, Principal, Scope, bearer_token
 from quire.server.errors import (
     QuireError,
-    Status,
     database_unavailable,
     lost_database,
     status_for,
@@ -138,42 +141,58 @@ class _Call:
         return who.org_id
 
 
+class _Outcome:
+    """`async with _Outcome(call, context):` around a handler: labels the RPC's span, turns a
+    failure into the typed status (`context.abort`), then frees the organisation's slot and
+    records the latency by status — the same for unary and streaming handlers."""
+
+    def __init__(self, call: _Call, context: aio.ServicerContext[Any, Any]) -> None:
+        self.call = call
+        self.context = context
+        self.started = 0.0
+
+    async def __aenter__(self) -> None:
+        self.started = time.perf_counter()
+        # The span is telemetry.rpc_interceptor's (it runs first); `rpc.method` is set to the
+        # full path, as on quire.rpc.duration, so spans and the histogram join on one value.
+        trace.get_current_span().set_attribute("rpc.method", self.call.method)
+
+    async def __aexit__(
+        self,
+        exc_type: type[BaseException] | None,
+        exc: BaseException | None,
+        tb: TracebackType | None,
+    ) -> None:
+        call = self.call
+        code = "OK"
+        try:
+            if isinstance(exc, asyncio.CancelledError | aio.AbortError):
+                code = "CANCELLED"
+            elif isinstance(exc, Exception):  # every failure becomes a typed status
+                if call.database is not None and lost_database(exc):
+                    call.database.suspect()
+                status = status_for(exc)
+                code = status.grpc_code.name
+                await self.context.abort(status.grpc_code, status.message, status.trailing_metadata)
+        finally:
+            if call.org_id is not None:
+                call.limiter.leave(call.org_id)
+                call.org_id = None
+            telemetry.rpc_duration.record(
+                (time.perf_counter() - self.started) * 1000,
+                {"rpc.method": call.method, "rpc.code": code},
+            )
+
+
 def _wrap(handler: Any, call: _Call) -> Any:
-    name = call.method
-
-    def failed(exc: BaseException) -> Status:
-        if call.database is not None and lost_database(exc):
-            call.database.suspect()
-        return status_for(exc)
-
-    def observe(started: float, code: str) -> None:
-        if call.org_id is not None:
-            call.limiter.leave(call.org_id)
-            call.org_id = None
-        telemetry.rpc_duration.record(
-            (time.perf_counter() - started) * 1000, {"rpc.method": name, "rpc.code": code}
-        )
-
     if handler.unary_unary or handler.stream_unary:
         inner: Callable[..., Awaitable[Any]] = handler.unary_unary or handler.stream_unary
 
         async def unary(request: Any, context: aio.ServicerContext[Any, Any]) -> Any:
-            started = time.perf_counter()
-            code = "OK"
-            with telemetry.tracer.start_as_current_span(name, attributes={"rpc.method": name}):
-                try:
-                    org_id = await call.enter(context)
-                    async with call.limiter.turn(org_id):
-                        return await inner(request, context)
-                except (asyncio.CancelledError, aio.AbortError):
-                    code = "CANCELLED"
-                    raise
-                except Exception as exc:  # every failure becomes a typed status
-                    status = failed(exc)
-                    code = status.grpc_code.name
-                    await context.abort(status.grpc_code, status.message, status.trailing_metadata)
-                finally:
-                    observe(started, code)
+            async with _Outcome(call, context):
+                org_id = await call.enter(context)
+                async with call.limiter.turn(org_id):
+                    return await inner(request, context)
 
         if handler.unary_unary:
             return grpc.unary_unary_rpc_method_handler(
@@ -186,22 +205,10 @@ def _wrap(handler: Any, call: _Call) -> Any:
     streaming: Callable[..., AsyncIterator[Any]] = handler.unary_stream or handler.stream_stream
 
     async def stream(request: Any, context: aio.ServicerContext[Any, Any]) -> AsyncIterator[Any]:
-        started = time.perf_counter()
-        code = "OK"
-        with telemetry.tracer.start_as_current_span(name, attributes={"rpc.method": name}):
-            try:
-                await call.enter(context)
-                async for item in streaming(request, context):
-                    yield item
-            except (asyncio.CancelledError, aio.AbortError):
-                code = "CANCELLED"
-                raise
-            except Exception as exc:  # every failure becomes a typed status
-                status = failed(exc)
-                code = status.grpc_code.name
-                await context.abort(status.grpc_code, status.message, status.trailing_metadata)
-            finally:
-                observe(started, code)
+        async with _Outcome(call, context):
+            await call.enter(context)
+            async for item in streaming(request, context):
+                yield item
 
     if handler.unary_stream:
         return grpc.unary_stream_rpc_method_handler(

@@ -1,6 +1,6 @@
-"""OpenTelemetry wiring: OTLP export when OTEL_EXPORTER_OTLP_ENDPOINT is set, nothing otherwise.
-
-Instruments live here so every module records into the same names (docs/operations.md).
+"""OpenTelemetry wiring: the SDK configured from the standard ``OTEL_*`` variables, the gRPC
+server interceptor (opentelemetry-instrumentation-grpc) that opens each RPC's span, and the
+instruments every module records into (docs/operations.md).
 """
 
 from __future__ import annotations
@@ -11,7 +11,9 @@ import os
 import sys
 from typing import Any
 
+from grpc import aio
 from opentelemetry import metrics, trace
+from opentelemetry.instrumentation.grpc import aio_server_interceptor, filters
 
 tracer = trace.get_tracer("quire.server")
 meter = metrics.get_meter("quire.server")
@@ -28,28 +30,53 @@ sync_outcomes = meter.create_counter("quire.sync.outcomes", description="Sync re
 _configured = False
 
 
+def _exporters_requested() -> bool:
+    names = (os.environ.get(f"OTEL_{signal}_EXPORTER", "") for signal in ("TRACES", "METRICS"))
+    return any(name.strip() and name.strip().lower() != "none" for name in names)
+
+
 def configure() -> None:
-    """Installs SDK providers once; exporters only when an OTLP endpoint is configured."""
+    """Installs the OpenTelemetry SDK from the standard ``OTEL_*`` variables, once.
+
+    ``OTEL_TRACES_EXPORTER`` / ``OTEL_METRICS_EXPORTER`` name the exporters (``otlp``,
+    ``console``, ...); ``OTEL_EXPORTER_OTLP_ENDPOINT`` alone still means OTLP for both, as it
+    did before these were read. With no exporter asked for, nothing is installed and the API's
+    no-op providers stay (a test may install its own). Incoming ``traceparent`` is read by the
+    RPC interceptor through the propagators of ``OTEL_PROPAGATORS`` (W3C trace context and
+    baggage by default).
+    """
     global _configured
     if _configured:
         return
     _configured = True
-    if not os.environ.get("OTEL_EXPORTER_OTLP_ENDPOINT"):
+    if os.environ.get("OTEL_SDK_DISABLED", "").strip().lower() == "true":
         return
-    from opentelemetry.exporter.otlp.proto.grpc.metric_exporter import OTLPMetricExporter
-    from opentelemetry.exporter.otlp.proto.grpc.trace_exporter import OTLPSpanExporter
-    from opentelemetry.sdk.metrics import MeterProvider
-    from opentelemetry.sdk.metrics.export import PeriodicExportingMetricReader
-    from opentelemetry.sdk.resources import Resource
-    from opentelemetry.sdk.trace import TracerProvider
-    from opentelemetry.sdk.trace.export import BatchSpanProcessor
+    if os.environ.get("OTEL_EXPORTER_OTLP_ENDPOINT"):
+        os.environ.setdefault("OTEL_TRACES_EXPORTER", "otlp")
+        os.environ.setdefault("OTEL_METRICS_EXPORTER", "otlp")
+    if not _exporters_requested():
+        return
+    # The configurator `opentelemetry-instrument` runs: resource from OTEL_SERVICE_NAME and
+    # OTEL_RESOURCE_ATTRIBUTES, exporters by entry-point name, sampler from OTEL_TRACES_SAMPLER.
+    from opentelemetry.distro import OpenTelemetryConfigurator
 
-    resource = Resource.create({"service.name": os.environ.get("OTEL_SERVICE_NAME", "quire")})
-    provider = TracerProvider(resource=resource)
-    provider.add_span_processor(BatchSpanProcessor(OTLPSpanExporter()))
-    trace.set_tracer_provider(provider)
-    reader = PeriodicExportingMetricReader(OTLPMetricExporter())
-    metrics.set_meter_provider(MeterProvider(resource=resource, metric_readers=[reader]))
+    named = "OTEL_SERVICE_NAME" in os.environ or "service.name=" in os.environ.get(
+        "OTEL_RESOURCE_ATTRIBUTES", ""
+    )
+    # Both packages ship without type hints on these calls.
+    configurator = OpenTelemetryConfigurator()  # type: ignore[no-untyped-call]
+    configurator.configure(  # type: ignore[no-untyped-call]
+        resource_attributes=None if named else {"service.name": "quire"}
+    )
+
+
+def rpc_interceptor() -> aio.ServerInterceptor:  # type: ignore[type-arg]
+    """OpenTelemetry's gRPC server interceptor: a SERVER span per Quire RPC, continuing the
+    caller's trace from its ``traceparent``. Health and reflection calls are not traced."""
+    interceptor: aio.ServerInterceptor = aio_server_interceptor(  # type: ignore[type-arg, no-untyped-call]
+        filter_=filters.service_prefix("quire.")
+    )
+    return interceptor
 
 
 class JsonFormatter(logging.Formatter):

@@ -5,13 +5,15 @@
     async with AsyncQuireClient("127.0.0.1:50051", api_key="qk_...") as client:
         collection = await client.create_collection(name="handbook")
 
-`QuireClient` is the blocking twin. Every failure raises the `QuireError` subclass of its
-`quire.v1.ErrorCode`; `to_tool_error(exc)` turns any exception into the agent tool JSON.
+`QuireClient` is the blocking twin (`quire.client.blocking`, generated from `aio.py`). Every
+failure raises the `QuireError` subclass of its `quire.v1.ErrorCode`; `to_tool_error(exc)` turns
+any exception into the agent tool JSON.
 """
 
 from __future__ import annotations
 
 from quire.client.aio import AsyncQuireClient, DiscoveryValidator
+from quire.client.blocking import QuireClient, SyncDiscoveryValidator
 from quire.client.errors import (
     ERROR_CLASSES,
     AgentNotFound,
@@ -41,7 +43,6 @@ from quire.client.errors import (
     to_tool_error,
 )
 from quire.client.policy import CallKind, RetryPolicy, Timeouts
-from quire.client.sync import QuireClient, SyncDiscoveryValidator
 from quire.client.uploads import CHUNK_SIZE
 
 __all__ = [

@@ -1,36 +1,38 @@
 # ruff: noqa: ASYNC109  (`timeout=` is the per-call gRPC deadline, part of the public API)
-"""`AsyncQuireClient`: the asyncio (grpc.aio) client for every RPC of quire.v1.
+"""The client for every RPC of quire.v1: `AsyncQuireClient` (asyncio) in aio.py, and its blocking
+twin `QuireClient` in blocking.py, which `scripts/unasync_client.py` derives from aio.py.
 
 Methods take keyword arguments and return the typed result messages (response wrappers are
-unwrapped). Every failure raises the `QuireError` subclass of its `ErrorCode`.
+unwrapped). Every failure raises the `QuireError` subclass of its `ErrorCode`. Streaming calls
+are (async) generators. Deadlines and retries are applied by the channel's interceptors
+(`_aio_interceptors` / `_blocking_interceptors`), not by the methods.
 """
 
 from __future__ import annotations
 
-import asyncio
-import contextlib
-import inspect
 import os
-from collections.abc import AsyncIterator, Awaitable, Callable, Iterable
+from collections.abc import AsyncIterator, Iterable
 from types import TracebackType
-from typing import Any, TypeVar
+from typing import TypeVar
 
 import grpc
-from grpc import aio
 
 from quire.client import _channel
-from quire.client._convert import ModeArg, ScopeArg, retrieval_mode, scope_values
-from quire.client.errors import QuireError, from_rpc_error
-from quire.client.policy import (
-    DEFAULT_RETRY,
-    DEFAULT_TIMEOUTS,
-    RPC_KINDS,
-    RetryPolicy,
-    Timeouts,
-    is_idempotent,
-    is_retryable,
-    resolve_timeout,
+from quire.client._aio_interceptors import call_policy_interceptors
+from quire.client._aio_transport import (
+    Channel,
+    DiscoveryValidator,
+    Outbox,
+    UnaryStreamMultiCallable,
+    UnaryUnaryMultiCallable,
+    cancel,
+    close_channel,
+    decide,
+    open_channel,
 )
+from quire.client._convert import ModeArg, ScopeArg, retrieval_mode, scope_values
+from quire.client.errors import from_rpc_error
+from quire.client.policy import DEFAULT_RETRY, DEFAULT_TIMEOUTS, RetryPolicy, Timeouts
 from quire.client.uploads import AsyncSource, aupload_requests, metadata_message
 from quire.v1 import (
     admin_pb2,
@@ -48,12 +50,11 @@ from quire.v1 import (
 Req = TypeVar("Req")
 Resp = TypeVar("Resp")
 
-DiscoveryValidator = Callable[[pages_pb2.DiscoveryCheck], bool | Awaitable[bool]]
 PemArg = bytes | str | os.PathLike[str] | None
 
 
 class AsyncQuireClient:
-    """Async client. Use as `async with AsyncQuireClient(...) as client:` or call `close()`.
+    """A client; use it as a context manager (`async with` / `with`) or call `close()`.
 
     `api_key` defaults to $QUIRE_API_KEY. `tls=True` uses the system roots (or
     `root_certificates`); `private_key` + `certificate_chain` add a client certificate (mTLS);
@@ -79,23 +80,18 @@ class AsyncQuireClient:
         )
         self.target = target
         self._metadata = conn.metadata
-        self._timeouts = default_timeouts
-        self._retry = retry
-        if conn.credentials is None:
-            self._channel = aio.insecure_channel(target, options=conn.options)
-        else:
-            self._channel = aio.secure_channel(target, conn.credentials, options=conn.options)
+        self._channel = open_channel(conn, call_policy_interceptors(default_timeouts, retry))
         self._pages = pages_service_pb2_grpc.PagesServiceStub(self._channel)
         self._knowledge = knowledge_service_pb2_grpc.KnowledgeServiceStub(self._channel)
         self._admin = admin_service_pb2_grpc.AdminServiceStub(self._channel)
 
     @property
-    def channel(self) -> aio.Channel:
+    def channel(self) -> Channel:
         """The underlying channel (e.g. for health checks)."""
         return self._channel
 
     async def close(self) -> None:
-        await self._channel.close(None)
+        await close_channel(self._channel)
 
     async def __aenter__(self) -> AsyncQuireClient:
         return self
@@ -112,49 +108,30 @@ class AsyncQuireClient:
 
     async def _unary(
         self,
-        rpc: str,
-        method: aio.UnaryUnaryMultiCallable[Req, Resp],
+        method: UnaryUnaryMultiCallable[Req, Resp],
         request: Req,
         timeout: float | None,
     ) -> Resp:
-        """One unary call with the kind's deadline; idempotent reads retry on UNAVAILABLE."""
-        loop = asyncio.get_running_loop()
-        budget = resolve_timeout(timeout, RPC_KINDS[rpc], self._timeouts)
-        deadline = None if budget is None else loop.time() + budget
-        attempts = self._retry.max_attempts if is_idempotent(rpc) else 1
-        attempt = 0
-        while True:
-            attempt += 1
-            remaining = None if deadline is None else max(0.0, deadline - loop.time())
-            try:
-                return await method(request, timeout=remaining, metadata=self._metadata)
-            except grpc.RpcError as exc:
-                error = from_rpc_error(exc)
-                if attempt >= attempts or not is_retryable(error):
-                    raise error from exc
-            delay = self._retry.delay(attempt, error.retry_after)
-            if deadline is not None and loop.time() + delay >= deadline:
-                raise error
-            await asyncio.sleep(delay)
-
-    def _stream_timeout(self, rpc: str, timeout: float | None) -> float | None:
-        return resolve_timeout(timeout, RPC_KINDS[rpc], self._timeouts)
+        """One unary call; the interceptors apply its deadline and retries."""
+        try:
+            return await method(request, timeout=timeout, metadata=self._metadata)
+        except grpc.RpcError as exc:
+            raise from_rpc_error(exc) from exc
 
     async def _server_stream(
         self,
-        rpc: str,
-        method: aio.UnaryStreamMultiCallable[Req, Resp],
+        method: UnaryStreamMultiCallable[Req, Resp],
         request: Req,
         timeout: float | None,
     ) -> AsyncIterator[Resp]:
-        call = method(request, timeout=self._stream_timeout(rpc, timeout), metadata=self._metadata)
+        call = method(request, timeout=timeout, metadata=self._metadata)
         try:
             async for item in call:
                 yield item
         except grpc.RpcError as exc:
             raise from_rpc_error(exc) from exc
         finally:
-            call.cancel()
+            cancel(call)
 
     # ------------------------------------------------------------------ PagesService
 
@@ -173,12 +150,13 @@ class AsyncQuireClient:
     ) -> AsyncIterator[pages_pb2.PageSyncProgress | pages_pb2.SyncReport]:
         """Synchronises a site; yields progress and finally the `SyncReport`.
 
-        With `validate_discovery`, the server pauses after discovery and the callback (sync or
-        async) decides: True accepts, False aborts (the server then fails the call with
-        `DiscoveryRejected`, leaving stored state untouched). If the callback raises, the sync
-        is aborted and the exception propagates. The request side stays open until the server
-        ends the call; leaving the iteration early (`aclose()`, `break` inside
-        `contextlib.aclosing`) cancels the RPC, which stops the sync cooperatively.
+        With `validate_discovery`, the server pauses after discovery and the callback decides
+        (for `AsyncQuireClient` it may also be a coroutine function): True accepts, False aborts
+        (the server then fails the call with `DiscoveryRejected`, leaving stored state
+        untouched). If the callback raises, the sync is aborted and the exception propagates.
+        The request side stays open until the server ends the call; closing the generator early
+        (`aclose()` / `close()`, or `break` inside `contextlib.aclosing` / `closing`) cancels
+        the RPC, which stops the sync cooperatively.
         `language`: the namespace's default language (BCP 47, default "en"), for pages whose
         own language cannot be told.
         """
@@ -194,29 +172,27 @@ class AsyncQuireClient:
                 language=language or "",
             )
         )
-        call = self._pages.SyncPages(
-            None, timeout=self._stream_timeout("SyncPages", timeout), metadata=self._metadata
-        )
+        outbox = Outbox(start)
+        call = self._pages.SyncPages(outbox.messages(), timeout=timeout, metadata=self._metadata)
         try:
-            await call.write(start)
-            while True:
-                message = await call.read()
-                if message is aio.EOF:  # type: ignore[attr-defined]
-                    return
-                assert isinstance(message, pages_service_pb2.SyncPagesResponse)
+            async for message in call:
                 which = message.WhichOneof("message")
                 if which == "progress":
                     yield message.progress
                 elif which == "report":
                     yield message.report
                 elif which == "discovery_check":
-                    await call.write(
-                        _decision(await _decide(validate_discovery, message.discovery_check, call))
-                    )
+                    try:
+                        accept = await decide(validate_discovery, message.discovery_check)
+                    except BaseException:
+                        outbox.put(_decision(False))
+                        raise
+                    outbox.put(_decision(accept))
         except grpc.RpcError as exc:
             raise from_rpc_error(exc) from exc
         finally:
-            call.cancel()
+            outbox.close()
+            cancel(call)
 
     async def search_pages(
         self,
@@ -238,7 +214,7 @@ class AsyncQuireClient:
             max_output_bytes=max_output_bytes or 0,
             config=config,
         )
-        reply = await self._unary("SearchPages", self._pages.SearchPages, request, timeout)
+        reply = await self._unary(self._pages.SearchPages, request, timeout)
         return reply.result
 
     async def read_page(
@@ -259,7 +235,7 @@ class AsyncQuireClient:
             offset=offset,
             max_chars=max_chars or 0,
         )
-        reply = await self._unary("ReadPage", self._pages.ReadPage, request, timeout)
+        reply = await self._unary(self._pages.ReadPage, request, timeout)
         return reply.page_read
 
     async def list_pages(
@@ -275,7 +251,7 @@ class AsyncQuireClient:
         request = pages_service_pb2.ListPagesRequest(
             namespace=namespace, prefix=prefix or "", cursor=cursor or "", limit=limit or 0
         )
-        reply = await self._unary("ListPages", self._pages.ListPages, request, timeout)
+        reply = await self._unary(self._pages.ListPages, request, timeout)
         return reply.page_list
 
     async def grep_pages(
@@ -295,33 +271,33 @@ class AsyncQuireClient:
             ignore_case=ignore_case,
             limit=limit or 0,
         )
-        reply = await self._unary("GrepPages", self._pages.GrepPages, request, timeout)
+        reply = await self._unary(self._pages.GrepPages, request, timeout)
         return reply.result
 
     async def run_command(
         self, *, namespace: str, command: str, timeout: float | None = None
     ) -> pages_pb2.CommandResult:
         request = pages_service_pb2.RunCommandRequest(namespace=namespace, command=command)
-        reply = await self._unary("RunCommand", self._pages.RunCommand, request, timeout)
+        reply = await self._unary(self._pages.RunCommand, request, timeout)
         return reply.result
 
     async def describe_tools(
         self, *, timeout: float | None = None
     ) -> list[pages_pb2.ToolDefinition]:
         request = pages_service_pb2.DescribeToolsRequest()
-        reply = await self._unary("DescribeTools", self._pages.DescribeTools, request, timeout)
+        reply = await self._unary(self._pages.DescribeTools, request, timeout)
         return list(reply.tools)
 
     async def get_sync_report(
         self, *, namespace: str, timeout: float | None = None
     ) -> pages_pb2.SyncReport:
         request = pages_service_pb2.GetSyncReportRequest(namespace=namespace)
-        reply = await self._unary("GetSyncReport", self._pages.GetSyncReport, request, timeout)
+        reply = await self._unary(self._pages.GetSyncReport, request, timeout)
         return reply.report
 
     async def list_namespaces(self, *, timeout: float | None = None) -> list[pages_pb2.Namespace]:
         request = pages_service_pb2.ListNamespacesRequest()
-        reply = await self._unary("ListNamespaces", self._pages.ListNamespaces, request, timeout)
+        reply = await self._unary(self._pages.ListNamespaces, request, timeout)
         return list(reply.namespaces)
 
     # ------------------------------------------------------------------ KnowledgeService
@@ -331,14 +307,14 @@ class AsyncQuireClient:
     ) -> knowledge_pb2.Collection:
         request = knowledge_service_pb2.CreateCollectionRequest(name=name)
         k = self._knowledge
-        reply = await self._unary("CreateCollection", k.CreateCollection, request, timeout)
+        reply = await self._unary(k.CreateCollection, request, timeout)
         return reply.collection
 
     async def get_collection(
         self, *, collection_id: str, timeout: float | None = None
     ) -> knowledge_pb2.Collection:
         request = knowledge_service_pb2.GetCollectionRequest(collection_id=collection_id)
-        reply = await self._unary("GetCollection", self._knowledge.GetCollection, request, timeout)
+        reply = await self._unary(self._knowledge.GetCollection, request, timeout)
         return reply.collection
 
     async def list_collections(
@@ -346,7 +322,7 @@ class AsyncQuireClient:
     ) -> list[knowledge_pb2.Collection]:
         request = knowledge_service_pb2.ListCollectionsRequest()
         k = self._knowledge
-        reply = await self._unary("ListCollections", k.ListCollections, request, timeout)
+        reply = await self._unary(k.ListCollections, request, timeout)
         return list(reply.collections)
 
     async def delete_collection(
@@ -354,7 +330,7 @@ class AsyncQuireClient:
     ) -> knowledge_pb2.Collection:
         request = knowledge_service_pb2.DeleteCollectionRequest(collection_id=collection_id)
         k = self._knowledge
-        reply = await self._unary("DeleteCollection", k.DeleteCollection, request, timeout)
+        reply = await self._unary(k.DeleteCollection, request, timeout)
         return reply.collection
 
     async def upload_document(
@@ -369,17 +345,15 @@ class AsyncQuireClient:
     ) -> knowledge_pb2.Document:
         """Uploads a file in 1 MiB chunks (first message `metadata`); never retried.
 
-        `data` is bytes, a path (`str` or `os.PathLike`), a binary file object, or an
-        (async) iterable of byte chunks. `document_id` replaces that document's content.
+        `data` is bytes, a path (`str` or `os.PathLike`), a binary file object, or an iterable
+        of byte chunks (for `AsyncQuireClient` also an async one). `document_id` replaces that
+        document's content.
         """
         first = metadata_message(collection_id, file_name, mime_type, document_id)
-        call = self._knowledge.UploadDocument(
-            aupload_requests(first, data),
-            timeout=self._stream_timeout("UploadDocument", timeout),
-            metadata=self._metadata,
-        )
         try:
-            reply = await call
+            reply = await self._knowledge.UploadDocument(
+                aupload_requests(first, data), timeout=timeout, metadata=self._metadata
+            )
         except grpc.RpcError as exc:
             raise from_rpc_error(exc) from exc
         return reply.document
@@ -388,7 +362,7 @@ class AsyncQuireClient:
         self, *, document_id: str, timeout: float | None = None
     ) -> knowledge_pb2.Document:
         request = knowledge_service_pb2.GetDocumentRequest(document_id=document_id)
-        reply = await self._unary("GetDocument", self._knowledge.GetDocument, request, timeout)
+        reply = await self._unary(self._knowledge.GetDocument, request, timeout)
         return reply.document
 
     async def list_documents(
@@ -404,7 +378,7 @@ class AsyncQuireClient:
             collection_id=collection_id, cursor=cursor or "", limit=limit or 0
         )
         k = self._knowledge
-        return await self._unary("ListDocuments", k.ListDocuments, request, timeout)
+        return await self._unary(k.ListDocuments, request, timeout)
 
     async def iter_documents(
         self, *, collection_id: str, page_size: int | None = None, timeout: float | None = None
@@ -426,7 +400,7 @@ class AsyncQuireClient:
     ) -> knowledge_pb2.Document:
         request = knowledge_service_pb2.DeleteDocumentRequest(document_id=document_id)
         k = self._knowledge
-        reply = await self._unary("DeleteDocument", k.DeleteDocument, request, timeout)
+        reply = await self._unary(k.DeleteDocument, request, timeout)
         return reply.document
 
     async def watch_documents(
@@ -434,9 +408,7 @@ class AsyncQuireClient:
     ) -> AsyncIterator[knowledge_pb2.Document]:
         """Yields a Document at each status change; runs until cancelled (no default deadline)."""
         request = knowledge_service_pb2.WatchDocumentsRequest(collection_id=collection_id)
-        async for reply in self._server_stream(
-            "WatchDocuments", self._knowledge.WatchDocuments, request, timeout
-        ):
+        async for reply in self._server_stream(self._knowledge.WatchDocuments, request, timeout):
             yield reply.document
 
     async def upsert_agent(
@@ -449,14 +421,14 @@ class AsyncQuireClient:
         request = knowledge_service_pb2.UpsertAgentRequest(
             agent_id=agent_id, attached_collection_ids=list(attached_collection_ids)
         )
-        reply = await self._unary("UpsertAgent", self._knowledge.UpsertAgent, request, timeout)
+        reply = await self._unary(self._knowledge.UpsertAgent, request, timeout)
         return reply.agent
 
     async def get_agent(
         self, *, agent_id: str, timeout: float | None = None
     ) -> knowledge_pb2.Agent:
         request = knowledge_service_pb2.GetAgentRequest(agent_id=agent_id)
-        reply = await self._unary("GetAgent", self._knowledge.GetAgent, request, timeout)
+        reply = await self._unary(self._knowledge.GetAgent, request, timeout)
         return reply.agent
 
     async def search_knowledge(
@@ -476,7 +448,7 @@ class AsyncQuireClient:
             limit=limit or 0,
         )
         k = self._knowledge
-        return await self._unary("SearchKnowledge", k.SearchKnowledge, request, timeout)
+        return await self._unary(k.SearchKnowledge, request, timeout)
 
     async def read_document(
         self,
@@ -495,7 +467,7 @@ class AsyncQuireClient:
             offset=offset,
             max_chars=max_chars or 0,
         )
-        reply = await self._unary("ReadDocument", self._knowledge.ReadDocument, request, timeout)
+        reply = await self._unary(self._knowledge.ReadDocument, request, timeout)
         return reply.slice
 
     async def get_index_status(
@@ -503,7 +475,7 @@ class AsyncQuireClient:
     ) -> knowledge_pb2.IndexStatus:
         request = knowledge_service_pb2.GetIndexStatusRequest(collection_id=collection_id)
         k = self._knowledge
-        reply = await self._unary("GetIndexStatus", k.GetIndexStatus, request, timeout)
+        reply = await self._unary(k.GetIndexStatus, request, timeout)
         return reply.status
 
     async def watch_index_status(
@@ -511,9 +483,7 @@ class AsyncQuireClient:
     ) -> AsyncIterator[knowledge_pb2.IndexStatus]:
         """Yields IndexStatus on every generation change; runs until cancelled."""
         request = knowledge_service_pb2.WatchIndexStatusRequest(collection_id=collection_id)
-        async for reply in self._server_stream(
-            "WatchIndexStatus", self._knowledge.WatchIndexStatus, request, timeout
-        ):
+        async for reply in self._server_stream(self._knowledge.WatchIndexStatus, request, timeout):
             yield reply.status
 
     # ------------------------------------------------------------------ AdminService
@@ -532,7 +502,7 @@ class AsyncQuireClient:
             mode=retrieval_mode(mode), max_search_limit=max_search_limit or 0, reset=reset
         )
         a = self._admin
-        reply = await self._unary("SetRetrievalPolicy", a.SetRetrievalPolicy, request, timeout)
+        reply = await self._unary(a.SetRetrievalPolicy, request, timeout)
         return reply.policy
 
     async def get_retrieval_policy(
@@ -540,14 +510,14 @@ class AsyncQuireClient:
     ) -> admin_pb2.RetrievalPolicy:
         request = admin_service_pb2.GetRetrievalPolicyRequest()
         a = self._admin
-        reply = await self._unary("GetRetrievalPolicy", a.GetRetrievalPolicy, request, timeout)
+        reply = await self._unary(a.GetRetrievalPolicy, request, timeout)
         return reply.policy
 
     async def set_kill_switch(
         self, *, engaged: bool, timeout: float | None = None
     ) -> admin_pb2.RetrievalPolicy:
         request = admin_service_pb2.SetKillSwitchRequest(engaged=engaged)
-        reply = await self._unary("SetKillSwitch", self._admin.SetKillSwitch, request, timeout)
+        reply = await self._unary(self._admin.SetKillSwitch, request, timeout)
         return reply.policy
 
     async def set_namespace_search_config(
@@ -562,9 +532,7 @@ class AsyncQuireClient:
             namespace=namespace, config=config
         )
         a = self._admin
-        reply = await self._unary(
-            "SetNamespaceSearchConfig", a.SetNamespaceSearchConfig, request, timeout
-        )
+        reply = await self._unary(a.SetNamespaceSearchConfig, request, timeout)
         return reply.config
 
     async def rebuild_index(
@@ -577,14 +545,14 @@ class AsyncQuireClient:
         request = admin_service_pb2.RebuildIndexRequest(
             collection_id=collection_id, index_version=index_version or ""
         )
-        reply = await self._unary("RebuildIndex", self._admin.RebuildIndex, request, timeout)
+        reply = await self._unary(self._admin.RebuildIndex, request, timeout)
         return reply.status
 
     async def rollback_index(
         self, *, collection_id: str, timeout: float | None = None
     ) -> knowledge_pb2.IndexStatus:
         request = admin_service_pb2.RollbackIndexRequest(collection_id=collection_id)
-        reply = await self._unary("RollbackIndex", self._admin.RollbackIndex, request, timeout)
+        reply = await self._unary(self._admin.RollbackIndex, request, timeout)
         return reply.status
 
     async def run_gate(
@@ -603,7 +571,7 @@ class AsyncQuireClient:
             max_documents=max_documents or 0,
             max_queries=max_queries or 0,
         )
-        async for reply in self._server_stream("RunGate", self._admin.RunGate, request, timeout):
+        async for reply in self._server_stream(self._admin.RunGate, request, timeout):
             if reply.WhichOneof("message") == "result":
                 yield reply.result
             else:
@@ -614,12 +582,12 @@ class AsyncQuireClient:
     ) -> admin_service_pb2.GetGateStatusResponse:
         """`result` (unset when none for the fingerprint) and `current_fingerprint`."""
         request = admin_service_pb2.GetGateStatusRequest()
-        return await self._unary("GetGateStatus", self._admin.GetGateStatus, request, timeout)
+        return await self._unary(self._admin.GetGateStatus, request, timeout)
 
     async def get_shadow_report(self, *, timeout: float | None = None) -> admin_pb2.ShadowReport:
         request = admin_service_pb2.GetShadowReportRequest()
         a = self._admin
-        reply = await self._unary("GetShadowReport", a.GetShadowReport, request, timeout)
+        reply = await self._unary(a.GetShadowReport, request, timeout)
         return reply.report
 
     async def create_api_key(
@@ -627,37 +595,18 @@ class AsyncQuireClient:
     ) -> admin_pb2.ApiKey:
         """Scopes as names (`"read"`, `"write"`, `"admin"`, `"tune"`) or enum values."""
         request = admin_service_pb2.CreateApiKeyRequest(scopes=scope_values(scopes))
-        reply = await self._unary("CreateApiKey", self._admin.CreateApiKey, request, timeout)
+        reply = await self._unary(self._admin.CreateApiKey, request, timeout)
         return reply.key
 
     async def revoke_api_key(self, *, key_id: str, timeout: float | None = None) -> None:
         request = admin_service_pb2.RevokeApiKeyRequest(key_id=key_id)
-        await self._unary("RevokeApiKey", self._admin.RevokeApiKey, request, timeout)
+        await self._unary(self._admin.RevokeApiKey, request, timeout)
 
 
 def _decision(accept: bool) -> pages_service_pb2.SyncPagesRequest:
     return pages_service_pb2.SyncPagesRequest(
         decision=pages_service_pb2.DiscoveryDecision(accept=accept)
     )
-
-
-async def _decide(
-    validate: DiscoveryValidator | None,
-    check: pages_pb2.DiscoveryCheck,
-    call: aio.StreamStreamCall[Any, Any],
-) -> bool:
-    """Runs the callback; on an exception aborts the sync and re-raises."""
-    if validate is None:
-        return True
-    try:
-        verdict = validate(check)
-        if inspect.isawaitable(verdict):
-            verdict = await verdict
-    except BaseException:
-        with contextlib.suppress(grpc.RpcError, aio.UsageError, QuireError):
-            await call.write(_decision(False))
-        raise
-    return bool(verdict)
 
 
 __all__ = ["AsyncQuireClient", "DiscoveryValidator"]

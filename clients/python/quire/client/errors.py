@@ -13,7 +13,7 @@ from quire.client._error_classes import *  # noqa: F403  (the generated classes,
 from quire.client._error_classes import ERROR_CLASSES
 from quire.client.codes import CODE_BY_GRPC_STATUS
 from quire.client.quire_error import QuireError as QuireError
-from quire.client.rich_status import error_detail
+from quire.client.rich_status import call_error_detail
 from quire.client.tool_error import tool_error_json
 from quire.v1 import errors_pb2
 
@@ -22,7 +22,7 @@ def from_rpc_error(exc: grpc.RpcError) -> QuireError:
     """Turns a failed gRPC call into the matching QuireError subclass."""
     code: grpc.StatusCode = exc.code()
     message: str = exc.details() or code.name
-    detail = error_detail(exc.trailing_metadata())
+    detail = call_error_detail(exc)
     value = (
         detail.code
         if detail is not None and detail.code

@@ -99,6 +99,22 @@ def resolve_timeout(timeout: float | None, kind: CallKind, defaults: Timeouts) -
     return value
 
 
+_CONTRACT_PREFIX = "/quire.v1."
+
+
+def rpc_of_method(method: str | bytes) -> str | None:
+    """The bare RPC name of a gRPC method path (`/quire.v1.PagesService/ReadPage` → `ReadPage`).
+
+    None for methods outside quire.v1 (health checks, reflection): those keep their own
+    deadline and are never retried. grpc.aio hands the interceptors the path as bytes.
+    """
+    path = method.decode() if isinstance(method, bytes) else method
+    if not path.startswith(_CONTRACT_PREFIX):
+        return None
+    rpc = path.rpartition("/")[2]
+    return rpc if rpc in RPC_KINDS else None
+
+
 __all__ = [
     "DEFAULT_RETRY",
     "DEFAULT_TIMEOUTS",
@@ -110,4 +126,5 @@ __all__ = [
     "is_idempotent",
     "is_retryable",
     "resolve_timeout",
+    "rpc_of_method",
 ]

@@ -1,64 +1,61 @@
-"""Decodes `grpc-status-details-bin` without depending on googleapis-common-protos.
+"""The server's `google.rpc.Status` and the `quire.v1.ErrorDetail` packed in it.
 
-`google.rpc.Status` is three fields; a private descriptor pool gives a real message class for
-it without registering `google.rpc` names that another package might also register.
+A failed call carries the standard rich status in its `grpc-status-details-bin` trailer:
+`grpcio-status` (`grpc_status.rpc_status`) reads it from a call and checks it against the
+call's own code and message; `googleapis-common-protos` provides the `google.rpc.Status`
+message for reading bare trailers.
 """
 
 from __future__ import annotations
 
 from typing import Any
 
-from google.protobuf import any_pb2, descriptor_pb2, descriptor_pool, message_factory
+from google.rpc import status_pb2
+from grpc_status import rpc_status
 
 from quire.v1 import errors_pb2
 
+__all__ = ["STATUS_DETAILS_KEY", "call_error_detail", "error_detail", "error_reasons"]
+
+# The trailer grpcio-status reads and writes (it does not export the name).
 STATUS_DETAILS_KEY = "grpc-status-details-bin"
-_DETAIL_TYPE = "type.googleapis.com/" + errors_pb2.ErrorDetail.DESCRIPTOR.full_name
 
 
-def _status_class() -> Any:
-    pool = descriptor_pool.DescriptorPool()
-    any_file = descriptor_pb2.FileDescriptorProto()
-    any_pb2.DESCRIPTOR.CopyToProto(any_file)
-    pool.Add(any_file)
-    file = descriptor_pb2.FileDescriptorProto(
-        name="quire_client/google_rpc_status.proto",
-        package="google.rpc",
-        dependency=["google/protobuf/any.proto"],
-        syntax="proto3",
-    )
-    msg = file.message_type.add(name="Status")
-    fd = descriptor_pb2.FieldDescriptorProto
-    msg.field.add(name="code", number=1, type=fd.TYPE_INT32, label=fd.LABEL_OPTIONAL)
-    msg.field.add(name="message", number=2, type=fd.TYPE_STRING, label=fd.LABEL_OPTIONAL)
-    msg.field.add(
-        name="details",
-        number=3,
-        type=fd.TYPE_MESSAGE,
-        label=fd.LABEL_REPEATED,
-        type_name=".google.protobuf.Any",
-    )
-    pool.Add(file)
-    return message_factory.GetMessageClass(pool.FindMessageTypeByName("google.rpc.Status"))
+def _detail_of(status: status_pb2.Status) -> errors_pb2.ErrorDetail | None:
+    for item in status.details:
+        if item.Is(errors_pb2.ErrorDetail.DESCRIPTOR):
+            detail = errors_pb2.ErrorDetail()
+            item.Unpack(detail)
+            return detail
+    return None
 
 
-_Status = _status_class()
+def _trailer_status(metadata: Any) -> status_pb2.Status | None:
+    for key, value in metadata or ():
+        if key == STATUS_DETAILS_KEY and isinstance(value, bytes):
+            return status_pb2.Status.FromString(value)
+    return None
+
+
+def call_error_detail(call: Any) -> errors_pb2.ErrorDetail | None:
+    """The ErrorDetail of a failed call (`grpc.RpcError`, `grpc.aio.AioRpcError`), if the
+    server sent one. A status whose code or message contradicts the call's (a proxy replaced
+    the status but passed the trailer on) describes another failure and is ignored."""
+    try:
+        status = rpc_status.from_call(call)
+    except ValueError:
+        return None
+    return None if status is None else _detail_of(status)
 
 
 def error_detail(metadata: Any) -> errors_pb2.ErrorDetail | None:
-    """The ErrorDetail inside the trailers, if the server sent one."""
-    for key, value in metadata or ():
-        if key == STATUS_DETAILS_KEY and isinstance(value, bytes):
-            status = _Status.FromString(value)
-            for item in status.details:
-                if item.type_url == _DETAIL_TYPE:
-                    return errors_pb2.ErrorDetail.FromString(item.value)
-    return None
+    """The ErrorDetail inside bare trailers, if the server sent one (no consistency check:
+    for tests and tools that hold only the trailers)."""
+    status = _trailer_status(metadata)
+    return None if status is None else _detail_of(status)
 
 
 def error_reasons(metadata: Any) -> list[str]:
     """Type URLs of every detail (useful in tests and debugging)."""
-    for key, value in metadata or ():
-        if key == STATUS_DETAILS_KEY and isinstance(value, bytes):
-            return [item.type_url for item in _Status.FromString(value).details]
-    return []
+    status = _trailer_status(metadata)
+    return [] if status is None else [item.type_url for item in status.details]

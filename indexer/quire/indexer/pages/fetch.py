@@ -18,7 +18,9 @@ kind                cause                                                  retri
 ``deadline``        ``fetch_deadline`` passed before a retry could run      --
 ==================  =====================================================  =========
 
-Retries use exponential backoff with full jitter (``uniform(0, min(backoff_cap,
+The retry loop is tenacity's (``AsyncRetrying``): which errors are retried, the attempt
+limit and the deadline are its ``retry``, ``stop`` and ``wait`` strategies. Retries use
+exponential backoff with full jitter (``uniform(0, min(backoff_cap,
 backoff_base * 2**(n-1)))`` before attempt ``n + 1``), at most ``max_attempts`` attempts. A
 ``Retry-After`` header (delta seconds or HTTP date) on 429/5xx raises that delay to at least the
 header's value; when the wait would end after the fetch deadline the fetch fails at once with
@@ -38,11 +40,18 @@ import asyncio
 import email.utils
 import random
 import time
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from types import TracebackType
 from typing import Literal, Self
 
 import httpx
+from tenacity import (
+    AsyncRetrying,
+    RetryCallState,
+    retry_if_exception,
+    stop_after_attempt,
+)
+from tenacity.stop import stop_base
 
 from quire.indexer.pages.guard import GuardedTransport, SourcePolicy, SourceRejected
 
@@ -223,48 +232,53 @@ class PageFetcher:
         """Fetch ``url`` (see the module docstring); raises ``FetchError``."""
         limit = self.max_bytes if max_bytes is None else max_bytes
         loop = asyncio.get_running_loop()
-        deadline: float | None = None
-        attempt = 0
-        while True:
-            attempt += 1
+        # Set by the first attempt once it holds a slot, so time spent queued is not charged.
+        deadline = _Deadline(loop)
+        attempts = 0
+
+        async def attempt() -> FetchedText:
+            nonlocal attempts
+            attempts += 1
             async with self._slots:
-                if deadline is None:
-                    deadline = loop.time() + self.fetch_deadline
-                remaining = deadline - loop.time()
-                if remaining <= 0:
+                remaining = deadline.start(self.fetch_deadline)
+                if remaining <= 0:  # the slot came too late; not retried
                     raise FetchError(
-                        "deadline", "fetch deadline passed", url=url, attempts=attempt - 1
+                        "deadline", "fetch deadline passed", url=url, attempts=attempts - 1
                     )
                 try:
-                    async with asyncio.timeout(min(self.attempt_timeout, remaining)):
-                        fetched = await self._attempt(url, limit)
-                    return FetchedText(
-                        url=fetched.url,
-                        final_url=fetched.final_url,
-                        text=fetched.text,
-                        status=fetched.status,
-                        etag=fetched.etag,
-                        last_modified=fetched.last_modified,
-                        content_type=fetched.content_type,
-                        attempts=attempt,
-                    )
-                except TimeoutError:
-                    error = FetchError(
-                        "timeout",
-                        f"no complete response within {min(self.attempt_timeout, remaining):g} s",
-                        url=url,
-                    )
-                except FetchError as exc:
-                    error = exc
-            error.attempts = attempt
-            if not error.retryable or attempt >= self.max_attempts:
-                raise error
-            delay = self.backoff(attempt)
-            if error.retry_after is not None:
-                delay = max(delay, error.retry_after)
-            if loop.time() + delay >= deadline:
-                raise error
-            await asyncio.sleep(delay)
+                    fetched = await self._attempt_within(url, limit, remaining)
+                except FetchError as error:
+                    error.attempts = attempts
+                    raise
+            return replace(fetched, attempts=attempts)
+
+        retrying = AsyncRetrying(
+            retry=retry_if_exception(_retryable),
+            stop=stop_after_attempt(self.max_attempts) | deadline,
+            wait=self._wait,
+            sleep=asyncio.sleep,
+            reraise=True,  # the caller sees the last FetchError, not tenacity's RetryError
+        )
+        return await retrying(attempt)
+
+    def _wait(self, state: RetryCallState) -> float:
+        """The pause before the next attempt: full jitter, raised to any Retry-After."""
+        delay = self.backoff(state.attempt_number)
+        error = state.outcome.exception() if state.outcome is not None else None
+        if isinstance(error, FetchError) and error.retry_after is not None:
+            delay = max(delay, error.retry_after)
+        return delay
+
+    async def _attempt_within(self, url: str, limit: int, remaining: float) -> FetchedText:
+        """One attempt, bounded by the attempt timeout and what is left of the deadline."""
+        budget = min(self.attempt_timeout, remaining)
+        try:
+            async with asyncio.timeout(budget):
+                return await self._attempt(url, limit)
+        except TimeoutError:
+            raise FetchError(
+                "timeout", f"no complete response within {budget:g} s", url=url
+            ) from None
 
     async def _attempt(self, url: str, limit: int) -> FetchedText:
         current = url
@@ -366,6 +380,29 @@ class PageFetcher:
             last_modified=response.headers.get("last-modified"),
             content_type=response.headers.get("content-type"),
         )
+
+
+class _Deadline(stop_base):
+    """The fetch deadline as a tenacity stop: it starts when the first attempt gets a slot,
+    and stops the retries when the next pause would end after it."""
+
+    def __init__(self, loop: asyncio.AbstractEventLoop) -> None:
+        self._loop = loop
+        self._at: float | None = None
+
+    def start(self, seconds: float) -> float:
+        """Starts the clock on the first call; the seconds left."""
+        if self._at is None:
+            self._at = self._loop.time() + seconds
+        return self._at - self._loop.time()
+
+    def __call__(self, retry_state: RetryCallState) -> bool:
+        # Tenacity runs `wait` before `stop`, so `upcoming_sleep` includes any Retry-After.
+        return self._at is not None and self._loop.time() + retry_state.upcoming_sleep >= self._at
+
+
+def _retryable(error: BaseException) -> bool:
+    return isinstance(error, FetchError) and error.retryable
 
 
 def _content_length(response: httpx.Response) -> int | None:

@@ -17,30 +17,40 @@ Only top-level keys are read:
 ``front_matter_string(text, key)`` reads any other top-level string the same way as ``title``
 (the ``mintlify`` profile reads ``openapi`` with it).
 
-TOML is read with ``tomllib`` (with a per-key regex fallback when the block does not parse);
-YAML with a small reader (plain, ``'single'``, ``"double"`` quoted, ``|``/``>`` block scalars,
-indented continuation lines, flow and block sequences) so no YAML library is needed.
+TOML is read with ``tomllib`` (line by line when the whole block does not parse). YAML is read
+from PyYAML's event stream (``yaml.parse`` with the safe loader, libyaml when available): only
+the top-level keys are kept, nothing is constructed, aliases are not expanded and nesting is
+walked without recursion, so hostile front matter costs time linear in its size. A block over
+``YAML_MAX_CHARS`` is not read, and reading stops at nesting deeper than ``YAML_MAX_DEPTH``.
+Scalars keep the text they were written with (``title: 2024`` is "2024", ``title: no`` is
+"no"); a collection where a string is expected reads as its source text. Keys read before a
+syntax error are kept.
 """
 
 from __future__ import annotations
 
-import json
 import re
 import tomllib
-from collections.abc import Iterable
+from collections.abc import Iterable, Iterator
 from dataclasses import dataclass
 
-__all__ = ["FrontMatter", "front_matter_string", "split_front_matter"]
+import yaml
+
+__all__ = ["YAML_MAX_CHARS", "FrontMatter", "front_matter_string", "split_front_matter"]
 
 _YAML_OPEN = re.compile(r"---[ \t]*\n")
 _YAML_CLOSE = re.compile(r"^(?:---|\.\.\.)[ \t]*$", re.MULTILINE)
 _TOML_OPEN = re.compile(r"\+\+\+[ \t]*\n")
 _TOML_CLOSE = re.compile(r"^\+\+\+[ \t]*$", re.MULTILINE)
-_BLOCK = re.compile(r"^[|>][+-]?[0-9]?[ \t]*(?:#.*)?$")
+# The plain scalars YAML reads as null.
 _NULL = frozenset({"", "~", "null", "Null", "NULL"})
-_FLOW_ITEM = re.compile(r"\"(?:[^\"\\]|\\.)*\"|'(?:[^']|'')*'|[^,\[\]]+")
-_SEQUENCE_ITEM = re.compile(r"^[ \t]*-(?:[ \t]+(.*))?$")
-_TOML_STRING = r"(\"(?:[^\"\\]|\\.)*\"|'[^']*')"
+# Front matter is a few hundred bytes; a larger YAML block is not parsed at all.
+YAML_MAX_CHARS = 64 * 1024
+# Deeper nesting stops the reading: real front matter nests two or three levels, and
+# PyYAML's pure-Python scanner slows down with the square of the depth.
+YAML_MAX_DEPTH = 32
+# libyaml's parser when PyYAML was built with it (its wheels are), else the pure-Python one.
+_YAML_LOADER: type[yaml.SafeLoader] = getattr(yaml, "CSafeLoader", yaml.SafeLoader)
 _LANGUAGE_KEYS = ("lang", "language", "locale")
 _LANGUAGE_TAG = re.compile(r"^([a-z]{2,3})(?:-[a-z0-9]{1,8})*$")
 # ISO 639-1, plus a few three-letter codes used on localised docs sites.
@@ -106,85 +116,86 @@ def _language(value: object) -> str | None:
 # --- YAML ----------------------------------------------------------------------------------------
 
 
-def _yaml_quoted(text: str) -> str:
-    """The value of a quoted scalar (``text`` starts with its quote; an unclosed one runs on)."""
-    if text.startswith('"'):
-        end = text.rfind('"')
-        literal = text[: end + 1] if end > 0 else text + '"'
-        try:
-            value = json.loads(literal)
-        except ValueError:
-            return literal.strip('"')
-        return value if isinstance(value, str) else literal.strip('"')
-    end = text.rfind("'")
-    inner = text[1:end] if end > 0 else text[1:]
-    return inner.replace("''", "'")
+@dataclass(frozen=True)
+class _YamlValue:
+    """A top-level value: a scalar's text (None for null), or a collection's source text and,
+    for a sequence, its scalar items."""
+
+    text: str | None
+    items: tuple[str | None, ...] | None = None
 
 
-def _yaml_plain(text: str) -> str | None:
-    """A one-line scalar: quoted, or plain without its comment; ``null``/``~`` → None."""
-    text = text.strip()
-    if text[:1] in ("'", '"'):
-        return _yaml_quoted(text)
-    text = re.split(r"[ \t]#", text, maxsplit=1)[0].strip()
-    return None if text in _NULL or text.startswith("#") else text
+class _TooDeep(Exception):
+    """Nesting past ``YAML_MAX_DEPTH``."""
 
 
-def _continuation(rest: list[str]) -> list[str]:
-    """The indented (or blank) lines that continue a top-level key's value."""
-    lines = []
-    for line in rest:
-        if line.strip() and not line[:1].isspace():
-            break
-        lines.append(line)
-    return lines
+def _scalar_text(event: yaml.ScalarEvent) -> str | None:
+    plain = event.implicit[0]  # unquoted, untagged: the only form that can spell null
+    return None if plain and event.value in _NULL else event.value
 
 
-def _yaml_scalar(first: str, rest: list[str]) -> str | None:
-    value = first.strip()
-    continuation = [line.strip() for line in _continuation(rest)]
-    if _BLOCK.match(value):
-        joiner = "\n" if value.startswith("|") else " "
-        return _clean(joiner.join(continuation))
-    if value[:1] in ("'", '"'):
-        return _clean(_yaml_quoted(" ".join([value, *[c for c in continuation if c]])))
-    value = re.split(r"[ \t]#", value, maxsplit=1)[0]
-    if value.strip() in _NULL and not any(continuation):
-        return None
-    return _clean(" ".join([value, *[c for c in continuation if c and not c.startswith("#")]]))
-
-
-def _yaml_sequence(first: str, rest: list[str]) -> tuple[str, ...] | None:
-    """A flow (``[a, b]``) or block (``- a``) sequence; None when the value is not one."""
-    value = first.strip()
-    if value.startswith("["):
-        text = " ".join([value, *(line.strip() for line in _continuation(rest))])
-        end = text.find("]")
-        inner = text[1:end] if end > 0 else text[1:]
-        return _keywords(_yaml_plain(item) for item in _FLOW_ITEM.findall(inner))
-    if value and not value.startswith("#"):
-        return None
+def _yaml_value(first: yaml.Event, events: Iterator[yaml.Event], block: str) -> _YamlValue:
+    """The value that starts with ``first``, reading ``events`` to its end (iteratively, so
+    deep nesting costs no stack). Aliases are not followed: an alias value reads as null."""
+    if isinstance(first, yaml.ScalarEvent):
+        return _YamlValue(_scalar_text(first))
+    if not isinstance(first, yaml.CollectionStartEvent):
+        return _YamlValue(None)
     items: list[str | None] = []
-    for line in rest:  # block items may sit at the key's own indentation
-        if not line.strip() or line.lstrip().startswith("#"):
-            continue
-        item = _SEQUENCE_ITEM.match(line)
-        if item is None:
-            if line[:1].isspace():
-                continue  # a nested or continued item: not read
-            break
-        items.append(_yaml_plain(item.group(1) or ""))
-    return _keywords(items)
+    depth = 1
+    last: yaml.Event = first
+    while depth:
+        last = next(events)
+        if isinstance(last, yaml.CollectionStartEvent):
+            depth += 1
+            if depth > YAML_MAX_DEPTH:
+                raise _TooDeep
+        elif isinstance(last, yaml.CollectionEndEvent):
+            depth -= 1
+        elif depth == 1 and isinstance(last, yaml.ScalarEvent):
+            items.append(_scalar_text(last))
+    # PyYAML's marks are character offsets into `block` (libyaml's too, for a str).
+    start = first.start_mark.index if first.start_mark is not None else 0
+    end = last.end_mark.index if last.end_mark is not None else len(block)
+    source = block[start:end]
+    sequence = isinstance(first, yaml.SequenceStartEvent)
+    return _YamlValue(source, tuple(items) if sequence else None)
 
 
-def _yaml_values(block: str) -> dict[str, tuple[str, list[str]]]:
-    """Top-level ``key: value`` lines → (value on the key's line, the lines after it)."""
-    lines = block.split("\n")
-    found: dict[str, tuple[str, list[str]]] = {}
-    for index, line in enumerate(lines):
-        match = re.match(r"^([A-Za-z_][\w.-]*)[ \t]*:(?:[ \t]+(.*))?$", line)
-        if match is not None and match.group(1) not in found:
-            found[match.group(1)] = (match.group(2) or "", lines[index + 1 :])
+def _yaml_values(block: str) -> dict[str, _YamlValue]:
+    """The top-level keys of the block's first document (the first of repeated keys wins).
+
+    A block over ``YAML_MAX_CHARS`` is not read. On a syntax error the keys read before it are
+    kept, so one malformed line does not lose a title above it.
+    """
+    found: dict[str, _YamlValue] = {}
+    if len(block) > YAML_MAX_CHARS:
+        return found
+    events = iter(yaml.parse(block, Loader=_YAML_LOADER))
+    try:
+        event = next(events)
+        while isinstance(event, yaml.StreamStartEvent | yaml.DocumentStartEvent):
+            event = next(events)
+        if not isinstance(event, yaml.MappingStartEvent):
+            return found
+        # A value is kept once the event after it is read: a syntax error right after a
+        # value ("description: a: b") means it was not what the author wrote.
+        pending: tuple[str, _YamlValue] | None = None
+        while True:
+            key = next(events)
+            if pending is not None:
+                found.setdefault(*pending)
+                pending = None
+            if isinstance(key, yaml.MappingEndEvent):
+                break
+            name = key.value if isinstance(key, yaml.ScalarEvent) else None
+            if name is None:
+                _yaml_value(key, events, block)  # a complex key: skip it
+            value = _yaml_value(next(events), events, block)
+            if name is not None:
+                pending = (name, value)
+    except (yaml.YAMLError, StopIteration, _TooDeep):
+        pass
     return found
 
 
@@ -192,12 +203,14 @@ def _yaml_fields(block: str) -> _Fields:
     values = _yaml_values(block)
 
     def scalar(key: str) -> str | None:
-        return _yaml_scalar(*values[key]) if key in values else None
+        return _clean(values[key].text) if key in values else None
 
     keywords: tuple[str, ...] = ()
     if "keywords" in values:
-        sequence = _yaml_sequence(*values["keywords"])
-        keywords = sequence if sequence is not None else _split_keywords(scalar("keywords") or "")
+        found = values["keywords"]
+        keywords = (
+            _keywords(found.items) if found.items is not None else _split_keywords(found.text)
+        )
     language = next(
         (tag for key in _LANGUAGE_KEYS if (tag := _language(scalar(key))) is not None), None
     )
@@ -207,33 +220,28 @@ def _yaml_fields(block: str) -> _Fields:
 # --- TOML ----------------------------------------------------------------------------------------
 
 
-def _toml_string(block: str, key: str) -> str | None:
-    """A top-level string ``key`` found by pattern (for a block ``tomllib`` rejects)."""
-    match = re.search(rf"^{re.escape(key)}\s*=\s*{_TOML_STRING}", block, re.MULTILINE)
-    if match is None:
-        return None
-    literal = match.group(1)
-    if literal.startswith("'"):
-        return literal[1:-1]
+def _toml_values(block: str) -> dict[str, object]:
+    """The block as ``tomllib`` reads it; for a block it rejects, each top-level
+    ``key = value`` line read on its own, so one bad line loses only itself."""
     try:
-        value = json.loads(literal)
-    except ValueError:
-        return literal[1:-1]
-    return value if isinstance(value, str) else None
+        return tomllib.loads(block)
+    except tomllib.TOMLDecodeError:
+        pass
+    found: dict[str, object] = {}
+    for line in block.split("\n"):
+        if line.lstrip().startswith("["):
+            break  # a table: the keys after it are not top-level
+        try:
+            value = tomllib.loads(line)
+        except tomllib.TOMLDecodeError:
+            continue
+        for key, item in value.items():
+            found.setdefault(key, item)
+    return found
 
 
 def _toml_fields(block: str) -> _Fields:
-    data: dict[str, object]
-    try:
-        data = tomllib.loads(block)
-    except tomllib.TOMLDecodeError:
-        array = re.search(r"^keywords\s*=\s*\[([^\]]*)\]", block, re.MULTILINE)
-        if array is not None:
-            keywords = _keywords(_yaml_plain(item) for item in _FLOW_ITEM.findall(array.group(1)))
-        else:
-            keywords = _split_keywords(_toml_string(block, "keywords") or "")
-        data = {key: _toml_string(block, key) for key in ("title", "description", *_LANGUAGE_KEYS)}
-        data["keywords"] = list(keywords)
+    data = _toml_values(block)
     language = next(
         (tag for key in _LANGUAGE_KEYS if (tag := _language(data.get(key))) is not None), None
     )
@@ -280,10 +288,7 @@ def front_matter_string(text: str, key: str) -> str | None:
     if located is None:
         return None
     raw, _body, toml = located
-    if not toml:
-        values = _yaml_values(raw)
-        return _yaml_scalar(*values[key]) if key in values else None
-    try:
-        return _clean(tomllib.loads(raw).get(key))
-    except tomllib.TOMLDecodeError:
-        return _clean(_toml_string(raw, key))
+    if toml:
+        return _clean(_toml_values(raw).get(key))
+    found = _yaml_values(raw).get(key)
+    return None if found is None else _clean(found.text)

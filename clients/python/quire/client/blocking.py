@@ -1,34 +1,39 @@
-"""`QuireClient`: the blocking client for every RPC of quire.v1 (same API as the async one).
+# Generated from aio.py by scripts/unasync_client.py (make generate); do not edit.
+
+"""The client for every RPC of quire.v1: `AsyncQuireClient` (asyncio) in aio.py, and its blocking
+twin `QuireClient` in blocking.py, which `scripts/unasync_client.py` derives from aio.py.
 
 Methods take keyword arguments and return the typed result messages (response wrappers are
-unwrapped). Every failure raises the `QuireError` subclass of its `ErrorCode`. Streaming
-calls are generators.
+unwrapped). Every failure raises the `QuireError` subclass of its `ErrorCode`. Streaming calls
+are (async) generators. Deadlines and retries are applied by the channel's interceptors
+(`_aio_interceptors` / `_blocking_interceptors`), not by the methods.
 """
 
 from __future__ import annotations
 
 import os
-import queue
-import time
-from collections.abc import Callable, Iterable, Iterator
+from collections.abc import Iterable, Iterator
 from types import TracebackType
 from typing import TypeVar
 
 import grpc
 
 from quire.client import _channel
+from quire.client._blocking_interceptors import call_policy_interceptors
+from quire.client._blocking_transport import (
+    Channel,
+    Outbox,
+    SyncDiscoveryValidator,
+    UnaryStreamMultiCallable,
+    UnaryUnaryMultiCallable,
+    cancel,
+    close_channel,
+    decide,
+    open_channel,
+)
 from quire.client._convert import ModeArg, ScopeArg, retrieval_mode, scope_values
 from quire.client.errors import from_rpc_error
-from quire.client.policy import (
-    DEFAULT_RETRY,
-    DEFAULT_TIMEOUTS,
-    RPC_KINDS,
-    RetryPolicy,
-    Timeouts,
-    is_idempotent,
-    is_retryable,
-    resolve_timeout,
-)
+from quire.client.policy import DEFAULT_RETRY, DEFAULT_TIMEOUTS, RetryPolicy, Timeouts
 from quire.client.uploads import SyncSource, metadata_message, upload_requests
 from quire.v1 import (
     admin_pb2,
@@ -46,16 +51,16 @@ from quire.v1 import (
 Req = TypeVar("Req")
 Resp = TypeVar("Resp")
 
-SyncDiscoveryValidator = Callable[[pages_pb2.DiscoveryCheck], bool]
 PemArg = bytes | str | os.PathLike[str] | None
 
 
 class QuireClient:
-    """Blocking client. Use as `with QuireClient(...) as client:` or call `close()`.
+    """A client; use it as a context manager (`async with` / `with`) or call `close()`.
 
-    Same construction arguments as `AsyncQuireClient`: `api_key` defaults to $QUIRE_API_KEY;
-    `tls`, `root_certificates`, `private_key`, `certificate_chain` for TLS/mTLS;
-    `default_timeouts` per call kind; `retry` for idempotent reads.
+    `api_key` defaults to $QUIRE_API_KEY. `tls=True` uses the system roots (or
+    `root_certificates`); `private_key` + `certificate_chain` add a client certificate (mTLS);
+    `tls` may also be ready-made `grpc.ChannelCredentials`. `default_timeouts` sets the deadline
+    per call kind; `retry` the policy for idempotent reads.
     """
 
     def __init__(
@@ -76,23 +81,18 @@ class QuireClient:
         )
         self.target = target
         self._metadata = conn.metadata
-        self._timeouts = default_timeouts
-        self._retry = retry
-        if conn.credentials is None:
-            self._channel = grpc.insecure_channel(target, options=conn.options)
-        else:
-            self._channel = grpc.secure_channel(target, conn.credentials, options=conn.options)
+        self._channel = open_channel(conn, call_policy_interceptors(default_timeouts, retry))
         self._pages = pages_service_pb2_grpc.PagesServiceStub(self._channel)
         self._knowledge = knowledge_service_pb2_grpc.KnowledgeServiceStub(self._channel)
         self._admin = admin_service_pb2_grpc.AdminServiceStub(self._channel)
 
     @property
-    def channel(self) -> grpc.Channel:
+    def channel(self) -> Channel:
         """The underlying channel (e.g. for health checks)."""
         return self._channel
 
     def close(self) -> None:
-        self._channel.close()
+        close_channel(self._channel)
 
     def __enter__(self) -> QuireClient:
         return self
@@ -109,47 +109,29 @@ class QuireClient:
 
     def _unary(
         self,
-        rpc: str,
-        method: grpc.UnaryUnaryMultiCallable[Req, Resp],
+        method: UnaryUnaryMultiCallable[Req, Resp],
         request: Req,
         timeout: float | None,
     ) -> Resp:
-        """One unary call with the kind's deadline; idempotent reads retry on UNAVAILABLE."""
-        budget = resolve_timeout(timeout, RPC_KINDS[rpc], self._timeouts)
-        deadline = None if budget is None else time.monotonic() + budget
-        attempts = self._retry.max_attempts if is_idempotent(rpc) else 1
-        attempt = 0
-        while True:
-            attempt += 1
-            remaining = None if deadline is None else max(0.0, deadline - time.monotonic())
-            try:
-                return method(request, timeout=remaining, metadata=self._metadata)
-            except grpc.RpcError as exc:
-                error = from_rpc_error(exc)
-                if attempt >= attempts or not is_retryable(error):
-                    raise error from exc
-            delay = self._retry.delay(attempt, error.retry_after)
-            if deadline is not None and time.monotonic() + delay >= deadline:
-                raise error
-            time.sleep(delay)
-
-    def _stream_timeout(self, rpc: str, timeout: float | None) -> float | None:
-        return resolve_timeout(timeout, RPC_KINDS[rpc], self._timeouts)
+        """One unary call; the interceptors apply its deadline and retries."""
+        try:
+            return method(request, timeout=timeout, metadata=self._metadata)
+        except grpc.RpcError as exc:
+            raise from_rpc_error(exc) from exc
 
     def _server_stream(
         self,
-        rpc: str,
-        method: grpc.UnaryStreamMultiCallable[Req, Resp],
+        method: UnaryStreamMultiCallable[Req, Resp],
         request: Req,
         timeout: float | None,
     ) -> Iterator[Resp]:
-        call = method(request, timeout=self._stream_timeout(rpc, timeout), metadata=self._metadata)
+        call = method(request, timeout=timeout, metadata=self._metadata)
         try:
             yield from call
         except grpc.RpcError as exc:
             raise from_rpc_error(exc) from exc
         finally:
-            call.cancel()  # type: ignore[no-untyped-call]
+            cancel(call)
 
     # ------------------------------------------------------------------ PagesService
 
@@ -168,7 +150,15 @@ class QuireClient:
     ) -> Iterator[pages_pb2.PageSyncProgress | pages_pb2.SyncReport]:
         """Synchronises a site; yields progress and finally the `SyncReport`.
 
-        See `AsyncQuireClient.sync_pages`. Closing the generator early cancels the RPC.
+        With `validate_discovery`, the server pauses after discovery and the callback decides
+        (for `AsyncQuireClient` it may also be a coroutine function): True accepts, False aborts
+        (the server then fails the call with `DiscoveryRejected`, leaving stored state
+        untouched). If the callback raises, the sync is aborted and the exception propagates.
+        The request side stays open until the server ends the call; closing the generator early
+        (`aclose()` / `close()`, or `break` inside `contextlib.aclosing` / `closing`) cancels
+        the RPC, which stops the sync cooperatively.
+        `language`: the namespace's default language (BCP 47, default "en"), for pages whose
+        own language cannot be told.
         """
         start = pages_service_pb2.SyncPagesRequest(
             start=pages_service_pb2.SyncStart(
@@ -182,18 +172,8 @@ class QuireClient:
                 language=language or "",
             )
         )
-        outbox: queue.SimpleQueue[pages_service_pb2.SyncPagesRequest | None] = queue.SimpleQueue()
-        outbox.put(start)
-
-        def requests() -> Iterator[pages_service_pb2.SyncPagesRequest]:
-            while (item := outbox.get()) is not None:
-                yield item
-
-        call = self._pages.SyncPages(
-            requests(),
-            timeout=self._stream_timeout("SyncPages", timeout),
-            metadata=self._metadata,
-        )
+        outbox = Outbox(start)
+        call = self._pages.SyncPages(outbox.messages(), timeout=timeout, metadata=self._metadata)
         try:
             for message in call:
                 which = message.WhichOneof("message")
@@ -202,19 +182,17 @@ class QuireClient:
                 elif which == "report":
                     yield message.report
                 elif which == "discovery_check":
-                    accept = True
-                    if validate_discovery is not None:
-                        try:
-                            accept = bool(validate_discovery(message.discovery_check))
-                        except BaseException:
-                            outbox.put(_decision(False))
-                            raise
+                    try:
+                        accept = decide(validate_discovery, message.discovery_check)
+                    except BaseException:
+                        outbox.put(_decision(False))
+                        raise
                     outbox.put(_decision(accept))
         except grpc.RpcError as exc:
             raise from_rpc_error(exc) from exc
         finally:
-            outbox.put(None)
-            call.cancel()  # type: ignore[no-untyped-call]
+            outbox.close()
+            cancel(call)
 
     def search_pages(
         self,
@@ -236,7 +214,7 @@ class QuireClient:
             max_output_bytes=max_output_bytes or 0,
             config=config,
         )
-        reply = self._unary("SearchPages", self._pages.SearchPages, request, timeout)
+        reply = self._unary(self._pages.SearchPages, request, timeout)
         return reply.result
 
     def read_page(
@@ -257,7 +235,7 @@ class QuireClient:
             offset=offset,
             max_chars=max_chars or 0,
         )
-        reply = self._unary("ReadPage", self._pages.ReadPage, request, timeout)
+        reply = self._unary(self._pages.ReadPage, request, timeout)
         return reply.page_read
 
     def list_pages(
@@ -273,7 +251,7 @@ class QuireClient:
         request = pages_service_pb2.ListPagesRequest(
             namespace=namespace, prefix=prefix or "", cursor=cursor or "", limit=limit or 0
         )
-        reply = self._unary("ListPages", self._pages.ListPages, request, timeout)
+        reply = self._unary(self._pages.ListPages, request, timeout)
         return reply.page_list
 
     def grep_pages(
@@ -293,31 +271,31 @@ class QuireClient:
             ignore_case=ignore_case,
             limit=limit or 0,
         )
-        reply = self._unary("GrepPages", self._pages.GrepPages, request, timeout)
+        reply = self._unary(self._pages.GrepPages, request, timeout)
         return reply.result
 
     def run_command(
         self, *, namespace: str, command: str, timeout: float | None = None
     ) -> pages_pb2.CommandResult:
         request = pages_service_pb2.RunCommandRequest(namespace=namespace, command=command)
-        reply = self._unary("RunCommand", self._pages.RunCommand, request, timeout)
+        reply = self._unary(self._pages.RunCommand, request, timeout)
         return reply.result
 
     def describe_tools(self, *, timeout: float | None = None) -> list[pages_pb2.ToolDefinition]:
         request = pages_service_pb2.DescribeToolsRequest()
-        reply = self._unary("DescribeTools", self._pages.DescribeTools, request, timeout)
+        reply = self._unary(self._pages.DescribeTools, request, timeout)
         return list(reply.tools)
 
     def get_sync_report(
         self, *, namespace: str, timeout: float | None = None
     ) -> pages_pb2.SyncReport:
         request = pages_service_pb2.GetSyncReportRequest(namespace=namespace)
-        reply = self._unary("GetSyncReport", self._pages.GetSyncReport, request, timeout)
+        reply = self._unary(self._pages.GetSyncReport, request, timeout)
         return reply.report
 
     def list_namespaces(self, *, timeout: float | None = None) -> list[pages_pb2.Namespace]:
         request = pages_service_pb2.ListNamespacesRequest()
-        reply = self._unary("ListNamespaces", self._pages.ListNamespaces, request, timeout)
+        reply = self._unary(self._pages.ListNamespaces, request, timeout)
         return list(reply.namespaces)
 
     # ------------------------------------------------------------------ KnowledgeService
@@ -327,20 +305,20 @@ class QuireClient:
     ) -> knowledge_pb2.Collection:
         request = knowledge_service_pb2.CreateCollectionRequest(name=name)
         k = self._knowledge
-        reply = self._unary("CreateCollection", k.CreateCollection, request, timeout)
+        reply = self._unary(k.CreateCollection, request, timeout)
         return reply.collection
 
     def get_collection(
         self, *, collection_id: str, timeout: float | None = None
     ) -> knowledge_pb2.Collection:
         request = knowledge_service_pb2.GetCollectionRequest(collection_id=collection_id)
-        reply = self._unary("GetCollection", self._knowledge.GetCollection, request, timeout)
+        reply = self._unary(self._knowledge.GetCollection, request, timeout)
         return reply.collection
 
     def list_collections(self, *, timeout: float | None = None) -> list[knowledge_pb2.Collection]:
         request = knowledge_service_pb2.ListCollectionsRequest()
         k = self._knowledge
-        reply = self._unary("ListCollections", k.ListCollections, request, timeout)
+        reply = self._unary(k.ListCollections, request, timeout)
         return list(reply.collections)
 
     def delete_collection(
@@ -348,7 +326,7 @@ class QuireClient:
     ) -> knowledge_pb2.Collection:
         request = knowledge_service_pb2.DeleteCollectionRequest(collection_id=collection_id)
         k = self._knowledge
-        reply = self._unary("DeleteCollection", k.DeleteCollection, request, timeout)
+        reply = self._unary(k.DeleteCollection, request, timeout)
         return reply.collection
 
     def upload_document(
@@ -363,15 +341,14 @@ class QuireClient:
     ) -> knowledge_pb2.Document:
         """Uploads a file in 1 MiB chunks (first message `metadata`); never retried.
 
-        `data` is bytes, a path (`str` or `os.PathLike`), a binary file object, or an
-        iterable of byte chunks. `document_id` replaces that document's content.
+        `data` is bytes, a path (`str` or `os.PathLike`), a binary file object, or an iterable
+        of byte chunks (for `AsyncQuireClient` also an async one). `document_id` replaces that
+        document's content.
         """
         first = metadata_message(collection_id, file_name, mime_type, document_id)
         try:
             reply = self._knowledge.UploadDocument(
-                upload_requests(first, data),
-                timeout=self._stream_timeout("UploadDocument", timeout),
-                metadata=self._metadata,
+                upload_requests(first, data), timeout=timeout, metadata=self._metadata
             )
         except grpc.RpcError as exc:
             raise from_rpc_error(exc) from exc
@@ -381,7 +358,7 @@ class QuireClient:
         self, *, document_id: str, timeout: float | None = None
     ) -> knowledge_pb2.Document:
         request = knowledge_service_pb2.GetDocumentRequest(document_id=document_id)
-        reply = self._unary("GetDocument", self._knowledge.GetDocument, request, timeout)
+        reply = self._unary(self._knowledge.GetDocument, request, timeout)
         return reply.document
 
     def list_documents(
@@ -397,7 +374,7 @@ class QuireClient:
             collection_id=collection_id, cursor=cursor or "", limit=limit or 0
         )
         k = self._knowledge
-        return self._unary("ListDocuments", k.ListDocuments, request, timeout)
+        return self._unary(k.ListDocuments, request, timeout)
 
     def iter_documents(
         self, *, collection_id: str, page_size: int | None = None, timeout: float | None = None
@@ -418,7 +395,7 @@ class QuireClient:
     ) -> knowledge_pb2.Document:
         request = knowledge_service_pb2.DeleteDocumentRequest(document_id=document_id)
         k = self._knowledge
-        reply = self._unary("DeleteDocument", k.DeleteDocument, request, timeout)
+        reply = self._unary(k.DeleteDocument, request, timeout)
         return reply.document
 
     def watch_documents(
@@ -426,9 +403,7 @@ class QuireClient:
     ) -> Iterator[knowledge_pb2.Document]:
         """Yields a Document at each status change; runs until cancelled (no default deadline)."""
         request = knowledge_service_pb2.WatchDocumentsRequest(collection_id=collection_id)
-        for reply in self._server_stream(
-            "WatchDocuments", self._knowledge.WatchDocuments, request, timeout
-        ):
+        for reply in self._server_stream(self._knowledge.WatchDocuments, request, timeout):
             yield reply.document
 
     def upsert_agent(
@@ -441,12 +416,12 @@ class QuireClient:
         request = knowledge_service_pb2.UpsertAgentRequest(
             agent_id=agent_id, attached_collection_ids=list(attached_collection_ids)
         )
-        reply = self._unary("UpsertAgent", self._knowledge.UpsertAgent, request, timeout)
+        reply = self._unary(self._knowledge.UpsertAgent, request, timeout)
         return reply.agent
 
     def get_agent(self, *, agent_id: str, timeout: float | None = None) -> knowledge_pb2.Agent:
         request = knowledge_service_pb2.GetAgentRequest(agent_id=agent_id)
-        reply = self._unary("GetAgent", self._knowledge.GetAgent, request, timeout)
+        reply = self._unary(self._knowledge.GetAgent, request, timeout)
         return reply.agent
 
     def search_knowledge(
@@ -466,7 +441,7 @@ class QuireClient:
             limit=limit or 0,
         )
         k = self._knowledge
-        return self._unary("SearchKnowledge", k.SearchKnowledge, request, timeout)
+        return self._unary(k.SearchKnowledge, request, timeout)
 
     def read_document(
         self,
@@ -485,7 +460,7 @@ class QuireClient:
             offset=offset,
             max_chars=max_chars or 0,
         )
-        reply = self._unary("ReadDocument", self._knowledge.ReadDocument, request, timeout)
+        reply = self._unary(self._knowledge.ReadDocument, request, timeout)
         return reply.slice
 
     def get_index_status(
@@ -493,7 +468,7 @@ class QuireClient:
     ) -> knowledge_pb2.IndexStatus:
         request = knowledge_service_pb2.GetIndexStatusRequest(collection_id=collection_id)
         k = self._knowledge
-        reply = self._unary("GetIndexStatus", k.GetIndexStatus, request, timeout)
+        reply = self._unary(k.GetIndexStatus, request, timeout)
         return reply.status
 
     def watch_index_status(
@@ -501,9 +476,7 @@ class QuireClient:
     ) -> Iterator[knowledge_pb2.IndexStatus]:
         """Yields IndexStatus on every generation change; runs until cancelled."""
         request = knowledge_service_pb2.WatchIndexStatusRequest(collection_id=collection_id)
-        for reply in self._server_stream(
-            "WatchIndexStatus", self._knowledge.WatchIndexStatus, request, timeout
-        ):
+        for reply in self._server_stream(self._knowledge.WatchIndexStatus, request, timeout):
             yield reply.status
 
     # ------------------------------------------------------------------ AdminService
@@ -522,20 +495,20 @@ class QuireClient:
             mode=retrieval_mode(mode), max_search_limit=max_search_limit or 0, reset=reset
         )
         a = self._admin
-        reply = self._unary("SetRetrievalPolicy", a.SetRetrievalPolicy, request, timeout)
+        reply = self._unary(a.SetRetrievalPolicy, request, timeout)
         return reply.policy
 
     def get_retrieval_policy(self, *, timeout: float | None = None) -> admin_pb2.RetrievalPolicy:
         request = admin_service_pb2.GetRetrievalPolicyRequest()
         a = self._admin
-        reply = self._unary("GetRetrievalPolicy", a.GetRetrievalPolicy, request, timeout)
+        reply = self._unary(a.GetRetrievalPolicy, request, timeout)
         return reply.policy
 
     def set_kill_switch(
         self, *, engaged: bool, timeout: float | None = None
     ) -> admin_pb2.RetrievalPolicy:
         request = admin_service_pb2.SetKillSwitchRequest(engaged=engaged)
-        reply = self._unary("SetKillSwitch", self._admin.SetKillSwitch, request, timeout)
+        reply = self._unary(self._admin.SetKillSwitch, request, timeout)
         return reply.policy
 
     def set_namespace_search_config(
@@ -550,9 +523,7 @@ class QuireClient:
             namespace=namespace, config=config
         )
         a = self._admin
-        reply = self._unary(
-            "SetNamespaceSearchConfig", a.SetNamespaceSearchConfig, request, timeout
-        )
+        reply = self._unary(a.SetNamespaceSearchConfig, request, timeout)
         return reply.config
 
     def rebuild_index(
@@ -565,14 +536,14 @@ class QuireClient:
         request = admin_service_pb2.RebuildIndexRequest(
             collection_id=collection_id, index_version=index_version or ""
         )
-        reply = self._unary("RebuildIndex", self._admin.RebuildIndex, request, timeout)
+        reply = self._unary(self._admin.RebuildIndex, request, timeout)
         return reply.status
 
     def rollback_index(
         self, *, collection_id: str, timeout: float | None = None
     ) -> knowledge_pb2.IndexStatus:
         request = admin_service_pb2.RollbackIndexRequest(collection_id=collection_id)
-        reply = self._unary("RollbackIndex", self._admin.RollbackIndex, request, timeout)
+        reply = self._unary(self._admin.RollbackIndex, request, timeout)
         return reply.status
 
     def run_gate(
@@ -591,7 +562,7 @@ class QuireClient:
             max_documents=max_documents or 0,
             max_queries=max_queries or 0,
         )
-        for reply in self._server_stream("RunGate", self._admin.RunGate, request, timeout):
+        for reply in self._server_stream(self._admin.RunGate, request, timeout):
             if reply.WhichOneof("message") == "result":
                 yield reply.result
             else:
@@ -602,12 +573,12 @@ class QuireClient:
     ) -> admin_service_pb2.GetGateStatusResponse:
         """`result` (unset when none for the fingerprint) and `current_fingerprint`."""
         request = admin_service_pb2.GetGateStatusRequest()
-        return self._unary("GetGateStatus", self._admin.GetGateStatus, request, timeout)
+        return self._unary(self._admin.GetGateStatus, request, timeout)
 
     def get_shadow_report(self, *, timeout: float | None = None) -> admin_pb2.ShadowReport:
         request = admin_service_pb2.GetShadowReportRequest()
         a = self._admin
-        reply = self._unary("GetShadowReport", a.GetShadowReport, request, timeout)
+        reply = self._unary(a.GetShadowReport, request, timeout)
         return reply.report
 
     def create_api_key(
@@ -615,12 +586,12 @@ class QuireClient:
     ) -> admin_pb2.ApiKey:
         """Scopes as names (`"read"`, `"write"`, `"admin"`, `"tune"`) or enum values."""
         request = admin_service_pb2.CreateApiKeyRequest(scopes=scope_values(scopes))
-        reply = self._unary("CreateApiKey", self._admin.CreateApiKey, request, timeout)
+        reply = self._unary(self._admin.CreateApiKey, request, timeout)
         return reply.key
 
     def revoke_api_key(self, *, key_id: str, timeout: float | None = None) -> None:
         request = admin_service_pb2.RevokeApiKeyRequest(key_id=key_id)
-        self._unary("RevokeApiKey", self._admin.RevokeApiKey, request, timeout)
+        self._unary(self._admin.RevokeApiKey, request, timeout)
 
 
 def _decision(accept: bool) -> pages_service_pb2.SyncPagesRequest:

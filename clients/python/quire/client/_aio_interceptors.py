@@ -1,0 +1,115 @@
+"""Client interceptors that give every quire.v1 call its kind's deadline and retry unary reads.
+
+The policy itself (call kinds, default deadlines, backoff) is `quire.client.policy`; these
+interceptors only apply it, so that each client method is a single plain stub call. A call's
+`timeout=` reaches them as the call's deadline: None means "the kind's default", `math.inf`
+means "none". The deadline covers every attempt of a retried read. Calls outside quire.v1
+(health checks on `client.channel`) pass through untouched.
+"""
+
+from __future__ import annotations
+
+import time
+from typing import Any
+
+from quire.client._aio_transport import (
+    ClientCallDetails,
+    StreamStreamClientInterceptor,
+    StreamUnaryClientInterceptor,
+    UnaryStreamClientInterceptor,
+    UnaryUnaryClientInterceptor,
+    failure,
+    sleep,
+    with_timeout,
+)
+from quire.client.policy import (
+    RPC_KINDS,
+    RetryPolicy,
+    Timeouts,
+    is_idempotent,
+    is_retryable,
+    resolve_timeout,
+    rpc_of_method,
+)
+
+Continuation = Any  # the stubs type it loosely and differently for grpc and grpc.aio
+
+
+class _Deadlines:
+    def __init__(self, timeouts: Timeouts) -> None:
+        self._timeouts = timeouts
+
+    def budget(self, rpc: str, details: ClientCallDetails) -> float | None:
+        """Seconds the whole call may take: the call's `timeout=`, else its kind's default."""
+        return resolve_timeout(details.timeout, RPC_KINDS[rpc], self._timeouts)
+
+    def applied(self, details: ClientCallDetails) -> ClientCallDetails:
+        rpc = rpc_of_method(details.method)
+        return details if rpc is None else with_timeout(details, self.budget(rpc, details))
+
+
+class UnaryPolicyInterceptor(UnaryUnaryClientInterceptor, _Deadlines):  # type: ignore[type-arg]
+    """Deadline of every unary call; retries of idempotent reads on UNAVAILABLE."""
+
+    def __init__(self, timeouts: Timeouts, retry: RetryPolicy) -> None:
+        _Deadlines.__init__(self, timeouts)
+        self._retry = retry
+
+    async def intercept_unary_unary(
+        self, continuation: Continuation, client_call_details: ClientCallDetails, request: Any
+    ) -> Any:
+        rpc = rpc_of_method(client_call_details.method)
+        if rpc is None:
+            return await continuation(client_call_details, request)
+        budget = self.budget(rpc, client_call_details)
+        deadline = None if budget is None else time.monotonic() + budget
+        attempts = self._retry.max_attempts if is_idempotent(rpc) else 1
+        attempt = 0
+        while True:
+            attempt += 1
+            remaining = None if deadline is None else max(0.0, deadline - time.monotonic())
+            call = await continuation(with_timeout(client_call_details, remaining), request)
+            error = await failure(call)
+            if error is None or attempt >= attempts or not is_retryable(error):
+                return call
+            delay = self._retry.delay(attempt, error.retry_after)
+            if deadline is not None and time.monotonic() + delay >= deadline:
+                return call
+            await sleep(delay)
+
+
+class _StreamDeadlines(_Deadlines):
+    """A stream's deadline; its kind of call is the grpc base class of the subclass."""
+
+    async def _with_deadline(
+        self, continuation: Continuation, client_call_details: ClientCallDetails, request: Any
+    ) -> Any:
+        return await continuation(self.applied(client_call_details), request)
+
+    intercept_unary_stream = _with_deadline
+    intercept_stream_unary = _with_deadline
+    intercept_stream_stream = _with_deadline
+
+
+# grpc.aio files an interceptor under the first kind of call it is an instance of, so each kind
+# needs its own class.
+class UnaryStreamDeadlineInterceptor(_StreamDeadlines, UnaryStreamClientInterceptor):  # type: ignore[type-arg]
+    pass
+
+
+class StreamUnaryDeadlineInterceptor(_StreamDeadlines, StreamUnaryClientInterceptor):  # type: ignore[type-arg]
+    pass
+
+
+class StreamStreamDeadlineInterceptor(_StreamDeadlines, StreamStreamClientInterceptor):  # type: ignore[type-arg]
+    pass
+
+
+def call_policy_interceptors(timeouts: Timeouts, retry: RetryPolicy) -> list[Any]:
+    """The interceptors a client installs on its channel, one per kind of call."""
+    return [
+        UnaryPolicyInterceptor(timeouts, retry),
+        UnaryStreamDeadlineInterceptor(timeouts),
+        StreamUnaryDeadlineInterceptor(timeouts),
+        StreamStreamDeadlineInterceptor(timeouts),
+    ]

@@ -1,0 +1,105 @@
+"""The few primitives that differ between grpc.aio and blocking grpc, for the blocking client.
+
+The same names as `_aio_transport`, for blocking grpc: `blocking.py` and
+`_blocking_interceptors.py`, generated from the asyncio modules by `scripts/unasync_client.py`,
+import this module where the asyncio ones import `_aio_transport`.
+"""
+
+from __future__ import annotations
+
+import queue
+import time
+from collections.abc import Callable, Iterator
+from dataclasses import dataclass
+from typing import Any, Generic, TypeVar
+
+import grpc
+
+from quire.client._channel import Connection
+from quire.client.errors import QuireError, from_rpc_error
+from quire.v1 import pages_pb2
+
+T = TypeVar("T")
+
+Channel = grpc.Channel
+ClientCallDetails = grpc.ClientCallDetails
+UnaryUnaryMultiCallable = grpc.UnaryUnaryMultiCallable
+UnaryStreamMultiCallable = grpc.UnaryStreamMultiCallable
+
+SyncDiscoveryValidator = Callable[[pages_pb2.DiscoveryCheck], bool]
+
+sleep = time.sleep
+
+# The stubs make these generic; grpc's classes are not, so subclasses name them bare.
+UnaryUnaryClientInterceptor = grpc.UnaryUnaryClientInterceptor
+UnaryStreamClientInterceptor = grpc.UnaryStreamClientInterceptor
+StreamUnaryClientInterceptor = grpc.StreamUnaryClientInterceptor
+StreamStreamClientInterceptor = grpc.StreamStreamClientInterceptor
+
+
+def open_channel(conn: Connection, interceptors: list[Any]) -> grpc.Channel:
+    if conn.credentials is None:
+        channel = grpc.insecure_channel(conn.target, options=conn.options)
+    else:
+        channel = grpc.secure_channel(conn.target, conn.credentials, options=conn.options)
+    return grpc.intercept_channel(channel, *interceptors)
+
+
+def close_channel(channel: grpc.Channel) -> None:
+    channel.close()
+
+
+@dataclass
+class _CallDetails(grpc.ClientCallDetails):
+    method: str
+    timeout: float | None
+    metadata: Any
+    credentials: grpc.CallCredentials | None
+    wait_for_ready: bool | None
+    compression: grpc.Compression | None
+
+
+def with_timeout(details: grpc.ClientCallDetails, timeout: float | None) -> grpc.ClientCallDetails:
+    """The same call with another deadline (seconds from now, None for none)."""
+    return _CallDetails(
+        details.method,
+        timeout,
+        details.metadata,
+        details.credentials,
+        getattr(details, "wait_for_ready", None),
+        getattr(details, "compression", None),
+    )
+
+
+def failure(call: Any) -> QuireError | None:
+    """Waits for a unary call to end; its error, or None when it succeeded."""
+    error = call.exception()
+    return from_rpc_error(error) if isinstance(error, grpc.RpcError) else None
+
+
+def cancel(call: Any) -> None:
+    call.cancel()
+
+
+def decide(validate: SyncDiscoveryValidator | None, check: pages_pb2.DiscoveryCheck) -> bool:
+    """The validator's verdict on a DiscoveryCheck (no validator accepts)."""
+    return True if validate is None else bool(validate(check))
+
+
+class Outbox(Generic[T]):
+    """The request side of a bidirectional stream: messages put while the replies are read."""
+
+    def __init__(self, first: T) -> None:
+        self._queue: queue.SimpleQueue[T | None] = queue.SimpleQueue()
+        self._queue.put(first)
+
+    def put(self, message: T) -> None:
+        self._queue.put(message)
+
+    def close(self) -> None:
+        """Ends the request side once the messages put so far are sent."""
+        self._queue.put(None)
+
+    def messages(self) -> Iterator[T]:
+        while (message := self._queue.get()) is not None:
+            yield message
