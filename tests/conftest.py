@@ -129,7 +129,9 @@ async def harness(database_url: str, request: pytest.FixtureRequest) -> AsyncIte
     """A real Quire gRPC server on loopback over the module's database.
 
     Modules that need vectors mark themselves `pytest.mark.usefixtures("embeddings")`-style by
-    requesting the `embeddings` fixture; the server then has the real model loaded.
+    requesting the `embeddings` fixture; the server then has the real model loaded. A module
+    with `HTTP_LISTENER = True` also gets the Connect listener on a free port
+    (`harness.running.http.port`).
     """
     from quire.server.app import prepare_database, start
     from quire.server.config import Settings
@@ -141,6 +143,7 @@ async def harness(database_url: str, request: pytest.FixtureRequest) -> AsyncIte
     )
     settings = Settings(
         address="127.0.0.1:0",
+        http_address="127.0.0.1:0" if getattr(request.module, "HTTP_LISTENER", False) else "",
         database_url=database_url,
         grace_seconds=1.0,
         # RunGate runs data sets by name from here (e.g. "scifact"), when the shared data is there.

@@ -6,7 +6,7 @@ import asyncio
 import contextlib
 import logging
 import signal
-from collections.abc import Awaitable, Callable
+from collections.abc import Awaitable, Callable, Sequence
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
@@ -25,6 +25,9 @@ from quire.server.config import Settings
 from quire.server.embeddings import EmbeddingService, load_default
 from quire.server.gate import catalogue
 from quire.server.health import DatabaseHealth
+from quire.server.http.asgi import ASGIApp
+from quire.server.http.endpoints import HandlerCollector
+from quire.server.http.listener import HttpListener, start_listener
 from quire.server.rpc import QuireInterceptor
 from quire.server.services.admin import AdminService
 from quire.server.services.knowledge import KnowledgeService
@@ -35,11 +38,24 @@ from quire.server.storage.database import check_pgvector, create_pool
 from quire.server.storage.embedded import EmbeddedPostgres, resolve_database_url
 from quire.server.storage.notifications import Notifications
 from quire.server.storage.supervisor import GaveUp, supervise
-from quire.v1 import admin_service_pb2_grpc, knowledge_service_pb2_grpc, pages_service_pb2_grpc
+from quire.v1 import (
+    admin_service_pb2,
+    admin_service_pb2_grpc,
+    knowledge_service_pb2,
+    knowledge_service_pb2_grpc,
+    pages_service_pb2,
+    pages_service_pb2_grpc,
+)
 
 log = logging.getLogger(__name__)
 
 SERVICE_NAMES = ("quire.v1.PagesService", "quire.v1.KnowledgeService", "quire.v1.AdminService")
+# The same three services, as descriptors: what the Connect listener serves.
+SERVICES = (
+    pages_service_pb2.DESCRIPTOR.services_by_name["PagesService"],
+    knowledge_service_pb2.DESCRIPTOR.services_by_name["KnowledgeService"],
+    admin_service_pb2.DESCRIPTOR.services_by_name["AdminService"],
+)
 
 
 @dataclass
@@ -48,11 +64,16 @@ class Running:
     port: int
     state: AppState
     health: Any
+    # The Connect listener, when `settings.http_address` is set.
+    http: HttpListener | None = None
 
     async def stop(self, grace: float | None = None) -> None:
         """Refuses new calls, lets in-flight calls finish within `grace`, then closes the pool."""
         await self.health.enter_graceful_shutdown()
-        await self.server.stop(self.state.settings.grace_seconds if grace is None else grace)
+        stopping = [self.server.stop(self.state.settings.grace_seconds if grace is None else grace)]
+        if self.http is not None:
+            stopping.append(self.http.stop())
+        await asyncio.gather(*stopping)
         if self.state.database is not None:
             await self.state.database.stop()
         await self.state.extras["shadow_runner"].drain()
@@ -102,8 +123,13 @@ def load_embeddings() -> EmbeddingService | None:
 
 
 async def start(
-    settings: Settings, pool: asyncpg.Pool, embeddings: EmbeddingService | None = None
+    settings: Settings,
+    pool: asyncpg.Pool,
+    embeddings: EmbeddingService | None = None,
+    http_mounts: Sequence[tuple[str, ASGIApp]] = (),
 ) -> Running:
+    """Starts the gRPC server and, with `settings.http_address`, the Connect listener; other
+    ASGI apps join the listener as `http_mounts`, (path prefix, app) pairs."""
     telemetry.configure()
     SourcePolicy(settings.allow_sources)  # a malformed --allow-source fails at start, not per call
     catalogue.check_directory(settings.gate_datasets)
@@ -120,13 +146,16 @@ async def start(
     notifications = Notifications(settings.database_url)
     notifications.start()
     state.extras["notifications"] = notifications
+    # One chain for both listeners: a call over Connect is authenticated, limited (one
+    # organisation limiter for both), timed and traced exactly as one over gRPC.
+    interceptors = [
+        telemetry.rpc_interceptor(),  # first, so the span covers auth and errors too
+        QuireInterceptor(
+            state.verifier, settings.org_concurrency, settings.org_running_limit, database
+        ),
+    ]
     server = aio.server(
-        interceptors=[
-            telemetry.rpc_interceptor(),  # first, so the span covers auth and errors too
-            QuireInterceptor(
-                state.verifier, settings.org_concurrency, settings.org_running_limit, database
-            ),
-        ],
+        interceptors=interceptors,
         options=[
             ("grpc.max_receive_message_length", settings.max_message_bytes),
             ("grpc.max_send_message_length", settings.max_message_bytes),
@@ -140,9 +169,12 @@ async def start(
     # The servicers are completed at import time by fill_unimplemented, which mypy cannot see.
     services: Any = (PagesService, KnowledgeService, AdminService)
     pages, knowledge, admin = (cls(state) for cls in services)
-    pages_service_pb2_grpc.add_PagesServiceServicer_to_server(pages, server)
-    knowledge_service_pb2_grpc.add_KnowledgeServiceServicer_to_server(knowledge, server)
-    admin_service_pb2_grpc.add_AdminServiceServicer_to_server(admin, server)
+    collected = HandlerCollector()
+    targets: tuple[Any, ...] = (server, collected)  # the collector stands in for a server
+    for target in targets:
+        pages_service_pb2_grpc.add_PagesServiceServicer_to_server(pages, target)
+        knowledge_service_pb2_grpc.add_KnowledgeServiceServicer_to_server(knowledge, target)
+        admin_service_pb2_grpc.add_AdminServiceServicer_to_server(admin, target)
     health_pb2_grpc.add_HealthServicer_to_server(health_servicer, server)
     reflection.enable_server_reflection(
         (
@@ -160,9 +192,14 @@ async def start(
     if port == 0:
         raise RuntimeError(f"cannot listen on {settings.address}")
     await server.start()
+    http = None
+    if settings.http_address:
+        http = await start_listener(
+            settings, SERVICES, collected.handlers, interceptors, http_mounts
+        )
     await database.start()  # SERVING for "" and every service, then follows the database
     log.info("serving", extra={"address": settings.address, "port": port})
-    return Running(server, port, state, health_servicer)
+    return Running(server, port, state, health_servicer, http)
 
 
 async def serve(

@@ -13,7 +13,7 @@ import asyncpg
 
 from quire.indexer.home import quire_home
 from quire.server import auth
-from quire.server.config import DEFAULT_ADDRESS, Settings
+from quire.server.config import DEFAULT_ADDRESS, DEFAULT_HTTP_ADDRESS, Settings
 from quire.server.telemetry import configure_logging
 
 DEV_ORG = "dev"
@@ -23,6 +23,8 @@ def _settings(args: argparse.Namespace) -> Settings:
     settings = Settings.from_env()
     if getattr(args, "address", None):
         settings.address = args.address
+    if getattr(args, "http_address", None) is not None:
+        settings.http_address = args.http_address
     for flag in ("tls_cert", "tls_key", "tls_client_ca"):
         if getattr(args, flag, None):
             setattr(settings, f"{flag}_file", getattr(args, flag))
@@ -79,6 +81,10 @@ def cmd_up(args: argparse.Namespace) -> int:
                 fresh = True
         host = settings.address.rsplit(":", 1)[0]
         print(f"Quire is serving on {host}:{running.port}", flush=True)
+        if running.http is not None:
+            http_host = settings.http_address.rsplit(":", 1)[0]
+            scheme = "https" if settings.tls_cert_file else "http"
+            print(f"Connect (HTTP/JSON) on {scheme}://{http_host}:{running.http.port}", flush=True)
         if fresh:
             print(f"Dev API key (shown once, also in {key_file}): {token}", flush=True)
         else:
@@ -256,6 +262,12 @@ def build_parser() -> argparse.ArgumentParser:
         )
         p.add_argument(
             "--address", help=f"listen address (default {DEFAULT_ADDRESS}, or $QUIRE_ADDRESS)"
+        )
+        p.add_argument(
+            "--http-address",
+            metavar="HOST:PORT",
+            help=f"Connect (HTTP/JSON) listen address (default {DEFAULT_HTTP_ADDRESS}, or "
+            "$QUIRE_HTTP_ADDRESS); an empty value turns the HTTP listener off",
         )
         p.add_argument(
             "--allow-source",

@@ -6,6 +6,8 @@ import os
 from dataclasses import dataclass, field
 
 DEFAULT_ADDRESS = "127.0.0.1:50051"
+# Where `quire up` / `quire serve` serve Connect (HTTP/1.1 and h2c) unless told otherwise.
+DEFAULT_HTTP_ADDRESS = "127.0.0.1:8080"
 MAX_MESSAGE_BYTES = 8 * 1024 * 1024
 
 
@@ -17,6 +19,10 @@ def _env_int(name: str, default: int) -> int:
 @dataclass
 class Settings:
     address: str = DEFAULT_ADDRESS
+    # The HTTP listener (Connect for every RPC, and mounted apps); empty: none. Empty here so
+    # an embedded server (tests, benchmarks) opens no second port unless asked; the CLI's
+    # default is DEFAULT_HTTP_ADDRESS.
+    http_address: str = ""
     database_url: str = ""
     # Message-size bound for every request and response (uploads stream in 1 MiB pieces).
     max_message_bytes: int = MAX_MESSAGE_BYTES
@@ -55,6 +61,7 @@ class Settings:
         allow = os.environ.get("QUIRE_ALLOW_SOURCES", "")
         return cls(
             address=os.environ.get("QUIRE_ADDRESS", DEFAULT_ADDRESS),
+            http_address=os.environ.get("QUIRE_HTTP_ADDRESS", DEFAULT_HTTP_ADDRESS),
             database_url=os.environ.get("QUIRE_DATABASE_URL", ""),
             max_message_bytes=_env_int("QUIRE_MAX_MESSAGE_BYTES", MAX_MESSAGE_BYTES),
             max_upload_bytes=_env_int("QUIRE_MAX_UPLOAD_BYTES", 64 * 1024 * 1024),

@@ -1,0 +1,352 @@
+"""Connect over HTTP against a real server, spoken raw with httpx as curl would speak it:
+HTTP/1.1 and h2c, JSON and binary protobuf, unary and streaming calls, and bad input, which
+always gets a typed Connect error (code + quire.v1.ErrorDetail), never a 500."""
+
+from __future__ import annotations
+
+import base64
+import json
+import struct
+from collections.abc import AsyncIterator, Iterator
+from typing import Any
+
+import httpx
+import pytest
+import pytest_asyncio
+
+from quire.server.app import SERVICES
+from quire.v1 import errors_pb2, pages_service_pb2
+from tests.conftest import Harness, Keys
+from tests.support.site_server import Reply, SiteServer
+
+NEEDS_MODEL = True
+HTTP_LISTENER = True
+NS = "connect-docs"
+
+PAGES = {
+    "/guide/intro.md": "# Introduction\n\nQuire keeps documentation searchable. It mentions "
+    "marmalade exactly once.\n",
+    "/guide/install.md": "# Install\n\nRun the installer, then start the server with quire up.\n",
+}
+
+END_STREAM = 0x02
+
+
+def envelope(payload: bytes, flags: int = 0) -> bytes:
+    return struct.pack(">BI", flags, len(payload)) + payload
+
+
+def envelopes(body: bytes) -> list[tuple[int, bytes]]:
+    """The (flags, payload) frames of a Connect streaming body."""
+    frames = []
+    while body:
+        flags, size = struct.unpack(">BI", body[:5])
+        frames.append((flags, body[5 : 5 + size]))
+        body = body[5 + size :]
+    return frames
+
+
+def stream_outcome(body: bytes) -> tuple[list[dict[str, Any]], dict[str, Any] | None]:
+    """Messages (JSON) and the end-stream error, if any, of a Connect streaming response."""
+    messages, error = [], None
+    for flags, payload in envelopes(body):
+        if flags & END_STREAM:
+            error = json.loads(payload).get("error")
+        else:
+            messages.append(json.loads(payload))
+    return messages, error
+
+
+def error_detail(error: dict[str, Any]) -> errors_pb2.ErrorDetail:
+    """The quire.v1.ErrorDetail among a Connect error's details."""
+    for detail in error.get("details", ()):
+        if detail["type"] == "quire.v1.ErrorDetail":
+            raw = base64.b64decode(detail["value"] + "=" * (-len(detail["value"]) % 4))
+            return errors_pb2.ErrorDetail.FromString(raw)
+    raise AssertionError(f"no ErrorDetail in {error}")
+
+
+@pytest.fixture(scope="module")
+def site(harness: Harness) -> Iterator[SiteServer]:
+    server = SiteServer()
+    with server:
+        links = "\n".join(f"- [{p}]({server.url}{p})" for p in PAGES)
+        server.route("/llms.txt", Reply.text(f"# Docs\n\n{links}\n"))
+        for path, text in PAGES.items():
+            server.route(path, Reply.text(text, content_type="text/markdown"))
+        harness.running.state.settings.allow_sources.append(server.origin)  # type: ignore[attr-defined]
+        yield server
+
+
+@pytest_asyncio.fixture(scope="module", loop_scope="session")
+async def keys(harness: Harness) -> Keys:
+    return await harness.keys("connect-org")
+
+
+@pytest.fixture(scope="module")
+def base_url(harness: Harness) -> str:
+    return f"http://127.0.0.1:{harness.running.http.port}"  # type: ignore[attr-defined]
+
+
+@pytest_asyncio.fixture(scope="module", loop_scope="session")
+async def http1(base_url: str) -> AsyncIterator[httpx.AsyncClient]:
+    async with httpx.AsyncClient(base_url=base_url, timeout=60) as client:
+        yield client
+
+
+@pytest_asyncio.fixture(scope="module", loop_scope="session")
+async def h2c(base_url: str) -> AsyncIterator[httpx.AsyncClient]:
+    # http1=False: HTTP/2 with prior knowledge over cleartext, as `curl --http2-prior-knowledge`.
+    async with httpx.AsyncClient(base_url=base_url, http1=False, http2=True, timeout=60) as c:
+        yield c
+
+
+def auth(token: str) -> dict[str, str]:
+    return {"authorization": f"Bearer {token}"}
+
+
+async def call_json(
+    client: httpx.AsyncClient, rpc: str, body: object, token: str | None, **headers: str
+) -> httpx.Response:
+    sent = {"content-type": "application/json", **headers, **(auth(token) if token else {})}
+    content = body if isinstance(body, bytes) else json.dumps(body).encode()
+    return await client.post(f"/quire.v1.{rpc}", content=content, headers=sent)
+
+
+def assert_typed(response: httpx.Response) -> None:
+    assert response.status_code != 500, response.text
+    assert "Traceback" not in response.text
+
+
+@pytest_asyncio.fixture(scope="module", loop_scope="session")
+async def synced(h2c: httpx.AsyncClient, site: SiteServer, keys: Keys) -> list[dict[str, Any]]:
+    """SyncPages over h2c: a bidirectional stream with one request message."""
+    start = {"start": {"namespace": NS, "url": f"{site.url}/llms.txt"}}
+    response = await h2c.post(
+        "/quire.v1.PagesService/SyncPages",
+        content=envelope(json.dumps(start).encode()),
+        headers={"content-type": "application/connect+json", **auth(keys.write)},
+    )
+    assert response.status_code == 200 and response.http_version == "HTTP/2"
+    messages, error = stream_outcome(response.content)
+    assert error is None, error
+    return messages
+
+
+async def test_sync_pages_streams_progress_and_a_report_over_h2c(
+    synced: list[dict[str, Any]],
+) -> None:
+    assert any("progress" in m for m in synced)
+    report = synced[-1]["report"]
+    assert report["status"] == "SYNC_STATUS_COMPLETED"
+    assert report["discovered"] == 2 and report["updated"] == 2
+
+
+async def test_unary_json_over_http1(
+    http1: httpx.AsyncClient, keys: Keys, synced: list[dict[str, Any]]
+) -> None:
+    response = await call_json(
+        http1, "PagesService/SearchPages", {"namespace": NS, "query": "marmalade"}, keys.read
+    )
+    assert response.status_code == 200, response.text
+    assert response.http_version == "HTTP/1.1"
+    assert response.headers["content-type"] == "application/json"
+    hits = response.json()["result"]["hits"]
+    assert hits and hits[0]["path"] == "/guide/intro.md"
+
+
+async def test_unary_proto_over_h2c(
+    h2c: httpx.AsyncClient, keys: Keys, synced: list[dict[str, Any]]
+) -> None:
+    request = pages_service_pb2.ListPagesRequest(namespace=NS)
+    response = await h2c.post(
+        "/quire.v1.PagesService/ListPages",
+        content=request.SerializeToString(),
+        headers={"content-type": "application/proto", **auth(keys.read)},
+    )
+    assert response.status_code == 200 and response.http_version == "HTTP/2"
+    assert response.headers["content-type"] == "application/proto"
+    listed = pages_service_pb2.ListPagesResponse.FromString(response.content)
+    assert [p.path for p in listed.page_list.pages] == sorted(PAGES)
+
+
+async def test_side_effect_free_calls_answer_get(
+    http1: httpx.AsyncClient, keys: Keys, synced: list[dict[str, Any]]
+) -> None:
+    message = json.dumps({"namespace": NS, "path": "/guide/install.md"})
+    response = await http1.get(
+        "/quire.v1.PagesService/ReadPage",
+        params={"encoding": "json", "message": message},
+        headers=auth(keys.read),
+    )
+    assert response.status_code == 200, response.text
+    assert "quire up" in response.json()["pageRead"]["content"]
+
+
+async def test_watch_documents_streams_over_http1(http1: httpx.AsyncClient, keys: Keys) -> None:
+    created = await call_json(
+        http1, "KnowledgeService/CreateCollection", {"name": "connect-watch"}, keys.write
+    )
+    assert created.status_code == 200, created.text
+    collection_id = created.json()["collection"]["collectionId"]
+    upload = [
+        {"metadata": {"collectionId": collection_id, "fileName": "notes.txt"}},
+        {"data": base64.b64encode(b"plain notes about marmalade").decode()},
+    ]
+    uploaded = await http1.post(
+        "/quire.v1.KnowledgeService/UploadDocument",
+        content=b"".join(envelope(json.dumps(m).encode()) for m in upload),
+        headers={"content-type": "application/connect+json", **auth(keys.write)},
+    )
+    messages, error = stream_outcome(uploaded.content)
+    assert error is None and messages[0]["document"]["fileName"] == "notes.txt"
+    # A watch never ends by itself: the deadline ends it after the current state is sent.
+    watched = await http1.post(
+        "/quire.v1.KnowledgeService/WatchDocuments",
+        content=envelope(json.dumps({"collectionId": collection_id}).encode()),
+        headers={
+            "content-type": "application/connect+json",
+            "connect-timeout-ms": "1500",
+            **auth(keys.read),
+        },
+    )
+    assert watched.status_code == 200
+    messages, error = stream_outcome(watched.content)
+    assert messages and messages[0]["document"]["fileName"] == "notes.txt"
+    assert error is not None and error["code"] == "deadline_exceeded"
+
+
+def _rpcs() -> list[tuple[str, Any]]:
+    return [(f"{s.name}/{m.name}", m) for s in SERVICES for m in s.methods]
+
+
+@pytest.mark.parametrize(("rpc", "method"), _rpcs(), ids=[name for name, _ in _rpcs()])
+async def test_every_rpc_is_reachable_through_the_interceptors(
+    h2c: httpx.AsyncClient, rpc: str, method: Any
+) -> None:
+    """No key: each RPC answers `unauthenticated` from rpc.py, so each is routed, decoded
+    and run through the same chain as over gRPC (a missing route would be 404)."""
+    streaming = method.client_streaming or method.server_streaming
+    headers = {"content-type": "application/connect+json" if streaming else "application/json"}
+    body = envelope(b"{}") if streaming else b"{}"
+    response = await h2c.post(f"/quire.v1.{rpc}", content=body, headers=headers)
+    assert_typed(response)
+    if streaming:
+        assert response.status_code == 200
+        _, error = stream_outcome(response.content)
+    else:
+        assert response.status_code == 401
+        error = response.json()
+    assert error is not None and error["code"] == "unauthenticated", error
+    assert error_detail(error).code == errors_pb2.ERROR_CODE_UNAUTHENTICATED
+
+
+async def test_bidi_over_http1_is_refused_as_unimplemented(
+    http1: httpx.AsyncClient, keys: Keys
+) -> None:
+    start = {"start": {"namespace": NS, "url": "https://docs.example.test/llms.txt"}}
+    response = await http1.post(
+        "/quire.v1.PagesService/SyncPages",
+        content=envelope(json.dumps(start).encode()),
+        headers={"content-type": "application/connect+json", **auth(keys.write)},
+    )
+    assert_typed(response)
+    _, error = stream_outcome(response.content)
+    assert error is not None and error["code"] == "unimplemented"
+    assert "HTTP/2" in error["message"]
+
+
+SEARCH = "PagesService/SearchPages"
+
+
+@pytest.mark.parametrize(
+    ("body", "headers", "status", "code"),
+    [
+        (b'{"namespace": "x", "query": ', {}, 400, "invalid_argument"),  # malformed JSON
+        ({"namespace": NS, "query": "q", "colour": "blue"}, {}, 400, "invalid_argument"),
+        ({"namespace": NS, "query": "q"}, {"content-type": "text/plain"}, 415, "invalid_argument"),
+        ({"namespace": NS, "query": "q"}, {"connect-timeout-ms": "soon"}, 400, "invalid_argument"),
+        (b"{}" + b" " * (9 * 1024 * 1024), {}, 429, "resource_exhausted"),  # over 8 MiB
+    ],
+    ids=["malformed-json", "unknown-field", "wrong-content-type", "bad-timeout", "oversized"],
+)
+async def test_bad_input_gets_a_typed_connect_error(
+    http1: httpx.AsyncClient,
+    keys: Keys,
+    body: object,
+    headers: dict[str, str],
+    status: int,
+    code: str,
+) -> None:
+    response = await call_json(http1, SEARCH, body, keys.read, **headers)
+    assert_typed(response)
+    assert response.status_code == status, response.text
+    assert response.headers["content-type"] == "application/json"
+    assert response.json()["code"] == code
+
+
+@pytest.mark.parametrize(
+    ("token", "status", "code", "error_code"),
+    [
+        (None, 401, "unauthenticated", errors_pb2.ERROR_CODE_UNAUTHENTICATED),
+        ("qk_0000_wrong", 401, "unauthenticated", errors_pb2.ERROR_CODE_UNAUTHENTICATED),
+        ("admin", 403, "permission_denied", errors_pb2.ERROR_CODE_PERMISSION_DENIED),
+    ],
+    ids=["missing-bearer", "wrong-bearer", "wrong-scope"],
+)
+async def test_auth_failures_carry_the_error_detail(
+    http1: httpx.AsyncClient,
+    keys: Keys,
+    token: str | None,
+    status: int,
+    code: str,
+    error_code: int,
+) -> None:
+    bearer = keys.admin if token == "admin" else token
+    response = await call_json(http1, SEARCH, {"namespace": NS, "query": "q"}, bearer)
+    assert_typed(response)
+    assert response.status_code == status
+    error = response.json()
+    assert error["code"] == code
+    assert error_detail(error).code == error_code
+    assert any(d["type"] == "google.rpc.ErrorInfo" for d in error["details"])
+
+
+async def test_validation_names_the_field(http1: httpx.AsyncClient, keys: Keys) -> None:
+    response = await call_json(
+        http1, SEARCH, {"namespace": NS, "query": "q", "limit": 999}, keys.read
+    )
+    assert response.status_code == 400
+    detail = error_detail(response.json())
+    assert detail.code == errors_pb2.ERROR_CODE_INVALID_REQUEST
+    assert [v.field for v in detail.field_violations] == ["limit"]
+
+
+async def test_unknown_namespace_is_not_found_as_over_grpc(
+    http1: httpx.AsyncClient, keys: Keys
+) -> None:
+    response = await call_json(
+        http1, "PagesService/ReadPage", {"namespace": "nope", "path": "/a.md"}, keys.read
+    )
+    assert response.status_code == 404
+    assert response.json()["code"] == "not_found"
+
+
+async def test_an_expired_deadline_is_deadline_exceeded(
+    http1: httpx.AsyncClient, keys: Keys, synced: list[dict[str, Any]]
+) -> None:
+    response = await call_json(
+        http1,
+        SEARCH,
+        {"namespace": NS, "query": "marmalade"},
+        keys.read,
+        **{"connect-timeout-ms": "1"},
+    )
+    assert_typed(response)
+    assert response.json()["code"] == "deadline_exceeded"
+
+
+async def test_unknown_procedure_is_unimplemented(http1: httpx.AsyncClient, keys: Keys) -> None:
+    response = await call_json(http1, "PagesService/Nothing", {}, keys.read)
+    assert response.status_code == 404
+    assert response.json()["code"] == "unimplemented"
