@@ -102,6 +102,8 @@ async def run(args: argparse.Namespace) -> int:
         db_url = _with_database(admin_url, db_name)
         settings = Settings(
             address=args.address,
+            # The Connect listener too, so a runner can speak either protocol.
+            http_address="127.0.0.1:0",
             database_url=db_url,
             grace_seconds=1.0,
             # Loopback sources for sync scenarios: the site origin and its host.
@@ -114,6 +116,7 @@ async def run(args: argparse.Namespace) -> int:
         keys = await make_keys(pool, suffix)
         env = {
             "QUIRE_CONFORMANCE_ADDRESS": f"127.0.0.1:{running.port}",
+            "QUIRE_CONFORMANCE_HTTP_ADDRESS": f"127.0.0.1:{running.http.port}",
             "QUIRE_CONFORMANCE_KEYS": json.dumps(keys),
             "QUIRE_CONFORMANCE_FIXTURES": json.dumps(site.fixtures()),
         }

@@ -1,5 +1,6 @@
 """Runs the TypeScript client's conformance runner (and its integration tests) through the
-harness (one real server each) and wants 0 failed.
+harness (one real server each) and wants 0 failed: the runner once over gRPC and once over
+the Connect protocol (JSON bodies, h2c) against the server's HTTP listener.
 
 Needs Node >= 20 and npm; `npm ci` runs once when clients/typescript/node_modules is missing.
 """
@@ -39,8 +40,14 @@ def built_client() -> str:
     return node
 
 
-def _under_harness(postgres_url: str, command: list[str]) -> subprocess.CompletedProcess[str]:
-    env = {**os.environ, "QUIRE_DATABASE_URL": postgres_url}
+def _under_harness(
+    postgres_url: str, command: list[str], protocol: str = "grpc"
+) -> subprocess.CompletedProcess[str]:
+    env = {
+        **os.environ,
+        "QUIRE_DATABASE_URL": postgres_url,
+        "QUIRE_CONFORMANCE_PROTOCOL": protocol,
+    }
     return subprocess.run(
         [sys.executable, "-m", "tests.conformance.harness", "--", *command],
         cwd=REPO,
@@ -51,9 +58,12 @@ def _under_harness(postgres_url: str, command: list[str]) -> subprocess.Complete
     )
 
 
-def test_typescript_conformance_runner_passes(postgres_url: str, built_client: str) -> None:
+@pytest.mark.parametrize("protocol", ["grpc", "connect"])
+def test_typescript_conformance_runner_passes(
+    postgres_url: str, built_client: str, protocol: str
+) -> None:
     proc = _under_harness(
-        postgres_url, [built_client, str(CLIENT / "dist" / "conformance" / "runner.js")]
+        postgres_url, [built_client, str(CLIENT / "dist" / "conformance" / "runner.js")], protocol
     )
     output = proc.stdout + proc.stderr
     summary = re.search(r"^(\d+) passed, (\d+) failed(?:, (\d+) skipped)?$", proc.stdout, re.M)

@@ -5,7 +5,8 @@
  *     node dist/conformance/runner.js [--scenarios DIR] [-k SUBSTRING] [-v]
  *
  * Reads QUIRE_CONFORMANCE_ADDRESS, QUIRE_CONFORMANCE_KEYS (JSON) and QUIRE_CONFORMANCE_FIXTURES
- * (JSON, optional). Prints one line per scenario and ends with `N passed, N failed` (plus
+ * (JSON, optional). With QUIRE_CONFORMANCE_PROTOCOL=connect the calls go over the Connect
+ * protocol (JSON bodies, h2c) to QUIRE_CONFORMANCE_HTTP_ADDRESS instead of gRPC. Prints one line per scenario and ends with `N passed, N failed` (plus
  * `, N skipped`); exit code 1 when any scenario failed.
  *
  * Calls go through the Connect transport with the generated service descriptors (request and
@@ -30,7 +31,7 @@ import {
   toJson,
 } from "@bufbuild/protobuf";
 import { Code, ConnectError, type Transport } from "@connectrpc/connect";
-import { createGrpcTransport, Http2SessionManager } from "@connectrpc/connect-node";
+import type { Http2SessionManager } from "@connectrpc/connect-node";
 
 import { grpcStatusName } from "../src/errors.js";
 import { AdminService } from "../src/gen/quire/v1/admin_service_pb.js";
@@ -38,6 +39,7 @@ import { ErrorDetailSchema } from "../src/gen/quire/v1/errors_pb.js";
 import { KnowledgeService } from "../src/gen/quire/v1/knowledge_service_pb.js";
 import { PagesService } from "../src/gen/quire/v1/pages_service_pb.js";
 import { AsyncQueue } from "../src/queue.js";
+import { openTransport, type WireProtocol } from "../src/transport.js";
 import { abortable } from "../src/streams.js";
 
 const HERE = dirname(fileURLToPath(import.meta.url));
@@ -365,21 +367,21 @@ export type Step = Obj;
 export type Scenario = Obj & { name: string; steps: Step[]; requires: string[]; fixtures: string[] };
 
 export class Runner {
-  private readonly sessionManager: Http2SessionManager;
+  private readonly sessionManager: Http2SessionManager | undefined;
   private readonly transport: Transport;
 
   constructor(
     address: string,
     readonly keys: Record<string, string>,
     readonly fixtures: Env,
+    protocol: WireProtocol = "grpc",
   ) {
     const baseUrl = address.includes("://") ? address : `http://${address}`;
-    this.sessionManager = new Http2SessionManager(baseUrl);
-    this.transport = createGrpcTransport({ baseUrl, sessionManager: this.sessionManager });
+    ({ transport: this.transport, sessionManager: this.sessionManager } = openTransport({ baseUrl, protocol }));
   }
 
   close(): void {
-    this.sessionManager.abort();
+    this.sessionManager?.abort();
   }
 
   headers(step: Step, env: Env): Record<string, string> {
@@ -665,14 +667,16 @@ function parseArgs(argv: string[]): Args {
 
 export async function main(argv: string[] = process.argv.slice(2)): Promise<number> {
   const args = parseArgs(argv);
-  const address = process.env["QUIRE_CONFORMANCE_ADDRESS"];
+  const protocol: WireProtocol = process.env["QUIRE_CONFORMANCE_PROTOCOL"] === "connect" ? "connect" : "grpc";
+  const variable = protocol === "connect" ? "QUIRE_CONFORMANCE_HTTP_ADDRESS" : "QUIRE_CONFORMANCE_ADDRESS";
+  const address = process.env[variable];
   if (!address) {
-    console.log("QUIRE_CONFORMANCE_ADDRESS is not set (run through tests.conformance.harness)");
+    console.log(`${variable} is not set (run through tests.conformance.harness)`);
     return 2;
   }
   const keys = JSON.parse(process.env["QUIRE_CONFORMANCE_KEYS"] || "{}") as Record<string, string>;
   const fixtures = JSON.parse(process.env["QUIRE_CONFORMANCE_FIXTURES"] || "{}") as Env;
-  const runner = new Runner(address, keys, fixtures);
+  const runner = new Runner(address, keys, fixtures, protocol);
   const counts = { PASS: 0, FAIL: 0, SKIP: 0 };
   try {
     for (const scenario of load(args.scenarios)) {

@@ -7,7 +7,7 @@ import type * as http2 from "node:http2";
 
 import { create, isMessage, type MessageInitShape } from "@bufbuild/protobuf";
 import { type Client, ConnectError, createClient, type Interceptor, type Transport } from "@connectrpc/connect";
-import { createGrpcTransport, Http2SessionManager } from "@connectrpc/connect-node";
+import type { Http2SessionManager } from "@connectrpc/connect-node";
 
 import {
   ApiKeySchema,
@@ -68,14 +68,18 @@ import { withCallPolicy } from "./interceptor.js";
 import { DEFAULT_RETRY, DEFAULT_TIMEOUTS, type RetryPolicy, type Timeouts } from "./policy.js";
 import { AsyncQueue } from "./queue.js";
 import { abortable } from "./streams.js";
+import { DEFAULT_BASE_URLS, openTransport, type WireProtocol } from "./transport.js";
 import { uploadChunks, type UploadSource } from "./uploads.js";
 
-export const DEFAULT_BASE_URL = "http://127.0.0.1:50051";
+export const DEFAULT_BASE_URL = DEFAULT_BASE_URLS.grpc;
 export const API_KEY_ENV = "QUIRE_API_KEY";
 export const USER_AGENT = "quire-client-typescript/0.1.0";
 
 export interface QuireClientOptions {
-  /** `http://host:port` (plaintext) or `https://host:port` (TLS). Default `http://127.0.0.1:50051`. */
+  /**
+   * `http://host:port` (plaintext) or `https://host:port` (TLS). Default
+   * `http://127.0.0.1:50051`, or `http://127.0.0.1:8080` with `protocol: "connect"`.
+   */
   baseUrl?: string;
   /** Alias of `baseUrl`; a bare `host:port` means plaintext `http://host:port`. */
   address?: string;
@@ -85,6 +89,13 @@ export interface QuireClientOptions {
   timeouts?: Timeouts;
   /** Retry policy of idempotent reads (merged over `DEFAULT_RETRY`); `{maxAttempts: 1}` disables. */
   retry?: Partial<RetryPolicy>;
+  /**
+   * `"grpc"` (default) or `"connect"`: the Connect protocol with JSON bodies, against the
+   * server's HTTP port (`--http-address`). Same methods, errors and deadlines (transport.ts).
+   */
+  protocol?: WireProtocol;
+  /** With `protocol: "connect"`: `"2"` (default, h2c for `http://`) or `"1.1"` (no syncPages). */
+  httpVersion?: "1.1" | "2";
   /** Options for `http2.connect` (e.g. `ca`, `cert`, `key` for a private CA or mTLS). */
   nodeOptions?: http2.ClientSessionOptions | http2.SecureClientSessionOptions;
   /** Extra interceptors, run after the auth interceptor. */
@@ -209,7 +220,8 @@ export class QuireClient {
   private readonly admin: Client<typeof AdminService>;
 
   constructor(options: QuireClientOptions = {}) {
-    this.baseUrl = normaliseBaseUrl(options.baseUrl ?? options.address ?? DEFAULT_BASE_URL);
+    const protocol = options.protocol ?? "grpc";
+    this.baseUrl = normaliseBaseUrl(options.baseUrl ?? options.address ?? DEFAULT_BASE_URLS[protocol]);
     const timeouts: Timeouts = { ...DEFAULT_TIMEOUTS, ...options.timeouts };
     const retry: RetryPolicy = { ...DEFAULT_RETRY, ...options.retry };
     let transport: Transport;
@@ -225,16 +237,15 @@ export class QuireClient {
       ];
       if (apiKey) interceptors.push(authInterceptor(apiKey));
       interceptors.push(...(options.interceptors ?? []));
-      this.sessionManager = new Http2SessionManager(
-        this.baseUrl,
-        { pingIntervalMs: 60_000 },
-        options.nodeOptions,
-      );
-      transport = createGrpcTransport({
+      const opened = openTransport({
         baseUrl: this.baseUrl,
-        sessionManager: this.sessionManager,
+        protocol,
+        httpVersion: options.httpVersion,
         interceptors,
+        nodeOptions: options.nodeOptions,
       });
+      transport = opened.transport;
+      this.sessionManager = opened.sessionManager;
     }
     // Deadlines and retries are applied by the transport, also to a ready one.
     this.transport = withCallPolicy(transport, timeouts, retry);
@@ -243,7 +254,7 @@ export class QuireClient {
     this.admin = createClient(AdminService, this.transport);
   }
 
-  /** Closes the HTTP/2 connection (calls in flight fail). */
+  /** Closes the HTTP/2 connection (calls in flight fail); nothing to close over HTTP/1.1. */
   close(): void {
     this.sessionManager?.abort();
   }

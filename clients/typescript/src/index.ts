@@ -66,6 +66,13 @@ export {
   RPC_KINDS,
   type Timeouts,
 } from "./policy.js";
+export {
+  DEFAULT_BASE_URLS,
+  type OpenedTransport,
+  openTransport,
+  type TransportOptions,
+  type WireProtocol,
+} from "./transport.js";
 export { CHUNK_SIZE, rechunk, uploadChunks, type UploadSource } from "./uploads.js";
 
 export * from "./gen/quire/v1/admin_pb.js";
