@@ -407,8 +407,11 @@ class Quire:
         worker: bool = False,
         allow_sources: Sequence[str] = (),
         pool_max: int = 20,
+        http: bool = False,
     ) -> None:
         self.database_url = database_url
+        self.http = http  # also the Connect listener; its URL is `http_url`
+        self.http_url = ""
         self.embeddings = embeddings
         self.with_worker = worker
         self.allow_sources = list(allow_sources)
@@ -429,11 +432,14 @@ class Quire:
             grace_seconds=1.0,
             allow_sources=self.allow_sources,
             pool_max=self.pool_max,
+            http_address="127.0.0.1:0" if self.http else "",
         )
         self.settings = settings
         self.pool = await prepare_database(self.database_url, settings)
         self.running = await start(settings, self.pool, self.embeddings)
         self.address = f"127.0.0.1:{self.running.port}"
+        if self.running.http is not None:
+            self.http_url = f"http://127.0.0.1:{self.running.http.port}"
         if self.with_worker and self.embeddings is not None:
             self._worker = asyncio.create_task(run_worker(settings, self.embeddings, self._stop))
         return self
