@@ -77,6 +77,8 @@ async def measure(
         "connect_json": connect_cell,
         "ratio_p50": h.ratio(connect_cell.get("p50_ms"), grpc_cell.get("p50_ms")),
         "ratio_p95": h.ratio(connect_cell.get("p95_ms"), grpc_cell.get("p95_ms")),
+        # At saturation a closed loop's mean is concurrency / throughput: the CPU per call.
+        "ratio_mean": h.ratio(connect_cell.get("mean_ms"), grpc_cell.get("mean_ms")),
     }
 
 
