@@ -350,3 +350,36 @@ async def test_unknown_procedure_is_unimplemented(http1: httpx.AsyncClient, keys
     response = await call_json(http1, "PagesService/Nothing", {}, keys.read)
     assert response.status_code == 404
     assert response.json()["code"] == "unimplemented"
+
+
+async def test_a_connect_call_gets_the_rpc_span_in_the_callers_trace(
+    http1: httpx.AsyncClient, keys: Keys
+) -> None:
+    """The telemetry interceptor runs over Connect too: a SERVER span named by the RPC,
+    continuing the trace of an incoming `traceparent` header."""
+    from opentelemetry import trace
+    from opentelemetry.sdk.trace import TracerProvider
+    from opentelemetry.sdk.trace.export import SimpleSpanProcessor
+    from opentelemetry.sdk.trace.export.in_memory_span_exporter import InMemorySpanExporter
+
+    provider = trace.get_tracer_provider()
+    if not isinstance(provider, TracerProvider):
+        provider = TracerProvider()
+        trace.set_tracer_provider(provider)
+    if trace.get_tracer_provider() is not provider:
+        pytest.skip("another tracer provider is installed in this process")
+    spans = InMemorySpanExporter()
+    provider.add_span_processor(SimpleSpanProcessor(spans))
+    trace_id = "0af7651916cd43dd8448eb211c80319c"
+    traceparent = f"00-{trace_id}-b7ad6b7169203331-01"
+    try:
+        response = await call_json(
+            http1, "PagesService/DescribeTools", {}, keys.read, traceparent=traceparent
+        )
+        assert response.status_code == 200
+        rpc = "/quire.v1.PagesService/DescribeTools"
+        (span,) = [s for s in spans.get_finished_spans() if s.name == rpc]
+        assert span.kind is trace.SpanKind.SERVER
+        assert format(span.context.trace_id, "032x") == trace_id
+    finally:
+        spans.shutdown()
