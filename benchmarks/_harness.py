@@ -145,6 +145,19 @@ def machine() -> dict[str, Any]:
     }
 
 
+def report_header(
+    name: str, quick: bool, requests: int, concurrencies: Sequence[int]
+) -> dict[str, Any]:
+    """The opening fields of a load benchmark's JSON report."""
+    return {
+        "benchmark": name,
+        "machine_at_start": machine(),
+        "quick": quick,
+        "requests_per_cell": requests,
+        "concurrency": list(concurrencies),
+    }
+
+
 def run(coro: Any) -> Any:
     """`asyncio.run`, with SIGTERM/SIGINT cancelling the benchmark so its clean-up (drop the
     database, stop the embedded PostgreSQL, stop the site server) still runs."""
@@ -482,6 +495,14 @@ async def sync_site(
     if report is None:
         raise RuntimeError("SyncPages ended without a report")
     return report, time.perf_counter() - started
+
+
+async def synced_entry(client: Any, namespace: str, url: str, pages: int) -> dict[str, Any]:
+    """Syncs `url` into `namespace` (`pages` pages, for the progress note); the report's
+    `sync` entry."""
+    note(f"syncing {pages} pages")
+    report, wall_s = await sync_site(client, namespace, url)
+    return {"wall_s": round(wall_s, 1), **report_fields(report)}
 
 
 def report_fields(report: Any) -> dict[str, Any]:

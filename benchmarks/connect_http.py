@@ -86,13 +86,7 @@ async def main(args: argparse.Namespace) -> dict[str, Any]:
     h.setup_logging(args.verbose)
     requests = args.requests or (40 if args.quick else 200)
     concurrencies = [int(c) for c in args.concurrency.split(",") if c]
-    report: dict[str, Any] = {
-        "benchmark": "connect_http",
-        "machine_at_start": h.machine(),
-        "quick": bool(args.quick),
-        "requests_per_cell": requests,
-        "concurrency": concurrencies,
-    }
+    report = h.report_header("connect_http", bool(args.quick), requests, concurrencies)
     with tempfile.TemporaryDirectory(prefix="quire-connect-") as tmp:
         site = h.copy_site(Path(tmp))
         kept = h.limit_llms(site, args.pages)
@@ -104,11 +98,8 @@ async def main(args: argparse.Namespace) -> dict[str, Any]:
             ):
                 key = await quire.key()
                 async with quire.client(key.token) as client:
-                    h.note(f"syncing {len(kept)} pages")
-                    sync_report, sync_s = await h.sync_site(
-                        client, NAMESPACE, f"{base_url}/llms.txt"
-                    )
-                report["sync"] = {"wall_s": round(sync_s, 1), **h.report_fields(sync_report)}
+                    site_url = f"{base_url}/llms.txt"
+                    report["sync"] = await h.synced_entry(client, NAMESPACE, site_url, len(kept))
                 cells = {}
                 for concurrency in concurrencies:
                     h.note(f"SearchPages at concurrency {concurrency}")

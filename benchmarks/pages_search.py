@@ -205,13 +205,7 @@ async def main(args: argparse.Namespace) -> dict[str, Any]:
     requests = args.requests or (40 if args.quick else 200)
     pages = args.pages or (100 if args.quick else 0)
     concurrencies = [int(c) for c in args.concurrency.split(",") if c]
-    report: dict[str, Any] = {
-        "benchmark": "pages_search",
-        "machine_at_start": h.machine(),
-        "quick": bool(args.quick),
-        "requests_per_cell": requests,
-        "concurrency": concurrencies,
-    }
+    report = h.report_header("pages_search", bool(args.quick), requests, concurrencies)
     with tempfile.TemporaryDirectory(prefix="quire-search-") as tmp:
         site = h.copy_site(Path(tmp))
         kept = h.limit_llms(site, pages)
@@ -223,11 +217,8 @@ async def main(args: argparse.Namespace) -> dict[str, Any]:
             ):
                 key = await quire.key()
                 async with quire.client(key.token) as client:
-                    h.note(f"syncing {len(kept)} pages")
-                    sync_report, sync_s = await h.sync_site(
-                        client, NAMESPACE, f"{base_url}/llms.txt"
-                    )
-                    report["sync"] = {"wall_s": round(sync_s, 1), **h.report_fields(sync_report)}
+                    site_url = f"{base_url}/llms.txt"
+                    report["sync"] = await h.synced_entry(client, NAMESPACE, site_url, len(kept))
                     async with quire.pool.acquire() as conn:
                         paths = [
                             r["path"]

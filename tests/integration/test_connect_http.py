@@ -18,6 +18,7 @@ from quire.server.app import SERVICES
 from quire.v1 import errors_pb2, pages_service_pb2
 from tests.conftest import Harness, Keys
 from tests.support.site_server import Reply, SiteServer
+from tests.support.spans import in_memory_spans
 
 NEEDS_MODEL = True
 HTTP_LISTENER = True
@@ -358,18 +359,8 @@ async def test_a_connect_call_gets_the_rpc_span_in_the_callers_trace(
     """The telemetry interceptor runs over Connect too: a SERVER span named by the RPC,
     continuing the trace of an incoming `traceparent` header."""
     from opentelemetry import trace
-    from opentelemetry.sdk.trace import TracerProvider
-    from opentelemetry.sdk.trace.export import SimpleSpanProcessor
-    from opentelemetry.sdk.trace.export.in_memory_span_exporter import InMemorySpanExporter
 
-    provider = trace.get_tracer_provider()
-    if not isinstance(provider, TracerProvider):
-        provider = TracerProvider()
-        trace.set_tracer_provider(provider)
-    if trace.get_tracer_provider() is not provider:
-        pytest.skip("another tracer provider is installed in this process")
-    spans = InMemorySpanExporter()
-    provider.add_span_processor(SimpleSpanProcessor(spans))
+    spans = in_memory_spans()
     trace_id = "0af7651916cd43dd8448eb211c80319c"
     traceparent = f"00-{trace_id}-b7ad6b7169203331-01"
     try:

@@ -31,6 +31,7 @@ from quire.v1 import (
 )
 from quire.v1 import knowledge_service_pb2 as kn
 from tests.conftest import Harness, Keys, bearer
+from tests.support.spans import in_memory_spans
 
 pytestmark = pytest.mark.asyncio(loop_scope="session")
 NEEDS_MODEL = True
@@ -42,18 +43,8 @@ SEARCH = "/quire.v1.KnowledgeService/SearchKnowledge"
 def exporters() -> Any:
     from opentelemetry.sdk.metrics import MeterProvider
     from opentelemetry.sdk.metrics.export import InMemoryMetricReader
-    from opentelemetry.sdk.trace import TracerProvider
-    from opentelemetry.sdk.trace.export import SimpleSpanProcessor
-    from opentelemetry.sdk.trace.export.in_memory_span_exporter import InMemorySpanExporter
 
-    spans = InMemorySpanExporter()
-    provider = trace.get_tracer_provider()
-    if not isinstance(provider, TracerProvider):
-        provider = TracerProvider()
-        trace.set_tracer_provider(provider)
-    if trace.get_tracer_provider() is not provider:
-        pytest.skip("another tracer provider is installed in this process")
-    provider.add_span_processor(SimpleSpanProcessor(spans))
+    spans = in_memory_spans()
     reader = InMemoryMetricReader()
     meter_provider = MeterProvider(metric_readers=[reader])
     metrics.set_meter_provider(meter_provider)
