@@ -1,4 +1,5 @@
-"""TLS end to end with the Python client: server certificate, then mutual TLS.
+"""TLS end to end with the Python client: server certificate, then mutual TLS; and the same
+certificates on the Connect (HTTPS) listener.
 
 Certificates are made per run with the openssl command line (a throwaway CA, a server
 certificate for 127.0.0.1 and a client certificate)."""
@@ -6,10 +7,13 @@ certificate for 127.0.0.1 and a client certificate)."""
 from __future__ import annotations
 
 import shutil
+import ssl
 import subprocess
 from collections.abc import AsyncIterator
 from pathlib import Path
+from typing import NamedTuple
 
+import httpx
 import pytest
 import pytest_asyncio
 
@@ -42,7 +46,12 @@ def certs(tmp_path_factory: pytest.TempPathFactory) -> Path:
     return d
 
 
-async def _serve(harness: Harness, certs: Path, mutual: bool) -> AsyncIterator[str]:
+class Served(NamedTuple):
+    address: str  # gRPC, host:port
+    https_url: str  # the Connect listener, https://127.0.0.1:port
+
+
+async def _serve(harness: Harness, certs: Path, mutual: bool) -> AsyncIterator[Served]:
     from quire.server.app import start
     from quire.server.config import Settings
     from quire.server.storage.database import create_pool
@@ -50,6 +59,7 @@ async def _serve(harness: Harness, certs: Path, mutual: bool) -> AsyncIterator[s
     base = harness.running.state.settings  # type: ignore[attr-defined]
     settings = Settings(
         address="127.0.0.1:0",
+        http_address="127.0.0.1:0",
         database_url=base.database_url,
         grace_seconds=0.5,
         tls_cert_file=str(certs / "server.pem"),
@@ -59,24 +69,25 @@ async def _serve(harness: Harness, certs: Path, mutual: bool) -> AsyncIterator[s
     pool = await create_pool(base.database_url, min_size=1, max_size=4)
     running = await start(settings, pool)
     try:
-        yield f"127.0.0.1:{running.port}"
+        yield Served(f"127.0.0.1:{running.port}", f"https://127.0.0.1:{running.http.port}")
     finally:
         await running.stop(grace=0.5)
 
 
 @pytest_asyncio.fixture(loop_scope="session")
-async def tls_address(harness: Harness, certs: Path) -> AsyncIterator[str]:
-    async for address in _serve(harness, certs, mutual=False):
-        yield address
+async def tls_server(harness: Harness, certs: Path) -> AsyncIterator[Served]:
+    async for served in _serve(harness, certs, mutual=False):
+        yield served
 
 
 @pytest_asyncio.fixture(loop_scope="session")
-async def mtls_address(harness: Harness, certs: Path) -> AsyncIterator[str]:
-    async for address in _serve(harness, certs, mutual=True):
-        yield address
+async def mtls_server(harness: Harness, certs: Path) -> AsyncIterator[Served]:
+    async for served in _serve(harness, certs, mutual=True):
+        yield served
 
 
-async def test_server_certificate(harness: Harness, certs: Path, tls_address: str) -> None:
+async def test_server_certificate(harness: Harness, certs: Path, tls_server: Served) -> None:
+    tls_address = tls_server.address
     keys = await harness.keys("tls-org")
     async with AsyncQuireClient(
         tls_address, api_key=keys.all, tls=True, root_certificates=certs / "ca.pem"
@@ -90,8 +101,9 @@ async def test_server_certificate(harness: Harness, certs: Path, tls_address: st
 
 
 async def test_mutual_tls_requires_a_client_certificate(
-    harness: Harness, certs: Path, mtls_address: str
+    harness: Harness, certs: Path, mtls_server: Served
 ) -> None:
+    mtls_address = mtls_server.address
     keys = await harness.keys("mtls-org")
     async with AsyncQuireClient(
         mtls_address,
@@ -107,3 +119,21 @@ async def test_mutual_tls_requires_a_client_certificate(
     ) as anonymous:
         with pytest.raises(qe.Unavailable):
             await anonymous.list_collections(timeout=3)
+
+
+async def test_connect_listener_serves_https_with_the_same_certificates(
+    harness: Harness, certs: Path, mtls_server: Served
+) -> None:
+    keys = await harness.keys("https-org")
+    headers = {"authorization": f"Bearer {keys.all}", "content-type": "application/json"}
+    path = "/quire.v1.KnowledgeService/ListCollections"
+    with_cert = ssl.create_default_context(cafile=certs / "ca.pem")
+    with_cert.load_cert_chain(certs / "client.pem", certs / "client.key")
+    async with httpx.AsyncClient(base_url=mtls_server.https_url, verify=with_cert, http2=True) as c:
+        response = await c.post(path, content=b"{}", headers=headers)
+        assert response.status_code == 200 and response.http_version == "HTTP/2"  # by ALPN
+    # Mutual TLS applies here too: no client certificate, no call.
+    anonymous = ssl.create_default_context(cafile=certs / "ca.pem")
+    async with httpx.AsyncClient(base_url=mtls_server.https_url, verify=anonymous) as c:
+        with pytest.raises(httpx.HTTPError):
+            await c.post(path, content=b"{}", headers=headers)
