@@ -207,8 +207,10 @@ async def serve(
     on_ready: Callable[[Running], Awaitable[None]] | None = None,
     *,
     with_worker: bool = False,
+    http_mounts: Sequence[tuple[str, ASGIApp]] = (),
 ) -> None:
     """Runs until SIGINT/SIGTERM, then shuts down gracefully (the worker too, if started).
+    `http_mounts` are served on the HTTP listener beside Connect (see `start`).
 
     An embedded PostgreSQL started here is supervised (storage/supervisor.py); when it cannot
     be restarted, the server shuts down the same way and `GaveUp` is raised."""
@@ -219,7 +221,7 @@ async def serve(
     try:
         pool = await prepare_database(settings.database_url, settings)
         embeddings = await asyncio.to_thread(load_embeddings)
-        running = await start(settings, pool, embeddings)
+        running = await start(settings, pool, embeddings, http_mounts)
         stop = asyncio.Event()
         worker_task = None
         if with_worker and embeddings is not None:
