@@ -193,6 +193,8 @@ async def start(
         raise RuntimeError(f"cannot listen on {settings.address}")
     await server.start()
     http = None
+    if http_mounts and not settings.http_address:
+        log.warning("HTTP mounts given but the HTTP listener is off (no http_address)")
     if settings.http_address:
         http = await start_listener(
             settings, SERVICES, collected.handlers, interceptors, http_mounts

@@ -15,10 +15,11 @@ e.g. `("/mcp", mcp_app)`, routed before Connect (asgi.py) with their lifespans r
 from __future__ import annotations
 
 import asyncio
+import contextlib
 import logging
 import socket
 import ssl
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from typing import Any
 
@@ -105,7 +106,20 @@ class HttpListener:
     async def stop(self) -> None:
         """Stops accepting, lets requests in flight finish within the grace period."""
         self.stopping.set()
-        await self.task
+        # A failure was reported when it happened (_report_end); shutdown goes on.
+        with contextlib.suppress(Exception):
+            await self.task
+
+
+def _report_end(stopping: asyncio.Event) -> Callable[[asyncio.Task[None]], None]:
+    """A done-callback that logs the listener ending before it was asked to stop."""
+
+    def report(task: asyncio.Task[None]) -> None:
+        if stopping.is_set() or task.cancelled():
+            return
+        log.error("the HTTP listener stopped unexpectedly", exc_info=task.exception())
+
+    return report
 
 
 async def start_listener(
@@ -123,5 +137,6 @@ async def start_listener(
     stopping = asyncio.Event()
     config = _config(settings, sock.detach())  # Hypercorn owns the descriptor from here
     task = asyncio.create_task(serve(app, config, shutdown_trigger=stopping.wait, mode="asgi"))  # type: ignore[arg-type]
+    task.add_done_callback(_report_end(stopping))
     log.info("serving http", extra={"address": settings.http_address, "port": port})
     return HttpListener(port, stopping, task)
