@@ -4,6 +4,7 @@ always gets a typed Connect error (code + quire.v1.ErrorDetail), never a 500."""
 
 from __future__ import annotations
 
+import asyncio
 import base64
 import json
 import struct
@@ -374,3 +375,46 @@ async def test_a_connect_call_gets_the_rpc_span_in_the_callers_trace(
         assert format(span.context.trace_id, "032x") == trace_id
     finally:
         spans.shutdown()
+
+
+async def test_a_client_that_goes_away_cancels_the_sync_cooperatively(
+    base_url: str, http1: httpx.AsyncClient, keys: Keys, harness: Harness
+) -> None:
+    """A client closing its connection mid-sync cancels the call as a gRPC cancellation
+    does: the sync stops after the page in flight, prunes nothing and records a cancelled
+    report. (The connection, not the stream: httpx abandons an unfinished HTTP/2 stream
+    without resetting it, which a server cannot tell from a slow reader.)"""
+    slow = SiteServer()
+    with slow:
+        paths = [f"/slow/{n}.md" for n in range(8)]
+        links = "\n".join(f"- [{p}]({slow.url}{p})" for p in paths)
+        slow.route("/llms.txt", Reply.text(f"# Slow\n\n{links}\n"))
+        for path in paths:
+            page = f"# Page {path}\n\nA page that takes a while to fetch.\n".encode()
+            slow.route(path, Reply(200, page, {"content-type": "text/markdown"}, delay=0.4))
+        harness.running.state.settings.allow_sources.append(slow.origin)  # type: ignore[attr-defined]
+        start = {"start": {"namespace": "connect-cancelled", "url": f"{slow.url}/llms.txt"}}
+        received = b""
+        leaving = httpx.AsyncClient(base_url=base_url, http1=False, http2=True, timeout=60)
+        async with leaving.stream(
+            "POST",
+            "/quire.v1.PagesService/SyncPages",
+            content=envelope(json.dumps(start).encode()),
+            headers={"content-type": "application/connect+json", **auth(keys.write)},
+        ) as response:
+            async for chunk in response.aiter_bytes():
+                received += chunk
+                if b"SYNC_STAGE_FETCHING" in received:
+                    await leaving.aclose()  # the connection goes, mid-stream
+                    break
+        report: dict[str, Any] = {}
+        for _ in range(100):
+            stored = await call_json(
+                http1, "PagesService/GetSyncReport", {"namespace": "connect-cancelled"}, keys.read
+            )
+            report = stored.json().get("report", {}) if stored.status_code == 200 else {}
+            if report.get("cancelled"):
+                break
+            await asyncio.sleep(0.2)
+    assert report.get("cancelled"), report
+    assert report["status"] == "SYNC_STATUS_PARTIAL" and not report.get("deleted")

@@ -19,6 +19,7 @@ import json
 from collections.abc import Awaitable, Callable, MutableMapping, Sequence
 from typing import Any
 
+from quire.server.http.disconnects import run_until_disconnect
 from quire.server.http.endpoints import http_version
 from quire.server.http.lifespan import run_lifespans
 
@@ -92,11 +93,19 @@ def _with_error_body(send: Send) -> Send:
 
 
 class Router:
-    """Dispatches by path: a mounted app when its prefix matches, else the Connect app."""
+    """Dispatches by path: a mounted app when its prefix matches, else the Connect app.
+    Calls of `full_duplex` paths (bidirectional streams) are cancelled when their client
+    disconnects (disconnects.py)."""
 
-    def __init__(self, connect_app: ASGIApp, mounts: Sequence[tuple[str, ASGIApp]]) -> None:
+    def __init__(
+        self,
+        connect_app: ASGIApp,
+        mounts: Sequence[tuple[str, ASGIApp]],
+        full_duplex: frozenset[str] = frozenset(),
+    ) -> None:
         self.connect_app = connect_app
         self.mounts = [(prefix.rstrip("/"), app) for prefix, app in mounts]
+        self.full_duplex = full_duplex
 
     async def __call__(self, scope: Scope, receive: Receive, send: Send) -> None:
         if scope["type"] == "lifespan":
@@ -116,4 +125,7 @@ class Router:
             await refuse(send, 415, *_BARE_REFUSALS[415])
             return
         http_version.set(scope.get("http_version", "1.1"))
-        await self.connect_app(scope, receive, _with_error_body(send))
+        if path in self.full_duplex:
+            await run_until_disconnect(self.connect_app, scope, receive, _with_error_body(send))
+        else:
+            await self.connect_app(scope, receive, _with_error_body(send))

@@ -133,7 +133,14 @@ async def start_listener(
     h2_guard.install()
     sock = _bound_socket(settings.http_address, settings.reuse_port)
     port = sock.getsockname()[1]
-    app = Router(connect_app(services, handlers, interceptors, settings.max_message_bytes), mounts)
+    full_duplex = frozenset(
+        f"/{service.full_name}/{method.name}"
+        for service in services
+        for method in service.methods
+        if method.client_streaming and method.server_streaming
+    )
+    connect = connect_app(services, handlers, interceptors, settings.max_message_bytes)
+    app = Router(connect, mounts, full_duplex)
     stopping = asyncio.Event()
     config = _config(settings, sock.detach())  # Hypercorn owns the descriptor from here
     task = asyncio.create_task(serve(app, config, shutdown_trigger=stopping.wait, mode="asgi"))  # type: ignore[arg-type]
