@@ -4,6 +4,7 @@ refusals."""
 
 from __future__ import annotations
 
+import asyncio
 import json
 from typing import Any
 
@@ -92,3 +93,33 @@ async def test_a_bare_refusal_gets_the_connect_error_body() -> None:
     status, headers, body = await request(Router(Recorder(status=404), []), "/nowhere")
     assert status == 404 and headers[b"content-type"] == b"application/json"
     assert json.loads(body)["code"] == "unimplemented"
+
+
+async def test_a_full_duplex_call_is_cancelled_when_its_client_leaves() -> None:
+    """The app never reads its request (as SyncPages while it syncs); the disconnect still
+    reaches it, as a cancellation."""
+    cancelled = asyncio.Event()
+
+    async def busy(scope: Any, receive: Any, send: Any) -> None:
+        try:
+            await asyncio.sleep(30)
+        except asyncio.CancelledError:
+            cancelled.set()
+            raise
+
+    events = [
+        {"type": "http.request", "body": b"x", "more_body": True},
+        {"type": "http.disconnect"},
+    ]
+
+    async def receive() -> dict[str, Any]:
+        return events.pop(0) if events else await asyncio.Future()
+
+    async def send(message: dict[str, Any]) -> None:
+        del message
+
+    path = "/quire.v1.PagesService/SyncPages"
+    scope = {"type": "http", "method": "POST", "path": path, "root_path": "",
+             "headers": [(b"content-type", b"application/connect+json")]}  # fmt: skip
+    await asyncio.wait_for(Router(busy, [], frozenset({path}))(scope, receive, send), 5)
+    assert cancelled.is_set()
