@@ -12,6 +12,7 @@ the same code and message as over gRPC, with the `google.rpc.Status` details (th
 
 from __future__ import annotations
 
+import base64
 from collections.abc import Sequence
 from typing import NamedTuple, NoReturn
 
@@ -122,13 +123,21 @@ class ConnectServicerContext:
     ) -> NoReturn:
         raise Aborted(code, details, trailing_metadata)
 
-    # The rest of ServicerContext that OpenTelemetry's context wrapper may forward to: the
-    # status goes out through `abort` only, so these have nothing to record.
+    def set_trailing_metadata(self, trailing_metadata: Sequence[tuple[str, str | bytes]]) -> None:
+        """Trailers of the Connect response (`trailer-` headers of a unary one); binary
+        values (`-bin` keys) base64-encoded, as gRPC sends them over HTTP/2."""
+        for key, value in trailing_metadata:
+            text = base64.b64encode(value).decode() if isinstance(value, bytes) else value
+            self._request.response_trailers.add(key, text)
+
+    async def send_initial_metadata(self, initial_metadata: Sequence[tuple[str, str]]) -> None:
+        for key, value in initial_metadata:
+            self._request.response_headers.add(key, value)
+
+    # The status goes out through `abort` only; OpenTelemetry's context wrapper may still
+    # forward these, and there is nothing for them to record.
     def set_code(self, code: grpc.StatusCode) -> None:
         del code
 
     def set_details(self, details: str) -> None:
         del details
-
-    def set_trailing_metadata(self, trailing_metadata: Sequence[tuple[str, str | bytes]]) -> None:
-        del trailing_metadata
