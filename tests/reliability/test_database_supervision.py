@@ -105,7 +105,9 @@ class QuireUp:
 def _launch(home: Path, origin: str) -> QuireUp:
     env = {k: v for k, v in os.environ.items() if k != "QUIRE_DATABASE_URL"}
     env["QUIRE_HOME"] = str(home)
+    # Free ports for both listeners: another server may hold the HTTP default (8080).
     command = [sys.executable, "-m", "quire.server.cli", "up", "--address", "127.0.0.1:0"]
+    command += ["--http-address", "127.0.0.1:0"]
     with (home / "stdout.log").open("wb") as out, (home / "stderr.log").open("wb") as err:
         process = subprocess.Popen(
             [*command, "--allow-source", origin], env=env, stdout=out, stderr=err
