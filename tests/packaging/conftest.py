@@ -222,3 +222,15 @@ def labelled(output: str) -> dict[str, str]:
     """The `label<TAB>json` lines of tool_results.py / tool_results.mjs, by label. Split on
     newlines only: the JSON holds raw U+2028, which str.splitlines() would also split on."""
     return dict(line.split("\t", 1) for line in output.split("\n") if line)
+
+
+async def python_tool_results(wheel: Wheel, seeded: Seeded, cwd: Path) -> dict[str, str]:
+    """tool_results.py under the wheel's virtualenv, from `cwd` (outside the repository, so
+    only the installed wheel is importable), with the sample messages on stdin."""
+    output = await run_program(
+        [str(wheel.python), str(PROGRAMS / "tool_results.py")],
+        cwd=cwd,
+        env=seeded.env,
+        stdin=messages_stdin(sample_messages()),
+    )
+    return labelled(output)

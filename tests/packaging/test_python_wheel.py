@@ -10,15 +10,7 @@ from pathlib import Path
 import pytest
 
 from tests.conftest import REPO
-from tests.packaging.conftest import (
-    PROGRAMS,
-    Seeded,
-    Wheel,
-    labelled,
-    messages_stdin,
-    run_program,
-    sample_messages,
-)
+from tests.packaging.conftest import Seeded, Wheel, python_tool_results
 
 pytestmark = pytest.mark.packaging
 
@@ -43,14 +35,7 @@ def test_wheel_ships_stubs_type_information_and_licence(wheel: Wheel) -> None:
 async def test_program_against_installed_wheel(
     wheel: Wheel, seeded: Seeded, tmp_path: Path
 ) -> None:
-    out = labelled(
-        await run_program(
-            [str(wheel.python), str(PROGRAMS / "tool_results.py")],
-            cwd=tmp_path,  # outside the repository: only the installed wheel is importable
-            env=seeded.env,
-            stdin=messages_stdin(sample_messages()),
-        )
-    )
+    out = await python_tool_results(wheel, seeded, cwd=tmp_path)
     document = json.loads(out["get_document"])
     assert document["document_id"] == seeded.document.document_id
     assert document["size_bytes"] == str(seeded.document.size_bytes)  # uint64 as a string

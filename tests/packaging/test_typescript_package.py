@@ -11,12 +11,12 @@ import pytest
 
 from tests.conftest import REPO
 from tests.packaging.conftest import (
-    PROGRAMS,
     Seeded,
     TypeScriptPackage,
     Wheel,
     labelled,
     messages_stdin,
+    python_tool_results,
     run_program,
     sample_messages,
 )
@@ -58,14 +58,7 @@ async def test_esm_program_tool_results_equal_python(
             stdin=stdin,
         )
     )
-    python = labelled(
-        await run_program(
-            [str(wheel.python), str(PROGRAMS / "tool_results.py")],
-            cwd=typescript_package.project,
-            env=seeded.env,
-            stdin=stdin,
-        )
-    )
+    python = await python_tool_results(wheel, seeded, cwd=typescript_package.project)
     # Plain JSON.stringify of the converted result: 64-bit integers arrive as strings.
     document = json.loads(typescript.pop("stringify"))
     assert document["size_bytes"] == str(seeded.document.size_bytes)
