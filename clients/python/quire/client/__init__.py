@@ -7,7 +7,7 @@
 
 `QuireClient` is the blocking twin (`quire.client.blocking`, generated from `aio.py`). Every
 failure raises the `QuireError` subclass of its `quire.v1.ErrorCode`; `to_tool_error(exc)` turns
-any exception into the agent tool JSON.
+any exception into the agent tool JSON, `to_tool_result(message)` any result.
 """
 
 from __future__ import annotations
@@ -43,6 +43,7 @@ from quire.client.exceptions import (
     to_tool_error,
 )
 from quire.client.policy import CallKind, RetryPolicy, Timeouts
+from quire.client.tool_result import to_tool_result
 from quire.client.uploads import CHUNK_SIZE
 
 __all__ = [
@@ -80,4 +81,5 @@ __all__ = [
     "UnsupportedMediaType",
     "from_rpc_error",
     "to_tool_error",
+    "to_tool_result",
 ]
