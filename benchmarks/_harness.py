@@ -17,6 +17,7 @@ to stderr).
 
 from __future__ import annotations
 
+import argparse
 import asyncio
 import atexit
 import contextlib
@@ -143,6 +144,22 @@ def machine() -> dict[str, Any]:
         "python": platform.python_version(),
         "loadavg": [round(x, 2) for x in os.getloadavg()],
     }
+
+
+def load_arguments(
+    doc: str, *, pages: int, max_cell_s: float, quick: str
+) -> argparse.ArgumentParser:
+    """The command line of a SearchPages-style load benchmark: --requests, --concurrency,
+    --pages, --max-cell-s, --quick (`quick` says what it changes), --out, --verbose."""
+    parser = argparse.ArgumentParser(description=doc.split("\n\n")[0])
+    parser.add_argument("--requests", type=int, default=0, help="per cell (default 200)")
+    parser.add_argument("--concurrency", default="1,16")
+    parser.add_argument("--pages", type=int, default=pages, help="first N pages (0 = all)")
+    parser.add_argument("--max-cell-s", type=float, default=max_cell_s, help="bound per cell")
+    parser.add_argument("--quick", action="store_true", help=quick)
+    parser.add_argument("--out", type=Path, default=None, help="also write the JSON here")
+    parser.add_argument("-v", "--verbose", action="store_true")
+    return parser
 
 
 def report_header(

@@ -154,14 +154,7 @@ async def load(address: str, http_url: str, requests: int, concurrency: int, cap
 
 
 def parse(argv: list[str] | None = None) -> argparse.Namespace:
-    parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
-    parser.add_argument("--requests", type=int, default=0, help="per cell (default 200)")
-    parser.add_argument("--concurrency", default="1,16")
-    parser.add_argument("--pages", type=int, default=60, help="pages to sync (0 = all)")
-    parser.add_argument("--max-cell-s", type=float, default=240.0, help="bound per cell")
-    parser.add_argument("--quick", action="store_true", help="40 requests per cell")
-    parser.add_argument("--out", type=Path, help="also write the JSON report here")
-    parser.add_argument("-v", "--verbose", action="store_true")
+    parser = h.load_arguments(__doc__, pages=60, max_cell_s=240.0, quick="40 requests per cell")
     return parser.parse_args(argv)
 
 

@@ -338,13 +338,8 @@ async def measure(
 
 
 if __name__ == "__main__":
-    parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
-    parser.add_argument("--requests", type=int, default=0, help="per cell (default 200)")
-    parser.add_argument("--concurrency", default="1,16")
-    parser.add_argument("--pages", type=int, default=0, help="first N pages of llms.txt (0=all)")
-    parser.add_argument("--max-cell-s", type=float, default=60.0, help="time bound per cell")
-    parser.add_argument("--quick", action="store_true", help="100 pages, 40 requests per cell")
-    parser.add_argument("--verbose", action="store_true")
-    parser.add_argument("--out", type=Path, default=None)
+    parser = h.load_arguments(
+        __doc__, pages=0, max_cell_s=60.0, quick="100 pages, 40 requests per cell"
+    )
     arguments = parser.parse_args()
     h.emit(h.run(main(arguments)), arguments.out)
