@@ -418,3 +418,32 @@ async def test_a_client_that_goes_away_cancels_the_sync_cooperatively(
             await asyncio.sleep(0.2)
     assert report.get("cancelled"), report
     assert report["status"] == "SYNC_STATUS_PARTIAL" and not report.get("deleted")
+
+
+HOSTILE_BODIES = {
+    "json-array": ("application/json", b"[]"),
+    "json-string": ("application/json", b'"namespace"'),
+    "wrong-types": ("application/json", b'{"namespace": 5, "limit": "many", "query": []}'),
+    "huge-number": ("application/json", b'{"limit": 1e400, "offset": -99999999999999999999}'),
+    "deep-nesting": ("application/json", b"[" * 100_000 + b"]" * 100_000),
+    "invalid-utf8": ("application/json", b'{"query": "\xff\xfe"}'),
+    "proto-garbage": ("application/proto", b"\xff" * 64),
+}
+
+
+@pytest.mark.parametrize("body", sorted(HOSTILE_BODIES))
+async def test_hostile_bodies_on_every_unary_rpc_get_typed_errors(
+    http1: httpx.AsyncClient, keys: Keys, body: str
+) -> None:
+    content_type, content = HOSTILE_BODIES[body]
+    for rpc, method in _rpcs():
+        if method.client_streaming or method.server_streaming:
+            continue
+        response = await http1.post(
+            f"/quire.v1.{rpc}",
+            content=content,
+            headers={"content-type": content_type, **auth(keys.all)},
+        )
+        assert_typed(response)
+        assert response.status_code == 400, (rpc, response.text)
+        assert response.json()["code"] == "invalid_argument", (rpc, response.text)
