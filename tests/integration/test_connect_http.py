@@ -447,3 +447,31 @@ async def test_hostile_bodies_on_every_unary_rpc_get_typed_errors(
         assert_typed(response)
         assert response.status_code == 400, (rpc, response.text)
         assert response.json()["code"] == "invalid_argument", (rpc, response.text)
+
+
+TYPED_FRAMING = {"invalid_argument", "resource_exhausted", "unimplemented"}
+HOSTILE_ENVELOPES = {
+    "truncated": struct.pack(">BI", 0, 100) + b"{}",
+    "compressed-flag-without-encoding": struct.pack(">BI", 1, 2) + b"{}",
+    "declared-4-GiB": struct.pack(">BI", 0, 0xFFFFFFFF) + b"{}",
+    "two-requests-for-one": envelope(b"{}") + envelope(b"{}"),
+    "no-request": b"",
+}
+
+
+@pytest.mark.parametrize("body", sorted(HOSTILE_ENVELOPES))
+async def test_hostile_envelopes_on_a_server_stream_get_typed_errors(
+    h2c: httpx.AsyncClient, keys: Keys, body: str
+) -> None:
+    response = await h2c.post(
+        "/quire.v1.KnowledgeService/WatchDocuments",
+        content=HOSTILE_ENVELOPES[body],
+        headers={"content-type": "application/connect+json", **auth(keys.all)},
+    )
+    assert_typed(response)
+    _, error = stream_outcome(response.content)
+    assert error is not None, response.content
+    # A compressed-flag envelope without an encoding is the one framing fault the Connect
+    # protocol itself classes as `internal` (connect-go answers it the same way).
+    expected = {"internal"} if body == "compressed-flag-without-encoding" else TYPED_FRAMING
+    assert error["code"] in expected, error
