@@ -475,3 +475,19 @@ async def test_hostile_envelopes_on_a_server_stream_get_typed_errors(
     # protocol itself classes as `internal` (connect-go answers it the same way).
     expected = {"internal"} if body == "compressed-flag-without-encoding" else TYPED_FRAMING
     assert error["code"] in expected, error
+
+
+async def test_a_taken_http_port_fails_the_start_clearly(harness: Harness) -> None:
+    from quire.server.app import start
+    from quire.server.config import Settings
+    from quire.server.storage.database import create_pool
+
+    base = harness.running.state.settings  # type: ignore[attr-defined]
+    taken = f"127.0.0.1:{harness.running.http.port}"  # type: ignore[attr-defined]
+    settings = Settings(address="127.0.0.1:0", http_address=taken, database_url=base.database_url)
+    pool = await create_pool(base.database_url, min_size=1, max_size=2)
+    try:
+        with pytest.raises(RuntimeError, match="cannot listen for HTTP"):
+            await start(settings, pool)
+    finally:
+        await pool.close()

@@ -196,9 +196,14 @@ async def start(
     if http_mounts and not settings.http_address:
         log.warning("HTTP mounts given but the HTTP listener is off (no http_address)")
     if settings.http_address:
-        http = await start_listener(
-            settings, SERVICES, collected.handlers, interceptors, http_mounts
-        )
+        try:
+            http = await start_listener(
+                settings, SERVICES, collected.handlers, interceptors, http_mounts
+            )
+        except BaseException:  # e.g. the HTTP port is taken: nothing left running behind
+            await server.stop(None)
+            await notifications.stop()
+            raise
     await database.start()  # SERVING for "" and every service, then follows the database
     log.info("serving", extra={"address": settings.address, "port": port})
     return Running(server, port, state, health_servicer, http)
