@@ -421,6 +421,8 @@ async def test_run_command_and_describe_tools(
     assert names == {
         "search_pages",
         "read_page",
+        "list_pages",
+        "grep_pages",
         "query_pages",
         "search_knowledge",
         "read_document",
