@@ -7,7 +7,8 @@
 
 `QuireClient` is the blocking twin (`quire.client.blocking`, generated from `aio.py`). Every
 failure raises the `QuireError` subclass of its `quire.v1.ErrorCode`; `to_tool_error(exc)` turns
-any exception into the agent tool JSON.
+any exception into the agent tool JSON, `tool_result(message)` a result; `ToolRunner` runs a
+model's tool calls (quire.client.tools).
 """
 
 from __future__ import annotations
@@ -43,6 +44,8 @@ from quire.client.errors import (
     to_tool_error,
 )
 from quire.client.policy import CallKind, RetryPolicy, Timeouts
+from quire.client.tool_result import tool_result
+from quire.client.tools import ToolOutcome, ToolRunner
 from quire.client.uploads import CHUNK_SIZE
 
 __all__ = [
@@ -74,10 +77,13 @@ __all__ = [
     "SyncDiscoveryValidator",
     "SyncFailed",
     "Timeouts",
+    "ToolOutcome",
+    "ToolRunner",
     "Unauthenticated",
     "Unavailable",
     "Unimplemented",
     "UnsupportedMediaType",
     "from_rpc_error",
     "to_tool_error",
+    "tool_result",
 ]
