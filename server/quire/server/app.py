@@ -25,6 +25,7 @@ from quire.server.config import Settings
 from quire.server.embeddings import EmbeddingService, load_default
 from quire.server.gate import catalogue
 from quire.server.health import DatabaseHealth
+from quire.server.mcp.http import McpHttpApp, McpListener, start_mcp_listener
 from quire.server.rpc import QuireInterceptor
 from quire.server.services.admin import AdminService
 from quire.server.services.knowledge import KnowledgeService
@@ -48,10 +49,14 @@ class Running:
     port: int
     state: AppState
     health: Any
+    # The streamable-HTTP MCP endpoint, when `settings.mcp_address` is set.
+    mcp: McpListener | None = None
 
     async def stop(self, grace: float | None = None) -> None:
         """Refuses new calls, lets in-flight calls finish within `grace`, then closes the pool."""
         await self.health.enter_graceful_shutdown()
+        if self.mcp is not None:
+            await self.mcp.stop()  # its calls go through gRPC: stopped before it
         await self.server.stop(self.state.settings.grace_seconds if grace is None else grace)
         if self.state.database is not None:
             await self.state.database.stop()
@@ -162,7 +167,20 @@ async def start(
     await server.start()
     await database.start()  # SERVING for "" and every service, then follows the database
     log.info("serving", extra={"address": settings.address, "port": port})
-    return Running(server, port, state, health_servicer)
+    running = Running(server, port, state, health_servicer)
+    if settings.mcp_address:
+        running.mcp = await start_mcp_listener(mcp_app(settings, port, state), settings.mcp_address)
+    return running
+
+
+def mcp_app(settings: Settings, grpc_port: int, state: AppState) -> McpHttpApp:
+    """The MCP endpoint of this process: its tool calls come back to the gRPC port over
+    loopback, with the caller's key. The HTTP listener can mount the same app at /mcp."""
+    if settings.tls_cert_file:
+        raise RuntimeError("the MCP endpoint needs a plaintext gRPC listener (no TLS) for now")
+    host = settings.address.rsplit(":", 1)[0].strip("[]")
+    loopback = "127.0.0.1" if host in ("", "0.0.0.0", "::", "localhost") else host
+    return McpHttpApp(f"{loopback}:{grpc_port}", state.verifier.verify)
 
 
 async def serve(
