@@ -28,7 +28,7 @@ from quire.client import AsyncQuireClient
 from quire.server.app import mcp_app
 from quire.server.mcp.http import start_mcp_listener
 from quire.v1 import knowledge_pb2, pages_pb2
-from tests.conftest import Harness, Keys
+from tests.conftest import REPO, Harness, Keys
 from tests.support.site_server import SiteServer
 
 pytestmark = pytest.mark.asyncio(loop_scope="session")
@@ -202,3 +202,29 @@ async def test_http_refuses_a_missing_or_unknown_key(http_url: str, keys: Keys, 
     assert answer.status_code == 401
     assert answer.headers["www-authenticate"].startswith("Bearer")
     assert answer.json()["error"] == "unauthenticated"
+
+
+@pytest.mark.parametrize("script", ["openai_tool_loop.py", "anthropic_tool_loop.py"])
+async def test_tool_loop_examples_run_with_the_stand_in_model(
+    harness: Harness, keys: Keys, script: str
+) -> None:
+    """docs/agents.md's loops: the stand-in model asks for 50 hits, reads the refusal's
+    field and bound, retries with 20, reads the best page at its revision and answers."""
+    process = await asyncio.create_subprocess_exec(
+        sys.executable,
+        str(REPO / "examples" / "python" / script),
+        harness.address,
+        NS,
+        "install frobnicator",
+        env={**os.environ, "QUIRE_API_KEY": keys.read},
+        stdout=asyncio.subprocess.PIPE,
+        stderr=asyncio.subprocess.STDOUT,
+    )
+    out, _ = await asyncio.wait_for(process.communicate(), 60)
+    text = out.decode()
+    assert process.returncode == 0, text
+    lines = text.strip().splitlines()
+    assert lines[0].startswith("search_pages(") and "error=True" in lines[0]
+    assert "'limit': 20" in lines[1] and "error=False" in lines[1]
+    assert lines[2].startswith("read_page(") and "error=False" in lines[2]
+    assert lines[-1].startswith("From /install.md:") and "pip install frobnicator" in lines[-1]
