@@ -32,20 +32,11 @@ from pathlib import Path
 from typing import Any
 
 import _harness as h
+import pages_search
 
 NAMESPACE = "fastapi"
-QUERIES = [
-    "declare query parameters with defaults",
-    "how to use dependency injection with yield",
-    "return a custom response with headers",
-    "OAuth2 password flow with JWT tokens",
-    "upload files with UploadFile",
-    "background tasks after returning a response",
-    "CORS middleware configuration",
-    "testing an app with TestClient",
-    "request body validation with Pydantic models",
-    "handle errors with HTTPException",
-]
+# The searches of the pages benchmark, so the two measure the same work.
+QUERIES = pages_search.QUERIES[:10]
 
 
 async def mcp_clients(stack: AsyncExitStack, http_url: str, address: str, token: str) -> Any:

@@ -3,6 +3,7 @@ forms of every tool; the client's runner checks a model's arguments the same way
 
 from __future__ import annotations
 
+import asyncio
 import json
 from typing import Any
 
@@ -166,3 +167,21 @@ async def test_runner_answers_an_unknown_tool_with_a_tool_error() -> None:
     assert json.loads(outcome.text)["field"] == "name"
     bound = await runner.call("search_pages", {"namespace": "other", "query": "q"})
     assert json.loads(bound.text)["field"] == "namespace"
+
+
+async def test_a_cancelled_call_is_cancelled_not_answered() -> None:
+    """An MCP client that goes away cancels the handler: the runner must let the cancellation
+    through (to the gRPC call it awaits), never turn it into a tool error."""
+    started = asyncio.Event()
+
+    class _Slow(_Client):
+        async def search_pages(self, **arguments: Any) -> Any:
+            started.set()
+            await asyncio.Event().wait()  # a call that would never end on its own
+
+    runner = ToolRunner(_Slow(), namespace="docs")  # type: ignore[arg-type]
+    call = asyncio.create_task(runner.call("search_pages", {"query": "q"}))
+    await started.wait()
+    call.cancel()
+    with pytest.raises(asyncio.CancelledError):
+        await call

@@ -115,6 +115,9 @@ class ToolRunner:
         self.namespace = namespace
         self.agent_id = agent_id
         self._definitions: dict[str, pages_pb2.ToolDefinition] | None = None
+        # Per shape field, the plain dicts (converting Structs costs more than a search's JSON).
+        self._shapes: dict[str, list[dict[str, Any]]] = {}
+        self._schemas: dict[str, dict[str, Any]] = {}
 
     async def definitions(self) -> list[pages_pb2.ToolDefinition]:
         """The tools as DescribeTools gives them for this key and these bindings (asked once)."""
@@ -134,17 +137,25 @@ class ToolRunner:
 
     async def shapes(self, field: str) -> list[dict[str, Any]]:
         """Every tool in one ready-made shape: "mcp_tool", "openai_tool" or "anthropic_tool"."""
-        return [plain(getattr(d, field)) for d in await self.definitions()]
+        if field not in self._shapes:
+            self._shapes[field] = [plain(getattr(d, field)) for d in await self.definitions()]
+        return self._shapes[field]
+
+    def _schema(self, definition: pages_pb2.ToolDefinition) -> dict[str, Any]:
+        if definition.name not in self._schemas:
+            self._schemas[definition.name] = plain(definition.input_schema)
+        return self._schemas[definition.name]
 
     async def call(self, name: str, arguments: Mapping[str, Any] | None = None) -> ToolOutcome:
         """Runs one tool call; never raises for a failed call (cancellation propagates)."""
         try:
-            definitions = {d.name: d for d in await self.definitions()}
+            await self.definitions()
+            definitions = self._definitions or {}
             if name not in definitions:
                 raise argument_error(
                     "name", f"no tool {name!r}", f"one of: {', '.join(definitions)}"
                 )
-            schema = plain(definitions[name].input_schema)
+            schema = self._schema(definitions[name])
             method_name = TOOL_METHODS[name]
             args = checked_arguments(schema, arguments or {})
             args.update(self._bindings(method_name))
