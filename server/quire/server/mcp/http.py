@@ -44,6 +44,8 @@ Verify = Callable[[str], Awaitable[object]]
 MCP_PATH = "/mcp"
 # How long a runner keeps its tool definitions (bounds follow a policy change within this).
 DEFINITIONS_TTL_S = 30.0
+# Runners kept (one per key and binding): bounds what many distinct bindings can hold.
+MAX_RUNNERS = 1024
 _UNAUTHENTICATED = (
     b'{"error":"unauthenticated","message":"send Authorization: Bearer <Quire API key>"}'
 )
@@ -99,7 +101,10 @@ class McpHttpApp:
         now = time.monotonic()
         cached = self._runners.get(key)
         if cached is None or now - cached[0] > DEFINITIONS_TTL_S:
+            if len(self._runners) >= MAX_RUNNERS:  # the oldest first: dicts keep insertion order
+                del self._runners[next(iter(self._runners))]
             cached = (now, ToolRunner(client, namespace=namespace, agent_id=agent_id))
+            self._runners.pop(key, None)
             self._runners[key] = cached
         return cached[1]
 
