@@ -81,6 +81,9 @@ def cmd_up(args: argparse.Namespace) -> int:
                 fresh = True
         host = settings.address.rsplit(":", 1)[0]
         print(f"Quire is serving on {host}:{running.port}", flush=True)
+        if running.mcp is not None:
+            mcp_host = settings.mcp_address.rsplit(":", 1)[0]
+            print(f"MCP (streamable HTTP): http://{mcp_host}:{running.mcp.port}/mcp", flush=True)
         if fresh:
             print(f"Dev API key (shown once, also in {key_file}): {token}", flush=True)
         else:
