@@ -76,6 +76,9 @@ class McpHttpApp:
     def __init__(self, grpc_target: str, verify: Verify) -> None:
         self.grpc_target = grpc_target
         self.verify = verify
+        # The SDK logs every stateless request at INFO ("Terminating session"); its warnings
+        # and errors still reach the process's log.
+        logging.getLogger("mcp").setLevel(logging.WARNING)
         self.sessions = StreamableHTTPSessionManager(
             app=tools_server(self._runner_for), stateless=True, json_response=True
         )
