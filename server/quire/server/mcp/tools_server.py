@@ -9,6 +9,7 @@ HTTP client that goes away) cancels the handler, and with it the gRPC call in fl
 
 from __future__ import annotations
 
+import weakref
 from collections.abc import Awaitable, Callable
 from typing import Any
 
@@ -29,12 +30,22 @@ RunnerFor = Callable[[ServerRequestContext[Any, Any]], Awaitable[ToolRunner]]
 
 
 def tools_server(runner_for: RunnerFor, version: str = "") -> Server[Any]:
+    # The listing of each live runner, built once: validating seven tools with their schemas
+    # costs about as much as the HTTP round trip.
+    listings: weakref.WeakKeyDictionary[ToolRunner, types.ListToolsResult] = (
+        weakref.WeakKeyDictionary()
+    )
+
     async def list_tools(
         ctx: ServerRequestContext[Any, Any], params: types.PaginatedRequestParams | None
     ) -> types.ListToolsResult:
         runner = await runner_for(ctx)
-        shapes = await runner.shapes("mcp_tool")
-        return types.ListToolsResult(tools=[types.Tool.model_validate(s) for s in shapes])
+        if runner not in listings:
+            shapes = await runner.shapes("mcp_tool")
+            listings[runner] = types.ListToolsResult(
+                tools=[types.Tool.model_validate(s) for s in shapes]
+            )
+        return listings[runner]
 
     async def call_tool(
         ctx: ServerRequestContext[Any, Any], params: types.CallToolRequestParams
