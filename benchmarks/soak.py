@@ -226,7 +226,7 @@ async def setup_content(
     client: Any, base_url: str | None, docs: int
 ) -> tuple[list[str], str, dict[str, Any]]:
     """Syncs the site when the namespace is empty; a collection with `docs` SciFact abstracts."""
-    from quire.client import errors as qe
+    from quire.client import exceptions as qe
 
     info: dict[str, Any] = {}
     paths: list[str] = []
@@ -265,7 +265,7 @@ async def count_lost(
     """Every upload the server acknowledged during the soak, once the worker caught up
     (bounded wait): how many are READY, FAILED, still pending, or missing (lost: the goal is
     0), and whether the serving generation indexes every document of the collection."""
-    from quire.client import errors as qe
+    from quire.client import exceptions as qe
     from quire.v1 import knowledge_pb2 as kn
 
     started = time.perf_counter()

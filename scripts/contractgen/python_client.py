@@ -2,7 +2,7 @@
 
 `quire/client/_contract.py` holds the status mapping, the call kinds and the retried RPCs
 (`codes.py` and `policy.py` publish them); `quire/client/_error_classes.py` holds the classes
-`quire.client.errors` re-exports.
+`quire.client.exceptions` re-exports.
 """
 
 from __future__ import annotations
@@ -23,7 +23,7 @@ CLIENT_DIR = "clients/python/quire/client"
 TABLES = f"{CLIENT_DIR}/_contract.py"
 ERROR_CLASSES = f"{CLIENT_DIR}/_error_classes.py"
 # The classes present themselves where users import them from (as the hand-built ones did).
-PUBLIC_MODULE = "quire.client.errors"
+PUBLIC_MODULE = "quire.client.exceptions"
 
 
 def _status_tables(contract: Contract) -> list[str]:
@@ -112,7 +112,7 @@ def _error_classes(contract: Contract) -> str:
         f'"""{GENERATED_HEADER}.',
         "",
         "One exception class per quire.v1.ErrorCode, all under QuireError, documented by the",
-        "value's comment in errors.proto; `quire.client.errors` re-exports them.",
+        "value's comment in errors.proto; `quire.client.exceptions` re-exports them.",
         '"""',
         "",
         "from __future__ import annotations",

@@ -12,7 +12,7 @@ import pytest
 from grpc_health.v1 import health_pb2, health_pb2_grpc
 from grpc_reflection.v1alpha import reflection_pb2, reflection_pb2_grpc
 
-from quire.client.errors import from_rpc_error, to_tool_error
+from quire.client.exceptions import from_rpc_error, to_tool_error
 from quire.client.rich_status import error_reasons
 from quire.server.services import admin, knowledge, pages
 from quire.server.storage import migrations

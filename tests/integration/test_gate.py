@@ -11,7 +11,7 @@ import pytest
 import pytest_asyncio
 
 from quire.client import AsyncQuireClient
-from quire.client import errors as qe
+from quire.client import exceptions as qe
 from quire.v1 import admin_pb2, knowledge_pb2
 from tests.conftest import Harness, Keys, shared_or_skip
 

@@ -12,7 +12,7 @@ import pytest
 import pytest_asyncio
 
 from quire.client import AsyncQuireClient
-from quire.client import errors as qe
+from quire.client import exceptions as qe
 from quire.v1 import knowledge_pb2
 from tests.conftest import Harness, Keys
 from tests.support.sample_files import CORRUPT, SAMPLES

@@ -20,7 +20,7 @@ import pytest
 import pytest_asyncio
 
 from quire.client import AsyncQuireClient
-from quire.client import errors as qe
+from quire.client import exceptions as qe
 from quire.client.tools import TOOL_METHODS
 from quire.server.engine import canonical_json
 from quire.v1 import pages_pb2, search_config_pb2

@@ -253,7 +253,7 @@ async def test_rankings_are_repeatable(client: AsyncQuireClient) -> None:
 async def test_the_namespace_language_is_a_bounded_tag(
     client: AsyncQuireClient, site: SiteServer
 ) -> None:
-    from quire.client import errors as qe
+    from quire.client import exceptions as qe
 
     longest = "de-abcdefgh-abcdefgh-abcdefgh-abcde"
     assert len(longest) == 35

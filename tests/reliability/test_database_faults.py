@@ -333,7 +333,7 @@ async def test_postgres_stopping_mid_sync_ends_the_sync_and_the_next_one_complet
     report (never INTERNAL, never a hang); once PostgreSQL is back, the same server syncs the
     site completely and every page is whole."""
     from quire.client import AsyncQuireClient
-    from quire.client import errors as qe
+    from quire.client import exceptions as qe
     from quire.server import auth
     from quire.server.app import prepare_database, start
     from quire.server.config import Settings

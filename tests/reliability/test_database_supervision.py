@@ -36,7 +36,7 @@ import pytest_asyncio
 from grpc import aio
 
 from quire.client import AsyncQuireClient
-from quire.client import errors as qe
+from quire.client import exceptions as qe
 from quire.v1 import knowledge_pb2, pages_pb2, pages_service_pb2, pages_service_pb2_grpc
 from tests.conftest import REPO, bearer
 from tests.reliability._support import health_status, stop_postmaster

@@ -18,7 +18,7 @@ import pytest_asyncio
 from grpc import aio
 
 from quire.client import AsyncQuireClient
-from quire.client import errors as qe
+from quire.client import exceptions as qe
 from quire.v1 import pages_pb2
 from tests.support.site_server import Reply, SiteServer
 

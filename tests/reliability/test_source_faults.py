@@ -178,7 +178,7 @@ async def test_a_failing_index_changes_nothing(client: AsyncQuireClient, site: S
         try:
             report, _ = await run_sync(client, ns, f"{site.url}/llms.txt")
         except Exception as exc:  # a typed error is acceptable; a hang or INTERNAL is not
-            from quire.client import errors as qe
+            from quire.client import exceptions as qe
 
             assert isinstance(exc, qe.QuireError) and not isinstance(exc, qe.Internal), exc
         else:

@@ -14,7 +14,7 @@ import pytest
 import pytest_asyncio
 
 from quire.client import AsyncQuireClient
-from quire.client import errors as qe
+from quire.client import exceptions as qe
 from tests.conftest import Harness
 
 pytestmark = pytest.mark.asyncio(loop_scope="session")

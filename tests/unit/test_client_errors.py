@@ -9,7 +9,7 @@ import grpc
 from google.rpc import status_pb2
 
 import quire.client as client
-from quire.client import errors
+from quire.client import exceptions
 from quire.client.rich_status import STATUS_DETAILS_KEY
 from quire.v1 import errors_pb2
 
@@ -41,7 +41,7 @@ def test_every_error_code_has_an_exported_class() -> None:
     for value in errors_pb2.ErrorCode.values():
         if value == errors_pb2.ERROR_CODE_UNSPECIFIED:
             continue
-        cls = errors.ERROR_CLASSES[value]
+        cls = exceptions.ERROR_CLASSES[value]
         assert issubclass(cls, client.QuireError)
         assert getattr(client, cls.__name__, cls) is cls
 
@@ -50,7 +50,9 @@ def test_page_changed_carries_current_revision() -> None:
     detail = errors_pb2.ErrorDetail(
         code=errors_pb2.ERROR_CODE_PAGE_CHANGED, message="stale", current_revision="rev-2"
     )
-    exc = errors.from_rpc_error(FakeRpcError(grpc.StatusCode.FAILED_PRECONDITION, "stale", detail))
+    exc = exceptions.from_rpc_error(
+        FakeRpcError(grpc.StatusCode.FAILED_PRECONDITION, "stale", detail)
+    )
     assert isinstance(exc, client.PageChanged)
     assert exc.current_revision == "rev-2"
     assert exc.grpc_code == grpc.StatusCode.FAILED_PRECONDITION
@@ -67,7 +69,7 @@ def test_field_violations_and_retry_after() -> None:
         field_violations=[errors_pb2.FieldViolation(field="config.x", description="0-1")],
     )
     detail.retry_after.FromSeconds(2)
-    exc = errors.from_rpc_error(FakeRpcError(grpc.StatusCode.INVALID_ARGUMENT, "bad", detail))
+    exc = exceptions.from_rpc_error(FakeRpcError(grpc.StatusCode.INVALID_ARGUMENT, "bad", detail))
     assert isinstance(exc, client.InvalidRequest)
     assert exc.field_violations == [("config.x", "0-1")]
     assert exc.retry_after is not None and exc.retry_after.total_seconds() == 2
@@ -82,14 +84,14 @@ def test_status_without_detail_falls_back_on_the_grpc_code() -> None:
         grpc.StatusCode.UNKNOWN: client.Internal,
     }
     for code, cls in cases.items():
-        exc = errors.from_rpc_error(FakeRpcError(code, "boom"))
+        exc = exceptions.from_rpc_error(FakeRpcError(code, "boom"))
         assert type(exc) is cls, code
         assert exc.retry_after is None
 
 
 def test_detail_code_wins_over_grpc_code() -> None:
     detail = errors_pb2.ErrorDetail(code=errors_pb2.ERROR_CODE_COLLECTION_NOT_FOUND)
-    exc = errors.from_rpc_error(FakeRpcError(grpc.StatusCode.NOT_FOUND, "nope", detail))
+    exc = exceptions.from_rpc_error(FakeRpcError(grpc.StatusCode.NOT_FOUND, "nope", detail))
     assert isinstance(exc, client.CollectionNotFound)
     assert not isinstance(exc, client.NotFound)
     assert json.loads(client.to_tool_error(exc))["error"] == "collection_not_found"

@@ -9,7 +9,7 @@ from datetime import timedelta
 import grpc
 import pytest
 
-from quire.client import errors
+from quire.client import exceptions
 from quire.client.policy import (
     DEFAULT_TIMEOUTS,
     RPC_KINDS,
@@ -96,13 +96,13 @@ def test_writes_and_streams_are_not_retried(rpc: str) -> None:
 
 
 def test_only_unavailable_is_retryable() -> None:
-    assert is_retryable(errors.Unavailable("x", grpc_code=grpc.StatusCode.UNAVAILABLE))
-    assert is_retryable(errors.SearchUnavailable("x", grpc_code=grpc.StatusCode.UNAVAILABLE))
+    assert is_retryable(exceptions.Unavailable("x", grpc_code=grpc.StatusCode.UNAVAILABLE))
+    assert is_retryable(exceptions.SearchUnavailable("x", grpc_code=grpc.StatusCode.UNAVAILABLE))
     for cls, code in (
-        (errors.DeadlineExceeded, grpc.StatusCode.DEADLINE_EXCEEDED),
-        (errors.Internal, grpc.StatusCode.INTERNAL),
-        (errors.ResourceExhausted, grpc.StatusCode.RESOURCE_EXHAUSTED),
-        (errors.NotFound, grpc.StatusCode.NOT_FOUND),
+        (exceptions.DeadlineExceeded, grpc.StatusCode.DEADLINE_EXCEEDED),
+        (exceptions.Internal, grpc.StatusCode.INTERNAL),
+        (exceptions.ResourceExhausted, grpc.StatusCode.RESOURCE_EXHAUSTED),
+        (exceptions.NotFound, grpc.StatusCode.NOT_FOUND),
     ):
         assert not is_retryable(cls("x", grpc_code=code))
 

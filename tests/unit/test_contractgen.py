@@ -11,7 +11,7 @@ import pytest
 from google.protobuf import descriptor_pb2
 
 from quire.client import _contract as client_tables
-from quire.client import _error_classes, errors
+from quire.client import _error_classes, exceptions
 from quire.server import _contract as server_tables
 from quire.server.auth import Scope
 from quire.v1 import (
@@ -54,7 +54,7 @@ def test_every_error_code_has_a_status_a_reason_and_a_class() -> None:
     assert set(_error_classes.ERROR_CLASSES) == CODES
     for code, cls in _error_classes.ERROR_CLASSES.items():
         assert cls.code == code
-        assert getattr(errors, cls.__name__) is cls  # re-exported under its public name
+        assert getattr(exceptions, cls.__name__) is cls  # re-exported under its public name
         assert cls.__name__ == facts.pascal(server_tables.REASON_BY_CODE[code])
 
 

@@ -6,7 +6,7 @@ import json
 
 import grpc
 
-from quire.client import errors
+from quire.client import exceptions
 from quire.client.codes import GRPC_STATUS_BY_CODE, code_name, tool_error_name
 from quire.client.tool_error import tool_error_json
 from quire.server.errors import QuireError, status_for
@@ -32,15 +32,15 @@ def test_every_design_code_is_in_the_contract() -> None:
 def test_every_code_has_a_grpc_status_and_a_client_class() -> None:
     for value in all_codes():
         assert value in GRPC_STATUS_BY_CODE, code_name(value)
-        cls = errors.ERROR_CLASSES[value]
-        assert issubclass(cls, errors.QuireError)
+        cls = exceptions.ERROR_CLASSES[value]
+        assert issubclass(cls, exceptions.QuireError)
         assert cls.code == value
 
 
 def test_page_changed_maps_to_failed_precondition_with_revision() -> None:
     status = status_for(QuireError(errors_pb2.ERROR_CODE_PAGE_CHANGED, "stale", "rev-2"))
     assert status.grpc_code == grpc.StatusCode.FAILED_PRECONDITION
-    assert errors.PageChanged.__name__ == "PageChanged"
+    assert exceptions.PageChanged.__name__ == "PageChanged"
     assert json.loads(tool_error_json(errors_pb2.ERROR_CODE_PAGE_CHANGED, "rev-2")) == {
         "schema_version": 1,
         "error": "page_changed",

@@ -11,7 +11,7 @@ import mcp_types
 import pytest
 from jsonschema import Draft202012Validator
 
-from quire.client.errors import InvalidRequest
+from quire.client.exceptions import InvalidRequest
 from quire.client.tools import TOOL_METHODS, ToolRunner, checked_arguments, plain
 from quire.server.pages.tool_schemas import TOOLS
 from quire.server.pages.tools import ToolCaller, tool_definitions

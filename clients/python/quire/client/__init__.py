@@ -15,7 +15,7 @@ from __future__ import annotations
 
 from quire.client.aio import AsyncQuireClient, DiscoveryValidator
 from quire.client.blocking import QuireClient, SyncDiscoveryValidator
-from quire.client.errors import (
+from quire.client.exceptions import (
     ERROR_CLASSES,
     AgentNotFound,
     AlreadyExists,

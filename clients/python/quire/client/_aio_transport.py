@@ -17,7 +17,7 @@ import grpc
 from grpc import aio
 
 from quire.client._channel import Connection
-from quire.client.errors import QuireError, from_rpc_error
+from quire.client.exceptions import QuireError, from_rpc_error
 from quire.v1 import pages_pb2
 
 T = TypeVar("T")

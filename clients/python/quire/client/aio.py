@@ -31,7 +31,7 @@ from quire.client._aio_transport import (
     open_channel,
 )
 from quire.client._convert import ModeArg, ScopeArg, retrieval_mode, scope_values
-from quire.client.errors import from_rpc_error
+from quire.client.exceptions import from_rpc_error
 from quire.client.policy import DEFAULT_RETRY, DEFAULT_TIMEOUTS, RetryPolicy, Timeouts
 from quire.client.uploads import AsyncSource, aupload_requests, metadata_message
 from quire.v1 import (

@@ -18,7 +18,7 @@ import grpc
 from quire.client._contract import IDEMPOTENT_RPCS
 from quire.client._contract import RPC_KINDS as RPC_KINDS
 from quire.client._contract import CallKind as CallKind
-from quire.client.errors import QuireError
+from quire.client.exceptions import QuireError
 
 
 @dataclass(frozen=True)

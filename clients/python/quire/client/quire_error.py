@@ -1,7 +1,7 @@
 """`QuireError`, the base of every exception the client raises.
 
 Its subclasses, one per `quire.v1.ErrorCode`, are generated from the contract into
-`_error_classes.py`; `quire.client.errors` publishes them all.
+`_error_classes.py`; `quire.client.exceptions` publishes them all.
 """
 
 from __future__ import annotations
@@ -19,7 +19,7 @@ from quire.v1 import errors_pb2
 class QuireError(Exception):
     """A failed call. `code` is a `quire.v1.ErrorCode` value; `detail` the full ErrorDetail."""
 
-    __module__ = "quire.client.errors"
+    __module__ = "quire.client.exceptions"
     code: int = errors_pb2.ERROR_CODE_UNSPECIFIED
 
     def __init__(

@@ -19,7 +19,7 @@ from google.protobuf import json_format, struct_pb2
 from google.protobuf.message import Message
 
 from quire.client.aio import AsyncQuireClient
-from quire.client.errors import InvalidRequest, to_tool_error
+from quire.client.exceptions import InvalidRequest, to_tool_error
 from quire.client.tool_result import tool_result
 from quire.v1 import errors_pb2, pages_pb2
 

@@ -7,7 +7,6 @@
   ``zipguard`` for zip-based packages.
 """
 
-from quire.indexer.extraction.errors import ExtractionFailed, UnsupportedMediaType
 from quire.indexer.extraction.extract import NO_TEXT_MARKER, Extracted, extract_text
 from quire.indexer.extraction.formats import (
     SUPPORTED_EXTENSIONS,
@@ -17,6 +16,7 @@ from quire.indexer.extraction.formats import (
     resolve_type,
 )
 from quire.indexer.extraction.pool import ExtractionPool
+from quire.indexer.extraction.refusals import ExtractionFailed, UnsupportedMediaType
 
 __all__ = [
     "NO_TEXT_MARKER",

@@ -18,17 +18,17 @@ from __future__ import annotations
 import re
 from dataclasses import dataclass, field
 
-from quire.indexer.extraction.decoding import decode_text
-from quire.indexer.extraction.documents import (
+from quire.indexer.extraction.binary_documents import (
     document_text,
     markup_text,
     odf_presentation_text,
     pages_text,
     spreadsheet_text,
 )
-from quire.indexer.extraction.errors import ExtractionFailed
+from quire.indexer.extraction.decoding import decode_text
 from quire.indexer.extraction.formats import Extractor, FileType
 from quire.indexer.extraction.records import calendar_text, contacts_text, mbox_text
+from quire.indexer.extraction.refusals import ExtractionFailed
 from quire.indexer.extraction.text import delimited_text
 from quire.indexer.extraction.transcripts import transcript_text
 

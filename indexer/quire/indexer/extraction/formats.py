@@ -23,7 +23,7 @@ import enum
 from collections.abc import Mapping
 from dataclasses import dataclass
 
-from quire.indexer.extraction.errors import UnsupportedMediaType
+from quire.indexer.extraction.refusals import UnsupportedMediaType
 
 __all__ = [
     "SUPPORTED_EXTENSIONS",

@@ -50,9 +50,9 @@ from multiprocessing.process import BaseProcess
 from types import TracebackType
 
 from quire.indexer.extraction.decoding import DetectionNeeded
-from quire.indexer.extraction.errors import ExtractionFailed
 from quire.indexer.extraction.extract import Extracted, extract_text
 from quire.indexer.extraction.formats import Extractor, FileType
+from quire.indexer.extraction.refusals import ExtractionFailed
 
 __all__ = ["DEFAULT_MEMORY_LIMIT", "DEFAULT_TIMEOUT", "ExtractFunction", "ExtractionPool"]
 

@@ -9,9 +9,9 @@ import tempfile
 from collections.abc import Iterable
 from datetime import date, datetime
 
-from quire.indexer.extraction.documents import document_text
-from quire.indexer.extraction.errors import ExtractionFailed
+from quire.indexer.extraction.binary_documents import document_text
 from quire.indexer.extraction.formats import file_type_for_extension
+from quire.indexer.extraction.refusals import ExtractionFailed
 
 __all__ = ["calendar_text", "contacts_text", "mbox_text"]
 

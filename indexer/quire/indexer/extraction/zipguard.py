@@ -28,7 +28,7 @@ import zipfile
 import zlib
 from dataclasses import dataclass
 
-from quire.indexer.extraction.errors import ExtractionFailed
+from quire.indexer.extraction.refusals import ExtractionFailed
 
 __all__ = ["ZipLimits", "check_zip"]
 

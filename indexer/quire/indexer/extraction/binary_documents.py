@@ -11,8 +11,8 @@ import io
 from functools import cache
 from typing import TYPE_CHECKING
 
-from quire.indexer.extraction.errors import ExtractionFailed
 from quire.indexer.extraction.formats import FileType
+from quire.indexer.extraction.refusals import ExtractionFailed
 from quire.indexer.extraction.zipguard import check_zip
 
 if TYPE_CHECKING:
