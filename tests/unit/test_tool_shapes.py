@@ -185,3 +185,19 @@ async def test_a_cancelled_call_is_cancelled_not_answered() -> None:
     call.cancel()
     with pytest.raises(asyncio.CancelledError):
         await call
+
+
+async def test_runner_shapes_list_arguments_in_the_schemas_order() -> None:
+    runner = ToolRunner(_Client())  # type: ignore[arg-type]
+    shapes = {s["name"]: s for s in await runner.shapes("mcp_tool")}
+    assert list(shapes["search_pages"]["inputSchema"]["properties"]) == [
+        "namespace",
+        "query",
+        "alternatives",
+        "limit",
+    ]
+    openai = {s["function"]["name"]: s for s in await runner.shapes("openai_tool")}
+    assert list(openai["read_page"]["function"]["parameters"]["properties"])[:2] == [
+        "namespace",
+        "path",
+    ]

@@ -11,6 +11,7 @@ every call through it.
 
 from __future__ import annotations
 
+import json
 from collections.abc import Awaitable, Callable, Mapping
 from dataclasses import dataclass
 from typing import Any
@@ -64,6 +65,19 @@ def plain(struct: struct_pb2.Struct) -> dict[str, Any]:
 
     result: dict[str, Any] = whole(json_format.MessageToDict(struct))
     return result
+
+
+def in_order(value: Any, order: list[str]) -> Any:
+    """`value` with every `properties` object that holds the arguments listed in `order`."""
+    if isinstance(value, list):
+        return [in_order(v, order) for v in value]
+    if not isinstance(value, dict):
+        return value
+    out = {k: in_order(v, order) for k, v in value.items()}
+    properties = out.get("properties")
+    if isinstance(properties, dict) and set(properties) == set(order):
+        out["properties"] = {name: properties[name] for name in order}
+    return out
 
 
 def argument_error(field: str, description: str, bound: str) -> InvalidRequest:
@@ -136,9 +150,16 @@ class ToolRunner:
         return {"agent_id": self.agent_id} if self.agent_id else {}
 
     async def shapes(self, field: str) -> list[dict[str, Any]]:
-        """Every tool in one ready-made shape: "mcp_tool", "openai_tool" or "anthropic_tool"."""
+        """Every tool in one ready-made shape: "mcp_tool", "openai_tool" or "anthropic_tool",
+        its arguments in the schema's order (a Struct sorts its keys; a model reads the
+        arguments in the order they are listed)."""
         if field not in self._shapes:
-            self._shapes[field] = [plain(getattr(d, field)) for d in await self.definitions()]
+            self._shapes[field] = [
+                in_order(
+                    plain(getattr(d, field)), list(json.loads(d.input_schema_json)["properties"])
+                )
+                for d in await self.definitions()
+            ]
         return self._shapes[field]
 
     def _schema(self, definition: pages_pb2.ToolDefinition) -> dict[str, Any]:
