@@ -9,6 +9,7 @@ error naming the field and its bound. Over HTTP a request without a valid key is
 from __future__ import annotations
 
 import asyncio
+import contextlib
 import json
 import os
 import sys
@@ -16,6 +17,7 @@ from collections.abc import AsyncIterator, Iterator
 from contextlib import asynccontextmanager
 from typing import Any
 
+import asyncpg
 import httpx2
 import mcp_types
 import pytest
@@ -228,3 +230,55 @@ async def test_tool_loop_examples_run_with_the_stand_in_model(
     assert "'limit': 20" in lines[1] and "error=False" in lines[1]
     assert lines[2].startswith("read_page(") and "error=False" in lines[2]
     assert lines[-1].startswith("From /install.md:") and "pip install frobnicator" in lines[-1]
+
+
+WAITING_ON_A_LOCK = (
+    "SELECT count(*) FROM pg_stat_activity WHERE datname = current_database() "
+    "AND wait_event_type = 'Lock'"
+)
+
+
+@asynccontextmanager
+async def pages_locked(database_url: str) -> AsyncIterator[asyncpg.Connection]:
+    """The pages table locked by another transaction: a read_page waits on it (in PostgreSQL,
+    not on a CPU) until the lock goes or its call is cancelled. Yields a connection that
+    watches the waiters."""
+    holder = await asyncpg.connect(database_url)
+    watcher = await asyncpg.connect(database_url)
+    transaction = holder.transaction()
+    await transaction.start()
+    try:
+        await holder.execute("LOCK TABLE pages IN ACCESS EXCLUSIVE MODE")
+        yield watcher
+    finally:
+        await transaction.rollback()
+        await holder.close()
+        await watcher.close()
+
+
+async def until(watcher: asyncpg.Connection, waiting: bool, within_s: float, what: str) -> None:
+    clock = asyncio.get_running_loop().time
+    started = clock()
+    while (await watcher.fetchval(WAITING_ON_A_LOCK) > 0) != waiting:
+        assert clock() - started < within_s, what
+        await asyncio.sleep(0.02)
+
+
+@pytest.mark.parametrize("transport", ["http", "stdio"])
+async def test_a_client_that_gives_up_cancels_the_call(
+    harness: Harness, http_url: str, keys: Keys, database_url: str, transport: str
+) -> None:
+    """The read waits on the lock (its deadline is 10 s); the client gives up: over HTTP it
+    closes the request, over stdio the SDK sends notifications/cancelled. The server's query
+    must stop waiting at once, not when the lock goes or the deadline passes."""
+    opened = (
+        over_http(http_url, keys.read) if transport == "http" else over_stdio(harness, keys.read)
+    )
+    async with opened as client, pages_locked(database_url) as watcher:
+        arguments = {"namespace": NS, "path": "/install.md"}
+        call = asyncio.create_task(client.call_tool("read_page", arguments))
+        await until(watcher, waiting=True, within_s=10, what="the read never reached the lock")
+        call.cancel()
+        with contextlib.suppress(asyncio.CancelledError):
+            await call
+        await until(watcher, waiting=False, within_s=3, what="the read still waits: not cancelled")

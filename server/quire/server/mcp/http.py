@@ -7,7 +7,8 @@ MCP processing, with `WWW-Authenticate: Bearer`. Tools are bound by query parame
 endpoint URL: `?namespace=NAME` binds the pages tools, `?agent=NAME` the knowledge tools.
 
 The app is stateless (no MCP session is kept between requests): a session would tie a
-connection to one key, and nothing here needs server-side state. Tool calls go to the gRPC
+connection to one key, and nothing here needs server-side state. A client that closes its
+request cancels the call (the SDK watches for the disconnect on its SSE-capable path). Tool calls go to the gRPC
 server at `grpc_target` with the caller's own key, so scopes and limits are the gRPC ones.
 """
 
@@ -79,8 +80,10 @@ class McpHttpApp:
         # The SDK logs every stateless request at INFO ("Terminating session"); its warnings
         # and errors still reach the process's log.
         logging.getLogger("mcp").setLevel(logging.WARNING)
+        # Not json_response: only the SSE-capable path watches for the client going away (and
+        # cancels the call); a call that finishes quickly is still answered as plain JSON.
         self.sessions = StreamableHTTPSessionManager(
-            app=tools_server(self._runner_for), stateless=True, json_response=True
+            app=tools_server(self._runner_for), stateless=True
         )
         # Keyed by the key's hash (never the key itself), one channel per key.
         self._clients: dict[str, AsyncQuireClient] = {}
