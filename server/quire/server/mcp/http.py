@@ -8,8 +8,9 @@ endpoint URL: `?namespace=NAME` binds the pages tools, `?agent=NAME` the knowled
 
 The app is stateless (no MCP session is kept between requests): a session would tie a
 connection to one key, and nothing here needs server-side state. A client that closes its
-request cancels the call (the SDK watches for the disconnect on its SSE-capable path). Tool calls go to the gRPC
-server at `grpc_target` with the caller's own key, so scopes and limits are the gRPC ones.
+request cancels the call (the SDK watches for the disconnect on its SSE-capable path). Tool
+calls go to the gRPC server at `grpc_target` with the caller's own key, so scopes and limits
+are the gRPC ones.
 """
 
 from __future__ import annotations
