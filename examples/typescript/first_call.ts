@@ -5,7 +5,7 @@
  *     cd ../../examples/typescript && npm ci && npm run build
  *     QUIRE_API_KEY=qk_... node dist/first_call.js [http://127.0.0.1:50051] [namespace] [query]
  */
-import { errors, QuireClient, toToolError } from "@quire/client";
+import { errors, QuireClient, toToolError, toToolResult } from "@quire/client";
 
 const [baseUrl = "http://127.0.0.1:50051", namespace = "docs", query = "getting started"] = process.argv.slice(2);
 
@@ -15,6 +15,9 @@ try {
   const collections = await client.listCollections();
   console.log(`${collections.length} collection(s)`);
   for (const c of collections) console.log(`  ${c.collectionId}  ${c.name}  (${c.documentCount} documents)`);
+  // What an agent tool would return for them: JSON text with the 64-bit fields (`revision`,
+  // `serving_generation`) as strings. JSON.stringify(collections) would throw on those bigints.
+  console.log(toToolResult(collections));
 
   try {
     const result = await client.searchPages({ namespace, query, limit: 5 });

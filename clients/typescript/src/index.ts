@@ -7,7 +7,8 @@
  *     const collections = await client.listCollections();
  *
  * Every failure throws the `QuireError` subclass of its `quire.v1.ErrorCode` (`errors.X`);
- * `toToolError(err)` turns any thrown value into the agent tool JSON. The generated messages,
+ * `toToolError(err)` turns any thrown value into the agent tool JSON, `toToolResult(result)` any
+ * result (64-bit fields as strings, so no `bigint` reaches `JSON.stringify`). The generated messages,
  * enums and service descriptors of quire.v1 are re-exported.
  */
 export {
@@ -66,6 +67,12 @@ export {
   RPC_KINDS,
   type Timeouts,
 } from "./policy.js";
+export {
+  CONTRACT_REGISTRY,
+  toToolResult,
+  toToolResultObject,
+  type ToolResultSource,
+} from "./tool_result.js";
 export { CHUNK_SIZE, rechunk, uploadChunks, type UploadSource } from "./uploads.js";
 
 export * from "./gen/quire/v1/admin_pb.js";

@@ -7,8 +7,8 @@
 
 `QuireClient` is the blocking twin (`quire.client.blocking`, generated from `aio.py`). Every
 failure raises the `QuireError` subclass of its `quire.v1.ErrorCode`; `to_tool_error(exc)` turns
-any exception into the agent tool JSON, `tool_result(message)` a result; `ToolRunner` runs a
-model's tool calls (quire.client.tools).
+any exception into the agent tool JSON, `to_tool_result(message)` any result; `ToolRunner`
+runs a model's tool calls (quire.client.tools).
 """
 
 from __future__ import annotations
@@ -44,7 +44,7 @@ from quire.client.exceptions import (
     to_tool_error,
 )
 from quire.client.policy import CallKind, RetryPolicy, Timeouts
-from quire.client.tool_result import tool_result
+from quire.client.tool_result import to_tool_result
 from quire.client.tools import ToolOutcome, ToolRunner
 from quire.client.uploads import CHUNK_SIZE
 
@@ -85,5 +85,5 @@ __all__ = [
     "UnsupportedMediaType",
     "from_rpc_error",
     "to_tool_error",
-    "tool_result",
+    "to_tool_result",
 ]

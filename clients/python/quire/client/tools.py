@@ -3,7 +3,7 @@
 `ToolRunner(client, namespace=..., agent_id=...)` asks DescribeTools once for the tools bound
 to that namespace and agent (so the model never chooses them) and runs a model's tool call
 by name: the arguments are checked against the tool's schema, the call goes through the
-client, and the answer is text for the model. A result is `tool_result` JSON; any failure,
+client, and the answer is text for the model. A result is `to_tool_result` JSON; any failure,
 the server's or a malformed call's, is `tool_error` JSON with `field` and `bound` when an
 argument was at fault. The MCP server (`quire mcp`) and the examples in docs/agents.md run
 every call through it.
@@ -21,7 +21,7 @@ from google.protobuf.message import Message
 
 from quire.client.aio import AsyncQuireClient
 from quire.client.exceptions import InvalidRequest, to_tool_error
-from quire.client.tool_result import tool_result
+from quire.client.tool_result import to_tool_result
 from quire.v1 import errors_pb2, pages_pb2
 
 # Tool name -> client method. The tools' argument names are the methods' keyword names.
@@ -181,7 +181,7 @@ class ToolRunner:
             args = checked_arguments(schema, arguments or {})
             args.update(self._bindings(method_name))
             method: Callable[..., Awaitable[Message]] = getattr(self.client, method_name)
-            return ToolOutcome(tool_result(await method(**args)), is_error=False)
+            return ToolOutcome(to_tool_result(await method(**args)), is_error=False)
         except Exception as exc:  # typed QuireError, or anything else as `internal`
             return ToolOutcome(to_tool_error(exc), is_error=True)
 
