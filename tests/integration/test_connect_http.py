@@ -491,3 +491,26 @@ async def test_a_taken_http_port_fails_the_start_clearly(harness: Harness) -> No
             await start(settings, pool)
     finally:
         await pool.close()
+
+
+async def test_mcp_is_mounted_at_slash_mcp_beside_connect(
+    base_url: str, keys: Keys, synced: list[dict[str, Any]]
+) -> None:
+    """The MCP endpoint answers on the same port as Connect (its lifespan ran with the
+    listener's, or the SDK would refuse the request)."""
+    import httpx2
+    from mcp import Client
+    from mcp.client.streamable_http import streamable_http_client
+
+    url = f"{base_url}/mcp?namespace={NS}"
+    headers = {"Authorization": f"Bearer {keys.read}"}
+    async with (
+        httpx2.AsyncClient(headers=headers, timeout=30) as http,
+        Client(streamable_http_client(url, http_client=http)) as client,
+    ):
+        names = {tool.name for tool in (await client.list_tools()).tools}
+        found = await client.call_tool("search_pages", {"query": "marmalade"})
+    assert "search_pages" in names
+    assert not found.is_error and "/guide/intro.md" in found.content[0].text  # type: ignore[union-attr]
+    async with httpx.AsyncClient() as anonymous:
+        assert (await anonymous.post(url, json={})).status_code == 401

@@ -21,6 +21,7 @@ import pytest_asyncio
 
 from quire.client import AsyncQuireClient
 from quire.client import exceptions as qe
+from quire.client.tools import TOOL_METHODS
 from quire.server.engine import canonical_json
 from quire.v1 import pages_pb2, search_config_pb2
 from tests.conftest import Harness, Keys, shared_or_skip
@@ -418,13 +419,7 @@ async def test_run_command_and_describe_tools(
     assert bad.exit_code == 2 and bad.error
     tools = await client.describe_tools()
     names = {t.name for t in tools}
-    assert names == {
-        "search_pages",
-        "read_page",
-        "query_pages",
-        "search_knowledge",
-        "read_document",
-    }
+    assert names == set(TOOL_METHODS)
     for tool in tools:
         schema = json.loads(tool.input_schema_json)
         assert schema["type"] == "object" and schema["required"]

@@ -19,7 +19,7 @@ from jsonschema import Draft202012Validator, ValidationError, validators
 
 from quire.server import contract_bounds
 from quire.server.errors import QuireError
-from quire.server.pages.tools import tool_definitions
+from quire.server.pages.tools import ToolCaller, tool_definitions
 from quire.server.validation import name_field
 
 _NAMESPACE = {"type": "string", "description": "The namespace to use.", "minLength": 1}
@@ -141,8 +141,13 @@ def _edge_values(schema: dict[str, Any]) -> Iterator[Any]:
             yield [item]
 
 
+# The hand-written schemas allowed search_knowledge's `limit` up to the contract's 50: compare
+# with the definitions for an organisation whose policy was raised that far.
+RAISED = ToolCaller(search_limit=50)
+
+
 def _schemas() -> dict[str, dict[str, Any]]:
-    return {t.name: json.loads(t.input_schema_json) for t in tool_definitions()}
+    return {t.name: json.loads(t.input_schema_json) for t in tool_definitions(RAISED)}
 
 
 def _differences() -> set[tuple[str, str, str]]:
@@ -206,7 +211,9 @@ def test_every_tightening_is_a_value_the_server_refuses() -> None:
 
 
 def test_tools_are_listed_in_the_order_they_were() -> None:
-    assert [t.name for t in tool_definitions()] == list(HAND_WRITTEN)
+    # list_pages and grep_pages came later, in their RPCs' places.
+    names = [t.name for t in tool_definitions(RAISED) if t.name in HAND_WRITTEN]
+    assert names == list(HAND_WRITTEN)
 
 
 def test_schemas_are_draft_2020_12_objects_without_extra_arguments() -> None:
@@ -214,6 +221,8 @@ def test_schemas_are_draft_2020_12_objects_without_extra_arguments() -> None:
         Draft202012Validator.check_schema(schema)
         assert schema["$schema"] == "https://json-schema.org/draft/2020-12/schema"
         assert schema["additionalProperties"] is False
+        if tool not in HAND_WRITTEN:
+            continue
         assert schema["required"] == HAND_WRITTEN[tool]["required"]
         assert list(schema["properties"]) == list(HAND_WRITTEN[tool]["properties"])
 

@@ -79,7 +79,14 @@ func (e *Error) RetryAfter() (d time.Duration, ok bool) {
 }
 
 // ToolError is the agent tool JSON of this error (see ToToolError).
-func (e *Error) ToolError() string { return toolErrorJSON(e.Code, e.CurrentRevision()) }
+// field and bound name the first field violation and the bound it broke, when there is one.
+func (e *Error) ToolError() string {
+	body := newToolError(e.Code, e.CurrentRevision())
+	if violations := e.FieldViolations(); len(violations) > 0 {
+		body.Field, body.Bound = violations[0].GetField(), violations[0].GetBound()
+	}
+	return body.json()
+}
 
 // codeError is the sentinel of one ErrorCode (see CodeError).
 type codeError struct{ code quirev1.ErrorCode }
@@ -207,14 +214,16 @@ func convert(err error) error {
 // ToToolError is the JSON an agent tool returns instead of failing:
 //
 //	{"schema_version":1,"error":"page_changed","current_revision":"3f2a…"}
+//	{"schema_version":1,"error":"invalid_request","field":"limit","bound":"1–8"}
 //
-// error is the code in lower case without its prefix; current_revision appears only when set.
+// error is the code in lower case without its prefix; current_revision, field and bound
+// appear only when set.
 // Any error that is neither a Quire error nor a gRPC status gives "internal".
 func ToToolError(err error) string {
 	if qe := FromError(err); qe != nil {
 		return qe.ToolError()
 	}
-	return toolErrorJSON(quirev1.ErrorCode_ERROR_CODE_INTERNAL, "")
+	return newToolError(quirev1.ErrorCode_ERROR_CODE_INTERNAL, "").json()
 }
 
 // ToolErrorSchemaVersion is the schema_version of tool_error JSON.
@@ -224,13 +233,23 @@ type toolError struct {
 	SchemaVersion   int    `json:"schema_version"`
 	Error           string `json:"error"`
 	CurrentRevision string `json:"current_revision,omitempty"`
+	Field           string `json:"field,omitempty"`
+	Bound           string `json:"bound,omitempty"`
 }
 
-func toolErrorJSON(code quirev1.ErrorCode, currentRevision string) string {
+func newToolError(code quirev1.ErrorCode, currentRevision string) toolError {
+	return toolError{
+		SchemaVersion:   ToolErrorSchemaVersion,
+		Error:           strings.ToLower(CodeName(code)),
+		CurrentRevision: currentRevision,
+	}
+}
+
+func (t toolError) json() string {
 	var b bytes.Buffer
 	enc := json.NewEncoder(&b)
 	enc.SetEscapeHTML(false)
-	_ = enc.Encode(toolError{ToolErrorSchemaVersion, strings.ToLower(CodeName(code)), currentRevision})
+	_ = enc.Encode(t)
 	return strings.TrimRight(b.String(), "\n")
 }
 

@@ -135,6 +135,13 @@ func TestToToolError(t *testing.T) {
 	if got := ToToolError(FromError(notFound)); got != `{"schema_version":1,"error":"document_not_found"}` {
 		t.Fatalf("document_not_found: %s", got)
 	}
+	tooMany := richStatus(t, codes.InvalidArgument, &quirev1.ErrorDetail{
+		Code:            quirev1.ErrorCode_ERROR_CODE_INVALID_REQUEST,
+		FieldViolations: []*quirev1.FieldViolation{{Field: "limit", Description: "must be 1–8", Bound: "1–8"}},
+	})
+	if got := ToToolError(tooMany); got != `{"schema_version":1,"error":"invalid_request","field":"limit","bound":"1–8"}` {
+		t.Fatalf("field and bound: %s", got)
+	}
 	if got := ToToolError(errors.New("boom")); got != `{"schema_version":1,"error":"internal"}` {
 		t.Fatalf("plain: %s", got)
 	}

@@ -155,9 +155,21 @@ func (c *Client) RunCommand(ctx context.Context, req *quirev1.RunCommandRequest)
 	return resp.GetResult(), err
 }
 
-// DescribeTools returns the JSON-schema tool definitions for agent runtimes.
-func (c *Client) DescribeTools(ctx context.Context) ([]*quirev1.ToolDefinition, error) {
-	resp, err := unary(ctx, &quirev1.DescribeToolsRequest{}, func(ctx context.Context, r *quirev1.DescribeToolsRequest) (*quirev1.DescribeToolsResponse, error) {
+// ToolBinding binds the pages tools to a namespace and the knowledge tools to an agent: their
+// schemas then leave `namespace` (`agent_id`) out. Empty fields bind nothing.
+type ToolBinding struct {
+	Namespace string
+	AgentID   string
+}
+
+// DescribeTools returns the agent tools with this key's bounds: JSON Schema and the MCP, OpenAI
+// and Anthropic shapes; an optional ToolBinding binds them (docs/agents.md).
+func (c *Client) DescribeTools(ctx context.Context, binding ...ToolBinding) ([]*quirev1.ToolDefinition, error) {
+	req := &quirev1.DescribeToolsRequest{}
+	if len(binding) > 0 {
+		req.Namespace, req.AgentId = binding[0].Namespace, binding[0].AgentID
+	}
+	resp, err := unary(ctx, req, func(ctx context.Context, r *quirev1.DescribeToolsRequest) (*quirev1.DescribeToolsResponse, error) {
 		return c.pages.DescribeTools(ctx, r)
 	})
 	return resp.GetTools(), err

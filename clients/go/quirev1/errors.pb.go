@@ -163,7 +163,11 @@ type FieldViolation struct {
 	// The field's path in the request, e.g. "config.max_parallel_workers_per_gather".
 	Field string `protobuf:"bytes,1,opt,name=field,proto3" json:"field,omitempty"`
 	// What is wrong and what range is accepted.
-	Description   string `protobuf:"bytes,2,opt,name=description,proto3" json:"description,omitempty"`
+	Description string `protobuf:"bytes,2,opt,name=description,proto3" json:"description,omitempty"`
+	// The bound the value broke, in words a person or a model can act on: "1–8" for a number
+	// range (inclusive), "at most 500 characters", "1–128 characters of [A-Za-z0-9._-]".
+	// Empty when the violation is not about a bound (e.g. a malformed value).
+	Bound         string `protobuf:"bytes,3,opt,name=bound,proto3" json:"bound,omitempty"`
 	unknownFields protoimpl.UnknownFields
 	sizeCache     protoimpl.SizeCache
 }
@@ -208,6 +212,13 @@ func (x *FieldViolation) GetField() string {
 func (x *FieldViolation) GetDescription() string {
 	if x != nil {
 		return x.Description
+	}
+	return ""
+}
+
+func (x *FieldViolation) GetBound() string {
+	if x != nil {
+		return x.Bound
 	}
 	return ""
 }
@@ -299,10 +310,11 @@ var File_quire_v1_errors_proto protoreflect.FileDescriptor
 
 const file_quire_v1_errors_proto_rawDesc = "" +
 	"\n" +
-	"\x15quire/v1/errors.proto\x12\bquire.v1\x1a\x1egoogle/protobuf/duration.proto\x1a\x16quire/v1/options.proto\"H\n" +
+	"\x15quire/v1/errors.proto\x12\bquire.v1\x1a\x1egoogle/protobuf/duration.proto\x1a\x16quire/v1/options.proto\"^\n" +
 	"\x0eFieldViolation\x12\x14\n" +
 	"\x05field\x18\x01 \x01(\tR\x05field\x12 \n" +
-	"\vdescription\x18\x02 \x01(\tR\vdescription\"\xfc\x01\n" +
+	"\vdescription\x18\x02 \x01(\tR\vdescription\x12\x14\n" +
+	"\x05bound\x18\x03 \x01(\tR\x05bound\"\xfc\x01\n" +
 	"\vErrorDetail\x12'\n" +
 	"\x04code\x18\x01 \x01(\x0e2\x13.quire.v1.ErrorCodeR\x04code\x12\x18\n" +
 	"\amessage\x18\x02 \x01(\tR\amessage\x12)\n" +

@@ -1213,7 +1213,8 @@ type SearchKnowledgeRequest struct {
 	CollectionIds []string `protobuf:"bytes,2,rep,name=collection_ids,json=collectionIds,proto3" json:"collection_ids,omitempty"`
 	// What to search for, at most 500 characters; blank gives an empty result.
 	Query string `protobuf:"bytes,3,opt,name=query,proto3" json:"query,omitempty"`
-	// The most hits to return: 1 to the organisation's bound (at most 50), default 8.
+	// The most hits to return: 1 to the organisation's bound (8 unless an admin raised it, at
+	// most 50), default 8 or the bound when lower.
 	//
 	// The bound is RetrievalPolicy.max_search_limit (default 8). 0 (unset) means 8, or the bound
 	// when it is lower.

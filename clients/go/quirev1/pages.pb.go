@@ -9,6 +9,7 @@ package quirev1
 import (
 	protoreflect "google.golang.org/protobuf/reflect/protoreflect"
 	protoimpl "google.golang.org/protobuf/runtime/protoimpl"
+	structpb "google.golang.org/protobuf/types/known/structpb"
 	timestamppb "google.golang.org/protobuf/types/known/timestamppb"
 	reflect "reflect"
 	sync "sync"
@@ -1510,17 +1511,34 @@ func (x *Namespace) GetUpdatedAt() *timestamppb.Timestamp {
 	return nil
 }
 
-// A tool an agent runtime can register: JSON Schema of its input.
+// A tool an agent runtime can register, as a JSON Schema of its input and as the ready-made
+// tool shapes of MCP, OpenAI function calling and Anthropic tool use. The schemas state the
+// caller's effective bounds (e.g. search_knowledge's `limit` stops at the organisation's
+// bound) and leave out the arguments the request bound (`namespace`, `agent_id`).
 type ToolDefinition struct {
 	state protoimpl.MessageState `protogen:"open.v1"`
 	// The tool's name as a model sees it, e.g. "search_pages".
 	Name string `protobuf:"bytes,1,opt,name=name,proto3" json:"name,omitempty"`
 	// What the tool does, written for a model.
 	Description string `protobuf:"bytes,2,opt,name=description,proto3" json:"description,omitempty"`
-	// JSON Schema (draft 2020-12) of the tool's arguments, as a JSON string.
+	// The same schema as `input_schema`, as a compact JSON string. Kept for clients written
+	// before `input_schema`; new code reads `input_schema`.
 	InputSchemaJson string `protobuf:"bytes,3,opt,name=input_schema_json,json=inputSchemaJson,proto3" json:"input_schema_json,omitempty"`
-	unknownFields   protoimpl.UnknownFields
-	sizeCache       protoimpl.SizeCache
+	// JSON Schema (draft 2020-12) of the tool's arguments: an object with `properties`,
+	// `required` and `additionalProperties: false`.
+	InputSchema *structpb.Struct `protobuf:"bytes,4,opt,name=input_schema,json=inputSchema,proto3" json:"input_schema,omitempty"`
+	// The tool as an MCP `Tool`: {name, description, inputSchema, annotations}; the annotations
+	// say the tool only reads.
+	McpTool *structpb.Struct `protobuf:"bytes,5,opt,name=mcp_tool,json=mcpTool,proto3" json:"mcp_tool,omitempty"`
+	// The tool in OpenAI's function-calling format, strict mode:
+	// {type: "function", function: {name, description, parameters, strict: true}}. Every
+	// property is in `required`, the optional ones accept null (null means "not given"), and
+	// only the keywords strict mode accepts are kept; the bounds are in the descriptions.
+	OpenaiTool *structpb.Struct `protobuf:"bytes,6,opt,name=openai_tool,json=openaiTool,proto3" json:"openai_tool,omitempty"`
+	// The tool in Anthropic's tool-use format: {name, description, input_schema}.
+	AnthropicTool *structpb.Struct `protobuf:"bytes,7,opt,name=anthropic_tool,json=anthropicTool,proto3" json:"anthropic_tool,omitempty"`
+	unknownFields protoimpl.UnknownFields
+	sizeCache     protoimpl.SizeCache
 }
 
 func (x *ToolDefinition) Reset() {
@@ -1574,11 +1592,39 @@ func (x *ToolDefinition) GetInputSchemaJson() string {
 	return ""
 }
 
+func (x *ToolDefinition) GetInputSchema() *structpb.Struct {
+	if x != nil {
+		return x.InputSchema
+	}
+	return nil
+}
+
+func (x *ToolDefinition) GetMcpTool() *structpb.Struct {
+	if x != nil {
+		return x.McpTool
+	}
+	return nil
+}
+
+func (x *ToolDefinition) GetOpenaiTool() *structpb.Struct {
+	if x != nil {
+		return x.OpenaiTool
+	}
+	return nil
+}
+
+func (x *ToolDefinition) GetAnthropicTool() *structpb.Struct {
+	if x != nil {
+		return x.AnthropicTool
+	}
+	return nil
+}
+
 var File_quire_v1_pages_proto protoreflect.FileDescriptor
 
 const file_quire_v1_pages_proto_rawDesc = "" +
 	"\n" +
-	"\x14quire/v1/pages.proto\x12\bquire.v1\x1a\x1fgoogle/protobuf/timestamp.proto\"\x86\x04\n" +
+	"\x14quire/v1/pages.proto\x12\bquire.v1\x1a\x1cgoogle/protobuf/struct.proto\x1a\x1fgoogle/protobuf/timestamp.proto\"\x86\x04\n" +
 	"\x04Page\x12%\n" +
 	"\x0eschema_version\x18\x01 \x01(\rR\rschemaVersion\x12\x1d\n" +
 	"\n" +
@@ -1708,11 +1754,16 @@ const file_quire_v1_pages_proto_rawDesc = "" +
 	"\n" +
 	"source_url\x18\x05 \x01(\tR\tsourceUrl\x129\n" +
 	"\n" +
-	"updated_at\x18\x06 \x01(\v2\x1a.google.protobuf.TimestampR\tupdatedAt\"r\n" +
+	"updated_at\x18\x06 \x01(\v2\x1a.google.protobuf.TimestampR\tupdatedAt\"\xdc\x02\n" +
 	"\x0eToolDefinition\x12\x12\n" +
 	"\x04name\x18\x01 \x01(\tR\x04name\x12 \n" +
 	"\vdescription\x18\x02 \x01(\tR\vdescription\x12*\n" +
-	"\x11input_schema_json\x18\x03 \x01(\tR\x0finputSchemaJson*\x90\x01\n" +
+	"\x11input_schema_json\x18\x03 \x01(\tR\x0finputSchemaJson\x12:\n" +
+	"\finput_schema\x18\x04 \x01(\v2\x17.google.protobuf.StructR\vinputSchema\x122\n" +
+	"\bmcp_tool\x18\x05 \x01(\v2\x17.google.protobuf.StructR\amcpTool\x128\n" +
+	"\vopenai_tool\x18\x06 \x01(\v2\x17.google.protobuf.StructR\n" +
+	"openaiTool\x12>\n" +
+	"\x0eanthropic_tool\x18\a \x01(\v2\x17.google.protobuf.StructR\ranthropicTool*\x90\x01\n" +
 	"\x0eGrepStopReason\x12 \n" +
 	"\x1cGREP_STOP_REASON_UNSPECIFIED\x10\x00\x12\x1a\n" +
 	"\x16GREP_STOP_REASON_LIMIT\x10\x01\x12!\n" +
@@ -1765,6 +1816,7 @@ var file_quire_v1_pages_proto_goTypes = []any{
 	(*Namespace)(nil),             // 14: quire.v1.Namespace
 	(*ToolDefinition)(nil),        // 15: quire.v1.ToolDefinition
 	(*timestamppb.Timestamp)(nil), // 16: google.protobuf.Timestamp
+	(*structpb.Struct)(nil),       // 17: google.protobuf.Struct
 }
 var file_quire_v1_pages_proto_depIdxs = []int32{
 	16, // 0: quire.v1.Page.published_at:type_name -> google.protobuf.Timestamp
@@ -1778,11 +1830,15 @@ var file_quire_v1_pages_proto_depIdxs = []int32{
 	16, // 8: quire.v1.SyncReport.started_at:type_name -> google.protobuf.Timestamp
 	16, // 9: quire.v1.SyncReport.finished_at:type_name -> google.protobuf.Timestamp
 	16, // 10: quire.v1.Namespace.updated_at:type_name -> google.protobuf.Timestamp
-	11, // [11:11] is the sub-list for method output_type
-	11, // [11:11] is the sub-list for method input_type
-	11, // [11:11] is the sub-list for extension type_name
-	11, // [11:11] is the sub-list for extension extendee
-	0,  // [0:11] is the sub-list for field type_name
+	17, // 11: quire.v1.ToolDefinition.input_schema:type_name -> google.protobuf.Struct
+	17, // 12: quire.v1.ToolDefinition.mcp_tool:type_name -> google.protobuf.Struct
+	17, // 13: quire.v1.ToolDefinition.openai_tool:type_name -> google.protobuf.Struct
+	17, // 14: quire.v1.ToolDefinition.anthropic_tool:type_name -> google.protobuf.Struct
+	15, // [15:15] is the sub-list for method output_type
+	15, // [15:15] is the sub-list for method input_type
+	15, // [15:15] is the sub-list for extension type_name
+	15, // [15:15] is the sub-list for extension extendee
+	0,  // [0:15] is the sub-list for field type_name
 }
 
 func init() { file_quire_v1_pages_proto_init() }

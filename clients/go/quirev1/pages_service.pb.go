@@ -1005,9 +1005,17 @@ func (x *RunCommandResponse) GetResult() *CommandResult {
 	return nil
 }
 
-// Asks for the agent tools' definitions; takes no arguments.
+// Asks for the agent tools' definitions, for the caller's organisation (its bounds) and
+// optionally bound to one namespace and one agent.
 type DescribeToolsRequest struct {
-	state         protoimpl.MessageState `protogen:"open.v1"`
+	state protoimpl.MessageState `protogen:"open.v1"`
+	// When set, the pages tools are bound to this namespace: their schemas leave `namespace`
+	// out and the runtime passes this one. 1–128 characters of [A-Za-z0-9._-]; empty (unset):
+	// the model names the namespace.
+	Namespace string `protobuf:"bytes,1,opt,name=namespace,proto3" json:"namespace,omitempty"`
+	// When set, the knowledge tools are bound to this agent: their schemas leave `agent_id`
+	// out. At most 128 characters; empty: the model names the agent.
+	AgentId       string `protobuf:"bytes,2,opt,name=agent_id,json=agentId,proto3" json:"agent_id,omitempty"`
 	unknownFields protoimpl.UnknownFields
 	sizeCache     protoimpl.SizeCache
 }
@@ -1042,12 +1050,27 @@ func (*DescribeToolsRequest) Descriptor() ([]byte, []int) {
 	return file_quire_v1_pages_service_proto_rawDescGZIP(), []int{14}
 }
 
+func (x *DescribeToolsRequest) GetNamespace() string {
+	if x != nil {
+		return x.Namespace
+	}
+	return ""
+}
+
+func (x *DescribeToolsRequest) GetAgentId() string {
+	if x != nil {
+		return x.AgentId
+	}
+	return ""
+}
+
 // The answer to DescribeTools.
 type DescribeToolsResponse struct {
 	state protoimpl.MessageState `protogen:"open.v1"`
 	// The version of this message's layout; 1 for every message of quire.v1 today.
 	SchemaVersion uint32 `protobuf:"varint,1,opt,name=schema_version,json=schemaVersion,proto3" json:"schema_version,omitempty"`
-	// search_pages, read_page, query_pages, search_knowledge and read_document, in that order.
+	// search_pages, read_page, list_pages, grep_pages, query_pages, search_knowledge and
+	// read_document, in that order.
 	Tools         []*ToolDefinition `protobuf:"bytes,2,rep,name=tools,proto3" json:"tools,omitempty"`
 	unknownFields protoimpl.UnknownFields
 	sizeCache     protoimpl.SizeCache
@@ -1345,8 +1368,10 @@ const file_quire_v1_pages_service_proto_rawDesc = "" +
 	"\tnamespace\x18\x01 \x01(\tB\x1c\xf2\xb6\x18\x18\x18\x01 \x80\x01:\x11^[A-Za-z0-9._-]+$R\tnamespace\x12!\n" +
 	"\acommand\x18\x02 \x01(\tB\a\xf2\xb6\x18\x03 \x80\bR\acommand\"E\n" +
 	"\x12RunCommandResponse\x12/\n" +
-	"\x06result\x18\x01 \x01(\v2\x17.quire.v1.CommandResultR\x06result\"\x16\n" +
-	"\x14DescribeToolsRequest\"n\n" +
+	"\x06result\x18\x01 \x01(\v2\x17.quire.v1.CommandResultR\x06result\"v\n" +
+	"\x14DescribeToolsRequest\x12:\n" +
+	"\tnamespace\x18\x01 \x01(\tB\x1c\xf2\xb6\x18\x18\x18\x01 \x80\x01:\x11^[A-Za-z0-9._-]+$R\tnamespace\x12\"\n" +
+	"\bagent_id\x18\x02 \x01(\tB\a\xf2\xb6\x18\x03 \x80\x01R\aagentId\"n\n" +
 	"\x15DescribeToolsResponse\x12%\n" +
 	"\x0eschema_version\x18\x01 \x01(\rR\rschemaVersion\x12.\n" +
 	"\x05tools\x18\x02 \x03(\v2\x18.quire.v1.ToolDefinitionR\x05tools\"R\n" +
@@ -1359,15 +1384,19 @@ const file_quire_v1_pages_service_proto_rawDesc = "" +
 	"\x0eschema_version\x18\x01 \x01(\rR\rschemaVersion\x123\n" +
 	"\n" +
 	"namespaces\x18\x02 \x03(\v2\x13.quire.v1.NamespaceR\n" +
-	"namespaces2\xc7\r\n" +
+	"namespaces2\xf8\x12\n" +
 	"\fPagesService\x12R\n" +
 	"\tSyncPages\x12\x1a.quire.v1.SyncPagesRequest\x1a\x1b.quire.v1.SyncPagesResponse\"\bҵ\x18\x04\b\x04\x10\x02(\x010\x01\x12\x90\x03\n" +
 	"\vSearchPages\x12\x1c.quire.v1.SearchPagesRequest\x1a\x1d.quire.v1.SearchPagesResponse\"\xc3\x02ҵ\x18\x04\b\x02\x10\x01ڵ\x18\xb3\x02\n" +
 	"\fsearch_pages\x12\xe9\x01Search a documentation namespace (hybrid full-text + semantic). Returns up to `limit` chunks with their page path, URL, title and revision; at most 3 per page. Pass other phrasings of the same need in `alternatives` to widen the net.\x1a\tnamespace\x1a\x05query\x1a\falternatives\x1a\x05limit\"\tnamespace\"\x05query\x90\x02\x01\x12\x96\x03\n" +
 	"\bReadPage\x12\x19.quire.v1.ReadPageRequest\x1a\x1a.quire.v1.ReadPageResponse\"\xd2\x02ҵ\x18\x04\b\x01\x10\x01ڵ\x18\xc2\x02\n" +
-	"\tread_page\x12\xf5\x01Read a page's Markdown in slices of Unicode code points. Pass the `revision` from a search hit to read exactly that text; a stale revision returns page_changed with the current one. Continue with `offset` set to the previous slice's next_offset.\x1a\tnamespace\x1a\x04path\x1a\brevision\x1a\x06offset\x1a\tmax_chars\"\tnamespace\"\x04path\x90\x02\x01\x12Q\n" +
-	"\tListPages\x12\x1a.quire.v1.ListPagesRequest\x1a\x1b.quire.v1.ListPagesResponse\"\vҵ\x18\x04\b\x01\x10\x01\x90\x02\x01\x12Q\n" +
-	"\tGrepPages\x12\x1a.quire.v1.GrepPagesRequest\x1a\x1b.quire.v1.GrepPagesResponse\"\vҵ\x18\x04\b\x02\x10\x01\x90\x02\x01\x12\xf0\x02\n" +
+	"\tread_page\x12\xf5\x01Read a page's Markdown in slices of Unicode code points. Pass the `revision` from a search hit to read exactly that text; a stale revision returns page_changed with the current one. Continue with `offset` set to the previous slice's next_offset.\x1a\tnamespace\x1a\x04path\x1a\brevision\x1a\x06offset\x1a\tmax_chars\"\tnamespace\"\x04path\x90\x02\x01\x12\x96\x03\n" +
+	"\tListPages\x12\x1a.quire.v1.ListPagesRequest\x1a\x1b.quire.v1.ListPagesResponse\"\xcf\x02ҵ\x18\x04\b\x01\x10\x01ڵ\x18\xbf\x02\n" +
+	"\n" +
+	"list_pages\x12\x83\x02List the namespace's pages (path, title, URL, revision) in path order, optionally under a path `prefix`. For more, call again with `cursor` set to the previous next_cursor; if the result says restart_required the pages changed, so list again without a cursor.\x1a\tnamespace\x1a\x06prefix\x1a\x06cursor\x1a\x05limit\"\tnamespace\x90\x02\x01\x12\xbb\x03\n" +
+	"\tGrepPages\x12\x1a.quire.v1.GrepPagesRequest\x1a\x1b.quire.v1.GrepPagesResponse\"\xf4\x02ҵ\x18\x04\b\x02\x10\x01ڵ\x18\xe4\x02\n" +
+	"\n" +
+	"grep_pages\x12\x95\x02Find the lines of the namespace's pages that contain an exact text (literal, not a regular expression), with path and 1-based line number. Use it for identifiers, error messages and option names. When complete is false the scan stopped early, so a missing match proves nothing.\x1a\tnamespace\x1a\x05query\x1a\x06prefix\x1a\vignore_case\x1a\x05limit\"\tnamespace\"\x05query\x90\x02\x01\x12\xf0\x02\n" +
 	"\n" +
 	"RunCommand\x12\x1b.quire.v1.RunCommandRequest\x1a\x1c.quire.v1.RunCommandResponse\"\xa6\x02ҵ\x18\x04\b\x02\x10\x01ڵ\x18\x96\x02\n" +
 	"\vquery_pages\x12\xde\x01Run one read-only command over the namespace's pages as files: ls, tree [-L n], find [-name|-iname], cat, head/tail [-n N], wc [-l -w -c -m], grep/rg (-i -l -c -w -F -n -r -C/-A/-B n -e). No pipes, redirection or chaining.\x1a\tnamespace\x1a\acommand\"\tnamespace\"\acommand\x90\x02\x01\x12]\n" +

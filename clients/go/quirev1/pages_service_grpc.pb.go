@@ -57,7 +57,8 @@ type PagesServiceClient interface {
 	// Runs one bounded read-only command (ls, tree, find, cat, head, tail, wc, grep, rg) over the
 	// namespace. Grammar errors come back as text in the result; service errors as typed errors.
 	RunCommand(ctx context.Context, in *RunCommandRequest, opts ...grpc.CallOption) (*RunCommandResponse, error)
-	// JSON-schema tool definitions for agent runtimes.
+	// Tool definitions for agent runtimes: JSON Schema plus the MCP, OpenAI and Anthropic
+	// shapes, with the caller's effective bounds, optionally bound to a namespace and an agent.
 	DescribeTools(ctx context.Context, in *DescribeToolsRequest, opts ...grpc.CallOption) (*DescribeToolsResponse, error)
 	// The last stored SyncReport of a namespace.
 	GetSyncReport(ctx context.Context, in *GetSyncReportRequest, opts ...grpc.CallOption) (*GetSyncReportResponse, error)
@@ -193,7 +194,8 @@ type PagesServiceServer interface {
 	// Runs one bounded read-only command (ls, tree, find, cat, head, tail, wc, grep, rg) over the
 	// namespace. Grammar errors come back as text in the result; service errors as typed errors.
 	RunCommand(context.Context, *RunCommandRequest) (*RunCommandResponse, error)
-	// JSON-schema tool definitions for agent runtimes.
+	// Tool definitions for agent runtimes: JSON Schema plus the MCP, OpenAI and Anthropic
+	// shapes, with the caller's effective bounds, optionally bound to a namespace and an agent.
 	DescribeTools(context.Context, *DescribeToolsRequest) (*DescribeToolsResponse, error)
 	// The last stored SyncReport of a namespace.
 	GetSyncReport(context.Context, *GetSyncReportRequest) (*GetSyncReportResponse, error)

@@ -480,9 +480,17 @@ export class QuireClient {
     return reply.result ?? create(CommandResultSchema);
   }
 
-  /** JSON-schema tool definitions for agent runtimes. */
-  async describeTools(options?: CallOptions): Promise<ToolDefinition[]> {
-    const reply = await this.unary((o) => this.pages.describeTools({}, o), options);
+  /**
+   * The agent tools with this key's bounds: JSON Schema (`inputSchema`) and the MCP, OpenAI and
+   * Anthropic shapes. A `namespace` (`agentId`) in `binding` binds the pages (knowledge) tools
+   * to it: their schemas leave that argument out (docs/agents.md).
+   */
+  async describeTools(
+    options?: CallOptions,
+    binding: { namespace?: string; agentId?: string } = {},
+  ): Promise<ToolDefinition[]> {
+    const request = { namespace: binding.namespace ?? "", agentId: binding.agentId ?? "" };
+    const reply = await this.unary((o) => this.pages.describeTools(request, o), options);
     return reply.tools;
   }
 

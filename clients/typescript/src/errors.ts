@@ -47,11 +47,22 @@ export interface ToolError {
   error: string;
   /** Only present when set (PAGE_CHANGED). */
   current_revision?: string;
+  /** The argument at fault (the first field violation), when one was. */
+  field?: string;
+  /** The bound that argument broke, e.g. `"1–8"`, when one applies. */
+  bound?: string;
 }
 
-export function toolErrorObject(code: ErrorCode, currentRevision = ""): ToolError {
+export function toolErrorObject(
+  code: ErrorCode,
+  currentRevision = "",
+  field = "",
+  bound = "",
+): ToolError {
   const body: ToolError = { schema_version: 1, error: codeName(code).toLowerCase() };
   if (currentRevision) body.current_revision = currentRevision;
+  if (field) body.field = field;
+  if (bound) body.bound = bound;
   return body;
 }
 
@@ -106,7 +117,8 @@ export class QuireError extends Error {
   }
 
   toToolError(): ToolError {
-    return toolErrorObject(this.code, this.currentRevision);
+    const first = this.detail.fieldViolations[0];
+    return toolErrorObject(this.code, this.currentRevision, first?.field, first?.bound);
   }
 }
 

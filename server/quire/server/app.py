@@ -28,6 +28,7 @@ from quire.server.health import DatabaseHealth
 from quire.server.http.asgi import ASGIApp
 from quire.server.http.endpoints import HandlerCollector
 from quire.server.http.listener import HttpListener, start_listener
+from quire.server.mcp.http import MCP_PATH, McpHttpApp, McpListener, start_mcp_listener
 from quire.server.rpc import QuireInterceptor
 from quire.server.services.admin import AdminService
 from quire.server.services.knowledge import KnowledgeService
@@ -64,12 +65,16 @@ class Running:
     port: int
     state: AppState
     health: Any
-    # The Connect listener, when `settings.http_address` is set.
+    # The Connect listener (MCP at /mcp on it too), when `settings.http_address` is set.
     http: HttpListener | None = None
+    # The stand-alone streamable-HTTP MCP endpoint, when `settings.mcp_address` is set.
+    mcp: McpListener | None = None
 
     async def stop(self, grace: float | None = None) -> None:
         """Refuses new calls, lets in-flight calls finish within `grace`, then closes the pool."""
         await self.health.enter_graceful_shutdown()
+        if self.mcp is not None:
+            await self.mcp.stop()  # its calls go through gRPC: stopped before it
         stopping = [self.server.stop(self.state.settings.grace_seconds if grace is None else grace)]
         if self.http is not None:
             stopping.append(self.http.stop())
@@ -196,9 +201,12 @@ async def start(
     if http_mounts and not settings.http_address:
         log.warning("HTTP mounts given but the HTTP listener is off (no http_address)")
     if settings.http_address:
+        mounts = list(http_mounts)
+        if not settings.tls_cert_file:  # mcp_app needs plaintext gRPC for its loopback calls
+            mounts.append((MCP_PATH, mcp_app(settings, port, state)))
         try:
             http = await start_listener(
-                settings, SERVICES, collected.handlers, interceptors, http_mounts
+                settings, SERVICES, collected.handlers, interceptors, mounts
             )
         except BaseException:  # e.g. the HTTP port is taken: nothing left running behind
             await server.stop(None)
@@ -206,7 +214,20 @@ async def start(
             raise
     await database.start()  # SERVING for "" and every service, then follows the database
     log.info("serving", extra={"address": settings.address, "port": port})
-    return Running(server, port, state, health_servicer, http)
+    running = Running(server, port, state, health_servicer, http)
+    if settings.mcp_address:
+        running.mcp = await start_mcp_listener(mcp_app(settings, port, state), settings.mcp_address)
+    return running
+
+
+def mcp_app(settings: Settings, grpc_port: int, state: AppState) -> McpHttpApp:
+    """The MCP endpoint of this process: its tool calls come back to the gRPC port over
+    loopback, with the caller's key. The HTTP listener mounts one at /mcp."""
+    if settings.tls_cert_file:
+        raise RuntimeError("the MCP endpoint needs a plaintext gRPC listener (no TLS) for now")
+    host = settings.address.rsplit(":", 1)[0].strip("[]")
+    loopback = "127.0.0.1" if host in ("", "0.0.0.0", "::", "localhost") else host
+    return McpHttpApp(f"{loopback}:{grpc_port}", state.verifier.verify)
 
 
 async def serve(

@@ -34,6 +34,8 @@ def _settings(args: argparse.Namespace) -> Settings:
         settings.allow_sources.extend(args.allow_source)
     if getattr(args, "gate_datasets", None):
         settings.gate_datasets = args.gate_datasets
+    if getattr(args, "mcp_address", None):
+        settings.mcp_address = args.mcp_address
     return settings
 
 
@@ -84,7 +86,13 @@ def cmd_up(args: argparse.Namespace) -> int:
         if running.http is not None:
             http_host = settings.http_address.rsplit(":", 1)[0]
             scheme = "https" if settings.tls_cert_file else "http"
-            print(f"Connect (HTTP/JSON) on {scheme}://{http_host}:{running.http.port}", flush=True)
+            http_url = f"{scheme}://{http_host}:{running.http.port}"
+            print(f"Connect (HTTP/JSON) on {http_url}", flush=True)
+            if not settings.tls_cert_file:
+                print(f"MCP (streamable HTTP): {http_url}/mcp", flush=True)
+        if running.mcp is not None:
+            mcp_host = settings.mcp_address.rsplit(":", 1)[0]
+            print(f"MCP (streamable HTTP): http://{mcp_host}:{running.mcp.port}/mcp", flush=True)
         if fresh:
             print(f"Dev API key (shown once, also in {key_file}): {token}", flush=True)
         else:
@@ -92,6 +100,20 @@ def cmd_up(args: argparse.Namespace) -> int:
         print("Stop with Ctrl-C.", flush=True)
 
     return _serving(serve(settings, on_ready=announce, with_worker=True))
+
+
+def cmd_mcp(args: argparse.Namespace) -> int:
+    from quire.server.mcp.stdio import serve_stdio
+
+    api_key = args.api_key or os.environ.get("QUIRE_API_KEY")
+    if not api_key:
+        print("quire mcp: give --api-key or set QUIRE_API_KEY", file=sys.stderr)
+        return 2
+    run = serve_stdio(
+        args.address, api_key=api_key, namespace=args.namespace, agent_id=args.agent, tls=args.tls
+    )
+    asyncio.run(run)
+    return 0
 
 
 def cmd_worker(args: argparse.Namespace) -> int:
@@ -276,6 +298,12 @@ def build_parser() -> argparse.ArgumentParser:
             help="allow a non-https or non-public page source, e.g. http://127.0.0.1:8765",
         )
         p.add_argument(
+            "--mcp-address",
+            metavar="HOST:PORT",
+            help="also serve MCP over streamable HTTP at http://HOST:PORT/mcp, authenticated "
+            "with the same API keys ($QUIRE_MCP_ADDRESS; unset: not served)",
+        )
+        p.add_argument(
             "--gate-datasets",
             metavar="DIR",
             help="directory of BEIR data sets that AdminService.RunGate may run, by "
@@ -293,6 +321,30 @@ def build_parser() -> argparse.ArgumentParser:
     serve = sub.add_parser("serve", help="run the gRPC server (uses QUIRE_DATABASE_URL if set)")
     server_flags(serve)
     serve.set_defaults(func=cmd_serve)
+
+    mcp = sub.add_parser(
+        "mcp",
+        help="serve Quire's tools to a desktop agent or IDE over MCP on stdin/stdout, as a "
+        "client of a Quire server",
+    )
+    mcp.add_argument(
+        "--address",
+        default=os.environ.get("QUIRE_ADDRESS", DEFAULT_ADDRESS),
+        help=f"the Quire server's gRPC address (default $QUIRE_ADDRESS or {DEFAULT_ADDRESS})",
+    )
+    mcp.add_argument("--api-key", help="a Quire API key with scope read ($QUIRE_API_KEY)")
+    mcp.add_argument("--tls", action="store_true", help="connect with TLS (system roots)")
+    mcp.add_argument(
+        "--namespace",
+        default="",
+        help="bind the pages tools to this namespace (unset: the model names one)",
+    )
+    mcp.add_argument(
+        "--agent",
+        default="",
+        help="bind the knowledge tools to this agent (unset: the model names one)",
+    )
+    mcp.set_defaults(func=cmd_mcp)
 
     worker = sub.add_parser(
         "worker",

@@ -51,6 +51,8 @@ class Settings:
     retrieval_mode: str = "LEGACY_FTS"
     # The directory whose sub-directories RunGate may read, by name. Unset: RunGate is refused.
     gate_datasets: str = ""
+    # "host:port" of the streamable-HTTP MCP endpoint (served at /mcp). Unset: no MCP over HTTP.
+    mcp_address: str = ""
 
     @property
     def org_running_limit(self) -> int:
@@ -75,4 +77,5 @@ class Settings:
             tls_key_file=os.environ.get("QUIRE_TLS_KEY", ""),
             tls_client_ca_file=os.environ.get("QUIRE_TLS_CLIENT_CA", ""),
             gate_datasets=os.environ.get("QUIRE_GATE_DATASETS", ""),
+            mcp_address=os.environ.get("QUIRE_MCP_ADDRESS", ""),
         )

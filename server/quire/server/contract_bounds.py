@@ -179,6 +179,13 @@ class RunCommandRequest:
     command = FieldBounds(max_chars=1024)
 
 
+class DescribeToolsRequest:
+    """quire.v1.DescribeToolsRequest"""
+
+    namespace = FieldBounds(min_chars=1, max_chars=128, pattern="^[A-Za-z0-9._-]+$")
+    agent_id = FieldBounds(max_chars=128)
+
+
 class GetSyncReportRequest:
     """quire.v1.GetSyncReportRequest"""
 
@@ -265,6 +272,10 @@ BOUNDS: dict[str, dict[str, FieldBounds]] = {
     "quire.v1.RunCommandRequest": {
         "namespace": RunCommandRequest.namespace,
         "command": RunCommandRequest.command,
+    },
+    "quire.v1.DescribeToolsRequest": {
+        "namespace": DescribeToolsRequest.namespace,
+        "agent_id": DescribeToolsRequest.agent_id,
     },
     "quire.v1.GetSyncReportRequest": {"namespace": GetSyncReportRequest.namespace},
 }

@@ -32,6 +32,8 @@ ERROR_DOMAIN = "quire.v1"
 class Violation:
     field: str
     description: str
+    # The bound the value broke, for a model to correct itself ("1–8"); "" when none applies.
+    bound: str = ""
 
 
 @dataclass
@@ -46,12 +48,12 @@ class QuireError(Exception):
         return f"{REASON_BY_CODE.get(self.code, self.code)}: {self.message}"
 
 
-def invalid(field_name: str, description: str) -> QuireError:
-    """INVALID_REQUEST naming one field."""
+def invalid(field_name: str, description: str, bound: str = "") -> QuireError:
+    """INVALID_REQUEST naming one field and, when the value broke one, its bound."""
     return QuireError(
         errors_pb2.ERROR_CODE_INVALID_REQUEST,
         f"{field_name}: {description}",
-        violations=(Violation(field_name, description),),
+        violations=(Violation(field_name, description, bound),),
     )
 
 
@@ -79,7 +81,7 @@ def _status(err: QuireError) -> Status:
         message=err.message,
         current_revision=err.current_revision,
         field_violations=[
-            errors_pb2.FieldViolation(field=v.field, description=v.description)
+            errors_pb2.FieldViolation(field=v.field, description=v.description, bound=v.bound)
             for v in err.violations
         ],
     )

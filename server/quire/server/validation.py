@@ -46,9 +46,10 @@ def _alphabet(bounds: FieldBounds) -> str:
 
 def clean_text(field: str, value: str, *, max_chars: int, allow_empty: bool = False) -> str:
     if not allow_empty and not value.strip():
-        raise invalid(field, "must not be empty")
+        raise invalid(field, "must not be empty", "at least one character that is not a space")
     if len(value) > max_chars:
-        raise invalid(field, f"at most {max_chars} characters (got {len(value)})")
+        longest = f"at most {max_chars} characters"
+        raise invalid(field, f"{longest} (got {len(value)})", longest)
     if "\x00" in value:
         raise invalid(field, "must not contain NUL")
     return value
@@ -57,9 +58,8 @@ def clean_text(field: str, value: str, *, max_chars: int, allow_empty: bool = Fa
 def name_field(field: str, value: str, bounds: FieldBounds = NAMESPACE) -> str:
     """A name such as a namespace: the field's length bounds, characters from its pattern."""
     if not whole_match(bounds).fullmatch(value):
-        raise invalid(
-            field, f"{bounds.min_chars}–{bounds.max_chars} characters of {_alphabet(bounds)}"
-        )
+        allowed = f"{bounds.min_chars}–{bounds.max_chars} characters of {_alphabet(bounds)}"
+        raise invalid(field, allowed, allowed)
     return value
 
 
@@ -68,7 +68,7 @@ def bounded(field: str, value: int, low: int, high: int, default: int) -> int:
     if value == 0:
         return default
     if not low <= value <= high:
-        raise invalid(field, f"must be {low}–{high} (0 means {default})")
+        raise invalid(field, f"must be {low}–{high} (0 means {default})", f"{low}–{high}")
     return value
 
 

@@ -7,7 +7,8 @@
 
 `QuireClient` is the blocking twin (`quire.client.blocking`, generated from `aio.py`). Every
 failure raises the `QuireError` subclass of its `quire.v1.ErrorCode`; `to_tool_error(exc)` turns
-any exception into the agent tool JSON, `to_tool_result(message)` any result.
+any exception into the agent tool JSON, `to_tool_result(message)` any result; `ToolRunner`
+runs a model's tool calls (quire.client.tools).
 """
 
 from __future__ import annotations
@@ -44,6 +45,7 @@ from quire.client.exceptions import (
 )
 from quire.client.policy import CallKind, RetryPolicy, Timeouts
 from quire.client.tool_result import to_tool_result
+from quire.client.tools import ToolOutcome, ToolRunner
 from quire.client.uploads import CHUNK_SIZE
 
 __all__ = [
@@ -75,6 +77,8 @@ __all__ = [
     "SyncDiscoveryValidator",
     "SyncFailed",
     "Timeouts",
+    "ToolOutcome",
+    "ToolRunner",
     "Unauthenticated",
     "Unavailable",
     "Unimplemented",

@@ -282,9 +282,17 @@ class AsyncQuireClient:
         return reply.result
 
     async def describe_tools(
-        self, *, timeout: float | None = None
+        self,
+        *,
+        namespace: str | None = None,
+        agent_id: str | None = None,
+        timeout: float | None = None,
     ) -> list[pages_pb2.ToolDefinition]:
-        request = pages_service_pb2.DescribeToolsRequest()
+        """The agent tools with this key's bounds. A `namespace` (`agent_id`) binds the pages
+        (knowledge) tools to it: their schemas leave that argument out."""
+        request = pages_service_pb2.DescribeToolsRequest(
+            namespace=namespace or "", agent_id=agent_id or ""
+        )
         reply = await self._unary(self._pages.DescribeTools, request, timeout)
         return list(reply.tools)
 

@@ -53,4 +53,8 @@ class QuireError(Exception):
         return self.detail.retry_after.ToTimedelta()
 
     def to_tool_error(self) -> dict[str, Any]:
-        return tool_error_dict(self.code, self.current_revision)
+        """The tool_error object; `field` and `bound` come from the first field violation."""
+        first = self.detail.field_violations[0] if self.detail.field_violations else None
+        if first is None:
+            return tool_error_dict(self.code, self.current_revision)
+        return tool_error_dict(self.code, self.current_revision, first.field, first.bound)

@@ -135,19 +135,26 @@ class FieldViolation(_message.Message):
 
     FIELD_FIELD_NUMBER: _builtins.int
     DESCRIPTION_FIELD_NUMBER: _builtins.int
+    BOUND_FIELD_NUMBER: _builtins.int
     field: _builtins.str
     """The field's path in the request, e.g. "config.max_parallel_workers_per_gather"."""
     description: _builtins.str
     """What is wrong and what range is accepted."""
+    bound: _builtins.str
+    """The bound the value broke, in words a person or a model can act on: "1–8" for a number
+    range (inclusive), "at most 500 characters", "1–128 characters of [A-Za-z0-9._-]".
+    Empty when the violation is not about a bound (e.g. a malformed value).
+    """
     def __init__(
         self,
         *,
         field: _builtins.str = ...,
         description: _builtins.str = ...,
+        bound: _builtins.str = ...,
     ) -> None: ...
     _HasFieldArgType: _TypeAlias = _Never  # noqa: Y015
     def HasField(self, field_name: _HasFieldArgType) -> _builtins.bool: ...
-    _ClearFieldArgType: _TypeAlias = _typing.Literal["description", b"description", "field", b"field"]  # noqa: Y015
+    _ClearFieldArgType: _TypeAlias = _typing.Literal["bound", b"bound", "description", b"description", "field", b"field"]  # noqa: Y015
     def ClearField(self, field_name: _ClearFieldArgType) -> None: ...
     def WhichOneof(self, oneof_group: _Never) -> None: ...
 

@@ -6,6 +6,7 @@ isort:skip_file
 from collections import abc as _abc
 from google.protobuf import descriptor as _descriptor
 from google.protobuf import message as _message
+from google.protobuf import struct_pb2 as _struct_pb2
 from google.protobuf import timestamp_pb2 as _timestamp_pb2
 from google.protobuf.internal import containers as _containers
 from google.protobuf.internal import enum_type_wrapper as _enum_type_wrapper
@@ -750,29 +751,67 @@ Global___Namespace: _TypeAlias = Namespace  # noqa: Y015
 
 @_typing.final
 class ToolDefinition(_message.Message):
-    """A tool an agent runtime can register: JSON Schema of its input."""
+    """A tool an agent runtime can register, as a JSON Schema of its input and as the ready-made
+    tool shapes of MCP, OpenAI function calling and Anthropic tool use. The schemas state the
+    caller's effective bounds (e.g. search_knowledge's `limit` stops at the organisation's
+    bound) and leave out the arguments the request bound (`namespace`, `agent_id`).
+    """
 
     DESCRIPTOR: _descriptor.Descriptor
 
     NAME_FIELD_NUMBER: _builtins.int
     DESCRIPTION_FIELD_NUMBER: _builtins.int
     INPUT_SCHEMA_JSON_FIELD_NUMBER: _builtins.int
+    INPUT_SCHEMA_FIELD_NUMBER: _builtins.int
+    MCP_TOOL_FIELD_NUMBER: _builtins.int
+    OPENAI_TOOL_FIELD_NUMBER: _builtins.int
+    ANTHROPIC_TOOL_FIELD_NUMBER: _builtins.int
     name: _builtins.str
     """The tool's name as a model sees it, e.g. "search_pages"."""
     description: _builtins.str
     """What the tool does, written for a model."""
     input_schema_json: _builtins.str
-    """JSON Schema (draft 2020-12) of the tool's arguments, as a JSON string."""
+    """The same schema as `input_schema`, as a compact JSON string. Kept for clients written
+    before `input_schema`; new code reads `input_schema`.
+    """
+    @_builtins.property
+    def input_schema(self) -> _struct_pb2.Struct:
+        """JSON Schema (draft 2020-12) of the tool's arguments: an object with `properties`,
+        `required` and `additionalProperties: false`.
+        """
+
+    @_builtins.property
+    def mcp_tool(self) -> _struct_pb2.Struct:
+        """The tool as an MCP `Tool`: {name, description, inputSchema, annotations}; the annotations
+        say the tool only reads.
+        """
+
+    @_builtins.property
+    def openai_tool(self) -> _struct_pb2.Struct:
+        """The tool in OpenAI's function-calling format, strict mode:
+        {type: "function", function: {name, description, parameters, strict: true}}. Every
+        property is in `required`, the optional ones accept null (null means "not given"), and
+        only the keywords strict mode accepts are kept; the bounds are in the descriptions.
+        """
+
+    @_builtins.property
+    def anthropic_tool(self) -> _struct_pb2.Struct:
+        """The tool in Anthropic's tool-use format: {name, description, input_schema}."""
+
     def __init__(
         self,
         *,
         name: _builtins.str = ...,
         description: _builtins.str = ...,
         input_schema_json: _builtins.str = ...,
+        input_schema: _struct_pb2.Struct | None = ...,
+        mcp_tool: _struct_pb2.Struct | None = ...,
+        openai_tool: _struct_pb2.Struct | None = ...,
+        anthropic_tool: _struct_pb2.Struct | None = ...,
     ) -> None: ...
-    _HasFieldArgType: _TypeAlias = _Never  # noqa: Y015
+    _HasFieldArgType: _TypeAlias = _typing.Literal["anthropic_tool", b"anthropic_tool", "input_schema", b"input_schema", "mcp_tool", b"mcp_tool", "openai_tool", b"openai_tool"]  # noqa: Y015
     def HasField(self, field_name: _HasFieldArgType) -> _builtins.bool: ...
-    _ClearFieldArgType: _TypeAlias = _typing.Literal["description", b"description", "input_schema_json", b"input_schema_json", "name", b"name"]  # noqa: Y015
+    _ClearFieldArgType: _TypeAlias = _typing.Literal["anthropic_tool", b"anthropic_tool", "description", b"description", "input_schema", b"input_schema", "input_schema_json", b"input_schema_json", "mcp_tool", b"mcp_tool", "name", b"name", "openai_tool", b"openai_tool"]  # noqa: Y015
     def ClearField(self, field_name: _ClearFieldArgType) -> None: ...
     def WhichOneof(self, oneof_group: _Never) -> None: ...
 

@@ -508,16 +508,32 @@ Global___RunCommandResponse: _TypeAlias = RunCommandResponse  # noqa: Y015
 
 @_typing.final
 class DescribeToolsRequest(_message.Message):
-    """Asks for the agent tools' definitions; takes no arguments."""
+    """Asks for the agent tools' definitions, for the caller's organisation (its bounds) and
+    optionally bound to one namespace and one agent.
+    """
 
     DESCRIPTOR: _descriptor.Descriptor
 
+    NAMESPACE_FIELD_NUMBER: _builtins.int
+    AGENT_ID_FIELD_NUMBER: _builtins.int
+    namespace: _builtins.str
+    """When set, the pages tools are bound to this namespace: their schemas leave `namespace`
+    out and the runtime passes this one. 1–128 characters of [A-Za-z0-9._-]; empty (unset):
+    the model names the namespace.
+    """
+    agent_id: _builtins.str
+    """When set, the knowledge tools are bound to this agent: their schemas leave `agent_id`
+    out. At most 128 characters; empty: the model names the agent.
+    """
     def __init__(
         self,
+        *,
+        namespace: _builtins.str = ...,
+        agent_id: _builtins.str = ...,
     ) -> None: ...
     _HasFieldArgType: _TypeAlias = _Never  # noqa: Y015
     def HasField(self, field_name: _HasFieldArgType) -> _builtins.bool: ...
-    _ClearFieldArgType: _TypeAlias = _Never  # noqa: Y015
+    _ClearFieldArgType: _TypeAlias = _typing.Literal["agent_id", b"agent_id", "namespace", b"namespace"]  # noqa: Y015
     def ClearField(self, field_name: _ClearFieldArgType) -> None: ...
     def WhichOneof(self, oneof_group: _Never) -> None: ...
 
@@ -535,7 +551,9 @@ class DescribeToolsResponse(_message.Message):
     """The version of this message's layout; 1 for every message of quire.v1 today."""
     @_builtins.property
     def tools(self) -> _containers.RepeatedCompositeFieldContainer[_pages_pb2.ToolDefinition]:
-        """search_pages, read_page, query_pages, search_knowledge and read_document, in that order."""
+        """search_pages, read_page, list_pages, grep_pages, query_pages, search_knowledge and
+        read_document, in that order.
+        """
 
     def __init__(
         self,

@@ -140,7 +140,8 @@ class PagesServiceServicer:
         raise NotImplementedError('Method not implemented!')
 
     def DescribeTools(self, request, context):
-        """JSON-schema tool definitions for agent runtimes.
+        """Tool definitions for agent runtimes: JSON Schema plus the MCP, OpenAI and Anthropic
+        shapes, with the caller's effective bounds, optionally bound to a namespace and an agent.
         """
         context.set_code(grpc.StatusCode.UNIMPLEMENTED)
         context.set_details('Method not implemented!')

@@ -60,7 +60,9 @@ class PagesServiceStub:
     namespace. Grammar errors come back as text in the result; service errors as typed errors.
     """
     DescribeTools: _grpc.UnaryUnaryMultiCallable[_pages_service_pb2.DescribeToolsRequest, _pages_service_pb2.DescribeToolsResponse]
-    """JSON-schema tool definitions for agent runtimes."""
+    """Tool definitions for agent runtimes: JSON Schema plus the MCP, OpenAI and Anthropic
+    shapes, with the caller's effective bounds, optionally bound to a namespace and an agent.
+    """
     GetSyncReport: _grpc.UnaryUnaryMultiCallable[_pages_service_pb2.GetSyncReportRequest, _pages_service_pb2.GetSyncReportResponse]
     """The last stored SyncReport of a namespace."""
     ListNamespaces: _grpc.UnaryUnaryMultiCallable[_pages_service_pb2.ListNamespacesRequest, _pages_service_pb2.ListNamespacesResponse]
@@ -98,7 +100,9 @@ class PagesServiceAsyncStub(PagesServiceStub):
     namespace. Grammar errors come back as text in the result; service errors as typed errors.
     """
     DescribeTools: _aio.UnaryUnaryMultiCallable[_pages_service_pb2.DescribeToolsRequest, _pages_service_pb2.DescribeToolsResponse]  # type: ignore[assignment]
-    """JSON-schema tool definitions for agent runtimes."""
+    """Tool definitions for agent runtimes: JSON Schema plus the MCP, OpenAI and Anthropic
+    shapes, with the caller's effective bounds, optionally bound to a namespace and an agent.
+    """
     GetSyncReport: _aio.UnaryUnaryMultiCallable[_pages_service_pb2.GetSyncReportRequest, _pages_service_pb2.GetSyncReportResponse]  # type: ignore[assignment]
     """The last stored SyncReport of a namespace."""
     ListNamespaces: _aio.UnaryUnaryMultiCallable[_pages_service_pb2.ListNamespacesRequest, _pages_service_pb2.ListNamespacesResponse]  # type: ignore[assignment]
@@ -175,7 +179,9 @@ class PagesServiceServicer(metaclass=_abc_1.ABCMeta):
         request: _pages_service_pb2.DescribeToolsRequest,
         context: _ServicerContext,
     ) -> _typing.Union[_pages_service_pb2.DescribeToolsResponse, _abc.Awaitable[_pages_service_pb2.DescribeToolsResponse]]:
-        """JSON-schema tool definitions for agent runtimes."""
+        """Tool definitions for agent runtimes: JSON Schema plus the MCP, OpenAI and Anthropic
+        shapes, with the caller's effective bounds, optionally bound to a namespace and an agent.
+        """
 
     @_abc_1.abstractmethod
     def GetSyncReport(

@@ -139,12 +139,10 @@ describe("fromConnectError", () => {
 });
 
 describe("toToolError", () => {
-  test("page_changed carries current_revision", () => {
-    assert.equal(
-      toToolError(fromConnectError(pageChanged())),
-      '{"schema_version":1,"error":"page_changed","current_revision":"r2"}',
-    );
-    assert.equal(toToolError(pageChanged()), '{"schema_version":1,"error":"page_changed","current_revision":"r2"}');
+  test("page_changed carries current_revision (and the violation's field)", () => {
+    const expected = '{"schema_version":1,"error":"page_changed","current_revision":"r2","field":"revision"}';
+    assert.equal(toToolError(fromConnectError(pageChanged())), expected);
+    assert.equal(toToolError(pageChanged()), expected);
   });
 
   test("current_revision only when set", () => {
@@ -152,6 +150,16 @@ describe("toToolError", () => {
     const err = new errors.DocumentNotFound("Document not found", { detail });
     assert.equal(toToolError(err), '{"schema_version":1,"error":"document_not_found"}');
     assert.deepEqual(toToolErrorObject(err), { schema_version: 1, error: "document_not_found" });
+  });
+
+  test("field and bound of the first violation", () => {
+    const detail = create(ErrorDetailSchema, {
+      code: ErrorCode.INVALID_REQUEST,
+      message: "limit: must be 1–8 (0 means 8)",
+      fieldViolations: [{ field: "limit", description: "must be 1–8 (0 means 8)", bound: "1–8" }],
+    });
+    const err = new errors.InvalidRequest(detail.message, { detail });
+    assert.equal(toToolError(err), '{"schema_version":1,"error":"invalid_request","field":"limit","bound":"1–8"}');
   });
 
   test("unknown errors are internal", () => {

@@ -81,15 +81,16 @@ def original_index(line: str, folded_position: int) -> int:
 
 def _check(query: str, prefix: str, limit: int, max_output_chars: int) -> None:
     if not query:
-        raise invalid("query", "must not be empty")
+        raise invalid("query", "must not be empty", "at least one character")
     if len(query) > MAX_QUERY_CHARS:
-        raise invalid("query", f"at most {MAX_QUERY_CHARS} characters (got {len(query)})")
+        longest = f"at most {MAX_QUERY_CHARS} characters"
+        raise invalid("query", f"{longest} (got {len(query)})", longest)
     if "\n" in query or "\r" in query:
-        raise invalid("query", "must be a single line")
+        raise invalid("query", "must be a single line", "one line")
     if not prefix.startswith("/"):
-        raise invalid("prefix", 'must start with "/"')
+        raise invalid("prefix", 'must start with "/"', 'starts with "/"')
     if not 1 <= limit <= MAX_LIMIT:
-        raise invalid("limit", f"must be 1–{MAX_LIMIT}")
+        raise invalid("limit", f"must be 1–{MAX_LIMIT}", f"1–{MAX_LIMIT}")
     if max_output_chars < 1:
         raise invalid("max_output_chars", "must be >= 1")
 

@@ -92,6 +92,83 @@ TOOLS: list[tuple[str, str, dict[str, Any]]] = [
         },
     ),
     (
+        "list_pages",
+        "List the namespace's pages (path, title, URL, revision) in path order, optionally under a path `prefix`. For more, call again with `cursor` set to the previous next_cursor; if the result says restart_required the pages changed, so list again without a cursor.",
+        {
+            "type": "object",
+            "properties": {
+                "namespace": {
+                    "type": "string",
+                    "minLength": 1,
+                    "maxLength": 128,
+                    "pattern": "^[A-Za-z0-9._-]+$",
+                    "description": "The namespace to list: 1–128 characters of [A-Za-z0-9._-].",
+                },
+                "prefix": {
+                    "type": "string",
+                    "maxLength": 1024,
+                    "pattern": "^/",
+                    "default": "/",
+                    "description": 'Only pages whose path starts with this; starts with "/", at most 1,024 characters. Default "/".',
+                },
+                "cursor": {
+                    "type": "string",
+                    "maxLength": 4096,
+                    "description": "Opaque, from a previous PageList (at most 4,096 characters); empty starts at the first page.",
+                },
+                "limit": {
+                    "type": "integer",
+                    "minimum": 1,
+                    "maximum": 200,
+                    "default": 100,
+                    "description": "The most pages to return: 1–200; 0 means the default 100.",
+                },
+            },
+            "required": ["namespace"],
+        },
+    ),
+    (
+        "grep_pages",
+        "Find the lines of the namespace's pages that contain an exact text (literal, not a regular expression), with path and 1-based line number. Use it for identifiers, error messages and option names. When complete is false the scan stopped early, so a missing match proves nothing.",
+        {
+            "type": "object",
+            "properties": {
+                "namespace": {
+                    "type": "string",
+                    "minLength": 1,
+                    "maxLength": 128,
+                    "pattern": "^[A-Za-z0-9._-]+$",
+                    "description": "The namespace to search: 1–128 characters of [A-Za-z0-9._-].",
+                },
+                "query": {
+                    "type": "string",
+                    "minLength": 1,
+                    "maxLength": 256,
+                    "description": "The literal substring to find: 1–256 characters on one line.",
+                },
+                "prefix": {
+                    "type": "string",
+                    "maxLength": 1024,
+                    "pattern": "^/",
+                    "default": "/",
+                    "description": 'Only pages whose path starts with this; starts with "/", at most 1,024 characters. Default "/".',
+                },
+                "ignore_case": {
+                    "type": "boolean",
+                    "description": "Match regardless of case (Unicode case folding). Default false.",
+                },
+                "limit": {
+                    "type": "integer",
+                    "minimum": 1,
+                    "maximum": 100,
+                    "default": 20,
+                    "description": "The most matches to return: 1–100; 0 means the default 20.",
+                },
+            },
+            "required": ["namespace", "query"],
+        },
+    ),
+    (
         "query_pages",
         "Run one read-only command over the namespace's pages as files: ls, tree [-L n], find [-name|-iname], cat, head/tail [-n N], wc [-l -w -c -m], grep/rg (-i -l -c -w -F -n -r -C/-A/-B n -e). No pipes, redirection or chaining.",
         {
@@ -136,7 +213,7 @@ TOOLS: list[tuple[str, str, dict[str, Any]]] = [
                     "minimum": 1,
                     "maximum": 50,
                     "default": 8,
-                    "description": "The most hits to return: 1 to the organisation's bound (at most 50), default 8.",
+                    "description": "The most hits to return: 1 to the organisation's bound (8 unless an admin raised it, at most 50), default 8 or the bound when lower.",
                 },
             },
             "required": ["agent_id", "query"],

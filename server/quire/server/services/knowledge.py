@@ -509,7 +509,7 @@ class KnowledgeService(knowledge_service_pb2_grpc.KnowledgeServiceServicer):
         limits = contract_bounds.ReadDocumentRequest
         max_chars = within("max_chars", request.max_chars, limits.max_chars)
         if request.offset > number(limits.offset.max):
-            raise invalid("offset", f"at most {limits.offset.max}")
+            raise invalid("offset", f"at most {limits.offset.max}", f"0–{limits.offset.max}")
         org_id = principal().org_id
         async with transaction(self.state.pool, readonly=True) as conn:
             try:

@@ -17,6 +17,7 @@ from quire.server.contract_bounds import FieldBounds
 from quire.server.embeddings import discard
 from quire.server.engine import search_config
 from quire.server.errors import QuireError, invalid
+from quire.server.knowledge.policy import load_policy
 from quire.server.pages import reading, search, tools
 from quire.server.pages.body_cache import BodyCache
 from quire.server.pages.commands import run_command
@@ -57,7 +58,7 @@ def _path_field(field: str, value: str, bounds: FieldBounds) -> str:
     if not value and bounds.default is not None:
         value = text(bounds.default)
     if not value.startswith("/"):
-        raise invalid(field, "must start with '/'")
+        raise invalid(field, "must start with '/'", 'starts with "/"')
     return clean_text(field, value, max_chars=number(bounds.max_chars))
 
 
@@ -179,7 +180,9 @@ class PagesService(pages_service_pb2_grpc.PagesServiceServicer):
         query = clean_text("query", request.query, max_chars=number(limits.query.max_chars))
         most = limits.alternatives
         if len(request.alternatives) > number(most.max_items):
-            raise invalid("alternatives", f"at most {most.max_items}")
+            raise invalid(
+                "alternatives", f"at most {most.max_items}", f"at most {most.max_items} items"
+            )
         alternatives = [
             clean_text(f"alternatives[{i}]", alt, max_chars=number(most.max_chars))
             for i, alt in enumerate(request.alternatives)
@@ -222,9 +225,10 @@ class PagesService(pages_service_pb2_grpc.PagesServiceServicer):
         name_field("namespace", request.namespace)
         path = _path_field("path", request.path, limits.path)
         if len(request.revision) > number(limits.revision.max_chars):
-            raise invalid("revision", f"at most {limits.revision.max_chars} characters")
+            longest = f"at most {limits.revision.max_chars} characters"
+            raise invalid("revision", longest, longest)
         if request.offset > number(limits.offset.max):
-            raise invalid("offset", f"at most {limits.offset.max}")
+            raise invalid("offset", f"at most {limits.offset.max}", f"0–{limits.offset.max}")
         max_chars = within("max_chars", request.max_chars, limits.max_chars)
         async with transaction(self.state.pool, readonly=True) as conn:
             read = await reading.read_page(
@@ -321,7 +325,8 @@ class PagesService(pages_service_pb2_grpc.PagesServiceServicer):
         limits = contract_bounds.RunCommandRequest
         name_field("namespace", request.namespace)
         if len(request.command) > number(limits.command.max_chars):
-            raise invalid("command", f"at most {limits.command.max_chars} characters")
+            longest = f"at most {limits.command.max_chars} characters"
+            raise invalid("command", longest, longest)
         async with transaction(self.state.pool, readonly=True, isolation="repeatable_read") as conn:
             await self._namespace_exists(conn, request.namespace)
             store = PgPageStore(conn, principal().org_id, request.namespace)
@@ -341,8 +346,22 @@ class PagesService(pages_service_pb2_grpc.PagesServiceServicer):
         request: pages_service_pb2.DescribeToolsRequest,
         context: aio.ServicerContext[Any, Any],
     ) -> pages_service_pb2.DescribeToolsResponse:
+        limits = contract_bounds.DescribeToolsRequest
+        if request.namespace:
+            name_field("namespace", request.namespace)
+        if len(request.agent_id) > number(limits.agent_id.max_chars):
+            longest = f"at most {limits.agent_id.max_chars} characters"
+            raise invalid("agent_id", longest, longest)
+        # The schemas state the caller's own bound: a model told 50 would be refused above it.
+        async with transaction(self.state.pool, readonly=True) as conn:
+            policy = await load_policy(conn, principal().org_id, self.state)
+        caller = tools.ToolCaller(
+            search_limit=policy.max_search_limit,
+            namespace=request.namespace,
+            agent_id=request.agent_id,
+        )
         return pages_service_pb2.DescribeToolsResponse(
-            schema_version=SCHEMA_VERSION, tools=tools.tool_definitions()
+            schema_version=SCHEMA_VERSION, tools=tools.tool_definitions(caller)
         )
 
     async def ListNamespaces(

@@ -612,7 +612,8 @@ export type SearchKnowledgeRequest = Message<"quire.v1.SearchKnowledgeRequest"> 
   query: string;
 
   /**
-   * The most hits to return: 1 to the organisation's bound (at most 50), default 8.
+   * The most hits to return: 1 to the organisation's bound (8 unless an admin raised it, at
+   * most 50), default 8 or the bound when lower.
    *
    * The bound is RetrievalPolicy.max_search_limit (default 8). 0 (unset) means 8, or the bound
    * when it is lower.
