@@ -14,8 +14,8 @@ from dataclasses import dataclass, field
 
 import asyncpg
 
+from quire.indexer.api import TITLE_MODE, Worker
 from quire.indexer.extraction import ExtractionPool
-from quire.indexer.worker.pipeline import TITLE_MODE, Worker
 from quire.server.embeddings import EmbeddingService
 from quire.server.gate.dataset import Dataset
 from quire.server.gate.metrics import Scores, evaluate
@@ -146,7 +146,13 @@ async def ingest(
     await store_texts(pool, org_id, collection_id, items, uploaded)
     await progress("indexing", 0, len(items))
     async with ExtractionPool() as extraction:
-        worker = Worker(pool, embeddings, extraction, title_mode=title_mode)
+        worker = Worker(
+            pool,
+            embeddings,
+            extraction,
+            title_mode=title_mode,
+            embed_stage=embeddings.ingest_stage,  # in turns with page syncs and the worker
+        )
         await worker.run_until_idle()
     await wait_settled(pool, org_id)
     await progress("indexing", len(items), len(items))
