@@ -151,6 +151,7 @@ class PageSync:
         self._at_embedder = 0  # pages in the embedding stage
         self._none_at_embedder = asyncio.Event()
         self._none_at_embedder.set()
+        self._ended = False  # the fetch stage is over (done, or failed)
 
     def cancel(self) -> None:
         """Stops cooperatively: no new page starts; the one in flight finishes its transaction.
@@ -299,7 +300,7 @@ class PageSync:
 
         async def one(page: discovery_mod.DiscoveredPage) -> None:
             async with gate:
-                if self.cancelled:
+                if self.cancelled or self._ended:
                     return
                 try:
                     pending = await self._prepare(fetcher, page, states.get(page.path))
@@ -310,6 +311,9 @@ class PageSync:
                 else:
                     if pending is not None:
                         await self._room.acquire()
+                        if self.cancelled or self._ended:  # the page stays as it was
+                            self._room.release()
+                            return
                         self._embed(pending)
                         return
                 self.tally.processed += 1
@@ -319,7 +323,10 @@ class PageSync:
             await asyncio.gather(*(one(p) for p in pages))
             await self._none_at_embedder.wait()
         finally:
-            self._drop_waiting()  # a failed sync leaves nothing in the shared schedule
+            # A failed sync leaves nothing in the shared schedule, and its fetches still
+            # running (gather does not cancel them) add nothing to it.
+            self._ended = True
+            self._drop_waiting()
             self._embedded.put_nowait(None)
             await publisher
 
