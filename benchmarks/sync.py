@@ -60,7 +60,7 @@ def edit_site(site: Path, kept: list[str], edits: int, removals: int) -> dict[st
 async def chunk_texts(pool: Any, org_id: Any) -> tuple[list[str], int]:
     """The texts the sync embedded: each stored page body chunked as the sync does it."""
     from quire.indexer.chunking import chunk_text, embedding_text
-    from quire.server.pages.sync import PAGE_CEILING
+    from quire.indexer.pages.sync import PAGE_CEILING
 
     async with pool.acquire() as conn:
         rows = await conn.fetch(

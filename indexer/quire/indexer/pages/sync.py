@@ -1,5 +1,9 @@
 """Coordinates one sync of a namespace: lock, discover, validate, fetch, embed, publish, prune.
 
+The server's SyncPages drives it (the stream, the discovery check's answer, cancellation) and
+relays its progress; everything from discovery to the stored report happens here, in the
+server's process (docs/architecture.md, "One ingestion pipeline", says why).
+
 Pages flow through the ingestion pipeline the knowledge worker uses too (quire.indexer.ingest):
 up to 8 fetches at a time → unchanged detection → chunking → the process's embedding stage,
 which takes the sync's chunks in turns with every other tenant's pages and documents → one
@@ -21,25 +25,25 @@ from urllib.parse import urlsplit
 
 import asyncpg
 from google.protobuf import timestamp_pb2
+from opentelemetry import metrics
 
 from quire.indexer import fingerprint
 from quire.indexer.chunking import DEFAULT_CEILING
 from quire.indexer.ingest.chunks import ChunkedText, chunk_for_embedding
-from quire.indexer.ingest.embed_stage import EmbedEntry, Vectors
+from quire.indexer.ingest.embed_stage import EmbedEntry, EmbedStage, Vectors
 from quire.indexer.pages import discovery as discovery_mod
+from quire.indexer.pages import store, term_stats
 from quire.indexer.pages.fetch import FetchError, PageFetcher
 from quire.indexer.pages.guard import SourcePolicy
 from quire.indexer.pages.language import DEFAULT_LANGUAGE, page_language
 from quire.indexer.pages.paths import citation_url
 from quire.indexer.pages.transforms import apply_transform, title_from_markdown
-from quire.server import telemetry
-from quire.server.embeddings import EmbeddingService
-from quire.server.errors import QuireError, invalid
-from quire.server.pages import store, term_stats
-from quire.server.services.base import SCHEMA_VERSION
 from quire.v1 import errors_pb2, pages_pb2
 
 log = logging.getLogger(__name__)
+sync_outcomes = metrics.get_meter("quire.indexer").create_counter(
+    "quire.sync.outcomes", description="Sync reports by status"
+)
 
 MAX_LISTED = 20
 # Pages of one sync fetched and not yet published: fetches wait while this many are waiting
@@ -70,6 +74,28 @@ class SyncRequest:
     validate_discovery: bool = False
     # The namespace's default language (normalised BCP 47).
     language: str = DEFAULT_LANGUAGE
+    # The contract version stamped on every message the sync makes (the server's).
+    schema_version: int = 1
+
+
+class SyncRefused(Exception):
+    """The sync stopped before changing anything. `code` (an ErrorCode) says why; `field`
+    names the request field at fault, if one is; `retry_after_s` is the source's own hint
+    when it is busy. The server turns it into its typed error."""
+
+    def __init__(
+        self,
+        code: errors_pb2.ErrorCode.ValueType,
+        message: str,
+        *,
+        field: str = "",
+        retry_after_s: float | None = None,
+    ) -> None:
+        super().__init__(message)
+        self.code = code
+        self.message = message
+        self.field = field
+        self.retry_after_s = retry_after_s
 
 
 Progress = Callable[[pages_pb2.PageSyncProgress], Awaitable[None]]
@@ -118,7 +144,7 @@ class PageSync:
         self,
         *,
         pool: asyncpg.Pool,
-        embeddings: EmbeddingService,
+        embedding: EmbedStage,
         policy: SourcePolicy,
         org_id: uuid.UUID,
         request: SyncRequest,
@@ -127,7 +153,7 @@ class PageSync:
         decision_timeout_s: float = DISCOVERY_DECISION_TIMEOUT_S,
     ) -> None:
         self.pool = pool
-        self.embeddings = embeddings
+        self.embedding = embedding
         self.policy = policy
         self.org_id = org_id
         self.request = request
@@ -137,7 +163,7 @@ class PageSync:
         self.tally = _Tally()
         self.cancelled = False
         self.fingerprint = fingerprint.index_fingerprint(
-            embedder=embeddings.fingerprint,
+            embedder=embedding.fingerprint,
             transform=request.transform,
             index_version=request.index_version,
             ceiling=PAGE_CEILING,
@@ -160,7 +186,7 @@ class PageSync:
         self._drop_waiting()
 
     def _drop_waiting(self) -> None:
-        for _ in self.embeddings.ingest_stage.clear(self):
+        for _ in self.embedding.clear(self):
             self._left_embedder()
             self._room.release()
 
@@ -173,7 +199,7 @@ class PageSync:
         t = self.tally
         await self.on_progress(
             pages_pb2.PageSyncProgress(
-                schema_version=SCHEMA_VERSION,
+                schema_version=self.request.schema_version,
                 stage=stage,  # type: ignore[arg-type]
                 discovered=t.discovered,
                 processed=t.processed,
@@ -213,7 +239,7 @@ class PageSync:
         if last.finished_at.ToDatetime().timestamp() < since or last.cancelled:
             return None
         return pages_pb2.SyncReport(
-            schema_version=SCHEMA_VERSION,
+            schema_version=self.request.schema_version,
             namespace=self.request.namespace,
             status=pages_pb2.SYNC_STATUS_UNCHANGED,
             discovered=last.discovered,
@@ -230,18 +256,20 @@ class PageSync:
             try:
                 found = await discovery_mod.discover(req.url, fetcher)
             except ValueError as exc:  # rejected or unsupported source
-                raise invalid("start.url", str(exc)) from None
+                raise SyncRefused(
+                    errors_pb2.ERROR_CODE_INVALID_REQUEST, str(exc), field="start.url"
+                ) from None
             pages = _relative_to_site(found.pages, req.url)
             if not pages and found.errors:
                 # Nothing to compare against: the source is down or not a docs site. Fail the
                 # call and leave the namespace exactly as it was.
                 if found.source_busy:
-                    raise QuireError(
+                    raise SyncRefused(
                         errors_pb2.ERROR_CODE_PAGE_SOURCE_BUSY,
                         f"The page source is rate-limiting or busy: {found.errors[0]}",
                         retry_after_s=found.retry_after,
                     )
-                raise QuireError(
+                raise SyncRefused(
                     errors_pb2.ERROR_CODE_SYNC_FAILED,
                     f"Discovery found no pages: {found.errors[0]}",
                 )
@@ -253,7 +281,9 @@ class PageSync:
             if req.validate_discovery:
                 await self._progress(pages_pb2.SYNC_STAGE_VALIDATING)
                 check = pages_pb2.DiscoveryCheck(
-                    schema_version=SCHEMA_VERSION, discovered=t.discovered, published=len(states)
+                    schema_version=req.schema_version,
+                    discovered=t.discovered,
+                    published=len(states),
                 )
                 try:
                     accepted = await asyncio.wait_for(
@@ -262,7 +292,7 @@ class PageSync:
                 except (TimeoutError, StopAsyncIteration):
                     accepted = False
                 if not accepted:
-                    raise QuireError(
+                    raise SyncRefused(
                         errors_pb2.ERROR_CODE_DISCOVERY_REJECTED,
                         "Sync aborted at the discovery check; nothing was changed",
                     )
@@ -346,7 +376,7 @@ class PageSync:
 
         self._at_embedder += 1
         self._none_at_embedder.clear()
-        self.embeddings.ingest_stage.put(
+        self.embedding.put(
             EmbedEntry(
                 org_id=self.org_id,
                 lane=("pages", self.request.namespace),
@@ -489,7 +519,7 @@ class PageSync:
             row = await store.get_namespace(conn, self.org_id, self.request.namespace)
             version = row["filesystem_version"] if row is not None else 0
             report = pages_pb2.SyncReport(
-                schema_version=SCHEMA_VERSION,
+                schema_version=self.request.schema_version,
                 namespace=self.request.namespace,
                 status=status,
                 discovered=t.discovered,
@@ -510,7 +540,7 @@ class PageSync:
                 await store.store_report(
                     conn, self.org_id, self.request.namespace, report.SerializeToString()
                 )
-        telemetry.sync_outcomes.add(1, {"status": pages_pb2.SyncStatus.Name(status)})
+        sync_outcomes.add(1, {"status": pages_pb2.SyncStatus.Name(status)})
         await self._progress(pages_pb2.SYNC_STAGE_DONE)
         return report
 
