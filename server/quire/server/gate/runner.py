@@ -146,13 +146,7 @@ async def ingest(
     await store_texts(pool, org_id, collection_id, items, uploaded)
     await progress("indexing", 0, len(items))
     async with ExtractionPool() as extraction:
-        worker = Worker(
-            pool,
-            embeddings,
-            extraction,
-            title_mode=title_mode,
-            embed_stage=embeddings.ingest_stage,  # in turns with page syncs and the worker
-        )
+        worker = Worker(pool, embeddings, extraction, title_mode=title_mode)
         await worker.run_until_idle()
     await wait_settled(pool, org_id)
     await progress("indexing", len(items), len(items))
