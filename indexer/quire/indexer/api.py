@@ -13,7 +13,6 @@ from typing import Any
 import asyncpg
 
 from quire.indexer.fingerprint import collection_fingerprint
-from quire.indexer.ingest.embed_stage import EmbedStage
 from quire.indexer.worker import backlog, documents, generations, jobs, settle
 from quire.indexer.worker.pipeline import BUILD, EXTRACT, TITLE_MODE, Worker
 
@@ -125,7 +124,6 @@ __all__ = [
     "PURGE_JOB",
     "SETTLE_JOB",
     "TITLE_MODE",
-    "EmbedStage",
     "Worker",
     "document_change_payload",
     "enqueue_job",
