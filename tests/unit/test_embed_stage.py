@@ -95,3 +95,26 @@ async def test_clear_takes_one_owners_waiting_entries_and_listeners_hear_each_tu
     await asyncio.sleep(0.01)
     assert sync.done == {} and set(worker.done) == {"upload"}
     assert len(turns) >= 2  # a group taken, then out of work
+
+
+async def test_an_entry_failed_in_one_group_is_not_done_again_by_its_next() -> None:
+    """Two groups are out at once: the entry's first slice fails while its last is being
+    embedded in the next group; the owner hears about it once, as a failure."""
+    embedder = NumberingEmbedder()
+    stage = EmbedStage(embedder)
+    calls: list[object] = []
+
+    async def on_done(outcome: Vectors | Exception) -> None:
+        calls.append(outcome)
+
+    stage.put(EmbedEntry(BULK, "a", "owner", ["fail"] + ["1"] * (GROUP_TEXTS + 3), on_done))
+    for _ in range(100):
+        if len(embedder.calls) >= 2 and not stage.busy:
+            break
+        await asyncio.sleep(0.01)
+    await asyncio.sleep(0.01)
+    assert len(embedder.calls) == 2 and len(calls) == 1 and isinstance(calls[0], RuntimeError)
+    owner = Owner()
+    stage.put(owner.entry(SMALL, "b", "after", ["2"]))
+    await asyncio.wait_for(owner.finished.wait(), 5)
+    assert isinstance(owner.done["after"], np.ndarray) and len(calls) == 1

@@ -8,14 +8,20 @@ GROUP_TEXTS texts / GROUP_CHARS characters: a fraction of a second of embedding 
 runs one text per ONNX call, so small groups cost no throughput), which bounds how long a
 newly queued entry of another tenant waits for its turn.
 
-The loop runs while anything is scheduled and ends when nothing is (the next `put` starts it
-again), so the stage needs no start or stop of its own.
+Up to GROUPS_AHEAD groups are handed to the embedder at once: the one it runs and the next,
+queued in its executor, so it goes from one group to the next without waiting for the event
+loop (busy with page writes and fetches, it delayed each small group's start enough to slow a
+page sync by a fifth). A newly queued entry so waits at most two groups.
+
+The loop runs while anything is scheduled or embedding and ends when nothing is (the next
+`put` starts it again), so the stage needs no start or stop of its own.
 """
 
 from __future__ import annotations
 
 import asyncio
 import logging
+from collections import deque
 from collections.abc import Awaitable, Callable, Hashable
 from dataclasses import dataclass, field
 from typing import Protocol
@@ -32,6 +38,7 @@ Vectors = npt.NDArray[np.float32]
 DIMENSION = 384
 GROUP_TEXTS = 16
 GROUP_CHARS = 16 * 900
+GROUPS_AHEAD = 2
 # An entry counts at most this many characters towards an owner's queued characters, so one
 # huge document does not make the worker's queue look full (its claims would stop, and the
 # same tenant's other collections would wait behind the one file).
@@ -65,15 +72,21 @@ class EmbedEntry:
 
 
 class EmbedStage:
-    """`busy` while a group is being embedded; `listeners` are called whenever the loop takes
-    a group or runs out of work (the worker's claim loop refills then)."""
+    """`busy` while groups are with the embedder; `listeners` are called whenever the loop
+    takes a group or runs out of work (the worker's claim loop refills then)."""
 
     def __init__(self, embedder: BulkEmbedder) -> None:
         self.embedder = embedder
         self._schedule: EmbedSchedule[EmbedEntry] = EmbedSchedule(ENTRY_CHARS_CAP)
         self._loop_task: asyncio.Task[None] | None = None
-        self.busy = False
+        self._embedding = 0  # groups handed to the embedder and not yet back
+        # Entries whose embedding failed while a later slice of theirs was out in the next group.
+        self._failed: set[EmbedEntry] = set()
         self.listeners: set[Callable[[], None]] = set()
+
+    @property
+    def busy(self) -> bool:
+        return self._embedding > 0
 
     @property
     def fingerprint(self) -> str:
@@ -96,38 +109,72 @@ class EmbedStage:
             listener()
 
     async def _run(self) -> None:
+        out: deque[tuple[list[Slice[EmbedEntry]], asyncio.Future[Vectors]]] = deque()
         try:
-            while self._schedule:
-                group = self._schedule.take(GROUP_TEXTS, GROUP_CHARS)
-                self._notify()
-                await self._embed(group)
+            while self._schedule or out:
+                while self._schedule and len(out) < GROUPS_AHEAD:
+                    group = self._schedule.take(GROUP_TEXTS, GROUP_CHARS)
+                    self._notify()
+                    out.append((group, asyncio.ensure_future(self._embed(group))))
+                    self._embedding += 1
+                group, embedding = out.popleft()
+                try:
+                    await asyncio.wait([embedding])
+                finally:
+                    self._embedding -= 1
+                await self._hand_over(group, embedding)
         finally:
+            for _, embedding in out:
+                embedding.cancel()
+            self._embedding = 0
             self._notify()
 
-    async def _embed(self, group: list[Slice[EmbedEntry]]) -> None:
+    async def _embed(self, group: list[Slice[EmbedEntry]]) -> Vectors:
         texts = [t for part in group for t in part.item.texts[part.start : part.end]]
-        self.busy = True
-        try:
-            vectors = (
-                await self.embedder.embed_bulk(texts)
-                if texts
-                else np.zeros((0, DIMENSION), dtype=np.float32)
-            )
-        except Exception as exc:
-            log.exception("embedding failed")
-            for entry in dict.fromkeys(part.item for part in group):
+        if not texts:
+            return np.zeros((0, DIMENSION), dtype=np.float32)
+        return await self.embedder.embed_bulk(texts)
+
+    async def _hand_over(
+        self, group: list[Slice[EmbedEntry]], embedding: asyncio.Future[Vectors]
+    ) -> None:
+        """Places the group's vectors; entries whose last slice this was are done. A failed
+        group fails its entries; a later slice of one already out in the next group is then
+        ignored (`_failed`)."""
+        exc = embedding.exception()
+        if exc is not None:
+            if not isinstance(exc, Exception):
+                raise exc
+            log.error("embedding failed", exc_info=exc)
+            ends: dict[EmbedEntry, int] = {}
+            for part in group:
+                ends[part.item] = part.end
+            for entry, end in ends.items():
+                if entry in self._failed:
+                    self._forget_failed(entry, end)
+                    continue
                 self._schedule.remove(entry)  # retried whole by its owner, if at all
+                if entry.handed_out > end:
+                    self._failed.add(entry)
                 await self._done(entry, exc)
             return
-        finally:
-            self.busy = False
+        vectors = embedding.result()
         offset = 0
         for part in group:
             size = part.end - part.start
-            part.item.vectors[part.start : part.end] = vectors[offset : offset + size]
+            entry = part.item
+            if entry in self._failed:
+                self._forget_failed(entry, part.end)
+            else:
+                entry.vectors[part.start : part.end] = vectors[offset : offset + size]
+                if part.last:
+                    await self._done(entry, entry.vectors)
             offset += size
-            if part.last:
-                await self._done(part.item, part.item.vectors)
+
+    def _forget_failed(self, entry: EmbedEntry, end: int) -> None:
+        """After the failed entry's last slice that was out (it left the schedule then)."""
+        if end >= entry.handed_out:
+            self._failed.discard(entry)
 
     async def _done(self, entry: EmbedEntry, outcome: Vectors | Exception) -> None:
         try:

@@ -16,7 +16,7 @@ stage works in batches so the per-document cost is a share of a few statements:
    which embeds groups of a fraction of a second taken from its schedule in slices, round
    robin across organisations and lanes (collections, page namespaces): one tenant's 64 MiB
    file, burst of thousands of files or large page sync delays another tenant's upload by
-   about one group;
+   one or two groups;
 3. write the chunks of everything embedded in one transaction that also finishes the extract
    jobs and notifies each collection once; statistics drift is checked once per batch and
    collection, and a collection with nothing left pending is settled (exact statistics,
