@@ -233,13 +233,16 @@ async def serve(
 
 async def run_worker(settings: Settings, embeddings: EmbeddingService, stop: asyncio.Event) -> None:
     """The indexer worker on its own pool, until `stop` is set."""
+    from quire.indexer.api import Worker
     from quire.indexer.extraction import ExtractionPool
-    from quire.indexer.worker.pipeline import Worker
 
     pool = await create_pool(settings.database_url, min_size=1, max_size=6)
     try:
         async with ExtractionPool() as extraction:
-            await Worker(pool, embeddings, extraction).run(stop)
+            # The server's embedding stage: page syncs and documents take turns at the embedder.
+            await Worker(pool, embeddings, extraction, embed_stage=embeddings.ingest_stage).run(
+                stop
+            )
     finally:
         try:
             await asyncio.wait_for(pool.close(), 10)

@@ -14,8 +14,8 @@ from dataclasses import dataclass, field
 
 import asyncpg
 
+from quire.indexer.api import TITLE_MODE, Worker
 from quire.indexer.extraction import ExtractionPool
-from quire.indexer.worker.pipeline import TITLE_MODE, Worker
 from quire.server.embeddings import EmbeddingService
 from quire.server.gate.dataset import Dataset
 from quire.server.gate.metrics import Scores, evaluate

@@ -5,7 +5,7 @@ normalised scores (docs/retrieval-quality.md, "Pages", has the measurements behi
 default):
 
 - Full-text: BM25 (tf counted once, k1, b) over two analyses of every chunk, each with its
-  namespace term statistics (pages.term_stats): the query stemmed in its own language against
+  namespace term statistics (indexer term_stats): the query stemmed in its own language against
   `stem_tsv` (the page language's Snowball configuration), and the query's exact tokens and
   code identifiers against `tsv`. Each matched lexeme adds its idf, plus a bonus × idf for each
   field it is in: the page title (A), the chunk's headings (B), the page's front matter

@@ -15,9 +15,8 @@ import numpy as np
 import numpy.typing as npt
 from grpc import aio
 
+from quire.indexer import api as indexer
 from quire.indexer.extraction import UnsupportedMediaType, resolve_type
-from quire.indexer.worker import jobs
-from quire.indexer.worker.settle import PURGE
 from quire.server import contract_bounds
 from quire.server.embeddings import discard
 from quire.server.errors import QuireError, invalid
@@ -191,7 +190,7 @@ class KnowledgeService(knowledge_service_pb2_grpc.KnowledgeServiceServicer):
             await conn.execute(DELETE_COLLECTION, org_id, cid)
             # Its chunks and term statistics leave the shared indexes in the worker (a large
             # collection's delete is not this call's to wait for); reads skip it from now on.
-            await jobs.enqueue(conn, org_id, PURGE, {"collection_id": str(cid)})
+            await indexer.queue_purge(conn, org_id, cid)
         return knowledge_service_pb2.DeleteCollectionResponse(collection=collection)
 
     # --- documents --------------------------------------------------------------------------

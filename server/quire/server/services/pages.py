@@ -4,13 +4,14 @@ from __future__ import annotations
 
 import asyncio
 import contextlib
-from collections.abc import AsyncIterator
+from collections.abc import AsyncIterator, Awaitable
 from typing import Any
 
 from grpc import aio
 
 from quire.indexer.pages.guard import SourcePolicy
 from quire.indexer.pages.language import DEFAULT_LANGUAGE, normalise_tag
+from quire.indexer.pages.sync import PageSync, SyncRefused, SyncRequest
 from quire.server import contract_bounds
 from quire.server.auth import Scope
 from quire.server.contract_bounds import FieldBounds
@@ -23,7 +24,6 @@ from quire.server.pages.body_cache import BodyCache
 from quire.server.pages.commands import run_command
 from quire.server.pages.grep import grep_pages
 from quire.server.pages.pg_store import PgPageStore
-from quire.server.pages.sync import PageSync, SyncRequest
 from quire.server.rpc import principal
 from quire.server.services.base import SCHEMA_VERSION, drain_while_running, fill_unimplemented
 from quire.server.state import AppState
@@ -121,7 +121,7 @@ class PagesService(pages_service_pb2_grpc.PagesServiceServicer):
 
         sync = PageSync(
             pool=self.state.pool,
-            embeddings=self._embeddings(),
+            embedding=self._embeddings().ingest_stage,
             policy=policy,
             org_id=principal().org_id,
             request=SyncRequest(
@@ -133,12 +133,13 @@ class PagesService(pages_service_pb2_grpc.PagesServiceServicer):
                 reindex=start.reindex,
                 validate_discovery=start.validate_discovery,
                 language=language,
+                schema_version=SCHEMA_VERSION,
             ),
             on_progress=on_progress,
             on_discovery=on_discovery,
             decision_timeout_s=self.state.settings.discovery_decision_timeout_s,
         )
-        work = sync.run()
+        work = _typed_refusal(sync.run())
         if self.state.database is not None:
             # Without a database the sync would fetch on and fail page after page.
             work = self.state.database.run_unless_lost(work)
@@ -385,6 +386,17 @@ class PagesService(pages_service_pb2_grpc.PagesServiceServicer):
                 for r in rows
             ],
         )
+
+
+async def _typed_refusal(sync: Awaitable[pages_pb2.SyncReport]) -> pages_pb2.SyncReport:
+    """The sync's report; a sync that stopped before changing anything raises the typed error
+    for its reason."""
+    try:
+        return await sync
+    except SyncRefused as exc:
+        if exc.field:
+            raise invalid(exc.field, exc.message) from None
+        raise QuireError(exc.code, exc.message, retry_after_s=exc.retry_after_s) from None
 
 
 SERVICE = pages_service_pb2.DESCRIPTOR.services_by_name["PagesService"]
