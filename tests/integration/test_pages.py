@@ -22,7 +22,7 @@ import pytest_asyncio
 from quire.client import AsyncQuireClient
 from quire.client import exceptions as qe
 from quire.client.tools import TOOL_METHODS
-from quire.server.engine import canonical_json
+from quire.server import canonical_json
 from quire.v1 import pages_pb2, search_config_pb2
 from tests.conftest import Harness, Keys, shared_or_skip
 from tests.support.site_server import Reply, SiteServer

@@ -13,7 +13,7 @@ from typing import Any
 import asyncpg
 
 from quire.indexer.fingerprint import collection_fingerprint
-from quire.indexer.worker import backlog, documents, generations, jobs, settle
+from quire.indexer.worker import backlog, document_queries, generations, jobs, settle
 from quire.indexer.worker.pipeline import BUILD, EXTRACT, TITLE_MODE, Worker
 
 # Job kinds (the stages a job runs in the worker).
@@ -24,8 +24,8 @@ PURGE_JOB = settle.PURGE  # a deleted collection's chunks and statistics leave t
 
 # NOTIFY channels: a new job (payload: its kind), a document change (`document_change_payload`).
 JOBS_CHANNEL = jobs.CHANNEL
-DOCUMENTS_CHANNEL = documents.CHANNEL
-document_change_payload = documents.change_payload
+DOCUMENTS_CHANNEL = document_queries.CHANNEL
+document_change_payload = document_queries.change_payload
 
 # Retired generations: a rollback's target is the newest one (generations.LIVE_GENERATIONS).
 _PREVIOUS_GENERATION = f"""
@@ -68,7 +68,7 @@ async def notify_document_change(
     conn: asyncpg.Connection, org_id: uuid.UUID, collection_id: uuid.UUID, document_id: uuid.UUID
 ) -> None:
     """Tells watchers (WatchDocuments) at commit that the document changed."""
-    await documents.notify_change(conn, org_id, collection_id, document_id)
+    await document_queries.notify_change(conn, org_id, collection_id, document_id)
 
 
 async def start_rebuild(

@@ -43,12 +43,22 @@ log = logging.getLogger(__name__)
 SERVICE_NAMES = ("quire.v1.PagesService", "quire.v1.KnowledgeService", "quire.v1.AdminService")
 
 
+@dataclass(frozen=True)
+class Servicers:
+    """The three services' handlers of one process."""
+
+    pages: PagesService
+    knowledge: KnowledgeService
+    admin: AdminService
+
+
 @dataclass
 class Running:
     server: aio.Server
     port: int
     state: AppState
     health: Any
+    services: Servicers
     # The streamable-HTTP MCP endpoint, when `settings.mcp_address` is set.
     mcp: McpListener | None = None
 
@@ -60,8 +70,8 @@ class Running:
         await self.server.stop(self.state.settings.grace_seconds if grace is None else grace)
         if self.state.database is not None:
             await self.state.database.stop()
-        await self.state.extras["shadow_runner"].drain()
-        await self.state.extras["notifications"].stop()
+        await self.services.knowledge.shadow.drain()
+        await self.state.require_notifications().stop()
         try:
             await asyncio.wait_for(self.state.pool.close(), 10)
         except TimeoutError:  # a connection stuck mid-statement must not hang shutdown
@@ -124,7 +134,7 @@ async def start(
     )
     notifications = Notifications(settings.database_url)
     notifications.start()
-    state.extras["notifications"] = notifications
+    state.notifications = notifications
     server = aio.server(
         interceptors=[
             telemetry.rpc_interceptor(),  # first, so the span covers auth and errors too
@@ -142,9 +152,7 @@ async def start(
             ("grpc.http2.max_ping_strikes", 0),
         ],
     )
-    # The servicers are completed at import time by fill_unimplemented, which mypy cannot see.
-    services: Any = (PagesService, KnowledgeService, AdminService)
-    pages, knowledge, admin = (cls(state) for cls in services)
+    pages, knowledge, admin = PagesService(state), KnowledgeService(state), AdminService(state)
     pages_service_pb2_grpc.add_PagesServiceServicer_to_server(pages, server)
     knowledge_service_pb2_grpc.add_KnowledgeServiceServicer_to_server(knowledge, server)
     admin_service_pb2_grpc.add_AdminServiceServicer_to_server(admin, server)
@@ -167,7 +175,7 @@ async def start(
     await server.start()
     await database.start()  # SERVING for "" and every service, then follows the database
     log.info("serving", extra={"address": settings.address, "port": port})
-    running = Running(server, port, state, health_servicer)
+    running = Running(server, port, state, health_servicer, Servicers(pages, knowledge, admin))
     if settings.mcp_address:
         running.mcp = await start_mcp_listener(mcp_app(settings, port, state), settings.mcp_address)
     return running

@@ -66,7 +66,7 @@ from quire.indexer.extraction import (
 )
 from quire.indexer.ingest.chunks import chunk_for_embedding
 from quire.indexer.ingest.embed_stage import BulkEmbedder, EmbedEntry, EmbedStage, Vectors
-from quire.indexer.worker import documents, generations, jobs, lexical_stats, settle
+from quire.indexer.worker import document_queries, generations, jobs, lexical_stats, settle
 from quire.v1 import knowledge_pb2
 
 log = logging.getLogger(__name__)
@@ -173,7 +173,7 @@ class _Extraction:
     was decoded from), or `error` when it failed (`permanent`: retrying cannot help)."""
 
     job: jobs.Job
-    original: documents.Original
+    original: document_queries.Original
     file_type: FileType | None = None
     text: str = ""
     encoding: str = ""
@@ -232,7 +232,6 @@ class Worker:
         # Jobs whose retry could not be recorded (the database was gone): re-queued by the
         # claim loop once it answers, or this worker's lease renewal would keep them running.
         self._unreleased: list[tuple[jobs.Job, str]] = []
-        self.processed_documents = 0
         self.embedded_chunks = 0
 
     # --- stage 1: claim and extract ---------------------------------------------------------
@@ -333,7 +332,7 @@ class Worker:
         it is done."""
         wanted = [(job.org_id, uuid.UUID(job.payload["document_id"])) for job in batch]
         async with self.pool.acquire() as conn:
-            originals = await documents.start_extraction(conn, list(dict.fromkeys(wanted)))
+            originals = await document_queries.start_extraction(conn, list(dict.fromkeys(wanted)))
         by_key = {(o.org_id, o.document_id): o for o in originals}
         gone: list[jobs.Job] = []
         quick: list[_Extraction] = []
@@ -399,7 +398,9 @@ class Worker:
                     if retried
                     else knowledge_pb2.DOCUMENT_STATUS_FAILED
                 )
-                await documents.store_failure(conn, org_id, document_id, status, result.error)
+                await document_queries.store_failure(
+                    conn, org_id, document_id, status, result.error
+                )
             if not retried:  # the collection's last pending job may have been this one
                 await self._settle([(org_id, result.original.collection_id)])
         extracted = [r for r in results if r.error is None]
@@ -422,7 +423,8 @@ class Worker:
             )
         async with self.pool.acquire() as conn, conn.transaction():
             stored = {
-                (s.org_id, s.document_id): s for s in await documents.store_texts(conn, texts)
+                (s.org_id, s.document_id): s
+                for s in await document_queries.store_texts(conn, texts)
             }
             await jobs.finish_many(
                 conn,
@@ -714,7 +716,6 @@ class Worker:
         if item.outcome.done():  # abandoned by a stopping worker
             return
         self._leave(item)
-        self.processed_documents += 1
         item.outcome.set_result(ok)
         if item.job is not None and not ok:
             await self._retry([item.job], "indexing failed")

@@ -38,11 +38,11 @@ import numpy.typing as npt
 
 from quire.indexer.lexical_text import cjk_bigrams, identifiers
 from quire.indexer.pages.language import query_language, text_search_config
-from quire.server import telemetry
-from quire.server.engine import canonical_json, search_config
-from quire.server.engine.fusion import convex, rrf
-from quire.server.engine.lexical import lexeme_query
-from quire.server.services.base import SCHEMA_VERSION
+from quire.server import canonical_json, telemetry
+from quire.server.contract import SCHEMA_VERSION
+from quire.server.retrieval import search_config
+from quire.server.retrieval.fusion import convex, rrf
+from quire.server.retrieval.lexical import lexeme_query
 from quire.server.storage.database import apply_settings, remaining_ms
 from quire.v1 import pages_pb2, search_config_pb2
 

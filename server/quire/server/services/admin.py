@@ -11,16 +11,18 @@ from google.protobuf import json_format
 from grpc import aio
 
 from quire.indexer import api as indexer
-from quire.server import auth, contract_bounds
+from quire.server import auth
 from quire.server.auth import Scope
-from quire.server.engine import search_config
-from quire.server.errors import QuireError, invalid
+from quire.server.contract import SCHEMA_VERSION
+from quire.server.contract import bounds as contract_bounds
+from quire.server.failures import QuireError, invalid
 from quire.server.gate import catalogue, dataset, runner
 from quire.server.knowledge import search, shadow
 from quire.server.knowledge.index_status import index_status
 from quire.server.knowledge.policy import load_policy
+from quire.server.retrieval import search_config
 from quire.server.rpc import principal
-from quire.server.services.base import SCHEMA_VERSION, drain_while_running, fill_unimplemented
+from quire.server.services.base import drain_while_running
 from quire.server.state import AppState
 from quire.server.storage.database import transaction
 from quire.server.storage.timestamps import timestamp
@@ -329,4 +331,3 @@ class AdminService(admin_service_pb2_grpc.AdminServiceServicer):
 
 
 SERVICE = admin_service_pb2.DESCRIPTOR.services_by_name["AdminService"]
-UNIMPLEMENTED = fill_unimplemented(AdminService, SERVICE)

@@ -12,20 +12,21 @@ from grpc import aio
 from quire.indexer.pages.guard import SourcePolicy
 from quire.indexer.pages.language import DEFAULT_LANGUAGE, normalise_tag
 from quire.indexer.pages.sync import PageSync, SyncRefused, SyncRequest
-from quire.server import contract_bounds
 from quire.server.auth import Scope
-from quire.server.contract_bounds import FieldBounds
+from quire.server.contract import SCHEMA_VERSION
+from quire.server.contract import bounds as contract_bounds
+from quire.server.contract.bounds import FieldBounds
 from quire.server.embeddings import discard
-from quire.server.engine import search_config
-from quire.server.errors import QuireError, invalid
+from quire.server.failures import QuireError, invalid
 from quire.server.knowledge.policy import load_policy
 from quire.server.pages import reading, search, tools
 from quire.server.pages.body_cache import BodyCache
 from quire.server.pages.commands import run_command
 from quire.server.pages.grep import grep_pages
 from quire.server.pages.pg_store import PgPageStore
+from quire.server.retrieval import search_config
 from quire.server.rpc import principal
-from quire.server.services.base import SCHEMA_VERSION, drain_while_running, fill_unimplemented
+from quire.server.services.base import drain_while_running
 from quire.server.state import AppState
 from quire.server.storage.database import transaction
 from quire.server.storage.timestamps import timestamp
@@ -66,7 +67,6 @@ class PagesService(pages_service_pb2_grpc.PagesServiceServicer):
     def __init__(self, state: AppState) -> None:
         self.state = state
         self.bodies = BodyCache()
-        state.extras["page_body_cache"] = self.bodies
 
     def _embeddings(self) -> Any:
         return self.state.require_embeddings()
@@ -400,4 +400,3 @@ async def _typed_refusal(sync: Awaitable[pages_pb2.SyncReport]) -> pages_pb2.Syn
 
 
 SERVICE = pages_service_pb2.DESCRIPTOR.services_by_name["PagesService"]
-UNIMPLEMENTED = fill_unimplemented(PagesService, SERVICE)

@@ -12,9 +12,9 @@ import asyncpg
 
 from quire.indexer import api as indexer
 from quire.indexer.extraction import NO_TEXT_MARKER
+from quire.server.contract import SCHEMA_VERSION
 from quire.server.cursors import CursorCodec, refusal
-from quire.server.errors import QuireError
-from quire.server.services.base import SCHEMA_VERSION
+from quire.server.failures import QuireError
 from quire.server.storage.timestamps import timestamp
 from quire.v1 import errors_pb2, knowledge_pb2
 
