@@ -48,7 +48,7 @@ def stats(samples: list[tuple[float, float]]) -> dict[str, Any]:
 
 
 async def main(args: argparse.Namespace) -> dict[str, Any]:
-    from quire.indexer.worker import embed_schedule, pipeline
+    from quire.indexer.ingest import embed_stage, schedule
     from tests.support.tenant_load import big_text, time_to_indexed, upload_burst
 
     embeddings = h.load_model()
@@ -90,8 +90,8 @@ async def main(args: argparse.Namespace) -> dict[str, Any]:
             "burst_documents": args.burst,
             "samples": args.samples,
             "gap_s": args.gap_s,
-            "embed_group_texts": pipeline.EMBED_GROUP_TEXTS,
-            "slice_texts": embed_schedule.SLICE_TEXTS,
+            "embed_group_texts": embed_stage.GROUP_TEXTS,
+            "slice_texts": schedule.SLICE_TEXTS,
         },
         "bulk_upload_s": round(uploaded_s, 1),
         "bulk_progress": {"before_samples": before, "after_samples": after},

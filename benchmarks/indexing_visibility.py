@@ -155,7 +155,7 @@ async def scope_query(
 async def make_pending(quire: h.Quire, org_id: uuid.UUID, corpus_ids: list[str]) -> int:
     """The documents named `<id>.txt` lose their chunks and get their text stored again
     (READY, a new version), with no job to index them."""
-    from quire.indexer.worker import documents
+    from quire.indexer.worker import document_queries as documents
 
     names = [f"{c}.txt" for c in corpus_ids]
     async with quire.pool.acquire() as conn, conn.transaction():

@@ -13,7 +13,7 @@ generation flip. The raw figure chunks the same texts as the worker does (`chunk
 `embedding_text`, titled by `document_title` in the worker's `TITLE_MODE`: the abstract's
 first line, its SciFact title) and embeds them with the same EmbeddingService, measured
 after the pipeline in the same process: once in one `embed_bulk` call, and in the worker's
-groups (up to `EMBED_GROUP_TEXTS` texts / `EMBED_GROUP_CHARS` characters per call, as the
+groups (up to `GROUP_TEXTS` texts / `GROUP_CHARS` characters per call, as the
 embedding schedule hands them out when one organisation is loading).
 
 Goal: pipeline documents/s ≥ 0.85 × raw. `--quick` ingests 150 documents. Reports the peak
@@ -65,14 +65,14 @@ def load_corpus(n: int) -> list[tuple[str, str]]:
 
 
 def worker_groups(texts: list[str]) -> list[list[str]]:
-    """The embed calls the worker's embed stage makes for these texts when one organisation is
-    loading (up to EMBED_GROUP_TEXTS texts / EMBED_GROUP_CHARS characters, at least one)."""
-    from quire.indexer.worker.pipeline import EMBED_GROUP_CHARS, EMBED_GROUP_TEXTS
+    """The embed calls the shared embedding stage makes for these texts when one organisation is
+    loading (up to GROUP_TEXTS texts / GROUP_CHARS characters, at least one)."""
+    from quire.indexer.ingest.embed_stage import GROUP_CHARS, GROUP_TEXTS
 
     groups: list[list[str]] = [[]]
     size = 0
     for text in texts:
-        full = len(groups[-1]) >= EMBED_GROUP_TEXTS or size + len(text) > EMBED_GROUP_CHARS
+        full = len(groups[-1]) >= GROUP_TEXTS or size + len(text) > GROUP_CHARS
         if groups[-1] and full:
             groups.append([])
             size = 0

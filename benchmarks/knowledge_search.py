@@ -174,7 +174,7 @@ async def main(args: argparse.Namespace) -> dict[str, Any]:
             scope = [ScopedCollection(cid, ing["revision"], ing["generation"])]
             direct = Direct(quire, key.org_id, scope, embeddings)
             report["modes"] = {}
-            service = quire.running.state.extras["knowledge_service"]
+            service = quire.running.services.knowledge
             for label, mode, direct_call, tuning in (
                 ("LEGACY_FTS", "LEGACY_FTS", direct.legacy, search.DEFAULT_TUNING),
                 ("HYBRID", "HYBRID", direct.hybrid, search.DEFAULT_TUNING),

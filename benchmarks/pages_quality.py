@@ -118,8 +118,8 @@ class Evaluator:
 
     async def arm(self, query: str, tuning: Any, which: str) -> list[str]:
         """The full-text or vector arm alone: its chunk candidates' pages, best first."""
-        from quire.server.engine import search_config
         from quire.server.pages import search
+        from quire.server.retrieval import search_config
         from quire.server.storage.database import apply_settings
 
         vector = (await self.embeddings.embed_queries([query]))[0]

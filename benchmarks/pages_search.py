@@ -122,9 +122,9 @@ class Direct:
     """The service's work without the service (see the module docstring)."""
 
     def __init__(self, quire: h.Quire, org_id: Any, embeddings: Any) -> None:
-        from quire.server.engine import search_config
         from quire.server.pages import search
         from quire.server.pages.body_cache import BodyCache
+        from quire.server.retrieval import search_config
 
         self.pool = quire.pool
         self.org_id = org_id

@@ -12,7 +12,7 @@ int8 model, the site origin allow-listed. Through the Python client it measures:
 2. the raw embedding of exactly the chunks that sync embedded (every stored page body through
    `chunk_text` + `embedding_text`, embedded by the same EmbeddingService), two ways: all
    texts in one `embed_bulk` call (best case: one global length sort) and in the sync's
-   groups (`EMBED_BATCH` texts in page order);
+   groups (the shared embedding stage's `GROUP_TEXTS` texts, in page order);
 3. a second sync with nothing changed;
 4. a sync after `--edits` pages were edited and `--removals` removed (file and llms.txt line).
 
@@ -60,7 +60,7 @@ def edit_site(site: Path, kept: list[str], edits: int, removals: int) -> dict[st
 async def chunk_texts(pool: Any, org_id: Any) -> tuple[list[str], int]:
     """The texts the sync embedded: each stored page body chunked as the sync does it."""
     from quire.indexer.chunking import chunk_text, embedding_text
-    from quire.server.pages.sync import PAGE_CEILING
+    from quire.indexer.pages.sync import PAGE_CEILING
 
     async with pool.acquire() as conn:
         rows = await conn.fetch(
@@ -79,17 +79,17 @@ async def raw_embedding(embeddings: Any, texts: list[str]) -> dict[str, Any]:
     started = time.perf_counter()
     await embeddings.embed_bulk(texts)
     one_call = time.perf_counter() - started
-    from quire.server.pages.sync import EMBED_BATCH
+    from quire.indexer.ingest.embed_stage import GROUP_TEXTS
 
     started = time.perf_counter()
-    for i in range(0, len(texts), EMBED_BATCH):
-        await embeddings.embed_bulk(texts[i : i + EMBED_BATCH])
+    for i in range(0, len(texts), GROUP_TEXTS):
+        await embeddings.embed_bulk(texts[i : i + GROUP_TEXTS])
     grouped = time.perf_counter() - started
     return {
         "chunks": len(texts),
         "one_call_s": round(one_call, 2),
         "sync_groups_s": round(grouped, 2),
-        "sync_group_texts": EMBED_BATCH,
+        "sync_group_texts": GROUP_TEXTS,
         "chunks_per_s_one_call": round(len(texts) / one_call, 1),
         "chunks_per_s_sync_groups": round(len(texts) / grouped, 1),
     }

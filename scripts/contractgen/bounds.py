@@ -15,7 +15,7 @@ from google.protobuf import descriptor_pb2
 from scripts.contractgen.contract import Contract, extension
 from scripts.contractgen.python_source import formatted
 
-MODULE = "server/quire/server/contract_bounds.py"
+MODULE = "server/quire/server/contract/bounds.py"
 DOC = "docs/bounds.md"
 
 # Paths in a FileDescriptorProto's source info: message_type = 4, field = 2.

@@ -1,7 +1,7 @@
 """Writes the server's own tables: the status and reason of each ErrorCode, the scope per RPC.
 
 The server enforces these facts, so it reads them from its own generated module
-(`quire/server/_contract.py`), never from the client package.
+(`quire/server/contract/tables.py`), never from the client package.
 """
 
 from __future__ import annotations
@@ -9,7 +9,7 @@ from __future__ import annotations
 from scripts.contractgen.contract import Contract
 from scripts.contractgen.facts import GENERATED_HEADER, error_codes, rpcs
 
-TABLES = "server/quire/server/_contract.py"
+TABLES = "server/quire/server/contract/tables.py"
 
 
 def _tables(contract: Contract) -> str:

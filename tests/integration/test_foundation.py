@@ -362,38 +362,17 @@ async def test_kill_switch_forces_legacy(harness: Harness) -> None:
     assert released.policy.effective_mode == knowledge_pb2.RETRIEVAL_MODE_HYBRID
 
 
-# The RPCs not built yet. When a capability lands its names leave this list; the test fails
-# until they do, so none is forgotten.
-NOT_BUILT_YET: dict[str, set[str]] = {
-    "PagesService": set(),
-    "KnowledgeService": set(),
-    "AdminService": set(),
-}
-
-
-async def test_unimplemented_rpcs_are_listed() -> None:
-    assert set(pages.UNIMPLEMENTED) == NOT_BUILT_YET["PagesService"]
-    assert set(knowledge.UNIMPLEMENTED) == NOT_BUILT_YET["KnowledgeService"]
-    assert set(admin.UNIMPLEMENTED) == NOT_BUILT_YET["AdminService"]
-
-
-async def test_an_rpc_not_built_answers_typed_unimplemented() -> None:
-    """The stand-ins fill_unimplemented installs raise a typed UNIMPLEMENTED, unary and stream."""
-    from quire.server.errors import QuireError
-    from quire.server.services.base import fill_unimplemented
-
-    class Bare:
-        pass
-
-    filled = fill_unimplemented(Bare, admin.SERVICE)
-    assert "RunGate" in filled and "GetShadowReport" in filled
-    with pytest.raises(QuireError) as info:
-        await Bare().GetShadowReport(None, None)  # type: ignore[attr-defined]
-    assert info.value.code == errors_pb2.ERROR_CODE_UNIMPLEMENTED
-    assert "GetShadowReport" in info.value.message
-    with pytest.raises(QuireError):
-        async for _ in Bare().RunGate(None, None):  # type: ignore[attr-defined]
-            pass
+async def test_every_rpc_has_a_handler_of_its_own() -> None:
+    """Each servicer defines every RPC of its service itself, so none falls back to the
+    generated base class's bare UNIMPLEMENTED."""
+    for module in (pages, knowledge, admin):
+        servicer = next(
+            cls
+            for cls in vars(module).values()
+            if isinstance(cls, type) and cls.__name__ == module.SERVICE.name
+        )
+        missing = [m.name for m in module.SERVICE.methods if m.name not in vars(servicer)]
+        assert missing == [], f"{module.SERVICE.name} lacks {missing}"
 
 
 async def test_migrations_rerun_and_concurrent_starts(database_url: str) -> None:
@@ -447,7 +426,7 @@ async def test_transaction_settings_do_not_leak_into_the_pool(database_url: str)
 async def test_deadline_becomes_statement_timeout(database_url: str) -> None:
     import time
 
-    from quire.server.errors import status_for
+    from quire.server.failures import status_for
 
     pool = await asyncpg.create_pool(database_url, min_size=1, max_size=1)
     try:

@@ -22,7 +22,7 @@ import pytest_asyncio
 from quire.client import AsyncQuireClient
 from quire.client import exceptions as qe
 from quire.client.tools import TOOL_METHODS
-from quire.server.engine import canonical_json
+from quire.server import canonical_json
 from quire.v1 import pages_pb2, search_config_pb2
 from tests.conftest import Harness, Keys, shared_or_skip
 from tests.support.site_server import Reply, SiteServer
@@ -175,7 +175,7 @@ async def test_term_statistics_match_the_published_chunks(
 async def test_the_sync_leaves_the_planner_with_row_estimates(
     harness: Harness, first_sync: pages_pb2.SyncReport
 ) -> None:
-    from quire.server.pages import term_stats
+    from quire.indexer.pages import term_stats
 
     async with harness.pool.acquire() as conn:
         # The first sync analysed the page tables: the planner knows page_chunks is not empty.
@@ -202,7 +202,7 @@ async def test_full_text_arm_takes_quotes_and_backslashes_literally(
 async def test_search_without_term_statistics_still_answers_from_vectors(
     harness: Harness, client: AsyncQuireClient, keys: Keys, first_sync: pages_pb2.SyncReport
 ) -> None:
-    from quire.server.pages import term_stats
+    from quire.indexer.pages import term_stats
 
     query = "declare query parameters with defaults"
     async with harness.pool.acquire() as conn:

@@ -97,7 +97,7 @@ def fake_vectors(n: int, seed: int = 0) -> np.ndarray:
 
 async def seed_pages(pool, org_id: uuid.UUID, namespace: str, pages: dict[str, str]) -> None:
     """Publishes pages directly through the store (no model, no fetch): fixtures for reads."""
-    from quire.server.pages import store
+    from quire.indexer.pages import store
 
     async with pool.acquire() as conn:
         await store.ensure_namespace(

@@ -40,7 +40,7 @@ class World:
 async def _collection_with_text(
     harness: Harness, knowledge: knowledge_service_pb2_grpc.KnowledgeServiceStub, keys: Keys
 ) -> tuple[str, str]:
-    from quire.indexer.worker import documents as worker_documents
+    from quire.indexer.worker import document_queries as worker_documents
 
     key = bearer(keys.all)
     made = await knowledge.CreateCollection(

@@ -117,7 +117,7 @@ class Served:
 
 @pytest_asyncio.fixture(scope="module", loop_scope="session")
 async def served(own_postgres: Database) -> AsyncIterator[Served]:
-    from quire.indexer.worker import documents as worker_documents
+    from quire.indexer.worker import document_queries as worker_documents
     from quire.server import auth
     from quire.server.app import prepare_database, start
     from quire.server.config import Settings

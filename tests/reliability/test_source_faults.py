@@ -20,7 +20,7 @@ import pytest_asyncio
 
 from quire.client import AsyncQuireClient
 from quire.indexer.pages import fetch as fetch_mod
-from quire.server.pages import sync as sync_mod
+from quire.indexer.pages import sync as sync_mod
 from quire.v1 import pages_pb2
 from tests.conftest import Harness, Keys
 from tests.support.site_server import Reply, SiteServer

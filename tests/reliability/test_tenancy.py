@@ -82,7 +82,7 @@ def log_stream() -> Any:
 
 
 async def _make_tenant(harness: Harness, name: str) -> Tenant:
-    from quire.indexer.worker import documents as worker_documents
+    from quire.indexer.worker import document_queries as worker_documents
 
     keys = await harness.keys(name)
     marker = f"zq{uuid.uuid4().hex[:12]}secret"

@@ -158,4 +158,3 @@ async def test_a_long_job_keeps_its_lease_and_runs_once(
             await asyncio.wait(workers, timeout=60)
     assert rows[0]["state"] == "done"
     assert rows[0]["attempts"] == 1, "the job ran twice: its lease expired while it ran"
-    assert other.processed_documents == 0

@@ -9,7 +9,7 @@ from connectrpc.code import Code
 from connectrpc.method import IdempotencyLevel, MethodInfo, StreamType
 from connectrpc.request import Headers, RequestContext
 
-from quire.server.errors import QuireError, status_for
+from quire.server.failures import QuireError, status_for
 from quire.server.http.servicer_context import Aborted, ConnectServicerContext, connect_error
 from quire.v1 import errors_pb2, pages_service_pb2
 

@@ -8,9 +8,9 @@ import re
 import pytest
 
 from quire.indexer.pages.language import DEFAULT_LANGUAGE
-from quire.server import contract_bounds
-from quire.server.contract_bounds import BOUNDS, FieldBounds
-from quire.server.errors import QuireError
+from quire.server.contract import bounds as contract_bounds
+from quire.server.contract.bounds import BOUNDS, FieldBounds
+from quire.server.failures import QuireError
 from quire.server.services.pages import TRANSFORMS
 from quire.server.validation import NAMESPACE, bounded, name_field, whole_match, within
 

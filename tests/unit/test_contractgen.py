@@ -12,8 +12,8 @@ from google.protobuf import descriptor_pb2
 
 from quire.client import _contract as client_tables
 from quire.client import _error_classes, exceptions
-from quire.server import _contract as server_tables
 from quire.server.auth import Scope
+from quire.server.contract import tables as server_tables
 from quire.v1 import (
     admin_service_pb2,
     errors_pb2,

@@ -9,7 +9,7 @@ import grpc
 from quire.client import exceptions
 from quire.client.codes import GRPC_STATUS_BY_CODE, code_name, tool_error_name
 from quire.client.tool_error import tool_error_json
-from quire.server.errors import QuireError, status_for
+from quire.server.failures import QuireError, status_for
 from quire.v1 import errors_pb2
 
 DESIGN_CODES = {
@@ -65,7 +65,7 @@ def test_connection_loss_is_unavailable() -> None:
 def test_retry_after_is_rounded_up_to_whole_seconds() -> None:
     from google.rpc import status_pb2
 
-    from quire.server.errors import STATUS_DETAILS_KEY
+    from quire.server.failures import STATUS_DETAILS_KEY
 
     waits = {0.2: 1, 1.0: 1, 1.01: 2, 119.5: 120, 120.0: 120}
     for asked, told in waits.items():

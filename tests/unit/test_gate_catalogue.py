@@ -7,7 +7,7 @@ from pathlib import Path
 
 import pytest
 
-from quire.server.errors import QuireError
+from quire.server.failures import QuireError
 from quire.server.gate import catalogue
 from quire.v1 import errors_pb2
 

@@ -9,7 +9,7 @@ import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
-from quire.server.errors import QuireError
+from quire.server.failures import QuireError
 from quire.server.pages.body_cache import BodyCache, PageEntry
 from quire.server.pages.grep import CLIP_CHARS, Match, clip_line, grep_pages, original_index
 from tests.unit.test_commands_support import LONG_LINE, MemoryStore, make_store

@@ -9,8 +9,8 @@ from dataclasses import replace
 
 import pytest
 
-from quire.server.engine.fusion import normalise
 from quire.server.knowledge import bm25, search
+from quire.server.retrieval.fusion import normalise
 from quire.v1 import knowledge_pb2
 
 D = [uuid.UUID(int=i) for i in range(10)]

@@ -6,7 +6,7 @@ import uuid
 
 import pytest
 
-from quire.server.errors import QuireError
+from quire.server.failures import QuireError
 from quire.server.rpc import OrgLimiter
 from quire.v1 import errors_pb2
 

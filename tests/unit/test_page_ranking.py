@@ -13,7 +13,6 @@ from quire.indexer.pages.language import (
     query_language,
     text_search_config,
 )
-from quire.server.engine.fusion import convex, normalise, rrf
 from quire.server.pages.search import (
     Candidate,
     SearchTuning,
@@ -21,6 +20,7 @@ from quire.server.pages.search import (
     fuse_phrasings,
     key_tokens,
 )
+from quire.server.retrieval.fusion import convex, normalise, rrf
 
 ENGLISH = (
     "When you declare other function parameters that are not part of the path parameters, "

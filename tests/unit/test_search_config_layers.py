@@ -5,7 +5,7 @@ from __future__ import annotations
 
 from google.protobuf import json_format
 
-from quire.server.engine.search_config import layered_settings
+from quire.server.retrieval.search_config import layered_settings
 from quire.v1 import search_config_pb2
 
 

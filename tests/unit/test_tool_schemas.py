@@ -17,8 +17,8 @@ from typing import Any
 import pytest
 from jsonschema import Draft202012Validator, ValidationError, validators
 
-from quire.server import contract_bounds
-from quire.server.errors import QuireError
+from quire.server.contract import bounds as contract_bounds
+from quire.server.failures import QuireError
 from quire.server.pages.tools import ToolCaller, tool_definitions
 from quire.server.validation import name_field
 

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import pytest
 
-from quire.server.errors import QuireError
+from quire.server.failures import QuireError
 from quire.server.services.knowledge import AGENT_ID
 from quire.server.validation import name_field
 

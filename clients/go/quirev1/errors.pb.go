@@ -70,7 +70,8 @@ const (
 	ErrorCode_ERROR_CODE_DEADLINE_EXCEEDED ErrorCode = 19
 	// A bug in Quire; the message never contains internal details [INTERNAL].
 	ErrorCode_ERROR_CODE_INTERNAL ErrorCode = 20
-	// The capability is part of the contract but not built in this server yet [UNIMPLEMENTED].
+	// The server has no such RPC, e.g. a client newer than the server; clients assume this code
+	// for a bare gRPC UNIMPLEMENTED [UNIMPLEMENTED].
 	ErrorCode_ERROR_CODE_UNIMPLEMENTED ErrorCode = 21
 	// The resource already exists (e.g. a collection name) [ALREADY_EXISTS].
 	ErrorCode_ERROR_CODE_ALREADY_EXISTS ErrorCode = 22

@@ -59,12 +59,22 @@ SERVICES = (
 )
 
 
+@dataclass(frozen=True)
+class Servicers:
+    """The three services' handlers of one process."""
+
+    pages: PagesService
+    knowledge: KnowledgeService
+    admin: AdminService
+
+
 @dataclass
 class Running:
     server: aio.Server
     port: int
     state: AppState
     health: Any
+    services: Servicers
     # The Connect listener (MCP at /mcp on it too), when `settings.http_address` is set.
     http: HttpListener | None = None
     # The stand-alone streamable-HTTP MCP endpoint, when `settings.mcp_address` is set.
@@ -81,8 +91,8 @@ class Running:
         await asyncio.gather(*stopping)
         if self.state.database is not None:
             await self.state.database.stop()
-        await self.state.extras["shadow_runner"].drain()
-        await self.state.extras["notifications"].stop()
+        await self.services.knowledge.shadow.drain()
+        await self.state.require_notifications().stop()
         try:
             await asyncio.wait_for(self.state.pool.close(), 10)
         except TimeoutError:  # a connection stuck mid-statement must not hang shutdown
@@ -150,7 +160,7 @@ async def start(
     )
     notifications = Notifications(settings.database_url)
     notifications.start()
-    state.extras["notifications"] = notifications
+    state.notifications = notifications
     # One chain for both listeners: a call over Connect is authenticated, limited (one
     # organisation limiter for both), timed and traced exactly as one over gRPC.
     interceptors = [
@@ -171,9 +181,7 @@ async def start(
             ("grpc.http2.max_ping_strikes", 0),
         ],
     )
-    # The servicers are completed at import time by fill_unimplemented, which mypy cannot see.
-    services: Any = (PagesService, KnowledgeService, AdminService)
-    pages, knowledge, admin = (cls(state) for cls in services)
+    pages, knowledge, admin = PagesService(state), KnowledgeService(state), AdminService(state)
     collected = HandlerCollector()
     targets: tuple[Any, ...] = (server, collected)  # the collector stands in for a server
     for target in targets:
@@ -214,7 +222,9 @@ async def start(
             raise
     await database.start()  # SERVING for "" and every service, then follows the database
     log.info("serving", extra={"address": settings.address, "port": port})
-    running = Running(server, port, state, health_servicer, http)
+    running = Running(
+        server, port, state, health_servicer, Servicers(pages, knowledge, admin), http
+    )
     if settings.mcp_address:
         running.mcp = await start_mcp_listener(mcp_app(settings, port, state), settings.mcp_address)
     return running
@@ -282,13 +292,16 @@ async def serve(
 
 async def run_worker(settings: Settings, embeddings: EmbeddingService, stop: asyncio.Event) -> None:
     """The indexer worker on its own pool, until `stop` is set."""
+    from quire.indexer.api import Worker
     from quire.indexer.extraction import ExtractionPool
-    from quire.indexer.worker.pipeline import Worker
 
     pool = await create_pool(settings.database_url, min_size=1, max_size=6)
     try:
         async with ExtractionPool() as extraction:
-            await Worker(pool, embeddings, extraction).run(stop)
+            # The server's embedding stage: page syncs and documents take turns at the embedder.
+            await Worker(pool, embeddings, extraction, embed_stage=embeddings.ingest_stage).run(
+                stop
+            )
     finally:
         try:
             await asyncio.wait_for(pool.close(), 10)

@@ -18,7 +18,7 @@ from enum import StrEnum
 
 import asyncpg
 
-from quire.server.errors import QuireError
+from quire.server.failures import QuireError
 from quire.v1 import errors_pb2
 
 

@@ -23,8 +23,8 @@ from typing import Any
 
 import asyncpg
 
-from quire.server import contract_bounds
-from quire.server.errors import QuireError, invalid
+from quire.server.contract import bounds as contract_bounds
+from quire.server.failures import QuireError, invalid
 from quire.server.validation import number
 
 SECRET_NAME = "cursor"

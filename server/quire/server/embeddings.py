@@ -14,6 +14,7 @@ from typing import Any, Protocol
 import numpy as np
 import numpy.typing as npt
 
+from quire.indexer.ingest.embed_stage import EmbedStage
 from quire.server import telemetry
 
 Vectors = npt.NDArray[np.float32]
@@ -38,6 +39,9 @@ class EmbeddingService:
         self._query_pool = ThreadPoolExecutor(1, thread_name_prefix="embed-query")
         self._bulk_pool = ThreadPoolExecutor(1, thread_name_prefix="embed-bulk")
         self._queries_in_flight = 0
+        # Page syncs and (under `quire up`) the knowledge worker embed their chunks here, in
+        # turns (quire.indexer.ingest), rather than each calling embed_bulk on its own.
+        self.ingest_stage = EmbedStage(self)
 
     @property
     def queries_in_flight(self) -> int:

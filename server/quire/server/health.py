@@ -25,7 +25,7 @@ import asyncpg
 from grpc_health.v1 import health_pb2
 
 from quire.server.background import cancel
-from quire.server.errors import database_unavailable
+from quire.server.failures import database_unavailable
 
 log = logging.getLogger(__name__)
 

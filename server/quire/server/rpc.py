@@ -26,9 +26,9 @@ from grpc import aio
 from opentelemetry import trace
 
 from quire.server import telemetry
-from quire.server._contract import SCOPE_BY_METHOD
 from quire.server.auth import KeyVerifier, Principal, Scope, bearer_token
-from quire.server.errors import (
+from quire.server.contract.tables import SCOPE_BY_METHOD
+from quire.server.failures import (
     QuireError,
     database_unavailable,
     lost_database,

@@ -2,8 +2,7 @@
 
 from __future__ import annotations
 
-from dataclasses import dataclass, field
-from typing import Any
+from dataclasses import dataclass
 
 import asyncpg
 
@@ -11,8 +10,9 @@ from quire.server.auth import KeyVerifier
 from quire.server.config import Settings
 from quire.server.cursors import CursorCodec
 from quire.server.embeddings import EmbeddingService
-from quire.server.errors import QuireError
+from quire.server.failures import QuireError
 from quire.server.health import DatabaseHealth
+from quire.server.storage.notifications import Notifications
 from quire.v1 import errors_pb2
 
 
@@ -28,8 +28,14 @@ class AppState:
     embeddings: EmbeddingService | None = None
     # Whether the database answers (None in tests that build a state without a server).
     database: DatabaseHealth | None = None
-    # Process-wide caches and helpers owned by capabilities (e.g. the page body cache).
-    extras: dict[str, Any] = field(default_factory=dict)
+    # The database's LISTEN channels, shared by the watch streams (None in tests that build a
+    # state without a server).
+    notifications: Notifications | None = None
+
+    def require_notifications(self) -> Notifications:
+        if self.notifications is None:
+            raise RuntimeError("AppState has no Notifications: only a started server has one")
+        return self.notifications
 
     def require_embeddings(self) -> EmbeddingService:
         """The loaded model, or SEARCH_UNAVAILABLE saying how to get one."""

@@ -25,7 +25,6 @@ search_hits = meter.create_histogram("quire.search.hits", description="Hits retu
 cache_lookups = meter.create_counter(
     "quire.cache.lookups", description="Search cache lookups by outcome (hit/miss)"
 )
-sync_outcomes = meter.create_counter("quire.sync.outcomes", description="Sync reports by status")
 
 _configured = False
 

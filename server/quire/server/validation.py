@@ -1,6 +1,6 @@
 """Field checks shared by services; each failure names the field (INVALID_REQUEST).
 
-The numbers and patterns come from the contract (`quire.server.contract_bounds`, generated
+The numbers and patterns come from the contract (`quire.server.contract.bounds`, generated
 from the proto's `(quire.v1.bounds)`); the checks and their messages live here.
 """
 
@@ -10,9 +10,9 @@ import functools
 import re
 import uuid
 
-from quire.server import contract_bounds
-from quire.server.contract_bounds import FieldBounds
-from quire.server.errors import QuireError, invalid
+from quire.server.contract import bounds as contract_bounds
+from quire.server.contract.bounds import FieldBounds
+from quire.server.failures import QuireError, invalid
 
 # Every request's `namespace` has these bounds (tests/unit/test_contract_bounds.py checks).
 NAMESPACE = contract_bounds.SearchPagesRequest.namespace

@@ -179,7 +179,9 @@ class Internal(QuireError):
 
 
 class Unimplemented(QuireError):
-    """The capability is part of the contract but not built in this server yet [UNIMPLEMENTED]."""
+    """The server has no such RPC, e.g. a client newer than the server; clients assume this code
+    for a bare gRPC UNIMPLEMENTED [UNIMPLEMENTED].
+    """
 
     __module__ = "quire.client.exceptions"
     code = errors_pb2.ERROR_CODE_UNIMPLEMENTED

@@ -69,7 +69,9 @@ class _ErrorCodeEnumTypeWrapper(_enum_type_wrapper._EnumTypeWrapper[_ErrorCode.V
     ERROR_CODE_INTERNAL: _ErrorCode.ValueType  # 20
     """A bug in Quire; the message never contains internal details [INTERNAL]."""
     ERROR_CODE_UNIMPLEMENTED: _ErrorCode.ValueType  # 21
-    """The capability is part of the contract but not built in this server yet [UNIMPLEMENTED]."""
+    """The server has no such RPC, e.g. a client newer than the server; clients assume this code
+    for a bare gRPC UNIMPLEMENTED [UNIMPLEMENTED].
+    """
     ERROR_CODE_ALREADY_EXISTS: _ErrorCode.ValueType  # 22
     """The resource already exists (e.g. a collection name) [ALREADY_EXISTS]."""
 
@@ -122,7 +124,9 @@ ERROR_CODE_DEADLINE_EXCEEDED: ErrorCode.ValueType  # 19
 ERROR_CODE_INTERNAL: ErrorCode.ValueType  # 20
 """A bug in Quire; the message never contains internal details [INTERNAL]."""
 ERROR_CODE_UNIMPLEMENTED: ErrorCode.ValueType  # 21
-"""The capability is part of the contract but not built in this server yet [UNIMPLEMENTED]."""
+"""The server has no such RPC, e.g. a client newer than the server; clients assume this code
+for a bare gRPC UNIMPLEMENTED [UNIMPLEMENTED].
+"""
 ERROR_CODE_ALREADY_EXISTS: ErrorCode.ValueType  # 22
 """The resource already exists (e.g. a collection name) [ALREADY_EXISTS]."""
 Global___ErrorCode: _TypeAlias = ErrorCode  # noqa: Y015

@@ -157,9 +157,6 @@ class SourcePolicy:
         scheme, host, port = _split(url)
         return f"{scheme}://{_bracket(host)}:{port}"
 
-    def same_origin(self, a: str, b: str) -> bool:
-        return self.origin(a) == self.origin(b)
-
     async def resolve(self, host: str, port: int) -> tuple[str, ...]:
         try:
             literal = ipaddress.ip_address(host.strip("[]"))

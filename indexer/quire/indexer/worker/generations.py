@@ -53,19 +53,6 @@ LOCK_COLLECTION = """
 SELECT serving_generation, deleted_at FROM collections
 WHERE org_id = $1 AND collection_id = $2 FOR NO KEY UPDATE
 """
-# KEY SHARE on the collection row: a collection delete (FOR UPDATE) waits for chunk writes in
-# progress, and a write that starts after it sees the collection deleted and skips the
-# document; so the purge queued with the delete finds every chunk (settle.PURGE).
-LOCK_DOCUMENT = """
-SELECT d.updated_at, d.deleted_at FROM documents d
-JOIN collections c ON c.org_id = d.org_id AND c.collection_id = d.collection_id
-WHERE d.org_id = $1 AND d.document_id = $2 AND c.deleted_at IS NULL
-FOR UPDATE OF d FOR KEY SHARE OF c
-"""
-DELETE_CHUNKS = """
-DELETE FROM knowledge_chunks
-WHERE org_id = $1 AND collection_id = $2 AND generation = ANY($3) AND document_id = $4
-"""
 # `text_as_of`: the version of the document's text the chunk was cut from (index_backlog).
 INSERT_CHUNK = """
 INSERT INTO knowledge_chunks (org_id, collection_id, generation, document_id, chunk_ordinal,
@@ -76,6 +63,9 @@ VALUES ($1, $2, $3, $4::uuid, $5::int, $4::uuid::text || ':' || $5::int, $6::tex
           || setweight(to_tsvector('simple', $6::text), 'D'),
         $8, $10)
 """
+# KEY SHARE on the collection rows: a collection delete (FOR UPDATE) waits for chunk writes in
+# progress, and a write that starts after it sees the collection deleted and skips the
+# document; so the purge queued with the delete finds every chunk (settle.PURGE).
 LOCK_DOCUMENTS = """
 SELECT d.org_id, d.document_id, d.updated_at
 FROM documents d JOIN unnest($1::uuid[], $2::uuid[]) AS w(org_id, document_id)
@@ -164,53 +154,6 @@ async def create_generation(
     return generation
 
 
-async def write_document_chunks(
-    conn: asyncpg.Connection,
-    org_id: uuid.UUID,
-    collection_id: uuid.UUID,
-    document_id: uuid.UUID,
-    *,
-    text_as_of: datetime,
-    generations: Sequence[int],
-    rows: ChunkRows,
-) -> bool:
-    """Replaces the document's chunks in `generations`, idempotently, in one transaction.
-
-    Skipped (False) when the document changed or was deleted after `text_as_of` (the job for
-    the newer version writes its own chunks), or its collection was deleted.
-    """
-    async with conn.transaction():
-        doc = await conn.fetchrow(LOCK_DOCUMENT, org_id, document_id)
-        if doc is None or doc["deleted_at"] is not None or doc["updated_at"] != text_as_of:
-            return False
-        await conn.execute(DELETE_CHUNKS, org_id, collection_id, list(generations), document_id)
-        if len(rows.contents):
-            await conn.executemany(
-                INSERT_CHUNK,
-                [
-                    (
-                        org_id,
-                        collection_id,
-                        generation,
-                        document_id,
-                        ordinal,
-                        content,
-                        list(rows.heading_paths[ordinal]),
-                        rows.vectors[ordinal],
-                        rows.title,
-                        text_as_of,
-                    )
-                    for generation in generations
-                    for ordinal, content in enumerate(rows.contents)
-                ],
-            )
-        await backlog.clear_written(
-            conn,
-            [(org_id, collection_id, g, document_id, text_as_of) for g in generations],
-        )
-    return True
-
-
 @dataclass(frozen=True)
 class DocumentChunks:
     """One document's chunks as of `text_as_of`, to be written to `generations`."""
@@ -226,7 +169,7 @@ class DocumentChunks:
 async def write_many_chunks(
     conn: asyncpg.Connection, documents: Sequence[DocumentChunks]
 ) -> list[bool]:
-    """`write_document_chunks` for many documents in five statements; call it inside a
+    """Replaces many documents' chunks in their generations in five statements; call it inside a
     transaction. Returns, per document, whether it was written (False: changed or deleted
     after its `text_as_of`, or its collection deleted). Documents are locked in key order, so
     two workers cannot deadlock on them."""

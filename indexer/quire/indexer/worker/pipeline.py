@@ -12,11 +12,11 @@ stage works in batches so the per-document cost is a share of a few statements:
    processes, EXTRACT_CONCURRENCY at a time, each stored when done, so one slow file holds up
    no other;
 2. chunk each document (a large one in a thread, so the event loop and everyone else's work go
-   on) into the embedding schedule (embed_schedule.py), and embed groups of at most
-   EMBED_GROUP_TEXTS texts / EMBED_GROUP_CHARS characters taken from it in slices, round robin
-   across organisations and collections: a group takes a fraction of a second, so one
-   tenant's 64 MiB file or burst of thousands of files delays another tenant's upload by about
-   one group;
+   on) into the process's embedding stage (quire.indexer.ingest: the one page syncs use too),
+   which embeds groups of a fraction of a second taken from its schedule in slices, round
+   robin across organisations and lanes (collections, page namespaces): one tenant's 64 MiB
+   file, burst of thousands of files or large page sync delays another tenant's upload by
+   one or two groups;
 3. write the chunks of everything embedded in one transaction that also finishes the extract
    jobs and notifies each collection once; statistics drift is checked once per batch and
    collection, and a collection with nothing left pending is settled (exact statistics,
@@ -50,15 +50,13 @@ import time
 import uuid
 from dataclasses import dataclass, field
 from datetime import datetime
-from typing import Protocol
+from typing import cast
 
 import asyncpg
-import numpy as np
-import numpy.typing as npt
 from opentelemetry import metrics
 
 from quire.indexer import fingerprint
-from quire.indexer.chunking import chunk_text, document_title, embedding_text
+from quire.indexer.chunking import document_title
 from quire.indexer.extraction import (
     NO_TEXT_MARKER,
     ExtractionFailed,
@@ -66,8 +64,9 @@ from quire.indexer.extraction import (
     FileType,
     resolve_type,
 )
-from quire.indexer.worker import documents, generations, jobs, lexical_stats, settle
-from quire.indexer.worker.embed_schedule import EmbedSchedule, Slice
+from quire.indexer.ingest.chunks import chunk_for_embedding
+from quire.indexer.ingest.embed_stage import BulkEmbedder, EmbedEntry, EmbedStage, Vectors
+from quire.indexer.worker import document_queries, generations, jobs, lexical_stats, settle
 from quire.v1 import knowledge_pb2
 
 log = logging.getLogger(__name__)
@@ -98,11 +97,6 @@ EXTRACT_CONCURRENCY = 4
 # wait in the table meanwhile and are claimed later in larger batches.
 QUEUE_AHEAD_DOCS = 512
 QUEUE_AHEAD_CHARS = 512 * 700
-# An embedding group, taken from the schedule in slices: a fraction of a second of embedding
-# (the embedder runs one text at a time, so small groups cost no throughput), which bounds how
-# long a newly queued document of another tenant waits for its turn.
-EMBED_GROUP_TEXTS = 16
-EMBED_GROUP_CHARS = 16 * 900
 # Texts longer than this are chunked in a thread: chunking 64 MiB takes seconds.
 CHUNK_INLINE_CHARS = 256_000
 # When the pipeline is full, an organisation with fewer than FAIR_SHARE_DOCS documents and
@@ -148,13 +142,6 @@ LOST_DATABASE = (
 LOST_DATABASE_BACKOFF_S = (0.5, 5.0)
 
 
-class BulkEmbedder(Protocol):
-    @property
-    def fingerprint(self) -> str: ...
-
-    async def embed_bulk(self, texts: list[str]) -> npt.NDArray[np.float32]: ...
-
-
 @dataclass
 class _Item:
     """One document to (re)index into some generations.
@@ -177,8 +164,7 @@ class _Item:
     contents: list[str] = field(default_factory=list)
     headings: list[tuple[str, ...]] = field(default_factory=list)
     title: str = ""
-    vectors: npt.NDArray[np.float32] | None = None
-    handed_out: int = 0  # texts given to embedding groups (embed_schedule.py)
+    vectors: Vectors | None = None
 
 
 @dataclass
@@ -187,7 +173,7 @@ class _Extraction:
     was decoded from), or `error` when it failed (`permanent`: retrying cannot help)."""
 
     job: jobs.Job
-    original: documents.Original
+    original: document_queries.Original
     file_type: FileType | None = None
     text: str = ""
     encoding: str = ""
@@ -207,18 +193,22 @@ class Worker:
         index_version: str = "1",
         worker_id: str | None = None,
         title_mode: str = TITLE_MODE,
+        embed_stage: EmbedStage | None = None,
     ) -> None:
+        """`embed_stage`: the process's shared one (page syncs embed there too); a worker
+        given none embeds on a stage of its own."""
         self.pool = pool
         self.embedder = embedder
+        self.embedding = embed_stage or EmbedStage(embedder)
         self.extraction = extraction
         self.index_version = index_version
         self.title_mode = title_mode
         self.worker_id = worker_id or f"{socket.gethostname()}:{os.getpid()}:{uuid.uuid4().hex[:6]}"
         self.fingerprint = fingerprint.collection_fingerprint(embedder.fingerprint, index_version)
-        self._schedule: EmbedSchedule[_Item] = EmbedSchedule(QUEUE_AHEAD_CHARS // 4)
-        self._scheduled = asyncio.Event()  # set when the schedule has documents
         self._chunking: set[asyncio.Task[None]] = set()
-        self._write_q: asyncio.Queue[_Item] = asyncio.Queue(maxsize=MAX_IN_FLIGHT_DOCS)
+        # Unbounded: the embedding stage must not wait for one owner's writes (page syncs share
+        # it); what can be in it is bounded by the documents claimed (MAX_IN_FLIGHT_DOCS).
+        self._write_q: asyncio.Queue[_Item] = asyncio.Queue()
         self._large_writes: set[asyncio.Task[None]] = set()
         self._in_flight = 0
         self._in_flight_chars = 0
@@ -232,7 +222,6 @@ class Worker:
         # Set when the embedder takes a group or waits for one: the claim loop may refill.
         self._refill = asyncio.Event()
         self._refill.set()
-        self._embed_busy = False
         # Documents in the pipeline by (org, document): a build waits for them, not re-embeds.
         self._active: dict[tuple[uuid.UUID, uuid.UUID], _Item] = {}
         self._builds: set[asyncio.Task[None]] = set()
@@ -243,7 +232,6 @@ class Worker:
         # Jobs whose retry could not be recorded (the database was gone): re-queued by the
         # claim loop once it answers, or this worker's lease renewal would keep them running.
         self._unreleased: list[tuple[jobs.Job, str]] = []
-        self.processed_documents = 0
         self.embedded_chunks = 0
 
     # --- stage 1: claim and extract ---------------------------------------------------------
@@ -256,10 +244,8 @@ class Worker:
         the embedder busy."""
         if self._in_flight_chars >= MAX_IN_FLIGHT_CHARS:
             return 0
-        if (
-            self._schedule.queued_chars >= QUEUE_AHEAD_CHARS
-            or len(self._schedule) >= QUEUE_AHEAD_DOCS
-        ):
+        queued = self.embedding.queued(self)
+        if queued.chars >= QUEUE_AHEAD_CHARS or queued.entries >= QUEUE_AHEAD_DOCS:
             return 0
         held = self._in_flight + len(self._extractions)
         return max(0, min(CLAIM_BATCH, MAX_IN_FLIGHT_DOCS - held))
@@ -346,7 +332,7 @@ class Worker:
         it is done."""
         wanted = [(job.org_id, uuid.UUID(job.payload["document_id"])) for job in batch]
         async with self.pool.acquire() as conn:
-            originals = await documents.start_extraction(conn, list(dict.fromkeys(wanted)))
+            originals = await document_queries.start_extraction(conn, list(dict.fromkeys(wanted)))
         by_key = {(o.org_id, o.document_id): o for o in originals}
         gone: list[jobs.Job] = []
         quick: list[_Extraction] = []
@@ -412,7 +398,9 @@ class Worker:
                     if retried
                     else knowledge_pb2.DOCUMENT_STATUS_FAILED
                 )
-                await documents.store_failure(conn, org_id, document_id, status, result.error)
+                await document_queries.store_failure(
+                    conn, org_id, document_id, status, result.error
+                )
             if not retried:  # the collection's last pending job may have been this one
                 await self._settle([(org_id, result.original.collection_id)])
         extracted = [r for r in results if r.error is None]
@@ -435,7 +423,8 @@ class Worker:
             )
         async with self.pool.acquire() as conn, conn.transaction():
             stored = {
-                (s.org_id, s.document_id): s for s in await documents.store_texts(conn, texts)
+                (s.org_id, s.document_id): s
+                for s in await document_queries.store_texts(conn, texts)
             }
             await jobs.finish_many(
                 conn,
@@ -563,10 +552,8 @@ class Worker:
         """The document's chunks and their embedding texts (titled, chunking.py)."""
         title = document_title(item.file_name, item.text, self.title_mode)
         item.title = title or ""
-        for chunk in chunk_text(item.text):
-            item.contents.append(chunk.text)
-            item.headings.append(chunk.heading_path)
-            item.texts.append(embedding_text(chunk, title))
+        chunked = chunk_for_embedding(item.text, title)
+        item.contents, item.headings, item.texts = chunked.contents, chunked.headings, chunked.texts
 
     async def _chunk_apart(self, item: _Item) -> None:
         try:
@@ -581,52 +568,36 @@ class Worker:
         if self._stopping:  # handed back with the job (jobs.release)
             self._abandon([item])
             return
-        item.vectors = np.empty((len(item.texts), 384), dtype=np.float32)
-        self._schedule.put(item)
-        self._scheduled.set()
 
-    # --- stage 2: chunk and embed in batches ------------------------------------------------
+        async def embedded(outcome: Vectors | Exception) -> None:
+            await self._embedded(item, outcome)
 
-    async def _embed_stage(self) -> None:
-        while True:
-            if not self._schedule:
-                self._refill.set()
-                self._progress.set()
-                self._scheduled.clear()
-                await self._scheduled.wait()
-                continue
-            group = self._schedule.take(EMBED_GROUP_TEXTS, EMBED_GROUP_CHARS)
-            self._refill.set()  # room in the queue: the claim loop may take more jobs
-            self._progress.set()
-            texts = [t for part in group for t in part.item.texts[part.start : part.end]]
-            self._embed_busy = True
-            try:
-                vectors = (
-                    await self.embedder.embed_bulk(texts)
-                    if texts
-                    else np.zeros((0, 384), dtype=np.float32)
-                )
-            except Exception:
-                log.exception("embedding failed")
-                for item in dict.fromkeys(part.item for part in group):
-                    self._schedule.remove(item)
-                    await self._complete(item, False)
-                continue
-            finally:
-                self._embed_busy = False
-            await self._place(group, vectors)
+        self.embedding.put(
+            EmbedEntry(
+                org_id=item.org_id,
+                lane=item.collection_id,
+                owner=self,
+                texts=item.texts,
+                on_done=embedded,
+                subject=item,
+            )
+        )
 
-    async def _place(self, group: list[Slice[_Item]], vectors: npt.NDArray[np.float32]) -> None:
-        """Copies each slice's vectors into its document; documents whose last slice this was
-        go on to be written."""
-        offset = 0
-        for part in group:
-            size = part.end - part.start
-            item_vectors = _vectors(part.item)
-            item_vectors[part.start : part.end] = vectors[offset : offset + size]
-            offset += size
-            if part.last and not part.item.outcome.done():
-                await self._write_q.put(part.item)
+    # --- stage 2: embed, in the process's shared embedding stage ----------------------------
+
+    def _on_embedder_turn(self) -> None:
+        """The embedding stage took a group or ran out of work: the claim loop may refill."""
+        self._refill.set()
+        self._progress.set()
+
+    async def _embedded(self, item: _Item, outcome: Vectors | Exception) -> None:
+        """A document's last slice was embedded (it goes on to be written), or its group's
+        embedding failed (it is retried)."""
+        if isinstance(outcome, Exception):
+            await self._complete(item, False)
+        elif not item.outcome.done():
+            item.vectors = outcome
+            self._write_q.put_nowait(item)
 
     # --- stage 3: write chunks --------------------------------------------------------------
 
@@ -648,7 +619,7 @@ class Worker:
                 batch.append(item)
                 chunks += len(item.texts)
             parts = [batch]
-            if not self._embed_busy and not self._schedule:
+            if not self.embedding.busy and not self.embedding.queued(self).entries:
                 parts = _split_for_writers(batch)
             results = await asyncio.gather(*(self._write_part(part) for part in parts))
             await self._written(batch, [ok for result in results for ok in result])
@@ -745,7 +716,6 @@ class Worker:
         if item.outcome.done():  # abandoned by a stopping worker
             return
         self._leave(item)
-        self.processed_documents += 1
         item.outcome.set_result(ok)
         if item.job is not None and not ok:
             await self._retry([item.job], "indexing failed")
@@ -821,7 +791,7 @@ class Worker:
                     self._wake.set()  # that tenant may have more: claim again next turn
                     await self._handle_batch(claimed)
                 continue
-            if len(claimed) < room and (self._embed_busy or self._schedule):
+            if len(claimed) < room and (self.embedding.busy or self.embedding.queued(self).entries):
                 # Everything runnable is claimed and the embedder has work: let new jobs
                 # gather in the table until it takes its next group, then claim them at once.
                 self._refill.clear()
@@ -885,9 +855,9 @@ class Worker:
     async def run(self, stop: asyncio.Event, *, until_idle: bool = False) -> None:
         self._stopping = False  # a worker may be run again after it stopped
         await self._listen()
+        self.embedding.listeners.add(self._on_embedder_turn)
         try:
             stages = [
-                asyncio.create_task(self._embed_stage()),
                 asyncio.create_task(self._write_stage()),
                 asyncio.create_task(self._heartbeat()),
             ]
@@ -904,7 +874,7 @@ class Worker:
                         # jobs; those embedded or being embedded finish their writes:
                         # cancelling a write midway would leave its connection mid-statement.
                         self._stopping = True
-                        self._abandon(self._schedule.clear())
+                        self._abandon([cast(_Item, e.subject) for e in self.embedding.clear(self)])
                         if self._extractions:
                             await asyncio.wait(set(self._extractions))
                         await self._drained.wait()
@@ -928,6 +898,7 @@ class Worker:
                     log.warning("worker tasks did not stop", extra={"tasks": len(pending)})
                 await self._release()
         finally:
+            self.embedding.listeners.discard(self._on_embedder_turn)
             listener, self._listener = self._listener, None
             if listener is not None:
                 with contextlib.suppress(Exception):
@@ -978,6 +949,6 @@ def _split_for_writers(batch: list[_Item]) -> list[list[_Item]]:
     return out
 
 
-def _vectors(item: _Item) -> npt.NDArray[np.float32]:
+def _vectors(item: _Item) -> Vectors:
     assert item.vectors is not None
     return item.vectors

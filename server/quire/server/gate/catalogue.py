@@ -7,8 +7,8 @@ from __future__ import annotations
 
 from pathlib import Path
 
-from quire.server import contract_bounds
-from quire.server.errors import QuireError, invalid
+from quire.server.contract import bounds as contract_bounds
+from quire.server.failures import QuireError, invalid
 from quire.server.validation import whole_match
 from quire.v1 import errors_pb2
 

@@ -7,7 +7,7 @@ import json
 from dataclasses import dataclass
 from pathlib import Path
 
-from quire.server.errors import invalid
+from quire.server.failures import invalid
 
 
 @dataclass(frozen=True)

@@ -14,12 +14,12 @@ from dataclasses import dataclass, field
 
 import asyncpg
 
+from quire.indexer.api import TITLE_MODE, Worker
 from quire.indexer.extraction import ExtractionPool
-from quire.indexer.worker.pipeline import TITLE_MODE, Worker
 from quire.server.embeddings import EmbeddingService
 from quire.server.gate.dataset import Dataset
 from quire.server.gate.metrics import Scores, evaluate
-from quire.server.knowledge import documents, search
+from quire.server.knowledge import document_store, search
 from quire.server.knowledge.scope import ScopedCollection, resolve
 from quire.server.storage.database import apply_settings
 from quire.v1 import admin_pb2, knowledge_pb2
@@ -110,10 +110,10 @@ async def store_texts(
             async with conn.transaction():
                 for doc_id, text in items[i : i + 250]:
                     data = text.encode()
-                    await documents.store_upload(
+                    await document_store.store_upload(
                         conn,
                         org_id,
-                        documents.Upload(
+                        document_store.Upload(
                             collection_id=collection_id,
                             file_name=f"{doc_id}.txt",
                             mime_type="text/plain",

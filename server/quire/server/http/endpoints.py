@@ -32,7 +32,7 @@ from google.protobuf.descriptor import MethodDescriptor, ServiceDescriptor
 from google.protobuf.message_factory import GetMessageClass
 from grpc import aio
 
-from quire.server.errors import QuireError
+from quire.server.failures import QuireError
 from quire.server.http.servicer_context import ConnectServicerContext, connect_error
 from quire.v1 import errors_pb2
 

@@ -23,7 +23,7 @@ from connectrpc.request import RequestContext
 from google.rpc import status_pb2
 from protobuf.wkt import Any as ConnectAny
 
-from quire.server.errors import STATUS_DETAILS_KEY, status_for
+from quire.server.failures import STATUS_DETAILS_KEY, status_for
 
 
 class Metadatum(NamedTuple):

@@ -6,7 +6,7 @@ import uuid
 
 import asyncpg
 
-from quire.server.errors import QuireError
+from quire.server.failures import QuireError
 from quire.server.storage.timestamps import timestamp
 from quire.v1 import errors_pb2, knowledge_pb2
 

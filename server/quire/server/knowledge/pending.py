@@ -22,8 +22,8 @@ from collections.abc import Collection, Sequence
 
 import asyncpg
 
-from quire.server.engine.lexical import headline, or_query
 from quire.server.knowledge import bm25
+from quire.server.retrieval.lexical import headline, or_query
 from quire.v1 import knowledge_pb2
 
 _READY = knowledge_pb2.DOCUMENT_STATUS_READY

@@ -12,8 +12,8 @@ from dataclasses import dataclass
 
 import asyncpg
 
-from quire.server import contract_bounds
-from quire.server.errors import QuireError, Violation, invalid
+from quire.server.contract import bounds as contract_bounds
+from quire.server.failures import QuireError, Violation, invalid
 from quire.server.validation import number
 from quire.v1 import errors_pb2
 

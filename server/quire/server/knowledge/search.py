@@ -29,11 +29,11 @@ import numpy.typing as npt
 
 from quire.indexer import fingerprint
 from quire.server import telemetry
-from quire.server.engine.fusion import convex, normalise, rrf
-from quire.server.engine.lexical import headline, or_query
+from quire.server.contract import SCHEMA_VERSION
 from quire.server.knowledge import bm25, pending
 from quire.server.knowledge.scope import ScopedCollection
-from quire.server.services.base import SCHEMA_VERSION
+from quire.server.retrieval.fusion import convex, normalise, rrf
+from quire.server.retrieval.lexical import headline, or_query
 from quire.server.storage.database import apply_settings
 from quire.v1 import knowledge_pb2
 

@@ -30,7 +30,7 @@ from mcp.server.streamable_http_manager import StreamableHTTPSessionManager
 
 from quire.client import AsyncQuireClient
 from quire.client.tools import ToolRunner
-from quire.server.errors import QuireError
+from quire.server.failures import QuireError
 from quire.server.mcp.tools_server import tools_server
 from quire.v1 import errors_pb2
 

@@ -25,8 +25,8 @@ from collections.abc import Sequence
 from dataclasses import dataclass, field
 from typing import Literal
 
-from quire.server import contract_bounds
-from quire.server.errors import invalid
+from quire.server.contract import bounds as contract_bounds
+from quire.server.failures import invalid
 from quire.server.pages.body_cache import BodyCache, PageEntry, PageStore, load_bodies
 from quire.server.validation import number
 

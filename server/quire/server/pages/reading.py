@@ -9,10 +9,10 @@ from typing import ClassVar
 
 import asyncpg
 
+from quire.server import canonical_json
+from quire.server.contract import SCHEMA_VERSION
 from quire.server.cursors import CursorCodec, refusal
-from quire.server.engine import canonical_json
-from quire.server.errors import QuireError, invalid
-from quire.server.services.base import SCHEMA_VERSION
+from quire.server.failures import QuireError, invalid
 from quire.server.storage.timestamps import timestamp
 from quire.v1 import errors_pb2, pages_pb2
 

@@ -5,7 +5,7 @@ normalised scores (docs/retrieval-quality.md, "Pages", has the measurements behi
 default):
 
 - Full-text: BM25 (tf counted once, k1, b) over two analyses of every chunk, each with its
-  namespace term statistics (pages.term_stats): the query stemmed in its own language against
+  namespace term statistics (indexer term_stats): the query stemmed in its own language against
   `stem_tsv` (the page language's Snowball configuration), and the query's exact tokens and
   code identifiers against `tsv`. Each matched lexeme adds its idf, plus a bonus × idf for each
   field it is in: the page title (A), the chunk's headings (B), the page's front matter
@@ -38,11 +38,11 @@ import numpy.typing as npt
 
 from quire.indexer.lexical_text import cjk_bigrams, identifiers
 from quire.indexer.pages.language import query_language, text_search_config
-from quire.server import telemetry
-from quire.server.engine import canonical_json, search_config
-from quire.server.engine.fusion import convex, rrf
-from quire.server.engine.lexical import lexeme_query
-from quire.server.services.base import SCHEMA_VERSION
+from quire.server import canonical_json, telemetry
+from quire.server.contract import SCHEMA_VERSION
+from quire.server.retrieval import search_config
+from quire.server.retrieval.fusion import convex, rrf
+from quire.server.retrieval.lexical import lexeme_query
 from quire.server.storage.database import apply_settings, remaining_ms
 from quire.v1 import pages_pb2, search_config_pb2
 

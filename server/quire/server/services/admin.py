@@ -10,19 +10,19 @@ from typing import Any
 from google.protobuf import json_format
 from grpc import aio
 
-from quire.indexer import fingerprint
-from quire.indexer.worker import backlog, generations, jobs
-from quire.indexer.worker.pipeline import BUILD
-from quire.server import auth, contract_bounds
+from quire.indexer import api as indexer
+from quire.server import auth
 from quire.server.auth import Scope
-from quire.server.engine import search_config
-from quire.server.errors import QuireError, invalid
+from quire.server.contract import SCHEMA_VERSION
+from quire.server.contract import bounds as contract_bounds
+from quire.server.failures import QuireError, invalid
 from quire.server.gate import catalogue, dataset, runner
 from quire.server.knowledge import search, shadow
 from quire.server.knowledge.index_status import index_status
 from quire.server.knowledge.policy import load_policy
+from quire.server.retrieval import search_config
 from quire.server.rpc import principal
-from quire.server.services.base import SCHEMA_VERSION, drain_while_running, fill_unimplemented
+from quire.server.services.base import drain_while_running
 from quire.server.state import AppState
 from quire.server.storage.database import transaction
 from quire.server.storage.timestamps import timestamp
@@ -41,27 +41,10 @@ INSERT INTO deployment_settings (name, value) VALUES ('kill_switch', to_jsonb($1
 ON CONFLICT (name) DO UPDATE SET value = EXCLUDED.value, updated_at = now()
 """
 # NO KEY UPDATE: a rollback must not wait for uploads, which hold KEY SHARE on the row
-# (worker.generations.LOCK_COLLECTION).
+# (the indexer's generations.LOCK_COLLECTION).
 LOCK_COLLECTION = """
 SELECT serving_generation FROM collections
 WHERE org_id = $1 AND collection_id = $2 AND deleted_at IS NULL FOR NO KEY UPDATE
-"""
-# The rollback target is the newest retired generation: the only retired one that document
-# changes keep current (generations.LIVE_GENERATIONS). Rolling back twice swaps back.
-PREVIOUS_GENERATION = f"""
-SELECT max(generation) FROM index_generations
-WHERE org_id = $1 AND collection_id = $2 AND generation <> $3
-  AND state = {generations.RETIRED}
-"""
-ROLL_BACK = f"""
-WITH retire AS (
-    UPDATE index_generations SET state = {generations.RETIRED}
-    WHERE org_id = $1 AND collection_id = $2 AND generation = $3
-), revive AS (
-    UPDATE index_generations SET state = {generations.READY}
-    WHERE org_id = $1 AND collection_id = $2 AND generation = $4
-)
-UPDATE collections SET serving_generation = $4 WHERE org_id = $1 AND collection_id = $2
 """
 COLLECTION_NOT_FOUND = QuireError(
     errors_pb2.ERROR_CODE_COLLECTION_NOT_FOUND, "Collection not found"
@@ -216,24 +199,14 @@ class AdminService(admin_service_pb2_grpc.AdminServiceServicer):
             row = await conn.fetchrow(LOCK_COLLECTION, who.org_id, collection_id)
             if row is None:
                 raise COLLECTION_NOT_FOUND
-            live = await generations.live_generations(conn, who.org_id, collection_id)
-            building = [g for g in live if g.state == generations.BUILDING]
-            serving = [g for g in live if g.generation == row["serving_generation"]]
-            if not building:
-                version = request.index_version or (serving[0].index_version if serving else "1")
-                gen = await generations.create_generation(
-                    conn,
-                    who.org_id,
-                    collection_id,
-                    fingerprint.collection_fingerprint(embedder.fingerprint, version),
-                    version,
-                )
-                await jobs.enqueue(
-                    conn,
-                    who.org_id,
-                    BUILD,
-                    {"collection_id": str(collection_id), "generation": gen},
-                )
+            await indexer.start_rebuild(
+                conn,
+                who.org_id,
+                collection_id,
+                serving_generation=row["serving_generation"],
+                embedder_fingerprint=embedder.fingerprint,
+                index_version=request.index_version,
+            )
             await self._audit(
                 conn,
                 "rebuild_index",
@@ -254,15 +227,11 @@ class AdminService(admin_service_pb2_grpc.AdminServiceServicer):
             if row is None:
                 raise COLLECTION_NOT_FOUND
             current = row["serving_generation"]
-            previous = await conn.fetchval(PREVIOUS_GENERATION, who.org_id, collection_id, current)
+            previous = await indexer.roll_back(conn, who.org_id, collection_id, current)
             if previous is None:
                 raise QuireError(
                     errors_pb2.ERROR_CODE_NOT_FOUND, "No earlier generation to roll back to"
                 )
-            await conn.execute(ROLL_BACK, who.org_id, collection_id, current, previous)
-            # What the revived generation lacks is found at document level (index_backlog).
-            await backlog.reconcile(conn, who.org_id, collection_id, previous)
-            await generations.notify_index(conn, who.org_id, collection_id)
             await self._audit(
                 conn,
                 "rollback_index",
@@ -362,4 +331,3 @@ class AdminService(admin_service_pb2_grpc.AdminServiceServicer):
 
 
 SERVICE = admin_service_pb2.DESCRIPTOR.services_by_name["AdminService"]
-UNIMPLEMENTED = fill_unimplemented(AdminService, SERVICE)

@@ -15,18 +15,17 @@ import numpy as np
 import numpy.typing as npt
 from grpc import aio
 
+from quire.indexer import api as indexer
 from quire.indexer.extraction import UnsupportedMediaType, resolve_type
-from quire.indexer.worker import jobs
-from quire.indexer.worker.settle import PURGE
-from quire.server import contract_bounds
+from quire.server.contract import SCHEMA_VERSION
+from quire.server.contract import bounds as contract_bounds
 from quire.server.embeddings import discard
-from quire.server.errors import QuireError, invalid
-from quire.server.knowledge import cache, documents, scope, search
+from quire.server.failures import QuireError, invalid
+from quire.server.knowledge import cache, document_store, scope, search
 from quire.server.knowledge.index_status import index_status
 from quire.server.knowledge.policy import effective_mode
 from quire.server.knowledge.shadow import ShadowRunner
 from quire.server.rpc import principal
-from quire.server.services.base import SCHEMA_VERSION, fill_unimplemented
 from quire.server.state import AppState
 from quire.server.storage.database import apply_settings, transaction
 from quire.server.storage.timestamps import timestamp
@@ -87,9 +86,8 @@ SELECT count(*) FROM collections
 WHERE org_id = $1 AND collection_id = ANY($2::uuid[]) AND deleted_at IS NULL
 """
 
-COLLECTION_NOT_FOUND = documents.COLLECTION_NOT_FOUND
+COLLECTION_NOT_FOUND = document_store.COLLECTION_NOT_FOUND
 AGENT_ID = whole_match(contract_bounds.UpsertAgentRequest.agent_id)
-UPLOAD_PIECE_MAX = 1024 * 1024
 
 
 def collection_message(row: asyncpg.Record) -> knowledge_pb2.Collection:
@@ -125,10 +123,8 @@ class KnowledgeService(knowledge_service_pb2_grpc.KnowledgeServiceServicer):
     def __init__(self, state: AppState) -> None:
         self.state = state
         self.shadow = ShadowRunner(state.pool)
-        state.extras["shadow_runner"] = self.shadow
-        self.tuning = search.DEFAULT_TUNING
         # Benchmarks measure another tuning through the service (knowledge_search.py).
-        state.extras["knowledge_service"] = self
+        self.tuning = search.DEFAULT_TUNING
 
     # --- collections ------------------------------------------------------------------------
 
@@ -191,7 +187,7 @@ class KnowledgeService(knowledge_service_pb2_grpc.KnowledgeServiceServicer):
             await conn.execute(DELETE_COLLECTION, org_id, cid)
             # Its chunks and term statistics leave the shared indexes in the worker (a large
             # collection's delete is not this call's to wait for); reads skip it from now on.
-            await jobs.enqueue(conn, org_id, PURGE, {"collection_id": str(cid)})
+            await indexer.queue_purge(conn, org_id, cid)
         return knowledge_service_pb2.DeleteCollectionResponse(collection=collection)
 
     # --- documents --------------------------------------------------------------------------
@@ -211,7 +207,9 @@ class KnowledgeService(knowledge_service_pb2_grpc.KnowledgeServiceServicer):
             raise invalid("metadata.mime_type", f"at most {longest} characters")
         collection_id = parse_uuid(meta.collection_id, COLLECTION_NOT_FOUND)
         replaces = (
-            parse_uuid(meta.document_id, documents.DOCUMENT_NOT_FOUND) if meta.document_id else None
+            parse_uuid(meta.document_id, document_store.DOCUMENT_NOT_FOUND)
+            if meta.document_id
+            else None
         )
         try:
             file_type = resolve_type(file_name, meta.mime_type or None)
@@ -231,7 +229,7 @@ class KnowledgeService(knowledge_service_pb2_grpc.KnowledgeServiceServicer):
                 )
             pieces.append(message.data)
         content = b"".join(pieces)
-        upload = documents.Upload(
+        upload = document_store.Upload(
             collection_id=collection_id,
             file_name=file_name,
             mime_type=meta.mime_type or file_type.mime_type,
@@ -240,7 +238,7 @@ class KnowledgeService(knowledge_service_pb2_grpc.KnowledgeServiceServicer):
             replaces=replaces,
         )
         async with transaction(self.state.pool) as conn:
-            document = await documents.store_upload(conn, principal().org_id, upload)
+            document = await document_store.store_upload(conn, principal().org_id, upload)
         return knowledge_service_pb2.UploadDocumentResponse(document=document)
 
     async def GetDocument(
@@ -248,9 +246,9 @@ class KnowledgeService(knowledge_service_pb2_grpc.KnowledgeServiceServicer):
         request: knowledge_service_pb2.GetDocumentRequest,
         context: aio.ServicerContext[Any, Any],
     ) -> knowledge_service_pb2.GetDocumentResponse:
-        document_id = parse_uuid(request.document_id, documents.DOCUMENT_NOT_FOUND)
+        document_id = parse_uuid(request.document_id, document_store.DOCUMENT_NOT_FOUND)
         async with transaction(self.state.pool, readonly=True) as conn:
-            document = await documents.get(conn, principal().org_id, document_id)
+            document = await document_store.get(conn, principal().org_id, document_id)
         return knowledge_service_pb2.GetDocumentResponse(document=document)
 
     async def ListDocuments(
@@ -264,7 +262,7 @@ class KnowledgeService(knowledge_service_pb2_grpc.KnowledgeServiceServicer):
         if len(request.cursor) > number(limits.cursor.max_chars):
             raise invalid("cursor", "not a cursor returned by ListDocuments")
         async with transaction(self.state.pool, readonly=True) as conn:
-            docs, cursor = await documents.list_page(
+            docs, cursor = await document_store.list_page(
                 conn,
                 self.state.cursors,
                 principal().org_id,
@@ -281,9 +279,9 @@ class KnowledgeService(knowledge_service_pb2_grpc.KnowledgeServiceServicer):
         request: knowledge_service_pb2.DeleteDocumentRequest,
         context: aio.ServicerContext[Any, Any],
     ) -> knowledge_service_pb2.DeleteDocumentResponse:
-        document_id = parse_uuid(request.document_id, documents.DOCUMENT_NOT_FOUND)
+        document_id = parse_uuid(request.document_id, document_store.DOCUMENT_NOT_FOUND)
         async with transaction(self.state.pool) as conn:
-            document = await documents.delete(conn, principal().org_id, document_id)
+            document = await document_store.delete(conn, principal().org_id, document_id)
         return knowledge_service_pb2.DeleteDocumentResponse(document=document)
 
     async def WatchDocuments(
@@ -296,7 +294,7 @@ class KnowledgeService(knowledge_service_pb2_grpc.KnowledgeServiceServicer):
         (listener reconnect)."""
         collection_id = parse_uuid(request.collection_id, COLLECTION_NOT_FOUND)
         org_id = principal().org_id
-        notifications = self.state.extras["notifications"]
+        notifications = self.state.require_notifications()
         last: dict[str, tuple[int, str]] = {}
 
         def changed(doc: knowledge_pb2.Document) -> bool:
@@ -308,9 +306,12 @@ class KnowledgeService(knowledge_service_pb2_grpc.KnowledgeServiceServicer):
 
         async def current() -> list[knowledge_pb2.Document]:
             async with self.state.pool.acquire() as conn:
-                if await conn.fetchval(documents.COLLECTION_LIVE, org_id, collection_id) is None:
+                if (
+                    await conn.fetchval(document_store.COLLECTION_LIVE, org_id, collection_id)
+                    is None
+                ):
                     raise COLLECTION_NOT_FOUND
-                docs = await documents.all_in_collection(conn, org_id, collection_id)
+                docs = await document_store.all_in_collection(conn, org_id, collection_id)
                 live = {d.document_id for d in docs}
                 for gone in [d for d in last if d not in live]:
                     docs.append(await self._watched(conn, org_id, collection_id, gone))
@@ -339,7 +340,7 @@ class KnowledgeService(knowledge_service_pb2_grpc.KnowledgeServiceServicer):
         conn: asyncpg.Connection, org_id: uuid.UUID, collection_id: uuid.UUID, document_id: str
     ) -> knowledge_pb2.Document:
         """A document as WatchDocuments reports it: DELETED once deleted or gone."""
-        row = await conn.fetchrow(documents.GET_ANY, org_id, uuid.UUID(document_id))
+        row = await conn.fetchrow(document_store.GET_ANY, org_id, uuid.UUID(document_id))
         if row is None:
             return knowledge_pb2.Document(
                 schema_version=SCHEMA_VERSION,
@@ -347,7 +348,7 @@ class KnowledgeService(knowledge_service_pb2_grpc.KnowledgeServiceServicer):
                 collection_id=str(collection_id),
                 status=knowledge_pb2.DOCUMENT_STATUS_DELETED,
             )
-        doc = documents.document_message(row)
+        doc = document_store.document_message(row)
         if row["deleted"]:
             doc.status = knowledge_pb2.DOCUMENT_STATUS_DELETED
         return doc
@@ -505,7 +506,7 @@ class KnowledgeService(knowledge_service_pb2_grpc.KnowledgeServiceServicer):
         request: knowledge_service_pb2.ReadDocumentRequest,
         context: aio.ServicerContext[Any, Any],
     ) -> knowledge_service_pb2.ReadDocumentResponse:
-        document_id = parse_uuid(request.document_id, documents.DOCUMENT_NOT_FOUND)
+        document_id = parse_uuid(request.document_id, document_store.DOCUMENT_NOT_FOUND)
         limits = contract_bounds.ReadDocumentRequest
         max_chars = within("max_chars", request.max_chars, limits.max_chars)
         if request.offset > number(limits.offset.max):
@@ -518,9 +519,9 @@ class KnowledgeService(knowledge_service_pb2_grpc.KnowledgeServiceServicer):
                 )
             except QuireError as exc:
                 if exc.code == errors_pb2.ERROR_CODE_AGENT_NOT_FOUND:
-                    raise documents.DOCUMENT_NOT_FOUND from None
+                    raise document_store.DOCUMENT_NOT_FOUND from None
                 raise
-            slice_ = await documents.read_slice(
+            slice_ = await document_store.read_slice(
                 conn,
                 org_id,
                 document_id,
@@ -550,7 +551,7 @@ class KnowledgeService(knowledge_service_pb2_grpc.KnowledgeServiceServicer):
         """Sends the current status, then a new one whenever the index makes progress."""
         collection_id = parse_uuid(request.collection_id, COLLECTION_NOT_FOUND)
         org_id = principal().org_id
-        notifications = self.state.extras["notifications"]
+        notifications = self.state.require_notifications()
         async with notifications.subscribe("quire_index") as queue:
             last = None
             while True:
@@ -572,7 +573,6 @@ class KnowledgeService(knowledge_service_pb2_grpc.KnowledgeServiceServicer):
 
 
 SERVICE = knowledge_service_pb2.DESCRIPTOR.services_by_name["KnowledgeService"]
-UNIMPLEMENTED = fill_unimplemented(KnowledgeService, SERVICE)
 
 
 async def _first(vectors: Awaitable[npt.NDArray[np.float32]]) -> npt.NDArray[np.float32]:

@@ -4,28 +4,29 @@ from __future__ import annotations
 
 import asyncio
 import contextlib
-from collections.abc import AsyncIterator
+from collections.abc import AsyncIterator, Awaitable
 from typing import Any
 
 from grpc import aio
 
 from quire.indexer.pages.guard import SourcePolicy
 from quire.indexer.pages.language import DEFAULT_LANGUAGE, normalise_tag
-from quire.server import contract_bounds
+from quire.indexer.pages.sync import PageSync, SyncRefused, SyncRequest
 from quire.server.auth import Scope
-from quire.server.contract_bounds import FieldBounds
+from quire.server.contract import SCHEMA_VERSION
+from quire.server.contract import bounds as contract_bounds
+from quire.server.contract.bounds import FieldBounds
 from quire.server.embeddings import discard
-from quire.server.engine import search_config
-from quire.server.errors import QuireError, invalid
+from quire.server.failures import QuireError, invalid
 from quire.server.knowledge.policy import load_policy
 from quire.server.pages import reading, search, tools
 from quire.server.pages.body_cache import BodyCache
 from quire.server.pages.commands import run_command
 from quire.server.pages.grep import grep_pages
 from quire.server.pages.pg_store import PgPageStore
-from quire.server.pages.sync import PageSync, SyncRequest
+from quire.server.retrieval import search_config
 from quire.server.rpc import principal
-from quire.server.services.base import SCHEMA_VERSION, drain_while_running, fill_unimplemented
+from quire.server.services.base import drain_while_running
 from quire.server.state import AppState
 from quire.server.storage.database import transaction
 from quire.server.storage.timestamps import timestamp
@@ -66,7 +67,6 @@ class PagesService(pages_service_pb2_grpc.PagesServiceServicer):
     def __init__(self, state: AppState) -> None:
         self.state = state
         self.bodies = BodyCache()
-        state.extras["page_body_cache"] = self.bodies
 
     def _embeddings(self) -> Any:
         return self.state.require_embeddings()
@@ -121,7 +121,7 @@ class PagesService(pages_service_pb2_grpc.PagesServiceServicer):
 
         sync = PageSync(
             pool=self.state.pool,
-            embeddings=self._embeddings(),
+            embedding=self._embeddings().ingest_stage,
             policy=policy,
             org_id=principal().org_id,
             request=SyncRequest(
@@ -133,12 +133,13 @@ class PagesService(pages_service_pb2_grpc.PagesServiceServicer):
                 reindex=start.reindex,
                 validate_discovery=start.validate_discovery,
                 language=language,
+                schema_version=SCHEMA_VERSION,
             ),
             on_progress=on_progress,
             on_discovery=on_discovery,
             decision_timeout_s=self.state.settings.discovery_decision_timeout_s,
         )
-        work = sync.run()
+        work = _typed_refusal(sync.run())
         if self.state.database is not None:
             # Without a database the sync would fetch on and fail page after page.
             work = self.state.database.run_unless_lost(work)
@@ -387,5 +388,15 @@ class PagesService(pages_service_pb2_grpc.PagesServiceServicer):
         )
 
 
+async def _typed_refusal(sync: Awaitable[pages_pb2.SyncReport]) -> pages_pb2.SyncReport:
+    """The sync's report; a sync that stopped before changing anything raises the typed error
+    for its reason."""
+    try:
+        return await sync
+    except SyncRefused as exc:
+        if exc.field:
+            raise invalid(exc.field, exc.message) from None
+        raise QuireError(exc.code, exc.message, retry_after_s=exc.retry_after_s) from None
+
+
 SERVICE = pages_service_pb2.DESCRIPTOR.services_by_name["PagesService"]
-UNIMPLEMENTED = fill_unimplemented(PagesService, SERVICE)

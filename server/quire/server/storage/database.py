@@ -15,7 +15,7 @@ from contextlib import asynccontextmanager
 import asyncpg
 from pgvector.asyncpg import register_vector
 
-from quire.server.errors import QuireError
+from quire.server.failures import QuireError
 from quire.v1 import errors_pb2
 
 MIN_PGVECTOR = (0, 8, 0)

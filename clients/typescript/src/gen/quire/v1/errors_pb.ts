@@ -258,7 +258,8 @@ export enum ErrorCode {
   INTERNAL = 20,
 
   /**
-   * The capability is part of the contract but not built in this server yet [UNIMPLEMENTED].
+   * The server has no such RPC, e.g. a client newer than the server; clients assume this code
+   * for a bare gRPC UNIMPLEMENTED [UNIMPLEMENTED].
    *
    * @generated from enum value: ERROR_CODE_UNIMPLEMENTED = 21;
    */

@@ -1,12 +1,12 @@
-"""The embedding schedule's turns: round robin across organisations, then collections, in
-slices of at most SLICE_TEXTS texts, within a group's bounds."""
+"""The embedding schedule's turns: round robin across organisations, then lanes (collections
+or page namespaces), in slices of at most SLICE_TEXTS texts, within a group's bounds."""
 
 from __future__ import annotations
 
 import uuid
 from dataclasses import dataclass, field
 
-from quire.indexer.worker.embed_schedule import SLICE_TEXTS, EmbedSchedule
+from quire.indexer.ingest.schedule import SLICE_TEXTS, EmbedSchedule
 
 BULK, SMALL = uuid.UUID(int=1), uuid.UUID(int=2)
 BIG, BURST, ONE = uuid.UUID(int=10), uuid.UUID(int=11), uuid.UUID(int=12)
@@ -15,10 +15,11 @@ BIG, BURST, ONE = uuid.UUID(int=10), uuid.UUID(int=11), uuid.UUID(int=12)
 @dataclass(eq=False)
 class Doc:
     org_id: uuid.UUID
-    collection_id: uuid.UUID
+    lane: uuid.UUID
     texts: list[str]
     name: str = ""
     handed_out: int = field(default=0)
+    owner: str = "worker"
 
 
 def names(group: list) -> list[tuple[str, int]]:  # type: ignore[type-arg]
@@ -66,7 +67,7 @@ def test_empty_documents_pass_and_clear_hands_back_the_rest() -> None:
     assert names(group) == [("empty", 0)] and group[0].last
     schedule.put(Doc(BULK, BIG, ["x"] * 40, "big"))
     schedule.take(4, 10_000)
-    waiting = schedule.clear()
+    waiting = schedule.clear("worker")
     assert [d.name for d in waiting] == ["big"] and not schedule and schedule.queued_chars == 0
 
 
@@ -94,3 +95,29 @@ def test_remove_takes_one_document_out_and_keeps_the_turns() -> None:
     assert names(schedule.take(16, 10_000)) == [("small", 2)]
     schedule.remove(big)  # no longer waiting: nothing to do
     assert not schedule and schedule.queued_chars == 0
+
+
+def test_a_page_sync_takes_turns_with_knowledge_indexing() -> None:
+    """One schedule serves both pipelines: a big site's pages (one namespace lane, one
+    owner per sync) alternate with another organisation's upload, and with the same
+    organisation's collection, instead of going first."""
+    schedule: EmbedSchedule[Doc] = EmbedSchedule()
+    for i in range(50):
+        schedule.put(Doc(BULK, BIG, ["p"] * 4, f"page{i}", owner="sync"))
+    schedule.put(Doc(SMALL, ONE, ["k"] * 3, "upload"))
+    schedule.put(Doc(BULK, BURST, ["c"] * 3, "own-collection"))
+    group = schedule.take(2 * SLICE_TEXTS + 6, 10_000)
+    taken = [n for n, _ in names(group)]
+    assert taken == ["page0", "page1", "upload", "own-collection", "page2", "page3"]
+
+
+def test_each_owner_sees_only_what_it_queued_and_clears_only_that() -> None:
+    schedule: EmbedSchedule[Doc] = EmbedSchedule()
+    schedule.put(Doc(BULK, BIG, ["x" * 10] * 10, "page", owner="sync"))
+    schedule.put(Doc(SMALL, ONE, ["y" * 5] * 2, "doc"))
+    assert (schedule.queued("sync").entries, schedule.queued("sync").chars) == (1, 100)
+    assert (schedule.queued("worker").entries, schedule.queued("worker").chars) == (1, 10)
+    schedule.take(10, 10_000)  # 8 of the page's texts, then the whole document
+    assert schedule.queued("sync").chars == 20 and not schedule.queued("worker").entries
+    assert [d.name for d in schedule.clear("sync")] == ["page"]
+    assert not schedule and schedule.queued_chars == 0 and schedule.queued("sync").entries == 0

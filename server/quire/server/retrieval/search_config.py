@@ -6,8 +6,8 @@ import math
 
 from google.protobuf import json_format
 
-from quire.server import contract_bounds
-from quire.server.errors import QuireError, Violation
+from quire.server.contract import bounds as contract_bounds
+from quire.server.failures import QuireError, Violation
 from quire.server.validation import number
 from quire.v1 import errors_pb2, search_config_pb2
 

@@ -19,7 +19,7 @@ from google.protobuf import duration_pb2
 from google.rpc import error_details_pb2, status_pb2
 from grpc_status import rpc_status
 
-from quire.server._contract import GRPC_STATUS_BY_CODE, REASON_BY_CODE
+from quire.server.contract.tables import GRPC_STATUS_BY_CODE, REASON_BY_CODE
 from quire.v1 import errors_pb2
 
 log = logging.getLogger(__name__)
@@ -59,13 +59,6 @@ def invalid(field_name: str, description: str, bound: str = "") -> QuireError:
 
 def not_found(code: int = errors_pb2.ERROR_CODE_NOT_FOUND, what: str = "Not found") -> QuireError:
     return QuireError(code, what)
-
-
-def unimplemented(method: str) -> QuireError:
-    return QuireError(
-        errors_pb2.ERROR_CODE_UNIMPLEMENTED,
-        f"{method} is part of the contract but not built in this server yet",
-    )
 
 
 @dataclass(frozen=True)

@@ -1,7 +1,7 @@
 """SQL the worker runs on documents: claim for extraction, store text, record failures.
 
-The batch forms (`start_extraction`, `store_texts`) do for many documents in one statement
-what `load_original` + `mark` and `store_text` do for one; every change still sends one
+The worker uses the batch forms (`start_extraction`, `store_texts`), one statement for many
+documents; `store_text` is the single-document form tests use. Every change still sends one
 notification per document (WatchDocuments).
 """
 
@@ -22,12 +22,6 @@ CHANNEL = "quire_documents"
 # tsvector has a 1 MiB limit; the legacy full-text column indexes the first part of huge texts.
 TSV_CHARS = 300_000
 
-LOAD = """
-SELECT d.document_id, d.collection_id, d.file_name, d.mime_type, d.updated_at, d.deleted_at,
-       o.content
-FROM documents d JOIN document_originals o USING (org_id, document_id)
-WHERE d.org_id = $1 AND d.document_id = $2
-"""
 MARK = """
 UPDATE documents SET status = $3::smallint,
        attempts = attempts + CASE WHEN $3::smallint = 2 THEN 1 ELSE 0 END,
@@ -103,15 +97,6 @@ def change_payload(org_id: uuid.UUID, collection_id: uuid.UUID, document_id: uui
     )
 
 
-async def load_original(
-    conn: asyncpg.Connection, org_id: uuid.UUID, document_id: uuid.UUID
-) -> Original | None:
-    row = await conn.fetchrow(LOAD, org_id, document_id)
-    if row is None or row["deleted_at"] is not None:
-        return None
-    return _original(org_id, row)
-
-
 def _original(org_id: uuid.UUID, row: asyncpg.Record) -> Original:
     return Original(
         org_id=org_id,
@@ -171,14 +156,6 @@ async def store_texts(
     )
     await notify_changes(conn, [(s.org_id, s.collection_id, s.document_id) for s in stored])
     return stored
-
-
-async def mark(
-    conn: asyncpg.Connection, org_id: uuid.UUID, document_id: uuid.UUID, status: int
-) -> None:
-    cid = await conn.fetchval(MARK, org_id, document_id, status)
-    if cid is not None:
-        await notify_change(conn, org_id, cid, document_id)
 
 
 async def store_text(

@@ -1,8 +1,14 @@
 """Coordinates one sync of a namespace: lock, discover, validate, fetch, embed, publish, prune.
 
-Pages flow through a pipeline: up to 8 fetches at a time → unchanged detection → chunking →
-one embedding stage that batches chunks across pages → one transaction per page. Pruning
-happens only after a complete discovery with no failure and no cancellation.
+The server's SyncPages drives it (the stream, the discovery check's answer, cancellation) and
+relays its progress; everything from discovery to the stored report happens here, in the
+server's process (docs/architecture.md, "One ingestion pipeline", says why).
+
+Pages flow through the ingestion pipeline the knowledge worker uses too (quire.indexer.ingest):
+up to 8 fetches at a time → unchanged detection → chunking → the process's embedding stage,
+which takes the sync's chunks in turns with every other tenant's pages and documents → one
+transaction per page, in the order pages come out of the embedder. Pruning happens only after
+a complete discovery with no failure and no cancellation.
 """
 
 from __future__ import annotations
@@ -18,31 +24,33 @@ from dataclasses import dataclass, field, replace
 from urllib.parse import urlsplit
 
 import asyncpg
-import numpy as np
-import numpy.typing as npt
 from google.protobuf import timestamp_pb2
+from opentelemetry import metrics
 
 from quire.indexer import fingerprint
-from quire.indexer.chunking import DEFAULT_CEILING, Chunk, chunk_text, embedding_text
+from quire.indexer.chunking import DEFAULT_CEILING
+from quire.indexer.ingest.chunks import ChunkedText, chunk_for_embedding
+from quire.indexer.ingest.embed_stage import EmbedEntry, EmbedStage, Vectors
 from quire.indexer.pages import discovery as discovery_mod
+from quire.indexer.pages import store, term_stats
 from quire.indexer.pages.fetch import FetchError, PageFetcher
 from quire.indexer.pages.guard import SourcePolicy
 from quire.indexer.pages.language import DEFAULT_LANGUAGE, page_language
 from quire.indexer.pages.paths import citation_url
 from quire.indexer.pages.transforms import apply_transform, title_from_markdown
-from quire.server import telemetry
-from quire.server.embeddings import EmbeddingService
-from quire.server.errors import QuireError, invalid
-from quire.server.pages import store, term_stats
-from quire.server.services.base import SCHEMA_VERSION
 from quire.v1 import errors_pb2, pages_pb2
 
 log = logging.getLogger(__name__)
+sync_outcomes = metrics.get_meter("quire.indexer").create_counter(
+    "quire.sync.outcomes", description="Sync reports by status"
+)
 
 MAX_LISTED = 20
-# Texts per embedding call, across pages: the embedder sorts a call's texts by token count, so
-# a larger call pads less (on the FastAPI site ≈ 6% padding at 64 texts, under 2% at 256).
-EMBED_BATCH = 256
+# Pages of one sync fetched and not yet published: fetches wait while this many are waiting
+# for the embedder or the writes (it bounds the text and vectors a sync holds).
+PAGES_AHEAD = 32
+# Pages fetched at once.
+FETCH_CONCURRENCY = 8
 # Character ceiling of page chunks (docs/chunking.md, "Pages").
 PAGE_CEILING = DEFAULT_CEILING
 # How often a running sync checks its namespace's term statistics for drift.
@@ -66,6 +74,28 @@ class SyncRequest:
     validate_discovery: bool = False
     # The namespace's default language (normalised BCP 47).
     language: str = DEFAULT_LANGUAGE
+    # The contract version stamped on every message the sync makes (the server's).
+    schema_version: int = 1
+
+
+class SyncRefused(Exception):
+    """The sync stopped before changing anything. `code` (an ErrorCode) says why; `field`
+    names the request field at fault, if one is; `retry_after_s` is the source's own hint
+    when it is busy. The server turns it into its typed error."""
+
+    def __init__(
+        self,
+        code: errors_pb2.ErrorCode.ValueType,
+        message: str,
+        *,
+        field: str = "",
+        retry_after_s: float | None = None,
+    ) -> None:
+        super().__init__(message)
+        self.code = code
+        self.message = message
+        self.field = field
+        self.retry_after_s = retry_after_s
 
 
 Progress = Callable[[pages_pb2.PageSyncProgress], Awaitable[None]]
@@ -77,6 +107,7 @@ class _Pending:
     page: store.NewPage
     chunks: list[store.NewChunk]
     texts: list[str]
+    vectors: Vectors | None = None
 
 
 @dataclass
@@ -113,7 +144,7 @@ class PageSync:
         self,
         *,
         pool: asyncpg.Pool,
-        embeddings: EmbeddingService,
+        embedding: EmbedStage,
         policy: SourcePolicy,
         org_id: uuid.UUID,
         request: SyncRequest,
@@ -122,7 +153,7 @@ class PageSync:
         decision_timeout_s: float = DISCOVERY_DECISION_TIMEOUT_S,
     ) -> None:
         self.pool = pool
-        self.embeddings = embeddings
+        self.embedding = embedding
         self.policy = policy
         self.org_id = org_id
         self.request = request
@@ -132,7 +163,7 @@ class PageSync:
         self.tally = _Tally()
         self.cancelled = False
         self.fingerprint = fingerprint.index_fingerprint(
-            embedder=embeddings.fingerprint,
+            embedder=embedding.fingerprint,
             transform=request.transform,
             index_version=request.index_version,
             ceiling=PAGE_CEILING,
@@ -141,16 +172,34 @@ class PageSync:
         self._lock_key = f"pages:{org_id}:{request.namespace}"
         self._stats_checked = time.monotonic()
         self._analyzed_chunks = 0
+        self._room = asyncio.Semaphore(PAGES_AHEAD)
+        self._embedded: asyncio.Queue[_Pending | None] = asyncio.Queue()
+        self._at_embedder = 0  # pages in the embedding stage
+        self._none_at_embedder = asyncio.Event()
+        self._none_at_embedder.set()
+        self._ended = False  # the fetch stage is over (done, or failed)
 
     def cancel(self) -> None:
-        """Stops cooperatively: no new page starts; the one in flight finishes its transaction."""
+        """Stops cooperatively: no new page starts; the one in flight finishes its transaction.
+        Pages waiting for the embedder are taken out (they stay as they were)."""
         self.cancelled = True
+        self._drop_waiting()
+
+    def _drop_waiting(self) -> None:
+        for _ in self.embedding.clear(self):
+            self._left_embedder()
+            self._room.release()
+
+    def _left_embedder(self) -> None:
+        self._at_embedder -= 1
+        if self._at_embedder == 0:
+            self._none_at_embedder.set()
 
     async def _progress(self, stage: int, path: str = "") -> None:
         t = self.tally
         await self.on_progress(
             pages_pb2.PageSyncProgress(
-                schema_version=SCHEMA_VERSION,
+                schema_version=self.request.schema_version,
                 stage=stage,  # type: ignore[arg-type]
                 discovered=t.discovered,
                 processed=t.processed,
@@ -190,7 +239,7 @@ class PageSync:
         if last.finished_at.ToDatetime().timestamp() < since or last.cancelled:
             return None
         return pages_pb2.SyncReport(
-            schema_version=SCHEMA_VERSION,
+            schema_version=self.request.schema_version,
             namespace=self.request.namespace,
             status=pages_pb2.SYNC_STATUS_UNCHANGED,
             discovered=last.discovered,
@@ -207,18 +256,20 @@ class PageSync:
             try:
                 found = await discovery_mod.discover(req.url, fetcher)
             except ValueError as exc:  # rejected or unsupported source
-                raise invalid("start.url", str(exc)) from None
+                raise SyncRefused(
+                    errors_pb2.ERROR_CODE_INVALID_REQUEST, str(exc), field="start.url"
+                ) from None
             pages = _relative_to_site(found.pages, req.url)
             if not pages and found.errors:
                 # Nothing to compare against: the source is down or not a docs site. Fail the
                 # call and leave the namespace exactly as it was.
                 if found.source_busy:
-                    raise QuireError(
+                    raise SyncRefused(
                         errors_pb2.ERROR_CODE_PAGE_SOURCE_BUSY,
                         f"The page source is rate-limiting or busy: {found.errors[0]}",
                         retry_after_s=found.retry_after,
                     )
-                raise QuireError(
+                raise SyncRefused(
                     errors_pb2.ERROR_CODE_SYNC_FAILED,
                     f"Discovery found no pages: {found.errors[0]}",
                 )
@@ -230,7 +281,9 @@ class PageSync:
             if req.validate_discovery:
                 await self._progress(pages_pb2.SYNC_STAGE_VALIDATING)
                 check = pages_pb2.DiscoveryCheck(
-                    schema_version=SCHEMA_VERSION, discovered=t.discovered, published=len(states)
+                    schema_version=req.schema_version,
+                    discovered=t.discovered,
+                    published=len(states),
                 )
                 try:
                     accepted = await asyncio.wait_for(
@@ -239,7 +292,7 @@ class PageSync:
                 except (TimeoutError, StopAsyncIteration):
                     accepted = False
                 if not accepted:
-                    raise QuireError(
+                    raise SyncRefused(
                         errors_pb2.ERROR_CODE_DISCOVERY_REJECTED,
                         "Sync aborted at the discovery check; nothing was changed",
                     )
@@ -272,13 +325,12 @@ class PageSync:
         pages: list[discovery_mod.DiscoveredPage],
         states: dict[str, store.PageState],
     ) -> None:
-        queue: asyncio.Queue[_Pending | None] = asyncio.Queue(maxsize=32)
-        embedder = asyncio.create_task(self._embed_and_publish(queue))
-        gate = asyncio.Semaphore(8)
+        publisher = asyncio.create_task(self._publish_embedded())
+        gate = asyncio.Semaphore(FETCH_CONCURRENCY)
 
         async def one(page: discovery_mod.DiscoveredPage) -> None:
             async with gate:
-                if self.cancelled:
+                if self.cancelled or self._ended:
                     return
                 try:
                     pending = await self._prepare(fetcher, page, states.get(page.path))
@@ -288,16 +340,52 @@ class PageSync:
                     self.tally.fail(page.path, str(exc))
                 else:
                     if pending is not None:
-                        await queue.put(pending)
+                        await self._room.acquire()
+                        if self.cancelled or self._ended:  # the page stays as it was
+                            self._room.release()
+                            return
+                        self._embed(pending)
                         return
                 self.tally.processed += 1
                 await self._progress(pages_pb2.SYNC_STAGE_FETCHING, page.path)
 
         try:
             await asyncio.gather(*(one(p) for p in pages))
+            await self._none_at_embedder.wait()
         finally:
-            await queue.put(None)
-            await embedder
+            # A failed sync leaves nothing in the shared schedule, and its fetches still
+            # running (gather does not cancel them) add nothing to it.
+            self._ended = True
+            self._drop_waiting()
+            self._embedded.put_nowait(None)
+            await publisher
+
+    def _embed(self, pending: _Pending) -> None:
+        """Into the process's embedding stage: one lane per namespace, taking turns with the
+        other lanes of the organisation and with other organisations."""
+
+        async def embedded(outcome: Vectors | Exception) -> None:
+            self._left_embedder()
+            if isinstance(outcome, Exception):
+                self.tally.fail(pending.page.path, f"embedding failed: {type(outcome).__name__}")
+                self.tally.processed += 1
+                self._room.release()
+                return
+            pending.vectors = outcome
+            self._embedded.put_nowait(pending)
+
+        self._at_embedder += 1
+        self._none_at_embedder.clear()
+        self.embedding.put(
+            EmbedEntry(
+                org_id=self.org_id,
+                lane=("pages", self.request.namespace),
+                owner=self,
+                texts=pending.texts,
+                on_done=embedded,
+                subject=pending,
+            )
+        )
 
     async def _prepare(
         self,
@@ -336,10 +424,20 @@ class PageSync:
         # CPU work (language detection, chunking) off the event loop, on one thread shared by
         # every sync: the language detector run on the default pool's many threads held
         # 250 MB more at peak (freed buffers kept per thread) for no gain on two cores.
-        language, chunks = await asyncio.get_running_loop().run_in_executor(
-            _ANALYSIS, _analyse, found.path, text, page_text.language, req.language
+        language, chunked = await asyncio.get_running_loop().run_in_executor(
+            _ANALYSIS,
+            _analyse,
+            found.path,
+            text,
+            page_text.language,
+            req.language,
+            title,
+            description,
         )
-        new_chunks = [store.NewChunk(c.text, c.heading_path) for c in chunks]
+        new_chunks = [
+            store.NewChunk(content, heading)
+            for content, heading in zip(chunked.contents, chunked.headings, strict=True)
+        ]
         return _Pending(
             page=store.NewPage(
                 path=found.path,
@@ -354,81 +452,38 @@ class PageSync:
                 keywords=page_text.keywords,
             ),
             chunks=new_chunks,
-            texts=[
-                embedding_text(c, title, summary=description if c.chunk_ordinal == 0 else None)
-                for c in chunks
-            ],
+            texts=chunked.texts,
         )
 
-    async def _embed_and_publish(self, queue: asyncio.Queue[_Pending | None]) -> None:
-        """Batches chunks across pages for the embedder; a batch is published page by page
-        while the next one is embedded (the model runs in threads, the writes on the loop)."""
-        publishing: asyncio.Task[None] | None = None
-        try:
-            done = False
-            while not done:
-                item = await queue.get()
-                if item is None:
-                    break
-                batch = [item]
-                while sum(len(p.texts) for p in batch) < EMBED_BATCH:
-                    try:
-                        nxt = queue.get_nowait()
-                    except asyncio.QueueEmpty:
-                        break
-                    if nxt is None:
-                        done = True
-                        break
-                    batch.append(nxt)
-                if self.cancelled:
-                    continue  # cancelled: queued pages stay as they were (counted as unknown)
-                vectors = await self._embed(batch)
-                if publishing is not None:
-                    await publishing
-                if vectors is not None:
-                    publishing = asyncio.create_task(self._publish(batch, vectors))
-                else:
-                    publishing = None
-        finally:
-            if publishing is not None:
-                await publishing
-
-    async def _embed(self, batch: list[_Pending]) -> npt.NDArray[np.float32] | None:
-        texts = [t for p in batch for t in p.texts]
-        try:
-            return await self.embeddings.embed_bulk(texts) if texts else _empty()
-        except Exception as exc:
-            log.exception("embedding failed")
-            for p in batch:
-                self.tally.fail(p.page.path, f"embedding failed: {type(exc).__name__}")
-                self.tally.processed += 1
-            return None
-
-    async def _publish(self, batch: list[_Pending], vectors: npt.NDArray[np.float32]) -> None:
-        offset = 0
-        for p in batch:
-            if self.cancelled:
-                return
-            n = len(p.texts)
-            page_vectors = vectors[offset : offset + n]
-            offset += n
+    async def _publish_embedded(self) -> None:
+        """Publishes embedded pages one transaction each, while later pages are embedded (the
+        model runs in a thread, the writes on the loop)."""
+        while (pending := await self._embedded.get()) is not None:
             try:
-                async with self.pool.acquire() as conn:
-                    await store.publish_page(
-                        conn, self.org_id, self.request.namespace, p.page, p.chunks, page_vectors
-                    )
-            except (asyncpg.PostgresError, OSError) as exc:
-                self.tally.fail(p.page.path, f"publish failed: {type(exc).__name__}")
-                self.tally.processed += 1
-                continue
-            self.tally.updated += 1
-            self.tally.embedded_chunks += n
+                if not self.cancelled:  # cancelled: the page stays as it was (unknown)
+                    await self._publish(pending)
+            finally:
+                self._room.release()
+            if time.monotonic() - self._stats_checked > STATS_EVERY_S:
+                # A long first sync keeps its own statistics usable for searches meanwhile.
+                self._stats_checked = time.monotonic()
+                await self._refresh_term_stats(force=False)
+
+    async def _publish(self, p: _Pending) -> None:
+        assert p.vectors is not None
+        try:
+            async with self.pool.acquire() as conn:
+                await store.publish_page(
+                    conn, self.org_id, self.request.namespace, p.page, p.chunks, p.vectors
+                )
+        except (asyncpg.PostgresError, OSError) as exc:
+            self.tally.fail(p.page.path, f"publish failed: {type(exc).__name__}")
             self.tally.processed += 1
-            await self._progress(pages_pb2.SYNC_STAGE_FETCHING, p.page.path)
-        if time.monotonic() - self._stats_checked > STATS_EVERY_S:
-            # A long first sync keeps its own statistics usable for searches meanwhile.
-            self._stats_checked = time.monotonic()
-            await self._refresh_term_stats(force=False)
+            return
+        self.tally.updated += 1
+        self.tally.embedded_chunks += len(p.texts)
+        self.tally.processed += 1
+        await self._progress(pages_pb2.SYNC_STAGE_FETCHING, p.page.path)
 
     async def _refresh_term_stats(self, *, force: bool) -> None:
         try:
@@ -464,7 +519,7 @@ class PageSync:
             row = await store.get_namespace(conn, self.org_id, self.request.namespace)
             version = row["filesystem_version"] if row is not None else 0
             report = pages_pb2.SyncReport(
-                schema_version=SCHEMA_VERSION,
+                schema_version=self.request.schema_version,
                 namespace=self.request.namespace,
                 status=status,
                 discovered=t.discovered,
@@ -485,15 +540,18 @@ class PageSync:
                 await store.store_report(
                     conn, self.org_id, self.request.namespace, report.SerializeToString()
                 )
-        telemetry.sync_outcomes.add(1, {"status": pages_pb2.SyncStatus.Name(status)})
+        sync_outcomes.add(1, {"status": pages_pb2.SyncStatus.Name(status)})
         await self._progress(pages_pb2.SYNC_STAGE_DONE)
         return report
 
 
-def _analyse(path: str, text: str, declared: str | None, default: str) -> tuple[str, list[Chunk]]:
-    """The page's language and chunks."""
+def _analyse(
+    path: str, text: str, declared: str | None, default: str, title: str, description: str
+) -> tuple[str, ChunkedText]:
+    """The page's language, and its chunks with their embedding texts (the first one carries
+    the description)."""
     language = page_language(path=path, text=text, declared=declared, default=default)
-    return language, chunk_text(text, ceiling=PAGE_CEILING)
+    return language, chunk_for_embedding(text, title, ceiling=PAGE_CEILING, summary=description)
 
 
 def _site_base(url: str) -> str:
@@ -527,7 +585,3 @@ def _relative_to_site(
             path = "/" + path[len(base) :]
         out.append(replace(page, path=path))
     return out
-
-
-def _empty() -> npt.NDArray[np.float32]:
-    return np.zeros((0, 384), dtype=np.float32)

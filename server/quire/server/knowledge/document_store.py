@@ -10,14 +10,11 @@ from typing import ClassVar
 
 import asyncpg
 
+from quire.indexer import api as indexer
 from quire.indexer.extraction import NO_TEXT_MARKER
-from quire.indexer.worker import documents as worker_documents
-from quire.indexer.worker import jobs
-from quire.indexer.worker.pipeline import EXTRACT
-from quire.indexer.worker.settle import SETTLE
+from quire.server.contract import SCHEMA_VERSION
 from quire.server.cursors import CursorCodec, refusal
-from quire.server.errors import QuireError
-from quire.server.services.base import SCHEMA_VERSION
+from quire.server.failures import QuireError
 from quire.server.storage.timestamps import timestamp
 from quire.v1 import errors_pb2, knowledge_pb2
 
@@ -49,7 +46,7 @@ RETURNING {COLUMNS}
 UNSTAMPED = 0
 # An upload's writes before STAMP_REVISION in one statement (one round trip, not six): the
 # document row (new, or replaced if it is live in this collection), its original, the extract
-# job with its wake-up (the row and notification jobs.enqueue would write), and the change
+# job with its wake-up (the row and notification indexer.enqueue_job would write), and the change
 # notification for watchers; notifications are sent at commit. `live` and `stored` tell a
 # missing collection from a missing document.
 _STORE_TAIL = """
@@ -184,11 +181,11 @@ async def store_upload(
         upload.sha256,
         UNSTAMPED,
         upload.content,
-        EXTRACT,
+        indexer.EXTRACT_JOB,
         json.dumps({"document_id": str(document_id)}),
-        jobs.CHANNEL,
-        worker_documents.CHANNEL,
-        worker_documents.change_payload(org_id, upload.collection_id, document_id),
+        indexer.JOBS_CHANNEL,
+        indexer.DOCUMENTS_CHANNEL,
+        indexer.document_change_payload(org_id, upload.collection_id, document_id),
     )
     if not stored["live"]:
         raise COLLECTION_NOT_FOUND
@@ -214,8 +211,8 @@ async def delete(
     await conn.execute(DELETE_ORIGINAL, org_id, document_id)
     # The chunks are gone from every generation; the worker re-derives the term statistics
     # once the collection has no other pending work (and marks the revision settled).
-    await jobs.enqueue(conn, org_id, SETTLE, {"collection_id": str(collection_id)})
-    await worker_documents.notify_change(conn, org_id, collection_id, document_id)
+    await indexer.queue_settle(conn, org_id, collection_id)
+    await indexer.notify_document_change(conn, org_id, collection_id, document_id)
     row = await conn.fetchrow(STAMP_REVISION, org_id, collection_id, document_id)
     if row is None:
         raise DOCUMENT_NOT_FOUND

@@ -1,0 +1,135 @@
+"""What the server may use of the indexer's worker: job kinds and queueing, the notification
+channels a document change uses, index generation builds and rollbacks, and the worker itself
+(for `quire up`, `quire worker` and the gate). The server imports this module, never
+`quire.indexer.worker.*` (tests/unit/test_indexer_boundary.py checks it), so the worker's
+modules can change shape without the server following them.
+"""
+
+from __future__ import annotations
+
+import uuid
+from typing import Any
+
+import asyncpg
+
+from quire.indexer.fingerprint import collection_fingerprint
+from quire.indexer.worker import backlog, document_queries, generations, jobs, settle
+from quire.indexer.worker.pipeline import BUILD, EXTRACT, TITLE_MODE, Worker
+
+# Job kinds (the stages a job runs in the worker).
+EXTRACT_JOB = EXTRACT  # extract, chunk, embed and write one uploaded document
+BUILD_JOB = BUILD  # index every document of a collection into a new generation, then flip
+SETTLE_JOB = settle.SETTLE  # exact statistics once a collection has nothing pending
+PURGE_JOB = settle.PURGE  # a deleted collection's chunks and statistics leave the indexes
+
+# NOTIFY channels: a new job (payload: its kind), a document change (`document_change_payload`).
+JOBS_CHANNEL = jobs.CHANNEL
+DOCUMENTS_CHANNEL = document_queries.CHANNEL
+document_change_payload = document_queries.change_payload
+
+# Retired generations: a rollback's target is the newest one (generations.LIVE_GENERATIONS).
+_PREVIOUS_GENERATION = f"""
+SELECT max(generation) FROM index_generations
+WHERE org_id = $1 AND collection_id = $2 AND generation <> $3
+  AND state = {generations.RETIRED}
+"""
+_ROLL_BACK = f"""
+WITH retire AS (
+    UPDATE index_generations SET state = {generations.RETIRED}
+    WHERE org_id = $1 AND collection_id = $2 AND generation = $3
+), revive AS (
+    UPDATE index_generations SET state = {generations.READY}
+    WHERE org_id = $1 AND collection_id = $2 AND generation = $4
+)
+UPDATE collections SET serving_generation = $4 WHERE org_id = $1 AND collection_id = $2
+"""
+
+
+async def enqueue_job(
+    conn: asyncpg.Connection, org_id: uuid.UUID, kind: str, payload: dict[str, Any]
+) -> int:
+    """Queues a job and wakes the workers when the caller's transaction commits."""
+    return await jobs.enqueue(conn, org_id, kind, payload)
+
+
+async def queue_settle(
+    conn: asyncpg.Connection, org_id: uuid.UUID, collection_id: uuid.UUID
+) -> None:
+    await enqueue_job(conn, org_id, SETTLE_JOB, {"collection_id": str(collection_id)})
+
+
+async def queue_purge(
+    conn: asyncpg.Connection, org_id: uuid.UUID, collection_id: uuid.UUID
+) -> None:
+    await enqueue_job(conn, org_id, PURGE_JOB, {"collection_id": str(collection_id)})
+
+
+async def notify_document_change(
+    conn: asyncpg.Connection, org_id: uuid.UUID, collection_id: uuid.UUID, document_id: uuid.UUID
+) -> None:
+    """Tells watchers (WatchDocuments) at commit that the document changed."""
+    await document_queries.notify_change(conn, org_id, collection_id, document_id)
+
+
+async def start_rebuild(
+    conn: asyncpg.Connection,
+    org_id: uuid.UUID,
+    collection_id: uuid.UUID,
+    *,
+    serving_generation: int | None,
+    embedder_fingerprint: str,
+    index_version: str,
+) -> None:
+    """Creates a BUILDING generation and queues its build, unless one is under way already.
+    `index_version` "" keeps the serving generation's (or "1"). The caller holds the
+    collection row locked (FOR NO KEY UPDATE) in its transaction."""
+    live = await generations.live_generations(conn, org_id, collection_id)
+    if any(g.state == generations.BUILDING for g in live):
+        return
+    serving = [g for g in live if g.generation == serving_generation]
+    version = index_version or (serving[0].index_version if serving else "1")
+    generation = await generations.create_generation(
+        conn,
+        org_id,
+        collection_id,
+        collection_fingerprint(embedder_fingerprint, version),
+        version,
+    )
+    await enqueue_job(
+        conn, org_id, BUILD_JOB, {"collection_id": str(collection_id), "generation": generation}
+    )
+
+
+async def roll_back(
+    conn: asyncpg.Connection, org_id: uuid.UUID, collection_id: uuid.UUID, current: int
+) -> int | None:
+    """Serves the newest retired generation again and retires `current` (rolling back twice
+    swaps back); returns the generation now serving, or None when there is none to go back
+    to. The caller holds the collection row locked (FOR NO KEY UPDATE) in its transaction."""
+    previous: int | None = await conn.fetchval(_PREVIOUS_GENERATION, org_id, collection_id, current)
+    if previous is None:
+        return None
+    await conn.execute(_ROLL_BACK, org_id, collection_id, current, previous)
+    # What the revived generation lacks is found at document level (index_backlog).
+    await backlog.reconcile(conn, org_id, collection_id, previous)
+    await generations.notify_index(conn, org_id, collection_id)
+    return previous
+
+
+__all__ = [
+    "BUILD_JOB",
+    "DOCUMENTS_CHANNEL",
+    "EXTRACT_JOB",
+    "JOBS_CHANNEL",
+    "PURGE_JOB",
+    "SETTLE_JOB",
+    "TITLE_MODE",
+    "Worker",
+    "document_change_payload",
+    "enqueue_job",
+    "notify_document_change",
+    "queue_purge",
+    "queue_settle",
+    "roll_back",
+    "start_rebuild",
+]

@@ -1,1 +1,0 @@
-"""The search engine: planner settings, arms, fusion."""
