@@ -164,6 +164,7 @@ async def test_error_detail_and_error_info_are_decoded(harness: Harness) -> None
     assert json.loads(to_tool_error(info.value)) == {
         "schema_version": 1,
         "error": "invalid_request",
+        "message": "config.max_parallel_workers_per_gather: must be 0–1024",
         "field": "config.max_parallel_workers_per_gather",
     }
 

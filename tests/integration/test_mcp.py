@@ -156,6 +156,7 @@ async def scenario(client: Client, *, bound: bool) -> None:
     assert text(refused) == {
         "schema_version": 1,
         "error": "invalid_request",
+        "message": "limit: must be 1–8 (0 means 8)",
         "field": "limit",
         "bound": "1–8",
     }
@@ -164,6 +165,7 @@ async def scenario(client: Client, *, bound: bool) -> None:
     )
     assert stale.is_error
     assert text(stale)["error"] == "page_changed"
+    assert text(stale)["message"] == "The page changed since that revision"
     assert text(stale)["current_revision"] == hits[0]["revision"]
 
 

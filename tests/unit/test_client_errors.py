@@ -59,6 +59,7 @@ def test_page_changed_carries_current_revision() -> None:
     assert json.loads(client.to_tool_error(exc)) == {
         "schema_version": 1,
         "error": "page_changed",
+        "message": "stale",
         "current_revision": "rev-2",
     }
 
@@ -102,3 +103,19 @@ def test_tool_error_for_foreign_exceptions() -> None:
         "schema_version": 1,
         "error": "internal",
     }
+
+
+def test_tool_error_message_in_its_place_and_never_for_internal() -> None:
+    detail = errors_pb2.ErrorDetail(
+        code=errors_pb2.ERROR_CODE_INVALID_REQUEST,
+        message="limit: at most 8",
+        field_violations=[errors_pb2.FieldViolation(field="limit", bound="1–8")],
+    )
+    exc = exceptions.from_rpc_error(FakeRpcError(grpc.StatusCode.INVALID_ARGUMENT, "x", detail))
+    assert client.to_tool_error(exc) == (
+        '{"schema_version":1,"error":"invalid_request","message":"limit: at most 8",'
+        '"field":"limit","bound":"1–8"}'
+    )
+    internal = errors_pb2.ErrorDetail(code=errors_pb2.ERROR_CODE_INTERNAL, message="oops")
+    exc = exceptions.from_rpc_error(FakeRpcError(grpc.StatusCode.INTERNAL, "oops", internal))
+    assert client.to_tool_error(exc) == '{"schema_version":1,"error":"internal"}'

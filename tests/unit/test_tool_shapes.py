@@ -145,6 +145,7 @@ def test_runner_refuses_malformed_arguments_naming_the_field(
         checked_arguments(SCHEMA, arguments)
     error = info.value.to_tool_error()
     assert error["error"] == "invalid_request" and error["field"] == field
+    assert error["message"].startswith(f"{field}: ")
     assert error["bound"] == bound if bound else error["bound"].startswith("one of: ")
 
 

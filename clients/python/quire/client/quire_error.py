@@ -53,8 +53,13 @@ class QuireError(Exception):
         return self.detail.retry_after.ToTimedelta()
 
     def to_tool_error(self) -> dict[str, Any]:
-        """The tool_error object; `field` and `bound` come from the first field violation."""
+        """The tool_error object: `message` is the ErrorDetail's, `field` and `bound` come from
+        the first field violation."""
         first = self.detail.field_violations[0] if self.detail.field_violations else None
-        if first is None:
-            return tool_error_dict(self.code, self.current_revision)
-        return tool_error_dict(self.code, self.current_revision, first.field, first.bound)
+        return tool_error_dict(
+            self.code,
+            self.current_revision,
+            first.field if first else "",
+            first.bound if first else "",
+            self.detail.message,
+        )

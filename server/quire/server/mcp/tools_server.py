@@ -2,8 +2,8 @@
 
 Which runner serves a request is the transport's business (`RunnerFor`): stdio has one, HTTP
 one per API key and binding. A failed call is a tool result with `isError` whose text is the
-tool_error JSON (code, field, bound), so the model reads it and can correct itself; it is
-never a protocol error. Cancelling the request (the client's notifications/cancelled, or an
+tool_error JSON (code, message, field, bound), so the model reads it and can correct itself;
+it is never a protocol error. Cancelling the request (the client's notifications/cancelled, or an
 HTTP client that goes away) cancels the handler, and with it the gRPC call in flight.
 """
 
