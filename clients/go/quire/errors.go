@@ -79,9 +79,15 @@ func (e *Error) RetryAfter() (d time.Duration, ok bool) {
 }
 
 // ToolError is the agent tool JSON of this error (see ToToolError).
-// field and bound name the first field violation and the bound it broke, when there is one.
+// message is the ErrorDetail's; field and bound name the first field violation and the bound
+// it broke, when there is one.
 func (e *Error) ToolError() string {
 	body := newToolError(e.Code, e.CurrentRevision())
+	// An internal failure never says more than its code: its text may come from a runtime or
+	// from code that is not Quire's.
+	if e.Code != quirev1.ErrorCode_ERROR_CODE_INTERNAL {
+		body.Message = e.Detail.GetMessage()
+	}
 	if violations := e.FieldViolations(); len(violations) > 0 {
 		body.Field, body.Bound = violations[0].GetField(), violations[0].GetBound()
 	}
@@ -213,11 +219,11 @@ func convert(err error) error {
 
 // ToToolError is the JSON an agent tool returns instead of failing:
 //
-//	{"schema_version":1,"error":"page_changed","current_revision":"3f2a…"}
-//	{"schema_version":1,"error":"invalid_request","field":"limit","bound":"1–8"}
+//	{"schema_version":1,"error":"page_changed","message":"…","current_revision":"3f2a…"}
+//	{"schema_version":1,"error":"invalid_request","message":"…","field":"limit","bound":"1–8"}
 //
-// error is the code in lower case without its prefix; current_revision, field and bound
-// appear only when set.
+// error is the code in lower case without its prefix; message (the ErrorDetail's, never for
+// internal), current_revision, field and bound appear only when set.
 // Any error that is neither a Quire error nor a gRPC status gives "internal".
 func ToToolError(err error) string {
 	if qe := FromError(err); qe != nil {
@@ -229,9 +235,12 @@ func ToToolError(err error) string {
 // ToolErrorSchemaVersion is the schema_version of tool_error JSON.
 const ToolErrorSchemaVersion = 1
 
+// toolError's field order is the JSON's key order, the same as the Python and TypeScript
+// clients write.
 type toolError struct {
 	SchemaVersion   int    `json:"schema_version"`
 	Error           string `json:"error"`
+	Message         string `json:"message,omitempty"`
 	CurrentRevision string `json:"current_revision,omitempty"`
 	Field           string `json:"field,omitempty"`
 	Bound           string `json:"bound,omitempty"`

@@ -145,8 +145,22 @@ func TestToToolError(t *testing.T) {
 	if got := ToToolError(errors.New("boom")); got != `{"schema_version":1,"error":"internal"}` {
 		t.Fatalf("plain: %s", got)
 	}
-	if got := ToToolError(status.Error(codes.Unavailable, "down")); got != `{"schema_version":1,"error":"unavailable"}` {
+	// Without an ErrorDetail the status message stands in for the detail's.
+	if got := ToToolError(status.Error(codes.Unavailable, "down")); got != `{"schema_version":1,"error":"unavailable","message":"down"}` {
 		t.Fatalf("no detail: %s", got)
+	}
+	// The same bytes as the Python and TypeScript clients' tests expect.
+	withMessage := richStatus(t, codes.InvalidArgument, &quirev1.ErrorDetail{
+		Code:            quirev1.ErrorCode_ERROR_CODE_INVALID_REQUEST,
+		Message:         "limit: at most 8",
+		FieldViolations: []*quirev1.FieldViolation{{Field: "limit", Bound: "1–8"}},
+	})
+	if got := ToToolError(withMessage); got != `{"schema_version":1,"error":"invalid_request","message":"limit: at most 8","field":"limit","bound":"1–8"}` {
+		t.Fatalf("message: %s", got)
+	}
+	internal := richStatus(t, codes.Internal, &quirev1.ErrorDetail{Code: quirev1.ErrorCode_ERROR_CODE_INTERNAL, Message: "oops"})
+	if got := ToToolError(internal); got != `{"schema_version":1,"error":"internal"}` {
+		t.Fatalf("internal: %s", got)
 	}
 	var body map[string]any
 	if err := json.Unmarshal([]byte(ToToolError(changed)), &body); err != nil || body["schema_version"] != 1.0 {

@@ -96,7 +96,7 @@ func TestIntegrationCollections(t *testing.T) {
 	if !errors.As(err, &qe) || qe.Code != quirev1.ErrorCode_ERROR_CODE_COLLECTION_NOT_FOUND || qe.GRPCCode != codes.NotFound {
 		t.Fatalf("deleted: %v", err)
 	}
-	if got := quire.ToToolError(err); got != `{"schema_version":1,"error":"collection_not_found"}` {
+	if got := quire.ToToolError(err); got != `{"schema_version":1,"error":"collection_not_found","message":"Collection not found"}` {
 		t.Fatalf("tool error: %s", got)
 	}
 }

@@ -45,6 +45,11 @@ export interface ToolError {
   schema_version: 1;
   /** The ErrorCode in lower case without its prefix, e.g. `"page_changed"`. */
   error: string;
+  /**
+   * The ErrorDetail's sentence for people and models, when it has one; never present for
+   * `internal` (its text may come from a runtime or from code that is not Quire's).
+   */
+  message?: string;
   /** Only present when set (PAGE_CHANGED). */
   current_revision?: string;
   /** The argument at fault (the first field violation), when one was. */
@@ -53,13 +58,19 @@ export interface ToolError {
   bound?: string;
 }
 
+/**
+ * Keys are set in one fixed order (schema_version, error, message, current_revision, field,
+ * bound) so `JSON.stringify` writes the same bytes as the Python and Go clients.
+ */
 export function toolErrorObject(
   code: ErrorCode,
   currentRevision = "",
   field = "",
   bound = "",
+  message = "",
 ): ToolError {
   const body: ToolError = { schema_version: 1, error: codeName(code).toLowerCase() };
+  if (message && code !== ErrorCode.INTERNAL) body.message = message;
   if (currentRevision) body.current_revision = currentRevision;
   if (field) body.field = field;
   if (bound) body.bound = bound;
@@ -118,7 +129,7 @@ export class QuireError extends Error {
 
   toToolError(): ToolError {
     const first = this.detail.fieldViolations[0];
-    return toolErrorObject(this.code, this.currentRevision, first?.field, first?.bound);
+    return toolErrorObject(this.code, this.currentRevision, first?.field, first?.bound, this.detail.message);
   }
 }
 
@@ -215,7 +226,7 @@ export function toQuireError(err: unknown): QuireError {
 
 /**
  * The design's tool_error JSON for any thrown value, e.g.
- * `{"schema_version":1,"error":"page_changed","current_revision":"3f2a…"}`.
+ * `{"schema_version":1,"error":"page_changed","message":"…","current_revision":"3f2a…"}`.
  * QuireErrors and ConnectErrors map to their code; anything else is `internal`.
  */
 export function toToolError(err: unknown): string {

@@ -79,7 +79,10 @@ describe("QuireClient against a live server", { skip: SKIP }, () => {
       assert.ok(err instanceof errors.CollectionNotFound);
       assert.equal(err.code, ErrorCode.COLLECTION_NOT_FOUND);
       assert.equal(err.detail.code, ErrorCode.COLLECTION_NOT_FOUND);
-      assert.equal(toToolError(err), '{"schema_version":1,"error":"collection_not_found"}');
+      assert.equal(
+        toToolError(err),
+        '{"schema_version":1,"error":"collection_not_found","message":"Collection not found"}',
+      );
       return true;
     });
     await assert.rejects(client(KEYS["invalid"]).listCollections(), errors.Unauthenticated);
@@ -195,7 +198,12 @@ describe("QuireClient against a live server", { skip: SKIP }, () => {
       assert.equal(err.currentRevision, hit.revision);
       assert.equal(
         toToolError(err),
-        JSON.stringify({ schema_version: 1, error: "page_changed", current_revision: hit.revision }),
+        JSON.stringify({
+          schema_version: 1,
+          error: "page_changed",
+          message: "The page changed since that revision",
+          current_revision: hit.revision,
+        }),
       );
       return true;
     });

@@ -140,7 +140,8 @@ describe("fromConnectError", () => {
 
 describe("toToolError", () => {
   test("page_changed carries current_revision (and the violation's field)", () => {
-    const expected = '{"schema_version":1,"error":"page_changed","current_revision":"r2","field":"revision"}';
+    const expected =
+      '{"schema_version":1,"error":"page_changed","message":"Page changed since revision r1","current_revision":"r2","field":"revision"}';
     assert.equal(toToolError(fromConnectError(pageChanged())), expected);
     assert.equal(toToolError(pageChanged()), expected);
   });
@@ -148,8 +149,12 @@ describe("toToolError", () => {
   test("current_revision only when set", () => {
     const detail = create(ErrorDetailSchema, { code: ErrorCode.DOCUMENT_NOT_FOUND, message: "Document not found" });
     const err = new errors.DocumentNotFound("Document not found", { detail });
-    assert.equal(toToolError(err), '{"schema_version":1,"error":"document_not_found"}');
-    assert.deepEqual(toToolErrorObject(err), { schema_version: 1, error: "document_not_found" });
+    assert.equal(toToolError(err), '{"schema_version":1,"error":"document_not_found","message":"Document not found"}');
+    assert.deepEqual(toToolErrorObject(err), {
+      schema_version: 1,
+      error: "document_not_found",
+      message: "Document not found",
+    });
   });
 
   test("field and bound of the first violation", () => {
@@ -159,7 +164,33 @@ describe("toToolError", () => {
       fieldViolations: [{ field: "limit", description: "must be 1–8 (0 means 8)", bound: "1–8" }],
     });
     const err = new errors.InvalidRequest(detail.message, { detail });
-    assert.equal(toToolError(err), '{"schema_version":1,"error":"invalid_request","field":"limit","bound":"1–8"}');
+    assert.equal(
+      toToolError(err),
+      '{"schema_version":1,"error":"invalid_request","message":"limit: must be 1–8 (0 means 8)","field":"limit","bound":"1–8"}',
+    );
+  });
+
+  test("message in the same place as the Python and Go clients put it", () => {
+    const detail = create(ErrorDetailSchema, {
+      code: ErrorCode.INVALID_REQUEST,
+      message: "limit: at most 8",
+      fieldViolations: [{ field: "limit", bound: "1–8" }],
+    });
+    const err = fromConnectError(
+      new ConnectError("x", Code.InvalidArgument, undefined, [{ desc: ErrorDetailSchema, value: detail }]),
+    );
+    assert.equal(
+      toToolError(err),
+      '{"schema_version":1,"error":"invalid_request","message":"limit: at most 8","field":"limit","bound":"1–8"}',
+    );
+  });
+
+  test("internal never carries a message, even the server's", () => {
+    const detail = create(ErrorDetailSchema, { code: ErrorCode.INTERNAL, message: "oops" });
+    const err = fromConnectError(
+      new ConnectError("oops", Code.Internal, undefined, [{ desc: ErrorDetailSchema, value: detail }]),
+    );
+    assert.equal(toToolError(err), '{"schema_version":1,"error":"internal"}');
   });
 
   test("unknown errors are internal", () => {
