@@ -12,7 +12,7 @@ from typing import Any
 import asyncpg
 
 from quire.indexer.home import quire_home
-from quire.server import auth
+from quire.server import auth, cli_commands
 from quire.server.config import DEFAULT_ADDRESS, DEFAULT_HTTP_ADDRESS, Settings
 from quire.server.telemetry import configure_logging
 
@@ -368,6 +368,7 @@ def build_parser() -> argparse.ArgumentParser:
         help="repeatable; default read",
     )
     create.set_defaults(func=cmd_keys_create)
+    cli_commands.admin.extend_keys(keys_sub)
 
     gate = sub.add_parser("gate", help="the FTS baseline gate")
     gate_sub = gate.add_subparsers(dest="gate_command", required=True, metavar="ACTION")
@@ -382,6 +383,7 @@ def build_parser() -> argparse.ArgumentParser:
     gate_run.add_argument("--max-queries", type=int, default=0, help="0: all")
     gate_run.add_argument("--json", help="also write the summary as JSON to this file")
     gate_run.set_defaults(func=cmd_gate_run)
+    cli_commands.admin.extend_gate(gate_sub)
 
     model = sub.add_parser("model", help="manage the embedding model")
     model_sub = model.add_subparsers(dest="model_command", required=True, metavar="ACTION")
@@ -396,6 +398,7 @@ def build_parser() -> argparse.ArgumentParser:
     )
     prepare.add_argument("--force", action="store_true", help="rebuild even if prepared")
     prepare.set_defaults(func=cmd_model_prepare)
+    cli_commands.register(sub)
     return parser
 
 

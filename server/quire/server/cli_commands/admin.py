@@ -1,0 +1,168 @@
+"""`quire keys list|revoke`, `quire gate status`, `quire index status|rebuild|rollback`: the
+admin commands that run over the network.
+
+`quire keys list` is not offered: the AdminService has no RPC that lists keys (CreateApiKey and
+RevokeApiKey only), and the CLI does not read the database behind the server's back.
+`quire keys create` (cli.py) writes to the local database directly; `quire keys revoke` goes
+through RevokeApiKey and needs a key with scope admin.
+"""
+
+from __future__ import annotations
+
+import argparse
+
+from rich.console import Console
+
+from quire.client import AsyncQuireClient
+from quire.server.cli_commands import connection, exit_codes
+from quire.server.cli_commands.collections import resolve
+from quire.server.cli_commands.output import Output, as_dict, pairs, table
+from quire.server.cli_commands.runner import run
+from quire.v1 import knowledge_pb2
+
+
+async def cmd_keys_revoke(
+    client: AsyncQuireClient, args: argparse.Namespace, output: Output
+) -> int:
+    await client.revoke_api_key(key_id=args.key_id)
+    output.result(
+        {"key_id": args.key_id, "revoked": True},
+        lambda console: console.print(f"revoked key {args.key_id}"),
+    )
+    return exit_codes.OK
+
+
+async def cmd_gate_status(
+    client: AsyncQuireClient, args: argparse.Namespace, output: Output
+) -> int:
+    reply = await client.get_gate_status()
+
+    def render(console: Console) -> None:
+        result = reply.result
+        has = reply.HasField("result")
+        console.print(
+            pairs(
+                "Gate",
+                [
+                    ("current fingerprint", reply.current_fingerprint),
+                    ("result", ("passed" if result.passed else "failed") if has else "none yet"),
+                    ("data set", f"{result.dataset} ({result.split})" if has else ""),
+                    (
+                        "queries / documents",
+                        f"{result.queries} / {result.documents}" if has else "",
+                    ),
+                ],
+            )
+        )
+        if has:
+            rows = [
+                (
+                    m.label or knowledge_pb2.RetrievalMode.Name(m.mode),
+                    f"{m.ndcg_at_10:.4f}",
+                    f"{m.recall_at_10:.4f}",
+                    f"{m.recall_at_100:.4f}",
+                    f"{m.mrr_at_10:.4f}",
+                )
+                for m in result.metrics
+            ]
+            console.print(table(None, ["mode", "nDCG@10", "R@10", "R@100", "MRR@10"], rows))
+
+    output.result(as_dict(reply), render)
+    return exit_codes.OK
+
+
+def _render_index(status: knowledge_pb2.IndexStatus) -> object:
+    def render(console: Console) -> None:
+        rows = [
+            (
+                g.generation,
+                knowledge_pb2.GenerationState.Name(g.state).removeprefix("GENERATION_STATE_"),
+                f"{g.documents_indexed}/{g.documents_total}",
+                g.index_version,
+                g.fingerprint[:12],
+                g.error,
+            )
+            for g in status.generations
+        ]
+        title = (
+            f"serving {status.serving_generation or 'none'}, "
+            f"building {status.building_generation or 'none'}"
+        )
+        console.print(
+            table(
+                title, ["generation", "state", "indexed", "version", "fingerprint", "error"], rows
+            )
+        )
+
+    return render
+
+
+async def cmd_index_status(
+    client: AsyncQuireClient, args: argparse.Namespace, output: Output
+) -> int:
+    collection = await resolve(client, args.collection)
+    status = await client.get_index_status(collection_id=collection.collection_id)
+    output.result(as_dict(status), _render_index(status))  # type: ignore[arg-type]
+    return exit_codes.OK
+
+
+async def cmd_index_rebuild(
+    client: AsyncQuireClient, args: argparse.Namespace, output: Output
+) -> int:
+    collection = await resolve(client, args.collection)
+    status = await client.rebuild_index(
+        collection_id=collection.collection_id, index_version=args.index_version
+    )
+    output.result(as_dict(status), _render_index(status))  # type: ignore[arg-type]
+    return exit_codes.OK
+
+
+async def cmd_index_rollback(
+    client: AsyncQuireClient, args: argparse.Namespace, output: Output
+) -> int:
+    collection = await resolve(client, args.collection)
+    status = await client.rollback_index(collection_id=collection.collection_id)
+    output.result(as_dict(status), _render_index(status))  # type: ignore[arg-type]
+    return exit_codes.OK
+
+
+def register(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
+    shared = connection.flags()
+    # `keys` and `gate` already exist in cli.py (their local actions); the network actions are
+    # added to those parsers by `extend_keys` and `extend_gate`.
+    index = sub.add_parser("index", help="a collection's index generations")
+    actions = index.add_subparsers(dest="index_command", required=True, metavar="ACTION")
+    status = actions.add_parser("status", parents=[shared], help="the generations")
+    status.add_argument("--collection", required=True, help="collection id or name")
+    status.set_defaults(func=run(cmd_index_status))
+    rebuild = actions.add_parser(
+        "rebuild", parents=[shared], help="build a new generation beside the serving one"
+    )
+    rebuild.add_argument("--collection", required=True, help="collection id or name")
+    rebuild.add_argument("--index-version", help="(default: the serving generation's)")
+    rebuild.set_defaults(func=run(cmd_index_rebuild))
+    rollback = actions.add_parser(
+        "rollback", parents=[shared], help="serve the newest retired generation again"
+    )
+    rollback.add_argument("--collection", required=True, help="collection id or name")
+    rollback.set_defaults(func=run(cmd_index_rollback))
+
+
+def extend_keys(actions: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
+    revoke = actions.add_parser(
+        "revoke", parents=[connection.flags()], help="revoke a key by id (over the network)"
+    )
+    revoke.add_argument("key_id")
+    revoke.set_defaults(func=run(cmd_keys_revoke))
+
+
+def extend_gate(actions: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
+    status = actions.add_parser(
+        "status",
+        parents=[connection.flags()],
+        help="the gate result for the server's current fingerprint (over the network)",
+    )
+    status.set_defaults(func=run(cmd_gate_status))
+
+
+__all__ = ["extend_gate", "extend_keys", "register"]

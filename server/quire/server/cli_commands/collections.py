@@ -1,0 +1,100 @@
+"""`quire collections ls|create|show|rm`, and how every command finds a collection by id or name."""
+
+from __future__ import annotations
+
+import argparse
+import uuid
+
+from rich.console import Console
+
+from quire.client import AsyncQuireClient, CollectionNotFound
+from quire.server.cli_commands import connection, exit_codes
+from quire.server.cli_commands.output import Output, as_dict, pairs, table
+from quire.server.cli_commands.runner import run
+from quire.v1 import knowledge_pb2
+
+
+def _is_uuid(text: str) -> bool:
+    try:
+        uuid.UUID(text)
+    except ValueError:
+        return False
+    return True
+
+
+async def resolve(
+    client: AsyncQuireClient, ref: str, *, create: bool = False
+) -> knowledge_pb2.Collection:
+    """The collection whose id or name is `ref`; with `create`, a new one named `ref` when no
+    collection has that name."""
+    if _is_uuid(ref):
+        return await client.get_collection(collection_id=ref)
+    for collection in await client.list_collections():
+        if collection.name == ref:
+            return collection
+    if create:
+        return await client.create_collection(name=ref)
+    raise CollectionNotFound(f"no collection is named or has the id {ref!r}")
+
+
+def _rows(collections: list[knowledge_pb2.Collection]) -> list[list[object]]:
+    return [
+        [c.name, c.collection_id, c.document_count, c.serving_generation, c.revision]
+        for c in collections
+    ]
+
+
+_COLUMNS = ["name", "id", "documents", "serving generation", "revision"]
+
+
+async def cmd_ls(client: AsyncQuireClient, args: argparse.Namespace, output: Output) -> int:
+    collections = await client.list_collections()
+
+    def render(console: Console) -> None:
+        console.print(table(None, _COLUMNS, _rows(collections)))
+
+    output.result([as_dict(c) for c in collections], render)
+    return exit_codes.OK
+
+
+def _show(output: Output, collection: knowledge_pb2.Collection) -> None:
+    def render(console: Console) -> None:
+        console.print(pairs(collection.name, zip(_COLUMNS, _rows([collection])[0], strict=True)))
+
+    output.result(as_dict(collection), render)
+
+
+async def cmd_create(client: AsyncQuireClient, args: argparse.Namespace, output: Output) -> int:
+    _show(output, await client.create_collection(name=args.name))
+    return exit_codes.OK
+
+
+async def cmd_show(client: AsyncQuireClient, args: argparse.Namespace, output: Output) -> int:
+    _show(output, await resolve(client, args.collection))
+    return exit_codes.OK
+
+
+async def cmd_rm(client: AsyncQuireClient, args: argparse.Namespace, output: Output) -> int:
+    collection = await resolve(client, args.collection)
+    _show(output, await client.delete_collection(collection_id=collection.collection_id))
+    return exit_codes.OK
+
+
+def register(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
+    shared = connection.flags()
+    parser = sub.add_parser("collections", help="list, create, show and delete collections")
+    actions = parser.add_subparsers(dest="collections_command", required=True, metavar="ACTION")
+    ls = actions.add_parser("ls", parents=[shared], help="the organisation's collections")
+    ls.set_defaults(func=run(cmd_ls))
+    create = actions.add_parser("create", parents=[shared], help="create a collection")
+    create.add_argument("name")
+    create.set_defaults(func=run(cmd_create))
+    show = actions.add_parser("show", parents=[shared], help="one collection, by id or name")
+    show.add_argument("collection")
+    show.set_defaults(func=run(cmd_show))
+    rm = actions.add_parser("rm", parents=[shared], help="delete a collection, by id or name")
+    rm.add_argument("collection")
+    rm.set_defaults(func=run(cmd_rm))
+
+
+__all__ = ["register", "resolve"]

@@ -1,0 +1,71 @@
+"""`quire search QUERY --agent A | --collection C`: SearchKnowledge over collections.
+
+There is no `--mode`: SearchKnowledgeRequest has no mode field, the organisation's retrieval
+policy picks it (`quire` admins set it with AdminService.SetRetrievalPolicy). The mode that
+served the hits is shown with them.
+"""
+
+from __future__ import annotations
+
+import argparse
+import time
+
+from rich.console import Console
+
+from quire.client import AsyncQuireClient
+from quire.server.cli_commands import connection, exit_codes
+from quire.server.cli_commands.collections import resolve
+from quire.server.cli_commands.output import Output, as_dict, table
+from quire.server.cli_commands.runner import run
+from quire.v1 import knowledge_pb2
+
+
+async def cmd_search(client: AsyncQuireClient, args: argparse.Namespace, output: Output) -> int:
+    collection_ids = [(await resolve(client, ref)).collection_id for ref in args.collection or []]
+    started = time.perf_counter()
+    reply = await client.search_knowledge(
+        query=args.query,
+        agent_id=args.agent,
+        collection_ids=collection_ids,
+        limit=args.limit,
+    )
+    took_ms = (time.perf_counter() - started) * 1000
+    mode = knowledge_pb2.RetrievalMode.Name(reply.mode).removeprefix("RETRIEVAL_MODE_")
+    data = as_dict(reply) | {"latency_ms": round(took_ms, 1)}
+
+    def render(console: Console) -> None:
+        rows = [
+            (
+                h.rank,
+                f"{h.score:.4f}",
+                h.file_name,
+                h.document_id,
+                " › ".join(h.heading_path),
+                " ".join(h.snippet.split())[:200],
+            )
+            for h in reply.hits
+        ]
+        title = f"{len(reply.hits)} hits, mode {mode}, {took_ms:.0f} ms" + (
+            " (cached)" if reply.cached else ""
+        )
+        console.print(table(title, ["#", "score", "file", "document", "section", "snippet"], rows))
+
+    output.result(data, render)
+    return exit_codes.OK
+
+
+def register(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
+    parser = sub.add_parser(
+        "search",
+        parents=[connection.flags()],
+        help="search an agent's collections, or the named ones (mode: the retrieval policy's)",
+    )
+    parser.add_argument("query")
+    scope = parser.add_mutually_exclusive_group(required=True)
+    scope.add_argument("--agent", help="search this agent's attached collections")
+    scope.add_argument("--collection", action="append", help="collection id or name; repeatable")
+    parser.add_argument("--limit", type=int, default=None, help="hits, 1–50 (default 8)")
+    parser.set_defaults(func=run(cmd_search))
+
+
+__all__ = ["register"]
