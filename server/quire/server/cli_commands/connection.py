@@ -37,7 +37,9 @@ def flags() -> argparse.ArgumentParser:
     )
     group.add_argument("--tls-client-key", metavar="PEM", help="client private key for mutual TLS")
     parent.add_argument(
-        "--json", action="store_true", help="print the result as JSON on stdout, no progress"
+        "--json",
+        action="store_true",
+        help="print the result as JSON on stdout (progress, on a terminal, goes to stderr)",
     )
     return parent
 

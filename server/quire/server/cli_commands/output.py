@@ -35,7 +35,10 @@ def as_dict(message: Message) -> dict[str, Any]:
 class Output:
     def __init__(self, as_json: bool) -> None:
         self.as_json = as_json
-        self.out = Console(highlight=False, soft_wrap=True)
+        self.out = Console(highlight=False)
+        if not self.out.is_terminal:
+            # Piped into a file or less: rich would assume 80 columns and fold every UUID.
+            self.out = Console(highlight=False, width=200)
         self.err = Console(stderr=True, highlight=False)
 
     def result(self, data: Any, render: Callable[[Console], None]) -> None:
@@ -63,7 +66,8 @@ class Output:
             TextColumn("{task.fields[detail]}"),
             console=self.err,
             transient=False,
-            disable=self.as_json or not self.err.is_terminal,
+            # Progress goes to stderr, so it may be drawn beside --json output on stdout.
+            disable=not self.err.is_terminal,
         )
 
 

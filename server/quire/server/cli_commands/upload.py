@@ -30,6 +30,9 @@ from quire.v1 import knowledge_pb2
 # bigger ones are hashed and then streamed from disk in 1 MiB chunks.
 _IN_MEMORY = 4 * 1024 * 1024
 _HASH_BLOCK = 1024 * 1024
+# Small files are read on the event loop: a thread hand-off costs more than the read itself
+# (most documents are a few KiB), and thousands of them are what bulk uploads are made of.
+_READ_INLINE = 256 * 1024
 NO_TEXT = "no text extracted"
 FINAL = frozenset(
     {
@@ -133,7 +136,10 @@ async def upload_all(client: AsyncQuireClient, run: Run, concurrency: int, tick:
 
     async def one(item: Item) -> None:
         try:
-            source, sha, size = await asyncio.to_thread(_read, item.path)
+            if item.path.stat().st_size <= _READ_INLINE:
+                source, sha, size = _read(item.path)
+            else:
+                source, sha, size = await asyncio.to_thread(_read, item.path)
         except OSError as exc:
             item.action, item.stage, item.reason = "failed", "upload", f"cannot read: {exc}"
             return
