@@ -49,3 +49,14 @@ export function bytes(size: number): string {
 export function int(value: string | number | undefined): number {
   return value === undefined ? 0 : Number(value);
 }
+
+/** A snippet with the search engine's `<b>…</b>` highlights as <mark> elements: only those
+ * two tags are read as markup, every other character stays text. */
+export function highlighted(snippet: string): HTMLElement {
+  const quote = h("blockquote", {});
+  snippet.split(/(<b>[^<]*<\/b>)/).forEach((part) => {
+    const bold = /^<b>([^<]*)<\/b>$/.exec(part);
+    append(quote, bold ? h("mark", {}, bold[1] ?? "") : part);
+  });
+  return quote;
+}

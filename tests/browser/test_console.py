@@ -13,7 +13,7 @@ import json
 import os
 import shutil
 import time
-from collections.abc import AsyncIterator
+from collections.abc import AsyncIterator, Iterator
 from pathlib import Path
 from typing import Any
 
@@ -22,9 +22,10 @@ import pytest_asyncio
 from playwright.async_api import expect
 
 from quire.client import AsyncQuireClient, InvalidRequest
-from quire.v1 import knowledge_pb2
-from tests.conftest import Harness, Keys
+from quire.v1 import admin_pb2, knowledge_pb2
+from tests.conftest import SHARED, Harness, Keys
 from tests.support.sample_files import make_png
+from tests.support.site_server import Reply, SiteServer
 
 pytestmark = pytest.mark.asyncio(loop_scope="session")
 NEEDS_MODEL = True
@@ -213,16 +214,101 @@ async def test_upload_watch_read_search_and_roll_back(
         assert f"served as {mode}" in await column.inner_text()
     await screenshot(page, "search")
 
+    if (SHARED / "data" / "scifact").is_dir():  # a small gate run, so the chart has bars
+        async for _ in client.run_gate(
+            dataset="scifact", split="train", max_documents=60, max_queries=10
+        ):
+            pass
     await page.goto(url(harness, f"#/rollout/{collection_id}"))
     serving = page.locator("#serving-generation")
     await expect(serving).to_have_text("1", timeout=WAIT_MS)
     await page.click("#rebuild")
     # No reload: WatchIndexStatus brings the build's progress and the flip to the page.
     await expect(serving).to_have_text("2", timeout=WAIT_MS)
+    if (SHARED / "data" / "scifact").is_dir():
+        assert await page.locator("#gate svg.chart rect").count() >= 2
     await screenshot(page, "rollout")
     await page.click("#rollback")
     await expect(serving).to_have_text("1", timeout=WAIT_MS)
     assert (await client.get_index_status(collection_id=collection_id)).serving_generation == 1
+
+
+async def test_drop_replace_and_delete(page: Any, harness: Harness, keys: Keys) -> None:
+    await sign_in(page, harness, keys.all)
+    await create_collection(page, "drop-and-edit")
+    # A real drop event carrying a file, as the browser delivers one from the desktop.
+    dropped = await page.evaluate_handle(
+        "() => { const d = new DataTransfer();"
+        " d.items.add(new File(['the first draft of the plan'], 'plan.txt', {type: 'text/plain'}));"
+        " return d; }"
+    )
+    await page.dispatch_event("#drop-zone", "drop", {"dataTransfer": dropped})
+    row = page.locator("tr[data-document='plan.txt']")
+    await row.locator("td.status[data-status=ready]").wait_for()
+    before = await row.locator("td").nth(3).inner_text()
+    async with page.expect_file_chooser() as chooser:
+        await row.locator("button", has_text="Replace").click()
+    await (await chooser.value).set_files(
+        {"name": "plan.txt", "mimeType": "text/plain", "buffer": b"a much longer second draft " * 9}
+    )
+    await page.locator("li[data-upload='plan.txt'][data-result=uploaded]").first.wait_for()
+    await expect(row.locator("td").nth(3)).not_to_have_text(before, timeout=WAIT_MS)
+    assert await page.locator("tr[data-document]").count() == 1  # a new version, not a copy
+    await page.set_input_files(
+        "#file-input", {"name": "thing.xyz", "mimeType": "", "buffer": b"what is this"}
+    )
+    refused = page.locator("li[data-upload='thing.xyz'][data-result=failed] .error")
+    await refused.wait_for()
+    print(json.dumps({"unsupported_upload_message": await refused.inner_text()}))
+    assert "thing.xyz" not in await page.locator("#documents").inner_text()
+    await row.locator("button", has_text="Delete").click()
+    await row.locator("button", has_text="Confirm delete").click()
+    await row.wait_for(state="detached")
+
+
+async def test_a_revoked_key_ends_the_session_with_a_message(
+    page: Any, harness: Harness, client: AsyncQuireClient
+) -> None:
+    made = await client.create_api_key(scopes=[admin_pb2.SCOPE_READ, admin_pb2.SCOPE_WRITE])
+    await sign_in(page, harness, made.secret)
+    await client.revoke_api_key(key_id=made.key_id)
+    await page.click("nav a[href='#/search']")
+    message = page.locator("#signin-message .error")
+    await message.wait_for()
+    assert "Your session ended" in await message.inner_text()
+    assert await page.evaluate("sessionStorage.getItem('quire.apiKey')") is None
+
+
+@pytest.fixture(scope="module")
+def site(harness: Harness) -> Iterator[SiteServer]:
+    server = SiteServer()
+    with server:
+        pages = {
+            "/guide/intro.md": "# Introduction\n\nQuire keeps documentation searchable.\n",
+            "/guide/install.md": "# Install\n\nRun the installer, then start with quire up.\n",
+        }
+        links = "\n".join(f"- [{p}]({server.url}{p})" for p in pages)
+        server.route("/llms.txt", Reply.text(f"# Docs\n\n{links}\n"))
+        for path, text in pages.items():
+            server.route(path, Reply.text(text, content_type="text/markdown"))
+        harness.running.state.settings.allow_sources.append(server.origin)  # type: ignore[attr-defined]
+        yield server
+
+
+async def test_published_pages_report_search_and_read(
+    page: Any, harness: Harness, keys: Keys, client: AsyncQuireClient, site: SiteServer
+) -> None:
+    async for _ in client.sync_pages(namespace="console-docs", url=f"{site.url}/llms.txt"):
+        pass
+    await sign_in(page, harness, keys.all)
+    await page.click("nav a[href='#/pages']")
+    await page.click("a[href='#/pages/console-docs']")
+    await expect(page.locator("#sync-report")).to_contain_text("Discovered", timeout=WAIT_MS)
+    await page.fill("#page-search input[name=query]", "installer")
+    await page.click("#page-search button")
+    await page.locator("#page-results .hit a").first.click()
+    await expect(page.locator("#page-read pre")).to_contain_text("installer", timeout=WAIT_MS)
+    await screenshot(page, "pages")
 
 
 async def wait_indexed(client: AsyncQuireClient, collection_id: str, within: float = 120) -> None:

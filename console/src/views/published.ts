@@ -26,7 +26,7 @@ export async function namespaceView(root: HTMLElement, namespace: string, path: 
   const report = h("section", { class: "card", id: "sync-report" }, h("h2", {}, "Last sync"));
   const query = h("input", { name: "query", placeholder: "Search these pages", required: true, size: 40 });
   const results = h("div", { id: "page-results" });
-  const form = h("form", { class: "inline" }, query, h("button", { type: "submit" }, "Search"));
+  const form = h("form", { class: "inline", id: "page-search" }, query, h("button", { type: "submit" }, "Search"));
   const reader = h("section", { id: "page-read" });
   replace(root, h("h1", {}, namespace), h("p", {}, h("a", { href: "#/pages" }, "← namespaces")),
     h("div", { class: "cards" }, report, h("section", { class: "card wide" }, h("h2", {}, "Search"), form, results)), reader);

@@ -11,10 +11,10 @@ const short = (mode?: string) => (mode ?? "UNSPECIFIED").replace("RETRIEVAL_MODE
 
 export async function rolloutView(root: HTMLElement, collectionId: string | undefined, signal: AbortSignal): Promise<void> {
   const policy = h("section", { class: "card", id: "policy" }, h("h2", {}, "Policy"));
-  const gate = h("section", { class: "card", id: "gate" }, h("h2", {}, "Gate"));
+  const gate = h("section", { class: "card wide", id: "gate" }, h("h2", {}, "Gate"));
   const shadow = h("section", { class: "card", id: "shadow" }, h("h2", {}, "Shadow report"));
   const generations = h("section", { class: "card wide", id: "generations" }, h("h2", {}, "Index generations"));
-  replace(root, h("h1", {}, "Retrieval rollout"), h("div", { class: "cards" }, policy, gate, shadow, generations));
+  replace(root, h("h1", {}, "Retrieval rollout"), h("div", { class: "cards" }, policy, shadow, gate, generations));
   void policyCard(policy, signal);
   void gateCard(gate, signal);
   void shadowCard(shadow, signal);

@@ -2,7 +2,7 @@
 // snippets, chunk fields and each call's latency as the browser measured it.
 
 import { unary } from "../connect.js";
-import { errorLine, h, int, replace } from "../dom.js";
+import { errorLine, h, highlighted, int, replace } from "../dom.js";
 import type { Collection, KnowledgeHit, SearchKnowledgeResponse } from "../types.js";
 
 const MODES = ["RETRIEVAL_MODE_LEGACY_FTS", "RETRIEVAL_MODE_HYBRID"] as const;
@@ -68,5 +68,5 @@ function hit(found: KnowledgeHit): HTMLElement {
     h("div", {}, h("strong", {}, found.fileName ?? found.documentId ?? ""), " ",
       h("span", { class: "score" }, `score ${(found.score ?? 0).toFixed(4)}`)),
     h("div", { class: "meta" }, `${chunk} · generation ${int(found.indexGeneration) || "—"} · ${(found.indexState ?? "").replace("HIT_INDEX_STATE_", "").toLowerCase()}`),
-    h("blockquote", {}, found.snippet ?? ""));
+    highlighted(found.snippet ?? ""));
 }
