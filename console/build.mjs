@@ -1,8 +1,9 @@
-// Builds the console into the Python package (server/quire/server/console/assets/), where
-// the server serves it with no Node at run time. `--check` builds into memory and fails if
-// the committed files differ, so a stale bundle cannot be committed unnoticed.
+// Bundles the console's TypeScript into the Python package (server/quire/server/console/
+// assets/console.js), where the server serves it with no Node at run time; index.html and
+// console.css live there as they are, with nothing to build. `--check` builds into memory and
+// fails if the committed bundle differs, so a stale bundle cannot be committed unnoticed.
 import { build } from "esbuild";
-import { readFileSync, writeFileSync, mkdirSync } from "node:fs";
+import { readFileSync, writeFileSync } from "node:fs";
 import { dirname, join } from "node:path";
 import { fileURLToPath } from "node:url";
 
@@ -19,11 +20,7 @@ const bundle = await build({
   legalComments: "none",
   write: false,
 });
-const files = {
-  "console.js": bundle.outputFiles[0].text,
-  "console.css": readFileSync(join(here, "console.css"), "utf8"),
-  "index.html": readFileSync(join(here, "index.html"), "utf8"),
-};
+const files = { "console.js": bundle.outputFiles[0].text };
 
 let stale = [];
 for (const [name, text] of Object.entries(files)) {
@@ -33,7 +30,6 @@ for (const [name, text] of Object.entries(files)) {
     try { committed = readFileSync(path, "utf8"); } catch { /* missing counts as stale */ }
     if (committed !== text) stale.push(name);
   } else {
-    mkdirSync(out, { recursive: true });
     writeFileSync(path, text);
   }
 }

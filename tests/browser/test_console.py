@@ -24,6 +24,7 @@ from playwright.async_api import expect
 from quire.client import AsyncQuireClient, InvalidRequest
 from quire.v1 import admin_pb2, knowledge_pb2
 from tests.conftest import SHARED, Harness, Keys
+from tests.support.index_waits import wait_indexed
 from tests.support.sample_files import make_png
 from tests.support.site_server import Reply, SiteServer
 
@@ -309,17 +310,6 @@ async def test_published_pages_report_search_and_read(
     await page.locator("#page-results .hit a").first.click()
     await expect(page.locator("#page-read pre")).to_contain_text("installer", timeout=WAIT_MS)
     await screenshot(page, "pages")
-
-
-async def wait_indexed(client: AsyncQuireClient, collection_id: str, within: float = 120) -> None:
-    deadline = asyncio.get_running_loop().time() + within
-    while True:
-        status = await client.get_index_status(collection_id=collection_id)
-        serving = [g for g in status.generations if g.generation == status.serving_generation]
-        if serving and serving[0].documents_indexed >= serving[0].documents_total:
-            return
-        assert asyncio.get_running_loop().time() < deadline, status
-        await asyncio.sleep(0.2)
 
 
 async def test_a_search_mode_for_one_call_yields_to_the_kill_switch(
