@@ -262,6 +262,14 @@ async def test_drop_replace_and_delete(page: Any, harness: Harness, keys: Keys) 
     await refused.wait_for()
     print(json.dumps({"unsupported_upload_message": await refused.inner_text()}))
     assert "thing.xyz" not in await page.locator("#documents").inner_text()
+    # The connection drops mid-upload: the line says so and the server stores nothing.
+    await page.route("**/quire.v1.KnowledgeService/UploadDocument", lambda r: r.abort())
+    await page.set_input_files(
+        "#file-input", {"name": "cut.txt", "mimeType": "text/plain", "buffer": b"never stored"}
+    )
+    await expect(page.locator("li[data-upload='cut.txt'] .error")).to_contain_text("cut off")
+    await page.unroute("**/quire.v1.KnowledgeService/UploadDocument")
+    assert "cut.txt" not in await page.locator("#documents").inner_text()
     await row.locator("button", has_text="Delete").click()
     await row.locator("button", has_text="Confirm delete").click()
     await row.wait_for(state="detached")
