@@ -5,7 +5,7 @@ VENV := .venv
 BIN := $(VENV)/bin
 STAMP := $(VENV)/.installed
 
-.PHONY: install model run test lint generate check-generated pytest clients-go clients-ts clean
+.PHONY: install model run test lint generate check-generated pytest clients-go clients-ts console check-console browser-deps clean
 
 $(STAMP): pyproject.toml clients/python/pyproject.toml
 	test -x $(BIN)/python || $(PYTHON) -m venv $(VENV)
@@ -40,7 +40,11 @@ lint: install
 	$(BIN)/buf format --exit-code --diff
 	BUF=$(BIN)/buf scripts/buf-breaking.sh
 
-pytest: install model
+## Debian's chromium for the browser tests (tests/browser); a no-op when it is there.
+browser-deps:
+	scripts/install-chromium.sh
+
+pytest: install model browser-deps
 	$(BIN)/pytest -q
 
 ## The Go client: go vet, generated-code check, unit tests (its conformance run is in pytest).
@@ -51,8 +55,16 @@ clients-go:
 clients-ts:
 	cd clients/typescript && (test -d node_modules || npm ci --no-audit --no-fund) && npm run ci
 
+## The web console: rebuild the bundle the Python package ships (commit the result), and
+## check that the committed bundle matches its sources (tsc --strict, then a fresh build).
+console:
+	cd console && (test -d node_modules || npm ci --no-audit --no-fund) && npm run build
+
+check-console:
+	cd console && (test -d node_modules || npm ci --no-audit --no-fund) && npm run ci
+
 ## Everything CI runs: lint, generated-code checks, client checks, the whole test suite.
-test: install model lint check-generated clients-go clients-ts pytest
+test: install model lint check-generated check-console clients-go clients-ts pytest
 
 clean:
 	rm -rf $(VENV) .quire-test .mypy_cache .ruff_cache .pytest_cache

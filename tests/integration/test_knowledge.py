@@ -15,6 +15,7 @@ from quire.client import AsyncQuireClient
 from quire.client import exceptions as qe
 from quire.v1 import knowledge_pb2
 from tests.conftest import Harness, Keys
+from tests.support.index_waits import wait_indexed
 from tests.support.sample_files import CORRUPT, SAMPLES
 
 pytestmark = pytest.mark.asyncio(loop_scope="session")
@@ -60,17 +61,6 @@ async def wait_settled(harness: Harness, collection_id: str, within: float = 120
             return
         assert asyncio.get_running_loop().time() < deadline, "collection never settled"
         await asyncio.sleep(0.1)
-
-
-async def wait_indexed(client: AsyncQuireClient, collection_id: str, within: float = 120) -> None:
-    deadline = asyncio.get_running_loop().time() + within
-    while True:
-        status = await client.get_index_status(collection_id=collection_id)
-        serving = [g for g in status.generations if g.generation == status.serving_generation]
-        if serving and serving[0].documents_indexed >= serving[0].documents_total:
-            return
-        assert asyncio.get_running_loop().time() < deadline, status
-        await asyncio.sleep(0.2)
 
 
 @pytest_asyncio.fixture(scope="module", loop_scope="session")

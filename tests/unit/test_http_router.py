@@ -123,3 +123,15 @@ async def test_a_full_duplex_call_is_cancelled_when_its_client_leaves() -> None:
              "headers": [(b"content-type", b"application/connect+json")]}  # fmt: skip
     await asyncio.wait_for(Router(busy, [], frozenset({path}))(scope, receive, send), 5)
     assert cancelled.is_set()
+
+
+async def test_a_root_mount_takes_only_what_no_prefix_nor_connect_takes() -> None:
+    connect, mcp, console = Recorder(), Recorder(), Recorder()
+    router = Router(connect, [("/", console), ("/mcp", mcp)])  # the root first on purpose
+    await request(router, "/mcp/messages")
+    await request(router, "/quire.v1.KnowledgeService/ListCollections")
+    await request(router, "/")
+    await request(router, "/console.js")
+    assert [s["path"] for s in mcp.scopes] == ["/mcp/messages"]
+    assert [s["path"] for s in connect.scopes] == ["/quire.v1.KnowledgeService/ListCollections"]
+    assert [s["path"] for s in console.scopes] == ["/", "/console.js"]

@@ -1218,7 +1218,13 @@ type SearchKnowledgeRequest struct {
 	//
 	// The bound is RetrievalPolicy.max_search_limit (default 8). 0 (unset) means 8, or the bound
 	// when it is lower.
-	Limit         uint32 `protobuf:"varint,4,opt,name=limit,proto3" json:"limit,omitempty"`
+	Limit uint32 `protobuf:"varint,4,opt,name=limit,proto3" json:"limit,omitempty"`
+	// The retrieval mode for this call only, in place of the organisation's policy (the web
+	// console's search playground runs LEGACY_FTS and HYBRID side by side with it).
+	//
+	// Unset (RETRIEVAL_MODE_UNSPECIFIED): the policy's effective mode. The kill switch still
+	// wins: while it is engaged every call is LEGACY_FTS, and the response's mode says so.
+	Mode          RetrievalMode `protobuf:"varint,5,opt,name=mode,proto3,enum=quire.v1.RetrievalMode" json:"mode,omitempty"`
 	unknownFields protoimpl.UnknownFields
 	sizeCache     protoimpl.SizeCache
 }
@@ -1279,6 +1285,13 @@ func (x *SearchKnowledgeRequest) GetLimit() uint32 {
 		return x.Limit
 	}
 	return 0
+}
+
+func (x *SearchKnowledgeRequest) GetMode() RetrievalMode {
+	if x != nil {
+		return x.Mode
+	}
+	return RetrievalMode_RETRIEVAL_MODE_UNSPECIFIED
 }
 
 // The answer to SearchKnowledge.
@@ -1746,12 +1759,13 @@ const file_quire_v1_knowledge_service_proto_rawDesc = "" +
 	"\x0fGetAgentRequest\x12\"\n" +
 	"\bagent_id\x18\x01 \x01(\tB\a\xf2\xb6\x18\x03 \x80\x01R\aagentId\"9\n" +
 	"\x10GetAgentResponse\x12%\n" +
-	"\x05agent\x18\x01 \x01(\v2\x0f.quire.v1.AgentR\x05agent\"\xb5\x01\n" +
+	"\x05agent\x18\x01 \x01(\v2\x0f.quire.v1.AgentR\x05agent\"\xe2\x01\n" +
 	"\x16SearchKnowledgeRequest\x12\"\n" +
 	"\bagent_id\x18\x01 \x01(\tB\a\xf2\xb6\x18\x03 \x80\x01R\aagentId\x12-\n" +
 	"\x0ecollection_ids\x18\x02 \x03(\tB\x06\xf2\xb6\x18\x020dR\rcollectionIds\x12\x1f\n" +
 	"\x05query\x18\x03 \x01(\tB\t\xf2\xb6\x18\x05\x18\x00 \xf4\x03R\x05query\x12'\n" +
-	"\x05limit\x18\x04 \x01(\rB\x11\xf2\xb6\x18\r\b\x01\x102B\x018J\x04hitsR\x05limit\"\xb1\x01\n" +
+	"\x05limit\x18\x04 \x01(\rB\x11\xf2\xb6\x18\r\b\x01\x102B\x018J\x04hitsR\x05limit\x12+\n" +
+	"\x04mode\x18\x05 \x01(\x0e2\x17.quire.v1.RetrievalModeR\x04mode\"\xb1\x01\n" +
 	"\x17SearchKnowledgeResponse\x12%\n" +
 	"\x0eschema_version\x18\x01 \x01(\rR\rschemaVersion\x12*\n" +
 	"\x04hits\x18\x02 \x03(\v2\x16.quire.v1.KnowledgeHitR\x04hits\x12+\n" +
@@ -1841,8 +1855,8 @@ var file_quire_v1_knowledge_service_proto_goTypes = []any{
 	(*Collection)(nil),               // 31: quire.v1.Collection
 	(*Document)(nil),                 // 32: quire.v1.Document
 	(*Agent)(nil),                    // 33: quire.v1.Agent
-	(*KnowledgeHit)(nil),             // 34: quire.v1.KnowledgeHit
-	(RetrievalMode)(0),               // 35: quire.v1.RetrievalMode
+	(RetrievalMode)(0),               // 34: quire.v1.RetrievalMode
+	(*KnowledgeHit)(nil),             // 35: quire.v1.KnowledgeHit
 	(*DocumentSlice)(nil),            // 36: quire.v1.DocumentSlice
 	(*IndexStatus)(nil),              // 37: quire.v1.IndexStatus
 }
@@ -1859,46 +1873,47 @@ var file_quire_v1_knowledge_service_proto_depIdxs = []int32{
 	32, // 9: quire.v1.WatchDocumentsResponse.document:type_name -> quire.v1.Document
 	33, // 10: quire.v1.UpsertAgentResponse.agent:type_name -> quire.v1.Agent
 	33, // 11: quire.v1.GetAgentResponse.agent:type_name -> quire.v1.Agent
-	34, // 12: quire.v1.SearchKnowledgeResponse.hits:type_name -> quire.v1.KnowledgeHit
-	35, // 13: quire.v1.SearchKnowledgeResponse.mode:type_name -> quire.v1.RetrievalMode
-	36, // 14: quire.v1.ReadDocumentResponse.slice:type_name -> quire.v1.DocumentSlice
-	37, // 15: quire.v1.GetIndexStatusResponse.status:type_name -> quire.v1.IndexStatus
-	37, // 16: quire.v1.WatchIndexStatusResponse.status:type_name -> quire.v1.IndexStatus
-	0,  // 17: quire.v1.KnowledgeService.CreateCollection:input_type -> quire.v1.CreateCollectionRequest
-	2,  // 18: quire.v1.KnowledgeService.GetCollection:input_type -> quire.v1.GetCollectionRequest
-	4,  // 19: quire.v1.KnowledgeService.ListCollections:input_type -> quire.v1.ListCollectionsRequest
-	6,  // 20: quire.v1.KnowledgeService.DeleteCollection:input_type -> quire.v1.DeleteCollectionRequest
-	9,  // 21: quire.v1.KnowledgeService.UploadDocument:input_type -> quire.v1.UploadDocumentRequest
-	11, // 22: quire.v1.KnowledgeService.GetDocument:input_type -> quire.v1.GetDocumentRequest
-	13, // 23: quire.v1.KnowledgeService.ListDocuments:input_type -> quire.v1.ListDocumentsRequest
-	15, // 24: quire.v1.KnowledgeService.DeleteDocument:input_type -> quire.v1.DeleteDocumentRequest
-	17, // 25: quire.v1.KnowledgeService.WatchDocuments:input_type -> quire.v1.WatchDocumentsRequest
-	19, // 26: quire.v1.KnowledgeService.UpsertAgent:input_type -> quire.v1.UpsertAgentRequest
-	21, // 27: quire.v1.KnowledgeService.GetAgent:input_type -> quire.v1.GetAgentRequest
-	23, // 28: quire.v1.KnowledgeService.SearchKnowledge:input_type -> quire.v1.SearchKnowledgeRequest
-	25, // 29: quire.v1.KnowledgeService.ReadDocument:input_type -> quire.v1.ReadDocumentRequest
-	27, // 30: quire.v1.KnowledgeService.GetIndexStatus:input_type -> quire.v1.GetIndexStatusRequest
-	29, // 31: quire.v1.KnowledgeService.WatchIndexStatus:input_type -> quire.v1.WatchIndexStatusRequest
-	1,  // 32: quire.v1.KnowledgeService.CreateCollection:output_type -> quire.v1.CreateCollectionResponse
-	3,  // 33: quire.v1.KnowledgeService.GetCollection:output_type -> quire.v1.GetCollectionResponse
-	5,  // 34: quire.v1.KnowledgeService.ListCollections:output_type -> quire.v1.ListCollectionsResponse
-	7,  // 35: quire.v1.KnowledgeService.DeleteCollection:output_type -> quire.v1.DeleteCollectionResponse
-	10, // 36: quire.v1.KnowledgeService.UploadDocument:output_type -> quire.v1.UploadDocumentResponse
-	12, // 37: quire.v1.KnowledgeService.GetDocument:output_type -> quire.v1.GetDocumentResponse
-	14, // 38: quire.v1.KnowledgeService.ListDocuments:output_type -> quire.v1.ListDocumentsResponse
-	16, // 39: quire.v1.KnowledgeService.DeleteDocument:output_type -> quire.v1.DeleteDocumentResponse
-	18, // 40: quire.v1.KnowledgeService.WatchDocuments:output_type -> quire.v1.WatchDocumentsResponse
-	20, // 41: quire.v1.KnowledgeService.UpsertAgent:output_type -> quire.v1.UpsertAgentResponse
-	22, // 42: quire.v1.KnowledgeService.GetAgent:output_type -> quire.v1.GetAgentResponse
-	24, // 43: quire.v1.KnowledgeService.SearchKnowledge:output_type -> quire.v1.SearchKnowledgeResponse
-	26, // 44: quire.v1.KnowledgeService.ReadDocument:output_type -> quire.v1.ReadDocumentResponse
-	28, // 45: quire.v1.KnowledgeService.GetIndexStatus:output_type -> quire.v1.GetIndexStatusResponse
-	30, // 46: quire.v1.KnowledgeService.WatchIndexStatus:output_type -> quire.v1.WatchIndexStatusResponse
-	32, // [32:47] is the sub-list for method output_type
-	17, // [17:32] is the sub-list for method input_type
-	17, // [17:17] is the sub-list for extension type_name
-	17, // [17:17] is the sub-list for extension extendee
-	0,  // [0:17] is the sub-list for field type_name
+	34, // 12: quire.v1.SearchKnowledgeRequest.mode:type_name -> quire.v1.RetrievalMode
+	35, // 13: quire.v1.SearchKnowledgeResponse.hits:type_name -> quire.v1.KnowledgeHit
+	34, // 14: quire.v1.SearchKnowledgeResponse.mode:type_name -> quire.v1.RetrievalMode
+	36, // 15: quire.v1.ReadDocumentResponse.slice:type_name -> quire.v1.DocumentSlice
+	37, // 16: quire.v1.GetIndexStatusResponse.status:type_name -> quire.v1.IndexStatus
+	37, // 17: quire.v1.WatchIndexStatusResponse.status:type_name -> quire.v1.IndexStatus
+	0,  // 18: quire.v1.KnowledgeService.CreateCollection:input_type -> quire.v1.CreateCollectionRequest
+	2,  // 19: quire.v1.KnowledgeService.GetCollection:input_type -> quire.v1.GetCollectionRequest
+	4,  // 20: quire.v1.KnowledgeService.ListCollections:input_type -> quire.v1.ListCollectionsRequest
+	6,  // 21: quire.v1.KnowledgeService.DeleteCollection:input_type -> quire.v1.DeleteCollectionRequest
+	9,  // 22: quire.v1.KnowledgeService.UploadDocument:input_type -> quire.v1.UploadDocumentRequest
+	11, // 23: quire.v1.KnowledgeService.GetDocument:input_type -> quire.v1.GetDocumentRequest
+	13, // 24: quire.v1.KnowledgeService.ListDocuments:input_type -> quire.v1.ListDocumentsRequest
+	15, // 25: quire.v1.KnowledgeService.DeleteDocument:input_type -> quire.v1.DeleteDocumentRequest
+	17, // 26: quire.v1.KnowledgeService.WatchDocuments:input_type -> quire.v1.WatchDocumentsRequest
+	19, // 27: quire.v1.KnowledgeService.UpsertAgent:input_type -> quire.v1.UpsertAgentRequest
+	21, // 28: quire.v1.KnowledgeService.GetAgent:input_type -> quire.v1.GetAgentRequest
+	23, // 29: quire.v1.KnowledgeService.SearchKnowledge:input_type -> quire.v1.SearchKnowledgeRequest
+	25, // 30: quire.v1.KnowledgeService.ReadDocument:input_type -> quire.v1.ReadDocumentRequest
+	27, // 31: quire.v1.KnowledgeService.GetIndexStatus:input_type -> quire.v1.GetIndexStatusRequest
+	29, // 32: quire.v1.KnowledgeService.WatchIndexStatus:input_type -> quire.v1.WatchIndexStatusRequest
+	1,  // 33: quire.v1.KnowledgeService.CreateCollection:output_type -> quire.v1.CreateCollectionResponse
+	3,  // 34: quire.v1.KnowledgeService.GetCollection:output_type -> quire.v1.GetCollectionResponse
+	5,  // 35: quire.v1.KnowledgeService.ListCollections:output_type -> quire.v1.ListCollectionsResponse
+	7,  // 36: quire.v1.KnowledgeService.DeleteCollection:output_type -> quire.v1.DeleteCollectionResponse
+	10, // 37: quire.v1.KnowledgeService.UploadDocument:output_type -> quire.v1.UploadDocumentResponse
+	12, // 38: quire.v1.KnowledgeService.GetDocument:output_type -> quire.v1.GetDocumentResponse
+	14, // 39: quire.v1.KnowledgeService.ListDocuments:output_type -> quire.v1.ListDocumentsResponse
+	16, // 40: quire.v1.KnowledgeService.DeleteDocument:output_type -> quire.v1.DeleteDocumentResponse
+	18, // 41: quire.v1.KnowledgeService.WatchDocuments:output_type -> quire.v1.WatchDocumentsResponse
+	20, // 42: quire.v1.KnowledgeService.UpsertAgent:output_type -> quire.v1.UpsertAgentResponse
+	22, // 43: quire.v1.KnowledgeService.GetAgent:output_type -> quire.v1.GetAgentResponse
+	24, // 44: quire.v1.KnowledgeService.SearchKnowledge:output_type -> quire.v1.SearchKnowledgeResponse
+	26, // 45: quire.v1.KnowledgeService.ReadDocument:output_type -> quire.v1.ReadDocumentResponse
+	28, // 46: quire.v1.KnowledgeService.GetIndexStatus:output_type -> quire.v1.GetIndexStatusResponse
+	30, // 47: quire.v1.KnowledgeService.WatchIndexStatus:output_type -> quire.v1.WatchIndexStatusResponse
+	33, // [33:48] is the sub-list for method output_type
+	18, // [18:33] is the sub-list for method input_type
+	18, // [18:18] is the sub-list for extension type_name
+	18, // [18:18] is the sub-list for extension extendee
+	0,  // [0:18] is the sub-list for field type_name
 }
 
 func init() { file_quire_v1_knowledge_service_proto_init() }

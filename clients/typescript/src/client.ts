@@ -661,9 +661,11 @@ export class QuireClient {
     return reply.agent ?? create(AgentSchema);
   }
 
-  /** Hits (`hits`), the serving `mode` and `cached`. Give `agentId` or `collectionIds`. */
+  /** Hits (`hits`), the serving `mode` and `cached`. Give `agentId` or `collectionIds`.
+   * `mode` picks the retrieval mode for this call (default: the organisation's policy; the
+   * kill switch overrides both). */
   async searchKnowledge(
-    request: { query: string; agentId?: string; collectionIds?: string[]; limit?: number },
+    request: { query: string; agentId?: string; collectionIds?: string[]; limit?: number; mode?: ModeArg },
     options?: CallOptions,
   ): Promise<SearchKnowledgeResponse> {
     return this.unary(
@@ -674,6 +676,7 @@ export class QuireClient {
             collectionIds: request.collectionIds ?? [],
             query: request.query,
             limit: request.limit ?? 0,
+            mode: retrievalMode(request.mode),
           },
           o,
         ),

@@ -22,6 +22,7 @@ from quire.server import cursors, telemetry
 from quire.server.auth import KeyVerifier
 from quire.server.background import cancel
 from quire.server.config import Settings
+from quire.server.console.static import ConsoleApp
 from quire.server.embeddings import EmbeddingService, load_default
 from quire.server.gate import catalogue
 from quire.server.health import DatabaseHealth
@@ -212,6 +213,8 @@ async def start(
         mounts = list(http_mounts)
         if not settings.tls_cert_file:  # mcp_app needs plaintext gRPC for its loopback calls
             mounts.append((MCP_PATH, mcp_app(settings, port, state)))
+        if settings.console:
+            mounts.append(("/", ConsoleApp()))
         try:
             http = await start_listener(
                 settings, SERVICES, collected.handlers, interceptors, mounts

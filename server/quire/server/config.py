@@ -53,6 +53,8 @@ class Settings:
     gate_datasets: str = ""
     # "host:port" of the streamable-HTTP MCP endpoint (served at /mcp). Unset: no MCP over HTTP.
     mcp_address: str = ""
+    # The web console at `/` of the HTTP listener (server/quire/server/console/).
+    console: bool = True
 
     @property
     def org_running_limit(self) -> int:
@@ -78,4 +80,5 @@ class Settings:
             tls_client_ca_file=os.environ.get("QUIRE_TLS_CLIENT_CA", ""),
             gate_datasets=os.environ.get("QUIRE_GATE_DATASETS", ""),
             mcp_address=os.environ.get("QUIRE_MCP_ADDRESS", ""),
+            console=os.environ.get("QUIRE_CONSOLE", "on") not in ("0", "off", "false", "no"),
         )

@@ -446,14 +446,18 @@ class AsyncQuireClient:
         agent_id: str | None = None,
         collection_ids: Iterable[str] = (),
         limit: int | None = None,
+        mode: knowledge_pb2.RetrievalMode.ValueType | None = None,
         timeout: float | None = None,
     ) -> knowledge_service_pb2.SearchKnowledgeResponse:
-        """Hits (`hits`), the serving `mode` and `cached`. Give `agent_id` or `collection_ids`."""
+        """Hits (`hits`), the serving `mode` and `cached`. Give `agent_id` or `collection_ids`.
+        `mode` chooses the retrieval mode for this call (default: the organisation's policy;
+        the kill switch overrides both)."""
         request = knowledge_service_pb2.SearchKnowledgeRequest(
             agent_id=agent_id or "",
             collection_ids=list(collection_ids),
             query=query,
             limit=limit or 0,
+            mode=mode or knowledge_pb2.RETRIEVAL_MODE_UNSPECIFIED,
         )
         k = self._knowledge
         return await self._unary(k.SearchKnowledge, request, timeout)

@@ -611,6 +611,7 @@ class SearchKnowledgeRequest(_message.Message):
     COLLECTION_IDS_FIELD_NUMBER: _builtins.int
     QUERY_FIELD_NUMBER: _builtins.int
     LIMIT_FIELD_NUMBER: _builtins.int
+    MODE_FIELD_NUMBER: _builtins.int
     agent_id: _builtins.str
     """The agent whose attached collections to search (at most 128 characters).
 
@@ -626,6 +627,13 @@ class SearchKnowledgeRequest(_message.Message):
     The bound is RetrievalPolicy.max_search_limit (default 8). 0 (unset) means 8, or the bound
     when it is lower.
     """
+    mode: _knowledge_pb2.RetrievalMode.ValueType
+    """The retrieval mode for this call only, in place of the organisation's policy (the web
+    console's search playground runs LEGACY_FTS and HYBRID side by side with it).
+
+    Unset (RETRIEVAL_MODE_UNSPECIFIED): the policy's effective mode. The kill switch still
+    wins: while it is engaged every call is LEGACY_FTS, and the response's mode says so.
+    """
     @_builtins.property
     def collection_ids(self) -> _containers.RepeatedScalarFieldContainer[_builtins.str]:
         """At most 100; each must be a live collection of the caller's organisation: a malformed id
@@ -640,10 +648,11 @@ class SearchKnowledgeRequest(_message.Message):
         collection_ids: _abc.Iterable[_builtins.str] | None = ...,
         query: _builtins.str = ...,
         limit: _builtins.int = ...,
+        mode: _knowledge_pb2.RetrievalMode.ValueType = ...,
     ) -> None: ...
     _HasFieldArgType: _TypeAlias = _Never  # noqa: Y015
     def HasField(self, field_name: _HasFieldArgType) -> _builtins.bool: ...
-    _ClearFieldArgType: _TypeAlias = _typing.Literal["agent_id", b"agent_id", "collection_ids", b"collection_ids", "limit", b"limit", "query", b"query"]  # noqa: Y015
+    _ClearFieldArgType: _TypeAlias = _typing.Literal["agent_id", b"agent_id", "collection_ids", b"collection_ids", "limit", b"limit", "mode", b"mode", "query", b"query"]  # noqa: Y015
     def ClearField(self, field_name: _ClearFieldArgType) -> None: ...
     def WhichOneof(self, oneof_group: _Never) -> None: ...
 

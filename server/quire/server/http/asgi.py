@@ -10,7 +10,9 @@ Two things are added around the Connect application (connectrpc's `ConnectASGIAp
 
 Mounted apps (e.g. the MCP streamable-HTTP endpoint at `/mcp`) receive the request with
 `root_path` set to their prefix and the full `path`, as Starlette's Mount passes it, and their
-lifespan runs with the listener's (lifespan.py).
+lifespan runs with the listener's (lifespan.py). An app mounted at `/` (the web console) gets
+what no other mount takes and is not a Connect path (`/quire.v1.…`), so it can never shadow an
+RPC.
 """
 
 from __future__ import annotations
@@ -28,6 +30,8 @@ Message = MutableMapping[str, Any]
 Receive = Callable[[], Awaitable[Message]]
 Send = Callable[[Message], Awaitable[None]]
 ASGIApp = Callable[[Scope, Receive, Send], Awaitable[None]]
+
+CONNECT_PREFIX = "/quire.v1."
 
 CONNECT_CONTENT_TYPES = frozenset(
     {
@@ -104,7 +108,9 @@ class Router:
         full_duplex: frozenset[str] = frozenset(),
     ) -> None:
         self.connect_app = connect_app
-        self.mounts = [(prefix.rstrip("/"), app) for prefix, app in mounts]
+        # The root mount is tried last, whatever the order given, so a prefix always wins.
+        ordered = sorted(mounts, key=lambda mount: mount[0].rstrip("/") == "")
+        self.mounts = [(prefix.rstrip("/"), app) for prefix, app in ordered]
         self.full_duplex = full_duplex
 
     async def __call__(self, scope: Scope, receive: Receive, send: Send) -> None:
@@ -114,6 +120,8 @@ class Router:
             return
         path = scope.get("path", "")
         for prefix, app in self.mounts:
+            if prefix == "" and path.startswith(CONNECT_PREFIX):
+                continue
             if path == prefix or path.startswith(prefix + "/"):
                 root = scope.get("root_path", "") + prefix
                 await app({**scope, "root_path": root}, receive, send)

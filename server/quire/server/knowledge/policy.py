@@ -43,8 +43,14 @@ async def load_policy(
 
 
 async def effective_mode(
-    conn: asyncpg.Connection, org_id: uuid.UUID, state: AppState
+    conn: asyncpg.Connection,
+    org_id: uuid.UUID,
+    state: AppState,
+    requested: knowledge_pb2.RetrievalMode.ValueType = knowledge_pb2.RETRIEVAL_MODE_UNSPECIFIED,
 ) -> tuple[knowledge_pb2.RetrievalMode.ValueType, int]:
-    """(mode to serve, the organisation's search-limit bound)."""
+    """(mode to serve, the organisation's search-limit bound). A `requested` mode (one call's
+    choice) replaces the policy's, except under the kill switch, which forces LEGACY_FTS."""
     policy = await load_policy(conn, org_id, state)
+    if requested and not policy.kill_switch_engaged:
+        return requested, policy.max_search_limit
     return policy.effective_mode, policy.max_search_limit

@@ -408,12 +408,14 @@ class KnowledgeService(knowledge_service_pb2_grpc.KnowledgeServiceServicer):
         limits = contract_bounds.SearchKnowledgeRequest
         longest = number(limits.query.max_chars)
         query = clean_text("query", request.query, max_chars=longest, allow_empty=True)
+        if request.mode not in knowledge_pb2.RetrievalMode.values():
+            raise invalid("mode", "unknown retrieval mode")
         org_id = principal().org_id
         # Phase 1: policy, scope and cache in a short transaction; LEGACY_FTS (also what
         # HYBRID_SHADOW serves) needs no embedding, so it is answered in the same one.
         hits: list[knowledge_pb2.KnowledgeHit] | None = None
         async with transaction(self.state.pool, readonly=True) as conn:
-            mode, bound = await effective_mode(conn, org_id, self.state)
+            mode, bound = await effective_mode(conn, org_id, self.state, request.mode)
             default = min(number(limits.limit.default), bound)
             limit = bounded("limit", request.limit, number(limits.limit.min), bound, default)
             collections = await scope.resolve(

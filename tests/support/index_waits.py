@@ -1,0 +1,18 @@
+"""Waiting for a collection's serving index generation to hold every document."""
+
+from __future__ import annotations
+
+import asyncio
+
+from quire.client import AsyncQuireClient
+
+
+async def wait_indexed(client: AsyncQuireClient, collection_id: str, within: float = 120) -> None:
+    deadline = asyncio.get_running_loop().time() + within
+    while True:
+        status = await client.get_index_status(collection_id=collection_id)
+        serving = [g for g in status.generations if g.generation == status.serving_generation]
+        if serving and serving[0].documents_indexed >= serving[0].documents_total:
+            return
+        assert asyncio.get_running_loop().time() < deadline, status
+        await asyncio.sleep(0.2)
