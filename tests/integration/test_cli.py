@@ -155,16 +155,21 @@ async def test_upload_folder_reports_failures_and_rerun_skips_unchanged(
 ) -> None:
     folder = tmp_path / "handbook"
     write_folder(folder)
-    first = await quire(
-        harness.address,
-        keys.all,
-        "docs",
-        "upload",
-        str(folder),
-        "--collection",
-        "handbook",
-        "--json",
-    )
+
+    async def upload(*paths: Path) -> Result:
+        names = [str(p) for p in paths]
+        return await quire(
+            harness.address,
+            keys.all,
+            "docs",
+            "upload",
+            *names,
+            "--collection",
+            "handbook",
+            "--json",
+        )
+
+    first = await upload(folder)
     assert first.code == 1, first.stderr  # one file failed
     summary = first.json()
     assert summary["files"] == 5  # the hidden file is left out
@@ -176,29 +181,11 @@ async def test_upload_folder_reports_failures_and_rerun_skips_unchanged(
     assert "UNSUPPORTED_MEDIA_TYPE" in summary["failures"][0]["reason"]
     assert summary["serving_generation"] >= 1
 
-    again = await quire(
-        harness.address,
-        keys.all,
-        "docs",
-        "upload",
-        str(folder),
-        "--collection",
-        "handbook",
-        "--json",
-    )
+    again = await upload(folder)
     assert again.json()["skipped_unchanged"] == 4 and again.json()["uploaded"] == 0
 
     (folder / "notes.txt").write_text("The clam budget now comes from ticket sales.\n")
-    changed = await quire(
-        harness.address,
-        keys.all,
-        "docs",
-        "upload",
-        str(folder / "*.txt"),
-        "--collection",
-        "handbook",
-        "--json",
-    )
+    changed = await upload(folder / "*.txt")
     assert changed.json()["replaced"] == 1 and changed.json()["skipped_unchanged"] == 1
 
     shown = await quire(harness.address, keys.all, "docs", "status", "--collection", "handbook")
@@ -245,43 +232,25 @@ async def test_server_gone_mid_upload_then_rerun_resumes(
     # A second server on the same database, to take away mid-upload.
     settings = Settings(address="127.0.0.1:0", http_address="", database_url=database_url)
     doomed = await start(settings, await prepare_database(database_url, settings), None)
-    upload = asyncio.create_task(
-        quire(
-            f"127.0.0.1:{doomed.port}",
-            keys.all,
-            "docs",
-            "upload",
-            str(folder),
-            "--collection",
-            "many",
-            "--concurrency",
-            "2",
-            "--no-wait",
-        )
-    )
+
+    def upload(address: str, *extra: str) -> asyncio.Task[Result]:
+        args = ["docs", "upload", str(folder), "--collection", "many", "--no-wait", *extra]
+        return asyncio.create_task(quire(address, keys.all, *args))
+
+    cut_off = upload(f"127.0.0.1:{doomed.port}", "--concurrency", "2")
     for _ in range(400):
         page = await client.list_documents(collection_id=collection.collection_id, limit=20)
         if len(page.documents) >= 10:
             break
         await asyncio.sleep(0.05)
     await doomed.stop(grace=0)
-    stopped = await upload
+    stopped = await cut_off
     assert stopped.code == 5, stopped.stderr
     assert "could not reach" in stopped.stderr and "run the same command again" in stopped.stderr
     stored = [d async for d in client.iter_documents(collection_id=collection.collection_id)]
     assert 10 <= len(stored) < total
 
-    resumed = await quire(
-        harness.address,
-        keys.all,
-        "docs",
-        "upload",
-        str(folder),
-        "--collection",
-        "many",
-        "--no-wait",
-        "--json",
-    )
+    resumed = await upload(harness.address, "--json")
     assert resumed.code == 0, resumed.stderr
     summary = resumed.json()
     assert summary["skipped_unchanged"] == len(stored)

@@ -10,6 +10,7 @@ through RevokeApiKey and needs a key with scope admin.
 from __future__ import annotations
 
 import argparse
+from collections.abc import Callable
 
 from rich.console import Console
 
@@ -71,7 +72,7 @@ async def cmd_gate_status(
     return exit_codes.OK
 
 
-def _render_index(status: knowledge_pb2.IndexStatus) -> object:
+def _render_index(status: knowledge_pb2.IndexStatus) -> Callable[[Console], None]:
     def render(console: Console) -> None:
         rows = [
             (
@@ -97,32 +98,18 @@ def _render_index(status: knowledge_pb2.IndexStatus) -> object:
     return render
 
 
-async def cmd_index_status(
-    client: AsyncQuireClient, args: argparse.Namespace, output: Output
-) -> int:
-    collection = await resolve(client, args.collection)
-    status = await client.get_index_status(collection_id=collection.collection_id)
-    output.result(as_dict(status), _render_index(status))  # type: ignore[arg-type]
-    return exit_codes.OK
-
-
-async def cmd_index_rebuild(
-    client: AsyncQuireClient, args: argparse.Namespace, output: Output
-) -> int:
-    collection = await resolve(client, args.collection)
-    status = await client.rebuild_index(
-        collection_id=collection.collection_id, index_version=args.index_version
-    )
-    output.result(as_dict(status), _render_index(status))  # type: ignore[arg-type]
-    return exit_codes.OK
-
-
-async def cmd_index_rollback(
-    client: AsyncQuireClient, args: argparse.Namespace, output: Output
-) -> int:
-    collection = await resolve(client, args.collection)
-    status = await client.rollback_index(collection_id=collection.collection_id)
-    output.result(as_dict(status), _render_index(status))  # type: ignore[arg-type]
+async def cmd_index(client: AsyncQuireClient, args: argparse.Namespace, output: Output) -> int:
+    """`status`, `rebuild` or `rollback`, each answered with the collection's IndexStatus."""
+    collection_id = (await resolve(client, args.collection)).collection_id
+    if args.index_command == "rebuild":
+        status = await client.rebuild_index(
+            collection_id=collection_id, index_version=args.index_version
+        )
+    elif args.index_command == "rollback":
+        status = await client.rollback_index(collection_id=collection_id)
+    else:
+        status = await client.get_index_status(collection_id=collection_id)
+    output.result(as_dict(status), _render_index(status))
     return exit_codes.OK
 
 
@@ -134,18 +121,18 @@ def register(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
     actions = index.add_subparsers(dest="index_command", required=True, metavar="ACTION")
     status = actions.add_parser("status", parents=[shared], help="the generations")
     status.add_argument("--collection", required=True, help="collection id or name")
-    status.set_defaults(func=run(cmd_index_status))
+    status.set_defaults(func=run(cmd_index))
     rebuild = actions.add_parser(
         "rebuild", parents=[shared], help="build a new generation beside the serving one"
     )
     rebuild.add_argument("--collection", required=True, help="collection id or name")
     rebuild.add_argument("--index-version", help="(default: the serving generation's)")
-    rebuild.set_defaults(func=run(cmd_index_rebuild))
+    rebuild.set_defaults(func=run(cmd_index))
     rollback = actions.add_parser(
         "rollback", parents=[shared], help="serve the newest retired generation again"
     )
     rollback.add_argument("--collection", required=True, help="collection id or name")
-    rollback.set_defaults(func=run(cmd_index_rollback))
+    rollback.set_defaults(func=run(cmd_index))
 
 
 def extend_keys(actions: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
