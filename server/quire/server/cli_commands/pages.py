@@ -73,7 +73,8 @@ async def cmd_sync(client: AsyncQuireClient, args: argparse.Namespace, output: O
                 total=message.discovered or None,
                 completed=message.processed,
                 rate=rate(message.processed, elapsed, "pages"),
-                detail=f"{message.updated} embedded, {message.failed} failed  {message.path}"[:60],
+                # The path is left out: its changing width would make the bar jump.
+                detail=f"{message.updated} embedded, {message.failed} failed",
             )
     assert report is not None, "SyncPages ends with its report"
     output.result(as_dict(report), _render_report(report))
