@@ -192,6 +192,21 @@ async def test_upload_folder_reports_failures_and_rerun_skips_unchanged(
     assert shown.code == 0 and "READY (no text)" in shown.stdout
     hits = await quire(harness.address, keys.all, "search", "clams", "--collection", "handbook")
     assert hits.code == 0 and "walrus.md" in hits.stdout
+    for mode in ("LEGACY_FTS", "HYBRID"):
+        picked = await quire(
+            harness.address,
+            keys.all,
+            "search",
+            "clams",
+            "--collection",
+            "handbook",
+            "--mode",
+            mode,
+            "--json",
+        )
+        assert picked.code == 0, picked.stderr
+        assert picked.json()["mode"] == f"RETRIEVAL_MODE_{mode}"
+        assert any(h["file_name"] == "walrus.md" for h in picked.json()["hits"])
     read = await quire(
         harness.address,
         keys.all,

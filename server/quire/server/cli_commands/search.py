@@ -1,8 +1,8 @@
-"""`quire search QUERY --agent A | --collection C`: SearchKnowledge over collections.
+"""`quire search QUERY --agent A | --collection C [--mode M]`: SearchKnowledge over collections.
 
-There is no `--mode`: SearchKnowledgeRequest has no mode field, the organisation's retrieval
-policy picks it (`quire` admins set it with AdminService.SetRetrievalPolicy). The mode that
-served the hits is shown with them.
+Without `--mode` the organisation's retrieval policy picks the mode; with it, this one call uses
+the named mode (the kill switch still forces LEGACY_FTS). The mode that served the hits is
+shown with them.
 """
 
 from __future__ import annotations
@@ -19,6 +19,13 @@ from quire.server.cli_commands.output import Output, as_dict, table
 from quire.server.cli_commands.runner import run
 from quire.v1 import knowledge_pb2
 
+# The serving modes, by their names without the enum prefix (UNSPECIFIED is not one).
+MODES = tuple(
+    name.removeprefix("RETRIEVAL_MODE_")
+    for name, _ in knowledge_pb2.RetrievalMode.items()
+    if name != "RETRIEVAL_MODE_UNSPECIFIED"
+)
+
 
 async def cmd_search(client: AsyncQuireClient, args: argparse.Namespace, output: Output) -> int:
     collection_ids = [(await resolve(client, ref)).collection_id for ref in args.collection or []]
@@ -28,6 +35,9 @@ async def cmd_search(client: AsyncQuireClient, args: argparse.Namespace, output:
         agent_id=args.agent,
         collection_ids=collection_ids,
         limit=args.limit,
+        mode=None
+        if args.mode is None
+        else knowledge_pb2.RetrievalMode.Value(f"RETRIEVAL_MODE_{args.mode}"),
     )
     took_ms = (time.perf_counter() - started) * 1000
     mode = knowledge_pb2.RetrievalMode.Name(reply.mode).removeprefix("RETRIEVAL_MODE_")
@@ -58,13 +68,18 @@ def register(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
     parser = sub.add_parser(
         "search",
         parents=[connection.flags()],
-        help="search an agent's collections, or the named ones (mode: the retrieval policy's)",
+        help="search an agent's collections, or the named ones",
     )
     parser.add_argument("query")
     scope = parser.add_mutually_exclusive_group(required=True)
     scope.add_argument("--agent", help="search this agent's attached collections")
     scope.add_argument("--collection", action="append", help="collection id or name; repeatable")
     parser.add_argument("--limit", type=int, default=None, help="hits, 1–50 (default 8)")
+    parser.add_argument(
+        "--mode",
+        choices=MODES,
+        help="retrieval mode of this call (default: the organisation's policy)",
+    )
     parser.set_defaults(func=run(cmd_search))
 
 
