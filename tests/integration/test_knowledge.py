@@ -611,10 +611,15 @@ async def test_rebuild_flips_generations_and_rollback_swaps_back(
     )
     await wait_terminal(client, doc.document_id)
     # The edit is written to both generations in one transaction; documents_indexed counts
-    # documents, not revisions, so wait for the new text itself.
+    # documents, not revisions, so wait for the new text itself in the serving generation (a
+    # PENDING hit, found from the index backlog before the write, does not count).
     for _ in range(300):
         edited = await client.search_knowledge(collection_ids=[cid], query="runs")
-        if edited.hits and "runs" in edited.hits[0].snippet:
+        if (
+            edited.hits
+            and "runs" in edited.hits[0].snippet
+            and edited.hits[0].index_generation == 2
+        ):
             break
         await asyncio.sleep(0.1)
     rolled = await client.rollback_index(collection_id=cid)
