@@ -13,36 +13,13 @@ runs a model's tool calls (quire.client.tools).
 
 from __future__ import annotations
 
+# The exception classes, one per ErrorCode, are generated (`_error_classes.py`): a new code's
+# class is exported here without an edit.
+from quire.client._error_classes import *  # noqa: F403
+from quire.client._error_classes import __all__ as _error_class_names
 from quire.client.aio import AsyncQuireClient, DiscoveryValidator
 from quire.client.blocking import QuireClient, SyncDiscoveryValidator
-from quire.client.exceptions import (
-    ERROR_CLASSES,
-    AgentNotFound,
-    AlreadyExists,
-    CollectionNotFound,
-    DeadlineExceeded,
-    DiscoveryRejected,
-    DocumentNotFound,
-    Internal,
-    InvalidRequest,
-    NotFound,
-    PageChanged,
-    PageNotFound,
-    PageSourceBusy,
-    PageUnavailable,
-    PayloadTooLarge,
-    PermissionDenied,
-    QuireError,
-    ResourceExhausted,
-    SearchUnavailable,
-    SyncFailed,
-    Unauthenticated,
-    Unavailable,
-    Unimplemented,
-    UnsupportedMediaType,
-    from_rpc_error,
-    to_tool_error,
-)
+from quire.client.exceptions import QuireError, from_rpc_error, to_tool_error
 from quire.client.policy import CallKind, RetryPolicy, Timeouts
 from quire.client.tool_result import to_tool_result
 from quire.client.tools import ToolOutcome, ToolRunner
@@ -50,40 +27,18 @@ from quire.client.uploads import CHUNK_SIZE
 
 __all__ = [
     "CHUNK_SIZE",
-    "ERROR_CLASSES",
-    "AgentNotFound",
-    "AlreadyExists",
     "AsyncQuireClient",
     "CallKind",
-    "CollectionNotFound",
-    "DeadlineExceeded",
-    "DiscoveryRejected",
     "DiscoveryValidator",
-    "DocumentNotFound",
-    "Internal",
-    "InvalidRequest",
-    "NotFound",
-    "PageChanged",
-    "PageNotFound",
-    "PageSourceBusy",
-    "PageUnavailable",
-    "PayloadTooLarge",
-    "PermissionDenied",
     "QuireClient",
     "QuireError",
-    "ResourceExhausted",
     "RetryPolicy",
-    "SearchUnavailable",
     "SyncDiscoveryValidator",
-    "SyncFailed",
     "Timeouts",
     "ToolOutcome",
     "ToolRunner",
-    "Unauthenticated",
-    "Unavailable",
-    "Unimplemented",
-    "UnsupportedMediaType",
     "from_rpc_error",
     "to_tool_error",
     "to_tool_result",
+    *_error_class_names,
 ]
