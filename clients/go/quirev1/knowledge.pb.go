@@ -9,6 +9,7 @@ package quirev1
 import (
 	protoreflect "google.golang.org/protobuf/reflect/protoreflect"
 	protoimpl "google.golang.org/protobuf/runtime/protoimpl"
+	structpb "google.golang.org/protobuf/types/known/structpb"
 	timestamppb "google.golang.org/protobuf/types/known/timestamppb"
 	reflect "reflect"
 	sync "sync"
@@ -146,6 +147,133 @@ func (DocumentStatus) EnumDescriptor() ([]byte, []int) {
 	return file_quire_v1_knowledge_proto_rawDescGZIP(), []int{1}
 }
 
+// Whether a document's current text is in its collection's serving index, what
+// wait_until_searchable waits for.
+type DocumentIndexState int32
+
+const (
+	// Not reported (an older server).
+	DocumentIndexState_DOCUMENT_INDEX_STATE_UNSPECIFIED DocumentIndexState = 0
+	// Not searchable in its final form yet: waiting for or in extraction, or extracted and
+	// waiting for the index (a READY document is already found by document-level search).
+	DocumentIndexState_DOCUMENT_INDEX_STATE_PENDING DocumentIndexState = 1
+	// The serving index holds the document's current text: found by every retrieval mode.
+	DocumentIndexState_DOCUMENT_INDEX_STATE_INDEXED DocumentIndexState = 2
+	// Extraction failed for good; extract_error says why. Nothing new will be indexed.
+	DocumentIndexState_DOCUMENT_INDEX_STATE_FAILED DocumentIndexState = 3
+	// Extracted, but the file holds no text: nothing to index (it can still match by name).
+	DocumentIndexState_DOCUMENT_INDEX_STATE_NO_TEXT DocumentIndexState = 4
+)
+
+// Enum value maps for DocumentIndexState.
+var (
+	DocumentIndexState_name = map[int32]string{
+		0: "DOCUMENT_INDEX_STATE_UNSPECIFIED",
+		1: "DOCUMENT_INDEX_STATE_PENDING",
+		2: "DOCUMENT_INDEX_STATE_INDEXED",
+		3: "DOCUMENT_INDEX_STATE_FAILED",
+		4: "DOCUMENT_INDEX_STATE_NO_TEXT",
+	}
+	DocumentIndexState_value = map[string]int32{
+		"DOCUMENT_INDEX_STATE_UNSPECIFIED": 0,
+		"DOCUMENT_INDEX_STATE_PENDING":     1,
+		"DOCUMENT_INDEX_STATE_INDEXED":     2,
+		"DOCUMENT_INDEX_STATE_FAILED":      3,
+		"DOCUMENT_INDEX_STATE_NO_TEXT":     4,
+	}
+)
+
+func (x DocumentIndexState) Enum() *DocumentIndexState {
+	p := new(DocumentIndexState)
+	*p = x
+	return p
+}
+
+func (x DocumentIndexState) String() string {
+	return protoimpl.X.EnumStringOf(x.Descriptor(), protoreflect.EnumNumber(x))
+}
+
+func (DocumentIndexState) Descriptor() protoreflect.EnumDescriptor {
+	return file_quire_v1_knowledge_proto_enumTypes[2].Descriptor()
+}
+
+func (DocumentIndexState) Type() protoreflect.EnumType {
+	return &file_quire_v1_knowledge_proto_enumTypes[2]
+}
+
+func (x DocumentIndexState) Number() protoreflect.EnumNumber {
+	return protoreflect.EnumNumber(x)
+}
+
+// Deprecated: Use DocumentIndexState.Descriptor instead.
+func (DocumentIndexState) EnumDescriptor() ([]byte, []int) {
+	return file_quire_v1_knowledge_proto_rawDescGZIP(), []int{2}
+}
+
+// What an upload did with the document.
+type UploadOutcome int32
+
+const (
+	// Never sent.
+	UploadOutcome_UPLOAD_OUTCOME_UNSPECIFIED UploadOutcome = 0
+	// A new document was stored and queued for extraction.
+	UploadOutcome_UPLOAD_OUTCOME_CREATED UploadOutcome = 1
+	// An existing document (named by document_id or external_key) got new content: same id,
+	// new revision, queued for extraction again.
+	UploadOutcome_UPLOAD_OUTCOME_REPLACED UploadOutcome = 2
+	// The existing document already held these bytes (same sha256), file name, media type and
+	// metadata: nothing was written, the revision did not move.
+	UploadOutcome_UPLOAD_OUTCOME_UNCHANGED UploadOutcome = 3
+	// The existing document already held these bytes; only its file name, media type or
+	// metadata changed (new revision, no re-extraction).
+	UploadOutcome_UPLOAD_OUTCOME_METADATA_UPDATED UploadOutcome = 4
+)
+
+// Enum value maps for UploadOutcome.
+var (
+	UploadOutcome_name = map[int32]string{
+		0: "UPLOAD_OUTCOME_UNSPECIFIED",
+		1: "UPLOAD_OUTCOME_CREATED",
+		2: "UPLOAD_OUTCOME_REPLACED",
+		3: "UPLOAD_OUTCOME_UNCHANGED",
+		4: "UPLOAD_OUTCOME_METADATA_UPDATED",
+	}
+	UploadOutcome_value = map[string]int32{
+		"UPLOAD_OUTCOME_UNSPECIFIED":      0,
+		"UPLOAD_OUTCOME_CREATED":          1,
+		"UPLOAD_OUTCOME_REPLACED":         2,
+		"UPLOAD_OUTCOME_UNCHANGED":        3,
+		"UPLOAD_OUTCOME_METADATA_UPDATED": 4,
+	}
+)
+
+func (x UploadOutcome) Enum() *UploadOutcome {
+	p := new(UploadOutcome)
+	*p = x
+	return p
+}
+
+func (x UploadOutcome) String() string {
+	return protoimpl.X.EnumStringOf(x.Descriptor(), protoreflect.EnumNumber(x))
+}
+
+func (UploadOutcome) Descriptor() protoreflect.EnumDescriptor {
+	return file_quire_v1_knowledge_proto_enumTypes[3].Descriptor()
+}
+
+func (UploadOutcome) Type() protoreflect.EnumType {
+	return &file_quire_v1_knowledge_proto_enumTypes[3]
+}
+
+func (x UploadOutcome) Number() protoreflect.EnumNumber {
+	return protoreflect.EnumNumber(x)
+}
+
+// Deprecated: Use UploadOutcome.Descriptor instead.
+func (UploadOutcome) EnumDescriptor() ([]byte, []int) {
+	return file_quire_v1_knowledge_proto_rawDescGZIP(), []int{3}
+}
+
 // Whether a hit's document is in its collection's serving index generation (HYBRID).
 type HitIndexState int32
 
@@ -188,11 +316,11 @@ func (x HitIndexState) String() string {
 }
 
 func (HitIndexState) Descriptor() protoreflect.EnumDescriptor {
-	return file_quire_v1_knowledge_proto_enumTypes[2].Descriptor()
+	return file_quire_v1_knowledge_proto_enumTypes[4].Descriptor()
 }
 
 func (HitIndexState) Type() protoreflect.EnumType {
-	return &file_quire_v1_knowledge_proto_enumTypes[2]
+	return &file_quire_v1_knowledge_proto_enumTypes[4]
 }
 
 func (x HitIndexState) Number() protoreflect.EnumNumber {
@@ -201,7 +329,7 @@ func (x HitIndexState) Number() protoreflect.EnumNumber {
 
 // Deprecated: Use HitIndexState.Descriptor instead.
 func (HitIndexState) EnumDescriptor() ([]byte, []int) {
-	return file_quire_v1_knowledge_proto_rawDescGZIP(), []int{2}
+	return file_quire_v1_knowledge_proto_rawDescGZIP(), []int{4}
 }
 
 // The life of an index generation: BUILDING → READY (serving) → RETIRED (kept for rollback).
@@ -249,11 +377,11 @@ func (x GenerationState) String() string {
 }
 
 func (GenerationState) Descriptor() protoreflect.EnumDescriptor {
-	return file_quire_v1_knowledge_proto_enumTypes[3].Descriptor()
+	return file_quire_v1_knowledge_proto_enumTypes[5].Descriptor()
 }
 
 func (GenerationState) Type() protoreflect.EnumType {
-	return &file_quire_v1_knowledge_proto_enumTypes[3]
+	return &file_quire_v1_knowledge_proto_enumTypes[5]
 }
 
 func (x GenerationState) Number() protoreflect.EnumNumber {
@@ -262,7 +390,7 @@ func (x GenerationState) Number() protoreflect.EnumNumber {
 
 // Deprecated: Use GenerationState.Descriptor instead.
 func (GenerationState) EnumDescriptor() ([]byte, []int) {
-	return file_quire_v1_knowledge_proto_rawDescGZIP(), []int{3}
+	return file_quire_v1_knowledge_proto_rawDescGZIP(), []int{5}
 }
 
 // A knowledge collection: a named set of an organisation's uploaded documents.
@@ -401,8 +529,18 @@ type Document struct {
 	// Detected when the file is neither UTF-8 nor marked by a byte order mark. Empty for formats
 	// whose parser reads the bytes (PDF, Office, email, ...) and before the first extraction.
 	DetectedEncoding string `protobuf:"bytes,15,opt,name=detected_encoding,json=detectedEncoding,proto3" json:"detected_encoding,omitempty"`
-	unknownFields    protoimpl.UnknownFields
-	sizeCache        protoimpl.SizeCache
+	// The caller's own key for the document, unique among the collection's live documents (see
+	// UploadMetadata.external_key). Empty when none was given.
+	ExternalKey string `protobuf:"bytes,16,opt,name=external_key,json=externalKey,proto3" json:"external_key,omitempty"`
+	// The caller's metadata: a JSON object (docs/knowledge.md, "Metadata"). Set at upload,
+	// changed by UpdateDocumentMetadata; matched by MetadataFilter. Empty object when none.
+	Metadata *structpb.Struct `protobuf:"bytes,17,opt,name=metadata,proto3" json:"metadata,omitempty"`
+	// Whether the document is searchable in its final form: INDEXED once the collection's
+	// serving index holds its current text. Set by GetDocument, ListDocuments, WatchDocuments
+	// and the upload calls.
+	IndexState    DocumentIndexState `protobuf:"varint,18,opt,name=index_state,json=indexState,proto3,enum=quire.v1.DocumentIndexState" json:"index_state,omitempty"`
+	unknownFields protoimpl.UnknownFields
+	sizeCache     protoimpl.SizeCache
 }
 
 func (x *Document) Reset() {
@@ -540,6 +678,493 @@ func (x *Document) GetDetectedEncoding() string {
 	return ""
 }
 
+func (x *Document) GetExternalKey() string {
+	if x != nil {
+		return x.ExternalKey
+	}
+	return ""
+}
+
+func (x *Document) GetMetadata() *structpb.Struct {
+	if x != nil {
+		return x.Metadata
+	}
+	return nil
+}
+
+func (x *Document) GetIndexState() DocumentIndexState {
+	if x != nil {
+		return x.IndexState
+	}
+	return DocumentIndexState_DOCUMENT_INDEX_STATE_UNSPECIFIED
+}
+
+// A condition on documents' metadata, for SearchKnowledge and DeleteDocuments. Exactly one of
+// the members is set. At most 8 levels of nesting and 64 conditions in all
+// (docs/knowledge.md, "Filters").
+type MetadataFilter struct {
+	state protoimpl.MessageState `protogen:"open.v1"`
+	// Which kind of filter this is.
+	//
+	// Types that are valid to be assigned to Filter:
+	//
+	//	*MetadataFilter_Field
+	//	*MetadataFilter_All
+	//	*MetadataFilter_Any
+	//	*MetadataFilter_Not
+	Filter        isMetadataFilter_Filter `protobuf_oneof:"filter"`
+	unknownFields protoimpl.UnknownFields
+	sizeCache     protoimpl.SizeCache
+}
+
+func (x *MetadataFilter) Reset() {
+	*x = MetadataFilter{}
+	mi := &file_quire_v1_knowledge_proto_msgTypes[2]
+	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+	ms.StoreMessageInfo(mi)
+}
+
+func (x *MetadataFilter) String() string {
+	return protoimpl.X.MessageStringOf(x)
+}
+
+func (*MetadataFilter) ProtoMessage() {}
+
+func (x *MetadataFilter) ProtoReflect() protoreflect.Message {
+	mi := &file_quire_v1_knowledge_proto_msgTypes[2]
+	if x != nil {
+		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+		if ms.LoadMessageInfo() == nil {
+			ms.StoreMessageInfo(mi)
+		}
+		return ms
+	}
+	return mi.MessageOf(x)
+}
+
+// Deprecated: Use MetadataFilter.ProtoReflect.Descriptor instead.
+func (*MetadataFilter) Descriptor() ([]byte, []int) {
+	return file_quire_v1_knowledge_proto_rawDescGZIP(), []int{2}
+}
+
+func (x *MetadataFilter) GetFilter() isMetadataFilter_Filter {
+	if x != nil {
+		return x.Filter
+	}
+	return nil
+}
+
+func (x *MetadataFilter) GetField() *FieldCondition {
+	if x != nil {
+		if x, ok := x.Filter.(*MetadataFilter_Field); ok {
+			return x.Field
+		}
+	}
+	return nil
+}
+
+func (x *MetadataFilter) GetAll() *FilterList {
+	if x != nil {
+		if x, ok := x.Filter.(*MetadataFilter_All); ok {
+			return x.All
+		}
+	}
+	return nil
+}
+
+func (x *MetadataFilter) GetAny() *FilterList {
+	if x != nil {
+		if x, ok := x.Filter.(*MetadataFilter_Any); ok {
+			return x.Any
+		}
+	}
+	return nil
+}
+
+func (x *MetadataFilter) GetNot() *MetadataFilter {
+	if x != nil {
+		if x, ok := x.Filter.(*MetadataFilter_Not); ok {
+			return x.Not
+		}
+	}
+	return nil
+}
+
+type isMetadataFilter_Filter interface {
+	isMetadataFilter_Filter()
+}
+
+type MetadataFilter_Field struct {
+	// One condition on one metadata field.
+	Field *FieldCondition `protobuf:"bytes,1,opt,name=field,proto3,oneof"`
+}
+
+type MetadataFilter_All struct {
+	// Every filter holds (and); 1–64 filters.
+	All *FilterList `protobuf:"bytes,2,opt,name=all,proto3,oneof"`
+}
+
+type MetadataFilter_Any struct {
+	// At least one filter holds (or); 1–64 filters.
+	Any *FilterList `protobuf:"bytes,3,opt,name=any,proto3,oneof"`
+}
+
+type MetadataFilter_Not struct {
+	// The filter does not hold.
+	Not *MetadataFilter `protobuf:"bytes,4,opt,name=not,proto3,oneof"`
+}
+
+func (*MetadataFilter_Field) isMetadataFilter_Filter() {}
+
+func (*MetadataFilter_All) isMetadataFilter_Filter() {}
+
+func (*MetadataFilter_Any) isMetadataFilter_Filter() {}
+
+func (*MetadataFilter_Not) isMetadataFilter_Filter() {}
+
+// Filters combined by MetadataFilter.all or MetadataFilter.any.
+type FilterList struct {
+	state protoimpl.MessageState `protogen:"open.v1"`
+	// 1–64 filters.
+	Filters       []*MetadataFilter `protobuf:"bytes,1,rep,name=filters,proto3" json:"filters,omitempty"`
+	unknownFields protoimpl.UnknownFields
+	sizeCache     protoimpl.SizeCache
+}
+
+func (x *FilterList) Reset() {
+	*x = FilterList{}
+	mi := &file_quire_v1_knowledge_proto_msgTypes[3]
+	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+	ms.StoreMessageInfo(mi)
+}
+
+func (x *FilterList) String() string {
+	return protoimpl.X.MessageStringOf(x)
+}
+
+func (*FilterList) ProtoMessage() {}
+
+func (x *FilterList) ProtoReflect() protoreflect.Message {
+	mi := &file_quire_v1_knowledge_proto_msgTypes[3]
+	if x != nil {
+		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+		if ms.LoadMessageInfo() == nil {
+			ms.StoreMessageInfo(mi)
+		}
+		return ms
+	}
+	return mi.MessageOf(x)
+}
+
+// Deprecated: Use FilterList.ProtoReflect.Descriptor instead.
+func (*FilterList) Descriptor() ([]byte, []int) {
+	return file_quire_v1_knowledge_proto_rawDescGZIP(), []int{3}
+}
+
+func (x *FilterList) GetFilters() []*MetadataFilter {
+	if x != nil {
+		return x.Filters
+	}
+	return nil
+}
+
+// A condition on one metadata field. Exactly one condition is set.
+type FieldCondition struct {
+	state protoimpl.MessageState `protogen:"open.v1"`
+	// The field: a key of the metadata object, or a dotted path into nested objects
+	// ("customer.tier"); each segment 1–64 characters of [A-Za-z0-9_-], not starting with "_".
+	Field string `protobuf:"bytes,1,opt,name=field,proto3" json:"field,omitempty"`
+	// Which test to apply.
+	//
+	// Types that are valid to be assigned to Condition:
+	//
+	//	*FieldCondition_Equals
+	//	*FieldCondition_In
+	//	*FieldCondition_NumberRange
+	//	*FieldCondition_TimeRange
+	//	*FieldCondition_Exists
+	Condition     isFieldCondition_Condition `protobuf_oneof:"condition"`
+	unknownFields protoimpl.UnknownFields
+	sizeCache     protoimpl.SizeCache
+}
+
+func (x *FieldCondition) Reset() {
+	*x = FieldCondition{}
+	mi := &file_quire_v1_knowledge_proto_msgTypes[4]
+	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+	ms.StoreMessageInfo(mi)
+}
+
+func (x *FieldCondition) String() string {
+	return protoimpl.X.MessageStringOf(x)
+}
+
+func (*FieldCondition) ProtoMessage() {}
+
+func (x *FieldCondition) ProtoReflect() protoreflect.Message {
+	mi := &file_quire_v1_knowledge_proto_msgTypes[4]
+	if x != nil {
+		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+		if ms.LoadMessageInfo() == nil {
+			ms.StoreMessageInfo(mi)
+		}
+		return ms
+	}
+	return mi.MessageOf(x)
+}
+
+// Deprecated: Use FieldCondition.ProtoReflect.Descriptor instead.
+func (*FieldCondition) Descriptor() ([]byte, []int) {
+	return file_quire_v1_knowledge_proto_rawDescGZIP(), []int{4}
+}
+
+func (x *FieldCondition) GetField() string {
+	if x != nil {
+		return x.Field
+	}
+	return ""
+}
+
+func (x *FieldCondition) GetCondition() isFieldCondition_Condition {
+	if x != nil {
+		return x.Condition
+	}
+	return nil
+}
+
+func (x *FieldCondition) GetEquals() *structpb.Value {
+	if x != nil {
+		if x, ok := x.Condition.(*FieldCondition_Equals); ok {
+			return x.Equals
+		}
+	}
+	return nil
+}
+
+func (x *FieldCondition) GetIn() *structpb.ListValue {
+	if x != nil {
+		if x, ok := x.Condition.(*FieldCondition_In); ok {
+			return x.In
+		}
+	}
+	return nil
+}
+
+func (x *FieldCondition) GetNumberRange() *NumberRange {
+	if x != nil {
+		if x, ok := x.Condition.(*FieldCondition_NumberRange); ok {
+			return x.NumberRange
+		}
+	}
+	return nil
+}
+
+func (x *FieldCondition) GetTimeRange() *TimeRange {
+	if x != nil {
+		if x, ok := x.Condition.(*FieldCondition_TimeRange); ok {
+			return x.TimeRange
+		}
+	}
+	return nil
+}
+
+func (x *FieldCondition) GetExists() bool {
+	if x != nil {
+		if x, ok := x.Condition.(*FieldCondition_Exists); ok {
+			return x.Exists
+		}
+	}
+	return false
+}
+
+type isFieldCondition_Condition interface {
+	isFieldCondition_Condition()
+}
+
+type FieldCondition_Equals struct {
+	// The field equals this string, number or boolean, or is a list that contains it.
+	// Objects, lists and null are not accepted here.
+	Equals *structpb.Value `protobuf:"bytes,2,opt,name=equals,proto3,oneof"`
+}
+
+type FieldCondition_In struct {
+	// The field equals one of these values (or is a list containing one): 1–100 values, all
+	// strings, all numbers or all booleans.
+	In *structpb.ListValue `protobuf:"bytes,3,opt,name=in,proto3,oneof"`
+}
+
+type FieldCondition_NumberRange struct {
+	// The field is a number (or a list holding a number) within the range.
+	NumberRange *NumberRange `protobuf:"bytes,4,opt,name=number_range,json=numberRange,proto3,oneof"`
+}
+
+type FieldCondition_TimeRange struct {
+	// The field is a timestamp string (RFC 3339, e.g. "2026-03-01T12:00:00Z", or a date
+	// "2026-03-01" meaning its midnight UTC) within the range.
+	TimeRange *TimeRange `protobuf:"bytes,5,opt,name=time_range,json=timeRange,proto3,oneof"`
+}
+
+type FieldCondition_Exists struct {
+	// true: the field is present (with any value, null included); false: it is absent.
+	Exists bool `protobuf:"varint,6,opt,name=exists,proto3,oneof"`
+}
+
+func (*FieldCondition_Equals) isFieldCondition_Condition() {}
+
+func (*FieldCondition_In) isFieldCondition_Condition() {}
+
+func (*FieldCondition_NumberRange) isFieldCondition_Condition() {}
+
+func (*FieldCondition_TimeRange) isFieldCondition_Condition() {}
+
+func (*FieldCondition_Exists) isFieldCondition_Condition() {}
+
+// A range of numbers: at least one bound; lower at most upper.
+type NumberRange struct {
+	state protoimpl.MessageState `protogen:"open.v1"`
+	// Greater than this.
+	Gt *float64 `protobuf:"fixed64,1,opt,name=gt,proto3,oneof" json:"gt,omitempty"`
+	// Greater than or equal to this.
+	Gte *float64 `protobuf:"fixed64,2,opt,name=gte,proto3,oneof" json:"gte,omitempty"`
+	// Less than this.
+	Lt *float64 `protobuf:"fixed64,3,opt,name=lt,proto3,oneof" json:"lt,omitempty"`
+	// Less than or equal to this.
+	Lte           *float64 `protobuf:"fixed64,4,opt,name=lte,proto3,oneof" json:"lte,omitempty"`
+	unknownFields protoimpl.UnknownFields
+	sizeCache     protoimpl.SizeCache
+}
+
+func (x *NumberRange) Reset() {
+	*x = NumberRange{}
+	mi := &file_quire_v1_knowledge_proto_msgTypes[5]
+	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+	ms.StoreMessageInfo(mi)
+}
+
+func (x *NumberRange) String() string {
+	return protoimpl.X.MessageStringOf(x)
+}
+
+func (*NumberRange) ProtoMessage() {}
+
+func (x *NumberRange) ProtoReflect() protoreflect.Message {
+	mi := &file_quire_v1_knowledge_proto_msgTypes[5]
+	if x != nil {
+		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+		if ms.LoadMessageInfo() == nil {
+			ms.StoreMessageInfo(mi)
+		}
+		return ms
+	}
+	return mi.MessageOf(x)
+}
+
+// Deprecated: Use NumberRange.ProtoReflect.Descriptor instead.
+func (*NumberRange) Descriptor() ([]byte, []int) {
+	return file_quire_v1_knowledge_proto_rawDescGZIP(), []int{5}
+}
+
+func (x *NumberRange) GetGt() float64 {
+	if x != nil && x.Gt != nil {
+		return *x.Gt
+	}
+	return 0
+}
+
+func (x *NumberRange) GetGte() float64 {
+	if x != nil && x.Gte != nil {
+		return *x.Gte
+	}
+	return 0
+}
+
+func (x *NumberRange) GetLt() float64 {
+	if x != nil && x.Lt != nil {
+		return *x.Lt
+	}
+	return 0
+}
+
+func (x *NumberRange) GetLte() float64 {
+	if x != nil && x.Lte != nil {
+		return *x.Lte
+	}
+	return 0
+}
+
+// A range of times: at least one bound; lower at most upper.
+type TimeRange struct {
+	state protoimpl.MessageState `protogen:"open.v1"`
+	// After this instant.
+	Gt *timestamppb.Timestamp `protobuf:"bytes,1,opt,name=gt,proto3" json:"gt,omitempty"`
+	// At or after this instant.
+	Gte *timestamppb.Timestamp `protobuf:"bytes,2,opt,name=gte,proto3" json:"gte,omitempty"`
+	// Before this instant.
+	Lt *timestamppb.Timestamp `protobuf:"bytes,3,opt,name=lt,proto3" json:"lt,omitempty"`
+	// At or before this instant.
+	Lte           *timestamppb.Timestamp `protobuf:"bytes,4,opt,name=lte,proto3" json:"lte,omitempty"`
+	unknownFields protoimpl.UnknownFields
+	sizeCache     protoimpl.SizeCache
+}
+
+func (x *TimeRange) Reset() {
+	*x = TimeRange{}
+	mi := &file_quire_v1_knowledge_proto_msgTypes[6]
+	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+	ms.StoreMessageInfo(mi)
+}
+
+func (x *TimeRange) String() string {
+	return protoimpl.X.MessageStringOf(x)
+}
+
+func (*TimeRange) ProtoMessage() {}
+
+func (x *TimeRange) ProtoReflect() protoreflect.Message {
+	mi := &file_quire_v1_knowledge_proto_msgTypes[6]
+	if x != nil {
+		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+		if ms.LoadMessageInfo() == nil {
+			ms.StoreMessageInfo(mi)
+		}
+		return ms
+	}
+	return mi.MessageOf(x)
+}
+
+// Deprecated: Use TimeRange.ProtoReflect.Descriptor instead.
+func (*TimeRange) Descriptor() ([]byte, []int) {
+	return file_quire_v1_knowledge_proto_rawDescGZIP(), []int{6}
+}
+
+func (x *TimeRange) GetGt() *timestamppb.Timestamp {
+	if x != nil {
+		return x.Gt
+	}
+	return nil
+}
+
+func (x *TimeRange) GetGte() *timestamppb.Timestamp {
+	if x != nil {
+		return x.Gte
+	}
+	return nil
+}
+
+func (x *TimeRange) GetLt() *timestamppb.Timestamp {
+	if x != nil {
+		return x.Lt
+	}
+	return nil
+}
+
+func (x *TimeRange) GetLte() *timestamppb.Timestamp {
+	if x != nil {
+		return x.Lte
+	}
+	return nil
+}
+
 // An agent: a caller-chosen id and the collections it searches.
 type Agent struct {
 	state protoimpl.MessageState `protogen:"open.v1"`
@@ -557,7 +1182,7 @@ type Agent struct {
 
 func (x *Agent) Reset() {
 	*x = Agent{}
-	mi := &file_quire_v1_knowledge_proto_msgTypes[2]
+	mi := &file_quire_v1_knowledge_proto_msgTypes[7]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -569,7 +1194,7 @@ func (x *Agent) String() string {
 func (*Agent) ProtoMessage() {}
 
 func (x *Agent) ProtoReflect() protoreflect.Message {
-	mi := &file_quire_v1_knowledge_proto_msgTypes[2]
+	mi := &file_quire_v1_knowledge_proto_msgTypes[7]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -582,7 +1207,7 @@ func (x *Agent) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use Agent.ProtoReflect.Descriptor instead.
 func (*Agent) Descriptor() ([]byte, []int) {
-	return file_quire_v1_knowledge_proto_rawDescGZIP(), []int{2}
+	return file_quire_v1_knowledge_proto_rawDescGZIP(), []int{7}
 }
 
 func (x *Agent) GetSchemaVersion() uint32 {
@@ -639,14 +1264,18 @@ type KnowledgeHit struct {
 	// 1-based rank in the result.
 	Rank uint32 `protobuf:"varint,11,opt,name=rank,proto3" json:"rank,omitempty"`
 	// HYBRID: whether the document is indexed (see HitIndexState); UNSPECIFIED in LEGACY_FTS.
-	IndexState    HitIndexState `protobuf:"varint,12,opt,name=index_state,json=indexState,proto3,enum=quire.v1.HitIndexState" json:"index_state,omitempty"`
+	IndexState HitIndexState `protobuf:"varint,12,opt,name=index_state,json=indexState,proto3,enum=quire.v1.HitIndexState" json:"index_state,omitempty"`
+	// The document's metadata, when the request set include_metadata.
+	Metadata *structpb.Struct `protobuf:"bytes,13,opt,name=metadata,proto3" json:"metadata,omitempty"`
+	// The document's external key (empty when it has none).
+	ExternalKey   string `protobuf:"bytes,14,opt,name=external_key,json=externalKey,proto3" json:"external_key,omitempty"`
 	unknownFields protoimpl.UnknownFields
 	sizeCache     protoimpl.SizeCache
 }
 
 func (x *KnowledgeHit) Reset() {
 	*x = KnowledgeHit{}
-	mi := &file_quire_v1_knowledge_proto_msgTypes[3]
+	mi := &file_quire_v1_knowledge_proto_msgTypes[8]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -658,7 +1287,7 @@ func (x *KnowledgeHit) String() string {
 func (*KnowledgeHit) ProtoMessage() {}
 
 func (x *KnowledgeHit) ProtoReflect() protoreflect.Message {
-	mi := &file_quire_v1_knowledge_proto_msgTypes[3]
+	mi := &file_quire_v1_knowledge_proto_msgTypes[8]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -671,7 +1300,7 @@ func (x *KnowledgeHit) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use KnowledgeHit.ProtoReflect.Descriptor instead.
 func (*KnowledgeHit) Descriptor() ([]byte, []int) {
-	return file_quire_v1_knowledge_proto_rawDescGZIP(), []int{3}
+	return file_quire_v1_knowledge_proto_rawDescGZIP(), []int{8}
 }
 
 func (x *KnowledgeHit) GetSchemaVersion() uint32 {
@@ -758,6 +1387,20 @@ func (x *KnowledgeHit) GetIndexState() HitIndexState {
 	return HitIndexState_HIT_INDEX_STATE_UNSPECIFIED
 }
 
+func (x *KnowledgeHit) GetMetadata() *structpb.Struct {
+	if x != nil {
+		return x.Metadata
+	}
+	return nil
+}
+
+func (x *KnowledgeHit) GetExternalKey() string {
+	if x != nil {
+		return x.ExternalKey
+	}
+	return ""
+}
+
 // The answer to ReadDocument: a slice of one document's extracted text.
 type DocumentSlice struct {
 	state protoimpl.MessageState `protogen:"open.v1"`
@@ -783,7 +1426,7 @@ type DocumentSlice struct {
 
 func (x *DocumentSlice) Reset() {
 	*x = DocumentSlice{}
-	mi := &file_quire_v1_knowledge_proto_msgTypes[4]
+	mi := &file_quire_v1_knowledge_proto_msgTypes[9]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -795,7 +1438,7 @@ func (x *DocumentSlice) String() string {
 func (*DocumentSlice) ProtoMessage() {}
 
 func (x *DocumentSlice) ProtoReflect() protoreflect.Message {
-	mi := &file_quire_v1_knowledge_proto_msgTypes[4]
+	mi := &file_quire_v1_knowledge_proto_msgTypes[9]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -808,7 +1451,7 @@ func (x *DocumentSlice) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use DocumentSlice.ProtoReflect.Descriptor instead.
 func (*DocumentSlice) Descriptor() ([]byte, []int) {
-	return file_quire_v1_knowledge_proto_rawDescGZIP(), []int{4}
+	return file_quire_v1_knowledge_proto_rawDescGZIP(), []int{9}
 }
 
 func (x *DocumentSlice) GetSchemaVersion() uint32 {
@@ -894,7 +1537,7 @@ type IndexGeneration struct {
 
 func (x *IndexGeneration) Reset() {
 	*x = IndexGeneration{}
-	mi := &file_quire_v1_knowledge_proto_msgTypes[5]
+	mi := &file_quire_v1_knowledge_proto_msgTypes[10]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -906,7 +1549,7 @@ func (x *IndexGeneration) String() string {
 func (*IndexGeneration) ProtoMessage() {}
 
 func (x *IndexGeneration) ProtoReflect() protoreflect.Message {
-	mi := &file_quire_v1_knowledge_proto_msgTypes[5]
+	mi := &file_quire_v1_knowledge_proto_msgTypes[10]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -919,7 +1562,7 @@ func (x *IndexGeneration) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use IndexGeneration.ProtoReflect.Descriptor instead.
 func (*IndexGeneration) Descriptor() ([]byte, []int) {
-	return file_quire_v1_knowledge_proto_rawDescGZIP(), []int{5}
+	return file_quire_v1_knowledge_proto_rawDescGZIP(), []int{10}
 }
 
 func (x *IndexGeneration) GetGeneration() int64 {
@@ -1004,7 +1647,7 @@ type IndexStatus struct {
 
 func (x *IndexStatus) Reset() {
 	*x = IndexStatus{}
-	mi := &file_quire_v1_knowledge_proto_msgTypes[6]
+	mi := &file_quire_v1_knowledge_proto_msgTypes[11]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -1016,7 +1659,7 @@ func (x *IndexStatus) String() string {
 func (*IndexStatus) ProtoMessage() {}
 
 func (x *IndexStatus) ProtoReflect() protoreflect.Message {
-	mi := &file_quire_v1_knowledge_proto_msgTypes[6]
+	mi := &file_quire_v1_knowledge_proto_msgTypes[11]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -1029,7 +1672,7 @@ func (x *IndexStatus) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use IndexStatus.ProtoReflect.Descriptor instead.
 func (*IndexStatus) Descriptor() ([]byte, []int) {
-	return file_quire_v1_knowledge_proto_rawDescGZIP(), []int{6}
+	return file_quire_v1_knowledge_proto_rawDescGZIP(), []int{11}
 }
 
 func (x *IndexStatus) GetSchemaVersion() uint32 {
@@ -1071,7 +1714,7 @@ var File_quire_v1_knowledge_proto protoreflect.FileDescriptor
 
 const file_quire_v1_knowledge_proto_rawDesc = "" +
 	"\n" +
-	"\x18quire/v1/knowledge.proto\x12\bquire.v1\x1a\x1fgoogle/protobuf/timestamp.proto\"\x99\x02\n" +
+	"\x18quire/v1/knowledge.proto\x12\bquire.v1\x1a\x1cgoogle/protobuf/struct.proto\x1a\x1fgoogle/protobuf/timestamp.proto\"\x99\x02\n" +
 	"\n" +
 	"Collection\x12%\n" +
 	"\x0eschema_version\x18\x01 \x01(\rR\rschemaVersion\x12#\n" +
@@ -1081,7 +1724,7 @@ const file_quire_v1_knowledge_proto_rawDesc = "" +
 	"\x0edocument_count\x18\x05 \x01(\rR\rdocumentCount\x12-\n" +
 	"\x12serving_generation\x18\x06 \x01(\x03R\x11servingGeneration\x129\n" +
 	"\n" +
-	"created_at\x18\a \x01(\v2\x1a.google.protobuf.TimestampR\tcreatedAt\"\xbb\x04\n" +
+	"created_at\x18\a \x01(\v2\x1a.google.protobuf.TimestampR\tcreatedAt\"\xd2\x05\n" +
 	"\bDocument\x12%\n" +
 	"\x0eschema_version\x18\x01 \x01(\rR\rschemaVersion\x12\x1f\n" +
 	"\vdocument_id\x18\x02 \x01(\tR\n" +
@@ -1103,12 +1746,48 @@ const file_quire_v1_knowledge_proto_rawDesc = "" +
 	"created_at\x18\r \x01(\v2\x1a.google.protobuf.TimestampR\tcreatedAt\x129\n" +
 	"\n" +
 	"updated_at\x18\x0e \x01(\v2\x1a.google.protobuf.TimestampR\tupdatedAt\x12+\n" +
-	"\x11detected_encoding\x18\x0f \x01(\tR\x10detectedEncoding\"\xa8\x01\n" +
+	"\x11detected_encoding\x18\x0f \x01(\tR\x10detectedEncoding\x12!\n" +
+	"\fexternal_key\x18\x10 \x01(\tR\vexternalKey\x123\n" +
+	"\bmetadata\x18\x11 \x01(\v2\x17.google.protobuf.StructR\bmetadata\x12=\n" +
+	"\vindex_state\x18\x12 \x01(\x0e2\x1c.quire.v1.DocumentIndexStateR\n" +
+	"indexState\"\xce\x01\n" +
+	"\x0eMetadataFilter\x120\n" +
+	"\x05field\x18\x01 \x01(\v2\x18.quire.v1.FieldConditionH\x00R\x05field\x12(\n" +
+	"\x03all\x18\x02 \x01(\v2\x14.quire.v1.FilterListH\x00R\x03all\x12(\n" +
+	"\x03any\x18\x03 \x01(\v2\x14.quire.v1.FilterListH\x00R\x03any\x12,\n" +
+	"\x03not\x18\x04 \x01(\v2\x18.quire.v1.MetadataFilterH\x00R\x03notB\b\n" +
+	"\x06filter\"@\n" +
+	"\n" +
+	"FilterList\x122\n" +
+	"\afilters\x18\x01 \x03(\v2\x18.quire.v1.MetadataFilterR\afilters\"\x9f\x02\n" +
+	"\x0eFieldCondition\x12\x14\n" +
+	"\x05field\x18\x01 \x01(\tR\x05field\x120\n" +
+	"\x06equals\x18\x02 \x01(\v2\x16.google.protobuf.ValueH\x00R\x06equals\x12,\n" +
+	"\x02in\x18\x03 \x01(\v2\x1a.google.protobuf.ListValueH\x00R\x02in\x12:\n" +
+	"\fnumber_range\x18\x04 \x01(\v2\x15.quire.v1.NumberRangeH\x00R\vnumberRange\x124\n" +
+	"\n" +
+	"time_range\x18\x05 \x01(\v2\x13.quire.v1.TimeRangeH\x00R\ttimeRange\x12\x18\n" +
+	"\x06exists\x18\x06 \x01(\bH\x00R\x06existsB\v\n" +
+	"\tcondition\"\x83\x01\n" +
+	"\vNumberRange\x12\x13\n" +
+	"\x02gt\x18\x01 \x01(\x01H\x00R\x02gt\x88\x01\x01\x12\x15\n" +
+	"\x03gte\x18\x02 \x01(\x01H\x01R\x03gte\x88\x01\x01\x12\x13\n" +
+	"\x02lt\x18\x03 \x01(\x01H\x02R\x02lt\x88\x01\x01\x12\x15\n" +
+	"\x03lte\x18\x04 \x01(\x01H\x03R\x03lte\x88\x01\x01B\x05\n" +
+	"\x03_gtB\x06\n" +
+	"\x04_gteB\x05\n" +
+	"\x03_ltB\x06\n" +
+	"\x04_lte\"\xbf\x01\n" +
+	"\tTimeRange\x12*\n" +
+	"\x02gt\x18\x01 \x01(\v2\x1a.google.protobuf.TimestampR\x02gt\x12,\n" +
+	"\x03gte\x18\x02 \x01(\v2\x1a.google.protobuf.TimestampR\x03gte\x12*\n" +
+	"\x02lt\x18\x03 \x01(\v2\x1a.google.protobuf.TimestampR\x02lt\x12,\n" +
+	"\x03lte\x18\x04 \x01(\v2\x1a.google.protobuf.TimestampR\x03lte\"\xa8\x01\n" +
 	"\x05Agent\x12%\n" +
 	"\x0eschema_version\x18\x01 \x01(\rR\rschemaVersion\x12\x19\n" +
 	"\bagent_id\x18\x02 \x01(\tR\aagentId\x126\n" +
 	"\x17attached_collection_ids\x18\x03 \x03(\tR\x15attachedCollectionIds\x12%\n" +
-	"\x0econfig_version\x18\x04 \x01(\x03R\rconfigVersion\"\xa4\x03\n" +
+	"\x0econfig_version\x18\x04 \x01(\x03R\rconfigVersion\"\xfc\x03\n" +
 	"\fKnowledgeHit\x12%\n" +
 	"\x0eschema_version\x18\x01 \x01(\rR\rschemaVersion\x12\x1f\n" +
 	"\vdocument_id\x18\x02 \x01(\tR\n" +
@@ -1124,7 +1803,9 @@ const file_quire_v1_knowledge_proto_rawDesc = "" +
 	" \x01(\x03R\x0findexGeneration\x12\x12\n" +
 	"\x04rank\x18\v \x01(\rR\x04rank\x128\n" +
 	"\vindex_state\x18\f \x01(\x0e2\x17.quire.v1.HitIndexStateR\n" +
-	"indexState\"\x82\x02\n" +
+	"indexState\x123\n" +
+	"\bmetadata\x18\r \x01(\v2\x17.google.protobuf.StructR\bmetadata\x12!\n" +
+	"\fexternal_key\x18\x0e \x01(\tR\vexternalKey\"\x82\x02\n" +
 	"\rDocumentSlice\x12%\n" +
 	"\x0eschema_version\x18\x01 \x01(\rR\rschemaVersion\x12\x1f\n" +
 	"\vdocument_id\x18\x02 \x01(\tR\n" +
@@ -1166,7 +1847,19 @@ const file_quire_v1_knowledge_proto_rawDesc = "" +
 	"\x1aDOCUMENT_STATUS_PROCESSING\x10\x02\x12\x19\n" +
 	"\x15DOCUMENT_STATUS_READY\x10\x03\x12\x1a\n" +
 	"\x16DOCUMENT_STATUS_FAILED\x10\x04\x12\x1b\n" +
-	"\x17DOCUMENT_STATUS_DELETED\x10\x05*j\n" +
+	"\x17DOCUMENT_STATUS_DELETED\x10\x05*\xc1\x01\n" +
+	"\x12DocumentIndexState\x12$\n" +
+	" DOCUMENT_INDEX_STATE_UNSPECIFIED\x10\x00\x12 \n" +
+	"\x1cDOCUMENT_INDEX_STATE_PENDING\x10\x01\x12 \n" +
+	"\x1cDOCUMENT_INDEX_STATE_INDEXED\x10\x02\x12\x1f\n" +
+	"\x1bDOCUMENT_INDEX_STATE_FAILED\x10\x03\x12 \n" +
+	"\x1cDOCUMENT_INDEX_STATE_NO_TEXT\x10\x04*\xab\x01\n" +
+	"\rUploadOutcome\x12\x1e\n" +
+	"\x1aUPLOAD_OUTCOME_UNSPECIFIED\x10\x00\x12\x1a\n" +
+	"\x16UPLOAD_OUTCOME_CREATED\x10\x01\x12\x1b\n" +
+	"\x17UPLOAD_OUTCOME_REPLACED\x10\x02\x12\x1c\n" +
+	"\x18UPLOAD_OUTCOME_UNCHANGED\x10\x03\x12#\n" +
+	"\x1fUPLOAD_OUTCOME_METADATA_UPDATED\x10\x04*j\n" +
 	"\rHitIndexState\x12\x1f\n" +
 	"\x1bHIT_INDEX_STATE_UNSPECIFIED\x10\x00\x12\x1b\n" +
 	"\x17HIT_INDEX_STATE_INDEXED\x10\x01\x12\x1b\n" +
@@ -1190,37 +1883,63 @@ func file_quire_v1_knowledge_proto_rawDescGZIP() []byte {
 	return file_quire_v1_knowledge_proto_rawDescData
 }
 
-var file_quire_v1_knowledge_proto_enumTypes = make([]protoimpl.EnumInfo, 4)
-var file_quire_v1_knowledge_proto_msgTypes = make([]protoimpl.MessageInfo, 7)
+var file_quire_v1_knowledge_proto_enumTypes = make([]protoimpl.EnumInfo, 6)
+var file_quire_v1_knowledge_proto_msgTypes = make([]protoimpl.MessageInfo, 12)
 var file_quire_v1_knowledge_proto_goTypes = []any{
 	(RetrievalMode)(0),            // 0: quire.v1.RetrievalMode
 	(DocumentStatus)(0),           // 1: quire.v1.DocumentStatus
-	(HitIndexState)(0),            // 2: quire.v1.HitIndexState
-	(GenerationState)(0),          // 3: quire.v1.GenerationState
-	(*Collection)(nil),            // 4: quire.v1.Collection
-	(*Document)(nil),              // 5: quire.v1.Document
-	(*Agent)(nil),                 // 6: quire.v1.Agent
-	(*KnowledgeHit)(nil),          // 7: quire.v1.KnowledgeHit
-	(*DocumentSlice)(nil),         // 8: quire.v1.DocumentSlice
-	(*IndexGeneration)(nil),       // 9: quire.v1.IndexGeneration
-	(*IndexStatus)(nil),           // 10: quire.v1.IndexStatus
-	(*timestamppb.Timestamp)(nil), // 11: google.protobuf.Timestamp
+	(DocumentIndexState)(0),       // 2: quire.v1.DocumentIndexState
+	(UploadOutcome)(0),            // 3: quire.v1.UploadOutcome
+	(HitIndexState)(0),            // 4: quire.v1.HitIndexState
+	(GenerationState)(0),          // 5: quire.v1.GenerationState
+	(*Collection)(nil),            // 6: quire.v1.Collection
+	(*Document)(nil),              // 7: quire.v1.Document
+	(*MetadataFilter)(nil),        // 8: quire.v1.MetadataFilter
+	(*FilterList)(nil),            // 9: quire.v1.FilterList
+	(*FieldCondition)(nil),        // 10: quire.v1.FieldCondition
+	(*NumberRange)(nil),           // 11: quire.v1.NumberRange
+	(*TimeRange)(nil),             // 12: quire.v1.TimeRange
+	(*Agent)(nil),                 // 13: quire.v1.Agent
+	(*KnowledgeHit)(nil),          // 14: quire.v1.KnowledgeHit
+	(*DocumentSlice)(nil),         // 15: quire.v1.DocumentSlice
+	(*IndexGeneration)(nil),       // 16: quire.v1.IndexGeneration
+	(*IndexStatus)(nil),           // 17: quire.v1.IndexStatus
+	(*timestamppb.Timestamp)(nil), // 18: google.protobuf.Timestamp
+	(*structpb.Struct)(nil),       // 19: google.protobuf.Struct
+	(*structpb.Value)(nil),        // 20: google.protobuf.Value
+	(*structpb.ListValue)(nil),    // 21: google.protobuf.ListValue
 }
 var file_quire_v1_knowledge_proto_depIdxs = []int32{
-	11, // 0: quire.v1.Collection.created_at:type_name -> google.protobuf.Timestamp
+	18, // 0: quire.v1.Collection.created_at:type_name -> google.protobuf.Timestamp
 	1,  // 1: quire.v1.Document.status:type_name -> quire.v1.DocumentStatus
-	11, // 2: quire.v1.Document.created_at:type_name -> google.protobuf.Timestamp
-	11, // 3: quire.v1.Document.updated_at:type_name -> google.protobuf.Timestamp
-	2,  // 4: quire.v1.KnowledgeHit.index_state:type_name -> quire.v1.HitIndexState
-	3,  // 5: quire.v1.IndexGeneration.state:type_name -> quire.v1.GenerationState
-	11, // 6: quire.v1.IndexGeneration.created_at:type_name -> google.protobuf.Timestamp
-	11, // 7: quire.v1.IndexGeneration.ready_at:type_name -> google.protobuf.Timestamp
-	9,  // 8: quire.v1.IndexStatus.generations:type_name -> quire.v1.IndexGeneration
-	9,  // [9:9] is the sub-list for method output_type
-	9,  // [9:9] is the sub-list for method input_type
-	9,  // [9:9] is the sub-list for extension type_name
-	9,  // [9:9] is the sub-list for extension extendee
-	0,  // [0:9] is the sub-list for field type_name
+	18, // 2: quire.v1.Document.created_at:type_name -> google.protobuf.Timestamp
+	18, // 3: quire.v1.Document.updated_at:type_name -> google.protobuf.Timestamp
+	19, // 4: quire.v1.Document.metadata:type_name -> google.protobuf.Struct
+	2,  // 5: quire.v1.Document.index_state:type_name -> quire.v1.DocumentIndexState
+	10, // 6: quire.v1.MetadataFilter.field:type_name -> quire.v1.FieldCondition
+	9,  // 7: quire.v1.MetadataFilter.all:type_name -> quire.v1.FilterList
+	9,  // 8: quire.v1.MetadataFilter.any:type_name -> quire.v1.FilterList
+	8,  // 9: quire.v1.MetadataFilter.not:type_name -> quire.v1.MetadataFilter
+	8,  // 10: quire.v1.FilterList.filters:type_name -> quire.v1.MetadataFilter
+	20, // 11: quire.v1.FieldCondition.equals:type_name -> google.protobuf.Value
+	21, // 12: quire.v1.FieldCondition.in:type_name -> google.protobuf.ListValue
+	11, // 13: quire.v1.FieldCondition.number_range:type_name -> quire.v1.NumberRange
+	12, // 14: quire.v1.FieldCondition.time_range:type_name -> quire.v1.TimeRange
+	18, // 15: quire.v1.TimeRange.gt:type_name -> google.protobuf.Timestamp
+	18, // 16: quire.v1.TimeRange.gte:type_name -> google.protobuf.Timestamp
+	18, // 17: quire.v1.TimeRange.lt:type_name -> google.protobuf.Timestamp
+	18, // 18: quire.v1.TimeRange.lte:type_name -> google.protobuf.Timestamp
+	4,  // 19: quire.v1.KnowledgeHit.index_state:type_name -> quire.v1.HitIndexState
+	19, // 20: quire.v1.KnowledgeHit.metadata:type_name -> google.protobuf.Struct
+	5,  // 21: quire.v1.IndexGeneration.state:type_name -> quire.v1.GenerationState
+	18, // 22: quire.v1.IndexGeneration.created_at:type_name -> google.protobuf.Timestamp
+	18, // 23: quire.v1.IndexGeneration.ready_at:type_name -> google.protobuf.Timestamp
+	16, // 24: quire.v1.IndexStatus.generations:type_name -> quire.v1.IndexGeneration
+	25, // [25:25] is the sub-list for method output_type
+	25, // [25:25] is the sub-list for method input_type
+	25, // [25:25] is the sub-list for extension type_name
+	25, // [25:25] is the sub-list for extension extendee
+	0,  // [0:25] is the sub-list for field type_name
 }
 
 func init() { file_quire_v1_knowledge_proto_init() }
@@ -1228,13 +1947,27 @@ func file_quire_v1_knowledge_proto_init() {
 	if File_quire_v1_knowledge_proto != nil {
 		return
 	}
+	file_quire_v1_knowledge_proto_msgTypes[2].OneofWrappers = []any{
+		(*MetadataFilter_Field)(nil),
+		(*MetadataFilter_All)(nil),
+		(*MetadataFilter_Any)(nil),
+		(*MetadataFilter_Not)(nil),
+	}
+	file_quire_v1_knowledge_proto_msgTypes[4].OneofWrappers = []any{
+		(*FieldCondition_Equals)(nil),
+		(*FieldCondition_In)(nil),
+		(*FieldCondition_NumberRange)(nil),
+		(*FieldCondition_TimeRange)(nil),
+		(*FieldCondition_Exists)(nil),
+	}
+	file_quire_v1_knowledge_proto_msgTypes[5].OneofWrappers = []any{}
 	type x struct{}
 	out := protoimpl.TypeBuilder{
 		File: protoimpl.DescBuilder{
 			GoPackagePath: reflect.TypeOf(x{}).PkgPath(),
 			RawDescriptor: unsafe.Slice(unsafe.StringData(file_quire_v1_knowledge_proto_rawDesc), len(file_quire_v1_knowledge_proto_rawDesc)),
-			NumEnums:      4,
-			NumMessages:   7,
+			NumEnums:      6,
+			NumMessages:   12,
 			NumExtensions: 0,
 			NumServices:   0,
 		},

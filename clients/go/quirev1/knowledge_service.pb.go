@@ -9,6 +9,7 @@ package quirev1
 import (
 	protoreflect "google.golang.org/protobuf/reflect/protoreflect"
 	protoimpl "google.golang.org/protobuf/runtime/protoimpl"
+	structpb "google.golang.org/protobuf/types/known/structpb"
 	reflect "reflect"
 	sync "sync"
 	unsafe "unsafe"
@@ -402,8 +403,19 @@ type UploadMetadata struct {
 	// extension. Empty: told from the file name.
 	MimeType string `protobuf:"bytes,3,opt,name=mime_type,json=mimeType,proto3" json:"mime_type,omitempty"`
 	// When set, replaces this document's content (an edit): its id, a UUID. Empty: a new
-	// document.
-	DocumentId    string `protobuf:"bytes,4,opt,name=document_id,json=documentId,proto3" json:"document_id,omitempty"`
+	// document, or the one named by external_key.
+	DocumentId string `protobuf:"bytes,4,opt,name=document_id,json=documentId,proto3" json:"document_id,omitempty"`
+	// The caller's own key for the document: 1–256 characters, no control characters; unique
+	// among the collection's live documents. A key already in use names that document: the
+	// upload replaces it (same id, new revision), or changes nothing when the bytes, name, type
+	// and metadata are the same (UPLOAD_OUTCOME_UNCHANGED). Unset: no key (an edit by
+	// document_id keeps the document's key).
+	ExternalKey *string `protobuf:"bytes,5,opt,name=external_key,json=externalKey,proto3,oneof" json:"external_key,omitempty"`
+	// The document's metadata, a JSON object: at most 16 KiB as compact JSON, 4 levels deep, 128
+	// keys per object; keys 1–64 characters of [A-Za-z0-9_-] not starting with "_" (reserved);
+	// strings at most 4,096 characters, lists at most 256 items, numbers finite. Set: replaces
+	// the document's metadata. Unset: a new document has none, a replaced one keeps its own.
+	Metadata      *structpb.Struct `protobuf:"bytes,6,opt,name=metadata,proto3" json:"metadata,omitempty"`
 	unknownFields protoimpl.UnknownFields
 	sizeCache     protoimpl.SizeCache
 }
@@ -464,6 +476,20 @@ func (x *UploadMetadata) GetDocumentId() string {
 		return x.DocumentId
 	}
 	return ""
+}
+
+func (x *UploadMetadata) GetExternalKey() string {
+	if x != nil && x.ExternalKey != nil {
+		return *x.ExternalKey
+	}
+	return ""
+}
+
+func (x *UploadMetadata) GetMetadata() *structpb.Struct {
+	if x != nil {
+		return x.Metadata
+	}
+	return nil
 }
 
 // A client message of UploadDocument: first `metadata`, then `data` pieces.
@@ -559,7 +585,9 @@ func (*UploadDocumentRequest_Data) isUploadDocumentRequest_Message() {}
 type UploadDocumentResponse struct {
 	state protoimpl.MessageState `protogen:"open.v1"`
 	// The stored document, PENDING until the worker has extracted it.
-	Document      *Document `protobuf:"bytes,1,opt,name=document,proto3" json:"document,omitempty"`
+	Document *Document `protobuf:"bytes,1,opt,name=document,proto3" json:"document,omitempty"`
+	// What the upload did: created, replaced, unchanged or metadata updated.
+	Outcome       UploadOutcome `protobuf:"varint,2,opt,name=outcome,proto3,enum=quire.v1.UploadOutcome" json:"outcome,omitempty"`
 	unknownFields protoimpl.UnknownFields
 	sizeCache     protoimpl.SizeCache
 }
@@ -601,18 +629,246 @@ func (x *UploadDocumentResponse) GetDocument() *Document {
 	return nil
 }
 
-// Asks for one document.
+func (x *UploadDocumentResponse) GetOutcome() UploadOutcome {
+	if x != nil {
+		return x.Outcome
+	}
+	return UploadOutcome_UPLOAD_OUTCOME_UNSPECIFIED
+}
+
+// A client message of UploadDocuments: a `metadata` message starts each document, `data`
+// pieces follow it.
+type UploadDocumentsRequest struct {
+	state protoimpl.MessageState `protogen:"open.v1"`
+	// Which message this is.
+	//
+	// Types that are valid to be assigned to Message:
+	//
+	//	*UploadDocumentsRequest_Metadata
+	//	*UploadDocumentsRequest_Data
+	Message       isUploadDocumentsRequest_Message `protobuf_oneof:"message"`
+	unknownFields protoimpl.UnknownFields
+	sizeCache     protoimpl.SizeCache
+}
+
+func (x *UploadDocumentsRequest) Reset() {
+	*x = UploadDocumentsRequest{}
+	mi := &file_quire_v1_knowledge_service_proto_msgTypes[11]
+	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+	ms.StoreMessageInfo(mi)
+}
+
+func (x *UploadDocumentsRequest) String() string {
+	return protoimpl.X.MessageStringOf(x)
+}
+
+func (*UploadDocumentsRequest) ProtoMessage() {}
+
+func (x *UploadDocumentsRequest) ProtoReflect() protoreflect.Message {
+	mi := &file_quire_v1_knowledge_service_proto_msgTypes[11]
+	if x != nil {
+		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+		if ms.LoadMessageInfo() == nil {
+			ms.StoreMessageInfo(mi)
+		}
+		return ms
+	}
+	return mi.MessageOf(x)
+}
+
+// Deprecated: Use UploadDocumentsRequest.ProtoReflect.Descriptor instead.
+func (*UploadDocumentsRequest) Descriptor() ([]byte, []int) {
+	return file_quire_v1_knowledge_service_proto_rawDescGZIP(), []int{11}
+}
+
+func (x *UploadDocumentsRequest) GetMessage() isUploadDocumentsRequest_Message {
+	if x != nil {
+		return x.Message
+	}
+	return nil
+}
+
+func (x *UploadDocumentsRequest) GetMetadata() *UploadMetadata {
+	if x != nil {
+		if x, ok := x.Message.(*UploadDocumentsRequest_Metadata); ok {
+			return x.Metadata
+		}
+	}
+	return nil
+}
+
+func (x *UploadDocumentsRequest) GetData() []byte {
+	if x != nil {
+		if x, ok := x.Message.(*UploadDocumentsRequest_Data); ok {
+			return x.Data
+		}
+	}
+	return nil
+}
+
+type isUploadDocumentsRequest_Message interface {
+	isUploadDocumentsRequest_Message()
+}
+
+type UploadDocumentsRequest_Metadata struct {
+	// Starts the next document: what is uploaded and where (as in UploadDocument).
+	Metadata *UploadMetadata `protobuf:"bytes,1,opt,name=metadata,proto3,oneof"`
+}
+
+type UploadDocumentsRequest_Data struct {
+	// The next piece of the current document's bytes.
+	Data []byte `protobuf:"bytes,2,opt,name=data,proto3,oneof"`
+}
+
+func (*UploadDocumentsRequest_Metadata) isUploadDocumentsRequest_Message() {}
+
+func (*UploadDocumentsRequest_Data) isUploadDocumentsRequest_Message() {}
+
+// One document's result in UploadDocuments.
+type UploadResult struct {
+	state protoimpl.MessageState `protogen:"open.v1"`
+	// The document's 0-based position in the stream (the order of its `metadata` message).
+	Index uint32 `protobuf:"varint,1,opt,name=index,proto3" json:"index,omitempty"`
+	// What the upload did; UNSPECIFIED when it failed.
+	Outcome UploadOutcome `protobuf:"varint,2,opt,name=outcome,proto3,enum=quire.v1.UploadOutcome" json:"outcome,omitempty"`
+	// The stored document (unset when it failed).
+	Document *Document `protobuf:"bytes,3,opt,name=document,proto3" json:"document,omitempty"`
+	// Why this document was refused (unset when it was stored); nothing of it was written.
+	Error         *ErrorDetail `protobuf:"bytes,4,opt,name=error,proto3" json:"error,omitempty"`
+	unknownFields protoimpl.UnknownFields
+	sizeCache     protoimpl.SizeCache
+}
+
+func (x *UploadResult) Reset() {
+	*x = UploadResult{}
+	mi := &file_quire_v1_knowledge_service_proto_msgTypes[12]
+	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+	ms.StoreMessageInfo(mi)
+}
+
+func (x *UploadResult) String() string {
+	return protoimpl.X.MessageStringOf(x)
+}
+
+func (*UploadResult) ProtoMessage() {}
+
+func (x *UploadResult) ProtoReflect() protoreflect.Message {
+	mi := &file_quire_v1_knowledge_service_proto_msgTypes[12]
+	if x != nil {
+		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+		if ms.LoadMessageInfo() == nil {
+			ms.StoreMessageInfo(mi)
+		}
+		return ms
+	}
+	return mi.MessageOf(x)
+}
+
+// Deprecated: Use UploadResult.ProtoReflect.Descriptor instead.
+func (*UploadResult) Descriptor() ([]byte, []int) {
+	return file_quire_v1_knowledge_service_proto_rawDescGZIP(), []int{12}
+}
+
+func (x *UploadResult) GetIndex() uint32 {
+	if x != nil {
+		return x.Index
+	}
+	return 0
+}
+
+func (x *UploadResult) GetOutcome() UploadOutcome {
+	if x != nil {
+		return x.Outcome
+	}
+	return UploadOutcome_UPLOAD_OUTCOME_UNSPECIFIED
+}
+
+func (x *UploadResult) GetDocument() *Document {
+	if x != nil {
+		return x.Document
+	}
+	return nil
+}
+
+func (x *UploadResult) GetError() *ErrorDetail {
+	if x != nil {
+		return x.Error
+	}
+	return nil
+}
+
+// The answer to UploadDocuments.
+type UploadDocumentsResponse struct {
+	state protoimpl.MessageState `protogen:"open.v1"`
+	// The version of this message's layout; 1 for every message of quire.v1 today.
+	SchemaVersion uint32 `protobuf:"varint,1,opt,name=schema_version,json=schemaVersion,proto3" json:"schema_version,omitempty"`
+	// One result per document, in stream order.
+	Results       []*UploadResult `protobuf:"bytes,2,rep,name=results,proto3" json:"results,omitempty"`
+	unknownFields protoimpl.UnknownFields
+	sizeCache     protoimpl.SizeCache
+}
+
+func (x *UploadDocumentsResponse) Reset() {
+	*x = UploadDocumentsResponse{}
+	mi := &file_quire_v1_knowledge_service_proto_msgTypes[13]
+	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+	ms.StoreMessageInfo(mi)
+}
+
+func (x *UploadDocumentsResponse) String() string {
+	return protoimpl.X.MessageStringOf(x)
+}
+
+func (*UploadDocumentsResponse) ProtoMessage() {}
+
+func (x *UploadDocumentsResponse) ProtoReflect() protoreflect.Message {
+	mi := &file_quire_v1_knowledge_service_proto_msgTypes[13]
+	if x != nil {
+		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+		if ms.LoadMessageInfo() == nil {
+			ms.StoreMessageInfo(mi)
+		}
+		return ms
+	}
+	return mi.MessageOf(x)
+}
+
+// Deprecated: Use UploadDocumentsResponse.ProtoReflect.Descriptor instead.
+func (*UploadDocumentsResponse) Descriptor() ([]byte, []int) {
+	return file_quire_v1_knowledge_service_proto_rawDescGZIP(), []int{13}
+}
+
+func (x *UploadDocumentsResponse) GetSchemaVersion() uint32 {
+	if x != nil {
+		return x.SchemaVersion
+	}
+	return 0
+}
+
+func (x *UploadDocumentsResponse) GetResults() []*UploadResult {
+	if x != nil {
+		return x.Results
+	}
+	return nil
+}
+
+// Asks for one document: by document_id, or by collection_id and external_key.
 type GetDocumentRequest struct {
 	state protoimpl.MessageState `protogen:"open.v1"`
 	// The document's id (a UUID); a malformed or unknown one is DOCUMENT_NOT_FOUND.
-	DocumentId    string `protobuf:"bytes,1,opt,name=document_id,json=documentId,proto3" json:"document_id,omitempty"`
+	DocumentId string `protobuf:"bytes,1,opt,name=document_id,json=documentId,proto3" json:"document_id,omitempty"`
+	// With external_key: the collection (a UUID) the key belongs to.
+	CollectionId string `protobuf:"bytes,2,opt,name=collection_id,json=collectionId,proto3" json:"collection_id,omitempty"`
+	// With collection_id: the document's external key (1–256 characters); an unknown one is
+	// DOCUMENT_NOT_FOUND.
+	ExternalKey   *string `protobuf:"bytes,3,opt,name=external_key,json=externalKey,proto3,oneof" json:"external_key,omitempty"`
 	unknownFields protoimpl.UnknownFields
 	sizeCache     protoimpl.SizeCache
 }
 
 func (x *GetDocumentRequest) Reset() {
 	*x = GetDocumentRequest{}
-	mi := &file_quire_v1_knowledge_service_proto_msgTypes[11]
+	mi := &file_quire_v1_knowledge_service_proto_msgTypes[14]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -624,7 +880,7 @@ func (x *GetDocumentRequest) String() string {
 func (*GetDocumentRequest) ProtoMessage() {}
 
 func (x *GetDocumentRequest) ProtoReflect() protoreflect.Message {
-	mi := &file_quire_v1_knowledge_service_proto_msgTypes[11]
+	mi := &file_quire_v1_knowledge_service_proto_msgTypes[14]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -637,12 +893,26 @@ func (x *GetDocumentRequest) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use GetDocumentRequest.ProtoReflect.Descriptor instead.
 func (*GetDocumentRequest) Descriptor() ([]byte, []int) {
-	return file_quire_v1_knowledge_service_proto_rawDescGZIP(), []int{11}
+	return file_quire_v1_knowledge_service_proto_rawDescGZIP(), []int{14}
 }
 
 func (x *GetDocumentRequest) GetDocumentId() string {
 	if x != nil {
 		return x.DocumentId
+	}
+	return ""
+}
+
+func (x *GetDocumentRequest) GetCollectionId() string {
+	if x != nil {
+		return x.CollectionId
+	}
+	return ""
+}
+
+func (x *GetDocumentRequest) GetExternalKey() string {
+	if x != nil && x.ExternalKey != nil {
+		return *x.ExternalKey
 	}
 	return ""
 }
@@ -658,7 +928,7 @@ type GetDocumentResponse struct {
 
 func (x *GetDocumentResponse) Reset() {
 	*x = GetDocumentResponse{}
-	mi := &file_quire_v1_knowledge_service_proto_msgTypes[12]
+	mi := &file_quire_v1_knowledge_service_proto_msgTypes[15]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -670,7 +940,7 @@ func (x *GetDocumentResponse) String() string {
 func (*GetDocumentResponse) ProtoMessage() {}
 
 func (x *GetDocumentResponse) ProtoReflect() protoreflect.Message {
-	mi := &file_quire_v1_knowledge_service_proto_msgTypes[12]
+	mi := &file_quire_v1_knowledge_service_proto_msgTypes[15]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -683,7 +953,7 @@ func (x *GetDocumentResponse) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use GetDocumentResponse.ProtoReflect.Descriptor instead.
 func (*GetDocumentResponse) Descriptor() ([]byte, []int) {
-	return file_quire_v1_knowledge_service_proto_rawDescGZIP(), []int{12}
+	return file_quire_v1_knowledge_service_proto_rawDescGZIP(), []int{15}
 }
 
 func (x *GetDocumentResponse) GetDocument() *Document {
@@ -701,14 +971,16 @@ type ListDocumentsRequest struct {
 	// Opaque, from a previous response (at most 1,024 characters); empty starts at the newest.
 	Cursor string `protobuf:"bytes,2,opt,name=cursor,proto3" json:"cursor,omitempty"`
 	// The most documents to return: 1–500; 0 means the default 100.
-	Limit         uint32 `protobuf:"varint,3,opt,name=limit,proto3" json:"limit,omitempty"`
+	Limit uint32 `protobuf:"varint,3,opt,name=limit,proto3" json:"limit,omitempty"`
+	// Only documents whose metadata matches this filter (unset: all).
+	Filter        *MetadataFilter `protobuf:"bytes,4,opt,name=filter,proto3" json:"filter,omitempty"`
 	unknownFields protoimpl.UnknownFields
 	sizeCache     protoimpl.SizeCache
 }
 
 func (x *ListDocumentsRequest) Reset() {
 	*x = ListDocumentsRequest{}
-	mi := &file_quire_v1_knowledge_service_proto_msgTypes[13]
+	mi := &file_quire_v1_knowledge_service_proto_msgTypes[16]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -720,7 +992,7 @@ func (x *ListDocumentsRequest) String() string {
 func (*ListDocumentsRequest) ProtoMessage() {}
 
 func (x *ListDocumentsRequest) ProtoReflect() protoreflect.Message {
-	mi := &file_quire_v1_knowledge_service_proto_msgTypes[13]
+	mi := &file_quire_v1_knowledge_service_proto_msgTypes[16]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -733,7 +1005,7 @@ func (x *ListDocumentsRequest) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use ListDocumentsRequest.ProtoReflect.Descriptor instead.
 func (*ListDocumentsRequest) Descriptor() ([]byte, []int) {
-	return file_quire_v1_knowledge_service_proto_rawDescGZIP(), []int{13}
+	return file_quire_v1_knowledge_service_proto_rawDescGZIP(), []int{16}
 }
 
 func (x *ListDocumentsRequest) GetCollectionId() string {
@@ -757,6 +1029,13 @@ func (x *ListDocumentsRequest) GetLimit() uint32 {
 	return 0
 }
 
+func (x *ListDocumentsRequest) GetFilter() *MetadataFilter {
+	if x != nil {
+		return x.Filter
+	}
+	return nil
+}
+
 // The answer to ListDocuments.
 type ListDocumentsResponse struct {
 	state protoimpl.MessageState `protogen:"open.v1"`
@@ -772,7 +1051,7 @@ type ListDocumentsResponse struct {
 
 func (x *ListDocumentsResponse) Reset() {
 	*x = ListDocumentsResponse{}
-	mi := &file_quire_v1_knowledge_service_proto_msgTypes[14]
+	mi := &file_quire_v1_knowledge_service_proto_msgTypes[17]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -784,7 +1063,7 @@ func (x *ListDocumentsResponse) String() string {
 func (*ListDocumentsResponse) ProtoMessage() {}
 
 func (x *ListDocumentsResponse) ProtoReflect() protoreflect.Message {
-	mi := &file_quire_v1_knowledge_service_proto_msgTypes[14]
+	mi := &file_quire_v1_knowledge_service_proto_msgTypes[17]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -797,7 +1076,7 @@ func (x *ListDocumentsResponse) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use ListDocumentsResponse.ProtoReflect.Descriptor instead.
 func (*ListDocumentsResponse) Descriptor() ([]byte, []int) {
-	return file_quire_v1_knowledge_service_proto_rawDescGZIP(), []int{14}
+	return file_quire_v1_knowledge_service_proto_rawDescGZIP(), []int{17}
 }
 
 func (x *ListDocumentsResponse) GetSchemaVersion() uint32 {
@@ -821,18 +1100,23 @@ func (x *ListDocumentsResponse) GetNextCursor() string {
 	return ""
 }
 
-// Removes a document.
+// Removes a document: by document_id, or by collection_id and external_key.
 type DeleteDocumentRequest struct {
 	state protoimpl.MessageState `protogen:"open.v1"`
 	// The document's id (a UUID); a malformed or unknown one is DOCUMENT_NOT_FOUND.
-	DocumentId    string `protobuf:"bytes,1,opt,name=document_id,json=documentId,proto3" json:"document_id,omitempty"`
+	DocumentId string `protobuf:"bytes,1,opt,name=document_id,json=documentId,proto3" json:"document_id,omitempty"`
+	// With external_key: the collection (a UUID) the key belongs to.
+	CollectionId string `protobuf:"bytes,2,opt,name=collection_id,json=collectionId,proto3" json:"collection_id,omitempty"`
+	// With collection_id: the document's external key (1–256 characters); an unknown one is
+	// DOCUMENT_NOT_FOUND.
+	ExternalKey   *string `protobuf:"bytes,3,opt,name=external_key,json=externalKey,proto3,oneof" json:"external_key,omitempty"`
 	unknownFields protoimpl.UnknownFields
 	sizeCache     protoimpl.SizeCache
 }
 
 func (x *DeleteDocumentRequest) Reset() {
 	*x = DeleteDocumentRequest{}
-	mi := &file_quire_v1_knowledge_service_proto_msgTypes[15]
+	mi := &file_quire_v1_knowledge_service_proto_msgTypes[18]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -844,7 +1128,7 @@ func (x *DeleteDocumentRequest) String() string {
 func (*DeleteDocumentRequest) ProtoMessage() {}
 
 func (x *DeleteDocumentRequest) ProtoReflect() protoreflect.Message {
-	mi := &file_quire_v1_knowledge_service_proto_msgTypes[15]
+	mi := &file_quire_v1_knowledge_service_proto_msgTypes[18]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -857,7 +1141,7 @@ func (x *DeleteDocumentRequest) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use DeleteDocumentRequest.ProtoReflect.Descriptor instead.
 func (*DeleteDocumentRequest) Descriptor() ([]byte, []int) {
-	return file_quire_v1_knowledge_service_proto_rawDescGZIP(), []int{15}
+	return file_quire_v1_knowledge_service_proto_rawDescGZIP(), []int{18}
 }
 
 func (x *DeleteDocumentRequest) GetDocumentId() string {
@@ -865,6 +1149,297 @@ func (x *DeleteDocumentRequest) GetDocumentId() string {
 		return x.DocumentId
 	}
 	return ""
+}
+
+func (x *DeleteDocumentRequest) GetCollectionId() string {
+	if x != nil {
+		return x.CollectionId
+	}
+	return ""
+}
+
+func (x *DeleteDocumentRequest) GetExternalKey() string {
+	if x != nil && x.ExternalKey != nil {
+		return *x.ExternalKey
+	}
+	return ""
+}
+
+// Removes many documents of one collection: exactly one of external_keys, document_ids or
+// filter.
+type DeleteDocumentsRequest struct {
+	state protoimpl.MessageState `protogen:"open.v1"`
+	// The collection (a UUID); a malformed or unknown one is COLLECTION_NOT_FOUND.
+	CollectionId string `protobuf:"bytes,1,opt,name=collection_id,json=collectionId,proto3" json:"collection_id,omitempty"`
+	// 1–1,000 external keys; keys no live document holds are reported in missing_keys.
+	ExternalKeys []string `protobuf:"bytes,2,rep,name=external_keys,json=externalKeys,proto3" json:"external_keys,omitempty"`
+	// 1–1,000 document ids (UUIDs) of the collection; others are reported in missing_document_ids.
+	DocumentIds []string `protobuf:"bytes,3,rep,name=document_ids,json=documentIds,proto3" json:"document_ids,omitempty"`
+	// Every live document of the collection whose metadata matches.
+	Filter        *MetadataFilter `protobuf:"bytes,4,opt,name=filter,proto3" json:"filter,omitempty"`
+	unknownFields protoimpl.UnknownFields
+	sizeCache     protoimpl.SizeCache
+}
+
+func (x *DeleteDocumentsRequest) Reset() {
+	*x = DeleteDocumentsRequest{}
+	mi := &file_quire_v1_knowledge_service_proto_msgTypes[19]
+	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+	ms.StoreMessageInfo(mi)
+}
+
+func (x *DeleteDocumentsRequest) String() string {
+	return protoimpl.X.MessageStringOf(x)
+}
+
+func (*DeleteDocumentsRequest) ProtoMessage() {}
+
+func (x *DeleteDocumentsRequest) ProtoReflect() protoreflect.Message {
+	mi := &file_quire_v1_knowledge_service_proto_msgTypes[19]
+	if x != nil {
+		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+		if ms.LoadMessageInfo() == nil {
+			ms.StoreMessageInfo(mi)
+		}
+		return ms
+	}
+	return mi.MessageOf(x)
+}
+
+// Deprecated: Use DeleteDocumentsRequest.ProtoReflect.Descriptor instead.
+func (*DeleteDocumentsRequest) Descriptor() ([]byte, []int) {
+	return file_quire_v1_knowledge_service_proto_rawDescGZIP(), []int{19}
+}
+
+func (x *DeleteDocumentsRequest) GetCollectionId() string {
+	if x != nil {
+		return x.CollectionId
+	}
+	return ""
+}
+
+func (x *DeleteDocumentsRequest) GetExternalKeys() []string {
+	if x != nil {
+		return x.ExternalKeys
+	}
+	return nil
+}
+
+func (x *DeleteDocumentsRequest) GetDocumentIds() []string {
+	if x != nil {
+		return x.DocumentIds
+	}
+	return nil
+}
+
+func (x *DeleteDocumentsRequest) GetFilter() *MetadataFilter {
+	if x != nil {
+		return x.Filter
+	}
+	return nil
+}
+
+// The answer to DeleteDocuments.
+type DeleteDocumentsResponse struct {
+	state protoimpl.MessageState `protogen:"open.v1"`
+	// How many documents were deleted.
+	DeletedCount uint32 `protobuf:"varint,1,opt,name=deleted_count,json=deletedCount,proto3" json:"deleted_count,omitempty"`
+	// The collection's revision after the deletion (unchanged when nothing was deleted).
+	Revision int64 `protobuf:"varint,2,opt,name=revision,proto3" json:"revision,omitempty"`
+	// The requested external keys no live document of the collection held.
+	MissingKeys []string `protobuf:"bytes,3,rep,name=missing_keys,json=missingKeys,proto3" json:"missing_keys,omitempty"`
+	// The requested document ids no live document of the collection had.
+	MissingDocumentIds []string `protobuf:"bytes,4,rep,name=missing_document_ids,json=missingDocumentIds,proto3" json:"missing_document_ids,omitempty"`
+	unknownFields      protoimpl.UnknownFields
+	sizeCache          protoimpl.SizeCache
+}
+
+func (x *DeleteDocumentsResponse) Reset() {
+	*x = DeleteDocumentsResponse{}
+	mi := &file_quire_v1_knowledge_service_proto_msgTypes[20]
+	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+	ms.StoreMessageInfo(mi)
+}
+
+func (x *DeleteDocumentsResponse) String() string {
+	return protoimpl.X.MessageStringOf(x)
+}
+
+func (*DeleteDocumentsResponse) ProtoMessage() {}
+
+func (x *DeleteDocumentsResponse) ProtoReflect() protoreflect.Message {
+	mi := &file_quire_v1_knowledge_service_proto_msgTypes[20]
+	if x != nil {
+		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+		if ms.LoadMessageInfo() == nil {
+			ms.StoreMessageInfo(mi)
+		}
+		return ms
+	}
+	return mi.MessageOf(x)
+}
+
+// Deprecated: Use DeleteDocumentsResponse.ProtoReflect.Descriptor instead.
+func (*DeleteDocumentsResponse) Descriptor() ([]byte, []int) {
+	return file_quire_v1_knowledge_service_proto_rawDescGZIP(), []int{20}
+}
+
+func (x *DeleteDocumentsResponse) GetDeletedCount() uint32 {
+	if x != nil {
+		return x.DeletedCount
+	}
+	return 0
+}
+
+func (x *DeleteDocumentsResponse) GetRevision() int64 {
+	if x != nil {
+		return x.Revision
+	}
+	return 0
+}
+
+func (x *DeleteDocumentsResponse) GetMissingKeys() []string {
+	if x != nil {
+		return x.MissingKeys
+	}
+	return nil
+}
+
+func (x *DeleteDocumentsResponse) GetMissingDocumentIds() []string {
+	if x != nil {
+		return x.MissingDocumentIds
+	}
+	return nil
+}
+
+// Changes one document's metadata: by document_id, or by collection_id and external_key.
+type UpdateDocumentMetadataRequest struct {
+	state protoimpl.MessageState `protogen:"open.v1"`
+	// The document's id (a UUID); a malformed or unknown one is DOCUMENT_NOT_FOUND.
+	DocumentId string `protobuf:"bytes,1,opt,name=document_id,json=documentId,proto3" json:"document_id,omitempty"`
+	// With external_key: the collection (a UUID) the key belongs to.
+	CollectionId string `protobuf:"bytes,2,opt,name=collection_id,json=collectionId,proto3" json:"collection_id,omitempty"`
+	// With collection_id: the document's external key (1–256 characters).
+	ExternalKey *string `protobuf:"bytes,3,opt,name=external_key,json=externalKey,proto3,oneof" json:"external_key,omitempty"`
+	// A JSON merge patch (RFC 7396) applied to the metadata: a null value removes its key,
+	// an object merges into the object under its key, anything else replaces. The result is
+	// bounded as UploadMetadata.metadata.
+	Patch *structpb.Struct `protobuf:"bytes,4,opt,name=patch,proto3" json:"patch,omitempty"`
+	// true: the metadata becomes `patch` itself (nulls kept as values) instead of merging.
+	Replace       bool `protobuf:"varint,5,opt,name=replace,proto3" json:"replace,omitempty"`
+	unknownFields protoimpl.UnknownFields
+	sizeCache     protoimpl.SizeCache
+}
+
+func (x *UpdateDocumentMetadataRequest) Reset() {
+	*x = UpdateDocumentMetadataRequest{}
+	mi := &file_quire_v1_knowledge_service_proto_msgTypes[21]
+	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+	ms.StoreMessageInfo(mi)
+}
+
+func (x *UpdateDocumentMetadataRequest) String() string {
+	return protoimpl.X.MessageStringOf(x)
+}
+
+func (*UpdateDocumentMetadataRequest) ProtoMessage() {}
+
+func (x *UpdateDocumentMetadataRequest) ProtoReflect() protoreflect.Message {
+	mi := &file_quire_v1_knowledge_service_proto_msgTypes[21]
+	if x != nil {
+		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+		if ms.LoadMessageInfo() == nil {
+			ms.StoreMessageInfo(mi)
+		}
+		return ms
+	}
+	return mi.MessageOf(x)
+}
+
+// Deprecated: Use UpdateDocumentMetadataRequest.ProtoReflect.Descriptor instead.
+func (*UpdateDocumentMetadataRequest) Descriptor() ([]byte, []int) {
+	return file_quire_v1_knowledge_service_proto_rawDescGZIP(), []int{21}
+}
+
+func (x *UpdateDocumentMetadataRequest) GetDocumentId() string {
+	if x != nil {
+		return x.DocumentId
+	}
+	return ""
+}
+
+func (x *UpdateDocumentMetadataRequest) GetCollectionId() string {
+	if x != nil {
+		return x.CollectionId
+	}
+	return ""
+}
+
+func (x *UpdateDocumentMetadataRequest) GetExternalKey() string {
+	if x != nil && x.ExternalKey != nil {
+		return *x.ExternalKey
+	}
+	return ""
+}
+
+func (x *UpdateDocumentMetadataRequest) GetPatch() *structpb.Struct {
+	if x != nil {
+		return x.Patch
+	}
+	return nil
+}
+
+func (x *UpdateDocumentMetadataRequest) GetReplace() bool {
+	if x != nil {
+		return x.Replace
+	}
+	return false
+}
+
+// The answer to UpdateDocumentMetadata.
+type UpdateDocumentMetadataResponse struct {
+	state protoimpl.MessageState `protogen:"open.v1"`
+	// The document with its new metadata and revision.
+	Document      *Document `protobuf:"bytes,1,opt,name=document,proto3" json:"document,omitempty"`
+	unknownFields protoimpl.UnknownFields
+	sizeCache     protoimpl.SizeCache
+}
+
+func (x *UpdateDocumentMetadataResponse) Reset() {
+	*x = UpdateDocumentMetadataResponse{}
+	mi := &file_quire_v1_knowledge_service_proto_msgTypes[22]
+	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+	ms.StoreMessageInfo(mi)
+}
+
+func (x *UpdateDocumentMetadataResponse) String() string {
+	return protoimpl.X.MessageStringOf(x)
+}
+
+func (*UpdateDocumentMetadataResponse) ProtoMessage() {}
+
+func (x *UpdateDocumentMetadataResponse) ProtoReflect() protoreflect.Message {
+	mi := &file_quire_v1_knowledge_service_proto_msgTypes[22]
+	if x != nil {
+		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+		if ms.LoadMessageInfo() == nil {
+			ms.StoreMessageInfo(mi)
+		}
+		return ms
+	}
+	return mi.MessageOf(x)
+}
+
+// Deprecated: Use UpdateDocumentMetadataResponse.ProtoReflect.Descriptor instead.
+func (*UpdateDocumentMetadataResponse) Descriptor() ([]byte, []int) {
+	return file_quire_v1_knowledge_service_proto_rawDescGZIP(), []int{22}
+}
+
+func (x *UpdateDocumentMetadataResponse) GetDocument() *Document {
+	if x != nil {
+		return x.Document
+	}
+	return nil
 }
 
 // The answer to DeleteDocument.
@@ -878,7 +1453,7 @@ type DeleteDocumentResponse struct {
 
 func (x *DeleteDocumentResponse) Reset() {
 	*x = DeleteDocumentResponse{}
-	mi := &file_quire_v1_knowledge_service_proto_msgTypes[16]
+	mi := &file_quire_v1_knowledge_service_proto_msgTypes[23]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -890,7 +1465,7 @@ func (x *DeleteDocumentResponse) String() string {
 func (*DeleteDocumentResponse) ProtoMessage() {}
 
 func (x *DeleteDocumentResponse) ProtoReflect() protoreflect.Message {
-	mi := &file_quire_v1_knowledge_service_proto_msgTypes[16]
+	mi := &file_quire_v1_knowledge_service_proto_msgTypes[23]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -903,7 +1478,7 @@ func (x *DeleteDocumentResponse) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use DeleteDocumentResponse.ProtoReflect.Descriptor instead.
 func (*DeleteDocumentResponse) Descriptor() ([]byte, []int) {
-	return file_quire_v1_knowledge_service_proto_rawDescGZIP(), []int{16}
+	return file_quire_v1_knowledge_service_proto_rawDescGZIP(), []int{23}
 }
 
 func (x *DeleteDocumentResponse) GetDocument() *Document {
@@ -917,14 +1492,16 @@ func (x *DeleteDocumentResponse) GetDocument() *Document {
 type WatchDocumentsRequest struct {
 	state protoimpl.MessageState `protogen:"open.v1"`
 	// The collection's id (a UUID); a malformed or unknown one is COLLECTION_NOT_FOUND.
-	CollectionId  string `protobuf:"bytes,1,opt,name=collection_id,json=collectionId,proto3" json:"collection_id,omitempty"`
+	CollectionId string `protobuf:"bytes,1,opt,name=collection_id,json=collectionId,proto3" json:"collection_id,omitempty"`
+	// Only these documents (at most 1,000 UUIDs); empty: every document of the collection.
+	DocumentIds   []string `protobuf:"bytes,2,rep,name=document_ids,json=documentIds,proto3" json:"document_ids,omitempty"`
 	unknownFields protoimpl.UnknownFields
 	sizeCache     protoimpl.SizeCache
 }
 
 func (x *WatchDocumentsRequest) Reset() {
 	*x = WatchDocumentsRequest{}
-	mi := &file_quire_v1_knowledge_service_proto_msgTypes[17]
+	mi := &file_quire_v1_knowledge_service_proto_msgTypes[24]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -936,7 +1513,7 @@ func (x *WatchDocumentsRequest) String() string {
 func (*WatchDocumentsRequest) ProtoMessage() {}
 
 func (x *WatchDocumentsRequest) ProtoReflect() protoreflect.Message {
-	mi := &file_quire_v1_knowledge_service_proto_msgTypes[17]
+	mi := &file_quire_v1_knowledge_service_proto_msgTypes[24]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -949,7 +1526,7 @@ func (x *WatchDocumentsRequest) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use WatchDocumentsRequest.ProtoReflect.Descriptor instead.
 func (*WatchDocumentsRequest) Descriptor() ([]byte, []int) {
-	return file_quire_v1_knowledge_service_proto_rawDescGZIP(), []int{17}
+	return file_quire_v1_knowledge_service_proto_rawDescGZIP(), []int{24}
 }
 
 func (x *WatchDocumentsRequest) GetCollectionId() string {
@@ -957,6 +1534,13 @@ func (x *WatchDocumentsRequest) GetCollectionId() string {
 		return x.CollectionId
 	}
 	return ""
+}
+
+func (x *WatchDocumentsRequest) GetDocumentIds() []string {
+	if x != nil {
+		return x.DocumentIds
+	}
+	return nil
 }
 
 // A server message of WatchDocuments.
@@ -970,7 +1554,7 @@ type WatchDocumentsResponse struct {
 
 func (x *WatchDocumentsResponse) Reset() {
 	*x = WatchDocumentsResponse{}
-	mi := &file_quire_v1_knowledge_service_proto_msgTypes[18]
+	mi := &file_quire_v1_knowledge_service_proto_msgTypes[25]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -982,7 +1566,7 @@ func (x *WatchDocumentsResponse) String() string {
 func (*WatchDocumentsResponse) ProtoMessage() {}
 
 func (x *WatchDocumentsResponse) ProtoReflect() protoreflect.Message {
-	mi := &file_quire_v1_knowledge_service_proto_msgTypes[18]
+	mi := &file_quire_v1_knowledge_service_proto_msgTypes[25]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -995,7 +1579,7 @@ func (x *WatchDocumentsResponse) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use WatchDocumentsResponse.ProtoReflect.Descriptor instead.
 func (*WatchDocumentsResponse) Descriptor() ([]byte, []int) {
-	return file_quire_v1_knowledge_service_proto_rawDescGZIP(), []int{18}
+	return file_quire_v1_knowledge_service_proto_rawDescGZIP(), []int{25}
 }
 
 func (x *WatchDocumentsResponse) GetDocument() *Document {
@@ -1019,7 +1603,7 @@ type UpsertAgentRequest struct {
 
 func (x *UpsertAgentRequest) Reset() {
 	*x = UpsertAgentRequest{}
-	mi := &file_quire_v1_knowledge_service_proto_msgTypes[19]
+	mi := &file_quire_v1_knowledge_service_proto_msgTypes[26]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -1031,7 +1615,7 @@ func (x *UpsertAgentRequest) String() string {
 func (*UpsertAgentRequest) ProtoMessage() {}
 
 func (x *UpsertAgentRequest) ProtoReflect() protoreflect.Message {
-	mi := &file_quire_v1_knowledge_service_proto_msgTypes[19]
+	mi := &file_quire_v1_knowledge_service_proto_msgTypes[26]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -1044,7 +1628,7 @@ func (x *UpsertAgentRequest) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use UpsertAgentRequest.ProtoReflect.Descriptor instead.
 func (*UpsertAgentRequest) Descriptor() ([]byte, []int) {
-	return file_quire_v1_knowledge_service_proto_rawDescGZIP(), []int{19}
+	return file_quire_v1_knowledge_service_proto_rawDescGZIP(), []int{26}
 }
 
 func (x *UpsertAgentRequest) GetAgentId() string {
@@ -1072,7 +1656,7 @@ type UpsertAgentResponse struct {
 
 func (x *UpsertAgentResponse) Reset() {
 	*x = UpsertAgentResponse{}
-	mi := &file_quire_v1_knowledge_service_proto_msgTypes[20]
+	mi := &file_quire_v1_knowledge_service_proto_msgTypes[27]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -1084,7 +1668,7 @@ func (x *UpsertAgentResponse) String() string {
 func (*UpsertAgentResponse) ProtoMessage() {}
 
 func (x *UpsertAgentResponse) ProtoReflect() protoreflect.Message {
-	mi := &file_quire_v1_knowledge_service_proto_msgTypes[20]
+	mi := &file_quire_v1_knowledge_service_proto_msgTypes[27]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -1097,7 +1681,7 @@ func (x *UpsertAgentResponse) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use UpsertAgentResponse.ProtoReflect.Descriptor instead.
 func (*UpsertAgentResponse) Descriptor() ([]byte, []int) {
-	return file_quire_v1_knowledge_service_proto_rawDescGZIP(), []int{20}
+	return file_quire_v1_knowledge_service_proto_rawDescGZIP(), []int{27}
 }
 
 func (x *UpsertAgentResponse) GetAgent() *Agent {
@@ -1118,7 +1702,7 @@ type GetAgentRequest struct {
 
 func (x *GetAgentRequest) Reset() {
 	*x = GetAgentRequest{}
-	mi := &file_quire_v1_knowledge_service_proto_msgTypes[21]
+	mi := &file_quire_v1_knowledge_service_proto_msgTypes[28]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -1130,7 +1714,7 @@ func (x *GetAgentRequest) String() string {
 func (*GetAgentRequest) ProtoMessage() {}
 
 func (x *GetAgentRequest) ProtoReflect() protoreflect.Message {
-	mi := &file_quire_v1_knowledge_service_proto_msgTypes[21]
+	mi := &file_quire_v1_knowledge_service_proto_msgTypes[28]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -1143,7 +1727,7 @@ func (x *GetAgentRequest) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use GetAgentRequest.ProtoReflect.Descriptor instead.
 func (*GetAgentRequest) Descriptor() ([]byte, []int) {
-	return file_quire_v1_knowledge_service_proto_rawDescGZIP(), []int{21}
+	return file_quire_v1_knowledge_service_proto_rawDescGZIP(), []int{28}
 }
 
 func (x *GetAgentRequest) GetAgentId() string {
@@ -1164,7 +1748,7 @@ type GetAgentResponse struct {
 
 func (x *GetAgentResponse) Reset() {
 	*x = GetAgentResponse{}
-	mi := &file_quire_v1_knowledge_service_proto_msgTypes[22]
+	mi := &file_quire_v1_knowledge_service_proto_msgTypes[29]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -1176,7 +1760,7 @@ func (x *GetAgentResponse) String() string {
 func (*GetAgentResponse) ProtoMessage() {}
 
 func (x *GetAgentResponse) ProtoReflect() protoreflect.Message {
-	mi := &file_quire_v1_knowledge_service_proto_msgTypes[22]
+	mi := &file_quire_v1_knowledge_service_proto_msgTypes[29]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -1189,7 +1773,7 @@ func (x *GetAgentResponse) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use GetAgentResponse.ProtoReflect.Descriptor instead.
 func (*GetAgentResponse) Descriptor() ([]byte, []int) {
-	return file_quire_v1_knowledge_service_proto_rawDescGZIP(), []int{22}
+	return file_quire_v1_knowledge_service_proto_rawDescGZIP(), []int{29}
 }
 
 func (x *GetAgentResponse) GetAgent() *Agent {
@@ -1197,6 +1781,125 @@ func (x *GetAgentResponse) GetAgent() *Agent {
 		return x.Agent
 	}
 	return nil
+}
+
+// Asks for one page of the organisation's agents, by id.
+type ListAgentsRequest struct {
+	state protoimpl.MessageState `protogen:"open.v1"`
+	// Opaque, from a previous response (at most 1,024 characters); empty starts at the first.
+	Cursor string `protobuf:"bytes,1,opt,name=cursor,proto3" json:"cursor,omitempty"`
+	// The most agents to return: 1–500; 0 means the default 100.
+	Limit         uint32 `protobuf:"varint,2,opt,name=limit,proto3" json:"limit,omitempty"`
+	unknownFields protoimpl.UnknownFields
+	sizeCache     protoimpl.SizeCache
+}
+
+func (x *ListAgentsRequest) Reset() {
+	*x = ListAgentsRequest{}
+	mi := &file_quire_v1_knowledge_service_proto_msgTypes[30]
+	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+	ms.StoreMessageInfo(mi)
+}
+
+func (x *ListAgentsRequest) String() string {
+	return protoimpl.X.MessageStringOf(x)
+}
+
+func (*ListAgentsRequest) ProtoMessage() {}
+
+func (x *ListAgentsRequest) ProtoReflect() protoreflect.Message {
+	mi := &file_quire_v1_knowledge_service_proto_msgTypes[30]
+	if x != nil {
+		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+		if ms.LoadMessageInfo() == nil {
+			ms.StoreMessageInfo(mi)
+		}
+		return ms
+	}
+	return mi.MessageOf(x)
+}
+
+// Deprecated: Use ListAgentsRequest.ProtoReflect.Descriptor instead.
+func (*ListAgentsRequest) Descriptor() ([]byte, []int) {
+	return file_quire_v1_knowledge_service_proto_rawDescGZIP(), []int{30}
+}
+
+func (x *ListAgentsRequest) GetCursor() string {
+	if x != nil {
+		return x.Cursor
+	}
+	return ""
+}
+
+func (x *ListAgentsRequest) GetLimit() uint32 {
+	if x != nil {
+		return x.Limit
+	}
+	return 0
+}
+
+// The answer to ListAgents.
+type ListAgentsResponse struct {
+	state protoimpl.MessageState `protogen:"open.v1"`
+	// The version of this message's layout; 1 for every message of quire.v1 today.
+	SchemaVersion uint32 `protobuf:"varint,1,opt,name=schema_version,json=schemaVersion,proto3" json:"schema_version,omitempty"`
+	// At most `limit` agents, by id.
+	Agents []*Agent `protobuf:"bytes,2,rep,name=agents,proto3" json:"agents,omitempty"`
+	// Pass it as the next request's cursor; empty when the listing is complete.
+	NextCursor    string `protobuf:"bytes,3,opt,name=next_cursor,json=nextCursor,proto3" json:"next_cursor,omitempty"`
+	unknownFields protoimpl.UnknownFields
+	sizeCache     protoimpl.SizeCache
+}
+
+func (x *ListAgentsResponse) Reset() {
+	*x = ListAgentsResponse{}
+	mi := &file_quire_v1_knowledge_service_proto_msgTypes[31]
+	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+	ms.StoreMessageInfo(mi)
+}
+
+func (x *ListAgentsResponse) String() string {
+	return protoimpl.X.MessageStringOf(x)
+}
+
+func (*ListAgentsResponse) ProtoMessage() {}
+
+func (x *ListAgentsResponse) ProtoReflect() protoreflect.Message {
+	mi := &file_quire_v1_knowledge_service_proto_msgTypes[31]
+	if x != nil {
+		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+		if ms.LoadMessageInfo() == nil {
+			ms.StoreMessageInfo(mi)
+		}
+		return ms
+	}
+	return mi.MessageOf(x)
+}
+
+// Deprecated: Use ListAgentsResponse.ProtoReflect.Descriptor instead.
+func (*ListAgentsResponse) Descriptor() ([]byte, []int) {
+	return file_quire_v1_knowledge_service_proto_rawDescGZIP(), []int{31}
+}
+
+func (x *ListAgentsResponse) GetSchemaVersion() uint32 {
+	if x != nil {
+		return x.SchemaVersion
+	}
+	return 0
+}
+
+func (x *ListAgentsResponse) GetAgents() []*Agent {
+	if x != nil {
+		return x.Agents
+	}
+	return nil
+}
+
+func (x *ListAgentsResponse) GetNextCursor() string {
+	if x != nil {
+		return x.NextCursor
+	}
+	return ""
 }
 
 // A search of an agent's (or the named) collections.
@@ -1224,14 +1927,19 @@ type SearchKnowledgeRequest struct {
 	//
 	// Unset (RETRIEVAL_MODE_UNSPECIFIED): the policy's effective mode. The kill switch still
 	// wins: while it is engaged every call is LEGACY_FTS, and the response's mode says so.
-	Mode          RetrievalMode `protobuf:"varint,5,opt,name=mode,proto3,enum=quire.v1.RetrievalMode" json:"mode,omitempty"`
-	unknownFields protoimpl.UnknownFields
-	sizeCache     protoimpl.SizeCache
+	Mode RetrievalMode `protobuf:"varint,5,opt,name=mode,proto3,enum=quire.v1.RetrievalMode" json:"mode,omitempty"`
+	// Only documents whose metadata matches (unset: no condition). Applied inside every arm of
+	// every mode, so a selective filter still returns up to `limit` hits.
+	Filter *MetadataFilter `protobuf:"bytes,6,opt,name=filter,proto3" json:"filter,omitempty"`
+	// Return each hit's document metadata (KnowledgeHit.metadata). Default false.
+	IncludeMetadata bool `protobuf:"varint,7,opt,name=include_metadata,json=includeMetadata,proto3" json:"include_metadata,omitempty"`
+	unknownFields   protoimpl.UnknownFields
+	sizeCache       protoimpl.SizeCache
 }
 
 func (x *SearchKnowledgeRequest) Reset() {
 	*x = SearchKnowledgeRequest{}
-	mi := &file_quire_v1_knowledge_service_proto_msgTypes[23]
+	mi := &file_quire_v1_knowledge_service_proto_msgTypes[32]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -1243,7 +1951,7 @@ func (x *SearchKnowledgeRequest) String() string {
 func (*SearchKnowledgeRequest) ProtoMessage() {}
 
 func (x *SearchKnowledgeRequest) ProtoReflect() protoreflect.Message {
-	mi := &file_quire_v1_knowledge_service_proto_msgTypes[23]
+	mi := &file_quire_v1_knowledge_service_proto_msgTypes[32]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -1256,7 +1964,7 @@ func (x *SearchKnowledgeRequest) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use SearchKnowledgeRequest.ProtoReflect.Descriptor instead.
 func (*SearchKnowledgeRequest) Descriptor() ([]byte, []int) {
-	return file_quire_v1_knowledge_service_proto_rawDescGZIP(), []int{23}
+	return file_quire_v1_knowledge_service_proto_rawDescGZIP(), []int{32}
 }
 
 func (x *SearchKnowledgeRequest) GetAgentId() string {
@@ -1294,6 +2002,20 @@ func (x *SearchKnowledgeRequest) GetMode() RetrievalMode {
 	return RetrievalMode_RETRIEVAL_MODE_UNSPECIFIED
 }
 
+func (x *SearchKnowledgeRequest) GetFilter() *MetadataFilter {
+	if x != nil {
+		return x.Filter
+	}
+	return nil
+}
+
+func (x *SearchKnowledgeRequest) GetIncludeMetadata() bool {
+	if x != nil {
+		return x.IncludeMetadata
+	}
+	return false
+}
+
 // The answer to SearchKnowledge.
 type SearchKnowledgeResponse struct {
 	state protoimpl.MessageState `protogen:"open.v1"`
@@ -1311,7 +2033,7 @@ type SearchKnowledgeResponse struct {
 
 func (x *SearchKnowledgeResponse) Reset() {
 	*x = SearchKnowledgeResponse{}
-	mi := &file_quire_v1_knowledge_service_proto_msgTypes[24]
+	mi := &file_quire_v1_knowledge_service_proto_msgTypes[33]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -1323,7 +2045,7 @@ func (x *SearchKnowledgeResponse) String() string {
 func (*SearchKnowledgeResponse) ProtoMessage() {}
 
 func (x *SearchKnowledgeResponse) ProtoReflect() protoreflect.Message {
-	mi := &file_quire_v1_knowledge_service_proto_msgTypes[24]
+	mi := &file_quire_v1_knowledge_service_proto_msgTypes[33]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -1336,7 +2058,7 @@ func (x *SearchKnowledgeResponse) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use SearchKnowledgeResponse.ProtoReflect.Descriptor instead.
 func (*SearchKnowledgeResponse) Descriptor() ([]byte, []int) {
-	return file_quire_v1_knowledge_service_proto_rawDescGZIP(), []int{24}
+	return file_quire_v1_knowledge_service_proto_rawDescGZIP(), []int{33}
 }
 
 func (x *SearchKnowledgeResponse) GetSchemaVersion() uint32 {
@@ -1396,7 +2118,7 @@ type ReadDocumentRequest struct {
 
 func (x *ReadDocumentRequest) Reset() {
 	*x = ReadDocumentRequest{}
-	mi := &file_quire_v1_knowledge_service_proto_msgTypes[25]
+	mi := &file_quire_v1_knowledge_service_proto_msgTypes[34]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -1408,7 +2130,7 @@ func (x *ReadDocumentRequest) String() string {
 func (*ReadDocumentRequest) ProtoMessage() {}
 
 func (x *ReadDocumentRequest) ProtoReflect() protoreflect.Message {
-	mi := &file_quire_v1_knowledge_service_proto_msgTypes[25]
+	mi := &file_quire_v1_knowledge_service_proto_msgTypes[34]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -1421,7 +2143,7 @@ func (x *ReadDocumentRequest) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use ReadDocumentRequest.ProtoReflect.Descriptor instead.
 func (*ReadDocumentRequest) Descriptor() ([]byte, []int) {
-	return file_quire_v1_knowledge_service_proto_rawDescGZIP(), []int{25}
+	return file_quire_v1_knowledge_service_proto_rawDescGZIP(), []int{34}
 }
 
 func (x *ReadDocumentRequest) GetAgentId() string {
@@ -1470,7 +2192,7 @@ type ReadDocumentResponse struct {
 
 func (x *ReadDocumentResponse) Reset() {
 	*x = ReadDocumentResponse{}
-	mi := &file_quire_v1_knowledge_service_proto_msgTypes[26]
+	mi := &file_quire_v1_knowledge_service_proto_msgTypes[35]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -1482,7 +2204,7 @@ func (x *ReadDocumentResponse) String() string {
 func (*ReadDocumentResponse) ProtoMessage() {}
 
 func (x *ReadDocumentResponse) ProtoReflect() protoreflect.Message {
-	mi := &file_quire_v1_knowledge_service_proto_msgTypes[26]
+	mi := &file_quire_v1_knowledge_service_proto_msgTypes[35]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -1495,7 +2217,7 @@ func (x *ReadDocumentResponse) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use ReadDocumentResponse.ProtoReflect.Descriptor instead.
 func (*ReadDocumentResponse) Descriptor() ([]byte, []int) {
-	return file_quire_v1_knowledge_service_proto_rawDescGZIP(), []int{26}
+	return file_quire_v1_knowledge_service_proto_rawDescGZIP(), []int{35}
 }
 
 func (x *ReadDocumentResponse) GetSlice() *DocumentSlice {
@@ -1516,7 +2238,7 @@ type GetIndexStatusRequest struct {
 
 func (x *GetIndexStatusRequest) Reset() {
 	*x = GetIndexStatusRequest{}
-	mi := &file_quire_v1_knowledge_service_proto_msgTypes[27]
+	mi := &file_quire_v1_knowledge_service_proto_msgTypes[36]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -1528,7 +2250,7 @@ func (x *GetIndexStatusRequest) String() string {
 func (*GetIndexStatusRequest) ProtoMessage() {}
 
 func (x *GetIndexStatusRequest) ProtoReflect() protoreflect.Message {
-	mi := &file_quire_v1_knowledge_service_proto_msgTypes[27]
+	mi := &file_quire_v1_knowledge_service_proto_msgTypes[36]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -1541,7 +2263,7 @@ func (x *GetIndexStatusRequest) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use GetIndexStatusRequest.ProtoReflect.Descriptor instead.
 func (*GetIndexStatusRequest) Descriptor() ([]byte, []int) {
-	return file_quire_v1_knowledge_service_proto_rawDescGZIP(), []int{27}
+	return file_quire_v1_knowledge_service_proto_rawDescGZIP(), []int{36}
 }
 
 func (x *GetIndexStatusRequest) GetCollectionId() string {
@@ -1562,7 +2284,7 @@ type GetIndexStatusResponse struct {
 
 func (x *GetIndexStatusResponse) Reset() {
 	*x = GetIndexStatusResponse{}
-	mi := &file_quire_v1_knowledge_service_proto_msgTypes[28]
+	mi := &file_quire_v1_knowledge_service_proto_msgTypes[37]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -1574,7 +2296,7 @@ func (x *GetIndexStatusResponse) String() string {
 func (*GetIndexStatusResponse) ProtoMessage() {}
 
 func (x *GetIndexStatusResponse) ProtoReflect() protoreflect.Message {
-	mi := &file_quire_v1_knowledge_service_proto_msgTypes[28]
+	mi := &file_quire_v1_knowledge_service_proto_msgTypes[37]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -1587,7 +2309,7 @@ func (x *GetIndexStatusResponse) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use GetIndexStatusResponse.ProtoReflect.Descriptor instead.
 func (*GetIndexStatusResponse) Descriptor() ([]byte, []int) {
-	return file_quire_v1_knowledge_service_proto_rawDescGZIP(), []int{28}
+	return file_quire_v1_knowledge_service_proto_rawDescGZIP(), []int{37}
 }
 
 func (x *GetIndexStatusResponse) GetStatus() *IndexStatus {
@@ -1608,7 +2330,7 @@ type WatchIndexStatusRequest struct {
 
 func (x *WatchIndexStatusRequest) Reset() {
 	*x = WatchIndexStatusRequest{}
-	mi := &file_quire_v1_knowledge_service_proto_msgTypes[29]
+	mi := &file_quire_v1_knowledge_service_proto_msgTypes[38]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -1620,7 +2342,7 @@ func (x *WatchIndexStatusRequest) String() string {
 func (*WatchIndexStatusRequest) ProtoMessage() {}
 
 func (x *WatchIndexStatusRequest) ProtoReflect() protoreflect.Message {
-	mi := &file_quire_v1_knowledge_service_proto_msgTypes[29]
+	mi := &file_quire_v1_knowledge_service_proto_msgTypes[38]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -1633,7 +2355,7 @@ func (x *WatchIndexStatusRequest) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use WatchIndexStatusRequest.ProtoReflect.Descriptor instead.
 func (*WatchIndexStatusRequest) Descriptor() ([]byte, []int) {
-	return file_quire_v1_knowledge_service_proto_rawDescGZIP(), []int{29}
+	return file_quire_v1_knowledge_service_proto_rawDescGZIP(), []int{38}
 }
 
 func (x *WatchIndexStatusRequest) GetCollectionId() string {
@@ -1654,7 +2376,7 @@ type WatchIndexStatusResponse struct {
 
 func (x *WatchIndexStatusResponse) Reset() {
 	*x = WatchIndexStatusResponse{}
-	mi := &file_quire_v1_knowledge_service_proto_msgTypes[30]
+	mi := &file_quire_v1_knowledge_service_proto_msgTypes[39]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -1666,7 +2388,7 @@ func (x *WatchIndexStatusResponse) String() string {
 func (*WatchIndexStatusResponse) ProtoMessage() {}
 
 func (x *WatchIndexStatusResponse) ProtoReflect() protoreflect.Message {
-	mi := &file_quire_v1_knowledge_service_proto_msgTypes[30]
+	mi := &file_quire_v1_knowledge_service_proto_msgTypes[39]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -1679,7 +2401,7 @@ func (x *WatchIndexStatusResponse) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use WatchIndexStatusResponse.ProtoReflect.Descriptor instead.
 func (*WatchIndexStatusResponse) Descriptor() ([]byte, []int) {
-	return file_quire_v1_knowledge_service_proto_rawDescGZIP(), []int{30}
+	return file_quire_v1_knowledge_service_proto_rawDescGZIP(), []int{39}
 }
 
 func (x *WatchIndexStatusResponse) GetStatus() *IndexStatus {
@@ -1693,7 +2415,7 @@ var File_quire_v1_knowledge_service_proto protoreflect.FileDescriptor
 
 const file_quire_v1_knowledge_service_proto_rawDesc = "" +
 	"\n" +
-	" quire/v1/knowledge_service.proto\x12\bquire.v1\x1a\x15quire/v1/bounds.proto\x1a\x18quire/v1/knowledge.proto\x1a\x16quire/v1/options.proto\"8\n" +
+	" quire/v1/knowledge_service.proto\x12\bquire.v1\x1a\x1cgoogle/protobuf/struct.proto\x1a\x15quire/v1/bounds.proto\x1a\x15quire/v1/errors.proto\x1a\x18quire/v1/knowledge.proto\x1a\x16quire/v1/options.proto\"8\n" +
 	"\x17CreateCollectionRequest\x12\x1d\n" +
 	"\x04name\x18\x01 \x01(\tB\t\xf2\xb6\x18\x05\x18\x01 \xc8\x01R\x04name\"P\n" +
 	"\x18CreateCollectionResponse\x124\n" +
@@ -1715,40 +2437,84 @@ const file_quire_v1_knowledge_service_proto_rawDesc = "" +
 	"\x18DeleteCollectionResponse\x124\n" +
 	"\n" +
 	"collection\x18\x01 \x01(\v2\x14.quire.v1.CollectionR\n" +
-	"collection\"\xa4\x01\n" +
+	"collection\"\xb2\x02\n" +
 	"\x0eUploadMetadata\x12#\n" +
 	"\rcollection_id\x18\x01 \x01(\tR\fcollectionId\x12&\n" +
 	"\tfile_name\x18\x02 \x01(\tB\t\xf2\xb6\x18\x05\x18\x01 \xff\x01R\bfileName\x12$\n" +
 	"\tmime_type\x18\x03 \x01(\tB\a\xf2\xb6\x18\x03 \xff\x01R\bmimeType\x12\x1f\n" +
 	"\vdocument_id\x18\x04 \x01(\tR\n" +
-	"documentId\"p\n" +
+	"documentId\x12F\n" +
+	"\fexternal_key\x18\x05 \x01(\tB\x1e\xf2\xb6\x18\x1a\x18\x01 \x80\x02:\x13^[^\\x00-\\x1f\\x7f]+$H\x00R\vexternalKey\x88\x01\x01\x123\n" +
+	"\bmetadata\x18\x06 \x01(\v2\x17.google.protobuf.StructR\bmetadataB\x0f\n" +
+	"\r_external_key\"p\n" +
 	"\x15UploadDocumentRequest\x126\n" +
 	"\bmetadata\x18\x01 \x01(\v2\x18.quire.v1.UploadMetadataH\x00R\bmetadata\x12\x14\n" +
 	"\x04data\x18\x02 \x01(\fH\x00R\x04dataB\t\n" +
-	"\amessage\"H\n" +
+	"\amessage\"{\n" +
 	"\x16UploadDocumentResponse\x12.\n" +
-	"\bdocument\x18\x01 \x01(\v2\x12.quire.v1.DocumentR\bdocument\"5\n" +
+	"\bdocument\x18\x01 \x01(\v2\x12.quire.v1.DocumentR\bdocument\x121\n" +
+	"\aoutcome\x18\x02 \x01(\x0e2\x17.quire.v1.UploadOutcomeR\aoutcome\"q\n" +
+	"\x16UploadDocumentsRequest\x126\n" +
+	"\bmetadata\x18\x01 \x01(\v2\x18.quire.v1.UploadMetadataH\x00R\bmetadata\x12\x14\n" +
+	"\x04data\x18\x02 \x01(\fH\x00R\x04dataB\t\n" +
+	"\amessage\"\xb4\x01\n" +
+	"\fUploadResult\x12\x14\n" +
+	"\x05index\x18\x01 \x01(\rR\x05index\x121\n" +
+	"\aoutcome\x18\x02 \x01(\x0e2\x17.quire.v1.UploadOutcomeR\aoutcome\x12.\n" +
+	"\bdocument\x18\x03 \x01(\v2\x12.quire.v1.DocumentR\bdocument\x12+\n" +
+	"\x05error\x18\x04 \x01(\v2\x15.quire.v1.ErrorDetailR\x05error\"r\n" +
+	"\x17UploadDocumentsResponse\x12%\n" +
+	"\x0eschema_version\x18\x01 \x01(\rR\rschemaVersion\x120\n" +
+	"\aresults\x18\x02 \x03(\v2\x16.quire.v1.UploadResultR\aresults\"\x9e\x01\n" +
 	"\x12GetDocumentRequest\x12\x1f\n" +
 	"\vdocument_id\x18\x01 \x01(\tR\n" +
-	"documentId\"E\n" +
+	"documentId\x12#\n" +
+	"\rcollection_id\x18\x02 \x01(\tR\fcollectionId\x121\n" +
+	"\fexternal_key\x18\x03 \x01(\tB\t\xf2\xb6\x18\x05\x18\x01 \x80\x02H\x00R\vexternalKey\x88\x01\x01B\x0f\n" +
+	"\r_external_key\"E\n" +
 	"\x13GetDocumentResponse\x12.\n" +
-	"\bdocument\x18\x01 \x01(\v2\x12.quire.v1.DocumentR\bdocument\"\x8d\x01\n" +
+	"\bdocument\x18\x01 \x01(\v2\x12.quire.v1.DocumentR\bdocument\"\xbf\x01\n" +
 	"\x14ListDocumentsRequest\x12#\n" +
 	"\rcollection_id\x18\x01 \x01(\tR\fcollectionId\x12\x1f\n" +
 	"\x06cursor\x18\x02 \x01(\tB\a\xf2\xb6\x18\x03 \x80\bR\x06cursor\x12/\n" +
-	"\x05limit\x18\x03 \x01(\rB\x19\xf2\xb6\x18\x15\b\x01\x10\xf4\x03B\x03100J\tdocumentsR\x05limit\"\x91\x01\n" +
+	"\x05limit\x18\x03 \x01(\rB\x19\xf2\xb6\x18\x15\b\x01\x10\xf4\x03B\x03100J\tdocumentsR\x05limit\x120\n" +
+	"\x06filter\x18\x04 \x01(\v2\x18.quire.v1.MetadataFilterR\x06filter\"\x91\x01\n" +
 	"\x15ListDocumentsResponse\x12%\n" +
 	"\x0eschema_version\x18\x01 \x01(\rR\rschemaVersion\x120\n" +
 	"\tdocuments\x18\x02 \x03(\v2\x12.quire.v1.DocumentR\tdocuments\x12\x1f\n" +
 	"\vnext_cursor\x18\x03 \x01(\tR\n" +
-	"nextCursor\"8\n" +
+	"nextCursor\"\xa1\x01\n" +
 	"\x15DeleteDocumentRequest\x12\x1f\n" +
 	"\vdocument_id\x18\x01 \x01(\tR\n" +
-	"documentId\"H\n" +
+	"documentId\x12#\n" +
+	"\rcollection_id\x18\x02 \x01(\tR\fcollectionId\x121\n" +
+	"\fexternal_key\x18\x03 \x01(\tB\t\xf2\xb6\x18\x05\x18\x01 \x80\x02H\x00R\vexternalKey\x88\x01\x01B\x0f\n" +
+	"\r_external_key\"\xc9\x01\n" +
+	"\x16DeleteDocumentsRequest\x12#\n" +
+	"\rcollection_id\x18\x01 \x01(\tR\fcollectionId\x12,\n" +
+	"\rexternal_keys\x18\x02 \x03(\tB\a\xf2\xb6\x18\x030\xe8\aR\fexternalKeys\x12*\n" +
+	"\fdocument_ids\x18\x03 \x03(\tB\a\xf2\xb6\x18\x030\xe8\aR\vdocumentIds\x120\n" +
+	"\x06filter\x18\x04 \x01(\v2\x18.quire.v1.MetadataFilterR\x06filter\"\xaf\x01\n" +
+	"\x17DeleteDocumentsResponse\x12#\n" +
+	"\rdeleted_count\x18\x01 \x01(\rR\fdeletedCount\x12\x1a\n" +
+	"\brevision\x18\x02 \x01(\x03R\brevision\x12!\n" +
+	"\fmissing_keys\x18\x03 \x03(\tR\vmissingKeys\x120\n" +
+	"\x14missing_document_ids\x18\x04 \x03(\tR\x12missingDocumentIds\"\xf2\x01\n" +
+	"\x1dUpdateDocumentMetadataRequest\x12\x1f\n" +
+	"\vdocument_id\x18\x01 \x01(\tR\n" +
+	"documentId\x12#\n" +
+	"\rcollection_id\x18\x02 \x01(\tR\fcollectionId\x121\n" +
+	"\fexternal_key\x18\x03 \x01(\tB\t\xf2\xb6\x18\x05\x18\x01 \x80\x02H\x00R\vexternalKey\x88\x01\x01\x12-\n" +
+	"\x05patch\x18\x04 \x01(\v2\x17.google.protobuf.StructR\x05patch\x12\x18\n" +
+	"\areplace\x18\x05 \x01(\bR\areplaceB\x0f\n" +
+	"\r_external_key\"P\n" +
+	"\x1eUpdateDocumentMetadataResponse\x12.\n" +
+	"\bdocument\x18\x01 \x01(\v2\x12.quire.v1.DocumentR\bdocument\"H\n" +
 	"\x16DeleteDocumentResponse\x12.\n" +
-	"\bdocument\x18\x01 \x01(\v2\x12.quire.v1.DocumentR\bdocument\"<\n" +
+	"\bdocument\x18\x01 \x01(\v2\x12.quire.v1.DocumentR\bdocument\"h\n" +
 	"\x15WatchDocumentsRequest\x12#\n" +
-	"\rcollection_id\x18\x01 \x01(\tR\fcollectionId\"H\n" +
+	"\rcollection_id\x18\x01 \x01(\tR\fcollectionId\x12*\n" +
+	"\fdocument_ids\x18\x02 \x03(\tB\a\xf2\xb6\x18\x030\xe8\aR\vdocumentIds\"H\n" +
 	"\x16WatchDocumentsResponse\x12.\n" +
 	"\bdocument\x18\x01 \x01(\v2\x12.quire.v1.DocumentR\bdocument\"\x8e\x01\n" +
 	"\x12UpsertAgentRequest\x128\n" +
@@ -1759,13 +2525,23 @@ const file_quire_v1_knowledge_service_proto_rawDesc = "" +
 	"\x0fGetAgentRequest\x12\"\n" +
 	"\bagent_id\x18\x01 \x01(\tB\a\xf2\xb6\x18\x03 \x80\x01R\aagentId\"9\n" +
 	"\x10GetAgentResponse\x12%\n" +
-	"\x05agent\x18\x01 \x01(\v2\x0f.quire.v1.AgentR\x05agent\"\xe2\x01\n" +
+	"\x05agent\x18\x01 \x01(\v2\x0f.quire.v1.AgentR\x05agent\"b\n" +
+	"\x11ListAgentsRequest\x12\x1f\n" +
+	"\x06cursor\x18\x01 \x01(\tB\a\xf2\xb6\x18\x03 \x80\bR\x06cursor\x12,\n" +
+	"\x05limit\x18\x02 \x01(\rB\x16\xf2\xb6\x18\x12\b\x01\x10\xf4\x03B\x03100J\x06agentsR\x05limit\"\x85\x01\n" +
+	"\x12ListAgentsResponse\x12%\n" +
+	"\x0eschema_version\x18\x01 \x01(\rR\rschemaVersion\x12'\n" +
+	"\x06agents\x18\x02 \x03(\v2\x0f.quire.v1.AgentR\x06agents\x12\x1f\n" +
+	"\vnext_cursor\x18\x03 \x01(\tR\n" +
+	"nextCursor\"\xbf\x02\n" +
 	"\x16SearchKnowledgeRequest\x12\"\n" +
 	"\bagent_id\x18\x01 \x01(\tB\a\xf2\xb6\x18\x03 \x80\x01R\aagentId\x12-\n" +
 	"\x0ecollection_ids\x18\x02 \x03(\tB\x06\xf2\xb6\x18\x020dR\rcollectionIds\x12\x1f\n" +
 	"\x05query\x18\x03 \x01(\tB\t\xf2\xb6\x18\x05\x18\x00 \xf4\x03R\x05query\x12'\n" +
 	"\x05limit\x18\x04 \x01(\rB\x11\xf2\xb6\x18\r\b\x01\x102B\x018J\x04hitsR\x05limit\x12+\n" +
-	"\x04mode\x18\x05 \x01(\x0e2\x17.quire.v1.RetrievalModeR\x04mode\"\xb1\x01\n" +
+	"\x04mode\x18\x05 \x01(\x0e2\x17.quire.v1.RetrievalModeR\x04mode\x120\n" +
+	"\x06filter\x18\x06 \x01(\v2\x18.quire.v1.MetadataFilterR\x06filter\x12)\n" +
+	"\x10include_metadata\x18\a \x01(\bR\x0fincludeMetadata\"\xb1\x01\n" +
 	"\x17SearchKnowledgeResponse\x12%\n" +
 	"\x0eschema_version\x18\x01 \x01(\rR\rschemaVersion\x12*\n" +
 	"\x04hits\x18\x02 \x03(\v2\x16.quire.v1.KnowledgeHitR\x04hits\x12+\n" +
@@ -1787,19 +2563,24 @@ const file_quire_v1_knowledge_service_proto_rawDesc = "" +
 	"\x17WatchIndexStatusRequest\x12#\n" +
 	"\rcollection_id\x18\x01 \x01(\tR\fcollectionId\"I\n" +
 	"\x18WatchIndexStatusResponse\x12-\n" +
-	"\x06status\x18\x01 \x01(\v2\x15.quire.v1.IndexStatusR\x06status2\xe3\x0e\n" +
+	"\x06status\x18\x01 \x01(\v2\x15.quire.v1.IndexStatusR\x06status2\xf6\x11\n" +
 	"\x10KnowledgeService\x12c\n" +
 	"\x10CreateCollection\x12!.quire.v1.CreateCollectionRequest\x1a\".quire.v1.CreateCollectionResponse\"\bҵ\x18\x04\b\x03\x10\x02\x12]\n" +
 	"\rGetCollection\x12\x1e.quire.v1.GetCollectionRequest\x1a\x1f.quire.v1.GetCollectionResponse\"\vҵ\x18\x04\b\x01\x10\x01\x90\x02\x01\x12c\n" +
 	"\x0fListCollections\x12 .quire.v1.ListCollectionsRequest\x1a!.quire.v1.ListCollectionsResponse\"\vҵ\x18\x04\b\x01\x10\x01\x90\x02\x01\x12c\n" +
 	"\x10DeleteCollection\x12!.quire.v1.DeleteCollectionRequest\x1a\".quire.v1.DeleteCollectionResponse\"\bҵ\x18\x04\b\x03\x10\x02\x12_\n" +
-	"\x0eUploadDocument\x12\x1f.quire.v1.UploadDocumentRequest\x1a .quire.v1.UploadDocumentResponse\"\bҵ\x18\x04\b\x05\x10\x02(\x01\x12W\n" +
+	"\x0eUploadDocument\x12\x1f.quire.v1.UploadDocumentRequest\x1a .quire.v1.UploadDocumentResponse\"\bҵ\x18\x04\b\x05\x10\x02(\x01\x12b\n" +
+	"\x0fUploadDocuments\x12 .quire.v1.UploadDocumentsRequest\x1a!.quire.v1.UploadDocumentsResponse\"\bҵ\x18\x04\b\x05\x10\x02(\x01\x12W\n" +
 	"\vGetDocument\x12\x1c.quire.v1.GetDocumentRequest\x1a\x1d.quire.v1.GetDocumentResponse\"\vҵ\x18\x04\b\x01\x10\x01\x90\x02\x01\x12]\n" +
 	"\rListDocuments\x12\x1e.quire.v1.ListDocumentsRequest\x1a\x1f.quire.v1.ListDocumentsResponse\"\vҵ\x18\x04\b\x01\x10\x01\x90\x02\x01\x12]\n" +
-	"\x0eDeleteDocument\x12\x1f.quire.v1.DeleteDocumentRequest\x1a .quire.v1.DeleteDocumentResponse\"\bҵ\x18\x04\b\x03\x10\x02\x12_\n" +
+	"\x0eDeleteDocument\x12\x1f.quire.v1.DeleteDocumentRequest\x1a .quire.v1.DeleteDocumentResponse\"\bҵ\x18\x04\b\x03\x10\x02\x12`\n" +
+	"\x0fDeleteDocuments\x12 .quire.v1.DeleteDocumentsRequest\x1a!.quire.v1.DeleteDocumentsResponse\"\bҵ\x18\x04\b\x03\x10\x02\x12u\n" +
+	"\x16UpdateDocumentMetadata\x12'.quire.v1.UpdateDocumentMetadataRequest\x1a(.quire.v1.UpdateDocumentMetadataResponse\"\bҵ\x18\x04\b\x03\x10\x02\x12_\n" +
 	"\x0eWatchDocuments\x12\x1f.quire.v1.WatchDocumentsRequest\x1a .quire.v1.WatchDocumentsResponse\"\bҵ\x18\x04\b\x06\x10\x010\x01\x12T\n" +
 	"\vUpsertAgent\x12\x1c.quire.v1.UpsertAgentRequest\x1a\x1d.quire.v1.UpsertAgentResponse\"\bҵ\x18\x04\b\x03\x10\x02\x12N\n" +
-	"\bGetAgent\x12\x19.quire.v1.GetAgentRequest\x1a\x1a.quire.v1.GetAgentResponse\"\vҵ\x18\x04\b\x01\x10\x01\x90\x02\x01\x12\xbc\x02\n" +
+	"\bGetAgent\x12\x19.quire.v1.GetAgentRequest\x1a\x1a.quire.v1.GetAgentResponse\"\vҵ\x18\x04\b\x01\x10\x01\x90\x02\x01\x12T\n" +
+	"\n" +
+	"ListAgents\x12\x1b.quire.v1.ListAgentsRequest\x1a\x1c.quire.v1.ListAgentsResponse\"\vҵ\x18\x04\b\x01\x10\x01\x90\x02\x01\x12\xbc\x02\n" +
 	"\x0fSearchKnowledge\x12 .quire.v1.SearchKnowledgeRequest\x1a!.quire.v1.SearchKnowledgeResponse\"\xe3\x01ҵ\x18\x04\b\x02\x10\x01ڵ\x18\xd3\x01\n" +
 	"\x10search_knowledge\x12\x95\x01Search the knowledge collections attached to an agent. Returns documents (or chunks) with a snippet, best first; read more of one with read_document.\x1a\bagent_id\x1a\x05query\x1a\x05limit\"\bagent_id\"\x05query\x90\x02\x01\x12\xb9\x02\n" +
 	"\fReadDocument\x12\x1d.quire.v1.ReadDocumentRequest\x1a\x1e.quire.v1.ReadDocumentResponse\"\xe9\x01ҵ\x18\x04\b\x01\x10\x01ڵ\x18\xd9\x01\n" +
@@ -1819,101 +2600,135 @@ func file_quire_v1_knowledge_service_proto_rawDescGZIP() []byte {
 	return file_quire_v1_knowledge_service_proto_rawDescData
 }
 
-var file_quire_v1_knowledge_service_proto_msgTypes = make([]protoimpl.MessageInfo, 31)
+var file_quire_v1_knowledge_service_proto_msgTypes = make([]protoimpl.MessageInfo, 40)
 var file_quire_v1_knowledge_service_proto_goTypes = []any{
-	(*CreateCollectionRequest)(nil),  // 0: quire.v1.CreateCollectionRequest
-	(*CreateCollectionResponse)(nil), // 1: quire.v1.CreateCollectionResponse
-	(*GetCollectionRequest)(nil),     // 2: quire.v1.GetCollectionRequest
-	(*GetCollectionResponse)(nil),    // 3: quire.v1.GetCollectionResponse
-	(*ListCollectionsRequest)(nil),   // 4: quire.v1.ListCollectionsRequest
-	(*ListCollectionsResponse)(nil),  // 5: quire.v1.ListCollectionsResponse
-	(*DeleteCollectionRequest)(nil),  // 6: quire.v1.DeleteCollectionRequest
-	(*DeleteCollectionResponse)(nil), // 7: quire.v1.DeleteCollectionResponse
-	(*UploadMetadata)(nil),           // 8: quire.v1.UploadMetadata
-	(*UploadDocumentRequest)(nil),    // 9: quire.v1.UploadDocumentRequest
-	(*UploadDocumentResponse)(nil),   // 10: quire.v1.UploadDocumentResponse
-	(*GetDocumentRequest)(nil),       // 11: quire.v1.GetDocumentRequest
-	(*GetDocumentResponse)(nil),      // 12: quire.v1.GetDocumentResponse
-	(*ListDocumentsRequest)(nil),     // 13: quire.v1.ListDocumentsRequest
-	(*ListDocumentsResponse)(nil),    // 14: quire.v1.ListDocumentsResponse
-	(*DeleteDocumentRequest)(nil),    // 15: quire.v1.DeleteDocumentRequest
-	(*DeleteDocumentResponse)(nil),   // 16: quire.v1.DeleteDocumentResponse
-	(*WatchDocumentsRequest)(nil),    // 17: quire.v1.WatchDocumentsRequest
-	(*WatchDocumentsResponse)(nil),   // 18: quire.v1.WatchDocumentsResponse
-	(*UpsertAgentRequest)(nil),       // 19: quire.v1.UpsertAgentRequest
-	(*UpsertAgentResponse)(nil),      // 20: quire.v1.UpsertAgentResponse
-	(*GetAgentRequest)(nil),          // 21: quire.v1.GetAgentRequest
-	(*GetAgentResponse)(nil),         // 22: quire.v1.GetAgentResponse
-	(*SearchKnowledgeRequest)(nil),   // 23: quire.v1.SearchKnowledgeRequest
-	(*SearchKnowledgeResponse)(nil),  // 24: quire.v1.SearchKnowledgeResponse
-	(*ReadDocumentRequest)(nil),      // 25: quire.v1.ReadDocumentRequest
-	(*ReadDocumentResponse)(nil),     // 26: quire.v1.ReadDocumentResponse
-	(*GetIndexStatusRequest)(nil),    // 27: quire.v1.GetIndexStatusRequest
-	(*GetIndexStatusResponse)(nil),   // 28: quire.v1.GetIndexStatusResponse
-	(*WatchIndexStatusRequest)(nil),  // 29: quire.v1.WatchIndexStatusRequest
-	(*WatchIndexStatusResponse)(nil), // 30: quire.v1.WatchIndexStatusResponse
-	(*Collection)(nil),               // 31: quire.v1.Collection
-	(*Document)(nil),                 // 32: quire.v1.Document
-	(*Agent)(nil),                    // 33: quire.v1.Agent
-	(RetrievalMode)(0),               // 34: quire.v1.RetrievalMode
-	(*KnowledgeHit)(nil),             // 35: quire.v1.KnowledgeHit
-	(*DocumentSlice)(nil),            // 36: quire.v1.DocumentSlice
-	(*IndexStatus)(nil),              // 37: quire.v1.IndexStatus
+	(*CreateCollectionRequest)(nil),        // 0: quire.v1.CreateCollectionRequest
+	(*CreateCollectionResponse)(nil),       // 1: quire.v1.CreateCollectionResponse
+	(*GetCollectionRequest)(nil),           // 2: quire.v1.GetCollectionRequest
+	(*GetCollectionResponse)(nil),          // 3: quire.v1.GetCollectionResponse
+	(*ListCollectionsRequest)(nil),         // 4: quire.v1.ListCollectionsRequest
+	(*ListCollectionsResponse)(nil),        // 5: quire.v1.ListCollectionsResponse
+	(*DeleteCollectionRequest)(nil),        // 6: quire.v1.DeleteCollectionRequest
+	(*DeleteCollectionResponse)(nil),       // 7: quire.v1.DeleteCollectionResponse
+	(*UploadMetadata)(nil),                 // 8: quire.v1.UploadMetadata
+	(*UploadDocumentRequest)(nil),          // 9: quire.v1.UploadDocumentRequest
+	(*UploadDocumentResponse)(nil),         // 10: quire.v1.UploadDocumentResponse
+	(*UploadDocumentsRequest)(nil),         // 11: quire.v1.UploadDocumentsRequest
+	(*UploadResult)(nil),                   // 12: quire.v1.UploadResult
+	(*UploadDocumentsResponse)(nil),        // 13: quire.v1.UploadDocumentsResponse
+	(*GetDocumentRequest)(nil),             // 14: quire.v1.GetDocumentRequest
+	(*GetDocumentResponse)(nil),            // 15: quire.v1.GetDocumentResponse
+	(*ListDocumentsRequest)(nil),           // 16: quire.v1.ListDocumentsRequest
+	(*ListDocumentsResponse)(nil),          // 17: quire.v1.ListDocumentsResponse
+	(*DeleteDocumentRequest)(nil),          // 18: quire.v1.DeleteDocumentRequest
+	(*DeleteDocumentsRequest)(nil),         // 19: quire.v1.DeleteDocumentsRequest
+	(*DeleteDocumentsResponse)(nil),        // 20: quire.v1.DeleteDocumentsResponse
+	(*UpdateDocumentMetadataRequest)(nil),  // 21: quire.v1.UpdateDocumentMetadataRequest
+	(*UpdateDocumentMetadataResponse)(nil), // 22: quire.v1.UpdateDocumentMetadataResponse
+	(*DeleteDocumentResponse)(nil),         // 23: quire.v1.DeleteDocumentResponse
+	(*WatchDocumentsRequest)(nil),          // 24: quire.v1.WatchDocumentsRequest
+	(*WatchDocumentsResponse)(nil),         // 25: quire.v1.WatchDocumentsResponse
+	(*UpsertAgentRequest)(nil),             // 26: quire.v1.UpsertAgentRequest
+	(*UpsertAgentResponse)(nil),            // 27: quire.v1.UpsertAgentResponse
+	(*GetAgentRequest)(nil),                // 28: quire.v1.GetAgentRequest
+	(*GetAgentResponse)(nil),               // 29: quire.v1.GetAgentResponse
+	(*ListAgentsRequest)(nil),              // 30: quire.v1.ListAgentsRequest
+	(*ListAgentsResponse)(nil),             // 31: quire.v1.ListAgentsResponse
+	(*SearchKnowledgeRequest)(nil),         // 32: quire.v1.SearchKnowledgeRequest
+	(*SearchKnowledgeResponse)(nil),        // 33: quire.v1.SearchKnowledgeResponse
+	(*ReadDocumentRequest)(nil),            // 34: quire.v1.ReadDocumentRequest
+	(*ReadDocumentResponse)(nil),           // 35: quire.v1.ReadDocumentResponse
+	(*GetIndexStatusRequest)(nil),          // 36: quire.v1.GetIndexStatusRequest
+	(*GetIndexStatusResponse)(nil),         // 37: quire.v1.GetIndexStatusResponse
+	(*WatchIndexStatusRequest)(nil),        // 38: quire.v1.WatchIndexStatusRequest
+	(*WatchIndexStatusResponse)(nil),       // 39: quire.v1.WatchIndexStatusResponse
+	(*Collection)(nil),                     // 40: quire.v1.Collection
+	(*structpb.Struct)(nil),                // 41: google.protobuf.Struct
+	(*Document)(nil),                       // 42: quire.v1.Document
+	(UploadOutcome)(0),                     // 43: quire.v1.UploadOutcome
+	(*ErrorDetail)(nil),                    // 44: quire.v1.ErrorDetail
+	(*MetadataFilter)(nil),                 // 45: quire.v1.MetadataFilter
+	(*Agent)(nil),                          // 46: quire.v1.Agent
+	(RetrievalMode)(0),                     // 47: quire.v1.RetrievalMode
+	(*KnowledgeHit)(nil),                   // 48: quire.v1.KnowledgeHit
+	(*DocumentSlice)(nil),                  // 49: quire.v1.DocumentSlice
+	(*IndexStatus)(nil),                    // 50: quire.v1.IndexStatus
 }
 var file_quire_v1_knowledge_service_proto_depIdxs = []int32{
-	31, // 0: quire.v1.CreateCollectionResponse.collection:type_name -> quire.v1.Collection
-	31, // 1: quire.v1.GetCollectionResponse.collection:type_name -> quire.v1.Collection
-	31, // 2: quire.v1.ListCollectionsResponse.collections:type_name -> quire.v1.Collection
-	31, // 3: quire.v1.DeleteCollectionResponse.collection:type_name -> quire.v1.Collection
-	8,  // 4: quire.v1.UploadDocumentRequest.metadata:type_name -> quire.v1.UploadMetadata
-	32, // 5: quire.v1.UploadDocumentResponse.document:type_name -> quire.v1.Document
-	32, // 6: quire.v1.GetDocumentResponse.document:type_name -> quire.v1.Document
-	32, // 7: quire.v1.ListDocumentsResponse.documents:type_name -> quire.v1.Document
-	32, // 8: quire.v1.DeleteDocumentResponse.document:type_name -> quire.v1.Document
-	32, // 9: quire.v1.WatchDocumentsResponse.document:type_name -> quire.v1.Document
-	33, // 10: quire.v1.UpsertAgentResponse.agent:type_name -> quire.v1.Agent
-	33, // 11: quire.v1.GetAgentResponse.agent:type_name -> quire.v1.Agent
-	34, // 12: quire.v1.SearchKnowledgeRequest.mode:type_name -> quire.v1.RetrievalMode
-	35, // 13: quire.v1.SearchKnowledgeResponse.hits:type_name -> quire.v1.KnowledgeHit
-	34, // 14: quire.v1.SearchKnowledgeResponse.mode:type_name -> quire.v1.RetrievalMode
-	36, // 15: quire.v1.ReadDocumentResponse.slice:type_name -> quire.v1.DocumentSlice
-	37, // 16: quire.v1.GetIndexStatusResponse.status:type_name -> quire.v1.IndexStatus
-	37, // 17: quire.v1.WatchIndexStatusResponse.status:type_name -> quire.v1.IndexStatus
-	0,  // 18: quire.v1.KnowledgeService.CreateCollection:input_type -> quire.v1.CreateCollectionRequest
-	2,  // 19: quire.v1.KnowledgeService.GetCollection:input_type -> quire.v1.GetCollectionRequest
-	4,  // 20: quire.v1.KnowledgeService.ListCollections:input_type -> quire.v1.ListCollectionsRequest
-	6,  // 21: quire.v1.KnowledgeService.DeleteCollection:input_type -> quire.v1.DeleteCollectionRequest
-	9,  // 22: quire.v1.KnowledgeService.UploadDocument:input_type -> quire.v1.UploadDocumentRequest
-	11, // 23: quire.v1.KnowledgeService.GetDocument:input_type -> quire.v1.GetDocumentRequest
-	13, // 24: quire.v1.KnowledgeService.ListDocuments:input_type -> quire.v1.ListDocumentsRequest
-	15, // 25: quire.v1.KnowledgeService.DeleteDocument:input_type -> quire.v1.DeleteDocumentRequest
-	17, // 26: quire.v1.KnowledgeService.WatchDocuments:input_type -> quire.v1.WatchDocumentsRequest
-	19, // 27: quire.v1.KnowledgeService.UpsertAgent:input_type -> quire.v1.UpsertAgentRequest
-	21, // 28: quire.v1.KnowledgeService.GetAgent:input_type -> quire.v1.GetAgentRequest
-	23, // 29: quire.v1.KnowledgeService.SearchKnowledge:input_type -> quire.v1.SearchKnowledgeRequest
-	25, // 30: quire.v1.KnowledgeService.ReadDocument:input_type -> quire.v1.ReadDocumentRequest
-	27, // 31: quire.v1.KnowledgeService.GetIndexStatus:input_type -> quire.v1.GetIndexStatusRequest
-	29, // 32: quire.v1.KnowledgeService.WatchIndexStatus:input_type -> quire.v1.WatchIndexStatusRequest
-	1,  // 33: quire.v1.KnowledgeService.CreateCollection:output_type -> quire.v1.CreateCollectionResponse
-	3,  // 34: quire.v1.KnowledgeService.GetCollection:output_type -> quire.v1.GetCollectionResponse
-	5,  // 35: quire.v1.KnowledgeService.ListCollections:output_type -> quire.v1.ListCollectionsResponse
-	7,  // 36: quire.v1.KnowledgeService.DeleteCollection:output_type -> quire.v1.DeleteCollectionResponse
-	10, // 37: quire.v1.KnowledgeService.UploadDocument:output_type -> quire.v1.UploadDocumentResponse
-	12, // 38: quire.v1.KnowledgeService.GetDocument:output_type -> quire.v1.GetDocumentResponse
-	14, // 39: quire.v1.KnowledgeService.ListDocuments:output_type -> quire.v1.ListDocumentsResponse
-	16, // 40: quire.v1.KnowledgeService.DeleteDocument:output_type -> quire.v1.DeleteDocumentResponse
-	18, // 41: quire.v1.KnowledgeService.WatchDocuments:output_type -> quire.v1.WatchDocumentsResponse
-	20, // 42: quire.v1.KnowledgeService.UpsertAgent:output_type -> quire.v1.UpsertAgentResponse
-	22, // 43: quire.v1.KnowledgeService.GetAgent:output_type -> quire.v1.GetAgentResponse
-	24, // 44: quire.v1.KnowledgeService.SearchKnowledge:output_type -> quire.v1.SearchKnowledgeResponse
-	26, // 45: quire.v1.KnowledgeService.ReadDocument:output_type -> quire.v1.ReadDocumentResponse
-	28, // 46: quire.v1.KnowledgeService.GetIndexStatus:output_type -> quire.v1.GetIndexStatusResponse
-	30, // 47: quire.v1.KnowledgeService.WatchIndexStatus:output_type -> quire.v1.WatchIndexStatusResponse
-	33, // [33:48] is the sub-list for method output_type
-	18, // [18:33] is the sub-list for method input_type
-	18, // [18:18] is the sub-list for extension type_name
-	18, // [18:18] is the sub-list for extension extendee
-	0,  // [0:18] is the sub-list for field type_name
+	40, // 0: quire.v1.CreateCollectionResponse.collection:type_name -> quire.v1.Collection
+	40, // 1: quire.v1.GetCollectionResponse.collection:type_name -> quire.v1.Collection
+	40, // 2: quire.v1.ListCollectionsResponse.collections:type_name -> quire.v1.Collection
+	40, // 3: quire.v1.DeleteCollectionResponse.collection:type_name -> quire.v1.Collection
+	41, // 4: quire.v1.UploadMetadata.metadata:type_name -> google.protobuf.Struct
+	8,  // 5: quire.v1.UploadDocumentRequest.metadata:type_name -> quire.v1.UploadMetadata
+	42, // 6: quire.v1.UploadDocumentResponse.document:type_name -> quire.v1.Document
+	43, // 7: quire.v1.UploadDocumentResponse.outcome:type_name -> quire.v1.UploadOutcome
+	8,  // 8: quire.v1.UploadDocumentsRequest.metadata:type_name -> quire.v1.UploadMetadata
+	43, // 9: quire.v1.UploadResult.outcome:type_name -> quire.v1.UploadOutcome
+	42, // 10: quire.v1.UploadResult.document:type_name -> quire.v1.Document
+	44, // 11: quire.v1.UploadResult.error:type_name -> quire.v1.ErrorDetail
+	12, // 12: quire.v1.UploadDocumentsResponse.results:type_name -> quire.v1.UploadResult
+	42, // 13: quire.v1.GetDocumentResponse.document:type_name -> quire.v1.Document
+	45, // 14: quire.v1.ListDocumentsRequest.filter:type_name -> quire.v1.MetadataFilter
+	42, // 15: quire.v1.ListDocumentsResponse.documents:type_name -> quire.v1.Document
+	45, // 16: quire.v1.DeleteDocumentsRequest.filter:type_name -> quire.v1.MetadataFilter
+	41, // 17: quire.v1.UpdateDocumentMetadataRequest.patch:type_name -> google.protobuf.Struct
+	42, // 18: quire.v1.UpdateDocumentMetadataResponse.document:type_name -> quire.v1.Document
+	42, // 19: quire.v1.DeleteDocumentResponse.document:type_name -> quire.v1.Document
+	42, // 20: quire.v1.WatchDocumentsResponse.document:type_name -> quire.v1.Document
+	46, // 21: quire.v1.UpsertAgentResponse.agent:type_name -> quire.v1.Agent
+	46, // 22: quire.v1.GetAgentResponse.agent:type_name -> quire.v1.Agent
+	46, // 23: quire.v1.ListAgentsResponse.agents:type_name -> quire.v1.Agent
+	47, // 24: quire.v1.SearchKnowledgeRequest.mode:type_name -> quire.v1.RetrievalMode
+	45, // 25: quire.v1.SearchKnowledgeRequest.filter:type_name -> quire.v1.MetadataFilter
+	48, // 26: quire.v1.SearchKnowledgeResponse.hits:type_name -> quire.v1.KnowledgeHit
+	47, // 27: quire.v1.SearchKnowledgeResponse.mode:type_name -> quire.v1.RetrievalMode
+	49, // 28: quire.v1.ReadDocumentResponse.slice:type_name -> quire.v1.DocumentSlice
+	50, // 29: quire.v1.GetIndexStatusResponse.status:type_name -> quire.v1.IndexStatus
+	50, // 30: quire.v1.WatchIndexStatusResponse.status:type_name -> quire.v1.IndexStatus
+	0,  // 31: quire.v1.KnowledgeService.CreateCollection:input_type -> quire.v1.CreateCollectionRequest
+	2,  // 32: quire.v1.KnowledgeService.GetCollection:input_type -> quire.v1.GetCollectionRequest
+	4,  // 33: quire.v1.KnowledgeService.ListCollections:input_type -> quire.v1.ListCollectionsRequest
+	6,  // 34: quire.v1.KnowledgeService.DeleteCollection:input_type -> quire.v1.DeleteCollectionRequest
+	9,  // 35: quire.v1.KnowledgeService.UploadDocument:input_type -> quire.v1.UploadDocumentRequest
+	11, // 36: quire.v1.KnowledgeService.UploadDocuments:input_type -> quire.v1.UploadDocumentsRequest
+	14, // 37: quire.v1.KnowledgeService.GetDocument:input_type -> quire.v1.GetDocumentRequest
+	16, // 38: quire.v1.KnowledgeService.ListDocuments:input_type -> quire.v1.ListDocumentsRequest
+	18, // 39: quire.v1.KnowledgeService.DeleteDocument:input_type -> quire.v1.DeleteDocumentRequest
+	19, // 40: quire.v1.KnowledgeService.DeleteDocuments:input_type -> quire.v1.DeleteDocumentsRequest
+	21, // 41: quire.v1.KnowledgeService.UpdateDocumentMetadata:input_type -> quire.v1.UpdateDocumentMetadataRequest
+	24, // 42: quire.v1.KnowledgeService.WatchDocuments:input_type -> quire.v1.WatchDocumentsRequest
+	26, // 43: quire.v1.KnowledgeService.UpsertAgent:input_type -> quire.v1.UpsertAgentRequest
+	28, // 44: quire.v1.KnowledgeService.GetAgent:input_type -> quire.v1.GetAgentRequest
+	30, // 45: quire.v1.KnowledgeService.ListAgents:input_type -> quire.v1.ListAgentsRequest
+	32, // 46: quire.v1.KnowledgeService.SearchKnowledge:input_type -> quire.v1.SearchKnowledgeRequest
+	34, // 47: quire.v1.KnowledgeService.ReadDocument:input_type -> quire.v1.ReadDocumentRequest
+	36, // 48: quire.v1.KnowledgeService.GetIndexStatus:input_type -> quire.v1.GetIndexStatusRequest
+	38, // 49: quire.v1.KnowledgeService.WatchIndexStatus:input_type -> quire.v1.WatchIndexStatusRequest
+	1,  // 50: quire.v1.KnowledgeService.CreateCollection:output_type -> quire.v1.CreateCollectionResponse
+	3,  // 51: quire.v1.KnowledgeService.GetCollection:output_type -> quire.v1.GetCollectionResponse
+	5,  // 52: quire.v1.KnowledgeService.ListCollections:output_type -> quire.v1.ListCollectionsResponse
+	7,  // 53: quire.v1.KnowledgeService.DeleteCollection:output_type -> quire.v1.DeleteCollectionResponse
+	10, // 54: quire.v1.KnowledgeService.UploadDocument:output_type -> quire.v1.UploadDocumentResponse
+	13, // 55: quire.v1.KnowledgeService.UploadDocuments:output_type -> quire.v1.UploadDocumentsResponse
+	15, // 56: quire.v1.KnowledgeService.GetDocument:output_type -> quire.v1.GetDocumentResponse
+	17, // 57: quire.v1.KnowledgeService.ListDocuments:output_type -> quire.v1.ListDocumentsResponse
+	23, // 58: quire.v1.KnowledgeService.DeleteDocument:output_type -> quire.v1.DeleteDocumentResponse
+	20, // 59: quire.v1.KnowledgeService.DeleteDocuments:output_type -> quire.v1.DeleteDocumentsResponse
+	22, // 60: quire.v1.KnowledgeService.UpdateDocumentMetadata:output_type -> quire.v1.UpdateDocumentMetadataResponse
+	25, // 61: quire.v1.KnowledgeService.WatchDocuments:output_type -> quire.v1.WatchDocumentsResponse
+	27, // 62: quire.v1.KnowledgeService.UpsertAgent:output_type -> quire.v1.UpsertAgentResponse
+	29, // 63: quire.v1.KnowledgeService.GetAgent:output_type -> quire.v1.GetAgentResponse
+	31, // 64: quire.v1.KnowledgeService.ListAgents:output_type -> quire.v1.ListAgentsResponse
+	33, // 65: quire.v1.KnowledgeService.SearchKnowledge:output_type -> quire.v1.SearchKnowledgeResponse
+	35, // 66: quire.v1.KnowledgeService.ReadDocument:output_type -> quire.v1.ReadDocumentResponse
+	37, // 67: quire.v1.KnowledgeService.GetIndexStatus:output_type -> quire.v1.GetIndexStatusResponse
+	39, // 68: quire.v1.KnowledgeService.WatchIndexStatus:output_type -> quire.v1.WatchIndexStatusResponse
+	50, // [50:69] is the sub-list for method output_type
+	31, // [31:50] is the sub-list for method input_type
+	31, // [31:31] is the sub-list for extension type_name
+	31, // [31:31] is the sub-list for extension extendee
+	0,  // [0:31] is the sub-list for field type_name
 }
 
 func init() { file_quire_v1_knowledge_service_proto_init() }
@@ -1922,19 +2737,28 @@ func file_quire_v1_knowledge_service_proto_init() {
 		return
 	}
 	file_quire_v1_bounds_proto_init()
+	file_quire_v1_errors_proto_init()
 	file_quire_v1_knowledge_proto_init()
 	file_quire_v1_options_proto_init()
+	file_quire_v1_knowledge_service_proto_msgTypes[8].OneofWrappers = []any{}
 	file_quire_v1_knowledge_service_proto_msgTypes[9].OneofWrappers = []any{
 		(*UploadDocumentRequest_Metadata)(nil),
 		(*UploadDocumentRequest_Data)(nil),
 	}
+	file_quire_v1_knowledge_service_proto_msgTypes[11].OneofWrappers = []any{
+		(*UploadDocumentsRequest_Metadata)(nil),
+		(*UploadDocumentsRequest_Data)(nil),
+	}
+	file_quire_v1_knowledge_service_proto_msgTypes[14].OneofWrappers = []any{}
+	file_quire_v1_knowledge_service_proto_msgTypes[18].OneofWrappers = []any{}
+	file_quire_v1_knowledge_service_proto_msgTypes[21].OneofWrappers = []any{}
 	type x struct{}
 	out := protoimpl.TypeBuilder{
 		File: protoimpl.DescBuilder{
 			GoPackagePath: reflect.TypeOf(x{}).PkgPath(),
 			RawDescriptor: unsafe.Slice(unsafe.StringData(file_quire_v1_knowledge_service_proto_rawDesc), len(file_quire_v1_knowledge_service_proto_rawDesc)),
 			NumEnums:      0,
-			NumMessages:   31,
+			NumMessages:   40,
 			NumExtensions: 0,
 			NumServices:   1,
 		},

@@ -19,21 +19,25 @@ import (
 const _ = grpc.SupportPackageIsVersion9
 
 const (
-	KnowledgeService_CreateCollection_FullMethodName = "/quire.v1.KnowledgeService/CreateCollection"
-	KnowledgeService_GetCollection_FullMethodName    = "/quire.v1.KnowledgeService/GetCollection"
-	KnowledgeService_ListCollections_FullMethodName  = "/quire.v1.KnowledgeService/ListCollections"
-	KnowledgeService_DeleteCollection_FullMethodName = "/quire.v1.KnowledgeService/DeleteCollection"
-	KnowledgeService_UploadDocument_FullMethodName   = "/quire.v1.KnowledgeService/UploadDocument"
-	KnowledgeService_GetDocument_FullMethodName      = "/quire.v1.KnowledgeService/GetDocument"
-	KnowledgeService_ListDocuments_FullMethodName    = "/quire.v1.KnowledgeService/ListDocuments"
-	KnowledgeService_DeleteDocument_FullMethodName   = "/quire.v1.KnowledgeService/DeleteDocument"
-	KnowledgeService_WatchDocuments_FullMethodName   = "/quire.v1.KnowledgeService/WatchDocuments"
-	KnowledgeService_UpsertAgent_FullMethodName      = "/quire.v1.KnowledgeService/UpsertAgent"
-	KnowledgeService_GetAgent_FullMethodName         = "/quire.v1.KnowledgeService/GetAgent"
-	KnowledgeService_SearchKnowledge_FullMethodName  = "/quire.v1.KnowledgeService/SearchKnowledge"
-	KnowledgeService_ReadDocument_FullMethodName     = "/quire.v1.KnowledgeService/ReadDocument"
-	KnowledgeService_GetIndexStatus_FullMethodName   = "/quire.v1.KnowledgeService/GetIndexStatus"
-	KnowledgeService_WatchIndexStatus_FullMethodName = "/quire.v1.KnowledgeService/WatchIndexStatus"
+	KnowledgeService_CreateCollection_FullMethodName       = "/quire.v1.KnowledgeService/CreateCollection"
+	KnowledgeService_GetCollection_FullMethodName          = "/quire.v1.KnowledgeService/GetCollection"
+	KnowledgeService_ListCollections_FullMethodName        = "/quire.v1.KnowledgeService/ListCollections"
+	KnowledgeService_DeleteCollection_FullMethodName       = "/quire.v1.KnowledgeService/DeleteCollection"
+	KnowledgeService_UploadDocument_FullMethodName         = "/quire.v1.KnowledgeService/UploadDocument"
+	KnowledgeService_UploadDocuments_FullMethodName        = "/quire.v1.KnowledgeService/UploadDocuments"
+	KnowledgeService_GetDocument_FullMethodName            = "/quire.v1.KnowledgeService/GetDocument"
+	KnowledgeService_ListDocuments_FullMethodName          = "/quire.v1.KnowledgeService/ListDocuments"
+	KnowledgeService_DeleteDocument_FullMethodName         = "/quire.v1.KnowledgeService/DeleteDocument"
+	KnowledgeService_DeleteDocuments_FullMethodName        = "/quire.v1.KnowledgeService/DeleteDocuments"
+	KnowledgeService_UpdateDocumentMetadata_FullMethodName = "/quire.v1.KnowledgeService/UpdateDocumentMetadata"
+	KnowledgeService_WatchDocuments_FullMethodName         = "/quire.v1.KnowledgeService/WatchDocuments"
+	KnowledgeService_UpsertAgent_FullMethodName            = "/quire.v1.KnowledgeService/UpsertAgent"
+	KnowledgeService_GetAgent_FullMethodName               = "/quire.v1.KnowledgeService/GetAgent"
+	KnowledgeService_ListAgents_FullMethodName             = "/quire.v1.KnowledgeService/ListAgents"
+	KnowledgeService_SearchKnowledge_FullMethodName        = "/quire.v1.KnowledgeService/SearchKnowledge"
+	KnowledgeService_ReadDocument_FullMethodName           = "/quire.v1.KnowledgeService/ReadDocument"
+	KnowledgeService_GetIndexStatus_FullMethodName         = "/quire.v1.KnowledgeService/GetIndexStatus"
+	KnowledgeService_WatchIndexStatus_FullMethodName       = "/quire.v1.KnowledgeService/WatchIndexStatus"
 )
 
 // KnowledgeServiceClient is the client API for KnowledgeService service.
@@ -55,12 +59,25 @@ type KnowledgeServiceClient interface {
 	// PAYLOAD_TOO_LARGE; unknown type: UNSUPPORTED_MEDIA_TYPE. Setting metadata.document_id
 	// replaces that document's content (an edit). Advances the collection revision.
 	UploadDocument(ctx context.Context, opts ...grpc.CallOption) (grpc.ClientStreamingClient[UploadDocumentRequest, UploadDocumentResponse], error)
-	// One document's metadata and indexing status, by id.
+	// Client stream of many documents: each `metadata` message starts a document, the `data`
+	// messages after it are its bytes. At most 1,000 documents and QUIRE_MAX_UPLOAD_BYTES in all.
+	// A document the server refuses (unknown type, bad key or metadata, too large, unknown
+	// collection) gets its error in its result and the others are stored; all stored ones are
+	// written in one transaction at the end.
+	UploadDocuments(ctx context.Context, opts ...grpc.CallOption) (grpc.ClientStreamingClient[UploadDocumentsRequest, UploadDocumentsResponse], error)
+	// One document's metadata and indexing status, by id or by (collection, external key).
 	GetDocument(ctx context.Context, in *GetDocumentRequest, opts ...grpc.CallOption) (*GetDocumentResponse, error)
 	// Documents of a collection, newest first, paged.
 	ListDocuments(ctx context.Context, in *ListDocumentsRequest, opts ...grpc.CallOption) (*ListDocumentsResponse, error)
-	// Removes a document (advances the collection revision).
+	// Removes a document, by id or by (collection, external key); advances the collection
+	// revision.
 	DeleteDocument(ctx context.Context, in *DeleteDocumentRequest, opts ...grpc.CallOption) (*DeleteDocumentResponse, error)
+	// Removes a collection's documents named by external keys, by ids, or matching a metadata
+	// filter, in one transaction; advances the collection revision once.
+	DeleteDocuments(ctx context.Context, in *DeleteDocumentsRequest, opts ...grpc.CallOption) (*DeleteDocumentsResponse, error)
+	// Changes a document's metadata (a JSON merge patch, or a replacement) without re-uploading
+	// or re-extracting it; advances the collection revision.
+	UpdateDocumentMetadata(ctx context.Context, in *UpdateDocumentMetadataRequest, opts ...grpc.CallOption) (*UpdateDocumentMetadataResponse, error)
 	// Streams every document's current state, then a Document each time one is added, changes
 	// status or is deleted (status DELETED) in the collection.
 	WatchDocuments(ctx context.Context, in *WatchDocumentsRequest, opts ...grpc.CallOption) (grpc.ServerStreamingClient[WatchDocumentsResponse], error)
@@ -68,6 +85,8 @@ type KnowledgeServiceClient interface {
 	UpsertAgent(ctx context.Context, in *UpsertAgentRequest, opts ...grpc.CallOption) (*UpsertAgentResponse, error)
 	// An agent's attachments and config_version.
 	GetAgent(ctx context.Context, in *GetAgentRequest, opts ...grpc.CallOption) (*GetAgentResponse, error)
+	// The organisation's agents by id, paged.
+	ListAgents(ctx context.Context, in *ListAgentsRequest, opts ...grpc.CallOption) (*ListAgentsResponse, error)
 	// Searches the agent's current attachments (or the given collections) with the
 	// organisation's retrieval mode. Blank query or no collection: empty result.
 	SearchKnowledge(ctx context.Context, in *SearchKnowledgeRequest, opts ...grpc.CallOption) (*SearchKnowledgeResponse, error)
@@ -140,6 +159,19 @@ func (c *knowledgeServiceClient) UploadDocument(ctx context.Context, opts ...grp
 // This type alias is provided for backwards compatibility with existing code that references the prior non-generic stream type by name.
 type KnowledgeService_UploadDocumentClient = grpc.ClientStreamingClient[UploadDocumentRequest, UploadDocumentResponse]
 
+func (c *knowledgeServiceClient) UploadDocuments(ctx context.Context, opts ...grpc.CallOption) (grpc.ClientStreamingClient[UploadDocumentsRequest, UploadDocumentsResponse], error) {
+	cOpts := append([]grpc.CallOption{grpc.StaticMethod()}, opts...)
+	stream, err := c.cc.NewStream(ctx, &KnowledgeService_ServiceDesc.Streams[1], KnowledgeService_UploadDocuments_FullMethodName, cOpts...)
+	if err != nil {
+		return nil, err
+	}
+	x := &grpc.GenericClientStream[UploadDocumentsRequest, UploadDocumentsResponse]{ClientStream: stream}
+	return x, nil
+}
+
+// This type alias is provided for backwards compatibility with existing code that references the prior non-generic stream type by name.
+type KnowledgeService_UploadDocumentsClient = grpc.ClientStreamingClient[UploadDocumentsRequest, UploadDocumentsResponse]
+
 func (c *knowledgeServiceClient) GetDocument(ctx context.Context, in *GetDocumentRequest, opts ...grpc.CallOption) (*GetDocumentResponse, error) {
 	cOpts := append([]grpc.CallOption{grpc.StaticMethod()}, opts...)
 	out := new(GetDocumentResponse)
@@ -170,9 +202,29 @@ func (c *knowledgeServiceClient) DeleteDocument(ctx context.Context, in *DeleteD
 	return out, nil
 }
 
+func (c *knowledgeServiceClient) DeleteDocuments(ctx context.Context, in *DeleteDocumentsRequest, opts ...grpc.CallOption) (*DeleteDocumentsResponse, error) {
+	cOpts := append([]grpc.CallOption{grpc.StaticMethod()}, opts...)
+	out := new(DeleteDocumentsResponse)
+	err := c.cc.Invoke(ctx, KnowledgeService_DeleteDocuments_FullMethodName, in, out, cOpts...)
+	if err != nil {
+		return nil, err
+	}
+	return out, nil
+}
+
+func (c *knowledgeServiceClient) UpdateDocumentMetadata(ctx context.Context, in *UpdateDocumentMetadataRequest, opts ...grpc.CallOption) (*UpdateDocumentMetadataResponse, error) {
+	cOpts := append([]grpc.CallOption{grpc.StaticMethod()}, opts...)
+	out := new(UpdateDocumentMetadataResponse)
+	err := c.cc.Invoke(ctx, KnowledgeService_UpdateDocumentMetadata_FullMethodName, in, out, cOpts...)
+	if err != nil {
+		return nil, err
+	}
+	return out, nil
+}
+
 func (c *knowledgeServiceClient) WatchDocuments(ctx context.Context, in *WatchDocumentsRequest, opts ...grpc.CallOption) (grpc.ServerStreamingClient[WatchDocumentsResponse], error) {
 	cOpts := append([]grpc.CallOption{grpc.StaticMethod()}, opts...)
-	stream, err := c.cc.NewStream(ctx, &KnowledgeService_ServiceDesc.Streams[1], KnowledgeService_WatchDocuments_FullMethodName, cOpts...)
+	stream, err := c.cc.NewStream(ctx, &KnowledgeService_ServiceDesc.Streams[2], KnowledgeService_WatchDocuments_FullMethodName, cOpts...)
 	if err != nil {
 		return nil, err
 	}
@@ -203,6 +255,16 @@ func (c *knowledgeServiceClient) GetAgent(ctx context.Context, in *GetAgentReque
 	cOpts := append([]grpc.CallOption{grpc.StaticMethod()}, opts...)
 	out := new(GetAgentResponse)
 	err := c.cc.Invoke(ctx, KnowledgeService_GetAgent_FullMethodName, in, out, cOpts...)
+	if err != nil {
+		return nil, err
+	}
+	return out, nil
+}
+
+func (c *knowledgeServiceClient) ListAgents(ctx context.Context, in *ListAgentsRequest, opts ...grpc.CallOption) (*ListAgentsResponse, error) {
+	cOpts := append([]grpc.CallOption{grpc.StaticMethod()}, opts...)
+	out := new(ListAgentsResponse)
+	err := c.cc.Invoke(ctx, KnowledgeService_ListAgents_FullMethodName, in, out, cOpts...)
 	if err != nil {
 		return nil, err
 	}
@@ -241,7 +303,7 @@ func (c *knowledgeServiceClient) GetIndexStatus(ctx context.Context, in *GetInde
 
 func (c *knowledgeServiceClient) WatchIndexStatus(ctx context.Context, in *WatchIndexStatusRequest, opts ...grpc.CallOption) (grpc.ServerStreamingClient[WatchIndexStatusResponse], error) {
 	cOpts := append([]grpc.CallOption{grpc.StaticMethod()}, opts...)
-	stream, err := c.cc.NewStream(ctx, &KnowledgeService_ServiceDesc.Streams[2], KnowledgeService_WatchIndexStatus_FullMethodName, cOpts...)
+	stream, err := c.cc.NewStream(ctx, &KnowledgeService_ServiceDesc.Streams[3], KnowledgeService_WatchIndexStatus_FullMethodName, cOpts...)
 	if err != nil {
 		return nil, err
 	}
@@ -277,12 +339,25 @@ type KnowledgeServiceServer interface {
 	// PAYLOAD_TOO_LARGE; unknown type: UNSUPPORTED_MEDIA_TYPE. Setting metadata.document_id
 	// replaces that document's content (an edit). Advances the collection revision.
 	UploadDocument(grpc.ClientStreamingServer[UploadDocumentRequest, UploadDocumentResponse]) error
-	// One document's metadata and indexing status, by id.
+	// Client stream of many documents: each `metadata` message starts a document, the `data`
+	// messages after it are its bytes. At most 1,000 documents and QUIRE_MAX_UPLOAD_BYTES in all.
+	// A document the server refuses (unknown type, bad key or metadata, too large, unknown
+	// collection) gets its error in its result and the others are stored; all stored ones are
+	// written in one transaction at the end.
+	UploadDocuments(grpc.ClientStreamingServer[UploadDocumentsRequest, UploadDocumentsResponse]) error
+	// One document's metadata and indexing status, by id or by (collection, external key).
 	GetDocument(context.Context, *GetDocumentRequest) (*GetDocumentResponse, error)
 	// Documents of a collection, newest first, paged.
 	ListDocuments(context.Context, *ListDocumentsRequest) (*ListDocumentsResponse, error)
-	// Removes a document (advances the collection revision).
+	// Removes a document, by id or by (collection, external key); advances the collection
+	// revision.
 	DeleteDocument(context.Context, *DeleteDocumentRequest) (*DeleteDocumentResponse, error)
+	// Removes a collection's documents named by external keys, by ids, or matching a metadata
+	// filter, in one transaction; advances the collection revision once.
+	DeleteDocuments(context.Context, *DeleteDocumentsRequest) (*DeleteDocumentsResponse, error)
+	// Changes a document's metadata (a JSON merge patch, or a replacement) without re-uploading
+	// or re-extracting it; advances the collection revision.
+	UpdateDocumentMetadata(context.Context, *UpdateDocumentMetadataRequest) (*UpdateDocumentMetadataResponse, error)
 	// Streams every document's current state, then a Document each time one is added, changes
 	// status or is deleted (status DELETED) in the collection.
 	WatchDocuments(*WatchDocumentsRequest, grpc.ServerStreamingServer[WatchDocumentsResponse]) error
@@ -290,6 +365,8 @@ type KnowledgeServiceServer interface {
 	UpsertAgent(context.Context, *UpsertAgentRequest) (*UpsertAgentResponse, error)
 	// An agent's attachments and config_version.
 	GetAgent(context.Context, *GetAgentRequest) (*GetAgentResponse, error)
+	// The organisation's agents by id, paged.
+	ListAgents(context.Context, *ListAgentsRequest) (*ListAgentsResponse, error)
 	// Searches the agent's current attachments (or the given collections) with the
 	// organisation's retrieval mode. Blank query or no collection: empty result.
 	SearchKnowledge(context.Context, *SearchKnowledgeRequest) (*SearchKnowledgeResponse, error)
@@ -324,6 +401,9 @@ func (UnimplementedKnowledgeServiceServer) DeleteCollection(context.Context, *De
 func (UnimplementedKnowledgeServiceServer) UploadDocument(grpc.ClientStreamingServer[UploadDocumentRequest, UploadDocumentResponse]) error {
 	return status.Error(codes.Unimplemented, "method UploadDocument not implemented")
 }
+func (UnimplementedKnowledgeServiceServer) UploadDocuments(grpc.ClientStreamingServer[UploadDocumentsRequest, UploadDocumentsResponse]) error {
+	return status.Error(codes.Unimplemented, "method UploadDocuments not implemented")
+}
 func (UnimplementedKnowledgeServiceServer) GetDocument(context.Context, *GetDocumentRequest) (*GetDocumentResponse, error) {
 	return nil, status.Error(codes.Unimplemented, "method GetDocument not implemented")
 }
@@ -333,6 +413,12 @@ func (UnimplementedKnowledgeServiceServer) ListDocuments(context.Context, *ListD
 func (UnimplementedKnowledgeServiceServer) DeleteDocument(context.Context, *DeleteDocumentRequest) (*DeleteDocumentResponse, error) {
 	return nil, status.Error(codes.Unimplemented, "method DeleteDocument not implemented")
 }
+func (UnimplementedKnowledgeServiceServer) DeleteDocuments(context.Context, *DeleteDocumentsRequest) (*DeleteDocumentsResponse, error) {
+	return nil, status.Error(codes.Unimplemented, "method DeleteDocuments not implemented")
+}
+func (UnimplementedKnowledgeServiceServer) UpdateDocumentMetadata(context.Context, *UpdateDocumentMetadataRequest) (*UpdateDocumentMetadataResponse, error) {
+	return nil, status.Error(codes.Unimplemented, "method UpdateDocumentMetadata not implemented")
+}
 func (UnimplementedKnowledgeServiceServer) WatchDocuments(*WatchDocumentsRequest, grpc.ServerStreamingServer[WatchDocumentsResponse]) error {
 	return status.Error(codes.Unimplemented, "method WatchDocuments not implemented")
 }
@@ -341,6 +427,9 @@ func (UnimplementedKnowledgeServiceServer) UpsertAgent(context.Context, *UpsertA
 }
 func (UnimplementedKnowledgeServiceServer) GetAgent(context.Context, *GetAgentRequest) (*GetAgentResponse, error) {
 	return nil, status.Error(codes.Unimplemented, "method GetAgent not implemented")
+}
+func (UnimplementedKnowledgeServiceServer) ListAgents(context.Context, *ListAgentsRequest) (*ListAgentsResponse, error) {
+	return nil, status.Error(codes.Unimplemented, "method ListAgents not implemented")
 }
 func (UnimplementedKnowledgeServiceServer) SearchKnowledge(context.Context, *SearchKnowledgeRequest) (*SearchKnowledgeResponse, error) {
 	return nil, status.Error(codes.Unimplemented, "method SearchKnowledge not implemented")
@@ -454,6 +543,13 @@ func _KnowledgeService_UploadDocument_Handler(srv interface{}, stream grpc.Serve
 // This type alias is provided for backwards compatibility with existing code that references the prior non-generic stream type by name.
 type KnowledgeService_UploadDocumentServer = grpc.ClientStreamingServer[UploadDocumentRequest, UploadDocumentResponse]
 
+func _KnowledgeService_UploadDocuments_Handler(srv interface{}, stream grpc.ServerStream) error {
+	return srv.(KnowledgeServiceServer).UploadDocuments(&grpc.GenericServerStream[UploadDocumentsRequest, UploadDocumentsResponse]{ServerStream: stream})
+}
+
+// This type alias is provided for backwards compatibility with existing code that references the prior non-generic stream type by name.
+type KnowledgeService_UploadDocumentsServer = grpc.ClientStreamingServer[UploadDocumentsRequest, UploadDocumentsResponse]
+
 func _KnowledgeService_GetDocument_Handler(srv interface{}, ctx context.Context, dec func(interface{}) error, interceptor grpc.UnaryServerInterceptor) (interface{}, error) {
 	in := new(GetDocumentRequest)
 	if err := dec(in); err != nil {
@@ -508,6 +604,42 @@ func _KnowledgeService_DeleteDocument_Handler(srv interface{}, ctx context.Conte
 	return interceptor(ctx, in, info, handler)
 }
 
+func _KnowledgeService_DeleteDocuments_Handler(srv interface{}, ctx context.Context, dec func(interface{}) error, interceptor grpc.UnaryServerInterceptor) (interface{}, error) {
+	in := new(DeleteDocumentsRequest)
+	if err := dec(in); err != nil {
+		return nil, err
+	}
+	if interceptor == nil {
+		return srv.(KnowledgeServiceServer).DeleteDocuments(ctx, in)
+	}
+	info := &grpc.UnaryServerInfo{
+		Server:     srv,
+		FullMethod: KnowledgeService_DeleteDocuments_FullMethodName,
+	}
+	handler := func(ctx context.Context, req interface{}) (interface{}, error) {
+		return srv.(KnowledgeServiceServer).DeleteDocuments(ctx, req.(*DeleteDocumentsRequest))
+	}
+	return interceptor(ctx, in, info, handler)
+}
+
+func _KnowledgeService_UpdateDocumentMetadata_Handler(srv interface{}, ctx context.Context, dec func(interface{}) error, interceptor grpc.UnaryServerInterceptor) (interface{}, error) {
+	in := new(UpdateDocumentMetadataRequest)
+	if err := dec(in); err != nil {
+		return nil, err
+	}
+	if interceptor == nil {
+		return srv.(KnowledgeServiceServer).UpdateDocumentMetadata(ctx, in)
+	}
+	info := &grpc.UnaryServerInfo{
+		Server:     srv,
+		FullMethod: KnowledgeService_UpdateDocumentMetadata_FullMethodName,
+	}
+	handler := func(ctx context.Context, req interface{}) (interface{}, error) {
+		return srv.(KnowledgeServiceServer).UpdateDocumentMetadata(ctx, req.(*UpdateDocumentMetadataRequest))
+	}
+	return interceptor(ctx, in, info, handler)
+}
+
 func _KnowledgeService_WatchDocuments_Handler(srv interface{}, stream grpc.ServerStream) error {
 	m := new(WatchDocumentsRequest)
 	if err := stream.RecvMsg(m); err != nil {
@@ -551,6 +683,24 @@ func _KnowledgeService_GetAgent_Handler(srv interface{}, ctx context.Context, de
 	}
 	handler := func(ctx context.Context, req interface{}) (interface{}, error) {
 		return srv.(KnowledgeServiceServer).GetAgent(ctx, req.(*GetAgentRequest))
+	}
+	return interceptor(ctx, in, info, handler)
+}
+
+func _KnowledgeService_ListAgents_Handler(srv interface{}, ctx context.Context, dec func(interface{}) error, interceptor grpc.UnaryServerInterceptor) (interface{}, error) {
+	in := new(ListAgentsRequest)
+	if err := dec(in); err != nil {
+		return nil, err
+	}
+	if interceptor == nil {
+		return srv.(KnowledgeServiceServer).ListAgents(ctx, in)
+	}
+	info := &grpc.UnaryServerInfo{
+		Server:     srv,
+		FullMethod: KnowledgeService_ListAgents_FullMethodName,
+	}
+	handler := func(ctx context.Context, req interface{}) (interface{}, error) {
+		return srv.(KnowledgeServiceServer).ListAgents(ctx, req.(*ListAgentsRequest))
 	}
 	return interceptor(ctx, in, info, handler)
 }
@@ -656,12 +806,24 @@ var KnowledgeService_ServiceDesc = grpc.ServiceDesc{
 			Handler:    _KnowledgeService_DeleteDocument_Handler,
 		},
 		{
+			MethodName: "DeleteDocuments",
+			Handler:    _KnowledgeService_DeleteDocuments_Handler,
+		},
+		{
+			MethodName: "UpdateDocumentMetadata",
+			Handler:    _KnowledgeService_UpdateDocumentMetadata_Handler,
+		},
+		{
 			MethodName: "UpsertAgent",
 			Handler:    _KnowledgeService_UpsertAgent_Handler,
 		},
 		{
 			MethodName: "GetAgent",
 			Handler:    _KnowledgeService_GetAgent_Handler,
+		},
+		{
+			MethodName: "ListAgents",
+			Handler:    _KnowledgeService_ListAgents_Handler,
 		},
 		{
 			MethodName: "SearchKnowledge",
@@ -680,6 +842,11 @@ var KnowledgeService_ServiceDesc = grpc.ServiceDesc{
 		{
 			StreamName:    "UploadDocument",
 			Handler:       _KnowledgeService_UploadDocument_Handler,
+			ClientStreams: true,
+		},
+		{
+			StreamName:    "UploadDocuments",
+			Handler:       _KnowledgeService_UploadDocuments_Handler,
 			ClientStreams: true,
 		},
 		{

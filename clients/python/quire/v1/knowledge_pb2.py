@@ -22,36 +22,51 @@ _runtime_version.ValidateProtobufRuntimeVersion(
 _sym_db = _symbol_database.Default()
 
 
+from google.protobuf import struct_pb2 as google_dot_protobuf_dot_struct__pb2
 from google.protobuf import timestamp_pb2 as google_dot_protobuf_dot_timestamp__pb2
 
 
-DESCRIPTOR = _descriptor_pool.Default().AddSerializedFile(b'\n\x18quire/v1/knowledge.proto\x12\x08quire.v1\x1a\x1fgoogle/protobuf/timestamp.proto\"\xbf\x01\n\nCollection\x12\x16\n\x0eschema_version\x18\x01 \x01(\r\x12\x15\n\rcollection_id\x18\x02 \x01(\t\x12\x0c\n\x04name\x18\x03 \x01(\t\x12\x10\n\x08revision\x18\x04 \x01(\x03\x12\x16\n\x0e\x64ocument_count\x18\x05 \x01(\r\x12\x1a\n\x12serving_generation\x18\x06 \x01(\x03\x12.\n\ncreated_at\x18\x07 \x01(\x0b\x32\x1a.google.protobuf.Timestamp\"\x8d\x03\n\x08\x44ocument\x12\x16\n\x0eschema_version\x18\x01 \x01(\r\x12\x13\n\x0b\x64ocument_id\x18\x02 \x01(\t\x12\x15\n\rcollection_id\x18\x03 \x01(\t\x12\x11\n\tfile_name\x18\x04 \x01(\t\x12\x11\n\tmime_type\x18\x05 \x01(\t\x12\x12\n\nsize_bytes\x18\x06 \x01(\x04\x12\x0e\n\x06sha256\x18\x07 \x01(\t\x12(\n\x06status\x18\x08 \x01(\x0e\x32\x18.quire.v1.DocumentStatus\x12\x15\n\rextract_error\x18\t \x01(\t\x12\x10\n\x08\x61ttempts\x18\n \x01(\r\x12\x13\n\x0btext_length\x18\x0b \x01(\x04\x12\x10\n\x08revision\x18\x0c \x01(\x03\x12.\n\ncreated_at\x18\r \x01(\x0b\x32\x1a.google.protobuf.Timestamp\x12.\n\nupdated_at\x18\x0e \x01(\x0b\x32\x1a.google.protobuf.Timestamp\x12\x19\n\x11\x64\x65tected_encoding\x18\x0f \x01(\t\"j\n\x05\x41gent\x12\x16\n\x0eschema_version\x18\x01 \x01(\r\x12\x10\n\x08\x61gent_id\x18\x02 \x01(\t\x12\x1f\n\x17\x61ttached_collection_ids\x18\x03 \x03(\t\x12\x16\n\x0e\x63onfig_version\x18\x04 \x01(\x03\"\x9a\x02\n\x0cKnowledgeHit\x12\x16\n\x0eschema_version\x18\x01 \x01(\r\x12\x13\n\x0b\x64ocument_id\x18\x02 \x01(\t\x12\x15\n\rcollection_id\x18\x03 \x01(\t\x12\x11\n\tfile_name\x18\x04 \x01(\t\x12\r\n\x05score\x18\x05 \x01(\x01\x12\x0f\n\x07snippet\x18\x06 \x01(\t\x12\x10\n\x08\x63hunk_id\x18\x07 \x01(\t\x12\x15\n\rchunk_ordinal\x18\x08 \x01(\r\x12\x14\n\x0cheading_path\x18\t \x03(\t\x12\x18\n\x10index_generation\x18\n \x01(\x03\x12\x0c\n\x04rank\x18\x0b \x01(\r\x12,\n\x0bindex_state\x18\x0c \x01(\x0e\x32\x17.quire.v1.HitIndexState\"\xab\x01\n\rDocumentSlice\x12\x16\n\x0eschema_version\x18\x01 \x01(\r\x12\x13\n\x0b\x64ocument_id\x18\x02 \x01(\t\x12\x11\n\tfile_name\x18\x03 \x01(\t\x12\x0c\n\x04text\x18\x04 \x01(\t\x12\x0e\n\x06offset\x18\x05 \x01(\x04\x12\x13\n\x0bnext_offset\x18\x06 \x01(\x04\x12\x14\n\x0ctotal_length\x18\x07 \x01(\x04\x12\x11\n\ttruncated\x18\x08 \x01(\x08\"\x9c\x02\n\x0fIndexGeneration\x12\x12\n\ngeneration\x18\x01 \x01(\x03\x12(\n\x05state\x18\x02 \x01(\x0e\x32\x19.quire.v1.GenerationState\x12\x13\n\x0b\x66ingerprint\x18\x03 \x01(\t\x12\x15\n\rindex_version\x18\x04 \x01(\t\x12\x19\n\x11\x64ocuments_indexed\x18\x05 \x01(\r\x12\x17\n\x0f\x64ocuments_total\x18\x06 \x01(\r\x12.\n\ncreated_at\x18\x07 \x01(\x0b\x32\x1a.google.protobuf.Timestamp\x12,\n\x08ready_at\x18\x08 \x01(\x0b\x32\x1a.google.protobuf.Timestamp\x12\r\n\x05\x65rror\x18\t \x01(\t\"\xa5\x01\n\x0bIndexStatus\x12\x16\n\x0eschema_version\x18\x01 \x01(\r\x12\x15\n\rcollection_id\x18\x02 \x01(\t\x12\x1a\n\x12serving_generation\x18\x03 \x01(\x03\x12\x1b\n\x13\x62uilding_generation\x18\x04 \x01(\x03\x12.\n\x0bgenerations\x18\x05 \x03(\x0b\x32\x19.quire.v1.IndexGeneration*\x8b\x01\n\rRetrievalMode\x12\x1e\n\x1aRETRIEVAL_MODE_UNSPECIFIED\x10\x00\x12\x1d\n\x19RETRIEVAL_MODE_LEGACY_FTS\x10\x01\x12 \n\x1cRETRIEVAL_MODE_HYBRID_SHADOW\x10\x02\x12\x19\n\x15RETRIEVAL_MODE_HYBRID\x10\x03*\xc2\x01\n\x0e\x44ocumentStatus\x12\x1f\n\x1b\x44OCUMENT_STATUS_UNSPECIFIED\x10\x00\x12\x1b\n\x17\x44OCUMENT_STATUS_PENDING\x10\x01\x12\x1e\n\x1a\x44OCUMENT_STATUS_PROCESSING\x10\x02\x12\x19\n\x15\x44OCUMENT_STATUS_READY\x10\x03\x12\x1a\n\x16\x44OCUMENT_STATUS_FAILED\x10\x04\x12\x1b\n\x17\x44OCUMENT_STATUS_DELETED\x10\x05*j\n\rHitIndexState\x12\x1f\n\x1bHIT_INDEX_STATE_UNSPECIFIED\x10\x00\x12\x1b\n\x17HIT_INDEX_STATE_INDEXED\x10\x01\x12\x1b\n\x17HIT_INDEX_STATE_PENDING\x10\x02*\xa9\x01\n\x0fGenerationState\x12 \n\x1cGENERATION_STATE_UNSPECIFIED\x10\x00\x12\x1d\n\x19GENERATION_STATE_BUILDING\x10\x01\x12\x1a\n\x16GENERATION_STATE_READY\x10\x02\x12\x1c\n\x18GENERATION_STATE_RETIRED\x10\x03\x12\x1b\n\x17GENERATION_STATE_FAILED\x10\x04\x62\x06proto3')
+DESCRIPTOR = _descriptor_pool.Default().AddSerializedFile(b'\n\x18quire/v1/knowledge.proto\x12\x08quire.v1\x1a\x1cgoogle/protobuf/struct.proto\x1a\x1fgoogle/protobuf/timestamp.proto\"\xbf\x01\n\nCollection\x12\x16\n\x0eschema_version\x18\x01 \x01(\r\x12\x15\n\rcollection_id\x18\x02 \x01(\t\x12\x0c\n\x04name\x18\x03 \x01(\t\x12\x10\n\x08revision\x18\x04 \x01(\x03\x12\x16\n\x0e\x64ocument_count\x18\x05 \x01(\r\x12\x1a\n\x12serving_generation\x18\x06 \x01(\x03\x12.\n\ncreated_at\x18\x07 \x01(\x0b\x32\x1a.google.protobuf.Timestamp\"\x81\x04\n\x08\x44ocument\x12\x16\n\x0eschema_version\x18\x01 \x01(\r\x12\x13\n\x0b\x64ocument_id\x18\x02 \x01(\t\x12\x15\n\rcollection_id\x18\x03 \x01(\t\x12\x11\n\tfile_name\x18\x04 \x01(\t\x12\x11\n\tmime_type\x18\x05 \x01(\t\x12\x12\n\nsize_bytes\x18\x06 \x01(\x04\x12\x0e\n\x06sha256\x18\x07 \x01(\t\x12(\n\x06status\x18\x08 \x01(\x0e\x32\x18.quire.v1.DocumentStatus\x12\x15\n\rextract_error\x18\t \x01(\t\x12\x10\n\x08\x61ttempts\x18\n \x01(\r\x12\x13\n\x0btext_length\x18\x0b \x01(\x04\x12\x10\n\x08revision\x18\x0c \x01(\x03\x12.\n\ncreated_at\x18\r \x01(\x0b\x32\x1a.google.protobuf.Timestamp\x12.\n\nupdated_at\x18\x0e \x01(\x0b\x32\x1a.google.protobuf.Timestamp\x12\x19\n\x11\x64\x65tected_encoding\x18\x0f \x01(\t\x12\x14\n\x0c\x65xternal_key\x18\x10 \x01(\t\x12)\n\x08metadata\x18\x11 \x01(\x0b\x32\x17.google.protobuf.Struct\x12\x31\n\x0bindex_state\x18\x12 \x01(\x0e\x32\x1c.quire.v1.DocumentIndexState\"\xb8\x01\n\x0eMetadataFilter\x12)\n\x05\x66ield\x18\x01 \x01(\x0b\x32\x18.quire.v1.FieldConditionH\x00\x12#\n\x03\x61ll\x18\x02 \x01(\x0b\x32\x14.quire.v1.FilterListH\x00\x12#\n\x03\x61ny\x18\x03 \x01(\x0b\x32\x14.quire.v1.FilterListH\x00\x12\'\n\x03not\x18\x04 \x01(\x0b\x32\x18.quire.v1.MetadataFilterH\x00\x42\x08\n\x06\x66ilter\"7\n\nFilterList\x12)\n\x07\x66ilters\x18\x01 \x03(\x0b\x32\x18.quire.v1.MetadataFilter\"\xec\x01\n\x0e\x46ieldCondition\x12\r\n\x05\x66ield\x18\x01 \x01(\t\x12(\n\x06\x65quals\x18\x02 \x01(\x0b\x32\x16.google.protobuf.ValueH\x00\x12(\n\x02in\x18\x03 \x01(\x0b\x32\x1a.google.protobuf.ListValueH\x00\x12-\n\x0cnumber_range\x18\x04 \x01(\x0b\x32\x15.quire.v1.NumberRangeH\x00\x12)\n\ntime_range\x18\x05 \x01(\x0b\x32\x13.quire.v1.TimeRangeH\x00\x12\x10\n\x06\x65xists\x18\x06 \x01(\x08H\x00\x42\x0b\n\tcondition\"q\n\x0bNumberRange\x12\x0f\n\x02gt\x18\x01 \x01(\x01H\x00\x88\x01\x01\x12\x10\n\x03gte\x18\x02 \x01(\x01H\x01\x88\x01\x01\x12\x0f\n\x02lt\x18\x03 \x01(\x01H\x02\x88\x01\x01\x12\x10\n\x03lte\x18\x04 \x01(\x01H\x03\x88\x01\x01\x42\x05\n\x03_gtB\x06\n\x04_gteB\x05\n\x03_ltB\x06\n\x04_lte\"\xad\x01\n\tTimeRange\x12&\n\x02gt\x18\x01 \x01(\x0b\x32\x1a.google.protobuf.Timestamp\x12\'\n\x03gte\x18\x02 \x01(\x0b\x32\x1a.google.protobuf.Timestamp\x12&\n\x02lt\x18\x03 \x01(\x0b\x32\x1a.google.protobuf.Timestamp\x12\'\n\x03lte\x18\x04 \x01(\x0b\x32\x1a.google.protobuf.Timestamp\"j\n\x05\x41gent\x12\x16\n\x0eschema_version\x18\x01 \x01(\r\x12\x10\n\x08\x61gent_id\x18\x02 \x01(\t\x12\x1f\n\x17\x61ttached_collection_ids\x18\x03 \x03(\t\x12\x16\n\x0e\x63onfig_version\x18\x04 \x01(\x03\"\xdb\x02\n\x0cKnowledgeHit\x12\x16\n\x0eschema_version\x18\x01 \x01(\r\x12\x13\n\x0b\x64ocument_id\x18\x02 \x01(\t\x12\x15\n\rcollection_id\x18\x03 \x01(\t\x12\x11\n\tfile_name\x18\x04 \x01(\t\x12\r\n\x05score\x18\x05 \x01(\x01\x12\x0f\n\x07snippet\x18\x06 \x01(\t\x12\x10\n\x08\x63hunk_id\x18\x07 \x01(\t\x12\x15\n\rchunk_ordinal\x18\x08 \x01(\r\x12\x14\n\x0cheading_path\x18\t \x03(\t\x12\x18\n\x10index_generation\x18\n \x01(\x03\x12\x0c\n\x04rank\x18\x0b \x01(\r\x12,\n\x0bindex_state\x18\x0c \x01(\x0e\x32\x17.quire.v1.HitIndexState\x12)\n\x08metadata\x18\r \x01(\x0b\x32\x17.google.protobuf.Struct\x12\x14\n\x0c\x65xternal_key\x18\x0e \x01(\t\"\xab\x01\n\rDocumentSlice\x12\x16\n\x0eschema_version\x18\x01 \x01(\r\x12\x13\n\x0b\x64ocument_id\x18\x02 \x01(\t\x12\x11\n\tfile_name\x18\x03 \x01(\t\x12\x0c\n\x04text\x18\x04 \x01(\t\x12\x0e\n\x06offset\x18\x05 \x01(\x04\x12\x13\n\x0bnext_offset\x18\x06 \x01(\x04\x12\x14\n\x0ctotal_length\x18\x07 \x01(\x04\x12\x11\n\ttruncated\x18\x08 \x01(\x08\"\x9c\x02\n\x0fIndexGeneration\x12\x12\n\ngeneration\x18\x01 \x01(\x03\x12(\n\x05state\x18\x02 \x01(\x0e\x32\x19.quire.v1.GenerationState\x12\x13\n\x0b\x66ingerprint\x18\x03 \x01(\t\x12\x15\n\rindex_version\x18\x04 \x01(\t\x12\x19\n\x11\x64ocuments_indexed\x18\x05 \x01(\r\x12\x17\n\x0f\x64ocuments_total\x18\x06 \x01(\r\x12.\n\ncreated_at\x18\x07 \x01(\x0b\x32\x1a.google.protobuf.Timestamp\x12,\n\x08ready_at\x18\x08 \x01(\x0b\x32\x1a.google.protobuf.Timestamp\x12\r\n\x05\x65rror\x18\t \x01(\t\"\xa5\x01\n\x0bIndexStatus\x12\x16\n\x0eschema_version\x18\x01 \x01(\r\x12\x15\n\rcollection_id\x18\x02 \x01(\t\x12\x1a\n\x12serving_generation\x18\x03 \x01(\x03\x12\x1b\n\x13\x62uilding_generation\x18\x04 \x01(\x03\x12.\n\x0bgenerations\x18\x05 \x03(\x0b\x32\x19.quire.v1.IndexGeneration*\x8b\x01\n\rRetrievalMode\x12\x1e\n\x1aRETRIEVAL_MODE_UNSPECIFIED\x10\x00\x12\x1d\n\x19RETRIEVAL_MODE_LEGACY_FTS\x10\x01\x12 \n\x1cRETRIEVAL_MODE_HYBRID_SHADOW\x10\x02\x12\x19\n\x15RETRIEVAL_MODE_HYBRID\x10\x03*\xc2\x01\n\x0e\x44ocumentStatus\x12\x1f\n\x1b\x44OCUMENT_STATUS_UNSPECIFIED\x10\x00\x12\x1b\n\x17\x44OCUMENT_STATUS_PENDING\x10\x01\x12\x1e\n\x1a\x44OCUMENT_STATUS_PROCESSING\x10\x02\x12\x19\n\x15\x44OCUMENT_STATUS_READY\x10\x03\x12\x1a\n\x16\x44OCUMENT_STATUS_FAILED\x10\x04\x12\x1b\n\x17\x44OCUMENT_STATUS_DELETED\x10\x05*\xc1\x01\n\x12\x44ocumentIndexState\x12$\n DOCUMENT_INDEX_STATE_UNSPECIFIED\x10\x00\x12 \n\x1c\x44OCUMENT_INDEX_STATE_PENDING\x10\x01\x12 \n\x1c\x44OCUMENT_INDEX_STATE_INDEXED\x10\x02\x12\x1f\n\x1b\x44OCUMENT_INDEX_STATE_FAILED\x10\x03\x12 \n\x1c\x44OCUMENT_INDEX_STATE_NO_TEXT\x10\x04*\xab\x01\n\rUploadOutcome\x12\x1e\n\x1aUPLOAD_OUTCOME_UNSPECIFIED\x10\x00\x12\x1a\n\x16UPLOAD_OUTCOME_CREATED\x10\x01\x12\x1b\n\x17UPLOAD_OUTCOME_REPLACED\x10\x02\x12\x1c\n\x18UPLOAD_OUTCOME_UNCHANGED\x10\x03\x12#\n\x1fUPLOAD_OUTCOME_METADATA_UPDATED\x10\x04*j\n\rHitIndexState\x12\x1f\n\x1bHIT_INDEX_STATE_UNSPECIFIED\x10\x00\x12\x1b\n\x17HIT_INDEX_STATE_INDEXED\x10\x01\x12\x1b\n\x17HIT_INDEX_STATE_PENDING\x10\x02*\xa9\x01\n\x0fGenerationState\x12 \n\x1cGENERATION_STATE_UNSPECIFIED\x10\x00\x12\x1d\n\x19GENERATION_STATE_BUILDING\x10\x01\x12\x1a\n\x16GENERATION_STATE_READY\x10\x02\x12\x1c\n\x18GENERATION_STATE_RETIRED\x10\x03\x12\x1b\n\x17GENERATION_STATE_FAILED\x10\x04\x62\x06proto3')
 
 _globals = globals()
 _builder.BuildMessageAndEnumDescriptors(DESCRIPTOR, _globals)
 _builder.BuildTopDescriptorsAndMessages(DESCRIPTOR, 'quire.v1.knowledge_pb2', _globals)
 if not _descriptor._USE_C_DESCRIPTORS:
   DESCRIPTOR._loaded_options = None
-  _globals['_RETRIEVALMODE']._serialized_start=1688
-  _globals['_RETRIEVALMODE']._serialized_end=1827
-  _globals['_DOCUMENTSTATUS']._serialized_start=1830
-  _globals['_DOCUMENTSTATUS']._serialized_end=2024
-  _globals['_HITINDEXSTATE']._serialized_start=2026
-  _globals['_HITINDEXSTATE']._serialized_end=2132
-  _globals['_GENERATIONSTATE']._serialized_start=2135
-  _globals['_GENERATIONSTATE']._serialized_end=2304
-  _globals['_COLLECTION']._serialized_start=72
-  _globals['_COLLECTION']._serialized_end=263
-  _globals['_DOCUMENT']._serialized_start=266
-  _globals['_DOCUMENT']._serialized_end=663
-  _globals['_AGENT']._serialized_start=665
-  _globals['_AGENT']._serialized_end=771
-  _globals['_KNOWLEDGEHIT']._serialized_start=774
-  _globals['_KNOWLEDGEHIT']._serialized_end=1056
-  _globals['_DOCUMENTSLICE']._serialized_start=1059
-  _globals['_DOCUMENTSLICE']._serialized_end=1230
-  _globals['_INDEXGENERATION']._serialized_start=1233
-  _globals['_INDEXGENERATION']._serialized_end=1517
-  _globals['_INDEXSTATUS']._serialized_start=1520
-  _globals['_INDEXSTATUS']._serialized_end=1685
+  _globals['_RETRIEVALMODE']._serialized_start=2673
+  _globals['_RETRIEVALMODE']._serialized_end=2812
+  _globals['_DOCUMENTSTATUS']._serialized_start=2815
+  _globals['_DOCUMENTSTATUS']._serialized_end=3009
+  _globals['_DOCUMENTINDEXSTATE']._serialized_start=3012
+  _globals['_DOCUMENTINDEXSTATE']._serialized_end=3205
+  _globals['_UPLOADOUTCOME']._serialized_start=3208
+  _globals['_UPLOADOUTCOME']._serialized_end=3379
+  _globals['_HITINDEXSTATE']._serialized_start=3381
+  _globals['_HITINDEXSTATE']._serialized_end=3487
+  _globals['_GENERATIONSTATE']._serialized_start=3490
+  _globals['_GENERATIONSTATE']._serialized_end=3659
+  _globals['_COLLECTION']._serialized_start=102
+  _globals['_COLLECTION']._serialized_end=293
+  _globals['_DOCUMENT']._serialized_start=296
+  _globals['_DOCUMENT']._serialized_end=809
+  _globals['_METADATAFILTER']._serialized_start=812
+  _globals['_METADATAFILTER']._serialized_end=996
+  _globals['_FILTERLIST']._serialized_start=998
+  _globals['_FILTERLIST']._serialized_end=1053
+  _globals['_FIELDCONDITION']._serialized_start=1056
+  _globals['_FIELDCONDITION']._serialized_end=1292
+  _globals['_NUMBERRANGE']._serialized_start=1294
+  _globals['_NUMBERRANGE']._serialized_end=1407
+  _globals['_TIMERANGE']._serialized_start=1410
+  _globals['_TIMERANGE']._serialized_end=1583
+  _globals['_AGENT']._serialized_start=1585
+  _globals['_AGENT']._serialized_end=1691
+  _globals['_KNOWLEDGEHIT']._serialized_start=1694
+  _globals['_KNOWLEDGEHIT']._serialized_end=2041
+  _globals['_DOCUMENTSLICE']._serialized_start=2044
+  _globals['_DOCUMENTSLICE']._serialized_end=2215
+  _globals['_INDEXGENERATION']._serialized_start=2218
+  _globals['_INDEXGENERATION']._serialized_end=2502
+  _globals['_INDEXSTATUS']._serialized_start=2505
+  _globals['_INDEXSTATUS']._serialized_end=2670
 # @@protoc_insertion_point(module_scope)

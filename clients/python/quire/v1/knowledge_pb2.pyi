@@ -6,6 +6,7 @@ isort:skip_file
 from collections import abc as _abc
 from google.protobuf import descriptor as _descriptor
 from google.protobuf import message as _message
+from google.protobuf import struct_pb2 as _struct_pb2
 from google.protobuf import timestamp_pb2 as _timestamp_pb2
 from google.protobuf.internal import containers as _containers
 from google.protobuf.internal import enum_type_wrapper as _enum_type_wrapper
@@ -89,6 +90,88 @@ extraction is kept.
 DOCUMENT_STATUS_DELETED: DocumentStatus.ValueType  # 5
 """Sent only by WatchDocuments: the document was deleted (the rest is its last state)."""
 Global___DocumentStatus: _TypeAlias = DocumentStatus  # noqa: Y015
+
+class _DocumentIndexState:
+    ValueType = _typing.NewType("ValueType", _builtins.int)
+    V: _TypeAlias = ValueType  # noqa: Y015
+
+class _DocumentIndexStateEnumTypeWrapper(_enum_type_wrapper._EnumTypeWrapper[_DocumentIndexState.ValueType], _builtins.type):
+    DESCRIPTOR: _descriptor.EnumDescriptor
+    DOCUMENT_INDEX_STATE_UNSPECIFIED: _DocumentIndexState.ValueType  # 0
+    """Not reported (an older server)."""
+    DOCUMENT_INDEX_STATE_PENDING: _DocumentIndexState.ValueType  # 1
+    """Not searchable in its final form yet: waiting for or in extraction, or extracted and
+    waiting for the index (a READY document is already found by document-level search).
+    """
+    DOCUMENT_INDEX_STATE_INDEXED: _DocumentIndexState.ValueType  # 2
+    """The serving index holds the document's current text: found by every retrieval mode."""
+    DOCUMENT_INDEX_STATE_FAILED: _DocumentIndexState.ValueType  # 3
+    """Extraction failed for good; extract_error says why. Nothing new will be indexed."""
+    DOCUMENT_INDEX_STATE_NO_TEXT: _DocumentIndexState.ValueType  # 4
+    """Extracted, but the file holds no text: nothing to index (it can still match by name)."""
+
+class DocumentIndexState(_DocumentIndexState, metaclass=_DocumentIndexStateEnumTypeWrapper):
+    """Whether a document's current text is in its collection's serving index, what
+    wait_until_searchable waits for.
+    """
+
+DOCUMENT_INDEX_STATE_UNSPECIFIED: DocumentIndexState.ValueType  # 0
+"""Not reported (an older server)."""
+DOCUMENT_INDEX_STATE_PENDING: DocumentIndexState.ValueType  # 1
+"""Not searchable in its final form yet: waiting for or in extraction, or extracted and
+waiting for the index (a READY document is already found by document-level search).
+"""
+DOCUMENT_INDEX_STATE_INDEXED: DocumentIndexState.ValueType  # 2
+"""The serving index holds the document's current text: found by every retrieval mode."""
+DOCUMENT_INDEX_STATE_FAILED: DocumentIndexState.ValueType  # 3
+"""Extraction failed for good; extract_error says why. Nothing new will be indexed."""
+DOCUMENT_INDEX_STATE_NO_TEXT: DocumentIndexState.ValueType  # 4
+"""Extracted, but the file holds no text: nothing to index (it can still match by name)."""
+Global___DocumentIndexState: _TypeAlias = DocumentIndexState  # noqa: Y015
+
+class _UploadOutcome:
+    ValueType = _typing.NewType("ValueType", _builtins.int)
+    V: _TypeAlias = ValueType  # noqa: Y015
+
+class _UploadOutcomeEnumTypeWrapper(_enum_type_wrapper._EnumTypeWrapper[_UploadOutcome.ValueType], _builtins.type):
+    DESCRIPTOR: _descriptor.EnumDescriptor
+    UPLOAD_OUTCOME_UNSPECIFIED: _UploadOutcome.ValueType  # 0
+    """Never sent."""
+    UPLOAD_OUTCOME_CREATED: _UploadOutcome.ValueType  # 1
+    """A new document was stored and queued for extraction."""
+    UPLOAD_OUTCOME_REPLACED: _UploadOutcome.ValueType  # 2
+    """An existing document (named by document_id or external_key) got new content: same id,
+    new revision, queued for extraction again.
+    """
+    UPLOAD_OUTCOME_UNCHANGED: _UploadOutcome.ValueType  # 3
+    """The existing document already held these bytes (same sha256), file name, media type and
+    metadata: nothing was written, the revision did not move.
+    """
+    UPLOAD_OUTCOME_METADATA_UPDATED: _UploadOutcome.ValueType  # 4
+    """The existing document already held these bytes; only its file name, media type or
+    metadata changed (new revision, no re-extraction).
+    """
+
+class UploadOutcome(_UploadOutcome, metaclass=_UploadOutcomeEnumTypeWrapper):
+    """What an upload did with the document."""
+
+UPLOAD_OUTCOME_UNSPECIFIED: UploadOutcome.ValueType  # 0
+"""Never sent."""
+UPLOAD_OUTCOME_CREATED: UploadOutcome.ValueType  # 1
+"""A new document was stored and queued for extraction."""
+UPLOAD_OUTCOME_REPLACED: UploadOutcome.ValueType  # 2
+"""An existing document (named by document_id or external_key) got new content: same id,
+new revision, queued for extraction again.
+"""
+UPLOAD_OUTCOME_UNCHANGED: UploadOutcome.ValueType  # 3
+"""The existing document already held these bytes (same sha256), file name, media type and
+metadata: nothing was written, the revision did not move.
+"""
+UPLOAD_OUTCOME_METADATA_UPDATED: UploadOutcome.ValueType  # 4
+"""The existing document already held these bytes; only its file name, media type or
+metadata changed (new revision, no re-extraction).
+"""
+Global___UploadOutcome: _TypeAlias = UploadOutcome  # noqa: Y015
 
 class _HitIndexState:
     ValueType = _typing.NewType("ValueType", _builtins.int)
@@ -229,6 +312,9 @@ class Document(_message.Message):
     CREATED_AT_FIELD_NUMBER: _builtins.int
     UPDATED_AT_FIELD_NUMBER: _builtins.int
     DETECTED_ENCODING_FIELD_NUMBER: _builtins.int
+    EXTERNAL_KEY_FIELD_NUMBER: _builtins.int
+    METADATA_FIELD_NUMBER: _builtins.int
+    INDEX_STATE_FIELD_NUMBER: _builtins.int
     schema_version: _builtins.int
     """The version of this message's layout; 1 for every message of quire.v1 today."""
     document_id: _builtins.str
@@ -259,6 +345,15 @@ class Document(_message.Message):
     Detected when the file is neither UTF-8 nor marked by a byte order mark. Empty for formats
     whose parser reads the bytes (PDF, Office, email, ...) and before the first extraction.
     """
+    external_key: _builtins.str
+    """The caller's own key for the document, unique among the collection's live documents (see
+    UploadMetadata.external_key). Empty when none was given.
+    """
+    index_state: Global___DocumentIndexState.ValueType
+    """Whether the document is searchable in its final form: INDEXED once the collection's
+    serving index holds its current text. Set by GetDocument, ListDocuments, WatchDocuments
+    and the upload calls.
+    """
     @_builtins.property
     def created_at(self) -> _timestamp_pb2.Timestamp:
         """When the document was first uploaded."""
@@ -266,6 +361,12 @@ class Document(_message.Message):
     @_builtins.property
     def updated_at(self) -> _timestamp_pb2.Timestamp:
         """When the document last changed (upload, edit or status)."""
+
+    @_builtins.property
+    def metadata(self) -> _struct_pb2.Struct:
+        """The caller's metadata: a JSON object (docs/knowledge.md, "Metadata"). Set at upload,
+        changed by UpdateDocumentMetadata; matched by MetadataFilter. Empty object when none.
+        """
 
     def __init__(
         self,
@@ -285,14 +386,227 @@ class Document(_message.Message):
         created_at: _timestamp_pb2.Timestamp | None = ...,
         updated_at: _timestamp_pb2.Timestamp | None = ...,
         detected_encoding: _builtins.str = ...,
+        external_key: _builtins.str = ...,
+        metadata: _struct_pb2.Struct | None = ...,
+        index_state: Global___DocumentIndexState.ValueType = ...,
     ) -> None: ...
-    _HasFieldArgType: _TypeAlias = _typing.Literal["created_at", b"created_at", "updated_at", b"updated_at"]  # noqa: Y015
+    _HasFieldArgType: _TypeAlias = _typing.Literal["created_at", b"created_at", "metadata", b"metadata", "updated_at", b"updated_at"]  # noqa: Y015
     def HasField(self, field_name: _HasFieldArgType) -> _builtins.bool: ...
-    _ClearFieldArgType: _TypeAlias = _typing.Literal["attempts", b"attempts", "collection_id", b"collection_id", "created_at", b"created_at", "detected_encoding", b"detected_encoding", "document_id", b"document_id", "extract_error", b"extract_error", "file_name", b"file_name", "mime_type", b"mime_type", "revision", b"revision", "schema_version", b"schema_version", "sha256", b"sha256", "size_bytes", b"size_bytes", "status", b"status", "text_length", b"text_length", "updated_at", b"updated_at"]  # noqa: Y015
+    _ClearFieldArgType: _TypeAlias = _typing.Literal["attempts", b"attempts", "collection_id", b"collection_id", "created_at", b"created_at", "detected_encoding", b"detected_encoding", "document_id", b"document_id", "external_key", b"external_key", "extract_error", b"extract_error", "file_name", b"file_name", "index_state", b"index_state", "metadata", b"metadata", "mime_type", b"mime_type", "revision", b"revision", "schema_version", b"schema_version", "sha256", b"sha256", "size_bytes", b"size_bytes", "status", b"status", "text_length", b"text_length", "updated_at", b"updated_at"]  # noqa: Y015
     def ClearField(self, field_name: _ClearFieldArgType) -> None: ...
     def WhichOneof(self, oneof_group: _Never) -> None: ...
 
 Global___Document: _TypeAlias = Document  # noqa: Y015
+
+@_typing.final
+class MetadataFilter(_message.Message):
+    """A condition on documents' metadata, for SearchKnowledge and DeleteDocuments. Exactly one of
+    the members is set. At most 8 levels of nesting and 64 conditions in all
+    (docs/knowledge.md, "Filters").
+    """
+
+    DESCRIPTOR: _descriptor.Descriptor
+
+    FIELD_FIELD_NUMBER: _builtins.int
+    ALL_FIELD_NUMBER: _builtins.int
+    ANY_FIELD_NUMBER: _builtins.int
+    NOT_FIELD_NUMBER: _builtins.int
+    @_builtins.property
+    def field(self) -> Global___FieldCondition:
+        """One condition on one metadata field."""
+
+    @_builtins.property
+    def all(self) -> Global___FilterList:
+        """Every filter holds (and); 1–64 filters."""
+
+    @_builtins.property
+    def any(self) -> Global___FilterList:
+        """At least one filter holds (or); 1–64 filters."""
+
+    def __init__(
+        self,
+        *,
+        field: Global___FieldCondition | None = ...,
+        all: Global___FilterList | None = ...,
+        any: Global___FilterList | None = ...,
+    ) -> None: ...
+    _HasFieldArgType: _TypeAlias = _typing.Literal["all", b"all", "any", b"any", "field", b"field", "filter", b"filter", "not", b"not"]  # noqa: Y015
+    def HasField(self, field_name: _HasFieldArgType) -> _builtins.bool: ...
+    _ClearFieldArgType: _TypeAlias = _typing.Literal["all", b"all", "any", b"any", "field", b"field", "filter", b"filter", "not", b"not"]  # noqa: Y015
+    def ClearField(self, field_name: _ClearFieldArgType) -> None: ...
+    _WhichOneofReturnType_filter: _TypeAlias = _typing.Literal["field", "all", "any", "not"]  # noqa: Y015
+    _WhichOneofArgType_filter: _TypeAlias = _typing.Literal["filter", b"filter"]  # noqa: Y015
+    def WhichOneof(self, oneof_group: _WhichOneofArgType_filter) -> _WhichOneofReturnType_filter | None: ...
+
+Global___MetadataFilter: _TypeAlias = MetadataFilter  # noqa: Y015
+
+@_typing.final
+class FilterList(_message.Message):
+    """Filters combined by MetadataFilter.all or MetadataFilter.any."""
+
+    DESCRIPTOR: _descriptor.Descriptor
+
+    FILTERS_FIELD_NUMBER: _builtins.int
+    @_builtins.property
+    def filters(self) -> _containers.RepeatedCompositeFieldContainer[Global___MetadataFilter]:
+        """1–64 filters."""
+
+    def __init__(
+        self,
+        *,
+        filters: _abc.Iterable[Global___MetadataFilter] | None = ...,
+    ) -> None: ...
+    _HasFieldArgType: _TypeAlias = _Never  # noqa: Y015
+    def HasField(self, field_name: _HasFieldArgType) -> _builtins.bool: ...
+    _ClearFieldArgType: _TypeAlias = _typing.Literal["filters", b"filters"]  # noqa: Y015
+    def ClearField(self, field_name: _ClearFieldArgType) -> None: ...
+    def WhichOneof(self, oneof_group: _Never) -> None: ...
+
+Global___FilterList: _TypeAlias = FilterList  # noqa: Y015
+
+@_typing.final
+class FieldCondition(_message.Message):
+    """A condition on one metadata field. Exactly one condition is set."""
+
+    DESCRIPTOR: _descriptor.Descriptor
+
+    FIELD_FIELD_NUMBER: _builtins.int
+    EQUALS_FIELD_NUMBER: _builtins.int
+    IN_FIELD_NUMBER: _builtins.int
+    NUMBER_RANGE_FIELD_NUMBER: _builtins.int
+    TIME_RANGE_FIELD_NUMBER: _builtins.int
+    EXISTS_FIELD_NUMBER: _builtins.int
+    field: _builtins.str
+    """The field: a key of the metadata object, or a dotted path into nested objects
+    ("customer.tier"); each segment 1–64 characters of [A-Za-z0-9_-], not starting with "_".
+    """
+    exists: _builtins.bool
+    """true: the field is present (with any value, null included); false: it is absent."""
+    @_builtins.property
+    def equals(self) -> _struct_pb2.Value:
+        """The field equals this string, number or boolean, or is a list that contains it.
+        Objects, lists and null are not accepted here.
+        """
+
+    @_builtins.property
+    def number_range(self) -> Global___NumberRange:
+        """The field is a number (or a list holding a number) within the range."""
+
+    @_builtins.property
+    def time_range(self) -> Global___TimeRange:
+        """The field is a timestamp string (RFC 3339, e.g. "2026-03-01T12:00:00Z", or a date
+        "2026-03-01" meaning its midnight UTC) within the range.
+        """
+
+    def __init__(
+        self,
+        *,
+        field: _builtins.str = ...,
+        equals: _struct_pb2.Value | None = ...,
+        number_range: Global___NumberRange | None = ...,
+        time_range: Global___TimeRange | None = ...,
+        exists: _builtins.bool = ...,
+    ) -> None: ...
+    _HasFieldArgType: _TypeAlias = _typing.Literal["condition", b"condition", "equals", b"equals", "exists", b"exists", "in", b"in", "number_range", b"number_range", "time_range", b"time_range"]  # noqa: Y015
+    def HasField(self, field_name: _HasFieldArgType) -> _builtins.bool: ...
+    _ClearFieldArgType: _TypeAlias = _typing.Literal["condition", b"condition", "equals", b"equals", "exists", b"exists", "field", b"field", "in", b"in", "number_range", b"number_range", "time_range", b"time_range"]  # noqa: Y015
+    def ClearField(self, field_name: _ClearFieldArgType) -> None: ...
+    _WhichOneofReturnType_condition: _TypeAlias = _typing.Literal["equals", "in", "number_range", "time_range", "exists"]  # noqa: Y015
+    _WhichOneofArgType_condition: _TypeAlias = _typing.Literal["condition", b"condition"]  # noqa: Y015
+    def WhichOneof(self, oneof_group: _WhichOneofArgType_condition) -> _WhichOneofReturnType_condition | None: ...
+
+Global___FieldCondition: _TypeAlias = FieldCondition  # noqa: Y015
+
+@_typing.final
+class NumberRange(_message.Message):
+    """A range of numbers: at least one bound; lower at most upper."""
+
+    DESCRIPTOR: _descriptor.Descriptor
+
+    GT_FIELD_NUMBER: _builtins.int
+    GTE_FIELD_NUMBER: _builtins.int
+    LT_FIELD_NUMBER: _builtins.int
+    LTE_FIELD_NUMBER: _builtins.int
+    gt: _builtins.float
+    """Greater than this."""
+    gte: _builtins.float
+    """Greater than or equal to this."""
+    lt: _builtins.float
+    """Less than this."""
+    lte: _builtins.float
+    """Less than or equal to this."""
+    def __init__(
+        self,
+        *,
+        gt: _builtins.float | None = ...,
+        gte: _builtins.float | None = ...,
+        lt: _builtins.float | None = ...,
+        lte: _builtins.float | None = ...,
+    ) -> None: ...
+    _HasFieldArgType: _TypeAlias = _typing.Literal["_gt", b"_gt", "_gte", b"_gte", "_lt", b"_lt", "_lte", b"_lte", "gt", b"gt", "gte", b"gte", "lt", b"lt", "lte", b"lte"]  # noqa: Y015
+    def HasField(self, field_name: _HasFieldArgType) -> _builtins.bool: ...
+    _ClearFieldArgType: _TypeAlias = _typing.Literal["_gt", b"_gt", "_gte", b"_gte", "_lt", b"_lt", "_lte", b"_lte", "gt", b"gt", "gte", b"gte", "lt", b"lt", "lte", b"lte"]  # noqa: Y015
+    def ClearField(self, field_name: _ClearFieldArgType) -> None: ...
+    _WhichOneofReturnType__gt: _TypeAlias = _typing.Literal["gt"]  # noqa: Y015
+    _WhichOneofArgType__gt: _TypeAlias = _typing.Literal["_gt", b"_gt"]  # noqa: Y015
+    _WhichOneofReturnType__gte: _TypeAlias = _typing.Literal["gte"]  # noqa: Y015
+    _WhichOneofArgType__gte: _TypeAlias = _typing.Literal["_gte", b"_gte"]  # noqa: Y015
+    _WhichOneofReturnType__lt: _TypeAlias = _typing.Literal["lt"]  # noqa: Y015
+    _WhichOneofArgType__lt: _TypeAlias = _typing.Literal["_lt", b"_lt"]  # noqa: Y015
+    _WhichOneofReturnType__lte: _TypeAlias = _typing.Literal["lte"]  # noqa: Y015
+    _WhichOneofArgType__lte: _TypeAlias = _typing.Literal["_lte", b"_lte"]  # noqa: Y015
+    @_typing.overload
+    def WhichOneof(self, oneof_group: _WhichOneofArgType__gt) -> _WhichOneofReturnType__gt | None: ...
+    @_typing.overload
+    def WhichOneof(self, oneof_group: _WhichOneofArgType__gte) -> _WhichOneofReturnType__gte | None: ...
+    @_typing.overload
+    def WhichOneof(self, oneof_group: _WhichOneofArgType__lt) -> _WhichOneofReturnType__lt | None: ...
+    @_typing.overload
+    def WhichOneof(self, oneof_group: _WhichOneofArgType__lte) -> _WhichOneofReturnType__lte | None: ...
+
+Global___NumberRange: _TypeAlias = NumberRange  # noqa: Y015
+
+@_typing.final
+class TimeRange(_message.Message):
+    """A range of times: at least one bound; lower at most upper."""
+
+    DESCRIPTOR: _descriptor.Descriptor
+
+    GT_FIELD_NUMBER: _builtins.int
+    GTE_FIELD_NUMBER: _builtins.int
+    LT_FIELD_NUMBER: _builtins.int
+    LTE_FIELD_NUMBER: _builtins.int
+    @_builtins.property
+    def gt(self) -> _timestamp_pb2.Timestamp:
+        """After this instant."""
+
+    @_builtins.property
+    def gte(self) -> _timestamp_pb2.Timestamp:
+        """At or after this instant."""
+
+    @_builtins.property
+    def lt(self) -> _timestamp_pb2.Timestamp:
+        """Before this instant."""
+
+    @_builtins.property
+    def lte(self) -> _timestamp_pb2.Timestamp:
+        """At or before this instant."""
+
+    def __init__(
+        self,
+        *,
+        gt: _timestamp_pb2.Timestamp | None = ...,
+        gte: _timestamp_pb2.Timestamp | None = ...,
+        lt: _timestamp_pb2.Timestamp | None = ...,
+        lte: _timestamp_pb2.Timestamp | None = ...,
+    ) -> None: ...
+    _HasFieldArgType: _TypeAlias = _typing.Literal["gt", b"gt", "gte", b"gte", "lt", b"lt", "lte", b"lte"]  # noqa: Y015
+    def HasField(self, field_name: _HasFieldArgType) -> _builtins.bool: ...
+    _ClearFieldArgType: _TypeAlias = _typing.Literal["gt", b"gt", "gte", b"gte", "lt", b"lt", "lte", b"lte"]  # noqa: Y015
+    def ClearField(self, field_name: _ClearFieldArgType) -> None: ...
+    def WhichOneof(self, oneof_group: _Never) -> None: ...
+
+Global___TimeRange: _TypeAlias = TimeRange  # noqa: Y015
 
 @_typing.final
 class Agent(_message.Message):
@@ -348,6 +662,8 @@ class KnowledgeHit(_message.Message):
     INDEX_GENERATION_FIELD_NUMBER: _builtins.int
     RANK_FIELD_NUMBER: _builtins.int
     INDEX_STATE_FIELD_NUMBER: _builtins.int
+    METADATA_FIELD_NUMBER: _builtins.int
+    EXTERNAL_KEY_FIELD_NUMBER: _builtins.int
     schema_version: _builtins.int
     """The version of this message's layout; 1 for every message of quire.v1 today."""
     document_id: _builtins.str
@@ -370,9 +686,15 @@ class KnowledgeHit(_message.Message):
     """1-based rank in the result."""
     index_state: Global___HitIndexState.ValueType
     """HYBRID: whether the document is indexed (see HitIndexState); UNSPECIFIED in LEGACY_FTS."""
+    external_key: _builtins.str
+    """The document's external key (empty when it has none)."""
     @_builtins.property
     def heading_path(self) -> _containers.RepeatedScalarFieldContainer[_builtins.str]:
         """HYBRID only: the headings above the chunk, outermost first."""
+
+    @_builtins.property
+    def metadata(self) -> _struct_pb2.Struct:
+        """The document's metadata, when the request set include_metadata."""
 
     def __init__(
         self,
@@ -389,10 +711,12 @@ class KnowledgeHit(_message.Message):
         index_generation: _builtins.int = ...,
         rank: _builtins.int = ...,
         index_state: Global___HitIndexState.ValueType = ...,
+        metadata: _struct_pb2.Struct | None = ...,
+        external_key: _builtins.str = ...,
     ) -> None: ...
-    _HasFieldArgType: _TypeAlias = _Never  # noqa: Y015
+    _HasFieldArgType: _TypeAlias = _typing.Literal["metadata", b"metadata"]  # noqa: Y015
     def HasField(self, field_name: _HasFieldArgType) -> _builtins.bool: ...
-    _ClearFieldArgType: _TypeAlias = _typing.Literal["chunk_id", b"chunk_id", "chunk_ordinal", b"chunk_ordinal", "collection_id", b"collection_id", "document_id", b"document_id", "file_name", b"file_name", "heading_path", b"heading_path", "index_generation", b"index_generation", "index_state", b"index_state", "rank", b"rank", "schema_version", b"schema_version", "score", b"score", "snippet", b"snippet"]  # noqa: Y015
+    _ClearFieldArgType: _TypeAlias = _typing.Literal["chunk_id", b"chunk_id", "chunk_ordinal", b"chunk_ordinal", "collection_id", b"collection_id", "document_id", b"document_id", "external_key", b"external_key", "file_name", b"file_name", "heading_path", b"heading_path", "index_generation", b"index_generation", "index_state", b"index_state", "metadata", b"metadata", "rank", b"rank", "schema_version", b"schema_version", "score", b"score", "snippet", b"snippet"]  # noqa: Y015
     def ClearField(self, field_name: _ClearFieldArgType) -> None: ...
     def WhichOneof(self, oneof_group: _Never) -> None: ...
 

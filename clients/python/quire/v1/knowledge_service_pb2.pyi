@@ -6,7 +6,9 @@ isort:skip_file
 from collections import abc as _abc
 from google.protobuf import descriptor as _descriptor
 from google.protobuf import message as _message
+from google.protobuf import struct_pb2 as _struct_pb2
 from google.protobuf.internal import containers as _containers
+from quire.v1 import errors_pb2 as _errors_pb2
 from quire.v1 import knowledge_pb2 as _knowledge_pb2
 import builtins as _builtins
 import sys
@@ -214,6 +216,8 @@ class UploadMetadata(_message.Message):
     FILE_NAME_FIELD_NUMBER: _builtins.int
     MIME_TYPE_FIELD_NUMBER: _builtins.int
     DOCUMENT_ID_FIELD_NUMBER: _builtins.int
+    EXTERNAL_KEY_FIELD_NUMBER: _builtins.int
+    METADATA_FIELD_NUMBER: _builtins.int
     collection_id: _builtins.str
     """The collection to upload into: its id (a UUID); a malformed or unknown one is COLLECTION_NOT_FOUND."""
     file_name: _builtins.str
@@ -226,8 +230,23 @@ class UploadMetadata(_message.Message):
     """
     document_id: _builtins.str
     """When set, replaces this document's content (an edit): its id, a UUID. Empty: a new
-    document.
+    document, or the one named by external_key.
     """
+    external_key: _builtins.str
+    """The caller's own key for the document: 1–256 characters, no control characters; unique
+    among the collection's live documents. A key already in use names that document: the
+    upload replaces it (same id, new revision), or changes nothing when the bytes, name, type
+    and metadata are the same (UPLOAD_OUTCOME_UNCHANGED). Unset: no key (an edit by
+    document_id keeps the document's key).
+    """
+    @_builtins.property
+    def metadata(self) -> _struct_pb2.Struct:
+        """The document's metadata, a JSON object: at most 16 KiB as compact JSON, 4 levels deep, 128
+        keys per object; keys 1–64 characters of [A-Za-z0-9_-] not starting with "_" (reserved);
+        strings at most 4,096 characters, lists at most 256 items, numbers finite. Set: replaces
+        the document's metadata. Unset: a new document has none, a replaced one keeps its own.
+        """
+
     def __init__(
         self,
         *,
@@ -235,12 +254,16 @@ class UploadMetadata(_message.Message):
         file_name: _builtins.str = ...,
         mime_type: _builtins.str = ...,
         document_id: _builtins.str = ...,
+        external_key: _builtins.str | None = ...,
+        metadata: _struct_pb2.Struct | None = ...,
     ) -> None: ...
-    _HasFieldArgType: _TypeAlias = _Never  # noqa: Y015
+    _HasFieldArgType: _TypeAlias = _typing.Literal["_external_key", b"_external_key", "external_key", b"external_key", "metadata", b"metadata"]  # noqa: Y015
     def HasField(self, field_name: _HasFieldArgType) -> _builtins.bool: ...
-    _ClearFieldArgType: _TypeAlias = _typing.Literal["collection_id", b"collection_id", "document_id", b"document_id", "file_name", b"file_name", "mime_type", b"mime_type"]  # noqa: Y015
+    _ClearFieldArgType: _TypeAlias = _typing.Literal["_external_key", b"_external_key", "collection_id", b"collection_id", "document_id", b"document_id", "external_key", b"external_key", "file_name", b"file_name", "metadata", b"metadata", "mime_type", b"mime_type"]  # noqa: Y015
     def ClearField(self, field_name: _ClearFieldArgType) -> None: ...
-    def WhichOneof(self, oneof_group: _Never) -> None: ...
+    _WhichOneofReturnType__external_key: _TypeAlias = _typing.Literal["external_key"]  # noqa: Y015
+    _WhichOneofArgType__external_key: _TypeAlias = _typing.Literal["_external_key", b"_external_key"]  # noqa: Y015
+    def WhichOneof(self, oneof_group: _WhichOneofArgType__external_key) -> _WhichOneofReturnType__external_key | None: ...
 
 Global___UploadMetadata: _TypeAlias = UploadMetadata  # noqa: Y015
 
@@ -284,6 +307,9 @@ class UploadDocumentResponse(_message.Message):
     DESCRIPTOR: _descriptor.Descriptor
 
     DOCUMENT_FIELD_NUMBER: _builtins.int
+    OUTCOME_FIELD_NUMBER: _builtins.int
+    outcome: _knowledge_pb2.UploadOutcome.ValueType
+    """What the upload did: created, replaced, unchanged or metadata updated."""
     @_builtins.property
     def document(self) -> _knowledge_pb2.Document:
         """The stored document, PENDING until the worker has extracted it."""
@@ -292,34 +318,145 @@ class UploadDocumentResponse(_message.Message):
         self,
         *,
         document: _knowledge_pb2.Document | None = ...,
+        outcome: _knowledge_pb2.UploadOutcome.ValueType = ...,
     ) -> None: ...
     _HasFieldArgType: _TypeAlias = _typing.Literal["document", b"document"]  # noqa: Y015
     def HasField(self, field_name: _HasFieldArgType) -> _builtins.bool: ...
-    _ClearFieldArgType: _TypeAlias = _typing.Literal["document", b"document"]  # noqa: Y015
+    _ClearFieldArgType: _TypeAlias = _typing.Literal["document", b"document", "outcome", b"outcome"]  # noqa: Y015
     def ClearField(self, field_name: _ClearFieldArgType) -> None: ...
     def WhichOneof(self, oneof_group: _Never) -> None: ...
 
 Global___UploadDocumentResponse: _TypeAlias = UploadDocumentResponse  # noqa: Y015
 
 @_typing.final
+class UploadDocumentsRequest(_message.Message):
+    """A client message of UploadDocuments: a `metadata` message starts each document, `data`
+    pieces follow it.
+    """
+
+    DESCRIPTOR: _descriptor.Descriptor
+
+    METADATA_FIELD_NUMBER: _builtins.int
+    DATA_FIELD_NUMBER: _builtins.int
+    data: _builtins.bytes
+    """The next piece of the current document's bytes."""
+    @_builtins.property
+    def metadata(self) -> Global___UploadMetadata:
+        """Starts the next document: what is uploaded and where (as in UploadDocument)."""
+
+    def __init__(
+        self,
+        *,
+        metadata: Global___UploadMetadata | None = ...,
+        data: _builtins.bytes = ...,
+    ) -> None: ...
+    _HasFieldArgType: _TypeAlias = _typing.Literal["data", b"data", "message", b"message", "metadata", b"metadata"]  # noqa: Y015
+    def HasField(self, field_name: _HasFieldArgType) -> _builtins.bool: ...
+    _ClearFieldArgType: _TypeAlias = _typing.Literal["data", b"data", "message", b"message", "metadata", b"metadata"]  # noqa: Y015
+    def ClearField(self, field_name: _ClearFieldArgType) -> None: ...
+    _WhichOneofReturnType_message: _TypeAlias = _typing.Literal["metadata", "data"]  # noqa: Y015
+    _WhichOneofArgType_message: _TypeAlias = _typing.Literal["message", b"message"]  # noqa: Y015
+    def WhichOneof(self, oneof_group: _WhichOneofArgType_message) -> _WhichOneofReturnType_message | None: ...
+
+Global___UploadDocumentsRequest: _TypeAlias = UploadDocumentsRequest  # noqa: Y015
+
+@_typing.final
+class UploadResult(_message.Message):
+    """One document's result in UploadDocuments."""
+
+    DESCRIPTOR: _descriptor.Descriptor
+
+    INDEX_FIELD_NUMBER: _builtins.int
+    OUTCOME_FIELD_NUMBER: _builtins.int
+    DOCUMENT_FIELD_NUMBER: _builtins.int
+    ERROR_FIELD_NUMBER: _builtins.int
+    index: _builtins.int
+    """The document's 0-based position in the stream (the order of its `metadata` message)."""
+    outcome: _knowledge_pb2.UploadOutcome.ValueType
+    """What the upload did; UNSPECIFIED when it failed."""
+    @_builtins.property
+    def document(self) -> _knowledge_pb2.Document:
+        """The stored document (unset when it failed)."""
+
+    @_builtins.property
+    def error(self) -> _errors_pb2.ErrorDetail:
+        """Why this document was refused (unset when it was stored); nothing of it was written."""
+
+    def __init__(
+        self,
+        *,
+        index: _builtins.int = ...,
+        outcome: _knowledge_pb2.UploadOutcome.ValueType = ...,
+        document: _knowledge_pb2.Document | None = ...,
+        error: _errors_pb2.ErrorDetail | None = ...,
+    ) -> None: ...
+    _HasFieldArgType: _TypeAlias = _typing.Literal["document", b"document", "error", b"error"]  # noqa: Y015
+    def HasField(self, field_name: _HasFieldArgType) -> _builtins.bool: ...
+    _ClearFieldArgType: _TypeAlias = _typing.Literal["document", b"document", "error", b"error", "index", b"index", "outcome", b"outcome"]  # noqa: Y015
+    def ClearField(self, field_name: _ClearFieldArgType) -> None: ...
+    def WhichOneof(self, oneof_group: _Never) -> None: ...
+
+Global___UploadResult: _TypeAlias = UploadResult  # noqa: Y015
+
+@_typing.final
+class UploadDocumentsResponse(_message.Message):
+    """The answer to UploadDocuments."""
+
+    DESCRIPTOR: _descriptor.Descriptor
+
+    SCHEMA_VERSION_FIELD_NUMBER: _builtins.int
+    RESULTS_FIELD_NUMBER: _builtins.int
+    schema_version: _builtins.int
+    """The version of this message's layout; 1 for every message of quire.v1 today."""
+    @_builtins.property
+    def results(self) -> _containers.RepeatedCompositeFieldContainer[Global___UploadResult]:
+        """One result per document, in stream order."""
+
+    def __init__(
+        self,
+        *,
+        schema_version: _builtins.int = ...,
+        results: _abc.Iterable[Global___UploadResult] | None = ...,
+    ) -> None: ...
+    _HasFieldArgType: _TypeAlias = _Never  # noqa: Y015
+    def HasField(self, field_name: _HasFieldArgType) -> _builtins.bool: ...
+    _ClearFieldArgType: _TypeAlias = _typing.Literal["results", b"results", "schema_version", b"schema_version"]  # noqa: Y015
+    def ClearField(self, field_name: _ClearFieldArgType) -> None: ...
+    def WhichOneof(self, oneof_group: _Never) -> None: ...
+
+Global___UploadDocumentsResponse: _TypeAlias = UploadDocumentsResponse  # noqa: Y015
+
+@_typing.final
 class GetDocumentRequest(_message.Message):
-    """Asks for one document."""
+    """Asks for one document: by document_id, or by collection_id and external_key."""
 
     DESCRIPTOR: _descriptor.Descriptor
 
     DOCUMENT_ID_FIELD_NUMBER: _builtins.int
+    COLLECTION_ID_FIELD_NUMBER: _builtins.int
+    EXTERNAL_KEY_FIELD_NUMBER: _builtins.int
     document_id: _builtins.str
     """The document's id (a UUID); a malformed or unknown one is DOCUMENT_NOT_FOUND."""
+    collection_id: _builtins.str
+    """With external_key: the collection (a UUID) the key belongs to."""
+    external_key: _builtins.str
+    """With collection_id: the document's external key (1–256 characters); an unknown one is
+    DOCUMENT_NOT_FOUND.
+    """
     def __init__(
         self,
         *,
         document_id: _builtins.str = ...,
+        collection_id: _builtins.str = ...,
+        external_key: _builtins.str | None = ...,
     ) -> None: ...
-    _HasFieldArgType: _TypeAlias = _Never  # noqa: Y015
+    _HasFieldArgType: _TypeAlias = _typing.Literal["_external_key", b"_external_key", "external_key", b"external_key"]  # noqa: Y015
     def HasField(self, field_name: _HasFieldArgType) -> _builtins.bool: ...
-    _ClearFieldArgType: _TypeAlias = _typing.Literal["document_id", b"document_id"]  # noqa: Y015
+    _ClearFieldArgType: _TypeAlias = _typing.Literal["_external_key", b"_external_key", "collection_id", b"collection_id", "document_id", b"document_id", "external_key", b"external_key"]  # noqa: Y015
     def ClearField(self, field_name: _ClearFieldArgType) -> None: ...
-    def WhichOneof(self, oneof_group: _Never) -> None: ...
+    _WhichOneofReturnType__external_key: _TypeAlias = _typing.Literal["external_key"]  # noqa: Y015
+    _WhichOneofArgType__external_key: _TypeAlias = _typing.Literal["_external_key", b"_external_key"]  # noqa: Y015
+    def WhichOneof(self, oneof_group: _WhichOneofArgType__external_key) -> _WhichOneofReturnType__external_key | None: ...
 
 Global___GetDocumentRequest: _TypeAlias = GetDocumentRequest  # noqa: Y015
 
@@ -356,22 +493,28 @@ class ListDocumentsRequest(_message.Message):
     COLLECTION_ID_FIELD_NUMBER: _builtins.int
     CURSOR_FIELD_NUMBER: _builtins.int
     LIMIT_FIELD_NUMBER: _builtins.int
+    FILTER_FIELD_NUMBER: _builtins.int
     collection_id: _builtins.str
     """The collection's id (a UUID); a malformed or unknown one is COLLECTION_NOT_FOUND."""
     cursor: _builtins.str
     """Opaque, from a previous response (at most 1,024 characters); empty starts at the newest."""
     limit: _builtins.int
     """The most documents to return: 1–500; 0 means the default 100."""
+    @_builtins.property
+    def filter(self) -> _knowledge_pb2.MetadataFilter:
+        """Only documents whose metadata matches this filter (unset: all)."""
+
     def __init__(
         self,
         *,
         collection_id: _builtins.str = ...,
         cursor: _builtins.str = ...,
         limit: _builtins.int = ...,
+        filter: _knowledge_pb2.MetadataFilter | None = ...,
     ) -> None: ...
-    _HasFieldArgType: _TypeAlias = _Never  # noqa: Y015
+    _HasFieldArgType: _TypeAlias = _typing.Literal["filter", b"filter"]  # noqa: Y015
     def HasField(self, field_name: _HasFieldArgType) -> _builtins.bool: ...
-    _ClearFieldArgType: _TypeAlias = _typing.Literal["collection_id", b"collection_id", "cursor", b"cursor", "limit", b"limit"]  # noqa: Y015
+    _ClearFieldArgType: _TypeAlias = _typing.Literal["collection_id", b"collection_id", "cursor", b"cursor", "filter", b"filter", "limit", b"limit"]  # noqa: Y015
     def ClearField(self, field_name: _ClearFieldArgType) -> None: ...
     def WhichOneof(self, oneof_group: _Never) -> None: ...
 
@@ -411,25 +554,186 @@ Global___ListDocumentsResponse: _TypeAlias = ListDocumentsResponse  # noqa: Y015
 
 @_typing.final
 class DeleteDocumentRequest(_message.Message):
-    """Removes a document."""
+    """Removes a document: by document_id, or by collection_id and external_key."""
 
     DESCRIPTOR: _descriptor.Descriptor
 
     DOCUMENT_ID_FIELD_NUMBER: _builtins.int
+    COLLECTION_ID_FIELD_NUMBER: _builtins.int
+    EXTERNAL_KEY_FIELD_NUMBER: _builtins.int
     document_id: _builtins.str
     """The document's id (a UUID); a malformed or unknown one is DOCUMENT_NOT_FOUND."""
+    collection_id: _builtins.str
+    """With external_key: the collection (a UUID) the key belongs to."""
+    external_key: _builtins.str
+    """With collection_id: the document's external key (1–256 characters); an unknown one is
+    DOCUMENT_NOT_FOUND.
+    """
     def __init__(
         self,
         *,
         document_id: _builtins.str = ...,
+        collection_id: _builtins.str = ...,
+        external_key: _builtins.str | None = ...,
     ) -> None: ...
-    _HasFieldArgType: _TypeAlias = _Never  # noqa: Y015
+    _HasFieldArgType: _TypeAlias = _typing.Literal["_external_key", b"_external_key", "external_key", b"external_key"]  # noqa: Y015
     def HasField(self, field_name: _HasFieldArgType) -> _builtins.bool: ...
-    _ClearFieldArgType: _TypeAlias = _typing.Literal["document_id", b"document_id"]  # noqa: Y015
+    _ClearFieldArgType: _TypeAlias = _typing.Literal["_external_key", b"_external_key", "collection_id", b"collection_id", "document_id", b"document_id", "external_key", b"external_key"]  # noqa: Y015
+    def ClearField(self, field_name: _ClearFieldArgType) -> None: ...
+    _WhichOneofReturnType__external_key: _TypeAlias = _typing.Literal["external_key"]  # noqa: Y015
+    _WhichOneofArgType__external_key: _TypeAlias = _typing.Literal["_external_key", b"_external_key"]  # noqa: Y015
+    def WhichOneof(self, oneof_group: _WhichOneofArgType__external_key) -> _WhichOneofReturnType__external_key | None: ...
+
+Global___DeleteDocumentRequest: _TypeAlias = DeleteDocumentRequest  # noqa: Y015
+
+@_typing.final
+class DeleteDocumentsRequest(_message.Message):
+    """Removes many documents of one collection: exactly one of external_keys, document_ids or
+    filter.
+    """
+
+    DESCRIPTOR: _descriptor.Descriptor
+
+    COLLECTION_ID_FIELD_NUMBER: _builtins.int
+    EXTERNAL_KEYS_FIELD_NUMBER: _builtins.int
+    DOCUMENT_IDS_FIELD_NUMBER: _builtins.int
+    FILTER_FIELD_NUMBER: _builtins.int
+    collection_id: _builtins.str
+    """The collection (a UUID); a malformed or unknown one is COLLECTION_NOT_FOUND."""
+    @_builtins.property
+    def external_keys(self) -> _containers.RepeatedScalarFieldContainer[_builtins.str]:
+        """1–1,000 external keys; keys no live document holds are reported in missing_keys."""
+
+    @_builtins.property
+    def document_ids(self) -> _containers.RepeatedScalarFieldContainer[_builtins.str]:
+        """1–1,000 document ids (UUIDs) of the collection; others are reported in missing_document_ids."""
+
+    @_builtins.property
+    def filter(self) -> _knowledge_pb2.MetadataFilter:
+        """Every live document of the collection whose metadata matches."""
+
+    def __init__(
+        self,
+        *,
+        collection_id: _builtins.str = ...,
+        external_keys: _abc.Iterable[_builtins.str] | None = ...,
+        document_ids: _abc.Iterable[_builtins.str] | None = ...,
+        filter: _knowledge_pb2.MetadataFilter | None = ...,
+    ) -> None: ...
+    _HasFieldArgType: _TypeAlias = _typing.Literal["filter", b"filter"]  # noqa: Y015
+    def HasField(self, field_name: _HasFieldArgType) -> _builtins.bool: ...
+    _ClearFieldArgType: _TypeAlias = _typing.Literal["collection_id", b"collection_id", "document_ids", b"document_ids", "external_keys", b"external_keys", "filter", b"filter"]  # noqa: Y015
     def ClearField(self, field_name: _ClearFieldArgType) -> None: ...
     def WhichOneof(self, oneof_group: _Never) -> None: ...
 
-Global___DeleteDocumentRequest: _TypeAlias = DeleteDocumentRequest  # noqa: Y015
+Global___DeleteDocumentsRequest: _TypeAlias = DeleteDocumentsRequest  # noqa: Y015
+
+@_typing.final
+class DeleteDocumentsResponse(_message.Message):
+    """The answer to DeleteDocuments."""
+
+    DESCRIPTOR: _descriptor.Descriptor
+
+    DELETED_COUNT_FIELD_NUMBER: _builtins.int
+    REVISION_FIELD_NUMBER: _builtins.int
+    MISSING_KEYS_FIELD_NUMBER: _builtins.int
+    MISSING_DOCUMENT_IDS_FIELD_NUMBER: _builtins.int
+    deleted_count: _builtins.int
+    """How many documents were deleted."""
+    revision: _builtins.int
+    """The collection's revision after the deletion (unchanged when nothing was deleted)."""
+    @_builtins.property
+    def missing_keys(self) -> _containers.RepeatedScalarFieldContainer[_builtins.str]:
+        """The requested external keys no live document of the collection held."""
+
+    @_builtins.property
+    def missing_document_ids(self) -> _containers.RepeatedScalarFieldContainer[_builtins.str]:
+        """The requested document ids no live document of the collection had."""
+
+    def __init__(
+        self,
+        *,
+        deleted_count: _builtins.int = ...,
+        revision: _builtins.int = ...,
+        missing_keys: _abc.Iterable[_builtins.str] | None = ...,
+        missing_document_ids: _abc.Iterable[_builtins.str] | None = ...,
+    ) -> None: ...
+    _HasFieldArgType: _TypeAlias = _Never  # noqa: Y015
+    def HasField(self, field_name: _HasFieldArgType) -> _builtins.bool: ...
+    _ClearFieldArgType: _TypeAlias = _typing.Literal["deleted_count", b"deleted_count", "missing_document_ids", b"missing_document_ids", "missing_keys", b"missing_keys", "revision", b"revision"]  # noqa: Y015
+    def ClearField(self, field_name: _ClearFieldArgType) -> None: ...
+    def WhichOneof(self, oneof_group: _Never) -> None: ...
+
+Global___DeleteDocumentsResponse: _TypeAlias = DeleteDocumentsResponse  # noqa: Y015
+
+@_typing.final
+class UpdateDocumentMetadataRequest(_message.Message):
+    """Changes one document's metadata: by document_id, or by collection_id and external_key."""
+
+    DESCRIPTOR: _descriptor.Descriptor
+
+    DOCUMENT_ID_FIELD_NUMBER: _builtins.int
+    COLLECTION_ID_FIELD_NUMBER: _builtins.int
+    EXTERNAL_KEY_FIELD_NUMBER: _builtins.int
+    PATCH_FIELD_NUMBER: _builtins.int
+    REPLACE_FIELD_NUMBER: _builtins.int
+    document_id: _builtins.str
+    """The document's id (a UUID); a malformed or unknown one is DOCUMENT_NOT_FOUND."""
+    collection_id: _builtins.str
+    """With external_key: the collection (a UUID) the key belongs to."""
+    external_key: _builtins.str
+    """With collection_id: the document's external key (1–256 characters)."""
+    replace: _builtins.bool
+    """true: the metadata becomes `patch` itself (nulls kept as values) instead of merging."""
+    @_builtins.property
+    def patch(self) -> _struct_pb2.Struct:
+        """A JSON merge patch (RFC 7396) applied to the metadata: a null value removes its key,
+        an object merges into the object under its key, anything else replaces. The result is
+        bounded as UploadMetadata.metadata.
+        """
+
+    def __init__(
+        self,
+        *,
+        document_id: _builtins.str = ...,
+        collection_id: _builtins.str = ...,
+        external_key: _builtins.str | None = ...,
+        patch: _struct_pb2.Struct | None = ...,
+        replace: _builtins.bool = ...,
+    ) -> None: ...
+    _HasFieldArgType: _TypeAlias = _typing.Literal["_external_key", b"_external_key", "external_key", b"external_key", "patch", b"patch"]  # noqa: Y015
+    def HasField(self, field_name: _HasFieldArgType) -> _builtins.bool: ...
+    _ClearFieldArgType: _TypeAlias = _typing.Literal["_external_key", b"_external_key", "collection_id", b"collection_id", "document_id", b"document_id", "external_key", b"external_key", "patch", b"patch", "replace", b"replace"]  # noqa: Y015
+    def ClearField(self, field_name: _ClearFieldArgType) -> None: ...
+    _WhichOneofReturnType__external_key: _TypeAlias = _typing.Literal["external_key"]  # noqa: Y015
+    _WhichOneofArgType__external_key: _TypeAlias = _typing.Literal["_external_key", b"_external_key"]  # noqa: Y015
+    def WhichOneof(self, oneof_group: _WhichOneofArgType__external_key) -> _WhichOneofReturnType__external_key | None: ...
+
+Global___UpdateDocumentMetadataRequest: _TypeAlias = UpdateDocumentMetadataRequest  # noqa: Y015
+
+@_typing.final
+class UpdateDocumentMetadataResponse(_message.Message):
+    """The answer to UpdateDocumentMetadata."""
+
+    DESCRIPTOR: _descriptor.Descriptor
+
+    DOCUMENT_FIELD_NUMBER: _builtins.int
+    @_builtins.property
+    def document(self) -> _knowledge_pb2.Document:
+        """The document with its new metadata and revision."""
+
+    def __init__(
+        self,
+        *,
+        document: _knowledge_pb2.Document | None = ...,
+    ) -> None: ...
+    _HasFieldArgType: _TypeAlias = _typing.Literal["document", b"document"]  # noqa: Y015
+    def HasField(self, field_name: _HasFieldArgType) -> _builtins.bool: ...
+    _ClearFieldArgType: _TypeAlias = _typing.Literal["document", b"document"]  # noqa: Y015
+    def ClearField(self, field_name: _ClearFieldArgType) -> None: ...
+    def WhichOneof(self, oneof_group: _Never) -> None: ...
+
+Global___UpdateDocumentMetadataResponse: _TypeAlias = UpdateDocumentMetadataResponse  # noqa: Y015
 
 @_typing.final
 class DeleteDocumentResponse(_message.Message):
@@ -462,16 +766,22 @@ class WatchDocumentsRequest(_message.Message):
     DESCRIPTOR: _descriptor.Descriptor
 
     COLLECTION_ID_FIELD_NUMBER: _builtins.int
+    DOCUMENT_IDS_FIELD_NUMBER: _builtins.int
     collection_id: _builtins.str
     """The collection's id (a UUID); a malformed or unknown one is COLLECTION_NOT_FOUND."""
+    @_builtins.property
+    def document_ids(self) -> _containers.RepeatedScalarFieldContainer[_builtins.str]:
+        """Only these documents (at most 1,000 UUIDs); empty: every document of the collection."""
+
     def __init__(
         self,
         *,
         collection_id: _builtins.str = ...,
+        document_ids: _abc.Iterable[_builtins.str] | None = ...,
     ) -> None: ...
     _HasFieldArgType: _TypeAlias = _Never  # noqa: Y015
     def HasField(self, field_name: _HasFieldArgType) -> _builtins.bool: ...
-    _ClearFieldArgType: _TypeAlias = _typing.Literal["collection_id", b"collection_id"]  # noqa: Y015
+    _ClearFieldArgType: _TypeAlias = _typing.Literal["collection_id", b"collection_id", "document_ids", b"document_ids"]  # noqa: Y015
     def ClearField(self, field_name: _ClearFieldArgType) -> None: ...
     def WhichOneof(self, oneof_group: _Never) -> None: ...
 
@@ -602,6 +912,64 @@ class GetAgentResponse(_message.Message):
 Global___GetAgentResponse: _TypeAlias = GetAgentResponse  # noqa: Y015
 
 @_typing.final
+class ListAgentsRequest(_message.Message):
+    """Asks for one page of the organisation's agents, by id."""
+
+    DESCRIPTOR: _descriptor.Descriptor
+
+    CURSOR_FIELD_NUMBER: _builtins.int
+    LIMIT_FIELD_NUMBER: _builtins.int
+    cursor: _builtins.str
+    """Opaque, from a previous response (at most 1,024 characters); empty starts at the first."""
+    limit: _builtins.int
+    """The most agents to return: 1–500; 0 means the default 100."""
+    def __init__(
+        self,
+        *,
+        cursor: _builtins.str = ...,
+        limit: _builtins.int = ...,
+    ) -> None: ...
+    _HasFieldArgType: _TypeAlias = _Never  # noqa: Y015
+    def HasField(self, field_name: _HasFieldArgType) -> _builtins.bool: ...
+    _ClearFieldArgType: _TypeAlias = _typing.Literal["cursor", b"cursor", "limit", b"limit"]  # noqa: Y015
+    def ClearField(self, field_name: _ClearFieldArgType) -> None: ...
+    def WhichOneof(self, oneof_group: _Never) -> None: ...
+
+Global___ListAgentsRequest: _TypeAlias = ListAgentsRequest  # noqa: Y015
+
+@_typing.final
+class ListAgentsResponse(_message.Message):
+    """The answer to ListAgents."""
+
+    DESCRIPTOR: _descriptor.Descriptor
+
+    SCHEMA_VERSION_FIELD_NUMBER: _builtins.int
+    AGENTS_FIELD_NUMBER: _builtins.int
+    NEXT_CURSOR_FIELD_NUMBER: _builtins.int
+    schema_version: _builtins.int
+    """The version of this message's layout; 1 for every message of quire.v1 today."""
+    next_cursor: _builtins.str
+    """Pass it as the next request's cursor; empty when the listing is complete."""
+    @_builtins.property
+    def agents(self) -> _containers.RepeatedCompositeFieldContainer[_knowledge_pb2.Agent]:
+        """At most `limit` agents, by id."""
+
+    def __init__(
+        self,
+        *,
+        schema_version: _builtins.int = ...,
+        agents: _abc.Iterable[_knowledge_pb2.Agent] | None = ...,
+        next_cursor: _builtins.str = ...,
+    ) -> None: ...
+    _HasFieldArgType: _TypeAlias = _Never  # noqa: Y015
+    def HasField(self, field_name: _HasFieldArgType) -> _builtins.bool: ...
+    _ClearFieldArgType: _TypeAlias = _typing.Literal["agents", b"agents", "next_cursor", b"next_cursor", "schema_version", b"schema_version"]  # noqa: Y015
+    def ClearField(self, field_name: _ClearFieldArgType) -> None: ...
+    def WhichOneof(self, oneof_group: _Never) -> None: ...
+
+Global___ListAgentsResponse: _TypeAlias = ListAgentsResponse  # noqa: Y015
+
+@_typing.final
 class SearchKnowledgeRequest(_message.Message):
     """A search of an agent's (or the named) collections."""
 
@@ -612,6 +980,8 @@ class SearchKnowledgeRequest(_message.Message):
     QUERY_FIELD_NUMBER: _builtins.int
     LIMIT_FIELD_NUMBER: _builtins.int
     MODE_FIELD_NUMBER: _builtins.int
+    FILTER_FIELD_NUMBER: _builtins.int
+    INCLUDE_METADATA_FIELD_NUMBER: _builtins.int
     agent_id: _builtins.str
     """The agent whose attached collections to search (at most 128 characters).
 
@@ -634,11 +1004,19 @@ class SearchKnowledgeRequest(_message.Message):
     Unset (RETRIEVAL_MODE_UNSPECIFIED): the policy's effective mode. The kill switch still
     wins: while it is engaged every call is LEGACY_FTS, and the response's mode says so.
     """
+    include_metadata: _builtins.bool
+    """Return each hit's document metadata (KnowledgeHit.metadata). Default false."""
     @_builtins.property
     def collection_ids(self) -> _containers.RepeatedScalarFieldContainer[_builtins.str]:
         """At most 100; each must be a live collection of the caller's organisation: a malformed id
         is INVALID_REQUEST, any other is COLLECTION_NOT_FOUND; both name the entry, e.g.
         "collection_ids[2]".
+        """
+
+    @_builtins.property
+    def filter(self) -> _knowledge_pb2.MetadataFilter:
+        """Only documents whose metadata matches (unset: no condition). Applied inside every arm of
+        every mode, so a selective filter still returns up to `limit` hits.
         """
 
     def __init__(
@@ -649,10 +1027,12 @@ class SearchKnowledgeRequest(_message.Message):
         query: _builtins.str = ...,
         limit: _builtins.int = ...,
         mode: _knowledge_pb2.RetrievalMode.ValueType = ...,
+        filter: _knowledge_pb2.MetadataFilter | None = ...,
+        include_metadata: _builtins.bool = ...,
     ) -> None: ...
-    _HasFieldArgType: _TypeAlias = _Never  # noqa: Y015
+    _HasFieldArgType: _TypeAlias = _typing.Literal["filter", b"filter"]  # noqa: Y015
     def HasField(self, field_name: _HasFieldArgType) -> _builtins.bool: ...
-    _ClearFieldArgType: _TypeAlias = _typing.Literal["agent_id", b"agent_id", "collection_ids", b"collection_ids", "limit", b"limit", "mode", b"mode", "query", b"query"]  # noqa: Y015
+    _ClearFieldArgType: _TypeAlias = _typing.Literal["agent_id", b"agent_id", "collection_ids", b"collection_ids", "filter", b"filter", "include_metadata", b"include_metadata", "limit", b"limit", "mode", b"mode", "query", b"query"]  # noqa: Y015
     def ClearField(self, field_name: _ClearFieldArgType) -> None: ...
     def WhichOneof(self, oneof_group: _Never) -> None: ...
 

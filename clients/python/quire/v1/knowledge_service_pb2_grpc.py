@@ -61,6 +61,11 @@ class KnowledgeServiceStub:
                 request_serializer=quire_dot_v1_dot_knowledge__service__pb2.UploadDocumentRequest.SerializeToString,
                 response_deserializer=quire_dot_v1_dot_knowledge__service__pb2.UploadDocumentResponse.FromString,
                 _registered_method=True)
+        self.UploadDocuments = channel.stream_unary(
+                '/quire.v1.KnowledgeService/UploadDocuments',
+                request_serializer=quire_dot_v1_dot_knowledge__service__pb2.UploadDocumentsRequest.SerializeToString,
+                response_deserializer=quire_dot_v1_dot_knowledge__service__pb2.UploadDocumentsResponse.FromString,
+                _registered_method=True)
         self.GetDocument = channel.unary_unary(
                 '/quire.v1.KnowledgeService/GetDocument',
                 request_serializer=quire_dot_v1_dot_knowledge__service__pb2.GetDocumentRequest.SerializeToString,
@@ -76,6 +81,16 @@ class KnowledgeServiceStub:
                 request_serializer=quire_dot_v1_dot_knowledge__service__pb2.DeleteDocumentRequest.SerializeToString,
                 response_deserializer=quire_dot_v1_dot_knowledge__service__pb2.DeleteDocumentResponse.FromString,
                 _registered_method=True)
+        self.DeleteDocuments = channel.unary_unary(
+                '/quire.v1.KnowledgeService/DeleteDocuments',
+                request_serializer=quire_dot_v1_dot_knowledge__service__pb2.DeleteDocumentsRequest.SerializeToString,
+                response_deserializer=quire_dot_v1_dot_knowledge__service__pb2.DeleteDocumentsResponse.FromString,
+                _registered_method=True)
+        self.UpdateDocumentMetadata = channel.unary_unary(
+                '/quire.v1.KnowledgeService/UpdateDocumentMetadata',
+                request_serializer=quire_dot_v1_dot_knowledge__service__pb2.UpdateDocumentMetadataRequest.SerializeToString,
+                response_deserializer=quire_dot_v1_dot_knowledge__service__pb2.UpdateDocumentMetadataResponse.FromString,
+                _registered_method=True)
         self.WatchDocuments = channel.unary_stream(
                 '/quire.v1.KnowledgeService/WatchDocuments',
                 request_serializer=quire_dot_v1_dot_knowledge__service__pb2.WatchDocumentsRequest.SerializeToString,
@@ -90,6 +105,11 @@ class KnowledgeServiceStub:
                 '/quire.v1.KnowledgeService/GetAgent',
                 request_serializer=quire_dot_v1_dot_knowledge__service__pb2.GetAgentRequest.SerializeToString,
                 response_deserializer=quire_dot_v1_dot_knowledge__service__pb2.GetAgentResponse.FromString,
+                _registered_method=True)
+        self.ListAgents = channel.unary_unary(
+                '/quire.v1.KnowledgeService/ListAgents',
+                request_serializer=quire_dot_v1_dot_knowledge__service__pb2.ListAgentsRequest.SerializeToString,
+                response_deserializer=quire_dot_v1_dot_knowledge__service__pb2.ListAgentsResponse.FromString,
                 _registered_method=True)
         self.SearchKnowledge = channel.unary_unary(
                 '/quire.v1.KnowledgeService/SearchKnowledge',
@@ -155,8 +175,19 @@ class KnowledgeServiceServicer:
         context.set_details('Method not implemented!')
         raise NotImplementedError('Method not implemented!')
 
+    def UploadDocuments(self, request_iterator, context):
+        """Client stream of many documents: each `metadata` message starts a document, the `data`
+        messages after it are its bytes. At most 1,000 documents and QUIRE_MAX_UPLOAD_BYTES in all.
+        A document the server refuses (unknown type, bad key or metadata, too large, unknown
+        collection) gets its error in its result and the others are stored; all stored ones are
+        written in one transaction at the end.
+        """
+        context.set_code(grpc.StatusCode.UNIMPLEMENTED)
+        context.set_details('Method not implemented!')
+        raise NotImplementedError('Method not implemented!')
+
     def GetDocument(self, request, context):
-        """One document's metadata and indexing status, by id.
+        """One document's metadata and indexing status, by id or by (collection, external key).
         """
         context.set_code(grpc.StatusCode.UNIMPLEMENTED)
         context.set_details('Method not implemented!')
@@ -170,7 +201,24 @@ class KnowledgeServiceServicer:
         raise NotImplementedError('Method not implemented!')
 
     def DeleteDocument(self, request, context):
-        """Removes a document (advances the collection revision).
+        """Removes a document, by id or by (collection, external key); advances the collection
+        revision.
+        """
+        context.set_code(grpc.StatusCode.UNIMPLEMENTED)
+        context.set_details('Method not implemented!')
+        raise NotImplementedError('Method not implemented!')
+
+    def DeleteDocuments(self, request, context):
+        """Removes a collection's documents named by external keys, by ids, or matching a metadata
+        filter, in one transaction; advances the collection revision once.
+        """
+        context.set_code(grpc.StatusCode.UNIMPLEMENTED)
+        context.set_details('Method not implemented!')
+        raise NotImplementedError('Method not implemented!')
+
+    def UpdateDocumentMetadata(self, request, context):
+        """Changes a document's metadata (a JSON merge patch, or a replacement) without re-uploading
+        or re-extracting it; advances the collection revision.
         """
         context.set_code(grpc.StatusCode.UNIMPLEMENTED)
         context.set_details('Method not implemented!')
@@ -193,6 +241,13 @@ class KnowledgeServiceServicer:
 
     def GetAgent(self, request, context):
         """An agent's attachments and config_version.
+        """
+        context.set_code(grpc.StatusCode.UNIMPLEMENTED)
+        context.set_details('Method not implemented!')
+        raise NotImplementedError('Method not implemented!')
+
+    def ListAgents(self, request, context):
+        """The organisation's agents by id, paged.
         """
         context.set_code(grpc.StatusCode.UNIMPLEMENTED)
         context.set_details('Method not implemented!')
@@ -255,6 +310,11 @@ def add_KnowledgeServiceServicer_to_server(servicer, server):
                     request_deserializer=quire_dot_v1_dot_knowledge__service__pb2.UploadDocumentRequest.FromString,
                     response_serializer=quire_dot_v1_dot_knowledge__service__pb2.UploadDocumentResponse.SerializeToString,
             ),
+            'UploadDocuments': grpc.stream_unary_rpc_method_handler(
+                    servicer.UploadDocuments,
+                    request_deserializer=quire_dot_v1_dot_knowledge__service__pb2.UploadDocumentsRequest.FromString,
+                    response_serializer=quire_dot_v1_dot_knowledge__service__pb2.UploadDocumentsResponse.SerializeToString,
+            ),
             'GetDocument': grpc.unary_unary_rpc_method_handler(
                     servicer.GetDocument,
                     request_deserializer=quire_dot_v1_dot_knowledge__service__pb2.GetDocumentRequest.FromString,
@@ -270,6 +330,16 @@ def add_KnowledgeServiceServicer_to_server(servicer, server):
                     request_deserializer=quire_dot_v1_dot_knowledge__service__pb2.DeleteDocumentRequest.FromString,
                     response_serializer=quire_dot_v1_dot_knowledge__service__pb2.DeleteDocumentResponse.SerializeToString,
             ),
+            'DeleteDocuments': grpc.unary_unary_rpc_method_handler(
+                    servicer.DeleteDocuments,
+                    request_deserializer=quire_dot_v1_dot_knowledge__service__pb2.DeleteDocumentsRequest.FromString,
+                    response_serializer=quire_dot_v1_dot_knowledge__service__pb2.DeleteDocumentsResponse.SerializeToString,
+            ),
+            'UpdateDocumentMetadata': grpc.unary_unary_rpc_method_handler(
+                    servicer.UpdateDocumentMetadata,
+                    request_deserializer=quire_dot_v1_dot_knowledge__service__pb2.UpdateDocumentMetadataRequest.FromString,
+                    response_serializer=quire_dot_v1_dot_knowledge__service__pb2.UpdateDocumentMetadataResponse.SerializeToString,
+            ),
             'WatchDocuments': grpc.unary_stream_rpc_method_handler(
                     servicer.WatchDocuments,
                     request_deserializer=quire_dot_v1_dot_knowledge__service__pb2.WatchDocumentsRequest.FromString,
@@ -284,6 +354,11 @@ def add_KnowledgeServiceServicer_to_server(servicer, server):
                     servicer.GetAgent,
                     request_deserializer=quire_dot_v1_dot_knowledge__service__pb2.GetAgentRequest.FromString,
                     response_serializer=quire_dot_v1_dot_knowledge__service__pb2.GetAgentResponse.SerializeToString,
+            ),
+            'ListAgents': grpc.unary_unary_rpc_method_handler(
+                    servicer.ListAgents,
+                    request_deserializer=quire_dot_v1_dot_knowledge__service__pb2.ListAgentsRequest.FromString,
+                    response_serializer=quire_dot_v1_dot_knowledge__service__pb2.ListAgentsResponse.SerializeToString,
             ),
             'SearchKnowledge': grpc.unary_unary_rpc_method_handler(
                     servicer.SearchKnowledge,
@@ -454,6 +529,33 @@ class KnowledgeService:
             _registered_method=True)
 
     @staticmethod
+    def UploadDocuments(request_iterator,
+            target,
+            options=(),
+            channel_credentials=None,
+            call_credentials=None,
+            insecure=False,
+            compression=None,
+            wait_for_ready=None,
+            timeout=None,
+            metadata=None):
+        return grpc.experimental.stream_unary(
+            request_iterator,
+            target,
+            '/quire.v1.KnowledgeService/UploadDocuments',
+            quire_dot_v1_dot_knowledge__service__pb2.UploadDocumentsRequest.SerializeToString,
+            quire_dot_v1_dot_knowledge__service__pb2.UploadDocumentsResponse.FromString,
+            options,
+            channel_credentials,
+            insecure,
+            call_credentials,
+            compression,
+            wait_for_ready,
+            timeout,
+            metadata,
+            _registered_method=True)
+
+    @staticmethod
     def GetDocument(request,
             target,
             options=(),
@@ -535,6 +637,60 @@ class KnowledgeService:
             _registered_method=True)
 
     @staticmethod
+    def DeleteDocuments(request,
+            target,
+            options=(),
+            channel_credentials=None,
+            call_credentials=None,
+            insecure=False,
+            compression=None,
+            wait_for_ready=None,
+            timeout=None,
+            metadata=None):
+        return grpc.experimental.unary_unary(
+            request,
+            target,
+            '/quire.v1.KnowledgeService/DeleteDocuments',
+            quire_dot_v1_dot_knowledge__service__pb2.DeleteDocumentsRequest.SerializeToString,
+            quire_dot_v1_dot_knowledge__service__pb2.DeleteDocumentsResponse.FromString,
+            options,
+            channel_credentials,
+            insecure,
+            call_credentials,
+            compression,
+            wait_for_ready,
+            timeout,
+            metadata,
+            _registered_method=True)
+
+    @staticmethod
+    def UpdateDocumentMetadata(request,
+            target,
+            options=(),
+            channel_credentials=None,
+            call_credentials=None,
+            insecure=False,
+            compression=None,
+            wait_for_ready=None,
+            timeout=None,
+            metadata=None):
+        return grpc.experimental.unary_unary(
+            request,
+            target,
+            '/quire.v1.KnowledgeService/UpdateDocumentMetadata',
+            quire_dot_v1_dot_knowledge__service__pb2.UpdateDocumentMetadataRequest.SerializeToString,
+            quire_dot_v1_dot_knowledge__service__pb2.UpdateDocumentMetadataResponse.FromString,
+            options,
+            channel_credentials,
+            insecure,
+            call_credentials,
+            compression,
+            wait_for_ready,
+            timeout,
+            metadata,
+            _registered_method=True)
+
+    @staticmethod
     def WatchDocuments(request,
             target,
             options=(),
@@ -605,6 +761,33 @@ class KnowledgeService:
             '/quire.v1.KnowledgeService/GetAgent',
             quire_dot_v1_dot_knowledge__service__pb2.GetAgentRequest.SerializeToString,
             quire_dot_v1_dot_knowledge__service__pb2.GetAgentResponse.FromString,
+            options,
+            channel_credentials,
+            insecure,
+            call_credentials,
+            compression,
+            wait_for_ready,
+            timeout,
+            metadata,
+            _registered_method=True)
+
+    @staticmethod
+    def ListAgents(request,
+            target,
+            options=(),
+            channel_credentials=None,
+            call_credentials=None,
+            insecure=False,
+            compression=None,
+            wait_for_ready=None,
+            timeout=None,
+            metadata=None):
+        return grpc.experimental.unary_unary(
+            request,
+            target,
+            '/quire.v1.KnowledgeService/ListAgents',
+            quire_dot_v1_dot_knowledge__service__pb2.ListAgentsRequest.SerializeToString,
+            quire_dot_v1_dot_knowledge__service__pb2.ListAgentsResponse.FromString,
             options,
             channel_credentials,
             insecure,

@@ -48,12 +48,29 @@ class KnowledgeServiceStub:
     PAYLOAD_TOO_LARGE; unknown type: UNSUPPORTED_MEDIA_TYPE. Setting metadata.document_id
     replaces that document's content (an edit). Advances the collection revision.
     """
+    UploadDocuments: _grpc.StreamUnaryMultiCallable[_knowledge_service_pb2.UploadDocumentsRequest, _knowledge_service_pb2.UploadDocumentsResponse]
+    """Client stream of many documents: each `metadata` message starts a document, the `data`
+    messages after it are its bytes. At most 1,000 documents and QUIRE_MAX_UPLOAD_BYTES in all.
+    A document the server refuses (unknown type, bad key or metadata, too large, unknown
+    collection) gets its error in its result and the others are stored; all stored ones are
+    written in one transaction at the end.
+    """
     GetDocument: _grpc.UnaryUnaryMultiCallable[_knowledge_service_pb2.GetDocumentRequest, _knowledge_service_pb2.GetDocumentResponse]
-    """One document's metadata and indexing status, by id."""
+    """One document's metadata and indexing status, by id or by (collection, external key)."""
     ListDocuments: _grpc.UnaryUnaryMultiCallable[_knowledge_service_pb2.ListDocumentsRequest, _knowledge_service_pb2.ListDocumentsResponse]
     """Documents of a collection, newest first, paged."""
     DeleteDocument: _grpc.UnaryUnaryMultiCallable[_knowledge_service_pb2.DeleteDocumentRequest, _knowledge_service_pb2.DeleteDocumentResponse]
-    """Removes a document (advances the collection revision)."""
+    """Removes a document, by id or by (collection, external key); advances the collection
+    revision.
+    """
+    DeleteDocuments: _grpc.UnaryUnaryMultiCallable[_knowledge_service_pb2.DeleteDocumentsRequest, _knowledge_service_pb2.DeleteDocumentsResponse]
+    """Removes a collection's documents named by external keys, by ids, or matching a metadata
+    filter, in one transaction; advances the collection revision once.
+    """
+    UpdateDocumentMetadata: _grpc.UnaryUnaryMultiCallable[_knowledge_service_pb2.UpdateDocumentMetadataRequest, _knowledge_service_pb2.UpdateDocumentMetadataResponse]
+    """Changes a document's metadata (a JSON merge patch, or a replacement) without re-uploading
+    or re-extracting it; advances the collection revision.
+    """
     WatchDocuments: _grpc.UnaryStreamMultiCallable[_knowledge_service_pb2.WatchDocumentsRequest, _knowledge_service_pb2.WatchDocumentsResponse]
     """Streams every document's current state, then a Document each time one is added, changes
     status or is deleted (status DELETED) in the collection.
@@ -62,6 +79,8 @@ class KnowledgeServiceStub:
     """Creates or replaces an agent's attachments; increments config_version."""
     GetAgent: _grpc.UnaryUnaryMultiCallable[_knowledge_service_pb2.GetAgentRequest, _knowledge_service_pb2.GetAgentResponse]
     """An agent's attachments and config_version."""
+    ListAgents: _grpc.UnaryUnaryMultiCallable[_knowledge_service_pb2.ListAgentsRequest, _knowledge_service_pb2.ListAgentsResponse]
+    """The organisation's agents by id, paged."""
     SearchKnowledge: _grpc.UnaryUnaryMultiCallable[_knowledge_service_pb2.SearchKnowledgeRequest, _knowledge_service_pb2.SearchKnowledgeResponse]
     """Searches the agent's current attachments (or the given collections) with the
     organisation's retrieval mode. Blank query or no collection: empty result.
@@ -93,12 +112,29 @@ class KnowledgeServiceAsyncStub(KnowledgeServiceStub):
     PAYLOAD_TOO_LARGE; unknown type: UNSUPPORTED_MEDIA_TYPE. Setting metadata.document_id
     replaces that document's content (an edit). Advances the collection revision.
     """
+    UploadDocuments: _aio.StreamUnaryMultiCallable[_knowledge_service_pb2.UploadDocumentsRequest, _knowledge_service_pb2.UploadDocumentsResponse]  # type: ignore[assignment]
+    """Client stream of many documents: each `metadata` message starts a document, the `data`
+    messages after it are its bytes. At most 1,000 documents and QUIRE_MAX_UPLOAD_BYTES in all.
+    A document the server refuses (unknown type, bad key or metadata, too large, unknown
+    collection) gets its error in its result and the others are stored; all stored ones are
+    written in one transaction at the end.
+    """
     GetDocument: _aio.UnaryUnaryMultiCallable[_knowledge_service_pb2.GetDocumentRequest, _knowledge_service_pb2.GetDocumentResponse]  # type: ignore[assignment]
-    """One document's metadata and indexing status, by id."""
+    """One document's metadata and indexing status, by id or by (collection, external key)."""
     ListDocuments: _aio.UnaryUnaryMultiCallable[_knowledge_service_pb2.ListDocumentsRequest, _knowledge_service_pb2.ListDocumentsResponse]  # type: ignore[assignment]
     """Documents of a collection, newest first, paged."""
     DeleteDocument: _aio.UnaryUnaryMultiCallable[_knowledge_service_pb2.DeleteDocumentRequest, _knowledge_service_pb2.DeleteDocumentResponse]  # type: ignore[assignment]
-    """Removes a document (advances the collection revision)."""
+    """Removes a document, by id or by (collection, external key); advances the collection
+    revision.
+    """
+    DeleteDocuments: _aio.UnaryUnaryMultiCallable[_knowledge_service_pb2.DeleteDocumentsRequest, _knowledge_service_pb2.DeleteDocumentsResponse]  # type: ignore[assignment]
+    """Removes a collection's documents named by external keys, by ids, or matching a metadata
+    filter, in one transaction; advances the collection revision once.
+    """
+    UpdateDocumentMetadata: _aio.UnaryUnaryMultiCallable[_knowledge_service_pb2.UpdateDocumentMetadataRequest, _knowledge_service_pb2.UpdateDocumentMetadataResponse]  # type: ignore[assignment]
+    """Changes a document's metadata (a JSON merge patch, or a replacement) without re-uploading
+    or re-extracting it; advances the collection revision.
+    """
     WatchDocuments: _aio.UnaryStreamMultiCallable[_knowledge_service_pb2.WatchDocumentsRequest, _knowledge_service_pb2.WatchDocumentsResponse]  # type: ignore[assignment]
     """Streams every document's current state, then a Document each time one is added, changes
     status or is deleted (status DELETED) in the collection.
@@ -107,6 +143,8 @@ class KnowledgeServiceAsyncStub(KnowledgeServiceStub):
     """Creates or replaces an agent's attachments; increments config_version."""
     GetAgent: _aio.UnaryUnaryMultiCallable[_knowledge_service_pb2.GetAgentRequest, _knowledge_service_pb2.GetAgentResponse]  # type: ignore[assignment]
     """An agent's attachments and config_version."""
+    ListAgents: _aio.UnaryUnaryMultiCallable[_knowledge_service_pb2.ListAgentsRequest, _knowledge_service_pb2.ListAgentsResponse]  # type: ignore[assignment]
+    """The organisation's agents by id, paged."""
     SearchKnowledge: _aio.UnaryUnaryMultiCallable[_knowledge_service_pb2.SearchKnowledgeRequest, _knowledge_service_pb2.SearchKnowledgeResponse]  # type: ignore[assignment]
     """Searches the agent's current attachments (or the given collections) with the
     organisation's retrieval mode. Blank query or no collection: empty result.
@@ -167,12 +205,25 @@ class KnowledgeServiceServicer(metaclass=_abc_1.ABCMeta):
         """
 
     @_abc_1.abstractmethod
+    def UploadDocuments(
+        self,
+        request_iterator: _MaybeAsyncIterator[_knowledge_service_pb2.UploadDocumentsRequest],
+        context: _ServicerContext,
+    ) -> _typing.Union[_knowledge_service_pb2.UploadDocumentsResponse, _abc.Awaitable[_knowledge_service_pb2.UploadDocumentsResponse]]:
+        """Client stream of many documents: each `metadata` message starts a document, the `data`
+        messages after it are its bytes. At most 1,000 documents and QUIRE_MAX_UPLOAD_BYTES in all.
+        A document the server refuses (unknown type, bad key or metadata, too large, unknown
+        collection) gets its error in its result and the others are stored; all stored ones are
+        written in one transaction at the end.
+        """
+
+    @_abc_1.abstractmethod
     def GetDocument(
         self,
         request: _knowledge_service_pb2.GetDocumentRequest,
         context: _ServicerContext,
     ) -> _typing.Union[_knowledge_service_pb2.GetDocumentResponse, _abc.Awaitable[_knowledge_service_pb2.GetDocumentResponse]]:
-        """One document's metadata and indexing status, by id."""
+        """One document's metadata and indexing status, by id or by (collection, external key)."""
 
     @_abc_1.abstractmethod
     def ListDocuments(
@@ -188,7 +239,29 @@ class KnowledgeServiceServicer(metaclass=_abc_1.ABCMeta):
         request: _knowledge_service_pb2.DeleteDocumentRequest,
         context: _ServicerContext,
     ) -> _typing.Union[_knowledge_service_pb2.DeleteDocumentResponse, _abc.Awaitable[_knowledge_service_pb2.DeleteDocumentResponse]]:
-        """Removes a document (advances the collection revision)."""
+        """Removes a document, by id or by (collection, external key); advances the collection
+        revision.
+        """
+
+    @_abc_1.abstractmethod
+    def DeleteDocuments(
+        self,
+        request: _knowledge_service_pb2.DeleteDocumentsRequest,
+        context: _ServicerContext,
+    ) -> _typing.Union[_knowledge_service_pb2.DeleteDocumentsResponse, _abc.Awaitable[_knowledge_service_pb2.DeleteDocumentsResponse]]:
+        """Removes a collection's documents named by external keys, by ids, or matching a metadata
+        filter, in one transaction; advances the collection revision once.
+        """
+
+    @_abc_1.abstractmethod
+    def UpdateDocumentMetadata(
+        self,
+        request: _knowledge_service_pb2.UpdateDocumentMetadataRequest,
+        context: _ServicerContext,
+    ) -> _typing.Union[_knowledge_service_pb2.UpdateDocumentMetadataResponse, _abc.Awaitable[_knowledge_service_pb2.UpdateDocumentMetadataResponse]]:
+        """Changes a document's metadata (a JSON merge patch, or a replacement) without re-uploading
+        or re-extracting it; advances the collection revision.
+        """
 
     @_abc_1.abstractmethod
     def WatchDocuments(
@@ -215,6 +288,14 @@ class KnowledgeServiceServicer(metaclass=_abc_1.ABCMeta):
         context: _ServicerContext,
     ) -> _typing.Union[_knowledge_service_pb2.GetAgentResponse, _abc.Awaitable[_knowledge_service_pb2.GetAgentResponse]]:
         """An agent's attachments and config_version."""
+
+    @_abc_1.abstractmethod
+    def ListAgents(
+        self,
+        request: _knowledge_service_pb2.ListAgentsRequest,
+        context: _ServicerContext,
+    ) -> _typing.Union[_knowledge_service_pb2.ListAgentsResponse, _abc.Awaitable[_knowledge_service_pb2.ListAgentsResponse]]:
+        """The organisation's agents by id, paged."""
 
     @_abc_1.abstractmethod
     def SearchKnowledge(

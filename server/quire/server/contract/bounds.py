@@ -83,6 +83,13 @@ class UploadMetadata:
 
     file_name = FieldBounds(min_chars=1, max_chars=255)
     mime_type = FieldBounds(max_chars=255)
+    external_key = FieldBounds(min_chars=1, max_chars=256, pattern="^[^\\x00-\\x1f\\x7f]+$")
+
+
+class GetDocumentRequest:
+    """quire.v1.GetDocumentRequest"""
+
+    external_key = FieldBounds(min_chars=1, max_chars=256)
 
 
 class ListDocumentsRequest:
@@ -90,6 +97,31 @@ class ListDocumentsRequest:
 
     cursor = FieldBounds(max_chars=1024)
     limit = FieldBounds(min=1, max=500, default=100, unit="documents")
+
+
+class DeleteDocumentRequest:
+    """quire.v1.DeleteDocumentRequest"""
+
+    external_key = FieldBounds(min_chars=1, max_chars=256)
+
+
+class DeleteDocumentsRequest:
+    """quire.v1.DeleteDocumentsRequest"""
+
+    external_keys = FieldBounds(max_items=1000)
+    document_ids = FieldBounds(max_items=1000)
+
+
+class UpdateDocumentMetadataRequest:
+    """quire.v1.UpdateDocumentMetadataRequest"""
+
+    external_key = FieldBounds(min_chars=1, max_chars=256)
+
+
+class WatchDocumentsRequest:
+    """quire.v1.WatchDocumentsRequest"""
+
+    document_ids = FieldBounds(max_items=1000)
 
 
 class UpsertAgentRequest:
@@ -103,6 +135,13 @@ class GetAgentRequest:
     """quire.v1.GetAgentRequest"""
 
     agent_id = FieldBounds(max_chars=128)
+
+
+class ListAgentsRequest:
+    """quire.v1.ListAgentsRequest"""
+
+    cursor = FieldBounds(max_chars=1024)
+    limit = FieldBounds(min=1, max=500, default=100, unit="agents")
 
 
 class SearchKnowledgeRequest:
@@ -213,16 +252,31 @@ BOUNDS: dict[str, dict[str, FieldBounds]] = {
     "quire.v1.UploadMetadata": {
         "file_name": UploadMetadata.file_name,
         "mime_type": UploadMetadata.mime_type,
+        "external_key": UploadMetadata.external_key,
     },
+    "quire.v1.GetDocumentRequest": {"external_key": GetDocumentRequest.external_key},
     "quire.v1.ListDocumentsRequest": {
         "cursor": ListDocumentsRequest.cursor,
         "limit": ListDocumentsRequest.limit,
     },
+    "quire.v1.DeleteDocumentRequest": {"external_key": DeleteDocumentRequest.external_key},
+    "quire.v1.DeleteDocumentsRequest": {
+        "external_keys": DeleteDocumentsRequest.external_keys,
+        "document_ids": DeleteDocumentsRequest.document_ids,
+    },
+    "quire.v1.UpdateDocumentMetadataRequest": {
+        "external_key": UpdateDocumentMetadataRequest.external_key
+    },
+    "quire.v1.WatchDocumentsRequest": {"document_ids": WatchDocumentsRequest.document_ids},
     "quire.v1.UpsertAgentRequest": {
         "agent_id": UpsertAgentRequest.agent_id,
         "attached_collection_ids": UpsertAgentRequest.attached_collection_ids,
     },
     "quire.v1.GetAgentRequest": {"agent_id": GetAgentRequest.agent_id},
+    "quire.v1.ListAgentsRequest": {
+        "cursor": ListAgentsRequest.cursor,
+        "limit": ListAgentsRequest.limit,
+    },
     "quire.v1.SearchKnowledgeRequest": {
         "agent_id": SearchKnowledgeRequest.agent_id,
         "collection_ids": SearchKnowledgeRequest.collection_ids,

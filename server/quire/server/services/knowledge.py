@@ -190,6 +190,23 @@ class KnowledgeService(knowledge_service_pb2_grpc.KnowledgeServiceServicer):
             await indexer.queue_purge(conn, org_id, cid)
         return knowledge_service_pb2.DeleteCollectionResponse(collection=collection)
 
+    # --- not built yet (issue 20 lands them; UNIMPLEMENTED is what a client newer than its
+    # server sees) -----------------------------------------------------------------------------
+
+    async def UploadDocuments(self, request_iterator: Any, context: Any) -> Any:
+        raise QuireError(errors_pb2.ERROR_CODE_UNIMPLEMENTED, "UploadDocuments is not built yet")
+
+    async def DeleteDocuments(self, request: Any, context: Any) -> Any:
+        raise QuireError(errors_pb2.ERROR_CODE_UNIMPLEMENTED, "DeleteDocuments is not built yet")
+
+    async def UpdateDocumentMetadata(self, request: Any, context: Any) -> Any:
+        raise QuireError(
+            errors_pb2.ERROR_CODE_UNIMPLEMENTED, "UpdateDocumentMetadata is not built yet"
+        )
+
+    async def ListAgents(self, request: Any, context: Any) -> Any:
+        raise QuireError(errors_pb2.ERROR_CODE_UNIMPLEMENTED, "ListAgents is not built yet")
+
     # --- documents --------------------------------------------------------------------------
 
     async def UploadDocument(

@@ -4,15 +4,15 @@
 
 import type { GenEnum, GenFile, GenMessage } from "@bufbuild/protobuf/codegenv2";
 import { enumDesc, fileDesc, messageDesc } from "@bufbuild/protobuf/codegenv2";
-import type { Timestamp } from "@bufbuild/protobuf/wkt";
-import { file_google_protobuf_timestamp } from "@bufbuild/protobuf/wkt";
-import type { Message } from "@bufbuild/protobuf";
+import type { ListValue, Timestamp, Value } from "@bufbuild/protobuf/wkt";
+import { file_google_protobuf_struct, file_google_protobuf_timestamp } from "@bufbuild/protobuf/wkt";
+import type { JsonObject, Message } from "@bufbuild/protobuf";
 
 /**
  * Describes the file quire/v1/knowledge.proto.
  */
 export const file_quire_v1_knowledge: GenFile = /*@__PURE__*/
-  fileDesc("ChhxdWlyZS92MS9rbm93bGVkZ2UucHJvdG8SCHF1aXJlLnYxIr8BCgpDb2xsZWN0aW9uEhYKDnNjaGVtYV92ZXJzaW9uGAEgASgNEhUKDWNvbGxlY3Rpb25faWQYAiABKAkSDAoEbmFtZRgDIAEoCRIQCghyZXZpc2lvbhgEIAEoAxIWCg5kb2N1bWVudF9jb3VudBgFIAEoDRIaChJzZXJ2aW5nX2dlbmVyYXRpb24YBiABKAMSLgoKY3JlYXRlZF9hdBgHIAEoCzIaLmdvb2dsZS5wcm90b2J1Zi5UaW1lc3RhbXAijQMKCERvY3VtZW50EhYKDnNjaGVtYV92ZXJzaW9uGAEgASgNEhMKC2RvY3VtZW50X2lkGAIgASgJEhUKDWNvbGxlY3Rpb25faWQYAyABKAkSEQoJZmlsZV9uYW1lGAQgASgJEhEKCW1pbWVfdHlwZRgFIAEoCRISCgpzaXplX2J5dGVzGAYgASgEEg4KBnNoYTI1NhgHIAEoCRIoCgZzdGF0dXMYCCABKA4yGC5xdWlyZS52MS5Eb2N1bWVudFN0YXR1cxIVCg1leHRyYWN0X2Vycm9yGAkgASgJEhAKCGF0dGVtcHRzGAogASgNEhMKC3RleHRfbGVuZ3RoGAsgASgEEhAKCHJldmlzaW9uGAwgASgDEi4KCmNyZWF0ZWRfYXQYDSABKAsyGi5nb29nbGUucHJvdG9idWYuVGltZXN0YW1wEi4KCnVwZGF0ZWRfYXQYDiABKAsyGi5nb29nbGUucHJvdG9idWYuVGltZXN0YW1wEhkKEWRldGVjdGVkX2VuY29kaW5nGA8gASgJImoKBUFnZW50EhYKDnNjaGVtYV92ZXJzaW9uGAEgASgNEhAKCGFnZW50X2lkGAIgASgJEh8KF2F0dGFjaGVkX2NvbGxlY3Rpb25faWRzGAMgAygJEhYKDmNvbmZpZ192ZXJzaW9uGAQgASgDIpoCCgxLbm93bGVkZ2VIaXQSFgoOc2NoZW1hX3ZlcnNpb24YASABKA0SEwoLZG9jdW1lbnRfaWQYAiABKAkSFQoNY29sbGVjdGlvbl9pZBgDIAEoCRIRCglmaWxlX25hbWUYBCABKAkSDQoFc2NvcmUYBSABKAESDwoHc25pcHBldBgGIAEoCRIQCghjaHVua19pZBgHIAEoCRIVCg1jaHVua19vcmRpbmFsGAggASgNEhQKDGhlYWRpbmdfcGF0aBgJIAMoCRIYChBpbmRleF9nZW5lcmF0aW9uGAogASgDEgwKBHJhbmsYCyABKA0SLAoLaW5kZXhfc3RhdGUYDCABKA4yFy5xdWlyZS52MS5IaXRJbmRleFN0YXRlIqsBCg1Eb2N1bWVudFNsaWNlEhYKDnNjaGVtYV92ZXJzaW9uGAEgASgNEhMKC2RvY3VtZW50X2lkGAIgASgJEhEKCWZpbGVfbmFtZRgDIAEoCRIMCgR0ZXh0GAQgASgJEg4KBm9mZnNldBgFIAEoBBITCgtuZXh0X29mZnNldBgGIAEoBBIUCgx0b3RhbF9sZW5ndGgYByABKAQSEQoJdHJ1bmNhdGVkGAggASgIIpwCCg9JbmRleEdlbmVyYXRpb24SEgoKZ2VuZXJhdGlvbhgBIAEoAxIoCgVzdGF0ZRgCIAEoDjIZLnF1aXJlLnYxLkdlbmVyYXRpb25TdGF0ZRITCgtmaW5nZXJwcmludBgDIAEoCRIVCg1pbmRleF92ZXJzaW9uGAQgASgJEhkKEWRvY3VtZW50c19pbmRleGVkGAUgASgNEhcKD2RvY3VtZW50c190b3RhbBgGIAEoDRIuCgpjcmVhdGVkX2F0GAcgASgLMhouZ29vZ2xlLnByb3RvYnVmLlRpbWVzdGFtcBIsCghyZWFkeV9hdBgIIAEoCzIaLmdvb2dsZS5wcm90b2J1Zi5UaW1lc3RhbXASDQoFZXJyb3IYCSABKAkipQEKC0luZGV4U3RhdHVzEhYKDnNjaGVtYV92ZXJzaW9uGAEgASgNEhUKDWNvbGxlY3Rpb25faWQYAiABKAkSGgoSc2VydmluZ19nZW5lcmF0aW9uGAMgASgDEhsKE2J1aWxkaW5nX2dlbmVyYXRpb24YBCABKAMSLgoLZ2VuZXJhdGlvbnMYBSADKAsyGS5xdWlyZS52MS5JbmRleEdlbmVyYXRpb24qiwEKDVJldHJpZXZhbE1vZGUSHgoaUkVUUklFVkFMX01PREVfVU5TUEVDSUZJRUQQABIdChlSRVRSSUVWQUxfTU9ERV9MRUdBQ1lfRlRTEAESIAocUkVUUklFVkFMX01PREVfSFlCUklEX1NIQURPVxACEhkKFVJFVFJJRVZBTF9NT0RFX0hZQlJJRBADKsIBCg5Eb2N1bWVudFN0YXR1cxIfChtET0NVTUVOVF9TVEFUVVNfVU5TUEVDSUZJRUQQABIbChdET0NVTUVOVF9TVEFUVVNfUEVORElORxABEh4KGkRPQ1VNRU5UX1NUQVRVU19QUk9DRVNTSU5HEAISGQoVRE9DVU1FTlRfU1RBVFVTX1JFQURZEAMSGgoWRE9DVU1FTlRfU1RBVFVTX0ZBSUxFRBAEEhsKF0RPQ1VNRU5UX1NUQVRVU19ERUxFVEVEEAUqagoNSGl0SW5kZXhTdGF0ZRIfChtISVRfSU5ERVhfU1RBVEVfVU5TUEVDSUZJRUQQABIbChdISVRfSU5ERVhfU1RBVEVfSU5ERVhFRBABEhsKF0hJVF9JTkRFWF9TVEFURV9QRU5ESU5HEAIqqQEKD0dlbmVyYXRpb25TdGF0ZRIgChxHRU5FUkFUSU9OX1NUQVRFX1VOU1BFQ0lGSUVEEAASHQoZR0VORVJBVElPTl9TVEFURV9CVUlMRElORxABEhoKFkdFTkVSQVRJT05fU1RBVEVfUkVBRFkQAhIcChhHRU5FUkFUSU9OX1NUQVRFX1JFVElSRUQQAxIbChdHRU5FUkFUSU9OX1NUQVRFX0ZBSUxFRBAEYgZwcm90bzM", [file_google_protobuf_timestamp]);
+  fileDesc("ChhxdWlyZS92MS9rbm93bGVkZ2UucHJvdG8SCHF1aXJlLnYxIr8BCgpDb2xsZWN0aW9uEhYKDnNjaGVtYV92ZXJzaW9uGAEgASgNEhUKDWNvbGxlY3Rpb25faWQYAiABKAkSDAoEbmFtZRgDIAEoCRIQCghyZXZpc2lvbhgEIAEoAxIWCg5kb2N1bWVudF9jb3VudBgFIAEoDRIaChJzZXJ2aW5nX2dlbmVyYXRpb24YBiABKAMSLgoKY3JlYXRlZF9hdBgHIAEoCzIaLmdvb2dsZS5wcm90b2J1Zi5UaW1lc3RhbXAigQQKCERvY3VtZW50EhYKDnNjaGVtYV92ZXJzaW9uGAEgASgNEhMKC2RvY3VtZW50X2lkGAIgASgJEhUKDWNvbGxlY3Rpb25faWQYAyABKAkSEQoJZmlsZV9uYW1lGAQgASgJEhEKCW1pbWVfdHlwZRgFIAEoCRISCgpzaXplX2J5dGVzGAYgASgEEg4KBnNoYTI1NhgHIAEoCRIoCgZzdGF0dXMYCCABKA4yGC5xdWlyZS52MS5Eb2N1bWVudFN0YXR1cxIVCg1leHRyYWN0X2Vycm9yGAkgASgJEhAKCGF0dGVtcHRzGAogASgNEhMKC3RleHRfbGVuZ3RoGAsgASgEEhAKCHJldmlzaW9uGAwgASgDEi4KCmNyZWF0ZWRfYXQYDSABKAsyGi5nb29nbGUucHJvdG9idWYuVGltZXN0YW1wEi4KCnVwZGF0ZWRfYXQYDiABKAsyGi5nb29nbGUucHJvdG9idWYuVGltZXN0YW1wEhkKEWRldGVjdGVkX2VuY29kaW5nGA8gASgJEhQKDGV4dGVybmFsX2tleRgQIAEoCRIpCghtZXRhZGF0YRgRIAEoCzIXLmdvb2dsZS5wcm90b2J1Zi5TdHJ1Y3QSMQoLaW5kZXhfc3RhdGUYEiABKA4yHC5xdWlyZS52MS5Eb2N1bWVudEluZGV4U3RhdGUiuAEKDk1ldGFkYXRhRmlsdGVyEikKBWZpZWxkGAEgASgLMhgucXVpcmUudjEuRmllbGRDb25kaXRpb25IABIjCgNhbGwYAiABKAsyFC5xdWlyZS52MS5GaWx0ZXJMaXN0SAASIwoDYW55GAMgASgLMhQucXVpcmUudjEuRmlsdGVyTGlzdEgAEicKA25vdBgEIAEoCzIYLnF1aXJlLnYxLk1ldGFkYXRhRmlsdGVySABCCAoGZmlsdGVyIjcKCkZpbHRlckxpc3QSKQoHZmlsdGVycxgBIAMoCzIYLnF1aXJlLnYxLk1ldGFkYXRhRmlsdGVyIuwBCg5GaWVsZENvbmRpdGlvbhINCgVmaWVsZBgBIAEoCRIoCgZlcXVhbHMYAiABKAsyFi5nb29nbGUucHJvdG9idWYuVmFsdWVIABIoCgJpbhgDIAEoCzIaLmdvb2dsZS5wcm90b2J1Zi5MaXN0VmFsdWVIABItCgxudW1iZXJfcmFuZ2UYBCABKAsyFS5xdWlyZS52MS5OdW1iZXJSYW5nZUgAEikKCnRpbWVfcmFuZ2UYBSABKAsyEy5xdWlyZS52MS5UaW1lUmFuZ2VIABIQCgZleGlzdHMYBiABKAhIAEILCgljb25kaXRpb24icQoLTnVtYmVyUmFuZ2USDwoCZ3QYASABKAFIAIgBARIQCgNndGUYAiABKAFIAYgBARIPCgJsdBgDIAEoAUgCiAEBEhAKA2x0ZRgEIAEoAUgDiAEBQgUKA19ndEIGCgRfZ3RlQgUKA19sdEIGCgRfbHRlIq0BCglUaW1lUmFuZ2USJgoCZ3QYASABKAsyGi5nb29nbGUucHJvdG9idWYuVGltZXN0YW1wEicKA2d0ZRgCIAEoCzIaLmdvb2dsZS5wcm90b2J1Zi5UaW1lc3RhbXASJgoCbHQYAyABKAsyGi5nb29nbGUucHJvdG9idWYuVGltZXN0YW1wEicKA2x0ZRgEIAEoCzIaLmdvb2dsZS5wcm90b2J1Zi5UaW1lc3RhbXAiagoFQWdlbnQSFgoOc2NoZW1hX3ZlcnNpb24YASABKA0SEAoIYWdlbnRfaWQYAiABKAkSHwoXYXR0YWNoZWRfY29sbGVjdGlvbl9pZHMYAyADKAkSFgoOY29uZmlnX3ZlcnNpb24YBCABKAMi2wIKDEtub3dsZWRnZUhpdBIWCg5zY2hlbWFfdmVyc2lvbhgBIAEoDRITCgtkb2N1bWVudF9pZBgCIAEoCRIVCg1jb2xsZWN0aW9uX2lkGAMgASgJEhEKCWZpbGVfbmFtZRgEIAEoCRINCgVzY29yZRgFIAEoARIPCgdzbmlwcGV0GAYgASgJEhAKCGNodW5rX2lkGAcgASgJEhUKDWNodW5rX29yZGluYWwYCCABKA0SFAoMaGVhZGluZ19wYXRoGAkgAygJEhgKEGluZGV4X2dlbmVyYXRpb24YCiABKAMSDAoEcmFuaxgLIAEoDRIsCgtpbmRleF9zdGF0ZRgMIAEoDjIXLnF1aXJlLnYxLkhpdEluZGV4U3RhdGUSKQoIbWV0YWRhdGEYDSABKAsyFy5nb29nbGUucHJvdG9idWYuU3RydWN0EhQKDGV4dGVybmFsX2tleRgOIAEoCSKrAQoNRG9jdW1lbnRTbGljZRIWCg5zY2hlbWFfdmVyc2lvbhgBIAEoDRITCgtkb2N1bWVudF9pZBgCIAEoCRIRCglmaWxlX25hbWUYAyABKAkSDAoEdGV4dBgEIAEoCRIOCgZvZmZzZXQYBSABKAQSEwoLbmV4dF9vZmZzZXQYBiABKAQSFAoMdG90YWxfbGVuZ3RoGAcgASgEEhEKCXRydW5jYXRlZBgIIAEoCCKcAgoPSW5kZXhHZW5lcmF0aW9uEhIKCmdlbmVyYXRpb24YASABKAMSKAoFc3RhdGUYAiABKA4yGS5xdWlyZS52MS5HZW5lcmF0aW9uU3RhdGUSEwoLZmluZ2VycHJpbnQYAyABKAkSFQoNaW5kZXhfdmVyc2lvbhgEIAEoCRIZChFkb2N1bWVudHNfaW5kZXhlZBgFIAEoDRIXCg9kb2N1bWVudHNfdG90YWwYBiABKA0SLgoKY3JlYXRlZF9hdBgHIAEoCzIaLmdvb2dsZS5wcm90b2J1Zi5UaW1lc3RhbXASLAoIcmVhZHlfYXQYCCABKAsyGi5nb29nbGUucHJvdG9idWYuVGltZXN0YW1wEg0KBWVycm9yGAkgASgJIqUBCgtJbmRleFN0YXR1cxIWCg5zY2hlbWFfdmVyc2lvbhgBIAEoDRIVCg1jb2xsZWN0aW9uX2lkGAIgASgJEhoKEnNlcnZpbmdfZ2VuZXJhdGlvbhgDIAEoAxIbChNidWlsZGluZ19nZW5lcmF0aW9uGAQgASgDEi4KC2dlbmVyYXRpb25zGAUgAygLMhkucXVpcmUudjEuSW5kZXhHZW5lcmF0aW9uKosBCg1SZXRyaWV2YWxNb2RlEh4KGlJFVFJJRVZBTF9NT0RFX1VOU1BFQ0lGSUVEEAASHQoZUkVUUklFVkFMX01PREVfTEVHQUNZX0ZUUxABEiAKHFJFVFJJRVZBTF9NT0RFX0hZQlJJRF9TSEFET1cQAhIZChVSRVRSSUVWQUxfTU9ERV9IWUJSSUQQAyrCAQoORG9jdW1lbnRTdGF0dXMSHwobRE9DVU1FTlRfU1RBVFVTX1VOU1BFQ0lGSUVEEAASGwoXRE9DVU1FTlRfU1RBVFVTX1BFTkRJTkcQARIeChpET0NVTUVOVF9TVEFUVVNfUFJPQ0VTU0lORxACEhkKFURPQ1VNRU5UX1NUQVRVU19SRUFEWRADEhoKFkRPQ1VNRU5UX1NUQVRVU19GQUlMRUQQBBIbChdET0NVTUVOVF9TVEFUVVNfREVMRVRFRBAFKsEBChJEb2N1bWVudEluZGV4U3RhdGUSJAogRE9DVU1FTlRfSU5ERVhfU1RBVEVfVU5TUEVDSUZJRUQQABIgChxET0NVTUVOVF9JTkRFWF9TVEFURV9QRU5ESU5HEAESIAocRE9DVU1FTlRfSU5ERVhfU1RBVEVfSU5ERVhFRBACEh8KG0RPQ1VNRU5UX0lOREVYX1NUQVRFX0ZBSUxFRBADEiAKHERPQ1VNRU5UX0lOREVYX1NUQVRFX05PX1RFWFQQBCqrAQoNVXBsb2FkT3V0Y29tZRIeChpVUExPQURfT1VUQ09NRV9VTlNQRUNJRklFRBAAEhoKFlVQTE9BRF9PVVRDT01FX0NSRUFURUQQARIbChdVUExPQURfT1VUQ09NRV9SRVBMQUNFRBACEhwKGFVQTE9BRF9PVVRDT01FX1VOQ0hBTkdFRBADEiMKH1VQTE9BRF9PVVRDT01FX01FVEFEQVRBX1VQREFURUQQBCpqCg1IaXRJbmRleFN0YXRlEh8KG0hJVF9JTkRFWF9TVEFURV9VTlNQRUNJRklFRBAAEhsKF0hJVF9JTkRFWF9TVEFURV9JTkRFWEVEEAESGwoXSElUX0lOREVYX1NUQVRFX1BFTkRJTkcQAiqpAQoPR2VuZXJhdGlvblN0YXRlEiAKHEdFTkVSQVRJT05fU1RBVEVfVU5TUEVDSUZJRUQQABIdChlHRU5FUkFUSU9OX1NUQVRFX0JVSUxESU5HEAESGgoWR0VORVJBVElPTl9TVEFURV9SRUFEWRACEhwKGEdFTkVSQVRJT05fU1RBVEVfUkVUSVJFRBADEhsKF0dFTkVSQVRJT05fU1RBVEVfRkFJTEVEEARiBnByb3RvMw", [file_google_protobuf_struct, file_google_protobuf_timestamp]);
 
 /**
  * A knowledge collection: a named set of an organisation's uploaded documents.
@@ -190,6 +190,31 @@ export type Document = Message<"quire.v1.Document"> & {
    * @generated from field: string detected_encoding = 15;
    */
   detectedEncoding: string;
+
+  /**
+   * The caller's own key for the document, unique among the collection's live documents (see
+   * UploadMetadata.external_key). Empty when none was given.
+   *
+   * @generated from field: string external_key = 16;
+   */
+  externalKey: string;
+
+  /**
+   * The caller's metadata: a JSON object (docs/knowledge.md, "Metadata"). Set at upload,
+   * changed by UpdateDocumentMetadata; matched by MetadataFilter. Empty object when none.
+   *
+   * @generated from field: google.protobuf.Struct metadata = 17;
+   */
+  metadata?: JsonObject | undefined;
+
+  /**
+   * Whether the document is searchable in its final form: INDEXED once the collection's
+   * serving index holds its current text. Set by GetDocument, ListDocuments, WatchDocuments
+   * and the upload calls.
+   *
+   * @generated from field: quire.v1.DocumentIndexState index_state = 18;
+   */
+  indexState: DocumentIndexState;
 };
 
 /**
@@ -198,6 +223,238 @@ export type Document = Message<"quire.v1.Document"> & {
  */
 export const DocumentSchema: GenMessage<Document> = /*@__PURE__*/
   messageDesc(file_quire_v1_knowledge, 1);
+
+/**
+ * A condition on documents' metadata, for SearchKnowledge and DeleteDocuments. Exactly one of
+ * the members is set. At most 8 levels of nesting and 64 conditions in all
+ * (docs/knowledge.md, "Filters").
+ *
+ * @generated from message quire.v1.MetadataFilter
+ */
+export type MetadataFilter = Message<"quire.v1.MetadataFilter"> & {
+  /**
+   * Which kind of filter this is.
+   *
+   * @generated from oneof quire.v1.MetadataFilter.filter
+   */
+  filter: {
+    /**
+     * One condition on one metadata field.
+     *
+     * @generated from field: quire.v1.FieldCondition field = 1;
+     */
+    value: FieldCondition;
+    case: "field";
+  } | {
+    /**
+     * Every filter holds (and); 1–64 filters.
+     *
+     * @generated from field: quire.v1.FilterList all = 2;
+     */
+    value: FilterList;
+    case: "all";
+  } | {
+    /**
+     * At least one filter holds (or); 1–64 filters.
+     *
+     * @generated from field: quire.v1.FilterList any = 3;
+     */
+    value: FilterList;
+    case: "any";
+  } | {
+    /**
+     * The filter does not hold.
+     *
+     * @generated from field: quire.v1.MetadataFilter not = 4;
+     */
+    value: MetadataFilter;
+    case: "not";
+  } | { case: undefined; value?: undefined };
+};
+
+/**
+ * Describes the message quire.v1.MetadataFilter.
+ * Use `create(MetadataFilterSchema)` to create a new message.
+ */
+export const MetadataFilterSchema: GenMessage<MetadataFilter> = /*@__PURE__*/
+  messageDesc(file_quire_v1_knowledge, 2);
+
+/**
+ * Filters combined by MetadataFilter.all or MetadataFilter.any.
+ *
+ * @generated from message quire.v1.FilterList
+ */
+export type FilterList = Message<"quire.v1.FilterList"> & {
+  /**
+   * 1–64 filters.
+   *
+   * @generated from field: repeated quire.v1.MetadataFilter filters = 1;
+   */
+  filters: MetadataFilter[];
+};
+
+/**
+ * Describes the message quire.v1.FilterList.
+ * Use `create(FilterListSchema)` to create a new message.
+ */
+export const FilterListSchema: GenMessage<FilterList> = /*@__PURE__*/
+  messageDesc(file_quire_v1_knowledge, 3);
+
+/**
+ * A condition on one metadata field. Exactly one condition is set.
+ *
+ * @generated from message quire.v1.FieldCondition
+ */
+export type FieldCondition = Message<"quire.v1.FieldCondition"> & {
+  /**
+   * The field: a key of the metadata object, or a dotted path into nested objects
+   * ("customer.tier"); each segment 1–64 characters of [A-Za-z0-9_-], not starting with "_".
+   *
+   * @generated from field: string field = 1;
+   */
+  field: string;
+
+  /**
+   * Which test to apply.
+   *
+   * @generated from oneof quire.v1.FieldCondition.condition
+   */
+  condition: {
+    /**
+     * The field equals this string, number or boolean, or is a list that contains it.
+     * Objects, lists and null are not accepted here.
+     *
+     * @generated from field: google.protobuf.Value equals = 2;
+     */
+    value: Value;
+    case: "equals";
+  } | {
+    /**
+     * The field equals one of these values (or is a list containing one): 1–100 values, all
+     * strings, all numbers or all booleans.
+     *
+     * @generated from field: google.protobuf.ListValue in = 3;
+     */
+    value: ListValue;
+    case: "in";
+  } | {
+    /**
+     * The field is a number (or a list holding a number) within the range.
+     *
+     * @generated from field: quire.v1.NumberRange number_range = 4;
+     */
+    value: NumberRange;
+    case: "numberRange";
+  } | {
+    /**
+     * The field is a timestamp string (RFC 3339, e.g. "2026-03-01T12:00:00Z", or a date
+     * "2026-03-01" meaning its midnight UTC) within the range.
+     *
+     * @generated from field: quire.v1.TimeRange time_range = 5;
+     */
+    value: TimeRange;
+    case: "timeRange";
+  } | {
+    /**
+     * true: the field is present (with any value, null included); false: it is absent.
+     *
+     * @generated from field: bool exists = 6;
+     */
+    value: boolean;
+    case: "exists";
+  } | { case: undefined; value?: undefined };
+};
+
+/**
+ * Describes the message quire.v1.FieldCondition.
+ * Use `create(FieldConditionSchema)` to create a new message.
+ */
+export const FieldConditionSchema: GenMessage<FieldCondition> = /*@__PURE__*/
+  messageDesc(file_quire_v1_knowledge, 4);
+
+/**
+ * A range of numbers: at least one bound; lower at most upper.
+ *
+ * @generated from message quire.v1.NumberRange
+ */
+export type NumberRange = Message<"quire.v1.NumberRange"> & {
+  /**
+   * Greater than this.
+   *
+   * @generated from field: optional double gt = 1;
+   */
+  gt?: number | undefined;
+
+  /**
+   * Greater than or equal to this.
+   *
+   * @generated from field: optional double gte = 2;
+   */
+  gte?: number | undefined;
+
+  /**
+   * Less than this.
+   *
+   * @generated from field: optional double lt = 3;
+   */
+  lt?: number | undefined;
+
+  /**
+   * Less than or equal to this.
+   *
+   * @generated from field: optional double lte = 4;
+   */
+  lte?: number | undefined;
+};
+
+/**
+ * Describes the message quire.v1.NumberRange.
+ * Use `create(NumberRangeSchema)` to create a new message.
+ */
+export const NumberRangeSchema: GenMessage<NumberRange> = /*@__PURE__*/
+  messageDesc(file_quire_v1_knowledge, 5);
+
+/**
+ * A range of times: at least one bound; lower at most upper.
+ *
+ * @generated from message quire.v1.TimeRange
+ */
+export type TimeRange = Message<"quire.v1.TimeRange"> & {
+  /**
+   * After this instant.
+   *
+   * @generated from field: google.protobuf.Timestamp gt = 1;
+   */
+  gt?: Timestamp | undefined;
+
+  /**
+   * At or after this instant.
+   *
+   * @generated from field: google.protobuf.Timestamp gte = 2;
+   */
+  gte?: Timestamp | undefined;
+
+  /**
+   * Before this instant.
+   *
+   * @generated from field: google.protobuf.Timestamp lt = 3;
+   */
+  lt?: Timestamp | undefined;
+
+  /**
+   * At or before this instant.
+   *
+   * @generated from field: google.protobuf.Timestamp lte = 4;
+   */
+  lte?: Timestamp | undefined;
+};
+
+/**
+ * Describes the message quire.v1.TimeRange.
+ * Use `create(TimeRangeSchema)` to create a new message.
+ */
+export const TimeRangeSchema: GenMessage<TimeRange> = /*@__PURE__*/
+  messageDesc(file_quire_v1_knowledge, 6);
 
 /**
  * An agent: a caller-chosen id and the collections it searches.
@@ -239,7 +496,7 @@ export type Agent = Message<"quire.v1.Agent"> & {
  * Use `create(AgentSchema)` to create a new message.
  */
 export const AgentSchema: GenMessage<Agent> = /*@__PURE__*/
-  messageDesc(file_quire_v1_knowledge, 2);
+  messageDesc(file_quire_v1_knowledge, 7);
 
 /**
  * A SearchKnowledge hit: a document (LEGACY_FTS) or one of its chunks (HYBRID).
@@ -330,6 +587,20 @@ export type KnowledgeHit = Message<"quire.v1.KnowledgeHit"> & {
    * @generated from field: quire.v1.HitIndexState index_state = 12;
    */
   indexState: HitIndexState;
+
+  /**
+   * The document's metadata, when the request set include_metadata.
+   *
+   * @generated from field: google.protobuf.Struct metadata = 13;
+   */
+  metadata?: JsonObject | undefined;
+
+  /**
+   * The document's external key (empty when it has none).
+   *
+   * @generated from field: string external_key = 14;
+   */
+  externalKey: string;
 };
 
 /**
@@ -337,7 +608,7 @@ export type KnowledgeHit = Message<"quire.v1.KnowledgeHit"> & {
  * Use `create(KnowledgeHitSchema)` to create a new message.
  */
 export const KnowledgeHitSchema: GenMessage<KnowledgeHit> = /*@__PURE__*/
-  messageDesc(file_quire_v1_knowledge, 3);
+  messageDesc(file_quire_v1_knowledge, 8);
 
 /**
  * The answer to ReadDocument: a slice of one document's extracted text.
@@ -407,7 +678,7 @@ export type DocumentSlice = Message<"quire.v1.DocumentSlice"> & {
  * Use `create(DocumentSliceSchema)` to create a new message.
  */
 export const DocumentSliceSchema: GenMessage<DocumentSlice> = /*@__PURE__*/
-  messageDesc(file_quire_v1_knowledge, 4);
+  messageDesc(file_quire_v1_knowledge, 9);
 
 /**
  * One generation of a collection's chunk index.
@@ -484,7 +755,7 @@ export type IndexGeneration = Message<"quire.v1.IndexGeneration"> & {
  * Use `create(IndexGenerationSchema)` to create a new message.
  */
 export const IndexGenerationSchema: GenMessage<IndexGeneration> = /*@__PURE__*/
-  messageDesc(file_quire_v1_knowledge, 5);
+  messageDesc(file_quire_v1_knowledge, 10);
 
 /**
  * A collection's index generations: the serving one, the one being built and the rest.
@@ -533,7 +804,7 @@ export type IndexStatus = Message<"quire.v1.IndexStatus"> & {
  * Use `create(IndexStatusSchema)` to create a new message.
  */
 export const IndexStatusSchema: GenMessage<IndexStatus> = /*@__PURE__*/
-  messageDesc(file_quire_v1_knowledge, 6);
+  messageDesc(file_quire_v1_knowledge, 11);
 
 /**
  * How SearchKnowledge retrieves. A deployment setting with a per-organisation override;
@@ -634,6 +905,107 @@ export const DocumentStatusSchema: GenEnum<DocumentStatus> = /*@__PURE__*/
   enumDesc(file_quire_v1_knowledge, 1);
 
 /**
+ * Whether a document's current text is in its collection's serving index, what
+ * wait_until_searchable waits for.
+ *
+ * @generated from enum quire.v1.DocumentIndexState
+ */
+export enum DocumentIndexState {
+  /**
+   * Not reported (an older server).
+   *
+   * @generated from enum value: DOCUMENT_INDEX_STATE_UNSPECIFIED = 0;
+   */
+  UNSPECIFIED = 0,
+
+  /**
+   * Not searchable in its final form yet: waiting for or in extraction, or extracted and
+   * waiting for the index (a READY document is already found by document-level search).
+   *
+   * @generated from enum value: DOCUMENT_INDEX_STATE_PENDING = 1;
+   */
+  PENDING = 1,
+
+  /**
+   * The serving index holds the document's current text: found by every retrieval mode.
+   *
+   * @generated from enum value: DOCUMENT_INDEX_STATE_INDEXED = 2;
+   */
+  INDEXED = 2,
+
+  /**
+   * Extraction failed for good; extract_error says why. Nothing new will be indexed.
+   *
+   * @generated from enum value: DOCUMENT_INDEX_STATE_FAILED = 3;
+   */
+  FAILED = 3,
+
+  /**
+   * Extracted, but the file holds no text: nothing to index (it can still match by name).
+   *
+   * @generated from enum value: DOCUMENT_INDEX_STATE_NO_TEXT = 4;
+   */
+  NO_TEXT = 4,
+}
+
+/**
+ * Describes the enum quire.v1.DocumentIndexState.
+ */
+export const DocumentIndexStateSchema: GenEnum<DocumentIndexState> = /*@__PURE__*/
+  enumDesc(file_quire_v1_knowledge, 2);
+
+/**
+ * What an upload did with the document.
+ *
+ * @generated from enum quire.v1.UploadOutcome
+ */
+export enum UploadOutcome {
+  /**
+   * Never sent.
+   *
+   * @generated from enum value: UPLOAD_OUTCOME_UNSPECIFIED = 0;
+   */
+  UNSPECIFIED = 0,
+
+  /**
+   * A new document was stored and queued for extraction.
+   *
+   * @generated from enum value: UPLOAD_OUTCOME_CREATED = 1;
+   */
+  CREATED = 1,
+
+  /**
+   * An existing document (named by document_id or external_key) got new content: same id,
+   * new revision, queued for extraction again.
+   *
+   * @generated from enum value: UPLOAD_OUTCOME_REPLACED = 2;
+   */
+  REPLACED = 2,
+
+  /**
+   * The existing document already held these bytes (same sha256), file name, media type and
+   * metadata: nothing was written, the revision did not move.
+   *
+   * @generated from enum value: UPLOAD_OUTCOME_UNCHANGED = 3;
+   */
+  UNCHANGED = 3,
+
+  /**
+   * The existing document already held these bytes; only its file name, media type or
+   * metadata changed (new revision, no re-extraction).
+   *
+   * @generated from enum value: UPLOAD_OUTCOME_METADATA_UPDATED = 4;
+   */
+  METADATA_UPDATED = 4,
+}
+
+/**
+ * Describes the enum quire.v1.UploadOutcome.
+ */
+export const UploadOutcomeSchema: GenEnum<UploadOutcome> = /*@__PURE__*/
+  enumDesc(file_quire_v1_knowledge, 3);
+
+/**
  * Whether a hit's document is in its collection's serving index generation (HYBRID).
  *
  * @generated from enum quire.v1.HitIndexState
@@ -670,7 +1042,7 @@ export enum HitIndexState {
  * Describes the enum quire.v1.HitIndexState.
  */
 export const HitIndexStateSchema: GenEnum<HitIndexState> = /*@__PURE__*/
-  enumDesc(file_quire_v1_knowledge, 2);
+  enumDesc(file_quire_v1_knowledge, 4);
 
 /**
  * The life of an index generation: BUILDING → READY (serving) → RETIRED (kept for rollback).
@@ -718,5 +1090,5 @@ export enum GenerationState {
  * Describes the enum quire.v1.GenerationState.
  */
 export const GenerationStateSchema: GenEnum<GenerationState> = /*@__PURE__*/
-  enumDesc(file_quire_v1_knowledge, 3);
+  enumDesc(file_quire_v1_knowledge, 5);
 

@@ -4,17 +4,20 @@
 
 import type { GenFile, GenMessage, GenService } from "@bufbuild/protobuf/codegenv2";
 import { fileDesc, messageDesc, serviceDesc } from "@bufbuild/protobuf/codegenv2";
+import { file_google_protobuf_struct } from "@bufbuild/protobuf/wkt";
 import { file_quire_v1_bounds } from "./bounds_pb.js";
-import type { Agent, Collection, Document, DocumentSlice, IndexStatus, KnowledgeHit, RetrievalMode } from "./knowledge_pb.js";
+import type { ErrorDetail } from "./errors_pb.js";
+import { file_quire_v1_errors } from "./errors_pb.js";
+import type { Agent, Collection, Document, DocumentSlice, IndexStatus, KnowledgeHit, MetadataFilter, RetrievalMode, UploadOutcome } from "./knowledge_pb.js";
 import { file_quire_v1_knowledge } from "./knowledge_pb.js";
 import { file_quire_v1_options } from "./options_pb.js";
-import type { Message } from "@bufbuild/protobuf";
+import type { JsonObject, Message } from "@bufbuild/protobuf";
 
 /**
  * Describes the file quire/v1/knowledge_service.proto.
  */
 export const file_quire_v1_knowledge_service: GenFile = /*@__PURE__*/
-  fileDesc("CiBxdWlyZS92MS9rbm93bGVkZ2Vfc2VydmljZS5wcm90bxIIcXVpcmUudjEiMgoXQ3JlYXRlQ29sbGVjdGlvblJlcXVlc3QSFwoEbmFtZRgBIAEoCUIJ8rYYBRgBIMgBIkQKGENyZWF0ZUNvbGxlY3Rpb25SZXNwb25zZRIoCgpjb2xsZWN0aW9uGAEgASgLMhQucXVpcmUudjEuQ29sbGVjdGlvbiItChRHZXRDb2xsZWN0aW9uUmVxdWVzdBIVCg1jb2xsZWN0aW9uX2lkGAEgASgJIkEKFUdldENvbGxlY3Rpb25SZXNwb25zZRIoCgpjb2xsZWN0aW9uGAEgASgLMhQucXVpcmUudjEuQ29sbGVjdGlvbiIYChZMaXN0Q29sbGVjdGlvbnNSZXF1ZXN0IlwKF0xpc3RDb2xsZWN0aW9uc1Jlc3BvbnNlEhYKDnNjaGVtYV92ZXJzaW9uGAEgASgNEikKC2NvbGxlY3Rpb25zGAIgAygLMhQucXVpcmUudjEuQ29sbGVjdGlvbiIwChdEZWxldGVDb2xsZWN0aW9uUmVxdWVzdBIVCg1jb2xsZWN0aW9uX2lkGAEgASgJIkQKGERlbGV0ZUNvbGxlY3Rpb25SZXNwb25zZRIoCgpjb2xsZWN0aW9uGAEgASgLMhQucXVpcmUudjEuQ29sbGVjdGlvbiJ2Cg5VcGxvYWRNZXRhZGF0YRIVCg1jb2xsZWN0aW9uX2lkGAEgASgJEhwKCWZpbGVfbmFtZRgCIAEoCUIJ8rYYBRgBIP8BEhoKCW1pbWVfdHlwZRgDIAEoCUIH8rYYAyD/ARITCgtkb2N1bWVudF9pZBgEIAEoCSJgChVVcGxvYWREb2N1bWVudFJlcXVlc3QSLAoIbWV0YWRhdGEYASABKAsyGC5xdWlyZS52MS5VcGxvYWRNZXRhZGF0YUgAEg4KBGRhdGEYAiABKAxIAEIJCgdtZXNzYWdlIj4KFlVwbG9hZERvY3VtZW50UmVzcG9uc2USJAoIZG9jdW1lbnQYASABKAsyEi5xdWlyZS52MS5Eb2N1bWVudCIpChJHZXREb2N1bWVudFJlcXVlc3QSEwoLZG9jdW1lbnRfaWQYASABKAkiOwoTR2V0RG9jdW1lbnRSZXNwb25zZRIkCghkb2N1bWVudBgBIAEoCzISLnF1aXJlLnYxLkRvY3VtZW50InAKFExpc3REb2N1bWVudHNSZXF1ZXN0EhUKDWNvbGxlY3Rpb25faWQYASABKAkSFwoGY3Vyc29yGAIgASgJQgfythgDIIAIEigKBWxpbWl0GAMgASgNQhnythgVCAEQ9ANCAzEwMEoJZG9jdW1lbnRzImsKFUxpc3REb2N1bWVudHNSZXNwb25zZRIWCg5zY2hlbWFfdmVyc2lvbhgBIAEoDRIlCglkb2N1bWVudHMYAiADKAsyEi5xdWlyZS52MS5Eb2N1bWVudBITCgtuZXh0X2N1cnNvchgDIAEoCSIsChVEZWxldGVEb2N1bWVudFJlcXVlc3QSEwoLZG9jdW1lbnRfaWQYASABKAkiPgoWRGVsZXRlRG9jdW1lbnRSZXNwb25zZRIkCghkb2N1bWVudBgBIAEoCzISLnF1aXJlLnYxLkRvY3VtZW50Ii4KFVdhdGNoRG9jdW1lbnRzUmVxdWVzdBIVCg1jb2xsZWN0aW9uX2lkGAEgASgJIj4KFldhdGNoRG9jdW1lbnRzUmVzcG9uc2USJAoIZG9jdW1lbnQYASABKAsyEi5xdWlyZS52MS5Eb2N1bWVudCJuChJVcHNlcnRBZ2VudFJlcXVlc3QSLwoIYWdlbnRfaWQYASABKAlCHfK2GBkYASCAAToSXltBLVphLXowLTkuXzotXSskEicKF2F0dGFjaGVkX2NvbGxlY3Rpb25faWRzGAIgAygJQgbythgCMGQiNQoTVXBzZXJ0QWdlbnRSZXNwb25zZRIeCgVhZ2VudBgBIAEoCzIPLnF1aXJlLnYxLkFnZW50IiwKD0dldEFnZW50UmVxdWVzdBIZCghhZ2VudF9pZBgBIAEoCUIH8rYYAyCAASIyChBHZXRBZ2VudFJlc3BvbnNlEh4KBWFnZW50GAEgASgLMg8ucXVpcmUudjEuQWdlbnQitgEKFlNlYXJjaEtub3dsZWRnZVJlcXVlc3QSGQoIYWdlbnRfaWQYASABKAlCB/K2GAMggAESHgoOY29sbGVjdGlvbl9pZHMYAiADKAlCBvK2GAIwZBIYCgVxdWVyeRgDIAEoCUIJ8rYYBRgAIPQDEiAKBWxpbWl0GAQgASgNQhHythgNCAEQMkIBOEoEaGl0cxIlCgRtb2RlGAUgASgOMhcucXVpcmUudjEuUmV0cmlldmFsTW9kZSKOAQoXU2VhcmNoS25vd2xlZGdlUmVzcG9uc2USFgoOc2NoZW1hX3ZlcnNpb24YASABKA0SJAoEaGl0cxgCIAMoCzIWLnF1aXJlLnYxLktub3dsZWRnZUhpdBIlCgRtb2RlGAMgASgOMhcucXVpcmUudjEuUmV0cmlldmFsTW9kZRIOCgZjYWNoZWQYBCABKAgiwgEKE1JlYWREb2N1bWVudFJlcXVlc3QSGQoIYWdlbnRfaWQYASABKAlCB/K2GAMggAESHgoOY29sbGVjdGlvbl9pZHMYAiADKAlCBvK2GAIwZBITCgtkb2N1bWVudF9pZBgDIAEoCRIqCgZvZmZzZXQYBCABKARCGvK2GBYQ/////wdCATBKC2NvZGUgcG9pbnRzEi8KCW1heF9jaGFycxgFIAEoDUIc8rYYGAgBEKAfQgQ0MDAwSgtjb2RlIHBvaW50cyI+ChRSZWFkRG9jdW1lbnRSZXNwb25zZRImCgVzbGljZRgBIAEoCzIXLnF1aXJlLnYxLkRvY3VtZW50U2xpY2UiLgoVR2V0SW5kZXhTdGF0dXNSZXF1ZXN0EhUKDWNvbGxlY3Rpb25faWQYASABKAkiPwoWR2V0SW5kZXhTdGF0dXNSZXNwb25zZRIlCgZzdGF0dXMYASABKAsyFS5xdWlyZS52MS5JbmRleFN0YXR1cyIwChdXYXRjaEluZGV4U3RhdHVzUmVxdWVzdBIVCg1jb2xsZWN0aW9uX2lkGAEgASgJIkEKGFdhdGNoSW5kZXhTdGF0dXNSZXNwb25zZRIlCgZzdGF0dXMYASABKAsyFS5xdWlyZS52MS5JbmRleFN0YXR1czLjDgoQS25vd2xlZGdlU2VydmljZRJjChBDcmVhdGVDb2xsZWN0aW9uEiEucXVpcmUudjEuQ3JlYXRlQ29sbGVjdGlvblJlcXVlc3QaIi5xdWlyZS52MS5DcmVhdGVDb2xsZWN0aW9uUmVzcG9uc2UiCNK1GAQIAxACEl0KDUdldENvbGxlY3Rpb24SHi5xdWlyZS52MS5HZXRDb2xsZWN0aW9uUmVxdWVzdBofLnF1aXJlLnYxLkdldENvbGxlY3Rpb25SZXNwb25zZSILkAIB0rUYBAgBEAESYwoPTGlzdENvbGxlY3Rpb25zEiAucXVpcmUudjEuTGlzdENvbGxlY3Rpb25zUmVxdWVzdBohLnF1aXJlLnYxLkxpc3RDb2xsZWN0aW9uc1Jlc3BvbnNlIguQAgHStRgECAEQARJjChBEZWxldGVDb2xsZWN0aW9uEiEucXVpcmUudjEuRGVsZXRlQ29sbGVjdGlvblJlcXVlc3QaIi5xdWlyZS52MS5EZWxldGVDb2xsZWN0aW9uUmVzcG9uc2UiCNK1GAQIAxACEl8KDlVwbG9hZERvY3VtZW50Eh8ucXVpcmUudjEuVXBsb2FkRG9jdW1lbnRSZXF1ZXN0GiAucXVpcmUudjEuVXBsb2FkRG9jdW1lbnRSZXNwb25zZSII0rUYBAgFEAIoARJXCgtHZXREb2N1bWVudBIcLnF1aXJlLnYxLkdldERvY3VtZW50UmVxdWVzdBodLnF1aXJlLnYxLkdldERvY3VtZW50UmVzcG9uc2UiC5ACAdK1GAQIARABEl0KDUxpc3REb2N1bWVudHMSHi5xdWlyZS52MS5MaXN0RG9jdW1lbnRzUmVxdWVzdBofLnF1aXJlLnYxLkxpc3REb2N1bWVudHNSZXNwb25zZSILkAIB0rUYBAgBEAESXQoORGVsZXRlRG9jdW1lbnQSHy5xdWlyZS52MS5EZWxldGVEb2N1bWVudFJlcXVlc3QaIC5xdWlyZS52MS5EZWxldGVEb2N1bWVudFJlc3BvbnNlIgjStRgECAMQAhJfCg5XYXRjaERvY3VtZW50cxIfLnF1aXJlLnYxLldhdGNoRG9jdW1lbnRzUmVxdWVzdBogLnF1aXJlLnYxLldhdGNoRG9jdW1lbnRzUmVzcG9uc2UiCNK1GAQIBhABMAESVAoLVXBzZXJ0QWdlbnQSHC5xdWlyZS52MS5VcHNlcnRBZ2VudFJlcXVlc3QaHS5xdWlyZS52MS5VcHNlcnRBZ2VudFJlc3BvbnNlIgjStRgECAMQAhJOCghHZXRBZ2VudBIZLnF1aXJlLnYxLkdldEFnZW50UmVxdWVzdBoaLnF1aXJlLnYxLkdldEFnZW50UmVzcG9uc2UiC5ACAdK1GAQIARABErwCCg9TZWFyY2hLbm93bGVkZ2USIC5xdWlyZS52MS5TZWFyY2hLbm93bGVkZ2VSZXF1ZXN0GiEucXVpcmUudjEuU2VhcmNoS25vd2xlZGdlUmVzcG9uc2Ui4wGQAgHStRgECAIQAdq1GNMBChBzZWFyY2hfa25vd2xlZGdlEpUBU2VhcmNoIHRoZSBrbm93bGVkZ2UgY29sbGVjdGlvbnMgYXR0YWNoZWQgdG8gYW4gYWdlbnQuIFJldHVybnMgZG9jdW1lbnRzIChvciBjaHVua3MpIHdpdGggYSBzbmlwcGV0LCBiZXN0IGZpcnN0OyByZWFkIG1vcmUgb2Ygb25lIHdpdGggcmVhZF9kb2N1bWVudC4aCGFnZW50X2lkGgVxdWVyeRoFbGltaXQiCGFnZW50X2lkIgVxdWVyeRK5AgoMUmVhZERvY3VtZW50Eh0ucXVpcmUudjEuUmVhZERvY3VtZW50UmVxdWVzdBoeLnF1aXJlLnYxLlJlYWREb2N1bWVudFJlc3BvbnNlIukBkAIB0rUYBAgBEAHatRjZAQoNcmVhZF9kb2N1bWVudBKGAVJlYWQgdXAgdG8gNCwwMDAgY29kZSBwb2ludHMgb2YgYSBkb2N1bWVudCdzIGV4dHJhY3RlZCB0ZXh0LCBzdGFydGluZyBhdCBgb2Zmc2V0YDsgY29udGludWUgd2l0aCB0aGUgbmV4dF9vZmZzZXQgb2YgdGhlIHByZXZpb3VzIHJlYWQuGghhZ2VudF9pZBoLZG9jdW1lbnRfaWQaBm9mZnNldBoJbWF4X2NoYXJzIghhZ2VudF9pZCILZG9jdW1lbnRfaWQSYAoOR2V0SW5kZXhTdGF0dXMSHy5xdWlyZS52MS5HZXRJbmRleFN0YXR1c1JlcXVlc3QaIC5xdWlyZS52MS5HZXRJbmRleFN0YXR1c1Jlc3BvbnNlIguQAgHStRgECAEQARJlChBXYXRjaEluZGV4U3RhdHVzEiEucXVpcmUudjEuV2F0Y2hJbmRleFN0YXR1c1JlcXVlc3QaIi5xdWlyZS52MS5XYXRjaEluZGV4U3RhdHVzUmVzcG9uc2UiCNK1GAQIBhABMAFiBnByb3RvMw", [file_quire_v1_bounds, file_quire_v1_knowledge, file_quire_v1_options]);
+  fileDesc("CiBxdWlyZS92MS9rbm93bGVkZ2Vfc2VydmljZS5wcm90bxIIcXVpcmUudjEiMgoXQ3JlYXRlQ29sbGVjdGlvblJlcXVlc3QSFwoEbmFtZRgBIAEoCUIJ8rYYBRgBIMgBIkQKGENyZWF0ZUNvbGxlY3Rpb25SZXNwb25zZRIoCgpjb2xsZWN0aW9uGAEgASgLMhQucXVpcmUudjEuQ29sbGVjdGlvbiItChRHZXRDb2xsZWN0aW9uUmVxdWVzdBIVCg1jb2xsZWN0aW9uX2lkGAEgASgJIkEKFUdldENvbGxlY3Rpb25SZXNwb25zZRIoCgpjb2xsZWN0aW9uGAEgASgLMhQucXVpcmUudjEuQ29sbGVjdGlvbiIYChZMaXN0Q29sbGVjdGlvbnNSZXF1ZXN0IlwKF0xpc3RDb2xsZWN0aW9uc1Jlc3BvbnNlEhYKDnNjaGVtYV92ZXJzaW9uGAEgASgNEikKC2NvbGxlY3Rpb25zGAIgAygLMhQucXVpcmUudjEuQ29sbGVjdGlvbiIwChdEZWxldGVDb2xsZWN0aW9uUmVxdWVzdBIVCg1jb2xsZWN0aW9uX2lkGAEgASgJIkQKGERlbGV0ZUNvbGxlY3Rpb25SZXNwb25zZRIoCgpjb2xsZWN0aW9uGAEgASgLMhQucXVpcmUudjEuQ29sbGVjdGlvbiLtAQoOVXBsb2FkTWV0YWRhdGESFQoNY29sbGVjdGlvbl9pZBgBIAEoCRIcCglmaWxlX25hbWUYAiABKAlCCfK2GAUYASD/ARIaCgltaW1lX3R5cGUYAyABKAlCB/K2GAMg/wESEwoLZG9jdW1lbnRfaWQYBCABKAkSOQoMZXh0ZXJuYWxfa2V5GAUgASgJQh7ythgaGAEggAI6E15bXlx4MDAtXHgxZlx4N2ZdKyRIAIgBARIpCghtZXRhZGF0YRgGIAEoCzIXLmdvb2dsZS5wcm90b2J1Zi5TdHJ1Y3RCDwoNX2V4dGVybmFsX2tleSJgChVVcGxvYWREb2N1bWVudFJlcXVlc3QSLAoIbWV0YWRhdGEYASABKAsyGC5xdWlyZS52MS5VcGxvYWRNZXRhZGF0YUgAEg4KBGRhdGEYAiABKAxIAEIJCgdtZXNzYWdlImgKFlVwbG9hZERvY3VtZW50UmVzcG9uc2USJAoIZG9jdW1lbnQYASABKAsyEi5xdWlyZS52MS5Eb2N1bWVudBIoCgdvdXRjb21lGAIgASgOMhcucXVpcmUudjEuVXBsb2FkT3V0Y29tZSJhChZVcGxvYWREb2N1bWVudHNSZXF1ZXN0EiwKCG1ldGFkYXRhGAEgASgLMhgucXVpcmUudjEuVXBsb2FkTWV0YWRhdGFIABIOCgRkYXRhGAIgASgMSABCCQoHbWVzc2FnZSKTAQoMVXBsb2FkUmVzdWx0Eg0KBWluZGV4GAEgASgNEigKB291dGNvbWUYAiABKA4yFy5xdWlyZS52MS5VcGxvYWRPdXRjb21lEiQKCGRvY3VtZW50GAMgASgLMhIucXVpcmUudjEuRG9jdW1lbnQSJAoFZXJyb3IYBCABKAsyFS5xdWlyZS52MS5FcnJvckRldGFpbCJaChdVcGxvYWREb2N1bWVudHNSZXNwb25zZRIWCg5zY2hlbWFfdmVyc2lvbhgBIAEoDRInCgdyZXN1bHRzGAIgAygLMhYucXVpcmUudjEuVXBsb2FkUmVzdWx0IncKEkdldERvY3VtZW50UmVxdWVzdBITCgtkb2N1bWVudF9pZBgBIAEoCRIVCg1jb2xsZWN0aW9uX2lkGAIgASgJEiQKDGV4dGVybmFsX2tleRgDIAEoCUIJ8rYYBRgBIIACSACIAQFCDwoNX2V4dGVybmFsX2tleSI7ChNHZXREb2N1bWVudFJlc3BvbnNlEiQKCGRvY3VtZW50GAEgASgLMhIucXVpcmUudjEuRG9jdW1lbnQimgEKFExpc3REb2N1bWVudHNSZXF1ZXN0EhUKDWNvbGxlY3Rpb25faWQYASABKAkSFwoGY3Vyc29yGAIgASgJQgfythgDIIAIEigKBWxpbWl0GAMgASgNQhnythgVCAEQ9ANCAzEwMEoJZG9jdW1lbnRzEigKBmZpbHRlchgEIAEoCzIYLnF1aXJlLnYxLk1ldGFkYXRhRmlsdGVyImsKFUxpc3REb2N1bWVudHNSZXNwb25zZRIWCg5zY2hlbWFfdmVyc2lvbhgBIAEoDRIlCglkb2N1bWVudHMYAiADKAsyEi5xdWlyZS52MS5Eb2N1bWVudBITCgtuZXh0X2N1cnNvchgDIAEoCSJ6ChVEZWxldGVEb2N1bWVudFJlcXVlc3QSEwoLZG9jdW1lbnRfaWQYASABKAkSFQoNY29sbGVjdGlvbl9pZBgCIAEoCRIkCgxleHRlcm5hbF9rZXkYAyABKAlCCfK2GAUYASCAAkgAiAEBQg8KDV9leHRlcm5hbF9rZXkimAEKFkRlbGV0ZURvY3VtZW50c1JlcXVlc3QSFQoNY29sbGVjdGlvbl9pZBgBIAEoCRIeCg1leHRlcm5hbF9rZXlzGAIgAygJQgfythgDMOgHEh0KDGRvY3VtZW50X2lkcxgDIAMoCUIH8rYYAzDoBxIoCgZmaWx0ZXIYBCABKAsyGC5xdWlyZS52MS5NZXRhZGF0YUZpbHRlciJ2ChdEZWxldGVEb2N1bWVudHNSZXNwb25zZRIVCg1kZWxldGVkX2NvdW50GAEgASgNEhAKCHJldmlzaW9uGAIgASgDEhQKDG1pc3Npbmdfa2V5cxgDIAMoCRIcChRtaXNzaW5nX2RvY3VtZW50X2lkcxgEIAMoCSK7AQodVXBkYXRlRG9jdW1lbnRNZXRhZGF0YVJlcXVlc3QSEwoLZG9jdW1lbnRfaWQYASABKAkSFQoNY29sbGVjdGlvbl9pZBgCIAEoCRIkCgxleHRlcm5hbF9rZXkYAyABKAlCCfK2GAUYASCAAkgAiAEBEiYKBXBhdGNoGAQgASgLMhcuZ29vZ2xlLnByb3RvYnVmLlN0cnVjdBIPCgdyZXBsYWNlGAUgASgIQg8KDV9leHRlcm5hbF9rZXkiRgoeVXBkYXRlRG9jdW1lbnRNZXRhZGF0YVJlc3BvbnNlEiQKCGRvY3VtZW50GAEgASgLMhIucXVpcmUudjEuRG9jdW1lbnQiPgoWRGVsZXRlRG9jdW1lbnRSZXNwb25zZRIkCghkb2N1bWVudBgBIAEoCzISLnF1aXJlLnYxLkRvY3VtZW50Ik0KFVdhdGNoRG9jdW1lbnRzUmVxdWVzdBIVCg1jb2xsZWN0aW9uX2lkGAEgASgJEh0KDGRvY3VtZW50X2lkcxgCIAMoCUIH8rYYAzDoByI+ChZXYXRjaERvY3VtZW50c1Jlc3BvbnNlEiQKCGRvY3VtZW50GAEgASgLMhIucXVpcmUudjEuRG9jdW1lbnQibgoSVXBzZXJ0QWdlbnRSZXF1ZXN0Ei8KCGFnZW50X2lkGAEgASgJQh3ythgZGAEggAE6El5bQS1aYS16MC05Ll86LV0rJBInChdhdHRhY2hlZF9jb2xsZWN0aW9uX2lkcxgCIAMoCUIG8rYYAjBkIjUKE1Vwc2VydEFnZW50UmVzcG9uc2USHgoFYWdlbnQYASABKAsyDy5xdWlyZS52MS5BZ2VudCIsCg9HZXRBZ2VudFJlcXVlc3QSGQoIYWdlbnRfaWQYASABKAlCB/K2GAMggAEiMgoQR2V0QWdlbnRSZXNwb25zZRIeCgVhZ2VudBgBIAEoCzIPLnF1aXJlLnYxLkFnZW50IlMKEUxpc3RBZ2VudHNSZXF1ZXN0EhcKBmN1cnNvchgBIAEoCUIH8rYYAyCACBIlCgVsaW1pdBgCIAEoDUIW8rYYEggBEPQDQgMxMDBKBmFnZW50cyJiChJMaXN0QWdlbnRzUmVzcG9uc2USFgoOc2NoZW1hX3ZlcnNpb24YASABKA0SHwoGYWdlbnRzGAIgAygLMg8ucXVpcmUudjEuQWdlbnQSEwoLbmV4dF9jdXJzb3IYAyABKAki+gEKFlNlYXJjaEtub3dsZWRnZVJlcXVlc3QSGQoIYWdlbnRfaWQYASABKAlCB/K2GAMggAESHgoOY29sbGVjdGlvbl9pZHMYAiADKAlCBvK2GAIwZBIYCgVxdWVyeRgDIAEoCUIJ8rYYBRgAIPQDEiAKBWxpbWl0GAQgASgNQhHythgNCAEQMkIBOEoEaGl0cxIlCgRtb2RlGAUgASgOMhcucXVpcmUudjEuUmV0cmlldmFsTW9kZRIoCgZmaWx0ZXIYBiABKAsyGC5xdWlyZS52MS5NZXRhZGF0YUZpbHRlchIYChBpbmNsdWRlX21ldGFkYXRhGAcgASgIIo4BChdTZWFyY2hLbm93bGVkZ2VSZXNwb25zZRIWCg5zY2hlbWFfdmVyc2lvbhgBIAEoDRIkCgRoaXRzGAIgAygLMhYucXVpcmUudjEuS25vd2xlZGdlSGl0EiUKBG1vZGUYAyABKA4yFy5xdWlyZS52MS5SZXRyaWV2YWxNb2RlEg4KBmNhY2hlZBgEIAEoCCLCAQoTUmVhZERvY3VtZW50UmVxdWVzdBIZCghhZ2VudF9pZBgBIAEoCUIH8rYYAyCAARIeCg5jb2xsZWN0aW9uX2lkcxgCIAMoCUIG8rYYAjBkEhMKC2RvY3VtZW50X2lkGAMgASgJEioKBm9mZnNldBgEIAEoBEIa8rYYFhD/////B0IBMEoLY29kZSBwb2ludHMSLwoJbWF4X2NoYXJzGAUgASgNQhzythgYCAEQoB9CBDQwMDBKC2NvZGUgcG9pbnRzIj4KFFJlYWREb2N1bWVudFJlc3BvbnNlEiYKBXNsaWNlGAEgASgLMhcucXVpcmUudjEuRG9jdW1lbnRTbGljZSIuChVHZXRJbmRleFN0YXR1c1JlcXVlc3QSFQoNY29sbGVjdGlvbl9pZBgBIAEoCSI/ChZHZXRJbmRleFN0YXR1c1Jlc3BvbnNlEiUKBnN0YXR1cxgBIAEoCzIVLnF1aXJlLnYxLkluZGV4U3RhdHVzIjAKF1dhdGNoSW5kZXhTdGF0dXNSZXF1ZXN0EhUKDWNvbGxlY3Rpb25faWQYASABKAkiQQoYV2F0Y2hJbmRleFN0YXR1c1Jlc3BvbnNlEiUKBnN0YXR1cxgBIAEoCzIVLnF1aXJlLnYxLkluZGV4U3RhdHVzMvYRChBLbm93bGVkZ2VTZXJ2aWNlEmMKEENyZWF0ZUNvbGxlY3Rpb24SIS5xdWlyZS52MS5DcmVhdGVDb2xsZWN0aW9uUmVxdWVzdBoiLnF1aXJlLnYxLkNyZWF0ZUNvbGxlY3Rpb25SZXNwb25zZSII0rUYBAgDEAISXQoNR2V0Q29sbGVjdGlvbhIeLnF1aXJlLnYxLkdldENvbGxlY3Rpb25SZXF1ZXN0Gh8ucXVpcmUudjEuR2V0Q29sbGVjdGlvblJlc3BvbnNlIguQAgHStRgECAEQARJjCg9MaXN0Q29sbGVjdGlvbnMSIC5xdWlyZS52MS5MaXN0Q29sbGVjdGlvbnNSZXF1ZXN0GiEucXVpcmUudjEuTGlzdENvbGxlY3Rpb25zUmVzcG9uc2UiC5ACAdK1GAQIARABEmMKEERlbGV0ZUNvbGxlY3Rpb24SIS5xdWlyZS52MS5EZWxldGVDb2xsZWN0aW9uUmVxdWVzdBoiLnF1aXJlLnYxLkRlbGV0ZUNvbGxlY3Rpb25SZXNwb25zZSII0rUYBAgDEAISXwoOVXBsb2FkRG9jdW1lbnQSHy5xdWlyZS52MS5VcGxvYWREb2N1bWVudFJlcXVlc3QaIC5xdWlyZS52MS5VcGxvYWREb2N1bWVudFJlc3BvbnNlIgjStRgECAUQAigBEmIKD1VwbG9hZERvY3VtZW50cxIgLnF1aXJlLnYxLlVwbG9hZERvY3VtZW50c1JlcXVlc3QaIS5xdWlyZS52MS5VcGxvYWREb2N1bWVudHNSZXNwb25zZSII0rUYBAgFEAIoARJXCgtHZXREb2N1bWVudBIcLnF1aXJlLnYxLkdldERvY3VtZW50UmVxdWVzdBodLnF1aXJlLnYxLkdldERvY3VtZW50UmVzcG9uc2UiC5ACAdK1GAQIARABEl0KDUxpc3REb2N1bWVudHMSHi5xdWlyZS52MS5MaXN0RG9jdW1lbnRzUmVxdWVzdBofLnF1aXJlLnYxLkxpc3REb2N1bWVudHNSZXNwb25zZSILkAIB0rUYBAgBEAESXQoORGVsZXRlRG9jdW1lbnQSHy5xdWlyZS52MS5EZWxldGVEb2N1bWVudFJlcXVlc3QaIC5xdWlyZS52MS5EZWxldGVEb2N1bWVudFJlc3BvbnNlIgjStRgECAMQAhJgCg9EZWxldGVEb2N1bWVudHMSIC5xdWlyZS52MS5EZWxldGVEb2N1bWVudHNSZXF1ZXN0GiEucXVpcmUudjEuRGVsZXRlRG9jdW1lbnRzUmVzcG9uc2UiCNK1GAQIAxACEnUKFlVwZGF0ZURvY3VtZW50TWV0YWRhdGESJy5xdWlyZS52MS5VcGRhdGVEb2N1bWVudE1ldGFkYXRhUmVxdWVzdBooLnF1aXJlLnYxLlVwZGF0ZURvY3VtZW50TWV0YWRhdGFSZXNwb25zZSII0rUYBAgDEAISXwoOV2F0Y2hEb2N1bWVudHMSHy5xdWlyZS52MS5XYXRjaERvY3VtZW50c1JlcXVlc3QaIC5xdWlyZS52MS5XYXRjaERvY3VtZW50c1Jlc3BvbnNlIgjStRgECAYQATABElQKC1Vwc2VydEFnZW50EhwucXVpcmUudjEuVXBzZXJ0QWdlbnRSZXF1ZXN0Gh0ucXVpcmUudjEuVXBzZXJ0QWdlbnRSZXNwb25zZSII0rUYBAgDEAISTgoIR2V0QWdlbnQSGS5xdWlyZS52MS5HZXRBZ2VudFJlcXVlc3QaGi5xdWlyZS52MS5HZXRBZ2VudFJlc3BvbnNlIguQAgHStRgECAEQARJUCgpMaXN0QWdlbnRzEhsucXVpcmUudjEuTGlzdEFnZW50c1JlcXVlc3QaHC5xdWlyZS52MS5MaXN0QWdlbnRzUmVzcG9uc2UiC5ACAdK1GAQIARABErwCCg9TZWFyY2hLbm93bGVkZ2USIC5xdWlyZS52MS5TZWFyY2hLbm93bGVkZ2VSZXF1ZXN0GiEucXVpcmUudjEuU2VhcmNoS25vd2xlZGdlUmVzcG9uc2Ui4wGQAgHStRgECAIQAdq1GNMBChBzZWFyY2hfa25vd2xlZGdlEpUBU2VhcmNoIHRoZSBrbm93bGVkZ2UgY29sbGVjdGlvbnMgYXR0YWNoZWQgdG8gYW4gYWdlbnQuIFJldHVybnMgZG9jdW1lbnRzIChvciBjaHVua3MpIHdpdGggYSBzbmlwcGV0LCBiZXN0IGZpcnN0OyByZWFkIG1vcmUgb2Ygb25lIHdpdGggcmVhZF9kb2N1bWVudC4aCGFnZW50X2lkGgVxdWVyeRoFbGltaXQiCGFnZW50X2lkIgVxdWVyeRK5AgoMUmVhZERvY3VtZW50Eh0ucXVpcmUudjEuUmVhZERvY3VtZW50UmVxdWVzdBoeLnF1aXJlLnYxLlJlYWREb2N1bWVudFJlc3BvbnNlIukBkAIB0rUYBAgBEAHatRjZAQoNcmVhZF9kb2N1bWVudBKGAVJlYWQgdXAgdG8gNCwwMDAgY29kZSBwb2ludHMgb2YgYSBkb2N1bWVudCdzIGV4dHJhY3RlZCB0ZXh0LCBzdGFydGluZyBhdCBgb2Zmc2V0YDsgY29udGludWUgd2l0aCB0aGUgbmV4dF9vZmZzZXQgb2YgdGhlIHByZXZpb3VzIHJlYWQuGghhZ2VudF9pZBoLZG9jdW1lbnRfaWQaBm9mZnNldBoJbWF4X2NoYXJzIghhZ2VudF9pZCILZG9jdW1lbnRfaWQSYAoOR2V0SW5kZXhTdGF0dXMSHy5xdWlyZS52MS5HZXRJbmRleFN0YXR1c1JlcXVlc3QaIC5xdWlyZS52MS5HZXRJbmRleFN0YXR1c1Jlc3BvbnNlIguQAgHStRgECAEQARJlChBXYXRjaEluZGV4U3RhdHVzEiEucXVpcmUudjEuV2F0Y2hJbmRleFN0YXR1c1JlcXVlc3QaIi5xdWlyZS52MS5XYXRjaEluZGV4U3RhdHVzUmVzcG9uc2UiCNK1GAQIBhABMAFiBnByb3RvMw", [file_google_protobuf_struct, file_quire_v1_bounds, file_quire_v1_errors, file_quire_v1_knowledge, file_quire_v1_options]);
 
 /**
  * Creates a collection.
@@ -217,11 +220,32 @@ export type UploadMetadata = Message<"quire.v1.UploadMetadata"> & {
 
   /**
    * When set, replaces this document's content (an edit): its id, a UUID. Empty: a new
-   * document.
+   * document, or the one named by external_key.
    *
    * @generated from field: string document_id = 4;
    */
   documentId: string;
+
+  /**
+   * The caller's own key for the document: 1–256 characters, no control characters; unique
+   * among the collection's live documents. A key already in use names that document: the
+   * upload replaces it (same id, new revision), or changes nothing when the bytes, name, type
+   * and metadata are the same (UPLOAD_OUTCOME_UNCHANGED). Unset: no key (an edit by
+   * document_id keeps the document's key).
+   *
+   * @generated from field: optional string external_key = 5;
+   */
+  externalKey?: string | undefined;
+
+  /**
+   * The document's metadata, a JSON object: at most 16 KiB as compact JSON, 4 levels deep, 128
+   * keys per object; keys 1–64 characters of [A-Za-z0-9_-] not starting with "_" (reserved);
+   * strings at most 4,096 characters, lists at most 256 items, numbers finite. Set: replaces
+   * the document's metadata. Unset: a new document has none, a replaced one keeps its own.
+   *
+   * @generated from field: google.protobuf.Struct metadata = 6;
+   */
+  metadata?: JsonObject | undefined;
 };
 
 /**
@@ -282,6 +306,13 @@ export type UploadDocumentResponse = Message<"quire.v1.UploadDocumentResponse"> 
    * @generated from field: quire.v1.Document document = 1;
    */
   document?: Document | undefined;
+
+  /**
+   * What the upload did: created, replaced, unchanged or metadata updated.
+   *
+   * @generated from field: quire.v1.UploadOutcome outcome = 2;
+   */
+  outcome: UploadOutcome;
 };
 
 /**
@@ -292,7 +323,115 @@ export const UploadDocumentResponseSchema: GenMessage<UploadDocumentResponse> = 
   messageDesc(file_quire_v1_knowledge_service, 10);
 
 /**
- * Asks for one document.
+ * A client message of UploadDocuments: a `metadata` message starts each document, `data`
+ * pieces follow it.
+ *
+ * @generated from message quire.v1.UploadDocumentsRequest
+ */
+export type UploadDocumentsRequest = Message<"quire.v1.UploadDocumentsRequest"> & {
+  /**
+   * Which message this is.
+   *
+   * @generated from oneof quire.v1.UploadDocumentsRequest.message
+   */
+  message: {
+    /**
+     * Starts the next document: what is uploaded and where (as in UploadDocument).
+     *
+     * @generated from field: quire.v1.UploadMetadata metadata = 1;
+     */
+    value: UploadMetadata;
+    case: "metadata";
+  } | {
+    /**
+     * The next piece of the current document's bytes.
+     *
+     * @generated from field: bytes data = 2;
+     */
+    value: Uint8Array;
+    case: "data";
+  } | { case: undefined; value?: undefined };
+};
+
+/**
+ * Describes the message quire.v1.UploadDocumentsRequest.
+ * Use `create(UploadDocumentsRequestSchema)` to create a new message.
+ */
+export const UploadDocumentsRequestSchema: GenMessage<UploadDocumentsRequest> = /*@__PURE__*/
+  messageDesc(file_quire_v1_knowledge_service, 11);
+
+/**
+ * One document's result in UploadDocuments.
+ *
+ * @generated from message quire.v1.UploadResult
+ */
+export type UploadResult = Message<"quire.v1.UploadResult"> & {
+  /**
+   * The document's 0-based position in the stream (the order of its `metadata` message).
+   *
+   * @generated from field: uint32 index = 1;
+   */
+  index: number;
+
+  /**
+   * What the upload did; UNSPECIFIED when it failed.
+   *
+   * @generated from field: quire.v1.UploadOutcome outcome = 2;
+   */
+  outcome: UploadOutcome;
+
+  /**
+   * The stored document (unset when it failed).
+   *
+   * @generated from field: quire.v1.Document document = 3;
+   */
+  document?: Document | undefined;
+
+  /**
+   * Why this document was refused (unset when it was stored); nothing of it was written.
+   *
+   * @generated from field: quire.v1.ErrorDetail error = 4;
+   */
+  error?: ErrorDetail | undefined;
+};
+
+/**
+ * Describes the message quire.v1.UploadResult.
+ * Use `create(UploadResultSchema)` to create a new message.
+ */
+export const UploadResultSchema: GenMessage<UploadResult> = /*@__PURE__*/
+  messageDesc(file_quire_v1_knowledge_service, 12);
+
+/**
+ * The answer to UploadDocuments.
+ *
+ * @generated from message quire.v1.UploadDocumentsResponse
+ */
+export type UploadDocumentsResponse = Message<"quire.v1.UploadDocumentsResponse"> & {
+  /**
+   * The version of this message's layout; 1 for every message of quire.v1 today.
+   *
+   * @generated from field: uint32 schema_version = 1;
+   */
+  schemaVersion: number;
+
+  /**
+   * One result per document, in stream order.
+   *
+   * @generated from field: repeated quire.v1.UploadResult results = 2;
+   */
+  results: UploadResult[];
+};
+
+/**
+ * Describes the message quire.v1.UploadDocumentsResponse.
+ * Use `create(UploadDocumentsResponseSchema)` to create a new message.
+ */
+export const UploadDocumentsResponseSchema: GenMessage<UploadDocumentsResponse> = /*@__PURE__*/
+  messageDesc(file_quire_v1_knowledge_service, 13);
+
+/**
+ * Asks for one document: by document_id, or by collection_id and external_key.
  *
  * @generated from message quire.v1.GetDocumentRequest
  */
@@ -303,6 +442,21 @@ export type GetDocumentRequest = Message<"quire.v1.GetDocumentRequest"> & {
    * @generated from field: string document_id = 1;
    */
   documentId: string;
+
+  /**
+   * With external_key: the collection (a UUID) the key belongs to.
+   *
+   * @generated from field: string collection_id = 2;
+   */
+  collectionId: string;
+
+  /**
+   * With collection_id: the document's external key (1–256 characters); an unknown one is
+   * DOCUMENT_NOT_FOUND.
+   *
+   * @generated from field: optional string external_key = 3;
+   */
+  externalKey?: string | undefined;
 };
 
 /**
@@ -310,7 +464,7 @@ export type GetDocumentRequest = Message<"quire.v1.GetDocumentRequest"> & {
  * Use `create(GetDocumentRequestSchema)` to create a new message.
  */
 export const GetDocumentRequestSchema: GenMessage<GetDocumentRequest> = /*@__PURE__*/
-  messageDesc(file_quire_v1_knowledge_service, 11);
+  messageDesc(file_quire_v1_knowledge_service, 14);
 
 /**
  * The answer to GetDocument.
@@ -331,7 +485,7 @@ export type GetDocumentResponse = Message<"quire.v1.GetDocumentResponse"> & {
  * Use `create(GetDocumentResponseSchema)` to create a new message.
  */
 export const GetDocumentResponseSchema: GenMessage<GetDocumentResponse> = /*@__PURE__*/
-  messageDesc(file_quire_v1_knowledge_service, 12);
+  messageDesc(file_quire_v1_knowledge_service, 15);
 
 /**
  * Asks for one page of a collection's documents, newest first.
@@ -359,6 +513,13 @@ export type ListDocumentsRequest = Message<"quire.v1.ListDocumentsRequest"> & {
    * @generated from field: uint32 limit = 3;
    */
   limit: number;
+
+  /**
+   * Only documents whose metadata matches this filter (unset: all).
+   *
+   * @generated from field: quire.v1.MetadataFilter filter = 4;
+   */
+  filter?: MetadataFilter | undefined;
 };
 
 /**
@@ -366,7 +527,7 @@ export type ListDocumentsRequest = Message<"quire.v1.ListDocumentsRequest"> & {
  * Use `create(ListDocumentsRequestSchema)` to create a new message.
  */
 export const ListDocumentsRequestSchema: GenMessage<ListDocumentsRequest> = /*@__PURE__*/
-  messageDesc(file_quire_v1_knowledge_service, 13);
+  messageDesc(file_quire_v1_knowledge_service, 16);
 
 /**
  * The answer to ListDocuments.
@@ -401,10 +562,10 @@ export type ListDocumentsResponse = Message<"quire.v1.ListDocumentsResponse"> & 
  * Use `create(ListDocumentsResponseSchema)` to create a new message.
  */
 export const ListDocumentsResponseSchema: GenMessage<ListDocumentsResponse> = /*@__PURE__*/
-  messageDesc(file_quire_v1_knowledge_service, 14);
+  messageDesc(file_quire_v1_knowledge_service, 17);
 
 /**
- * Removes a document.
+ * Removes a document: by document_id, or by collection_id and external_key.
  *
  * @generated from message quire.v1.DeleteDocumentRequest
  */
@@ -415,6 +576,21 @@ export type DeleteDocumentRequest = Message<"quire.v1.DeleteDocumentRequest"> & 
    * @generated from field: string document_id = 1;
    */
   documentId: string;
+
+  /**
+   * With external_key: the collection (a UUID) the key belongs to.
+   *
+   * @generated from field: string collection_id = 2;
+   */
+  collectionId: string;
+
+  /**
+   * With collection_id: the document's external key (1–256 characters); an unknown one is
+   * DOCUMENT_NOT_FOUND.
+   *
+   * @generated from field: optional string external_key = 3;
+   */
+  externalKey?: string | undefined;
 };
 
 /**
@@ -422,7 +598,164 @@ export type DeleteDocumentRequest = Message<"quire.v1.DeleteDocumentRequest"> & 
  * Use `create(DeleteDocumentRequestSchema)` to create a new message.
  */
 export const DeleteDocumentRequestSchema: GenMessage<DeleteDocumentRequest> = /*@__PURE__*/
-  messageDesc(file_quire_v1_knowledge_service, 15);
+  messageDesc(file_quire_v1_knowledge_service, 18);
+
+/**
+ * Removes many documents of one collection: exactly one of external_keys, document_ids or
+ * filter.
+ *
+ * @generated from message quire.v1.DeleteDocumentsRequest
+ */
+export type DeleteDocumentsRequest = Message<"quire.v1.DeleteDocumentsRequest"> & {
+  /**
+   * The collection (a UUID); a malformed or unknown one is COLLECTION_NOT_FOUND.
+   *
+   * @generated from field: string collection_id = 1;
+   */
+  collectionId: string;
+
+  /**
+   * 1–1,000 external keys; keys no live document holds are reported in missing_keys.
+   *
+   * @generated from field: repeated string external_keys = 2;
+   */
+  externalKeys: string[];
+
+  /**
+   * 1–1,000 document ids (UUIDs) of the collection; others are reported in missing_document_ids.
+   *
+   * @generated from field: repeated string document_ids = 3;
+   */
+  documentIds: string[];
+
+  /**
+   * Every live document of the collection whose metadata matches.
+   *
+   * @generated from field: quire.v1.MetadataFilter filter = 4;
+   */
+  filter?: MetadataFilter | undefined;
+};
+
+/**
+ * Describes the message quire.v1.DeleteDocumentsRequest.
+ * Use `create(DeleteDocumentsRequestSchema)` to create a new message.
+ */
+export const DeleteDocumentsRequestSchema: GenMessage<DeleteDocumentsRequest> = /*@__PURE__*/
+  messageDesc(file_quire_v1_knowledge_service, 19);
+
+/**
+ * The answer to DeleteDocuments.
+ *
+ * @generated from message quire.v1.DeleteDocumentsResponse
+ */
+export type DeleteDocumentsResponse = Message<"quire.v1.DeleteDocumentsResponse"> & {
+  /**
+   * How many documents were deleted.
+   *
+   * @generated from field: uint32 deleted_count = 1;
+   */
+  deletedCount: number;
+
+  /**
+   * The collection's revision after the deletion (unchanged when nothing was deleted).
+   *
+   * @generated from field: int64 revision = 2;
+   */
+  revision: bigint;
+
+  /**
+   * The requested external keys no live document of the collection held.
+   *
+   * @generated from field: repeated string missing_keys = 3;
+   */
+  missingKeys: string[];
+
+  /**
+   * The requested document ids no live document of the collection had.
+   *
+   * @generated from field: repeated string missing_document_ids = 4;
+   */
+  missingDocumentIds: string[];
+};
+
+/**
+ * Describes the message quire.v1.DeleteDocumentsResponse.
+ * Use `create(DeleteDocumentsResponseSchema)` to create a new message.
+ */
+export const DeleteDocumentsResponseSchema: GenMessage<DeleteDocumentsResponse> = /*@__PURE__*/
+  messageDesc(file_quire_v1_knowledge_service, 20);
+
+/**
+ * Changes one document's metadata: by document_id, or by collection_id and external_key.
+ *
+ * @generated from message quire.v1.UpdateDocumentMetadataRequest
+ */
+export type UpdateDocumentMetadataRequest = Message<"quire.v1.UpdateDocumentMetadataRequest"> & {
+  /**
+   * The document's id (a UUID); a malformed or unknown one is DOCUMENT_NOT_FOUND.
+   *
+   * @generated from field: string document_id = 1;
+   */
+  documentId: string;
+
+  /**
+   * With external_key: the collection (a UUID) the key belongs to.
+   *
+   * @generated from field: string collection_id = 2;
+   */
+  collectionId: string;
+
+  /**
+   * With collection_id: the document's external key (1–256 characters).
+   *
+   * @generated from field: optional string external_key = 3;
+   */
+  externalKey?: string | undefined;
+
+  /**
+   * A JSON merge patch (RFC 7396) applied to the metadata: a null value removes its key,
+   * an object merges into the object under its key, anything else replaces. The result is
+   * bounded as UploadMetadata.metadata.
+   *
+   * @generated from field: google.protobuf.Struct patch = 4;
+   */
+  patch?: JsonObject | undefined;
+
+  /**
+   * true: the metadata becomes `patch` itself (nulls kept as values) instead of merging.
+   *
+   * @generated from field: bool replace = 5;
+   */
+  replace: boolean;
+};
+
+/**
+ * Describes the message quire.v1.UpdateDocumentMetadataRequest.
+ * Use `create(UpdateDocumentMetadataRequestSchema)` to create a new message.
+ */
+export const UpdateDocumentMetadataRequestSchema: GenMessage<UpdateDocumentMetadataRequest> = /*@__PURE__*/
+  messageDesc(file_quire_v1_knowledge_service, 21);
+
+/**
+ * The answer to UpdateDocumentMetadata.
+ *
+ * @generated from message quire.v1.UpdateDocumentMetadataResponse
+ */
+export type UpdateDocumentMetadataResponse = Message<"quire.v1.UpdateDocumentMetadataResponse"> & {
+  /**
+   * The document with its new metadata and revision.
+   *
+   * @generated from field: quire.v1.Document document = 1;
+   */
+  document?: Document | undefined;
+};
+
+/**
+ * Describes the message quire.v1.UpdateDocumentMetadataResponse.
+ * Use `create(UpdateDocumentMetadataResponseSchema)` to create a new message.
+ */
+export const UpdateDocumentMetadataResponseSchema: GenMessage<UpdateDocumentMetadataResponse> = /*@__PURE__*/
+  messageDesc(file_quire_v1_knowledge_service, 22);
 
 /**
  * The answer to DeleteDocument.
@@ -443,7 +776,7 @@ export type DeleteDocumentResponse = Message<"quire.v1.DeleteDocumentResponse"> 
  * Use `create(DeleteDocumentResponseSchema)` to create a new message.
  */
 export const DeleteDocumentResponseSchema: GenMessage<DeleteDocumentResponse> = /*@__PURE__*/
-  messageDesc(file_quire_v1_knowledge_service, 16);
+  messageDesc(file_quire_v1_knowledge_service, 23);
 
 /**
  * Watches a collection's documents.
@@ -457,6 +790,13 @@ export type WatchDocumentsRequest = Message<"quire.v1.WatchDocumentsRequest"> & 
    * @generated from field: string collection_id = 1;
    */
   collectionId: string;
+
+  /**
+   * Only these documents (at most 1,000 UUIDs); empty: every document of the collection.
+   *
+   * @generated from field: repeated string document_ids = 2;
+   */
+  documentIds: string[];
 };
 
 /**
@@ -464,7 +804,7 @@ export type WatchDocumentsRequest = Message<"quire.v1.WatchDocumentsRequest"> & 
  * Use `create(WatchDocumentsRequestSchema)` to create a new message.
  */
 export const WatchDocumentsRequestSchema: GenMessage<WatchDocumentsRequest> = /*@__PURE__*/
-  messageDesc(file_quire_v1_knowledge_service, 17);
+  messageDesc(file_quire_v1_knowledge_service, 24);
 
 /**
  * A server message of WatchDocuments.
@@ -485,7 +825,7 @@ export type WatchDocumentsResponse = Message<"quire.v1.WatchDocumentsResponse"> 
  * Use `create(WatchDocumentsResponseSchema)` to create a new message.
  */
 export const WatchDocumentsResponseSchema: GenMessage<WatchDocumentsResponse> = /*@__PURE__*/
-  messageDesc(file_quire_v1_knowledge_service, 18);
+  messageDesc(file_quire_v1_knowledge_service, 25);
 
 /**
  * Creates or replaces an agent's attachments.
@@ -514,7 +854,7 @@ export type UpsertAgentRequest = Message<"quire.v1.UpsertAgentRequest"> & {
  * Use `create(UpsertAgentRequestSchema)` to create a new message.
  */
 export const UpsertAgentRequestSchema: GenMessage<UpsertAgentRequest> = /*@__PURE__*/
-  messageDesc(file_quire_v1_knowledge_service, 19);
+  messageDesc(file_quire_v1_knowledge_service, 26);
 
 /**
  * The answer to UpsertAgent.
@@ -535,7 +875,7 @@ export type UpsertAgentResponse = Message<"quire.v1.UpsertAgentResponse"> & {
  * Use `create(UpsertAgentResponseSchema)` to create a new message.
  */
 export const UpsertAgentResponseSchema: GenMessage<UpsertAgentResponse> = /*@__PURE__*/
-  messageDesc(file_quire_v1_knowledge_service, 20);
+  messageDesc(file_quire_v1_knowledge_service, 27);
 
 /**
  * Asks for one agent.
@@ -556,7 +896,7 @@ export type GetAgentRequest = Message<"quire.v1.GetAgentRequest"> & {
  * Use `create(GetAgentRequestSchema)` to create a new message.
  */
 export const GetAgentRequestSchema: GenMessage<GetAgentRequest> = /*@__PURE__*/
-  messageDesc(file_quire_v1_knowledge_service, 21);
+  messageDesc(file_quire_v1_knowledge_service, 28);
 
 /**
  * The answer to GetAgent.
@@ -577,7 +917,70 @@ export type GetAgentResponse = Message<"quire.v1.GetAgentResponse"> & {
  * Use `create(GetAgentResponseSchema)` to create a new message.
  */
 export const GetAgentResponseSchema: GenMessage<GetAgentResponse> = /*@__PURE__*/
-  messageDesc(file_quire_v1_knowledge_service, 22);
+  messageDesc(file_quire_v1_knowledge_service, 29);
+
+/**
+ * Asks for one page of the organisation's agents, by id.
+ *
+ * @generated from message quire.v1.ListAgentsRequest
+ */
+export type ListAgentsRequest = Message<"quire.v1.ListAgentsRequest"> & {
+  /**
+   * Opaque, from a previous response (at most 1,024 characters); empty starts at the first.
+   *
+   * @generated from field: string cursor = 1;
+   */
+  cursor: string;
+
+  /**
+   * The most agents to return: 1–500; 0 means the default 100.
+   *
+   * @generated from field: uint32 limit = 2;
+   */
+  limit: number;
+};
+
+/**
+ * Describes the message quire.v1.ListAgentsRequest.
+ * Use `create(ListAgentsRequestSchema)` to create a new message.
+ */
+export const ListAgentsRequestSchema: GenMessage<ListAgentsRequest> = /*@__PURE__*/
+  messageDesc(file_quire_v1_knowledge_service, 30);
+
+/**
+ * The answer to ListAgents.
+ *
+ * @generated from message quire.v1.ListAgentsResponse
+ */
+export type ListAgentsResponse = Message<"quire.v1.ListAgentsResponse"> & {
+  /**
+   * The version of this message's layout; 1 for every message of quire.v1 today.
+   *
+   * @generated from field: uint32 schema_version = 1;
+   */
+  schemaVersion: number;
+
+  /**
+   * At most `limit` agents, by id.
+   *
+   * @generated from field: repeated quire.v1.Agent agents = 2;
+   */
+  agents: Agent[];
+
+  /**
+   * Pass it as the next request's cursor; empty when the listing is complete.
+   *
+   * @generated from field: string next_cursor = 3;
+   */
+  nextCursor: string;
+};
+
+/**
+ * Describes the message quire.v1.ListAgentsResponse.
+ * Use `create(ListAgentsResponseSchema)` to create a new message.
+ */
+export const ListAgentsResponseSchema: GenMessage<ListAgentsResponse> = /*@__PURE__*/
+  messageDesc(file_quire_v1_knowledge_service, 31);
 
 /**
  * A search of an agent's (or the named) collections.
@@ -632,6 +1035,21 @@ export type SearchKnowledgeRequest = Message<"quire.v1.SearchKnowledgeRequest"> 
    * @generated from field: quire.v1.RetrievalMode mode = 5;
    */
   mode: RetrievalMode;
+
+  /**
+   * Only documents whose metadata matches (unset: no condition). Applied inside every arm of
+   * every mode, so a selective filter still returns up to `limit` hits.
+   *
+   * @generated from field: quire.v1.MetadataFilter filter = 6;
+   */
+  filter?: MetadataFilter | undefined;
+
+  /**
+   * Return each hit's document metadata (KnowledgeHit.metadata). Default false.
+   *
+   * @generated from field: bool include_metadata = 7;
+   */
+  includeMetadata: boolean;
 };
 
 /**
@@ -639,7 +1057,7 @@ export type SearchKnowledgeRequest = Message<"quire.v1.SearchKnowledgeRequest"> 
  * Use `create(SearchKnowledgeRequestSchema)` to create a new message.
  */
 export const SearchKnowledgeRequestSchema: GenMessage<SearchKnowledgeRequest> = /*@__PURE__*/
-  messageDesc(file_quire_v1_knowledge_service, 23);
+  messageDesc(file_quire_v1_knowledge_service, 32);
 
 /**
  * The answer to SearchKnowledge.
@@ -681,7 +1099,7 @@ export type SearchKnowledgeResponse = Message<"quire.v1.SearchKnowledgeResponse"
  * Use `create(SearchKnowledgeResponseSchema)` to create a new message.
  */
 export const SearchKnowledgeResponseSchema: GenMessage<SearchKnowledgeResponse> = /*@__PURE__*/
-  messageDesc(file_quire_v1_knowledge_service, 24);
+  messageDesc(file_quire_v1_knowledge_service, 33);
 
 /**
  * A read of a slice of a document's extracted text.
@@ -740,7 +1158,7 @@ export type ReadDocumentRequest = Message<"quire.v1.ReadDocumentRequest"> & {
  * Use `create(ReadDocumentRequestSchema)` to create a new message.
  */
 export const ReadDocumentRequestSchema: GenMessage<ReadDocumentRequest> = /*@__PURE__*/
-  messageDesc(file_quire_v1_knowledge_service, 25);
+  messageDesc(file_quire_v1_knowledge_service, 34);
 
 /**
  * The answer to ReadDocument.
@@ -761,7 +1179,7 @@ export type ReadDocumentResponse = Message<"quire.v1.ReadDocumentResponse"> & {
  * Use `create(ReadDocumentResponseSchema)` to create a new message.
  */
 export const ReadDocumentResponseSchema: GenMessage<ReadDocumentResponse> = /*@__PURE__*/
-  messageDesc(file_quire_v1_knowledge_service, 26);
+  messageDesc(file_quire_v1_knowledge_service, 35);
 
 /**
  * Asks for a collection's index generations.
@@ -782,7 +1200,7 @@ export type GetIndexStatusRequest = Message<"quire.v1.GetIndexStatusRequest"> & 
  * Use `create(GetIndexStatusRequestSchema)` to create a new message.
  */
 export const GetIndexStatusRequestSchema: GenMessage<GetIndexStatusRequest> = /*@__PURE__*/
-  messageDesc(file_quire_v1_knowledge_service, 27);
+  messageDesc(file_quire_v1_knowledge_service, 36);
 
 /**
  * The answer to GetIndexStatus.
@@ -803,7 +1221,7 @@ export type GetIndexStatusResponse = Message<"quire.v1.GetIndexStatusResponse"> 
  * Use `create(GetIndexStatusResponseSchema)` to create a new message.
  */
 export const GetIndexStatusResponseSchema: GenMessage<GetIndexStatusResponse> = /*@__PURE__*/
-  messageDesc(file_quire_v1_knowledge_service, 28);
+  messageDesc(file_quire_v1_knowledge_service, 37);
 
 /**
  * Watches a collection's index generations.
@@ -824,7 +1242,7 @@ export type WatchIndexStatusRequest = Message<"quire.v1.WatchIndexStatusRequest"
  * Use `create(WatchIndexStatusRequestSchema)` to create a new message.
  */
 export const WatchIndexStatusRequestSchema: GenMessage<WatchIndexStatusRequest> = /*@__PURE__*/
-  messageDesc(file_quire_v1_knowledge_service, 29);
+  messageDesc(file_quire_v1_knowledge_service, 38);
 
 /**
  * A server message of WatchIndexStatus.
@@ -845,7 +1263,7 @@ export type WatchIndexStatusResponse = Message<"quire.v1.WatchIndexStatusRespons
  * Use `create(WatchIndexStatusResponseSchema)` to create a new message.
  */
 export const WatchIndexStatusResponseSchema: GenMessage<WatchIndexStatusResponse> = /*@__PURE__*/
-  messageDesc(file_quire_v1_knowledge_service, 30);
+  messageDesc(file_quire_v1_knowledge_service, 39);
 
 /**
  * Knowledge collections: an organisation's uploaded files, extracted and indexed, attached to
@@ -907,7 +1325,21 @@ export const KnowledgeService: GenService<{
     output: typeof UploadDocumentResponseSchema;
   },
   /**
-   * One document's metadata and indexing status, by id.
+   * Client stream of many documents: each `metadata` message starts a document, the `data`
+   * messages after it are its bytes. At most 1,000 documents and QUIRE_MAX_UPLOAD_BYTES in all.
+   * A document the server refuses (unknown type, bad key or metadata, too large, unknown
+   * collection) gets its error in its result and the others are stored; all stored ones are
+   * written in one transaction at the end.
+   *
+   * @generated from rpc quire.v1.KnowledgeService.UploadDocuments
+   */
+  uploadDocuments: {
+    methodKind: "client_streaming";
+    input: typeof UploadDocumentsRequestSchema;
+    output: typeof UploadDocumentsResponseSchema;
+  },
+  /**
+   * One document's metadata and indexing status, by id or by (collection, external key).
    *
    * @generated from rpc quire.v1.KnowledgeService.GetDocument
    */
@@ -927,7 +1359,8 @@ export const KnowledgeService: GenService<{
     output: typeof ListDocumentsResponseSchema;
   },
   /**
-   * Removes a document (advances the collection revision).
+   * Removes a document, by id or by (collection, external key); advances the collection
+   * revision.
    *
    * @generated from rpc quire.v1.KnowledgeService.DeleteDocument
    */
@@ -935,6 +1368,28 @@ export const KnowledgeService: GenService<{
     methodKind: "unary";
     input: typeof DeleteDocumentRequestSchema;
     output: typeof DeleteDocumentResponseSchema;
+  },
+  /**
+   * Removes a collection's documents named by external keys, by ids, or matching a metadata
+   * filter, in one transaction; advances the collection revision once.
+   *
+   * @generated from rpc quire.v1.KnowledgeService.DeleteDocuments
+   */
+  deleteDocuments: {
+    methodKind: "unary";
+    input: typeof DeleteDocumentsRequestSchema;
+    output: typeof DeleteDocumentsResponseSchema;
+  },
+  /**
+   * Changes a document's metadata (a JSON merge patch, or a replacement) without re-uploading
+   * or re-extracting it; advances the collection revision.
+   *
+   * @generated from rpc quire.v1.KnowledgeService.UpdateDocumentMetadata
+   */
+  updateDocumentMetadata: {
+    methodKind: "unary";
+    input: typeof UpdateDocumentMetadataRequestSchema;
+    output: typeof UpdateDocumentMetadataResponseSchema;
   },
   /**
    * Streams every document's current state, then a Document each time one is added, changes
@@ -966,6 +1421,16 @@ export const KnowledgeService: GenService<{
     methodKind: "unary";
     input: typeof GetAgentRequestSchema;
     output: typeof GetAgentResponseSchema;
+  },
+  /**
+   * The organisation's agents by id, paged.
+   *
+   * @generated from rpc quire.v1.KnowledgeService.ListAgents
+   */
+  listAgents: {
+    methodKind: "unary";
+    input: typeof ListAgentsRequestSchema;
+    output: typeof ListAgentsResponseSchema;
   },
   /**
    * Searches the agent's current attachments (or the given collections) with the
