@@ -15,6 +15,7 @@ from quire.indexer.extraction import NO_TEXT_MARKER
 from quire.server.contract import SCHEMA_VERSION
 from quire.server.cursors import CursorCodec, refusal
 from quire.server.failures import QuireError
+from quire.server.knowledge.index_state import INDEX_STATE
 from quire.server.storage.timestamps import timestamp
 from quire.v1 import errors_pb2, knowledge_pb2
 
@@ -27,7 +28,7 @@ COLUMNS = f"""
 d.document_id, d.collection_id, d.file_name, d.mime_type, d.size_bytes, d.sha256, d.status,
 d.extract_error, d.attempts, d.revision, d.created_at, d.updated_at, d.detected_encoding,
 CASE WHEN d.extract_error = '{NO_TEXT_MARKER}' THEN 0 ELSE char_length(d.extracted_text) END
-  AS text_length, d.deleted_at IS NOT NULL AS deleted
+  AS text_length, d.deleted_at IS NOT NULL AS deleted, {INDEX_STATE} AS index_state
 """
 # The last statement of every document change: advances the collection's revision and stamps
 # the document with it. The collection row stays locked from here to commit, so concurrent
@@ -149,6 +150,7 @@ def document_message(row: asyncpg.Record) -> knowledge_pb2.Document:
         created_at=timestamp(row["created_at"]),
         updated_at=timestamp(row["updated_at"]),
         detected_encoding=row["detected_encoding"],
+        index_state=row["index_state"],
     )
 
 
