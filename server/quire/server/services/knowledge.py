@@ -42,7 +42,9 @@ from quire.server.validation import (
     clean_text,
     name_field,
     number,
+    page_limit,
     parse_uuid,
+    uuid_items,
     whole_match,
     within,
 )
@@ -124,13 +126,7 @@ def _watched_ids(values: Sequence[str]) -> frozenset[uuid.UUID] | None:
     most = number(contract_bounds.WatchDocumentsRequest.document_ids.max_items)
     if len(values) > most:
         raise invalid("document_ids", f"at most {most} ids (got {len(values)})", f"at most {most}")
-    ids = []
-    for i, value in enumerate(values):
-        try:
-            ids.append(uuid.UUID(value))
-        except ValueError:
-            raise invalid(f"document_ids[{i}]", "not a document id (a UUID)") from None
-    return frozenset(ids) or None
+    return frozenset(uuid_items("document_ids", values, "a document id")) or None
 
 
 def _event_document(event: dict[str, Any]) -> uuid.UUID | None:
@@ -301,9 +297,7 @@ class KnowledgeService(knowledge_service_pb2_grpc.KnowledgeServiceServicer):
     ) -> knowledge_service_pb2.ListDocumentsResponse:
         collection_id = parse_uuid(request.collection_id, COLLECTION_NOT_FOUND)
         limits = contract_bounds.ListDocumentsRequest
-        limit = within("limit", request.limit, limits.limit)
-        if len(request.cursor) > number(limits.cursor.max_chars):
-            raise invalid("cursor", "not a cursor returned by ListDocuments")
+        limit = page_limit("ListDocuments", request.limit, request.cursor, limits)
         async with transaction(self.state.pool, readonly=True) as conn:
             docs, cursor = await document_store.list_page(
                 conn,
@@ -418,9 +412,7 @@ class KnowledgeService(knowledge_service_pb2_grpc.KnowledgeServiceServicer):
         context: aio.ServicerContext[Any, Any],
     ) -> knowledge_service_pb2.ListAgentsResponse:
         limits = contract_bounds.ListAgentsRequest
-        limit = within("limit", request.limit, limits.limit)
-        if len(request.cursor) > number(limits.cursor.max_chars):
-            raise invalid("cursor", "not a cursor returned by ListAgents")
+        limit = page_limit("ListAgents", request.limit, request.cursor, limits)
         async with transaction(self.state.pool, readonly=True) as conn:
             rows, cursor = await agent_listing.list_page(
                 conn, self.state.cursors, principal().org_id, cursor=request.cursor, limit=limit
