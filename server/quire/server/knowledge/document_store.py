@@ -25,10 +25,11 @@ COLLECTION_NOT_FOUND = QuireError(
 )
 
 COLUMNS = f"""
+{INDEX_STATE} AS index_state,
 d.document_id, d.collection_id, d.file_name, d.mime_type, d.size_bytes, d.sha256, d.status,
 d.extract_error, d.attempts, d.revision, d.created_at, d.updated_at, d.detected_encoding,
 CASE WHEN d.extract_error = '{NO_TEXT_MARKER}' THEN 0 ELSE char_length(d.extracted_text) END
-  AS text_length, d.deleted_at IS NOT NULL AS deleted, {INDEX_STATE} AS index_state
+  AS text_length, d.deleted_at IS NOT NULL AS deleted
 """
 # The last statement of every document change: advances the collection's revision and stamps
 # the document with it. The collection row stays locked from here to commit, so concurrent
@@ -143,6 +144,7 @@ def document_message(row: asyncpg.Record) -> knowledge_pb2.Document:
         size_bytes=row["size_bytes"],
         sha256=row["sha256"],
         status=row["status"],
+        index_state=row["index_state"],
         extract_error=row["extract_error"],
         attempts=row["attempts"],
         text_length=row["text_length"],
@@ -150,7 +152,6 @@ def document_message(row: asyncpg.Record) -> knowledge_pb2.Document:
         created_at=timestamp(row["created_at"]),
         updated_at=timestamp(row["updated_at"]),
         detected_encoding=row["detected_encoding"],
-        index_state=row["index_state"],
     )
 
 
