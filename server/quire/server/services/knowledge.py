@@ -297,7 +297,9 @@ class KnowledgeService(knowledge_service_pb2_grpc.KnowledgeServiceServicer):
     ) -> knowledge_service_pb2.ListDocumentsResponse:
         collection_id = parse_uuid(request.collection_id, COLLECTION_NOT_FOUND)
         limits = contract_bounds.ListDocumentsRequest
-        limit = page_limit("ListDocuments", request.limit, request.cursor, limits)
+        limit = within("limit", request.limit, limits.limit)
+        if len(request.cursor) > number(limits.cursor.max_chars):
+            raise invalid("cursor", "not a cursor returned by ListDocuments")
         async with transaction(self.state.pool, readonly=True) as conn:
             docs, cursor = await document_store.list_page(
                 conn,
