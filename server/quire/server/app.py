@@ -94,21 +94,37 @@ class Running:
             await self.state.database.stop()
         await self.services.knowledge.shadow.drain()
         await self.state.require_notifications().stop()
-        try:
-            await asyncio.wait_for(self.state.pool.close(), 10)
-        except TimeoutError:  # a connection stuck mid-statement must not hang shutdown
-            self.state.pool.terminate()
+        for pool in {self.state.pool, self.state.session_pool}:
+            try:
+                await asyncio.wait_for(pool.close(), 10)
+            except TimeoutError:  # a connection stuck mid-statement must not hang shutdown
+                pool.terminate()
 
 
 async def prepare_database(dsn: str, settings: Settings) -> asyncpg.Pool:
-    """Checks pgvector, applies migrations and opens the pool."""
-    conn = await asyncpg.connect(dsn)
+    """Checks the pooler set-up and pgvector, applies migrations (on PostgreSQL itself, past
+    any pooler) and opens the pool on `dsn`."""
+    settings.check_pooler()
+    conn = await asyncpg.connect(settings.database_direct_url or dsn)
     try:
         await check_pgvector(conn)
         await migrations.migrate(conn)
     finally:
         await conn.close()
-    return await create_pool(dsn, min_size=settings.pool_min, max_size=settings.pool_max)
+    return await create_pool(
+        dsn,
+        min_size=settings.pool_min,
+        max_size=settings.pool_max,
+        behind_pooler=settings.behind_pooler,
+    )
+
+
+async def open_session_pool(settings: Settings, pool: asyncpg.Pool) -> asyncpg.Pool:
+    """Connections that keep one PostgreSQL session (the page sync's advisory lock): `pool`
+    itself unless a transaction pooler is in front, then a pool of direct connections."""
+    if not settings.behind_pooler:
+        return pool
+    return await create_pool(settings.session_database_url, min_size=0, max_size=settings.pool_max)
 
 
 def server_credentials(settings: Settings) -> grpc.ServerCredentials | None:
@@ -150,16 +166,23 @@ async def start(
     SourcePolicy(settings.allow_sources)  # a malformed --allow-source fails at start, not per call
     catalogue.check_directory(settings.gate_datasets)
     health_servicer = health.aio.HealthServicer()  # type: ignore[attr-defined]
-    database = DatabaseHealth(settings.database_url, pool, health_servicer, ("", *SERVICE_NAMES))
+    database = DatabaseHealth(
+        settings.database_url,
+        pool,
+        health_servicer,
+        ("", *SERVICE_NAMES),
+        behind_pooler=settings.behind_pooler,
+    )
     state = AppState(
         settings=settings,
         pool=pool,
+        session_pool=await open_session_pool(settings, pool),
         verifier=KeyVerifier(pool),
         cursors=await cursors.load(pool),
         embeddings=embeddings,
         database=database,
     )
-    notifications = Notifications(settings.database_url)
+    notifications = Notifications(settings.session_database_url)
     notifications.start()
     state.notifications = notifications
     # One chain for both listeners: a call over Connect is authenticated, limited (one
@@ -298,18 +321,32 @@ async def run_worker(settings: Settings, embeddings: EmbeddingService, stop: asy
     from quire.indexer.api import Worker
     from quire.indexer.extraction import ExtractionPool
 
-    pool = await create_pool(settings.database_url, min_size=1, max_size=6)
+    settings.check_pooler()
+    pool = await create_pool(
+        settings.database_url, min_size=1, max_size=6, behind_pooler=settings.behind_pooler
+    )
+    # The worker's own connection LISTENs for jobs: past any transaction pooler.
+    session_pool = (
+        await create_pool(settings.session_database_url, min_size=0, max_size=1)
+        if settings.behind_pooler
+        else pool
+    )
     try:
         async with ExtractionPool() as extraction:
             # The server's embedding stage: page syncs and documents take turns at the embedder.
-            await Worker(pool, embeddings, extraction, embed_stage=embeddings.ingest_stage).run(
-                stop
-            )
+            await Worker(
+                pool,
+                embeddings,
+                extraction,
+                embed_stage=embeddings.ingest_stage,
+                session_pool=session_pool,
+            ).run(stop)
     finally:
-        try:
-            await asyncio.wait_for(pool.close(), 10)
-        except TimeoutError:
-            pool.terminate()
+        for each in {pool, session_pool}:
+            try:
+                await asyncio.wait_for(each.close(), 10)
+            except TimeoutError:
+                each.terminate()
 
 
 __all__ = ["Running", "prepare_database", "serve", "start"]

@@ -36,6 +36,10 @@ def _settings(args: argparse.Namespace) -> Settings:
         settings.gate_datasets = args.gate_datasets
     if getattr(args, "mcp_address", None):
         settings.mcp_address = args.mcp_address
+    try:
+        settings.check_pooler()
+    except RuntimeError as exc:  # before anything starts: a message, not a traceback
+        raise SystemExit(f"quire: {exc}") from None
     return settings
 
 
@@ -43,6 +47,12 @@ async def _dsn() -> tuple[str, object | None]:
     from quire.server.storage.embedded import resolve_database_url
 
     return await asyncio.to_thread(resolve_database_url)
+
+
+async def _session_dsn() -> tuple[str, object | None]:
+    """For one-off sessions (migrations, keys): PostgreSQL itself, past any pooler."""
+    direct = os.environ.get("QUIRE_DATABASE_DIRECT_URL")
+    return (direct, None) if direct else await _dsn()
 
 
 def _serving(run: Coroutine[Any, Any, None]) -> int:
@@ -149,7 +159,7 @@ def cmd_migrate(args: argparse.Namespace) -> int:
     from quire.server.storage.database import check_pgvector
 
     async def run() -> list[int]:
-        dsn, embedded = await _dsn()
+        dsn, embedded = await _session_dsn()
         try:
             conn = await asyncpg.connect(dsn)
             try:
@@ -172,7 +182,7 @@ def cmd_keys_create(args: argparse.Namespace) -> int:
     scopes = auth.parse_scopes(args.scope or ["read"])
 
     async def run() -> auth.NewKey:
-        dsn, embedded = await _dsn()
+        dsn, embedded = await _session_dsn()
         try:
             conn = await asyncpg.connect(dsn)
             try:

@@ -9,6 +9,8 @@ DEFAULT_ADDRESS = "127.0.0.1:50051"
 # Where `quire up` / `quire serve` serve Connect (HTTP/1.1 and h2c) unless told otherwise.
 DEFAULT_HTTP_ADDRESS = "127.0.0.1:8080"
 MAX_MESSAGE_BYTES = 8 * 1024 * 1024
+POOLER_TRANSACTION = "transaction"
+POOLER_MODES = ("", POOLER_TRANSACTION)
 
 
 def _env_int(name: str, default: int) -> int:
@@ -24,6 +26,13 @@ class Settings:
     # default is DEFAULT_HTTP_ADDRESS.
     http_address: str = ""
     database_url: str = ""
+    # Behind a transaction-mode pooler (QUIRE_DATABASE_POOLER=transaction), `database_url` is
+    # the pooler and this is PostgreSQL itself, for what needs one session: LISTEN, the sync's
+    # advisory lock, migrations. Empty: `database_url` serves both.
+    database_direct_url: str = ""
+    # "" (connections go straight to PostgreSQL, or through a session-mode pooler) or
+    # "transaction" (PgBouncer's pool_mode=transaction in front: docs/scaling.md, Connections).
+    database_pooler: str = ""
     # Message-size bound for every request and response (uploads stream in 1 MiB pieces).
     max_message_bytes: int = MAX_MESSAGE_BYTES
     # Upload size bound (PAYLOAD_TOO_LARGE above it).
@@ -57,6 +66,31 @@ class Settings:
     console: bool = True
 
     @property
+    def behind_pooler(self) -> bool:
+        return self.database_pooler == POOLER_TRANSACTION
+
+    @property
+    def session_database_url(self) -> str:
+        """Where session-bound work goes: PostgreSQL itself, never a transaction pooler."""
+        return self.database_direct_url or self.database_url
+
+    def check_pooler(self) -> None:
+        """Refuses a pooler set-up that would break session-bound work, before anything starts."""
+        if self.database_pooler not in POOLER_MODES:
+            raise RuntimeError(
+                f"QUIRE_DATABASE_POOLER={self.database_pooler!r} is not known: leave it unset, "
+                f"or set it to {POOLER_TRANSACTION!r} when QUIRE_DATABASE_URL is a "
+                "transaction-mode pooler such as PgBouncer"
+            )
+        if self.behind_pooler and not self.database_direct_url:
+            raise RuntimeError(
+                "QUIRE_DATABASE_POOLER=transaction needs QUIRE_DATABASE_DIRECT_URL: a connection "
+                "straight to PostgreSQL (not through the pooler) for LISTEN, the page sync's "
+                "advisory lock and migrations, which a transaction pooler cannot keep on one "
+                "session"
+            )
+
+    @property
     def org_running_limit(self) -> int:
         return self.org_running if self.org_running > 0 else max(1, self.pool_max - 4)
 
@@ -67,6 +101,8 @@ class Settings:
             address=os.environ.get("QUIRE_ADDRESS", DEFAULT_ADDRESS),
             http_address=os.environ.get("QUIRE_HTTP_ADDRESS", DEFAULT_HTTP_ADDRESS),
             database_url=os.environ.get("QUIRE_DATABASE_URL", ""),
+            database_direct_url=os.environ.get("QUIRE_DATABASE_DIRECT_URL", ""),
+            database_pooler=os.environ.get("QUIRE_DATABASE_POOLER", "").strip().lower(),
             max_message_bytes=_env_int("QUIRE_MAX_MESSAGE_BYTES", MAX_MESSAGE_BYTES),
             max_upload_bytes=_env_int("QUIRE_MAX_UPLOAD_BYTES", 64 * 1024 * 1024),
             pool_max=_env_int("QUIRE_POOL_MAX", 20),

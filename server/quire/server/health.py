@@ -26,6 +26,7 @@ from grpc_health.v1 import health_pb2
 
 from quire.server.background import cancel
 from quire.server.failures import database_unavailable
+from quire.server.storage.database import connect
 
 log = logging.getLogger(__name__)
 
@@ -40,8 +41,17 @@ T = TypeVar("T")
 
 
 class DatabaseHealth:
-    def __init__(self, dsn: str, pool: asyncpg.Pool, servicer: Any, names: Sequence[str]) -> None:
+    def __init__(
+        self,
+        dsn: str,
+        pool: asyncpg.Pool,
+        servicer: Any,
+        names: Sequence[str],
+        *,
+        behind_pooler: bool = False,
+    ) -> None:
         self._dsn = dsn
+        self._behind_pooler = behind_pooler
         self._pool = pool
         self._servicer = servicer  # grpc_health's aio HealthServicer
         self._names = tuple(names)
@@ -100,7 +110,7 @@ class DatabaseHealth:
         try:
             async with asyncio.timeout(PROBE_TIMEOUT_S):
                 if self._conn is None or self._conn.is_closed():
-                    self._conn = await asyncpg.connect(self._dsn)
+                    self._conn = await connect(self._dsn, behind_pooler=self._behind_pooler)
                 await self._conn.fetchval(PROBE)
             return True
         except Exception:  # refused, reset, timed out: all mean "not answering"

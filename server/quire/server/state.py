@@ -23,6 +23,9 @@ class AppState:
     verifier: KeyVerifier
     # Seals and opens list cursors under the database's secret (loaded at start).
     cursors: CursorCodec
+    # Connections that keep one PostgreSQL session (the page sync's advisory lock): `pool`
+    # itself, unless `pool` goes through a transaction pooler (then direct connections).
+    session_pool: asyncpg.Pool
     # Loaded at start when the model is prepared; None means searches that need vectors fail
     # with SEARCH_UNAVAILABLE naming `quire model prepare`.
     embeddings: EmbeddingService | None = None

@@ -151,8 +151,13 @@ class PageSync:
         on_progress: Progress,
         on_discovery: DiscoveryCheck,
         decision_timeout_s: float = DISCOVERY_DECISION_TIMEOUT_S,
+        lock_pool: asyncpg.Pool | None = None,
     ) -> None:
+        """`lock_pool` gives the connection that holds the namespace's session advisory lock
+        for the whole sync: `pool` when none is given; direct connections when `pool` goes
+        through a transaction pooler (which would lend the lock's session to others)."""
         self.pool = pool
+        self.lock_pool = lock_pool or pool
         self.embedding = embedding
         self.policy = policy
         self.org_id = org_id
@@ -213,7 +218,7 @@ class PageSync:
     async def run(self) -> pages_pb2.SyncReport:
         started = _now()
         waited_from = time.time()
-        async with self.pool.acquire() as lock_conn:
+        async with self.lock_pool.acquire() as lock_conn:
             await self._progress(pages_pb2.SYNC_STAGE_LOCKING)
             await lock_conn.execute(LOCK, self._lock_key)
             try:

@@ -194,10 +194,14 @@ class Worker:
         worker_id: str | None = None,
         title_mode: str = TITLE_MODE,
         embed_stage: EmbedStage | None = None,
+        session_pool: asyncpg.Pool | None = None,
     ) -> None:
         """`embed_stage`: the process's shared one (page syncs embed there too); a worker
-        given none embeds on a stage of its own."""
+        given none embeds on a stage of its own. `session_pool` holds the worker's own
+        connection (LISTEN): `pool` when none is given; direct connections when `pool` goes
+        through a transaction pooler."""
         self.pool = pool
+        self.session_pool = session_pool or pool
         self.embedder = embedder
         self.embedding = embed_stage or EmbedStage(embedder)
         self.extraction = extraction
@@ -827,13 +831,13 @@ class Worker:
         """(Re)opens the worker's own connection: LISTEN for new jobs, and lease renewals."""
         if self._listener is not None:
             with contextlib.suppress(Exception):
-                await self.pool.release(self._listener, timeout=CANCEL_SECONDS)
+                await self.session_pool.release(self._listener, timeout=CANCEL_SECONDS)
             self._listener = None
-        listener = await self.pool.acquire()
+        listener = await self.session_pool.acquire()
         try:
             await listener.add_listener(jobs.CHANNEL, self._on_notify)
         except BaseException:
-            await self.pool.release(listener, timeout=CANCEL_SECONDS)
+            await self.session_pool.release(listener, timeout=CANCEL_SECONDS)
             raise
         self._listener = listener
 
@@ -904,7 +908,7 @@ class Worker:
                 with contextlib.suppress(Exception):
                     await listener.remove_listener(jobs.CHANNEL, self._on_notify)
                 with contextlib.suppress(Exception):
-                    await self.pool.release(listener, timeout=CANCEL_SECONDS)
+                    await self.session_pool.release(listener, timeout=CANCEL_SECONDS)
 
     async def _release(self) -> None:
         """Hands this worker's unfinished jobs back to the queue at once (another worker need

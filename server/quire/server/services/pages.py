@@ -121,6 +121,7 @@ class PagesService(pages_service_pb2_grpc.PagesServiceServicer):
 
         sync = PageSync(
             pool=self.state.pool,
+            lock_pool=self.state.session_pool,
             embedding=self._embeddings().ingest_stage,
             policy=policy,
             org_id=principal().org_id,

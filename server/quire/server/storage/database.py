@@ -54,21 +54,44 @@ async def _init_connection(conn: asyncpg.Connection) -> None:
     await register_vector(conn)
 
 
-async def create_pool(dsn: str, *, min_size: int = 2, max_size: int = 20) -> asyncpg.Pool:
+async def _keep_session(_conn: asyncpg.Connection) -> None:
+    """No reset on release behind a transaction pooler: asyncpg's (`RESET ALL`, `UNLISTEN *`,
+    ...) would run on whichever server connection the pooler picks, and could reset the
+    TimeZone the pooler keeps for this client. Quire leaves no session state on pooled
+    connections (settings are transaction-local), so there is nothing to reset."""
+
+
+async def create_pool(
+    dsn: str, *, min_size: int = 2, max_size: int = 20, behind_pooler: bool = False
+) -> asyncpg.Pool:
+    """`behind_pooler`: `dsn` is a transaction-mode pooler (docs/scaling.md, Connections)."""
     pool: asyncpg.Pool = await asyncpg.create_pool(
         dsn,
         min_size=min_size,
         max_size=max_size,
         init=_init_connection,
         # Quire's queries are parameterised and reused; a bounded statement cache is enough.
-        statement_cache_size=256,
+        # Behind a transaction pooler none: a named prepared statement lives on one server
+        # connection, and the next transaction may get another (PgBouncer < 1.21 cannot
+        # track them).
+        statement_cache_size=0 if behind_pooler else 256,
         # Metadata time filters read dates without a zone as midnight in the session's zone
-        # (knowledge/filters.py): make that UTC whatever the server's default.
+        # (knowledge/filters.py): make that UTC whatever the server's default. A pooler keeps
+        # it per client and sets it on each server connection it lends.
         server_settings={"TimeZone": "UTC"},
         command_timeout=60,
         timeout=5,
+        **({"reset": _keep_session} if behind_pooler else {}),
     )
     return pool
+
+
+async def connect(dsn: str, *, behind_pooler: bool = False) -> asyncpg.Connection:
+    """One connection outside the pool (the health probe), usable through a pooler too."""
+    conn: asyncpg.Connection = await asyncpg.connect(
+        dsn, statement_cache_size=0 if behind_pooler else 100
+    )
+    return conn
 
 
 def remaining_ms() -> int | None:
