@@ -5,7 +5,7 @@ VENV := .venv
 BIN := $(VENV)/bin
 STAMP := $(VENV)/.installed
 
-.PHONY: install model run test lint generate check-generated pytest clients-go clients-ts console check-console browser-deps clean
+.PHONY: install model run test lint generate check-generated pytest clients-go clients-ts console check-console browser-deps pooler-deps clean
 
 $(STAMP): pyproject.toml clients/python/pyproject.toml
 	test -x $(BIN)/python || $(PYTHON) -m venv $(VENV)
@@ -44,7 +44,11 @@ lint: install
 browser-deps:
 	scripts/install-chromium.sh
 
-pytest: install model browser-deps
+## Debian's pgbouncer for the connection-pooler test (tests/reliability/test_pgbouncer.py).
+pooler-deps:
+	scripts/install-pgbouncer.sh
+
+pytest: install model browser-deps pooler-deps
 	$(BIN)/pytest -q
 
 ## The Go client: go vet, generated-code check, unit tests (its conformance run is in pytest).
