@@ -8,11 +8,13 @@
 // It reads QUIRE_CONFORMANCE_ADDRESS, QUIRE_CONFORMANCE_KEYS (JSON) and
 // QUIRE_CONFORMANCE_FIXTURES (JSON, optional), prints one line per scenario and ends with
 // `N passed, N failed` (plus `, N skipped`); the exit code is 1 when any scenario failed.
-// Calls go through generic gRPC streams built from the quire.v1 descriptors (no per-RPC code).
+// Calls go through generic gRPC streams built from the quire.v1 descriptors (no per-RPC code);
+// client steps (`"client": "wait_until_searchable"` etc.) call the quire package's helpers.
 package main
 
 import (
 	"bytes"
+	"context"
 	"crypto/rand"
 	"encoding/hex"
 	"encoding/json"
@@ -27,6 +29,8 @@ import (
 
 	"google.golang.org/grpc"
 	"google.golang.org/grpc/credentials/insecure"
+
+	"github.com/quire/quire/clients/go/quire"
 )
 
 const defaultScenarios = "tests/conformance/scenarios"
@@ -76,7 +80,13 @@ func run() int {
 		return 2
 	}
 	defer conn.Close()
-	r := &runner{conn: conn, keys: keys, fixtures: fixtures}
+	client, err := quire.Dial(context.Background(), address, quire.WithInsecure(), quire.WithAPIKey(""))
+	if err != nil {
+		fmt.Printf("cannot connect to %s: %v\n", address, err)
+		return 2
+	}
+	defer client.Close()
+	r := &runner{conn: conn, client: client, keys: keys, fixtures: fixtures}
 
 	counts := map[string]int{}
 	for _, sc := range scenarios {
@@ -315,8 +325,11 @@ func (r *runner) scenarioSteps(sc *scenario, verbose bool) error {
 		env[v.name] = value
 	}
 	for index, step := range sc.steps {
-		call, _ := step["call"].(string)
+		call := stepCall(step)
 		label := fmt.Sprintf("step %d (%s)", index+1, call)
+		if helper, ok := step["client"].(string); ok {
+			label = fmt.Sprintf("step %d (client %s)", index+1, helper)
+		}
 		if name, _ := step["name"].(string); name != "" {
 			label = fmt.Sprintf("step %d (%s)", index+1, name)
 		}
