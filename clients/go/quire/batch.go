@@ -64,7 +64,7 @@ func newBatchSettings(opts []BatchOption) batchSettings {
 // being the item's position in items. A document the server refuses (unsupported type, bad
 // key or metadata...) gets its Error and the others are stored; each call stores its
 // documents in one transaction. An item larger than the byte bound on its own gets its
-// PAYLOAD_TOO_LARGE as its result. A call that fails as a whole (a refused key, a lost
+// PAYLOAD_TOO_LARGE as its result. A call that fails as a whole (a bad API key, a lost
 // connection...) ends the upload: the error is returned with the results of the calls made
 // before it, whose documents are stored. Never retried.
 func (c *Client) UploadDocuments(ctx context.Context, collectionID string, items []UploadItem, opts ...BatchOption) (*quirev1.UploadDocumentsResponse, error) {
