@@ -43,25 +43,44 @@ type knowledgeFake struct {
 	pageLists func(req *quirev1.ListPagesRequest) *quirev1.PageList
 }
 
-func (f *knowledgeFake) UploadDocuments(stream grpc.ClientStreamingServer[quirev1.UploadDocumentsRequest, quirev1.UploadDocumentsResponse]) error {
+// uploadMessage is a message of either upload stream.
+type uploadMessage interface {
+	GetMetadata() *quirev1.UploadMetadata
+	GetData() []byte
+}
+
+// receiveUpload reads an upload stream to its end: the metadata messages and the bytes after
+// each (by position).
+func receiveUpload[M uploadMessage](recv func() (M, error)) ([]*quirev1.UploadMetadata, []int, error) {
 	var metas []*quirev1.UploadMetadata
-	total := 0
+	var sizes []int
 	for {
-		msg, err := stream.Recv()
+		msg, err := recv()
 		if errors.Is(err, io.EOF) {
-			break
+			return metas, sizes, nil
 		}
 		if err != nil {
-			return err
+			return nil, nil, err
 		}
 		if m := msg.GetMetadata(); m != nil {
-			metas = append(metas, m)
+			metas, sizes = append(metas, m), append(sizes, 0)
 			continue
 		}
 		if len(metas) == 0 {
-			return status.Error(codes.InvalidArgument, "data before metadata")
+			return nil, nil, status.Error(codes.InvalidArgument, "data before metadata")
 		}
-		total += len(msg.GetData())
+		sizes[len(sizes)-1] += len(msg.GetData())
+	}
+}
+
+func (f *knowledgeFake) UploadDocuments(stream grpc.ClientStreamingServer[quirev1.UploadDocumentsRequest, quirev1.UploadDocumentsResponse]) error {
+	metas, sizes, err := receiveUpload(stream.Recv)
+	if err != nil {
+		return err
+	}
+	total := 0
+	for _, n := range sizes {
+		total += n
 	}
 	f.mu.Lock()
 	f.batches = append(f.batches, metas)
@@ -91,27 +110,19 @@ func (f *knowledgeFake) UploadDocuments(stream grpc.ClientStreamingServer[quirev
 }
 
 func (f *knowledgeFake) UploadDocument(stream grpc.ClientStreamingServer[quirev1.UploadDocumentRequest, quirev1.UploadDocumentResponse]) error {
-	var meta *quirev1.UploadMetadata
-	var size uint64
-	for {
-		msg, err := stream.Recv()
-		if errors.Is(err, io.EOF) {
-			break
-		}
-		if err != nil {
-			return err
-		}
-		if m := msg.GetMetadata(); m != nil {
-			meta = m
-		}
-		size += uint64(len(msg.GetData()))
+	metas, sizes, err := receiveUpload(stream.Recv)
+	if err != nil {
+		return err
+	}
+	if len(metas) != 1 {
+		return status.Error(codes.InvalidArgument, "one metadata message expected")
 	}
 	f.mu.Lock()
-	f.singles = append(f.singles, meta)
+	f.singles = append(f.singles, metas[0])
 	f.mu.Unlock()
 	return stream.SendAndClose(&quirev1.UploadDocumentResponse{
 		Outcome:  quirev1.UploadOutcome_UPLOAD_OUTCOME_REPLACED,
-		Document: &quirev1.Document{DocumentId: "d-" + meta.GetFileName(), SizeBytes: size, ExternalKey: meta.GetExternalKey()},
+		Document: &quirev1.Document{DocumentId: "d-" + metas[0].GetFileName(), SizeBytes: uint64(sizes[0]), ExternalKey: metas[0].GetExternalKey()},
 	})
 }
 

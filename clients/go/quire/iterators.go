@@ -50,19 +50,10 @@ func pages[T any](fetch func(cursor string) ([]T, string, error)) iter.Seq2[T, e
 
 // single yields the items of one unpaged call.
 func single[T any](list func() ([]T, error)) iter.Seq2[T, error] {
-	return func(yield func(T, error) bool) {
+	return pages(func(string) ([]T, string, error) {
 		items, err := list()
-		if err != nil {
-			var zero T
-			yield(zero, err)
-			return
-		}
-		for _, item := range items {
-			if !yield(item, nil) {
-				return
-			}
-		}
-	}
+		return items, "", err
+	})
 }
 
 // Collections iterates the organisation's non-deleted collections by name (one call).

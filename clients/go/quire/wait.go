@@ -308,12 +308,8 @@ func (c *Client) watchUntilFinal(ctx context.Context, collectionID string, ids [
 				return streamErr
 			}
 		}
-		timer := time.NewTimer(backoff)
-		select {
-		case <-ctx.Done():
-			timer.Stop()
+		if !sleep(ctx, backoff) {
 			return nil
-		case <-timer.C:
 		}
 		backoff = min(2*backoff, 2*time.Second)
 	}

@@ -4,18 +4,12 @@ import (
 	"context"
 	"errors"
 	"io"
-	"net"
-	"os"
-	"path/filepath"
-	"strings"
 	"testing"
 
 	"google.golang.org/grpc"
 	"google.golang.org/grpc/codes"
-	"google.golang.org/grpc/credentials/insecure"
 	"google.golang.org/grpc/metadata"
 	"google.golang.org/grpc/status"
-	"google.golang.org/grpc/test/bufconn"
 
 	"github.com/quire/quire/clients/go/quire"
 	"github.com/quire/quire/clients/go/quirev1"
@@ -111,33 +105,15 @@ const helperScenarios = `{
 }`
 
 func TestClientStepsAgainstFakeServer(t *testing.T) {
-	lis := bufconn.Listen(1 << 20)
-	srv := grpc.NewServer()
-	quirev1.RegisterPagesServiceServer(srv, helperFake{})
-	quirev1.RegisterKnowledgeServiceServer(srv, helperFake{})
-	go func() { _ = srv.Serve(lis) }()
-	defer srv.Stop()
-	dialer := func(ctx context.Context, _ string) (net.Conn, error) { return lis.DialContext(ctx) }
-	conn, err := grpc.NewClient("passthrough:///bufnet", grpc.WithTransportCredentials(insecure.NewCredentials()), grpc.WithContextDialer(dialer))
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer conn.Close()
+	dialer := serveFake(t, helperFake{}, helperFake{})
+	conn := fakeConn(t, dialer)
 	client, err := quire.Dial(context.Background(), "passthrough:///bufnet", quire.WithInsecure(), quire.WithAPIKey(""),
 		quire.WithDialOptions(grpc.WithContextDialer(dialer)))
 	if err != nil {
 		t.Fatal(err)
 	}
 	defer client.Close()
-
-	dir := t.TempDir()
-	if err := os.WriteFile(filepath.Join(dir, "helpers.json"), []byte(helperScenarios), 0o644); err != nil {
-		t.Fatal(err)
-	}
-	scenarios, err := load(dir)
-	if err != nil {
-		t.Fatal(err)
-	}
+	scenarios := loadText(t, helperScenarios)
 	r := &runner{conn: conn, client: client, keys: map[string]string{"write": "tok-write", "read": "tok-read"}, fixtures: map[string]any{}}
 	want := map[string]string{
 		"iterate_collections":                "PASS",
@@ -148,13 +124,7 @@ func TestClientStepsAgainstFakeServer(t *testing.T) {
 		"iterate_agents_required_skips":      "SKIP",
 		"unknown_helper_fails":               "FAIL",
 	}
-	for _, sc := range scenarios {
-		res := r.runScenario(sc, false)
-		if res.status != want[sc.name] {
-			t.Errorf("%s: %s %s (want %s)", sc.name, res.status, res.reason, want[sc.name])
-		}
-		if sc.name == "unknown_helper_fails" && !strings.Contains(res.reason, `scenario error: unknown client helper "upload_folder"`) {
-			t.Errorf("reason: %s", res.reason)
-		}
-	}
+	runAll(t, r, scenarios, want, map[string]string{
+		"unknown_helper_fails": `scenario error: unknown client helper "upload_folder"`,
+	})
 }
