@@ -18,35 +18,22 @@ import (
 	"github.com/quire/quire/clients/go/quirev1"
 )
 
-// helperCalls is the RPC each helper depends on: a scenario that `requires` it is skipped
-// while the server answers UNIMPLEMENTED, as for a call step.
-var helperCalls = map[string]string{
-	"wait_until_searchable": "KnowledgeService.WatchDocuments",
-	"upload_documents":      "KnowledgeService.UploadDocuments",
-	"iterate":               "",
+// helperCalls are the RPCs each helper calls: an UNIMPLEMENTED from a helper is a skip when
+// the scenario's `requires` lists one of them (as in the Python reference runner).
+var helperCalls = map[string][]string{
+	"wait_until_searchable": {"KnowledgeService.GetDocument", "KnowledgeService.ListDocuments", "KnowledgeService.WatchDocuments"},
+	"iterate": {"KnowledgeService.ListCollections", "KnowledgeService.ListDocuments", "KnowledgeService.ListAgents",
+		"PagesService.ListNamespaces", "PagesService.ListPages"},
+	"upload_documents": {"KnowledgeService.UploadDocuments"},
 }
 
-// iterateCalls is the list RPC of each `iterate` list.
-var iterateCalls = map[string]string{
-	"collections": "KnowledgeService.ListCollections",
-	"documents":   "KnowledgeService.ListDocuments",
-	"agents":      "KnowledgeService.ListAgents",
-	"namespaces":  "PagesService.ListNamespaces",
-	"pages":       "PagesService.ListPages",
-}
-
-// stepCall is the RPC a step calls or depends on ("" when none).
-func stepCall(step map[string]any) string {
+// stepCalls are the RPCs a step calls.
+func stepCalls(step map[string]any) []string {
 	if helper, ok := step["client"].(string); ok {
-		if helper == "iterate" {
-			args, _ := step["args"].(map[string]any)
-			list, _ := args["list"].(string)
-			return iterateCalls[list]
-		}
 		return helperCalls[helper]
 	}
 	call, _ := step["call"].(string)
-	return call
+	return []string{call}
 }
 
 // invokeHelper runs a client step.
@@ -118,6 +105,11 @@ type waitOutcomeJSON struct {
 }
 
 func (r *runner) waitUntilSearchable(ctx context.Context, args map[string]any) (any, error) {
+	_, hasIDs := args["document_ids"]
+	_, hasCollection := args["collection_id"]
+	if hasIDs == hasCollection {
+		return nil, scenarioErrorf("wait_until_searchable wants document_ids or collection_id")
+	}
 	var target quire.WaitTarget
 	if ids, ok := args["document_ids"]; ok {
 		list, ok := ids.([]any)

@@ -325,7 +325,7 @@ func (r *runner) scenarioSteps(sc *scenario, verbose bool) error {
 		env[v.name] = value
 	}
 	for index, step := range sc.steps {
-		call := stepCall(step)
+		call, _ := step["call"].(string)
 		label := fmt.Sprintf("step %d (%s)", index+1, call)
 		if helper, ok := step["client"].(string); ok {
 			label = fmt.Sprintf("step %d (client %s)", index+1, helper)
@@ -347,13 +347,13 @@ func (r *runner) scenarioSteps(sc *scenario, verbose bool) error {
 			if err != nil {
 				return err
 			}
-			if out.err != nil && out.err.grpcCode == "UNIMPLEMENTED" && sc.requires[call] {
+			if required := requiredCalls(sc, step); out.err != nil && out.err.grpcCode == "UNIMPLEMENTED" && len(required) > 0 {
 				expect, err := substitute(orEmpty(step["expect"]), env)
 				if err != nil {
 					return err
 				}
 				if expectedGRPCCode(expect) != "UNIMPLEMENTED" {
-					return &skip{fmt.Sprintf("requires %s (UNIMPLEMENTED)", call)}
+					return &skip{fmt.Sprintf("requires %s (UNIMPLEMENTED)", strings.Join(required, ", "))}
 				}
 			}
 			problems, err = check(step, out, env)
@@ -391,6 +391,18 @@ func (r *runner) scenarioSteps(sc *scenario, verbose bool) error {
 		}
 	}
 	return nil
+}
+
+// requiredCalls are the RPCs of the step that the scenario requires, sorted.
+func requiredCalls(sc *scenario, step map[string]any) []string {
+	var out []string
+	for _, call := range stepCalls(step) {
+		if sc.requires[call] {
+			out = append(out, call)
+		}
+	}
+	sort.Strings(out)
+	return out
 }
 
 func orEmpty(v any) any {
