@@ -545,3 +545,26 @@ func TestPagesIteratorRestartsWithoutRepeating(t *testing.T) {
 		t.Fatalf("paths %v, request %v", paths, req)
 	}
 }
+
+func TestIteratorsTakeANilRequest(t *testing.T) {
+	f := &knowledgeFake{pageLists: func(r *quirev1.ListPagesRequest) *quirev1.PageList {
+		return &quirev1.PageList{Pages: []*quirev1.Page{{Path: "/only"}}}
+	}}
+	client := startKnowledgeFake(t, f)
+	seen := 0
+	for page, err := range client.Pages(context.Background(), nil) {
+		if err != nil || page.GetPath() != "/only" {
+			t.Fatalf("page %v, err %v", page, err)
+		}
+		seen++
+	}
+	for _, err := range client.Documents(context.Background(), nil) {
+		if !errors.Is(err, ErrUnimplemented) { // the fake has no ListDocuments: the call was made
+			t.Fatalf("err %v", err)
+		}
+		seen++
+	}
+	if seen != 2 {
+		t.Fatalf("%d items and errors, want a page and an error", seen)
+	}
+}

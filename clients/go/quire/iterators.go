@@ -70,7 +70,10 @@ func (c *Client) Namespaces(ctx context.Context) iter.Seq2[*quirev1.Namespace, e
 // all). req.Limit is the page size (0: the server default); req.Cursor, when set, is where
 // to start. req is not modified.
 func (c *Client) Documents(ctx context.Context, req *quirev1.ListDocumentsRequest) iter.Seq2[*quirev1.Document, error] {
-	base := proto.Clone(req).(*quirev1.ListDocumentsRequest)
+	base := &quirev1.ListDocumentsRequest{}
+	if req != nil {
+		base = proto.Clone(req).(*quirev1.ListDocumentsRequest)
+	}
 	return pages(func(cursor string) ([]*quirev1.Document, string, error) {
 		page := proto.Clone(base).(*quirev1.ListDocumentsRequest)
 		if cursor != "" {
@@ -96,11 +99,15 @@ func (c *Client) Agents(ctx context.Context, pageSize uint32) iter.Seq2[*quirev1
 }
 
 // Pages iterates a namespace's pages under req.Prefix in path order; req.Limit is the page
-// size. A publish during the iteration invalidates the cursor (restart_required): the
-// iterator then lists again from the start and skips the paths it has already yielded, so
-// every path comes at most once and in order, each as it was when its page was read.
+// size and req.Cursor is ignored (it starts at the first page). A publish during the
+// iteration invalidates the cursor (restart_required): the iterator then lists again from the
+// start and skips the paths it has already yielded, so every path comes at most once and in
+// order, each as it was when its page was read.
 func (c *Client) Pages(ctx context.Context, req *quirev1.ListPagesRequest) iter.Seq2[*quirev1.Page, error] {
-	base := proto.Clone(req).(*quirev1.ListPagesRequest)
+	base := &quirev1.ListPagesRequest{}
+	if req != nil {
+		base = proto.Clone(req).(*quirev1.ListPagesRequest)
+	}
 	return func(yield func(*quirev1.Page, error) bool) {
 		listing := proto.Clone(base).(*quirev1.ListPagesRequest)
 		last, yielded, cursor := "", false, ""
