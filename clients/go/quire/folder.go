@@ -18,9 +18,14 @@ import (
 // UploadDocument; smaller ones go in UploadDocuments batches.
 const LargeFileBytes = 1024 * 1024
 
-// folderBatchBytes bounds one batch of small files, so that `Concurrency` batches in memory
-// stay small while a batch is still large enough to save most of the per-call cost.
-const folderBatchBytes = 16 * 1024 * 1024
+// folderBatchFiles and folderBatchBytes bound one batch of small files (as the Python client
+// does): small enough that a folder of a few hundred files is spread over
+// `Concurrency` calls and the batches in memory stay small, large enough to save most of the
+// per-call cost.
+const (
+	folderBatchFiles = 100
+	folderBatchBytes = 8 * 1024 * 1024
+)
 
 // FolderOptions configures UploadFolder; the zero value is usable.
 type FolderOptions struct {
@@ -35,8 +40,8 @@ type FolderOptions struct {
 	// Include decides whether a file or directory (skipping its whole tree) is uploaded.
 	// Default: everything except names starting with "." (hidden files and directories).
 	Include func(relPath string, entry fs.DirEntry) bool
-	// BatchBytes is the server's QUIRE_MAX_UPLOAD_BYTES when it is below the default 64 MiB;
-	// batches stay at most 16 MiB and below this.
+	// BatchBytes is the server's QUIRE_MAX_UPLOAD_BYTES when it is below 8 MiB (batches stay
+	// at most 100 files and 8 MiB, and at most this).
 	BatchBytes int64
 }
 
@@ -180,7 +185,7 @@ func planFolder(files []folderFile, opts FolderOptions, results []FileResult) []
 			jobs = append(jobs, folderJob{indexes: []int{i}, files: []folderFile{f}, large: true})
 			continue
 		}
-		if len(batch.files) > 0 && (len(batch.files) >= MaxBatchDocuments || batchBytes+f.size > limit) {
+		if len(batch.files) > 0 && (len(batch.files) >= folderBatchFiles || batchBytes+f.size > limit) {
 			jobs = append(jobs, batch)
 			batch, batchBytes = folderJob{}, 0
 		}

@@ -568,3 +568,27 @@ func TestIteratorsTakeANilRequest(t *testing.T) {
 		t.Fatalf("%d items and errors, want a page and an error", seen)
 	}
 }
+
+func TestUploadFolderBatchesAtOneHundredFiles(t *testing.T) {
+	for _, c := range []struct{ files, calls int }{{100, 1}, {101, 2}} {
+		dir := t.TempDir()
+		for i := range c.files {
+			if err := os.WriteFile(filepath.Join(dir, fmt.Sprintf("f%03d.txt", i)), []byte("x"), 0o644); err != nil {
+				t.Fatal(err)
+			}
+		}
+		f := &knowledgeFake{}
+		client := startKnowledgeFake(t, f)
+		results, err := client.UploadFolder(context.Background(), "c1", dir, FolderOptions{Concurrency: 2})
+		if err != nil || len(results) != c.files {
+			t.Fatalf("%d files: %d results, %v", c.files, len(results), err)
+		}
+		largest := 0 // the calls run concurrently, in any order
+		for _, b := range f.batches {
+			largest = max(largest, len(b))
+		}
+		if len(f.batches) != c.calls || largest != 100 {
+			t.Fatalf("%d files: %d calls, the largest of %d files", c.files, len(f.batches), largest)
+		}
+	}
+}
