@@ -142,9 +142,10 @@ class _Compiler:
         value = "${name}" if item == "@" else "${name}.datetime()"
         tests = [f"{item} {_OPERATORS[name]} {value.format(name=name)}" for name in bounds]
         path = f"{_jsonpath(keys)} ? ({' && '.join(tests)})"
+        path_param = self.param(path, "jsonpath")
         variables = self.param(json.dumps(bounds), "jsonb")
         # silent: a string that is not a time is a non-match, not an error.
-        return f"{function}({self.column}, {self.param(path, 'jsonpath')}, {variables}, true)"
+        return f"{function}({self.column}, {path_param}, {variables}, true)"
 
 
 _OPERATORS = {"gt": ">", "gte": ">=", "lt": "<", "lte": "<="}
