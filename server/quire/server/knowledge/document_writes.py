@@ -42,51 +42,71 @@ METADATA_UPDATED = knowledge_pb2.UPLOAD_OUTCOME_METADATA_UPDATED
 # between, and another upload taking the key again) is possible only under a storm of writes.
 _KEY_ATTEMPTS = 3
 
-# The upload's writes before the revision stamp in one statement (one round trip, not six):
-# the document row (new, or replaced if it is live in this collection), its original, the
-# extract job with its wake-up (the row and notification indexer.enqueue_job would write), and
-# the change notification for watchers; notifications are sent at commit. `live` and `stored`
-# tell a missing collection from a missing document (or, for a new one, a key taken meanwhile).
-_STORE_TAIL = """
-original AS (
-    INSERT INTO document_originals (org_id, document_id, content)
-    SELECT $1, doc.document_id, $9 FROM doc
-    ON CONFLICT (org_id, document_id) DO UPDATE SET content = EXCLUDED.content
-),
-job AS (
-    INSERT INTO jobs (org_id, kind, payload) SELECT $1, $10, $11::jsonb FROM doc
-),
-notified AS (
-    SELECT pg_notify($12, $10), pg_notify($13, $14) FROM doc
-)
-SELECT EXISTS (SELECT 1 FROM live) AS live, (SELECT count(*) FROM notified) > 0 AS stored
-"""
-_LIVE = """
+# New documents of one collection (one upload, or a batch's) in one statement: the rows, their
+# originals, extract jobs with one wake-up, and the change notifications for watchers (sent at
+# commit). Rows whose key a live document holds are skipped (ON CONFLICT: the partial unique
+# index; a concurrent upload of the key is waited for); `stored` lists the ones written, and
+# `live` tells a missing collection from skipped rows.
+STORE_NEW = f"""
 WITH live AS (
     SELECT collection_id FROM collections
     WHERE org_id = $1 AND collection_id = $2 AND deleted_at IS NULL
-),"""
-STORE_NEW = f"""{_LIVE}
+),
+input AS (
+    SELECT * FROM unnest($3::uuid[], $4::text[], $5::text[], $6::bigint[], $7::text[],
+                         $8::text[], $9::text[], $10::bytea[], $11::text[])
+        AS i(document_id, file_name, mime_type, size_bytes, sha256, external_key, metadata,
+             content, change)
+),
 doc AS (
     INSERT INTO documents (org_id, document_id, collection_id, file_name, mime_type,
                            size_bytes, sha256, status, revision, external_key, metadata)
-    SELECT $1, $3, live.collection_id, $4, $5, $6, $7,
-           {knowledge_pb2.DOCUMENT_STATUS_PENDING}, $8, $15, coalesce($16::jsonb, '{{}}')
-    FROM live
+    SELECT $1, i.document_id, live.collection_id, i.file_name, i.mime_type, i.size_bytes,
+           i.sha256, {knowledge_pb2.DOCUMENT_STATUS_PENDING}, {UNSTAMPED}, i.external_key,
+           coalesce(i.metadata::jsonb, '{{}}')
+    FROM input i CROSS JOIN live
     ON CONFLICT (org_id, collection_id, external_key)
         WHERE deleted_at IS NULL AND external_key IS NOT NULL DO NOTHING
     RETURNING document_id
-),{_STORE_TAIL}"""
-STORE_REPLACE = f"""{_LIVE}
-doc AS (
-    UPDATE documents SET file_name = $4, mime_type = $5, size_bytes = $6, sha256 = $7,
-           status = {knowledge_pb2.DOCUMENT_STATUS_PENDING}, attempts = 0, revision = $8,
-           updated_at = now(), external_key = coalesce($15, external_key),
-           metadata = coalesce($16::jsonb, metadata)
-    WHERE org_id = $1 AND document_id = $3 AND collection_id = $2 AND deleted_at IS NULL
-      AND EXISTS (SELECT 1 FROM live)
-    RETURNING document_id
-),{_STORE_TAIL}"""
+),
+original AS (
+    INSERT INTO document_originals (org_id, document_id, content)
+    SELECT $1, doc.document_id, i.content FROM doc JOIN input i USING (document_id)
+),
+job AS (
+    INSERT INTO jobs (org_id, kind, payload)
+    SELECT $1, $12, jsonb_build_object('document_id', doc.document_id::text) FROM doc
+),
+notified AS (
+    SELECT pg_notify($14, i.change) FROM doc JOIN input i USING (document_id)
+    UNION ALL SELECT pg_notify($13, $12) WHERE EXISTS (SELECT 1 FROM doc)
+)
+SELECT EXISTS (SELECT 1 FROM live) AS live,
+       (SELECT array_agg(document_id) FROM doc) AS stored,
+       (SELECT count(*) FROM notified) AS notified
+"""
+# A new version of a live document of this collection, in one statement as STORE_NEW.
+STORE_REPLACE = f"""
+WITH doc AS (
+    UPDATE documents d SET file_name = $4, mime_type = $5, size_bytes = $6, sha256 = $7,
+           status = {knowledge_pb2.DOCUMENT_STATUS_PENDING}, attempts = 0,
+           revision = {UNSTAMPED}, updated_at = now(),
+           external_key = coalesce($8, d.external_key), metadata = coalesce($9::jsonb, d.metadata)
+    FROM collections c
+    WHERE d.org_id = $1 AND d.document_id = $3 AND d.collection_id = $2 AND d.deleted_at IS NULL
+      AND c.org_id = $1 AND c.collection_id = $2 AND c.deleted_at IS NULL
+    RETURNING d.document_id
+),
+original AS (
+    INSERT INTO document_originals (org_id, document_id, content)
+    SELECT $1, doc.document_id, $10 FROM doc
+    ON CONFLICT (org_id, document_id) DO UPDATE SET content = EXCLUDED.content
+),
+job AS (
+    INSERT INTO jobs (org_id, kind, payload) SELECT $1, $11, $12::jsonb FROM doc
+)
+SELECT count(*) FROM (SELECT pg_notify($13, $11), pg_notify($14, $15) FROM doc) notified
+"""
 # Same bytes, other name, type, key or metadata: no extraction job; a settle job so the
 # collection settles at its new revision (searches cache only settled collections).
 UPDATE_DESCRIPTION = """
@@ -100,6 +120,12 @@ job AS (
     INSERT INTO jobs (org_id, kind, payload) SELECT $1, $8, $9::jsonb FROM doc
 )
 SELECT pg_notify($10, $8), pg_notify($11, $12) FROM doc
+"""
+# Which of these keys live documents of the collection hold.
+HELD_KEYS = """
+SELECT array_agg(d.external_key) FROM documents d
+WHERE d.org_id = $1 AND d.collection_id = $2 AND d.external_key = ANY($3::text[])
+  AND d.deleted_at IS NULL
 """
 # The target of an upload or metadata change, locked until commit.
 LOCK_BY_ID = f"""
@@ -165,39 +191,74 @@ async def store_batch(
 ) -> list[Stored | QuireError]:
     """Stores every upload it can, in the caller's transaction, with one revision advance per
     collection; a refused upload (unknown collection or document, key held by another document)
-    gets its error and wrote nothing. Results are in `uploads` order. The writes run in (collection,
-    key) order, so two batches with common keys lock them in the same order (no deadlock)."""
+    gets its error and wrote nothing. Results are in `uploads` order.
+
+    New documents of a collection (no id, and a key no live document holds) are written by one
+    statement; the others one by one. Writes run in (collection, key) order, so two batches
+    with common keys take their locks in the same order (no deadlock)."""
     require_transaction(conn)
     results: list[Stored | QuireError | None] = [None] * len(uploads)
-    written: dict[uuid.UUID, list[tuple[int, _Written]]] = defaultdict(list)
-    order = sorted(
-        range(len(uploads)),
-        key=lambda i: (uploads[i].collection_id, uploads[i].external_key or "", i),
-    )
-    for i in order:
+    by_collection: dict[uuid.UUID, list[int]] = defaultdict(list)
+    for i in sorted(range(len(uploads)), key=lambda i: uploads[i].external_key or ""):
+        by_collection[uploads[i].collection_id].append(i)
+    for collection_id in sorted(by_collection):
+        indexes = by_collection[collection_id]
         try:
-            done = await _write(conn, org_id, uploads[i])
-        except QuireError as exc:
-            results[i] = exc
+            written = await _store_collection(conn, org_id, collection_id, uploads, indexes)
+        except QuireError as exc:  # the collection is unknown: nothing of it was written
+            for i in indexes:
+                results[i] = exc
             continue
-        if done.unchanged is not None:
-            results[i] = Stored(done.unchanged, UNCHANGED)
-        else:
-            written[uploads[i].collection_id].append((i, done))
-    for collection_id in sorted(written):
-        entries = written[collection_id]
+        changed: list[tuple[int, uuid.UUID, int]] = []
+        for i, done in written.items():
+            if isinstance(done, QuireError):
+                results[i] = done
+            elif done.unchanged is not None:
+                results[i] = Stored(done.unchanged, UNCHANGED)
+            else:
+                changed.append((i, done.document_id, done.outcome))
+        if not changed:
+            continue
         rows = await conn.fetch(
             document_store.STAMP_REVISION_MANY,
             org_id,
             collection_id,
-            list({w.document_id for _, w in entries}),
+            list({d for _, d, _ in changed}),
         )
         stamped = {r["document_id"]: document_message(r) for r in rows}
-        for i, w in entries:
-            document = stamped.get(w.document_id)
+        for i, document_id, outcome in changed:
+            document = stamped.get(document_id)
             # No row: the collection was deleted meanwhile; its writes stay invisible.
-            results[i] = Stored(document, w.outcome) if document else COLLECTION_NOT_FOUND
+            results[i] = Stored(document, outcome) if document else COLLECTION_NOT_FOUND
     return [r if r is not None else COLLECTION_NOT_FOUND for r in results]
+
+
+async def _store_collection(
+    conn: asyncpg.Connection,
+    org_id: uuid.UUID,
+    collection_id: uuid.UUID,
+    uploads: Sequence[Upload],
+    indexes: list[int],
+) -> dict[int, _Written | QuireError]:
+    """One collection's part of a batch, before the stamp."""
+    keys = [k for i in indexes if uploads[i].replaces is None and (k := uploads[i].external_key)]
+    held = set(await conn.fetchval(HELD_KEYS, org_id, collection_id, keys) or ()) if keys else set()
+    fresh = [
+        i for i in indexes if uploads[i].replaces is None and uploads[i].external_key not in held
+    ]
+    written: dict[int, _Written | QuireError] = {}
+    if fresh:
+        ids = await _store_new(conn, org_id, collection_id, [uploads[i] for i in fresh])
+        for i, document_id in zip(fresh, ids, strict=True):
+            if document_id is not None:
+                written[i] = _Written(document_id, CREATED)
+    for i in indexes:
+        if i not in written:  # an edit, a held key, or a key taken since HELD_KEYS
+            try:
+                written[i] = await _write(conn, org_id, uploads[i])
+            except QuireError as exc:
+                written[i] = exc
+    return written
 
 
 async def update_metadata(
@@ -240,9 +301,9 @@ async def _write(conn: asyncpg.Connection, org_id: uuid.UUID, upload: Upload) ->
         target = await _target(conn, org_id, upload)
         if target is not None:
             return await _update(conn, org_id, upload, target)
-        document_id = uuid.uuid4()
-        if await _store(conn, STORE_NEW, org_id, upload, document_id):
-            return _Written(document_id, CREATED)
+        stored = await _store_new(conn, org_id, upload.collection_id, [upload])
+        if stored[0] is not None:
+            return _Written(stored[0], CREATED)
         # The key was taken by an upload that committed since _target looked: replace it.
     raise QuireError(
         errors_pb2.ERROR_CODE_UNAVAILABLE,
@@ -284,8 +345,7 @@ async def _update(
 ) -> _Written:
     document_id: uuid.UUID = target["document_id"]
     if target["sha256"] != upload.sha256:
-        if not await _store(conn, STORE_REPLACE, org_id, upload, document_id):
-            raise DOCUMENT_NOT_FOUND  # cannot happen: the row is locked and live
+        await _store_replace(conn, org_id, upload, document_id)
         return _Written(document_id, REPLACED)
     same = (
         target["file_name"] == upload.file_name
@@ -336,13 +396,43 @@ async def _describe(
     )
 
 
-async def _store(
-    conn: asyncpg.Connection, query: str, org_id: uuid.UUID, upload: Upload, document_id: uuid.UUID
-) -> bool:
-    """STORE_NEW or STORE_REPLACE; False when no row was written (a key taken meanwhile, or
-    the document gone)."""
+async def _store_new(
+    conn: asyncpg.Connection,
+    org_id: uuid.UUID,
+    collection_id: uuid.UUID,
+    uploads: Sequence[Upload],
+) -> list[uuid.UUID | None]:
+    """STORE_NEW: each upload's new document id, or None where its key was taken."""
+    ids = [uuid.uuid4() for _ in uploads]
     stored = await conn.fetchrow(
-        query,
+        STORE_NEW,
+        org_id,
+        collection_id,
+        ids,
+        [u.file_name for u in uploads],
+        [u.mime_type for u in uploads],
+        [len(u.content) for u in uploads],
+        [u.sha256 for u in uploads],
+        [u.external_key for u in uploads],
+        [u.metadata.json if u.metadata else None for u in uploads],
+        [u.content for u in uploads],
+        [indexer.document_change_payload(org_id, collection_id, d) for d in ids],
+        indexer.EXTRACT_JOB,
+        indexer.JOBS_CHANNEL,
+        indexer.DOCUMENTS_CHANNEL,
+    )
+    if not stored["live"]:
+        raise COLLECTION_NOT_FOUND
+    written = set(stored["stored"] or ())
+    return [d if d in written else None for d in ids]
+
+
+async def _store_replace(
+    conn: asyncpg.Connection, org_id: uuid.UUID, upload: Upload, document_id: uuid.UUID
+) -> None:
+    """STORE_REPLACE of a live document the caller holds locked."""
+    notified = await conn.fetchval(
+        STORE_REPLACE,
         org_id,
         upload.collection_id,
         document_id,
@@ -350,16 +440,14 @@ async def _store(
         upload.mime_type,
         len(upload.content),
         upload.sha256,
-        UNSTAMPED,
+        upload.external_key,
+        upload.metadata.json if upload.metadata else None,
         upload.content,
         indexer.EXTRACT_JOB,
         json.dumps({"document_id": str(document_id)}),
         indexer.JOBS_CHANNEL,
         indexer.DOCUMENTS_CHANNEL,
         indexer.document_change_payload(org_id, upload.collection_id, document_id),
-        upload.external_key,
-        upload.metadata.json if upload.metadata else None,
     )
-    if not stored["live"]:
+    if not notified:  # the collection was deleted since the row was locked
         raise COLLECTION_NOT_FOUND
-    return bool(stored["stored"])
