@@ -4,6 +4,7 @@ form of DeleteDocuments."""
 
 from __future__ import annotations
 
+import asyncio
 import uuid
 from collections.abc import AsyncIterator
 
@@ -64,6 +65,27 @@ async def test_batch_results_with_refused_documents_among_good_ones(calls: Calls
     assert again[0].document.document_id == results[0].document.document_id
     assert again[1].document.document_id == results[5].document.document_id
     assert await calls.revision(cid) == revision + 2
+
+
+async def test_concurrent_batches_with_common_new_keys_make_one_document_per_key(
+    calls: Calls,
+) -> None:
+    cid = await calls.collection("batch-race")
+    keys = [f"k{i}" for i in range(20)]
+    batches = await asyncio.gather(
+        *(
+            calls.upload_many(cid, [Doc(f"{k}.txt", f"{k}-{n}".encode(), key=k) for k in keys])
+            for n in range(4)
+        )
+    )
+    for i, key in enumerate(keys):
+        results = [batch[i] for batch in batches]
+        assert len({r.document.document_id for r in results}) == 1, key
+        assert sorted(r.outcome for r in results) == [CREATED, REPLACED, REPLACED, REPLACED]
+    listed = await calls.stub.ListDocuments(
+        knowledge_service_pb2.ListDocumentsRequest(collection_id=cid), metadata=calls.md
+    )
+    assert sorted(d.external_key for d in listed.documents) == sorted(keys)
 
 
 async def test_batch_stream_must_start_with_metadata(calls: Calls) -> None:

@@ -142,12 +142,20 @@ async def test_get_and_delete_by_key(calls: Calls) -> None:
         assert detail.code == errors_pb2.ERROR_CODE_DOCUMENT_NOT_FOUND
     for request in (
         knowledge_service_pb2.GetDocumentRequest(),
+        knowledge_service_pb2.GetDocumentRequest(collection_id=cid),
         knowledge_service_pb2.GetDocumentRequest(
             document_id=doc.document_id, collection_id=cid, external_key="a/b c"
         ),
+        knowledge_service_pb2.GetDocumentRequest(document_id=doc.document_id, external_key="x"),
     ):
         detail = await calls.refused(calls.stub.GetDocument(request, metadata=calls.md))
         assert violation(detail)[0] == "document_id"
+    detail = await calls.refused(
+        calls.stub.GetDocument(
+            knowledge_service_pb2.GetDocumentRequest(external_key="a/b c"), metadata=calls.md
+        )
+    )
+    assert violation(detail)[0] == "collection_id"
     detail = await calls.refused(
         calls.stub.GetDocument(
             knowledge_service_pb2.GetDocumentRequest(collection_id=cid, external_key=""),

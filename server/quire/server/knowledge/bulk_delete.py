@@ -11,7 +11,7 @@ import asyncpg
 
 from quire.indexer import api as indexer
 from quire.server.knowledge import document_store
-from quire.server.knowledge.document_store import COLLECTION_NOT_FOUND, UNSTAMPED
+from quire.server.knowledge.document_store import COLLECTION_NOT_FOUND
 from quire.server.knowledge.filters import compile_filter
 from quire.v1 import knowledge_pb2
 
@@ -35,13 +35,19 @@ SELECT d.document_id FROM documents d
 WHERE d.org_id = $1 AND d.collection_id = $2 AND d.deleted_at IS NULL AND ({where})
 """
 # What document_store.delete does for one document, for all of them in one statement: soft
-# delete, chunks and originals dropped, watchers told at commit.
+# delete stamped with the collection's next revision (its row is locked already), chunks and
+# originals dropped, watchers told at commit.
 REMOVE = """
-WITH gone AS (
-    UPDATE documents SET deleted_at = now(), revision = $4, updated_at = now()
-    WHERE org_id = $1 AND collection_id = $2 AND document_id = ANY($3::uuid[])
-      AND deleted_at IS NULL
-    RETURNING document_id
+WITH bumped AS (
+    UPDATE collections SET revision = revision + 1
+    WHERE org_id = $1 AND collection_id = $2 AND deleted_at IS NULL RETURNING revision
+),
+gone AS (
+    UPDATE documents d SET deleted_at = now(), revision = bumped.revision, updated_at = now()
+    FROM bumped
+    WHERE d.org_id = $1 AND d.collection_id = $2 AND d.document_id = ANY($3::uuid[])
+      AND d.deleted_at IS NULL
+    RETURNING d.document_id
 ),
 chunks AS (
     DELETE FROM knowledge_chunks k USING gone
@@ -51,7 +57,8 @@ originals AS (
     DELETE FROM document_originals o USING gone
     WHERE o.org_id = $1 AND o.document_id = gone.document_id
 )
-SELECT count(*) FROM (SELECT pg_notify($5, payload) FROM unnest($6::text[]) AS payload) n
+SELECT (SELECT revision FROM bumped) AS revision, (SELECT count(*) FROM gone) AS deleted,
+       (SELECT count(*) FROM (SELECT pg_notify($4, p) FROM unnest($5::text[]) AS p) n) AS told
 """
 
 
@@ -95,20 +102,18 @@ async def delete_documents(
     ids = [r["document_id"] for r in rows]
     if not ids:
         return removed
-    await conn.fetchval(
+    done = await conn.fetchrow(
         REMOVE,
         org_id,
         collection_id,
         ids,
-        UNSTAMPED,
         indexer.DOCUMENTS_CHANNEL,
         [indexer.document_change_payload(org_id, collection_id, d) for d in ids],
     )
     # As for one delete: the worker re-derives the term statistics, then marks it settled.
     await indexer.queue_settle(conn, org_id, collection_id)
-    stamped = await conn.fetch(document_store.STAMP_REVISION_MANY, org_id, collection_id, ids)
-    removed.deleted_count = len(ids)
-    removed.revision = stamped[0]["revision"] if stamped else revision
+    removed.deleted_count = done["deleted"]
+    removed.revision = done["revision"]
     return removed
 
 

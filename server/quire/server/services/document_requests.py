@@ -97,17 +97,15 @@ def document_ref(
     | knowledge_service_pb2.UpdateDocumentMetadataRequest,
 ) -> DocumentRef:
     """Exactly one way: document_id, or collection_id with external_key."""
-    by_key = request.HasField("external_key") or bool(request.collection_id)
-    if bool(request.document_id) == by_key:
+    has_key = request.HasField("external_key")
+    if bool(request.document_id) == has_key or (request.document_id and request.collection_id):
         raise invalid(
             "document_id",
             "name the document by document_id, or by collection_id and external_key (not both)",
             REFERENCE_BOUND,
         )
-    if not by_key:
+    if not has_key:
         return DocumentRef(document_id=parse_uuid(request.document_id, DOCUMENT_NOT_FOUND))
-    if not request.HasField("external_key"):
-        raise invalid("external_key", "required with collection_id", REFERENCE_BOUND)
     if not request.collection_id:
         raise invalid("collection_id", "required with external_key", REFERENCE_BOUND)
     key = external_key(request.external_key, "external_key")
