@@ -131,6 +131,7 @@ async def run_side(
 
 
 async def main(arguments: argparse.Namespace) -> dict[str, Any]:
+    at_start = h.machine()
     with tempfile.TemporaryDirectory(prefix="quire-batch-upload-") as tmp:
         folder = Path(tmp)
         corpus = write_files(folder, arguments.files)
@@ -153,7 +154,7 @@ async def main(arguments: argparse.Namespace) -> dict[str, Any]:
     ratio = h.ratio(best["batch"], best["single"], 2)
     return {
         "benchmark": "batch_upload",
-        "machine_at_start": h.machine(),
+        "machine_at_start": at_start,
         "measured": "upload acknowledgement (worker not running)",
         "corpus": corpus,
         "concurrency": arguments.concurrency,
