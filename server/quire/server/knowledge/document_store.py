@@ -69,11 +69,6 @@ GET = f"""
 SELECT {COLUMNS} FROM documents d JOIN collections c USING (org_id, collection_id)
 WHERE d.org_id = $1 AND d.document_id = $2 AND d.deleted_at IS NULL AND c.deleted_at IS NULL
 """
-GET_BY_KEY = f"""
-SELECT {COLUMNS} FROM documents d JOIN collections c USING (org_id, collection_id)
-WHERE d.org_id = $1 AND d.collection_id = $2 AND d.external_key = $3 AND d.deleted_at IS NULL
-  AND c.deleted_at IS NULL
-"""
 LOCATE_BY_KEY = """
 SELECT d.document_id FROM documents d JOIN collections c USING (org_id, collection_id)
 WHERE d.org_id = $1 AND d.collection_id = $2 AND d.external_key = $3 AND d.deleted_at IS NULL
@@ -164,15 +159,6 @@ async def get(
     conn: asyncpg.Connection, org_id: uuid.UUID, document_id: uuid.UUID
 ) -> knowledge_pb2.Document:
     row = await conn.fetchrow(GET, org_id, document_id)
-    if row is None:
-        raise DOCUMENT_NOT_FOUND
-    return document_message(row)
-
-
-async def get_by_key(
-    conn: asyncpg.Connection, org_id: uuid.UUID, collection_id: uuid.UUID, external_key: str
-) -> knowledge_pb2.Document:
-    row = await conn.fetchrow(GET_BY_KEY, org_id, collection_id, external_key)
     if row is None:
         raise DOCUMENT_NOT_FOUND
     return document_message(row)

@@ -285,13 +285,8 @@ class KnowledgeService(knowledge_service_pb2_grpc.KnowledgeServiceServicer):
         ref = document_requests.document_ref(request)
         org_id = principal().org_id
         async with transaction(self.state.pool, readonly=True) as conn:
-            if ref.document_id is not None:
-                document = await document_store.get(conn, org_id, ref.document_id)
-            else:
-                assert ref.collection_id is not None and ref.external_key is not None
-                document = await document_store.get_by_key(
-                    conn, org_id, ref.collection_id, ref.external_key
-                )
+            document_id = await _document_id(conn, org_id, ref)
+            document = await document_store.get(conn, org_id, document_id)
         return knowledge_service_pb2.GetDocumentResponse(document=document)
 
     async def ListDocuments(
@@ -328,12 +323,7 @@ class KnowledgeService(knowledge_service_pb2_grpc.KnowledgeServiceServicer):
         ref = document_requests.document_ref(request)
         org_id = principal().org_id
         async with transaction(self.state.pool) as conn:
-            document_id = ref.document_id
-            if document_id is None:
-                assert ref.collection_id is not None and ref.external_key is not None
-                document_id = await document_store.id_by_key(
-                    conn, org_id, ref.collection_id, ref.external_key
-                )
+            document_id = await _document_id(conn, org_id, ref)
             document = await document_store.delete(conn, org_id, document_id)
         return knowledge_service_pb2.DeleteDocumentResponse(document=document)
 
@@ -730,6 +720,16 @@ SERVICE = knowledge_service_pb2.DESCRIPTOR.services_by_name["KnowledgeService"]
 async def _first(vectors: Awaitable[npt.NDArray[np.float32]]) -> npt.NDArray[np.float32]:
     first: npt.NDArray[np.float32] = (await vectors)[0]
     return first
+
+
+async def _document_id(
+    conn: asyncpg.Connection, org_id: uuid.UUID, ref: document_requests.DocumentRef
+) -> uuid.UUID:
+    """The id a reference names; a key no live document holds is DOCUMENT_NOT_FOUND."""
+    if ref.document_id is not None:
+        return ref.document_id
+    assert ref.collection_id is not None and ref.external_key is not None
+    return await document_store.id_by_key(conn, org_id, ref.collection_id, ref.external_key)
 
 
 def _too_large(limit: int) -> QuireError:
