@@ -201,6 +201,7 @@ async def store_batch(
     by_collection: dict[uuid.UUID, list[int]] = defaultdict(list)
     for i in sorted(range(len(uploads)), key=lambda i: uploads[i].external_key or ""):
         by_collection[uploads[i].collection_id].append(i)
+    changed: dict[uuid.UUID, list[tuple[int, _Written]]] = defaultdict(list)
     for collection_id in sorted(by_collection):
         indexes = by_collection[collection_id]
         try:
@@ -209,27 +210,28 @@ async def store_batch(
             for i in indexes:
                 results[i] = exc
             continue
-        changed: list[tuple[int, uuid.UUID, int]] = []
         for i, done in written.items():
             if isinstance(done, QuireError):
                 results[i] = done
             elif done.unchanged is not None:
                 results[i] = Stored(done.unchanged, UNCHANGED)
             else:
-                changed.append((i, done.document_id, done.outcome))
-        if not changed:
-            continue
+                changed[collection_id].append((i, done))
+    # The stamps last, as for one upload: each collection's row stays locked only from its
+    # stamp to the commit.
+    for collection_id in sorted(changed):
+        entries = changed[collection_id]
         rows = await conn.fetch(
             document_store.STAMP_REVISION_MANY,
             org_id,
             collection_id,
-            list({d for _, d, _ in changed}),
+            list({w.document_id for _, w in entries}),
         )
         stamped = {r["document_id"]: document_message(r) for r in rows}
-        for i, document_id, outcome in changed:
-            document = stamped.get(document_id)
+        for i, w in entries:
+            document = stamped.get(w.document_id)
             # No row: the collection was deleted meanwhile; its writes stay invisible.
-            results[i] = Stored(document, outcome) if document else COLLECTION_NOT_FOUND
+            results[i] = Stored(document, w.outcome) if document else COLLECTION_NOT_FOUND
     return [r if r is not None else COLLECTION_NOT_FOUND for r in results]
 
 
