@@ -310,3 +310,50 @@ async def test_list_documents_filter(calls: Calls) -> None:
     bad.filter.field.exists = True
     detail = await calls.refused(calls.stub.ListDocuments(bad, metadata=calls.md))
     assert violation(detail)[0].startswith("filter")
+
+
+async def test_an_edit_taking_a_key_another_upload_takes_first_is_refused(calls: Calls) -> None:
+    """The edit's check sees the key free (the other upload has not committed), then meets it
+    on the unique index: a typed refusal, not INTERNAL, and in a batch the rest is stored."""
+    from quire.server.knowledge import document_writes
+
+    cid = await calls.collection("key-race")
+    edited = (await calls.upload(cid, Doc("e.txt", b"e"))).document
+    org_id = (await calls.harness.keys("keys-org")).org_id
+    for batch in (False, True):
+        key = f"contested-{batch}"
+        async with calls.harness.pool.acquire() as conn:
+            writer = conn.transaction()
+            await writer.start()
+            upload = document_writes.Upload(
+                collection_id=uuid.UUID(cid),
+                file_name="w.txt",
+                mime_type="text/plain",
+                content=b"w",
+                sha256="0" * 64,
+                replaces=None,
+                external_key=key,
+            )
+            await document_writes.store_upload(conn, org_id, upload)
+            edit = Doc("e.txt", b"e2", key=key, document_id=edited.document_id)
+            if batch:
+                call = asyncio.ensure_future(
+                    calls.upload_many(cid, [edit, Doc("n.txt", b"n", key=f"{key}-other")])
+                )
+            else:
+                call = asyncio.ensure_future(calls.upload(cid, edit))
+            await asyncio.sleep(0.5)  # the edit is now waiting on the unique index
+            assert not call.done()
+            await writer.commit()
+        if batch:
+            results = await call
+            assert violation(results[0].error)[0] == "metadata.external_key"
+            assert results[1].outcome == CREATED
+        else:
+            detail = await calls.refused(call)
+            assert violation(detail)[0] == "metadata.external_key"
+    got = await calls.stub.GetDocument(
+        knowledge_service_pb2.GetDocumentRequest(document_id=edited.document_id),
+        metadata=calls.md,
+    )
+    assert got.document.external_key == "" and got.document.size_bytes == 1

@@ -257,10 +257,20 @@ async def _store_collection(
     for i in indexes:
         if i not in written:  # an edit, a held key, or a key taken since HELD_KEYS
             try:
-                written[i] = await _write(conn, org_id, uploads[i])
+                written[i] = await _write_alone(conn, org_id, uploads[i])
             except QuireError as exc:
                 written[i] = exc
     return written
+
+
+async def _write_alone(conn: asyncpg.Connection, org_id: uuid.UUID, upload: Upload) -> _Written:
+    """`_write` for one document of a batch. An edit by id that gives the document a new key
+    can meet a unique violation, which aborts the transaction: it runs in a savepoint of its
+    own (two more round trips, for that rare kind only) so the rest of the batch carries on."""
+    if upload.replaces is None or upload.external_key is None:
+        return await _write(conn, org_id, upload)
+    async with conn.transaction():
+        return await _write(conn, org_id, upload)
 
 
 async def update_metadata(
@@ -331,18 +341,33 @@ async def _target(
         if key is not None and row["external_key"] != key:
             holder = await lock(conn, org_id, collection_id=upload.collection_id, external_key=key)
             if holder is not None:
-                raise invalid(
-                    "metadata.external_key",
-                    f"the key is held by another document ({holder['document_id']})",
-                    "unique among the collection's live documents",
-                )
+                raise _key_held(holder["document_id"])
         return row
     if key is not None:
         return await lock(conn, org_id, collection_id=upload.collection_id, external_key=key)
     return None
 
 
+def _key_held(holder: object) -> QuireError:
+    return invalid(
+        "metadata.external_key",
+        f"the key is held by another document ({holder})",
+        "unique among the collection's live documents",
+    )
+
+
 async def _update(
+    conn: asyncpg.Connection, org_id: uuid.UUID, upload: Upload, target: asyncpg.Record
+) -> _Written:
+    """`_change`, with a key another upload gave a document since `_target` looked (an edit
+    by id taking a new key) refused as when it was held before."""
+    try:
+        return await _change(conn, org_id, upload, target)
+    except asyncpg.UniqueViolationError:
+        raise _key_held("another upload took it meanwhile") from None
+
+
+async def _change(
     conn: asyncpg.Connection, org_id: uuid.UUID, upload: Upload, target: asyncpg.Record
 ) -> _Written:
     document_id: uuid.UUID = target["document_id"]
