@@ -759,7 +759,9 @@ class AsyncQuireClient:
         (its live documents now). One outcome per document: INDEXED, FAILED (`reason` is the
         extract error), NO_TEXT, DELETED (deleted or not found) or TIMED_OUT; `complete` is
         False when any timed out. A timeout never raises; bad input and auth errors do. A
-        dropped watch (UNAVAILABLE) is reopened within the timeout."""
+        dropped watch (UNAVAILABLE) is reopened within the timeout. The first look at the
+        documents (GetDocument / ListDocuments) has the usual read deadline; `timeout` bounds
+        the waiting that follows."""
         if (document_ids is None) == (collection_id is None):
             raise ValueError("give exactly one of document_ids and collection_id")
         deadline = time.monotonic() + timeout
@@ -774,7 +776,7 @@ class AsyncQuireClient:
         else:
             order = []
             for item in document_ids or ():
-                current = await self._current(item, timeout)
+                current = await self._current(item)
                 order.append(item.document_id if isinstance(item, knowledge_pb2.Document) else item)
                 if current is None:
                     known[order[-1]] = DocumentOutcome(order[-1], Searchable.DELETED)
@@ -789,15 +791,15 @@ class AsyncQuireClient:
             known.update(outcomes)
         return finish(order, known)
 
-    async def _current(
-        self, item: str | knowledge_pb2.Document, timeout: float
-    ) -> knowledge_pb2.Document | None:
-        """The document's state now (None when there is no such document)."""
+    async def _current(self, item: str | knowledge_pb2.Document) -> knowledge_pb2.Document | None:
+        """The document's state now (None when there is no such document). Read with the
+        client's read deadline, not the wait's timeout: a document already settled is
+        reported so even when the timeout is tiny."""
         if isinstance(item, knowledge_pb2.Document) and item.collection_id:
             return item
         document_id = item.document_id if isinstance(item, knowledge_pb2.Document) else item
         try:
-            return await self.get_document(document_id=document_id, timeout=timeout)
+            return await self.get_document(document_id=document_id)
         except DocumentNotFound:
             return None
 
