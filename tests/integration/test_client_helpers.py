@@ -44,6 +44,14 @@ async def new_collection(client: AsyncQuireClient, name: str) -> str:
     return cid
 
 
+async def all_extracted(client: AsyncQuireClient, cid: str, within: float = 60) -> None:
+    deadline = asyncio.get_running_loop().time() + within
+    ready = knowledge_pb2.DOCUMENT_STATUS_READY
+    while {d.status async for d in client.iter_documents(collection_id=cid)} != {ready}:
+        assert asyncio.get_running_loop().time() < deadline
+        await asyncio.sleep(0.1)
+
+
 def make_folder(root: Path) -> None:
     (root / "guides").mkdir(parents=True)
     (root / "a.txt").write_text("The otter ledger lists river expenses.\n")
@@ -123,7 +131,7 @@ async def test_batches_keys_metadata_and_filters(client: AsyncQuireClient) -> No
     listed = [d.external_key async for d in client.iter_documents(collection_id=cid, filter=wanted)]
     assert sorted(listed) == ["n1", "n3"]
 
-    await client.wait_until_searchable(collection_id=cid, timeout=60)
+    await all_extracted(client, cid)  # LEGACY_FTS finds READY documents
     found = await client.search_knowledge(
         collection_ids=[cid],
         query="refund parcels",
