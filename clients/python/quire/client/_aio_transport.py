@@ -72,6 +72,10 @@ def cancel(call: Any) -> None:
     call.cancel()
 
 
+async def pause(seconds: float) -> None:
+    await asyncio.sleep(seconds)
+
+
 async def run_all(jobs: Sequence[Callable[[], Awaitable[R]]], concurrency: int) -> list[R]:
     """Runs the jobs, at most `concurrency` at once; their results in job order. The jobs
     catch their own errors (the helpers report per-file failures instead of stopping)."""

@@ -83,6 +83,10 @@ def cancel(call: Any) -> None:
     call.cancel()
 
 
+def pause(seconds: float) -> None:
+    time.sleep(seconds)
+
+
 def run_all(jobs: Sequence[Callable[[], R]], concurrency: int) -> list[R]:
     """Runs the jobs on at most `concurrency` threads (gRPC's blocking calls release the GIL);
     their results in job order. The jobs catch their own errors."""

@@ -33,6 +33,7 @@ from quire.client._aio_transport import (
     close_channel,
     decide,
     open_channel,
+    pause,
     run_all,
 )
 from quire.client._convert import ModeArg, ScopeArg, retrieval_mode, scope_values
@@ -825,7 +826,9 @@ class AsyncQuireClient:
             except DeadlineExceeded:
                 break
             except Unavailable:
-                continue  # the watch dropped: open it again with the documents still pending
+                # The watch dropped: open it again (after a short pause, so that a server that
+                # is down is not called in a tight loop) for the documents still pending.
+                await pause(min(0.5, max(deadline - time.monotonic(), 0)))
         return found
 
     async def upsert_agent(

@@ -34,6 +34,7 @@ from quire.client._blocking_transport import (
     close_channel,
     decide,
     open_channel,
+    pause,
     run_all,
 )
 from quire.client._convert import ModeArg, ScopeArg, retrieval_mode, scope_values
@@ -814,7 +815,9 @@ class QuireClient:
             except DeadlineExceeded:
                 break
             except Unavailable:
-                continue  # the watch dropped: open it again with the documents still pending
+                # The watch dropped: open it again (after a short pause, so that a server that
+                # is down is not called in a tight loop) for the documents still pending.
+                pause(min(0.5, max(deadline - time.monotonic(), 0)))
         return found
 
     def upsert_agent(
