@@ -600,11 +600,8 @@ class QuireClient:
         timeout: float | None = None,
     ) -> knowledge_pb2.Document:
         """By `document_id`, or by `collection_id` + `external_key`."""
-        request = knowledge_service_pb2.GetDocumentRequest(
-            document_id=document_id or "", collection_id=collection_id or ""
-        )
-        if external_key is not None:
-            request.external_key = external_key
+        request = knowledge_service_pb2.GetDocumentRequest()
+        _name_document(request, document_id, collection_id, external_key)
         reply = self._unary(self._knowledge.GetDocument, request, timeout)
         return reply.document
 
@@ -660,11 +657,8 @@ class QuireClient:
         timeout: float | None = None,
     ) -> knowledge_pb2.Document:
         """By `document_id`, or by `collection_id` + `external_key`; returns it as deleted."""
-        request = knowledge_service_pb2.DeleteDocumentRequest(
-            document_id=document_id or "", collection_id=collection_id or ""
-        )
-        if external_key is not None:
-            request.external_key = external_key
+        request = knowledge_service_pb2.DeleteDocumentRequest()
+        _name_document(request, document_id, collection_id, external_key)
         k = self._knowledge
         reply = self._unary(k.DeleteDocument, request, timeout)
         return reply.document
@@ -705,13 +699,9 @@ class QuireClient:
         `collection_id` + `external_key`. Returns the document (same revision when nothing
         changed)."""
         request = knowledge_service_pb2.UpdateDocumentMetadataRequest(
-            document_id=document_id or "",
-            collection_id=collection_id or "",
-            patch=to_struct(patch),
-            replace=replace,
+            patch=to_struct(patch), replace=replace
         )
-        if external_key is not None:
-            request.external_key = external_key
+        _name_document(request, document_id, collection_id, external_key)
         k = self._knowledge
         reply = self._unary(k.UpdateDocumentMetadata, request, timeout)
         return reply.document
@@ -1042,6 +1032,22 @@ class PageListingRestarted(Exception):
     def __init__(self, namespace: str) -> None:
         super().__init__(f"namespace {namespace!r} changed during the listing; start again")
         self.namespace = namespace
+
+
+def _name_document(
+    request: knowledge_service_pb2.GetDocumentRequest
+    | knowledge_service_pb2.DeleteDocumentRequest
+    | knowledge_service_pb2.UpdateDocumentMetadataRequest,
+    document_id: str | None,
+    collection_id: str | None,
+    external_key: str | None,
+) -> None:
+    """Names the document by id or by key; the key is set even when empty, so that the server
+    refuses an empty one instead of it reading as no key."""
+    request.document_id = document_id or ""
+    request.collection_id = collection_id or ""
+    if external_key is not None:
+        request.external_key = external_key
 
 
 def _note(
