@@ -15,6 +15,7 @@ from quire.indexer.extraction import NO_TEXT_MARKER
 from quire.server.contract import SCHEMA_VERSION
 from quire.server.cursors import CursorCodec, refusal
 from quire.server.failures import QuireError
+from quire.server.knowledge.index_state import INDEX_STATE
 from quire.server.storage.timestamps import timestamp
 from quire.v1 import errors_pb2, knowledge_pb2
 
@@ -24,6 +25,7 @@ COLLECTION_NOT_FOUND = QuireError(
 )
 
 COLUMNS = f"""
+{INDEX_STATE} AS index_state,
 d.document_id, d.collection_id, d.file_name, d.mime_type, d.size_bytes, d.sha256, d.status,
 d.extract_error, d.attempts, d.revision, d.created_at, d.updated_at, d.detected_encoding,
 CASE WHEN d.extract_error = '{NO_TEXT_MARKER}' THEN 0 ELSE char_length(d.extracted_text) END
@@ -142,6 +144,7 @@ def document_message(row: asyncpg.Record) -> knowledge_pb2.Document:
         size_bytes=row["size_bytes"],
         sha256=row["sha256"],
         status=row["status"],
+        index_state=row["index_state"],
         extract_error=row["extract_error"],
         attempts=row["attempts"],
         text_length=row["text_length"],

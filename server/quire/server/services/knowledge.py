@@ -7,7 +7,7 @@ import asyncio
 import hashlib
 import time
 import uuid
-from collections.abc import AsyncIterator, Awaitable
+from collections.abc import AsyncIterator, Awaitable, Sequence
 from typing import Any
 
 import asyncpg
@@ -21,7 +21,15 @@ from quire.server.contract import SCHEMA_VERSION
 from quire.server.contract import bounds as contract_bounds
 from quire.server.embeddings import discard
 from quire.server.failures import QuireError, invalid
-from quire.server.knowledge import cache, document_store, filters, scope, search
+from quire.server.knowledge import (
+    agent_listing,
+    cache,
+    document_store,
+    document_watch,
+    filters,
+    scope,
+    search,
+)
 from quire.server.knowledge.index_status import index_status
 from quire.server.knowledge.policy import effective_mode
 from quire.server.knowledge.shadow import ShadowRunner
@@ -34,7 +42,9 @@ from quire.server.validation import (
     clean_text,
     name_field,
     number,
+    page_limit,
     parse_uuid,
+    uuid_items,
     whole_match,
     within,
 )
@@ -109,6 +119,21 @@ def agent_message(row: asyncpg.Record) -> knowledge_pb2.Agent:
         attached_collection_ids=[str(c) for c in row["attached_collection_ids"]],
         config_version=row["config_version"],
     )
+
+
+def _watched_ids(values: Sequence[str]) -> frozenset[uuid.UUID] | None:
+    """WatchDocumentsRequest.document_ids: None (every document) when empty."""
+    most = number(contract_bounds.WatchDocumentsRequest.document_ids.max_items)
+    if len(values) > most:
+        raise invalid("document_ids", f"at most {most} ids (got {len(values)})", f"at most {most}")
+    return frozenset(uuid_items("document_ids", values, "a document id")) or None
+
+
+def _event_document(event: dict[str, Any]) -> uuid.UUID | None:
+    try:
+        return uuid.UUID(event["document"])
+    except (KeyError, TypeError, ValueError):
+        return None
 
 
 def _file_name(value: str) -> str:
@@ -203,9 +228,6 @@ class KnowledgeService(knowledge_service_pb2_grpc.KnowledgeServiceServicer):
         raise QuireError(
             errors_pb2.ERROR_CODE_UNIMPLEMENTED, "UpdateDocumentMetadata is not built yet"
         )
-
-    async def ListAgents(self, request: Any, context: Any) -> Any:
-        raise QuireError(errors_pb2.ERROR_CODE_UNIMPLEMENTED, "ListAgents is not built yet")
 
     # --- documents --------------------------------------------------------------------------
 
@@ -306,20 +328,14 @@ class KnowledgeService(knowledge_service_pb2_grpc.KnowledgeServiceServicer):
         request: knowledge_service_pb2.WatchDocumentsRequest,
         context: aio.ServicerContext[Any, Any],
     ) -> AsyncIterator[knowledge_service_pb2.WatchDocumentsResponse]:
-        """Sends every document's current state, then each addition, status change and
-        deletion as it happens; re-reads the collection when notifications may have been lost
-        (listener reconnect)."""
+        """Sends every watched document's current state, then each addition, status or index
+        state change and deletion as it happens; re-reads the watched documents when
+        notifications may have been lost (listener reconnect, a watcher too far behind)."""
         collection_id = parse_uuid(request.collection_id, COLLECTION_NOT_FOUND)
+        only = _watched_ids(request.document_ids)
         org_id = principal().org_id
         notifications = self.state.require_notifications()
-        last: dict[str, tuple[int, str]] = {}
-
-        def changed(doc: knowledge_pb2.Document) -> bool:
-            state = (doc.status, doc.extract_error)
-            if last.get(doc.document_id) == state:
-                return False
-            last[doc.document_id] = state
-            return True
+        sent = document_watch.Sent()
 
         async def current() -> list[knowledge_pb2.Document]:
             async with self.state.pool.acquire() as conn:
@@ -328,47 +344,31 @@ class KnowledgeService(knowledge_service_pb2_grpc.KnowledgeServiceServicer):
                     is None
                 ):
                     raise COLLECTION_NOT_FOUND
-                docs = await document_store.all_in_collection(conn, org_id, collection_id)
+                docs = await document_watch.snapshot(conn, org_id, collection_id, only)
                 live = {d.document_id for d in docs}
-                for gone in [d for d in last if d not in live]:
-                    docs.append(await self._watched(conn, org_id, collection_id, gone))
+                for gone in [d for d in sent.known() if d not in live]:
+                    docs.append(await document_watch.one(conn, org_id, collection_id, gone))
             return docs
 
         async with notifications.subscribe("quire_documents") as queue:
             for doc in await current():
-                if changed(doc):
+                if sent.is_new(doc):
                     yield knowledge_service_pb2.WatchDocumentsResponse(document=doc)
             while True:
                 event = await queue.get()
                 if event.get("resync"):
                     for doc in await current():
-                        if changed(doc):
+                        if sent.is_new(doc):
                             yield knowledge_service_pb2.WatchDocumentsResponse(document=doc)
                     continue
                 if event.get("org") != str(org_id) or event.get("collection") != str(collection_id):
                     continue
+                if only is not None and _event_document(event) not in only:
+                    continue
                 async with self.state.pool.acquire() as conn:
-                    doc = await self._watched(conn, org_id, collection_id, event["document"])
-                if changed(doc):
+                    doc = await document_watch.one(conn, org_id, collection_id, event["document"])
+                if sent.is_new(doc):
                     yield knowledge_service_pb2.WatchDocumentsResponse(document=doc)
-
-    @staticmethod
-    async def _watched(
-        conn: asyncpg.Connection, org_id: uuid.UUID, collection_id: uuid.UUID, document_id: str
-    ) -> knowledge_pb2.Document:
-        """A document as WatchDocuments reports it: DELETED once deleted or gone."""
-        row = await conn.fetchrow(document_store.GET_ANY, org_id, uuid.UUID(document_id))
-        if row is None:
-            return knowledge_pb2.Document(
-                schema_version=SCHEMA_VERSION,
-                document_id=document_id,
-                collection_id=str(collection_id),
-                status=knowledge_pb2.DOCUMENT_STATUS_DELETED,
-            )
-        doc = document_store.document_message(row)
-        if row["deleted"]:
-            doc.status = knowledge_pb2.DOCUMENT_STATUS_DELETED
-        return doc
 
     # --- agents -----------------------------------------------------------------------------
 
@@ -407,6 +407,23 @@ class KnowledgeService(knowledge_service_pb2_grpc.KnowledgeServiceServicer):
         if row is None:
             raise scope.AGENT_NOT_FOUND
         return knowledge_service_pb2.GetAgentResponse(agent=agent_message(row))
+
+    async def ListAgents(
+        self,
+        request: knowledge_service_pb2.ListAgentsRequest,
+        context: aio.ServicerContext[Any, Any],
+    ) -> knowledge_service_pb2.ListAgentsResponse:
+        limits = contract_bounds.ListAgentsRequest
+        limit = page_limit("ListAgents", request.limit, request.cursor, limits)
+        async with transaction(self.state.pool, readonly=True) as conn:
+            rows, cursor = await agent_listing.list_page(
+                conn, self.state.cursors, principal().org_id, cursor=request.cursor, limit=limit
+            )
+        return knowledge_service_pb2.ListAgentsResponse(
+            schema_version=SCHEMA_VERSION,
+            agents=[agent_message(r) for r in rows],
+            next_cursor=cursor,
+        )
 
     # --- search and read --------------------------------------------------------------------
 
