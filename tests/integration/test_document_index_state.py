@@ -288,6 +288,14 @@ async def test_a_backlog_row_counts_only_when_the_serving_generation_lacks_its_v
     )
     await _eventually_indexed(client, doc.document_id)
     org, col, did = keys.org_id, uuid.UUID(collection.collection_id), uuid.UUID(doc.document_id)
+    # Once settled, nothing cleans the backlog again until the next change: the rows written
+    # below stay put (before, the settle could remove them between two steps).
+    deadline = asyncio.get_running_loop().time() + 60
+    while not await harness.pool.fetchval(
+        "SELECT settled_revision = revision FROM collections WHERE collection_id = $1", col
+    ):
+        assert asyncio.get_running_loop().time() < deadline, "collection never settled"
+        await asyncio.sleep(0.1)
     async with harness.pool.acquire() as conn:
         await conn.execute(
             "INSERT INTO index_backlog (org_id, collection_id, document_id, text_as_of) "
