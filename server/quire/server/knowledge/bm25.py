@@ -20,6 +20,9 @@ from dataclasses import dataclass
 
 import asyncpg
 
+from quire.server.knowledge.filters import NO_FILTER, SqlFilter, compile_filter
+from quire.v1 import knowledge_pb2
+
 MAX_TERMS = 48
 # Rows fetched beyond an arm's depth, so candidates tied with its last one are kept too.
 TIE_MARGIN = 64
@@ -81,11 +84,24 @@ def _branch(i: int) -> str:
     )
 
 
-def ranking_sql(terms: int) -> str:
-    union = "\nUNION ALL\n".join(_branch(i) for i in range(terms))
+def ranking_sql(terms: int, document_filter: SqlFilter = NO_FILTER) -> str:
+    """One branch per term, summed per chunk. With a metadata filter (compiled with its first
+    parameter after the limit's, plus one for the scoped collection ids), every branch keeps
+    the chunks of the matching documents, found once."""
+    branches = [_branch(i) for i in range(terms)]
     limit = 4 + terms * 5
+    allowed = ""
+    if document_filter.active:
+        collections = limit + 1
+        allowed = (
+            "WITH allowed AS MATERIALIZED (SELECT d.document_id FROM documents d "
+            f"WHERE d.org_id = $1 AND d.collection_id = ANY(${collections}::uuid[]) "
+            f"AND d.deleted_at IS NULL AND {document_filter.sql})\n"
+        )
+        branches = [f"{b} AND document_id IN (SELECT document_id FROM allowed)" for b in branches]
+    union = "\nUNION ALL\n".join(branches)
     return (
-        "SELECT document_id, chunk_ordinal, sum(s::numeric)::float8 AS score\n"
+        f"{allowed}SELECT document_id, chunk_ordinal, sum(s::numeric)::float8 AS score\n"
         f"FROM (\n{union}\n) b\n"
         "GROUP BY document_id, chunk_ordinal\n"
         f"ORDER BY score DESC, document_id, chunk_ordinal LIMIT ${limit}"
@@ -136,6 +152,7 @@ async def rank_chunks(
     k1: float,
     b: float,
     max_df_ratio: float,
+    where: knowledge_pb2.MetadataFilter | None = None,
 ) -> list[asyncpg.Record]:
     rows = await conn.fetch(TERMS, org_id, collection_ids, generations, query)
     terms = select_terms(rows, max_df_ratio)
@@ -145,4 +162,9 @@ async def rank_chunks(
     for t in terms:
         args += [t.collection_id, t.generation, quote(t.lexeme), t.idf, t.avgdl]
     args.append(depth + TIE_MARGIN)
-    return cut_with_ties(await conn.fetch(ranking_sql(len(terms)), *args), depth, "score")
+    # Parameters after the limit: the scoped collections, then the filter's.
+    document_filter = compile_filter(where, first_param=len(args) + 2)
+    if document_filter.active:
+        args += [collection_ids, *document_filter.args]
+    sql = ranking_sql(len(terms), document_filter)
+    return cut_with_ties(await conn.fetch(sql, *args), depth, "score")

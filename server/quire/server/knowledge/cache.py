@@ -50,7 +50,11 @@ def key(
     query: str,
     limit: int,
     fingerprint: str,
+    *,
+    shape: Sequence[object] = (),
 ) -> bytes:
+    """`shape`: whatever else of the request changes the response (its metadata filter,
+    whether hits carry metadata), JSON-serialisable."""
     material = json.dumps(
         [
             str(org_id),
@@ -62,6 +66,7 @@ def key(
             normalise(query),
             limit,
             fingerprint,
+            *shape,
         ]
     )
     return hashlib.sha256(material.encode()).digest()

@@ -23,6 +23,7 @@ from collections.abc import Collection, Sequence
 import asyncpg
 
 from quire.server.knowledge import bm25
+from quire.server.knowledge.filters import compile_filter
 from quire.server.retrieval.lexical import headline, or_query
 from quire.v1 import knowledge_pb2
 
@@ -54,7 +55,7 @@ WITH docs AS MATERIALIZED (
     SELECT d.document_id, d.collection_id, tsvector_to_array(d.text_tsv) AS lexemes
     FROM documents d
     WHERE d.org_id = $1 AND d.document_id = ANY($2::uuid[]) AND d.extract_error = ''
-      AND d.text_tsv @@ $7::tsquery
+      AND d.text_tsv @@ $7::tsquery /*filter*/
 )
 SELECT docs.document_id, sum(t.idf::numeric)::float8 AS score
 FROM docs
@@ -91,6 +92,7 @@ async def rank(
     depth: int,
     *,
     max_df_ratio: float,
+    where: knowledge_pb2.MetadataFilter | None = None,
 ) -> list[tuple[uuid.UUID, float]]:
     """The pending documents matching the query, best first, with their score (module
     docstring); the terms are chosen as the chunk arm chooses them."""
@@ -98,8 +100,10 @@ async def rank(
     terms = bm25.select_terms(rows, max_df_ratio)
     if not terms:
         return []
+    document_filter = compile_filter(where, first_param=8)
+    sql = RANK.replace("/*filter*/", f"AND {document_filter.sql}")
     ranked = await conn.fetch(
-        RANK,
+        sql,
         org_id,
         list(pending),
         [t.collection_id for t in terms],
@@ -107,6 +111,7 @@ async def rank(
         [t.idf for t in terms],
         depth + bm25.TIE_MARGIN,
         " | ".join(bm25.quote(lexeme) for lexeme in dict.fromkeys(t.lexeme for t in terms)),
+        *document_filter.args,
     )
     kept = bm25.cut_with_ties(ranked, depth, "score")
     return [(r["document_id"], float(r["score"])) for r in kept]

@@ -26,11 +26,12 @@ from dataclasses import asdict, dataclass, field
 import asyncpg
 import numpy as np
 import numpy.typing as npt
+from google.protobuf import struct_pb2
 
 from quire.indexer import fingerprint
 from quire.server import telemetry
 from quire.server.contract import SCHEMA_VERSION
-from quire.server.knowledge import bm25, pending
+from quire.server.knowledge import bm25, filters, pending
 from quire.server.knowledge.scope import ScopedCollection
 from quire.server.retrieval.fusion import convex, normalise, rrf
 from quire.server.retrieval.lexical import headline, or_query
@@ -40,17 +41,17 @@ from quire.v1 import knowledge_pb2
 LEGACY = f"""
 WITH q AS (SELECT {or_query("$3")} AS q),
 hits AS (
-    SELECT d.document_id, d.collection_id, d.file_name, d.extracted_text,
-           ts_rank(d.text_tsv, q.q) AS rank,
+    SELECT d.document_id, d.collection_id, d.file_name, d.extracted_text, d.external_key,
+           d.metadata, ts_rank(d.text_tsv, q.q) AS rank,
            strpos(lower(d.file_name), lower($4)) > 0 AS name_match
     FROM documents d, q
     WHERE d.org_id = $1 AND d.collection_id = ANY($2::uuid[]) AND d.deleted_at IS NULL
-      AND (d.text_tsv @@ q.q OR strpos(lower(d.file_name), lower($4)) > 0)
+      AND (d.text_tsv @@ q.q OR strpos(lower(d.file_name), lower($4)) > 0) /*filter*/
     ORDER BY name_match DESC, rank DESC, d.document_id
     LIMIT $5
 )
-SELECT h.document_id, h.collection_id, h.file_name, h.rank, h.name_match,
-       {headline("h.extracted_text", "q.q")} AS snippet
+SELECT h.document_id, h.collection_id, h.file_name, h.rank, h.name_match, h.external_key,
+       h.metadata, {headline("h.extracted_text", "q.q")} AS snippet
 FROM hits h, q
 ORDER BY h.name_match DESC, h.rank DESC, h.document_id
 """
@@ -61,7 +62,7 @@ SELECT c.document_id, c.chunk_ordinal, ts_rank_cd(c.tsv, q.q, $6) AS score
 FROM knowledge_chunks c
 JOIN unnest($2::uuid[], $3::bigint[]) AS s(collection_id, generation)
   ON c.collection_id = s.collection_id AND c.generation = s.generation, q
-WHERE c.org_id = $1 AND c.tsv @@ q.q
+WHERE c.org_id = $1 AND c.tsv @@ q.q /*chunk_filter*/
 ORDER BY score DESC, c.document_id, c.chunk_ordinal
 LIMIT $5
 """
@@ -82,6 +83,33 @@ WHERE c.org_id = $1 AND c.collection_id = ANY($2::uuid[]) AND c.generation = ANY
 ORDER BY distance, c.document_id, c.chunk_ordinal
 LIMIT $5
 """
+# The exact vector arm under a metadata filter: driven from the matching documents (the
+# metadata index finds them), then their chunks by primary key, so a selective filter reads
+# only its own chunks.
+CHUNK_VECTOR_EXACT_FILTERED = """
+SELECT c.document_id, c.chunk_ordinal, cosine_distance(c.embedding, $4) AS distance
+FROM documents d
+JOIN unnest($2::uuid[], $3::bigint[]) AS s(collection_id, generation)
+  ON d.collection_id = s.collection_id
+JOIN knowledge_chunks c ON c.org_id = $1 AND c.collection_id = d.collection_id
+ AND c.generation = s.generation AND c.document_id = d.document_id
+WHERE d.org_id = $1 AND d.collection_id = ANY($2::uuid[]) AND d.deleted_at IS NULL /*filter*/
+ORDER BY distance, c.document_id, c.chunk_ordinal
+LIMIT $5
+"""
+# How many chunks a filter leaves, counted up to $4: above the exact scan's bound the filtered
+# vector arm uses HNSW.
+FILTERED_CHUNKS = """
+SELECT count(*) FROM (
+    SELECT 1 FROM documents d
+    JOIN unnest($2::uuid[], $3::bigint[]) AS s(collection_id, generation)
+      ON d.collection_id = s.collection_id
+    JOIN knowledge_chunks c ON c.org_id = $1 AND c.collection_id = d.collection_id
+     AND c.generation = s.generation AND c.document_id = d.document_id
+    WHERE d.org_id = $1 AND d.collection_id = ANY($2::uuid[]) AND d.deleted_at IS NULL /*filter*/
+    LIMIT $4
+) n
+"""
 # HNSW with iterative scans, for scopes above the exact scan's bound: approximate, and its
 # answer depends on the graph (every row inserted into the shared index).
 CHUNK_VECTOR = """
@@ -89,6 +117,7 @@ WITH v AS MATERIALIZED (
     SELECT c.document_id, c.chunk_ordinal, c.embedding <=> $4 AS distance
     FROM knowledge_chunks c
     WHERE c.org_id = $1 AND c.collection_id = ANY($2::uuid[]) AND c.generation = ANY($3::bigint[])
+      /*chunk_filter*/
     ORDER BY c.embedding <=> $4
     LIMIT $5
 )
@@ -117,7 +146,7 @@ m AS (
     WHERE d.org_id = $1 AND d.collection_id = ANY($2::uuid[]) AND d.deleted_at IS NULL
       AND ((2 * char_length(lower(d.file_name)) >= q.threshold * q.grams
             AND lower(d.file_name) % q.text)
-           OR strpos(lower(d.file_name), q.text) > 0)
+           OR strpos(lower(d.file_name), q.text) > 0) /*filter*/
 )
 SELECT m.document_id, CASE WHEN m.contains THEN 1.0 ELSE m.similarity END::float8 AS score
 FROM m
@@ -125,7 +154,8 @@ ORDER BY m.contains DESC, m.similarity DESC, m.document_id
 LIMIT $4
 """
 DOCUMENTS = """
-SELECT d.document_id, d.collection_id, d.file_name, d.status FROM documents d
+SELECT d.document_id, d.collection_id, d.file_name, d.status, d.external_key, d.metadata
+FROM documents d
 WHERE d.org_id = $1 AND d.document_id = ANY($2::uuid[])
 """
 # Statuses of a document whose latest upload is not extracted yet: whatever the index holds
@@ -139,6 +169,34 @@ JOIN knowledge_chunks c ON c.org_id = $1 AND c.document_id = k.document_id
 JOIN unnest($4::uuid[], $5::bigint[]) AS s(collection_id, generation)
   ON c.collection_id = s.collection_id AND c.generation = s.generation
 """
+
+
+Where = knowledge_pb2.MetadataFilter | None
+
+
+def filtered(sql: str, where: Where, first_param: int) -> tuple[str, tuple[object, ...]]:
+    """`sql` with its filter markers filled for `where` (None: unchanged), and the filter's
+    parameters, numbered from `first_param`. `/*filter*/` sits in a WHERE over documents `d`;
+    `/*chunk_filter*/` in one over chunks `c` whose query has the organisation in $1 and the
+    scoped collection ids in $2."""
+    condition = filters.compile_filter(where, first_param=first_param)
+    if not condition.active:
+        return sql, ()
+    in_documents = (
+        "AND c.document_id IN (SELECT d.document_id FROM documents d WHERE d.org_id = $1 "
+        "AND d.collection_id = ANY($2::uuid[]) AND d.deleted_at IS NULL "
+        f"AND {condition.sql})"
+    )
+    sql = sql.replace("/*filter*/", f"AND {condition.sql}")
+    return sql.replace("/*chunk_filter*/", in_documents), condition.args
+
+
+def metadata_struct(raw: str | None) -> struct_pb2.Struct:
+    """A documents.metadata value (jsonb, read as text) as a Struct."""
+    out = struct_pb2.Struct()
+    if raw:
+        out.update(json.loads(raw))
+    return out
 
 
 @dataclass(frozen=True)
@@ -227,9 +285,15 @@ async def legacy(
     collection_ids: Sequence[uuid.UUID],
     query: str,
     limit: int,
+    *,
+    where: Where = None,
+    with_metadata: bool = False,
 ) -> list[knowledge_pb2.KnowledgeHit]:
+    sql, extra = filtered(LEGACY, where, 6)
     with telemetry.tracer.start_as_current_span("search.legacy_fts"):
-        rows = await conn.fetch(LEGACY, org_id, list(collection_ids), query, query.strip(), limit)
+        rows = await conn.fetch(
+            sql, org_id, list(collection_ids), query, query.strip(), limit, *extra
+        )
     return [
         knowledge_pb2.KnowledgeHit(
             schema_version=SCHEMA_VERSION,
@@ -239,12 +303,18 @@ async def legacy(
             score=float(r["rank"]) + (1.0 if r["name_match"] else 0.0),
             snippet=r["snippet"],
             rank=i,
+            external_key=r["external_key"] or "",
+            metadata=metadata_struct(r["metadata"]) if with_metadata else None,
         )
         for i, r in enumerate(rows, start=1)
     ]
 
 
 ChunkKey = tuple[uuid.UUID, int]
+# The most tuples one filtered iterative HNSW scan visits (pgvector's default is 20,000): a
+# filter the exact scan does not serve keeps over exact_vector_max_chunks chunks, so the
+# depth's candidates are found within about depth / (that share of the scope) tuples.
+FILTERED_SCAN_TUPLES = 200_000
 
 
 @dataclass
@@ -272,9 +342,13 @@ async def gather_arms(
     query: str,
     vector: npt.NDArray[np.float32] | Awaitable[npt.NDArray[np.float32]],
     tuning: HybridTuning = DEFAULT_TUNING,
+    *,
+    where: Where = None,
 ) -> Arms:
     """Runs every arm; needs the caller's transaction to hold `tuning.settings()`. `vector`
-    may still be computing: the arms that need only the text run first."""
+    may still be computing: the arms that need only the text run first. `where` narrows every
+    arm to the documents whose metadata matches, inside its SQL (so each still fills its
+    depth)."""
     indexed = [c for c in scope if c.serving_generation > 0]
     unindexed = [c.collection_id for c in scope if c.serving_generation == 0]
     ids = [c.collection_id for c in indexed]
@@ -297,36 +371,53 @@ async def gather_arms(
                     k1=tuning.bm25_k1,
                     b=tuning.bm25_b,
                     max_df_ratio=tuning.max_df_ratio,
+                    where=where,
                 )
             else:
+                sql, extra = filtered(CHUNK_FTS, where, 7)
                 fts_rows = await conn.fetch(
-                    CHUNK_FTS, org_id, ids, gens, query, tuning.depth, tuning.rank_normalization
+                    sql, org_id, ids, gens, query, tuning.depth, tuning.rank_normalization, *extra
                 )
         arms.fts = [((r["document_id"], r["chunk_ordinal"]), float(r["score"])) for r in fts_rows]
     behind = [c for c in indexed if c.backlog]
     if behind:
-        await _pending_arm(conn, org_id, behind, query, arms, tuning)
+        await _pending_arm(conn, org_id, behind, query, arms, tuning, where)
     with telemetry.tracer.start_as_current_span("search.file_name"):
+        sql, extra = filtered(FILE_NAME, where, 5)
         name_rows = await conn.fetch(
-            FILE_NAME,
+            sql,
             org_id,
             [c.collection_id for c in scope],
             query.strip(),
             tuning.depth + bm25.TIE_MARGIN,
+            *extra,
         )
         name_rows = bm25.cut_with_ties(name_rows, tuning.depth, "score")
     arms.file_name = [(r["document_id"], float(r["score"])) for r in name_rows]
     if unindexed:
-        for hit in await legacy(conn, org_id, unindexed, query, tuning.depth):
+        for hit in await legacy(conn, org_id, unindexed, query, tuning.depth, where=where):
             arms.legacy[uuid.UUID(hit.document_id)] = hit
     if indexed:
         ready = vector if isinstance(vector, np.ndarray) else await vector
+        if where is not None:
+            # What the filter leaves decides, not the whole scope.
+            sql, extra = filtered(FILTERED_CHUNKS, where, 5)
+            bound = tuning.exact_vector_max_chunks
+            chunks = await conn.fetchval(sql, org_id, ids, gens, bound + 1, *extra)
         arms.exact_vector = chunks is not None and chunks <= tuning.exact_vector_max_chunks
         with telemetry.tracer.start_as_current_span(
             "search.vector", attributes={"quire.exact": arms.exact_vector}
         ):
             vec_rows = await vector_rows(
-                conn, org_id, ids, gens, ready, tuning.depth, tuning, exact=arms.exact_vector
+                conn,
+                org_id,
+                ids,
+                gens,
+                ready,
+                tuning.depth,
+                tuning,
+                exact=arms.exact_vector,
+                where=where,
             )
         arms.vector = [
             ((r["document_id"], r["chunk_ordinal"]), 1.0 - float(r["distance"]))
@@ -343,9 +434,11 @@ async def _pending_arm(
     query: str,
     arms: Arms,
     tuning: HybridTuning,
+    where: Where,
 ) -> None:
     """The pending documents of `behind` (collections whose backlog has rows) and their
-    document-level lexical candidates; their stale chunks leave the full-text arm."""
+    document-level lexical candidates (those matching `where`); their stale chunks leave the
+    full-text arm."""
     ids = [c.collection_id for c in behind]
     gens = [c.serving_generation for c in behind]
     with telemetry.tracer.start_as_current_span("search.pending"):
@@ -362,6 +455,7 @@ async def _pending_arm(
             arms.pending_ids,
             tuning.depth,
             max_df_ratio=tuning.max_df_ratio,
+            where=where,
         )
 
 
@@ -375,21 +469,28 @@ async def vector_rows(
     tuning: HybridTuning,
     *,
     exact: bool,
+    where: Where = None,
 ) -> list[asyncpg.Record]:
     """The `depth` nearest chunks (document_id, chunk_ordinal, distance), nearest first; the
-    exact scan adds those tied with the last (bm25.cut_with_ties)."""
+    exact scan adds those tied with the last (bm25.cut_with_ties). With `where`, only chunks
+    of matching documents."""
     if exact:
-        rows = await conn.fetch(
-            CHUNK_VECTOR_EXACT, org_id, ids, gens, vector, depth + bm25.TIE_MARGIN
-        )
+        template = CHUNK_VECTOR_EXACT if where is None else CHUNK_VECTOR_EXACT_FILTERED
+        sql, extra = filtered(template, where, 6)
+        rows = await conn.fetch(sql, org_id, ids, gens, vector, depth + bm25.TIE_MARGIN, *extra)
         return bm25.cut_with_ties(rows, depth, "distance")
-    if tuning.index_scans:
-        # Costed as cheaper on small collections, a bitmap scan of the primary key plus an
-        # exact sort reads every chunk's vector: here HNSW was chosen, so keep it.
-        await apply_settings(conn, {"enable_bitmapscan": "off"})
-    hnsw: list[asyncpg.Record] = await conn.fetch(CHUNK_VECTOR, org_id, ids, gens, vector, depth)
-    if tuning.index_scans:
-        await apply_settings(conn, {"enable_bitmapscan": "on"})
+    settings = {"enable_bitmapscan": "off"} if tuning.index_scans else {}
+    if where is not None:
+        # A filter rejects most of the graph's neighbours: let the iterative scan visit
+        # enough of them to fill the depth (the exact scan serves the most selective ones).
+        settings["hnsw.max_scan_tuples"] = str(FILTERED_SCAN_TUPLES)
+    # Costed as cheaper on small collections, a bitmap scan of the primary key plus an exact
+    # sort reads every chunk's vector: here HNSW was chosen, so keep it.
+    await apply_settings(conn, settings)
+    sql, extra = filtered(CHUNK_VECTOR, where, 6)
+    hnsw: list[asyncpg.Record] = await conn.fetch(sql, org_id, ids, gens, vector, depth, *extra)
+    # (hnsw.max_scan_tuples stays raised: the transaction runs no other HNSW scan.)
+    await apply_settings(conn, {"enable_bitmapscan": "on"} if tuning.index_scans else {})
     return hnsw
 
 
@@ -466,11 +567,16 @@ async def hybrid(
     vector: npt.NDArray[np.float32] | Awaitable[npt.NDArray[np.float32]],
     limit: int,
     tuning: HybridTuning = DEFAULT_TUNING,
+    *,
+    where: Where = None,
+    with_metadata: bool = False,
 ) -> list[knowledge_pb2.KnowledgeHit]:
     """Needs the caller's transaction to hold the tuning settings (see HybridTuning.settings).
     `vector` may still be computing (see gather_arms)."""
-    arms = await gather_arms(conn, org_id, scope, query, vector, tuning)
-    return await hits_for(conn, org_id, scope, query, arms, tuning, limit)
+    arms = await gather_arms(conn, org_id, scope, query, vector, tuning, where=where)
+    return await hits_for(
+        conn, org_id, scope, query, arms, tuning, limit, with_metadata=with_metadata
+    )
 
 
 async def hits_for(
@@ -481,6 +587,8 @@ async def hits_for(
     arms: Arms,
     tuning: HybridTuning,
     limit: int,
+    *,
+    with_metadata: bool = False,
 ) -> list[knowledge_pb2.KnowledgeHit]:
     """The hits of fused arms: each document with its best chunk (or, found at document
     level, a ts_headline of its text) and whether it is indexed."""
@@ -522,6 +630,8 @@ async def hits_for(
             file_name=meta["file_name"],
             score=score,
             rank=rank,
+            external_key=meta["external_key"] or "",
+            metadata=metadata_struct(meta["metadata"]) if with_metadata else None,
             index_state=knowledge_pb2.HIT_INDEX_STATE_PENDING
             if doc in arms.pending_ids
             or meta["collection_id"] in unindexed

@@ -21,7 +21,7 @@ from quire.server.contract import SCHEMA_VERSION
 from quire.server.contract import bounds as contract_bounds
 from quire.server.embeddings import discard
 from quire.server.failures import QuireError, invalid
-from quire.server.knowledge import cache, document_store, scope, search
+from quire.server.knowledge import cache, document_store, filters, scope, search
 from quire.server.knowledge.index_status import index_status
 from quire.server.knowledge.policy import effective_mode
 from quire.server.knowledge.shadow import ShadowRunner
@@ -427,6 +427,9 @@ class KnowledgeService(knowledge_service_pb2_grpc.KnowledgeServiceServicer):
         query = clean_text("query", request.query, max_chars=longest, allow_empty=True)
         if request.mode not in knowledge_pb2.RetrievalMode.values():
             raise invalid("mode", "unknown retrieval mode")
+        where = request.filter if request.HasField("filter") else None
+        filters.compile_filter(where, first_param=1)  # refuses a bad filter before any read
+        with_metadata = request.include_metadata
         org_id = principal().org_id
         # Phase 1: policy, scope and cache in a short transaction; LEGACY_FTS (also what
         # HYBRID_SHADOW serves) needs no embedding, so it is answered in the same one.
@@ -444,7 +447,15 @@ class KnowledgeService(knowledge_service_pb2_grpc.KnowledgeServiceServicer):
             if not query.strip() or not collections:
                 return response
             index_fp = self._index_fingerprint()
-            cache_key = cache.key(org_id, mode, collections, query, limit, index_fp)
+            cache_key = cache.key(
+                org_id,
+                mode,
+                collections,
+                query,
+                limit,
+                index_fp,
+                shape=[filters.canonical(where), with_metadata],
+            )
             mode_name = knowledge_pb2.RetrievalMode.Name(mode)
             hit = await cache.lookup(conn, org_id, cache_key, mode_name)
             if hit is not None:
@@ -456,7 +467,13 @@ class KnowledgeService(knowledge_service_pb2_grpc.KnowledgeServiceServicer):
             settled = cache.settled(collections)
             if mode != knowledge_pb2.RETRIEVAL_MODE_HYBRID:
                 hits = await search.legacy(
-                    conn, org_id, [c.collection_id for c in collections], query, limit
+                    conn,
+                    org_id,
+                    [c.collection_id for c in collections],
+                    query,
+                    limit,
+                    where=where,
+                    with_metadata=with_metadata,
                 )
                 may_cache = settled
         if hits is None:
@@ -468,7 +485,14 @@ class KnowledgeService(knowledge_service_pb2_grpc.KnowledgeServiceServicer):
             vector = asyncio.ensure_future(_first(vectors))
             try:
                 hits, passed = await self._hybrid(
-                    org_id, collections, query, vector, limit, gate_for=index_fp
+                    org_id,
+                    collections,
+                    query,
+                    vector,
+                    limit,
+                    gate_for=index_fp,
+                    where=where,
+                    with_metadata=with_metadata,
                 )
                 may_cache = passed and settled
             finally:
@@ -477,7 +501,7 @@ class KnowledgeService(knowledge_service_pb2_grpc.KnowledgeServiceServicer):
         elapsed_ms = (time.perf_counter() - started) * 1000
         response.hits.extend(hits)
         if mode == knowledge_pb2.RETRIEVAL_MODE_HYBRID_SHADOW:
-            self._shadow(org_id, collections, query, limit, hits, elapsed_ms)
+            self._shadow(org_id, collections, query, limit, hits, elapsed_ms, where)
         if may_cache:
             async with self.state.pool.acquire() as conn:
                 await cache.write(conn, org_id, cache_key, response)
@@ -492,12 +516,24 @@ class KnowledgeService(knowledge_service_pb2_grpc.KnowledgeServiceServicer):
         limit: int,
         *,
         gate_for: str | None = None,
+        where: search.Where = None,
+        with_metadata: bool = False,
     ) -> tuple[list[knowledge_pb2.KnowledgeHit], bool]:
         """The hybrid search in its own read-only snapshot; also whether the gate passed for
         `gate_for` (read in the same snapshot), when given."""
         async with transaction(self.state.pool, readonly=True, isolation="repeatable_read") as conn:
             await apply_settings(conn, self.tuning.settings())
-            hits = await search.hybrid(conn, org_id, collections, query, vector, limit, self.tuning)
+            hits = await search.hybrid(
+                conn,
+                org_id,
+                collections,
+                query,
+                vector,
+                limit,
+                self.tuning,
+                where=where,
+                with_metadata=with_metadata,
+            )
             passed = gate_for is not None and await cache.gate_passed(conn, gate_for)
         return hits, passed
 
@@ -509,11 +545,12 @@ class KnowledgeService(knowledge_service_pb2_grpc.KnowledgeServiceServicer):
         limit: int,
         legacy_hits: list[knowledge_pb2.KnowledgeHit],
         legacy_ms: float,
+        where: search.Where,
     ) -> None:
         async def run_hybrid() -> tuple[list[str], float]:
             started = time.perf_counter()
             vector = await self._vector(query)
-            hits, _ = await self._hybrid(org_id, collections, query, vector, limit)
+            hits, _ = await self._hybrid(org_id, collections, query, vector, limit, where=where)
             return [h.document_id for h in hits], (time.perf_counter() - started) * 1000
 
         self.shadow.submit(

@@ -62,6 +62,9 @@ async def create_pool(dsn: str, *, min_size: int = 2, max_size: int = 20) -> asy
         init=_init_connection,
         # Quire's queries are parameterised and reused; a bounded statement cache is enough.
         statement_cache_size=256,
+        # Metadata time filters read dates without a zone as midnight in the session's zone
+        # (knowledge/filters.py): make that UTC whatever the server's default.
+        server_settings={"TimeZone": "UTC"},
         command_timeout=60,
         timeout=5,
     )
