@@ -87,6 +87,7 @@ class Wait {
   private readonly controller = new AbortController();
   private readonly timer: NodeJS.Timeout;
   private timedOut = false;
+  private readonly onCallerAbort = (): void => this.controller.abort();
 
   constructor(
     private readonly source: WatchSource,
@@ -97,7 +98,7 @@ class Wait {
       this.timedOut = true;
       this.controller.abort();
     }, Math.max(0, timeoutMs));
-    options.signal?.addEventListener("abort", () => this.controller.abort(), { once: true });
+    options.signal?.addEventListener("abort", this.onCallerAbort, { once: true });
     if (options.signal?.aborted) this.controller.abort();
   }
 
@@ -166,9 +167,14 @@ class Wait {
         watches.push(this.watchOne(collectionId, ids.slice(start, start + WATCH_IDS_MAX)));
       }
     }
-    const results = await Promise.allSettled(watches);
-    const failed = results.find((r): r is PromiseRejectedResult => r.status === "rejected");
-    if (failed) throw failed.reason;
+    try {
+      await Promise.all(watches);
+    } catch (err) {
+      // One watch failed for good (e.g. the key lost its scope): stop the others too.
+      this.controller.abort();
+      await Promise.allSettled(watches);
+      throw err;
+    }
   }
 
   private async watchOne(collectionId: string, ids: string[]): Promise<void> {
@@ -211,6 +217,7 @@ class Wait {
   dispose(): void {
     clearTimeout(this.timer);
     this.controller.abort();
+    this.options.signal?.removeEventListener("abort", this.onCallerAbort);
   }
 }
 

@@ -36,7 +36,7 @@ const waitForAbort = (ctx: HandlerContext): Promise<void> =>
 interface Fake {
   known: Map<string, Document>;
   /** Each watch call's script: the documents to send, then "drop" (UNAVAILABLE), "end" or "hang". */
-  watches: { send: Document[]; then: "drop" | "end" | "hang" }[];
+  watches: { send: Document[]; then: "drop" | "end" | "hang" | "deny" }[];
   watched: string[][];
   listed: string[];
 }
@@ -62,6 +62,7 @@ function fakeServer(fake: Fake) {
         const script = fake.watches.shift() ?? { send: [], then: "hang" as const };
         for (const d of script.send) yield { document: d };
         if (script.then === "drop") throw new ConnectError("connection dropped", Code.Unavailable);
+        if (script.then === "deny") throw quireError(Code.PermissionDenied, ErrorCode.PERMISSION_DENIED, "key revoked");
         if (script.then === "hang") await waitForAbort(ctx);
       },
     });
@@ -165,6 +166,19 @@ describe("waitUntilSearchable", () => {
       new QuireClient({ transport: denied }).waitUntilSearchable({ documentIds: ["a"] }, { timeoutMs: 5000 }),
       errors.PermissionDenied,
     );
+  });
+
+  test("a watch failing for good stops the others and throws at once", async () => {
+    const other = doc("o", { collectionId: "c2", status: DocumentStatus.PENDING });
+    const fake = newFake([], [{ send: [], then: "hang" }, { send: [], then: "deny" }]);
+    const client = new QuireClient({ transport: fakeServer(fake) });
+    const started = performance.now();
+    await assert.rejects(
+      client.waitUntilSearchable({ documents: [pending("a"), other] }, { timeoutMs: 10_000 }),
+      errors.PermissionDenied,
+    );
+    assert.ok(performance.now() - started < 2000);
+    assert.equal(fake.watched.length, 2);
   });
 
   test("the caller's abort rejects with its reason", async () => {
