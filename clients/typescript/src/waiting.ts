@@ -3,10 +3,12 @@
  * final form (or can never be), within one timeout (mirrors the Python and Go helpers).
  *
  * Documents given by id are looked up once (GetDocument) to learn their collection; a
- * collection's live documents are listed once. Then one watch per collection (per 1,000 ids)
- * runs, restricted to the documents still waiting; the watch first sends each one's current
- * state, then its changes. A watch that drops (UNAVAILABLE) or ends is opened again, within the
- * timeout. The timeout never raises: what is still waiting is TIMED_OUT.
+ * collection's live documents are listed once. That first look has the calls' own deadlines,
+ * not the wait's timeout, so even a tiny timeout reports the documents already settled. Then
+ * one watch per collection (per 1,000 ids) runs, restricted to the documents still waiting;
+ * the watch first sends each one's current state, then its changes. A watch that drops
+ * (UNAVAILABLE) or ends is opened again, within the timeout. The timeout never raises: what is
+ * still waiting is TIMED_OUT.
  */
 import { ErrorCode } from "./gen/quire/v1/errors_pb.js";
 import { type Document, DocumentIndexState, DocumentStatus } from "./gen/quire/v1/knowledge_pb.js";
@@ -106,10 +108,23 @@ class Wait {
     return this.controller.signal;
   }
 
+  /** Options of the watch calls: they end with the wait. */
   private callOptions(): CallOptions {
     const out: CallOptions = { signal: this.controller.signal };
     if (this.options.headers !== undefined) out.headers = this.options.headers;
     return out;
+  }
+
+  /** Options of the first look: only the caller's signal stops it, not the timeout. */
+  private lookupOptions(): CallOptions {
+    const out: CallOptions = {};
+    if (this.options.signal !== undefined) out.signal = this.options.signal;
+    if (this.options.headers !== undefined) out.headers = this.options.headers;
+    return out;
+  }
+
+  private callerAborted(): boolean {
+    return this.options.signal?.aborted ?? false;
   }
 
   /** Records a state; returns true when it settles the document. */
@@ -129,11 +144,11 @@ class Wait {
   async lookUp(ids: readonly string[]): Promise<Document[]> {
     const found: Document[] = [];
     const tasks = [...new Set(ids)].map((documentId) => async () => {
-      if (this.stopped()) return;
+      if (this.callerAborted()) return;
       try {
-        found.push(await this.source.getDocument({ documentId }, this.callOptions()));
+        found.push(await this.source.getDocument({ documentId }, this.lookupOptions()));
       } catch (err) {
-        if (this.stopped()) return;
+        if (this.callerAborted()) return;
         if (!isQuireError(err, ErrorCode.DOCUMENT_NOT_FOUND)) throw err;
         this.outcomes.set(documentId, { documentId, outcome: "DELETED", reason: "" });
       }
@@ -145,9 +160,9 @@ class Wait {
   async listCollection(collectionId: string): Promise<Document[]> {
     const docs: Document[] = [];
     try {
-      for await (const doc of this.source.iterDocuments({ collectionId }, this.callOptions())) docs.push(doc);
+      for await (const doc of this.source.iterDocuments({ collectionId }, this.lookupOptions())) docs.push(doc);
     } catch (err) {
-      if (!this.stopped()) throw err;
+      if (!this.callerAborted()) throw err;
     }
     return docs;
   }

@@ -135,6 +135,14 @@ describe("waitUntilSearchable", () => {
     assert.ok(elapsed >= 250 && elapsed < 3000, `took ${elapsed} ms`);
   });
 
+  test("a tiny timeout still reports what the first look found settled", async () => {
+    const fake = newFake([indexed("done"), pending("busy")]);
+    const client = new QuireClient({ transport: fakeServer(fake) });
+    const result = await client.waitUntilSearchable({ documentIds: ["done", "busy", "gone"] }, { timeoutMs: 1 });
+    assert.deepEqual(result.outcomes.map((o) => o.outcome), ["INDEXED", "TIMED_OUT", "DELETED"]);
+    assert.equal(result.complete, false);
+  });
+
   test("a collection's live documents, by ascending id; an empty target is complete", async () => {
     const fake = newFake([pending("z"), indexed("m"), pending("a")], [{ send: [indexed("z"), indexed("a")], then: "hang" }]);
     const client = new QuireClient({ transport: fakeServer(fake) });
