@@ -18,9 +18,10 @@ import numpy as np
 from grpc import aio
 from grpc_health.v1 import health_pb2, health_pb2_grpc
 
+from quire.client import AsyncQuireClient
 from quire.client.codes import GRPC_STATUS_BY_CODE
 from quire.client.rich_status import error_detail
-from quire.v1 import errors_pb2
+from quire.v1 import errors_pb2, pages_pb2
 
 # Codes a server bug shows up as; a hostile request must never produce them.
 NEVER = (grpc.StatusCode.INTERNAL, grpc.StatusCode.UNKNOWN, grpc.StatusCode.DATA_LOSS)
@@ -141,3 +142,13 @@ def stop_postmaster(pgdata: Path) -> None:
             if not pid_file.exists():
                 return
             time.sleep(0.1)
+
+
+async def sync_report(client: AsyncQuireClient, namespace: str, url: str) -> pages_pb2.SyncReport:
+    """One SyncPages call, its progress ignored, to its report."""
+    report = None
+    async for message in client.sync_pages(namespace=namespace, url=url):
+        if isinstance(message, pages_pb2.SyncReport):
+            report = message
+    assert report is not None
+    return report

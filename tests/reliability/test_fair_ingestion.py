@@ -23,6 +23,7 @@ import pytest_asyncio
 from quire.client import AsyncQuireClient
 from quire.v1 import pages_pb2
 from tests.conftest import Harness
+from tests.reliability._support import sync_report
 from tests.support.site_server import SiteServer
 from tests.support.tenant_load import big_text, time_to_indexed
 
@@ -84,15 +85,6 @@ async def tenants(harness: Harness) -> AsyncIterator[dict[str, Tenant]]:
         yield made
 
 
-async def _sync(client: AsyncQuireClient, namespace: str, url: str) -> pages_pb2.SyncReport:
-    report = None
-    async for message in client.sync_pages(namespace=namespace, url=url):
-        if isinstance(message, pages_pb2.SyncReport):
-            report = message
-    assert report is not None
-    return report
-
-
 async def test_an_upload_is_indexed_within_5_s_while_another_org_syncs_a_large_site(
     harness: Harness, tenants: dict[str, Tenant], sites: dict[str, str]
 ) -> None:
@@ -136,7 +128,7 @@ async def test_a_small_site_syncs_within_5_s_while_another_org_bulk_loads(
 ) -> None:
     heavy, light = tenants["heavy"].client, tenants["light"].client
     began = time.monotonic()
-    await _sync(light, "small-alone", sites["small"])
+    await sync_report(light, "small-alone", sites["small"])
     alone_s = time.monotonic() - began
     collection = (await heavy.create_collection(name="bulk")).collection_id
     await heavy.upload_document(
@@ -149,7 +141,7 @@ async def test_a_small_site_syncs_within_5_s_while_another_org_bulk_loads(
         await asyncio.sleep(0.1)
     await asyncio.sleep(1.0)  # and is embedding it
     began = time.monotonic()
-    report = await _sync(light, "small-loaded", sites["small"])
+    report = await sync_report(light, "small-loaded", sites["small"])
     loaded_s = time.monotonic() - began
     async with harness.pool.acquire() as conn:
         pending = await conn.fetchval(PENDING_BULK, tenants["heavy"].org_id)

@@ -32,6 +32,7 @@ import pytest_asyncio
 from quire.client import AsyncQuireClient
 from quire.v1 import knowledge_pb2, pages_pb2
 from tests.conftest import Keys
+from tests.reliability._support import sync_report
 from tests.support.site_server import SiteServer
 
 pytestmark = pytest.mark.asyncio(loop_scope="session")
@@ -228,20 +229,11 @@ async def test_uploads_are_indexed_watched_and_searched_through_the_pooler(
     assert 1 <= len(servers) <= SERVER_SESSIONS
 
 
-async def run_sync(client: AsyncQuireClient, namespace: str, url: str) -> pages_pb2.SyncReport:
-    report = None
-    async for message in client.sync_pages(namespace=namespace, url=url):
-        if isinstance(message, pages_pb2.SyncReport):
-            report = message
-    assert report is not None
-    return report
-
-
 async def test_page_syncs_and_searches_through_the_pooler(
     client: AsyncQuireClient, pooled: Pooled
 ) -> None:
     url = f"{pooled.site.url}/llms.txt"
-    report = await run_sync(client, "valves", url)
+    report = await sync_report(client, "valves", url)
     assert report.status == pages_pb2.SYNC_STATUS_COMPLETED, list(report.errors)
     assert report.updated == 3
     # Alternatives run on connections of their own that import the first query's exported
@@ -255,7 +247,7 @@ async def test_page_syncs_and_searches_through_the_pooler(
     # Two syncs of a new namespace at once: the advisory lock (held on a direct connection
     # for the whole sync) makes the second wait, then find the work done.
     first, second = await asyncio.gather(
-        run_sync(client, "twice", url), run_sync(client, "twice", url)
+        sync_report(client, "twice", url), sync_report(client, "twice", url)
     )
     reports = sorted([first, second], key=lambda r: r.updated)
     assert reports[0].status == pages_pb2.SYNC_STATUS_UNCHANGED
