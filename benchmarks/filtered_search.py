@@ -47,13 +47,14 @@ SELECT $1, md5($2::uuid::text || g.j)::uuid, $2::uuid, 'doc-' || g.j || '.txt', 
                           'bucket', g.j % 10)
 FROM generate_series(0, $3::int - 1) AS g(j)
 """
-# Chunk i belongs to document (i - 1) / 10 with ordinal (i - 1) % 10.
+# Chunk i belongs to document (i - 1) / 10 with ordinal (i - 1) % 10; its vector is the base
+# row's verbatim for i <= $7, else perturbed.
 CHUNKS = """
 INSERT INTO knowledge_chunks (org_id, collection_id, generation, document_id, chunk_ordinal,
                               chunk_id, content, tsv, embedding)
 SELECT $1, $2::uuid, 1, md5($2::uuid::text || ((g.i - 1) / 10))::uuid, (g.i - 1) % 10,
        md5($2::uuid::text || g.i), b.content, b.tsv,
-       CASE WHEN g.i <= $5 THEN b.embedding
+       CASE WHEN g.i <= $7 THEN b.embedding
             ELSE l2_normalize(b.embedding + (SELECT array_agg(random_normal(0, $6))::vector
                                              FROM generate_series(1, 384) WHERE g.i > 0))
        END
@@ -76,29 +77,32 @@ def matches(name: str, metadata: dict[str, Any]) -> bool:
     return bool(metadata["bucket"] < 3)
 
 
+async def load_collection(
+    conn: Any, label: str, count: int, base: int, noise: float, verbatim: int | None = None
+) -> tuple[uuid.UUID, uuid.UUID]:
+    """A new organisation with one serving collection of `count` chunks, ten per document
+    (the `base` table must hold `base` rows), the first `verbatim` (default `base`) with the
+    base vectors unperturbed; returns (organisation, collection)."""
+    org, cid = uuid.uuid4(), uuid.uuid4()
+    await conn.execute(ve.ORG, org, label)
+    await conn.execute(ve.COLLECTION, org, cid, label)
+    await conn.execute(ve.GENERATION, org, cid)
+    await conn.execute(SERVE, org, cid)
+    await conn.execute(DOCUMENTS, org, cid, (count + 9) // 10)
+    for start in range(1, count + 1, 10_000):
+        end = min(count, start + 9_999)
+        await conn.execute(
+            CHUNKS, org, cid, start, end, base, noise, base if verbatim is None else verbatim
+        )
+    return org, cid
+
+
 async def load(conn: Any, texts: list[str], vectors: Any, args: argparse.Namespace) -> Any:
-    await conn.execute("SELECT setseed(0.42)")
-    await conn.execute(ve.BASE)
-    await conn.execute(
-        ve.FILL_BASE,
-        list(range(1, len(texts) + 1)),
-        texts,
-        [ve.vector_text(v) for v in vectors],
-    )
-    await conn.execute("DROP INDEX knowledge_chunks_embedding")
+    await ve.load_base(conn, texts, vectors)
     collections = {}
     for label, count in (("other", args.other), ("filtered", args.chunks)):
-        org, cid = uuid.uuid4(), uuid.uuid4()
-        await conn.execute(ve.ORG, org, label)
-        await conn.execute(ve.COLLECTION, org, cid, label)
-        await conn.execute(ve.GENERATION, org, cid)
-        await conn.execute(SERVE, org, cid)
         h.note(f"loading {count} chunks ({label})")
-        await conn.execute(DOCUMENTS, org, cid, (count + 9) // 10)
-        for start in range(1, count + 1, 10_000):
-            end = min(count, start + 9_999)
-            await conn.execute(CHUNKS, org, cid, start, end, len(texts), args.noise)
-        collections[label] = (org, cid)
+        collections[label] = await load_collection(conn, label, count, len(texts), args.noise)
     return collections
 
 

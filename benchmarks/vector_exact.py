@@ -85,12 +85,24 @@ async def fill(
         await conn.execute(FILL, org, cid, start, end, base, noise)
 
 
-async def build_hnsw(conn: Any) -> float:
+async def load_base(conn: Any, texts: list[str], vectors: Any) -> None:
+    """The temporary `base` table of real chunk texts and vectors the FILL statements copy,
+    with the random seed of their noise fixed; drops the HNSW index (built after the load)."""
+    await conn.execute("SELECT setseed(0.42)")
+    await conn.execute(BASE)
+    await conn.execute(
+        FILL_BASE, list(range(1, len(texts) + 1)), texts, [vector_text(v) for v in vectors]
+    )
+    await conn.execute("DROP INDEX knowledge_chunks_embedding")
+
+
+async def build_hnsw(conn: Any, memory: str = "2GB") -> float:
     """Builds the shared HNSW index after a load (as large as a deployment's, faster than
-    inserting into it); returns the seconds it took."""
+    inserting into it) with `memory` of maintenance_work_mem (the graph must fit, or the
+    build slows down many times); returns the seconds it took."""
     h.note("building the HNSW index")
     started = time.perf_counter()
-    await conn.execute("SET maintenance_work_mem = '2GB'")
+    await conn.execute(f"SET maintenance_work_mem = '{memory}'")
     await conn.execute(
         "CREATE INDEX knowledge_chunks_embedding ON knowledge_chunks "
         "USING hnsw (embedding vector_cosine_ops)"
@@ -124,16 +136,8 @@ async def main(args: argparse.Namespace) -> dict[str, Any]:
         pool = await prepare_database(url, Settings(database_url=url))
         try:
             async with pool.acquire() as conn:
-                await conn.execute("SELECT setseed(0.42)")
-                await conn.execute(BASE)
-                await conn.execute(
-                    FILL_BASE,
-                    list(range(1, len(texts) + 1)),
-                    texts,
-                    [vector_text(v) for v in vectors],
-                )
                 # The index is built after the load (as large as a deployment's, faster).
-                await conn.execute("DROP INDEX knowledge_chunks_embedding")
+                await load_base(conn, texts, vectors)
                 started = time.perf_counter()
                 collections: dict[int, tuple[uuid.UUID, uuid.UUID]] = {}
                 other_org = uuid.uuid4()
