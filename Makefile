@@ -26,6 +26,7 @@ run: model
 generate: install
 	scripts/generate-python.sh
 	clients/go/generate.sh
+	clients/java/generate.sh
 	cd clients/typescript && (test -d node_modules || npm ci --no-audit --no-fund) && npm run generate
 	$(BIN)/python -m scripts.contractgen
 
