@@ -54,12 +54,15 @@ public final class QuireClient implements AutoCloseable {
   private static final long DEFAULT_MAX_BATCH_BYTES = 64L * 1024 * 1024;
 
   private final ManagedChannel owned; // null when the caller's channel is used
+  private final boolean root; // false for a withTimeout view, which closes nothing
   private final ScheduledExecutorService scheduler;
   private final Calls calls;
   private final QuireAsyncClient async;
 
-  private QuireClient(ManagedChannel owned, ScheduledExecutorService scheduler, Calls calls) {
+  private QuireClient(
+      ManagedChannel owned, boolean root, ScheduledExecutorService scheduler, Calls calls) {
     this.owned = owned;
+    this.root = root;
     this.scheduler = scheduler;
     this.calls = calls;
     this.async = new QuireAsyncClient(calls);
@@ -81,7 +84,7 @@ public final class QuireClient implements AutoCloseable {
 
   /** A view of this client whose every call has this deadline (from its start) instead. */
   public QuireClient withTimeout(Duration timeout) {
-    return new QuireClient(null, scheduler, calls.withTimeout(timeout));
+    return new QuireClient(null, false, scheduler, calls.withTimeout(timeout));
   }
 
   /** The channel every call goes through (the key is attached to each call). */
@@ -92,9 +95,11 @@ public final class QuireClient implements AutoCloseable {
   /** Closes the channel the builder made (not a caller's); calls in flight fail. */
   @Override
   public void close() {
+    if (root) {
+      scheduler.shutdownNow();
+    }
     if (owned != null) {
       owned.shutdownNow();
-      scheduler.shutdownNow();
       try {
         owned.awaitTermination(5, TimeUnit.SECONDS);
       } catch (InterruptedException e) {
@@ -512,7 +517,7 @@ public final class QuireClient implements AutoCloseable {
       for (Contract.CallKind kind : Contract.CallKind.values()) {
         kinds.put(kind, timeouts.containsKey(kind) ? timeouts.get(kind) : kind.defaultDeadline());
       }
-      return new QuireClient(made, scheduler, new Calls(base, kinds, retry, scheduler, null));
+      return new QuireClient(made, true, scheduler, new Calls(base, kinds, retry, scheduler, null));
     }
   }
 
