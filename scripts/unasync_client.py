@@ -28,6 +28,7 @@ RENAMES = {
     "_aio_transport": "_blocking_transport",
     "_aio_interceptors": "_blocking_interceptors",
     "aupload_requests": "upload_requests",
+    "aclosing": "closing",
 }
 HEADER = "# Generated from {source} by scripts/unasync_client.py (make generate); do not edit.\n"
 

@@ -35,8 +35,10 @@ from google.protobuf import json_format, message_factory
 from google.protobuf.descriptor import MethodDescriptor
 from google.protobuf.message import Message
 
+from quire.client import QuireClient, QuireError
 from quire.client.rich_status import error_detail
 from quire.v1 import admin_service_pb2, knowledge_service_pb2, pages_service_pb2
+from tests.conformance.client_steps import HELPER_RPCS, BadArgs, error_json, run_helper
 
 SCENARIOS = Path(__file__).resolve().parent / "scenarios"
 CHUNK = 1024 * 1024
@@ -298,12 +300,35 @@ def _error(exc: grpc.RpcError) -> dict[str, Any]:
 
 class Runner:
     def __init__(self, address: str, keys: dict[str, str], fixtures: dict[str, Any]) -> None:
+        self.address = address
         self.channel = grpc.insecure_channel(address)
         self.keys = keys
         self.fixtures = fixtures
+        self.clients: dict[str, QuireClient] = {}  # bearer token → client, for client steps
 
     def close(self) -> None:
         self.channel.close()
+        for client in self.clients.values():
+            client.close()
+
+    def client_for(self, step: dict[str, Any], env: dict[str, Any]) -> QuireClient:
+        """The client library, sending the step's credential (`key: none` sends none)."""
+        metadata = self.metadata(step, env)
+        token = metadata[0][1].removeprefix("Bearer ") if metadata else ""
+        if token not in self.clients:
+            self.clients[token] = QuireClient(self.address, api_key=token)
+        return self.clients[token]
+
+    def invoke_client(self, step: dict[str, Any], env: dict[str, Any]) -> Outcome:
+        """A client step: the helper's result, or its typed error."""
+        client = self.client_for(step, env)
+        args = substitute(step.get("args", {}), env)
+        try:
+            return Outcome(ok=run_helper(client, step["client"], args))
+        except BadArgs as exc:
+            raise ScenarioError(str(exc)) from None
+        except QuireError as exc:
+            return Outcome(error=error_json(exc))
 
     def metadata(self, step: dict[str, Any], env: dict[str, Any]) -> tuple[tuple[str, str], ...]:
         if "bearer" in step:
@@ -478,20 +503,27 @@ def run_scenario(runner: Runner, scenario: dict[str, Any], verbose: bool) -> Res
         for var, value in scenario.get("vars", {}).items():
             env[var] = substitute(value, env)
         for index, step in enumerate(scenario["steps"], 1):
-            label = f"step {index} ({step.get('name') or step['call']})"
+            label = f"step {index} ({step.get('name') or step.get('call') or step['client']})"
             result.steps = index
             until = step.get("until")
             deadline = time.monotonic() + (until["timeout_ms"] / 1000 if until else 0)
             while True:
-                outcome = runner.invoke(step, env)
+                outcome = (
+                    runner.invoke_client(step, env)
+                    if "client" in step
+                    else runner.invoke(step, env)
+                )
+                rpcs = (
+                    HELPER_RPCS.get(step["client"], set()) if "client" in step else {step["call"]}
+                )
                 if (
                     outcome.error is not None
                     and outcome.error["grpc_code"] == "UNIMPLEMENTED"
-                    and step["call"] in requires
+                    and rpcs & requires
                     and substitute(step.get("expect", {}), env).get("error", {}).get("grpc_code")
                     != "UNIMPLEMENTED"
                 ):
-                    raise Skip(f"requires {step['call']} (UNIMPLEMENTED)")
+                    raise Skip(f"requires {', '.join(sorted(rpcs & requires))} (UNIMPLEMENTED)")
                 problems = check(step, outcome, env)
                 if not problems or until is None or time.monotonic() >= deadline:
                     break

@@ -274,11 +274,11 @@ async def test_an_edit_needs_a_live_document_in_a_live_collection(
 async def test_document_changes_refuse_to_run_outside_a_transaction(
     client: AsyncQuireClient, harness: Harness, keys: Keys
 ) -> None:
-    from quire.server.knowledge import document_store
+    from quire.server.knowledge import document_store, document_writes
 
     cid = (await client.create_collection(name="needs-transaction")).collection_id
     doc = await client.upload_document(collection_id=cid, file_name="t.txt", data=b"kept")
-    upload = document_store.Upload(
+    upload = document_writes.Upload(
         collection_id=uuid.UUID(cid),
         file_name="u.txt",
         mime_type="text/plain",
@@ -288,7 +288,7 @@ async def test_document_changes_refuse_to_run_outside_a_transaction(
     )
     async with harness.pool.acquire() as conn:
         with pytest.raises(RuntimeError, match="transaction"):
-            await document_store.store_upload(conn, keys.org_id, upload)
+            await document_writes.store_upload(conn, keys.org_id, upload)
         with pytest.raises(RuntimeError, match="transaction"):
             await document_store.delete(conn, keys.org_id, uuid.UUID(doc.document_id))
     listed = await client.list_documents(collection_id=cid)

@@ -5,10 +5,12 @@ from __future__ import annotations
 import base64
 import json
 from pathlib import Path
+from typing import Any
 
 import pytest
 
 from tests.conformance import runner_python as r
+from tests.conformance.client_steps import HELPER_RPCS
 
 
 def test_subset_match_and_defaults() -> None:
@@ -98,11 +100,15 @@ def test_every_scenario_file_is_well_formed() -> None:
     for scenario in scenarios:
         assert scenario["name"] and scenario["description"] and scenario["steps"]
         for step in scenario["steps"]:
-            r._method(step["call"])  # raises on an unknown call
             assert ("key" in step) != ("bearer" in step), step
             assert step.get("key", "read") in keys
             assert ("ok" in step["expect"]) != ("error" in step["expect"])
-            method = r._method(step["call"])
+            assert ("call" in step) != ("client" in step), step
+            if "client" in step:
+                assert_client_step(step)
+                continue
+            method = r._method(step["call"])  # raises on an unknown call
+            assert "args" not in step
             if method.client_streaming:
                 assert "stream" in step and "request" not in step
             else:
@@ -114,3 +120,45 @@ def test_every_scenario_file_is_well_formed() -> None:
 def test_scenario_files_are_canonical_json() -> None:
     for path in sorted(Path(r.SCENARIOS).glob("*.json")):
         json.loads(path.read_text())
+
+
+CLIENT_ARGS = {
+    "wait_until_searchable": {"document_ids", "collection_id", "timeout_ms"},
+    "iterate": {"list", "request", "page_size"},
+    "upload_documents": {"collection_id", "documents"},
+}
+LISTS = {"collections", "documents", "agents", "namespaces", "pages"}
+UPLOAD_FIELDS = {"fileName", "text", "externalKey", "metadata", "mimeType"}
+
+
+def assert_client_step(step: dict[str, Any]) -> None:
+    """A client step names a helper of the spec, with only the args the spec gives it."""
+    assert step["client"] in CLIENT_ARGS, step
+    assert "request" not in step and "stream" not in step, step
+    args = step["args"]
+    assert set(args) <= CLIENT_ARGS[step["client"]], step
+    if step["client"] == "wait_until_searchable":
+        assert ("document_ids" in args) != ("collection_id" in args), step
+    elif step["client"] == "iterate":
+        assert args["list"] in LISTS and isinstance(args.get("request", {}), dict), step
+    else:
+        for document in args["documents"]:
+            assert "fileName" in document and set(document) <= UPLOAD_FIELDS, document
+
+
+def test_client_steps_run_the_helper_and_report_unknown_ones() -> None:
+    """An unknown helper is a scenario error (FAIL), never a skip; helpers map to the RPCs
+    that `requires` may list."""
+    runner = r.Runner("127.0.0.1:1", {"read": "qk_x"}, {})
+    try:
+        scenario = {
+            "name": "s",
+            "requires": ["KnowledgeService.UploadDocuments"],
+            "steps": [{"client": "no_such_helper", "key": "read", "args": {}}],
+        }
+        result = r.run_scenario(runner, scenario, verbose=False)
+        assert result.status == "FAIL" and "unknown client helper" in result.reason
+    finally:
+        runner.close()
+    assert "KnowledgeService.UploadDocuments" in HELPER_RPCS["upload_documents"]
+    assert "KnowledgeService.ListAgents" in HELPER_RPCS["iterate"]

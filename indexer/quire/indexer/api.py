@@ -111,7 +111,8 @@ async def roll_back(
         return None
     await conn.execute(_ROLL_BACK, org_id, collection_id, current, previous)
     # What the revived generation lacks is found at document level (index_backlog).
-    await backlog.reconcile(conn, org_id, collection_id, previous)
+    changed = await backlog.reconcile(conn, org_id, collection_id, previous)
+    await document_queries.notify_changes(conn, changed)
     await generations.notify_index(conn, org_id, collection_id)
     return previous
 

@@ -40,6 +40,7 @@ TAG_BYTES = 16
 MAX_TOKEN_CHARS = max(
     number(contract_bounds.ListPagesRequest.cursor.max_chars),
     number(contract_bounds.ListDocumentsRequest.cursor.max_chars),
+    number(contract_bounds.ListAgentsRequest.cursor.max_chars),
 )
 _BASE64URL = re.compile(r"[A-Za-z0-9_-]*")
 

@@ -68,7 +68,8 @@ class Status:
     trailing_metadata: tuple[tuple[str, str | bytes], ...]
 
 
-def _status(err: QuireError) -> Status:
+def error_detail(err: QuireError) -> errors_pb2.ErrorDetail:
+    """The ErrorDetail a status carries for `err`; also one document's error in a batch."""
     detail = errors_pb2.ErrorDetail(
         code=err.code,  # type: ignore[arg-type]
         message=err.message,
@@ -81,6 +82,11 @@ def _status(err: QuireError) -> Status:
     if err.retry_after_s is not None:
         # Rounded up: a client that waits what it is told must not come back early.
         detail.retry_after.CopyFrom(duration_pb2.Duration(seconds=math.ceil(err.retry_after_s)))
+    return detail
+
+
+def _status(err: QuireError) -> Status:
+    detail = error_detail(err)
     info = error_details_pb2.ErrorInfo(reason=REASON_BY_CODE[err.code], domain=ERROR_DOMAIN)
     grpc_code = GRPC_STATUS_BY_CODE[err.code]
     rich = status_pb2.Status(code=grpc_code.value[0], message=err.message)

@@ -9,10 +9,20 @@ from __future__ import annotations
 import functools
 import re
 import uuid
+from collections.abc import Sequence
+from typing import Protocol
 
 from quire.server.contract import bounds as contract_bounds
 from quire.server.contract.bounds import FieldBounds
 from quire.server.failures import QuireError, invalid
+
+
+class PagedRequest(Protocol):
+    """The bounds class of a request that pages (contract.bounds.ListDocumentsRequest, …)."""
+
+    cursor: FieldBounds
+    limit: FieldBounds
+
 
 # Every request's `namespace` has these bounds (tests/unit/test_contract_bounds.py checks).
 NAMESPACE = contract_bounds.SearchPagesRequest.namespace
@@ -75,6 +85,25 @@ def bounded(field: str, value: int, low: int, high: int, default: int) -> int:
 def within(field: str, value: int, bounds: FieldBounds) -> int:
     """`bounded` with the field's contract range and default."""
     return bounded(field, value, number(bounds.min), number(bounds.max), number(bounds.default))
+
+
+def page_limit(rpc: str, limit: int, cursor: str, limits: PagedRequest) -> int:
+    """A paged request's `limit` within its contract range (0: the default); a `cursor`
+    longer than the contract allows is refused before anything opens it."""
+    if len(cursor) > number(limits.cursor.max_chars):
+        raise invalid("cursor", f"not a cursor returned by {rpc}")
+    return within("limit", limit, limits.limit)
+
+
+def uuid_items(field: str, values: Sequence[str], what: str) -> list[uuid.UUID]:
+    """A list of ids, each a UUID; a malformed one is INVALID_REQUEST naming `field[i]`."""
+    ids = []
+    for i, value in enumerate(values):
+        try:
+            ids.append(uuid.UUID(value))
+        except ValueError:
+            raise invalid(f"{field}[{i}]", f"not {what} (a UUID)") from None
+    return ids
 
 
 def parse_uuid(value: str, not_found: QuireError) -> uuid.UUID:

@@ -10,7 +10,7 @@ from __future__ import annotations
 
 import asyncio
 import inspect
-from collections.abc import AsyncIterator, Awaitable, Callable
+from collections.abc import AsyncIterator, Awaitable, Callable, Sequence
 from typing import Any, Generic, TypeVar
 
 import grpc
@@ -21,6 +21,7 @@ from quire.client.exceptions import QuireError, from_rpc_error
 from quire.v1 import pages_pb2
 
 T = TypeVar("T")
+R = TypeVar("R")
 
 Channel = aio.Channel
 ClientCallDetails = aio.ClientCallDetails
@@ -69,6 +70,22 @@ async def failure(call: Any) -> QuireError | None:
 
 def cancel(call: Any) -> None:
     call.cancel()
+
+
+async def pause(seconds: float) -> None:
+    await asyncio.sleep(seconds)
+
+
+async def run_all(jobs: Sequence[Callable[[], Awaitable[R]]], concurrency: int) -> list[R]:
+    """Runs the jobs, at most `concurrency` at once; their results in job order. The jobs
+    catch their own errors (the helpers report per-file failures instead of stopping)."""
+    gate = asyncio.Semaphore(max(1, concurrency))
+
+    async def one(job: Callable[[], Awaitable[R]]) -> R:
+        async with gate:
+            return await job()
+
+    return list(await asyncio.gather(*(one(job) for job in jobs)))
 
 
 async def decide(validate: DiscoveryValidator | None, check: pages_pb2.DiscoveryCheck) -> bool:

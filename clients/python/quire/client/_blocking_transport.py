@@ -9,7 +9,8 @@ from __future__ import annotations
 
 import queue
 import time
-from collections.abc import Callable, Iterator
+from collections.abc import Callable, Iterator, Sequence
+from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass
 from typing import Any, Generic, TypeVar
 
@@ -20,6 +21,7 @@ from quire.client.exceptions import QuireError, from_rpc_error
 from quire.v1 import pages_pb2
 
 T = TypeVar("T")
+R = TypeVar("R")
 
 Channel = grpc.Channel
 ClientCallDetails = grpc.ClientCallDetails
@@ -79,6 +81,19 @@ def failure(call: Any) -> QuireError | None:
 
 def cancel(call: Any) -> None:
     call.cancel()
+
+
+def pause(seconds: float) -> None:
+    time.sleep(seconds)
+
+
+def run_all(jobs: Sequence[Callable[[], R]], concurrency: int) -> list[R]:
+    """Runs the jobs on at most `concurrency` threads (gRPC's blocking calls release the GIL);
+    their results in job order. The jobs catch their own errors."""
+    if len(jobs) <= 1 or concurrency <= 1:
+        return [job() for job in jobs]
+    with ThreadPoolExecutor(max_workers=concurrency) as pool:
+        return list(pool.map(lambda job: job(), jobs))
 
 
 def decide(validate: SyncDiscoveryValidator | None, check: pages_pb2.DiscoveryCheck) -> bool:

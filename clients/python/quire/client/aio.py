@@ -10,8 +10,12 @@ are (async) generators. Deadlines and retries are applied by the channel's inter
 
 from __future__ import annotations
 
+import functools
 import os
-from collections.abc import AsyncIterator, Iterable
+import time
+from collections.abc import AsyncGenerator, AsyncIterator, Iterable, Sequence
+from contextlib import aclosing
+from pathlib import Path
 from types import TracebackType
 from typing import TypeVar
 
@@ -29,11 +33,41 @@ from quire.client._aio_transport import (
     close_channel,
     decide,
     open_channel,
+    pause,
+    run_all,
 )
 from quire.client._convert import ModeArg, ScopeArg, retrieval_mode, scope_values
-from quire.client.exceptions import from_rpc_error
+from quire.client.batches import (
+    DEFAULT_MAX_BATCH_BYTES,
+    MAX_BATCH_DOCUMENTS,
+    FileResult,
+    FolderFile,
+    ItemArg,
+    KeyFunc,
+    MetadataArg,
+    MetadataFunc,
+    UploadItem,
+    as_item,
+    batch_requests,
+    plan_folder,
+    renumber,
+    split_batches,
+    upload_metadata,
+    walk_folder,
+)
+from quire.client.exceptions import (
+    DeadlineExceeded,
+    DocumentNotFound,
+    QuireError,
+    Unavailable,
+    from_error_detail,
+    from_rpc_error,
+)
+from quire.client.filters import FilterArg, as_message
 from quire.client.policy import DEFAULT_RETRY, DEFAULT_TIMEOUTS, RetryPolicy, Timeouts
-from quire.client.uploads import AsyncSource, aupload_requests, metadata_message
+from quire.client.structs import to_struct
+from quire.client.uploads import AsyncSource, aupload_requests
+from quire.client.waiting import DocumentOutcome, Searchable, WaitResult, finish, settled
 from quire.v1 import (
     admin_pb2,
     admin_service_pb2,
@@ -308,6 +342,37 @@ class AsyncQuireClient:
         reply = await self._unary(self._pages.ListNamespaces, request, timeout)
         return list(reply.namespaces)
 
+    async def iter_namespaces(
+        self, *, timeout: float | None = None
+    ) -> AsyncIterator[pages_pb2.Namespace]:
+        """Every namespace (ListNamespaces is not paged: one call)."""
+        for namespace in await self.list_namespaces(timeout=timeout):
+            yield namespace
+
+    async def iter_pages(
+        self,
+        *,
+        namespace: str,
+        prefix: str | None = None,
+        page_size: int | None = None,
+        timeout: float | None = None,
+    ) -> AsyncIterator[pages_pb2.Page]:
+        """Every page of a namespace (under `prefix`), following `next_cursor`. When the
+        namespace changes mid-way (`restart_required`), `PageListingRestarted` is raised rather
+        than yielding a mix of two versions."""
+        cursor: str | None = None
+        while True:
+            listing = await self.list_pages(
+                namespace=namespace, prefix=prefix, cursor=cursor, limit=page_size, timeout=timeout
+            )
+            if listing.restart_required:
+                raise PageListingRestarted(namespace)
+            for page in listing.pages:
+                yield page
+            if not listing.next_cursor:
+                return
+            cursor = listing.next_cursor
+
     # ------------------------------------------------------------------ KnowledgeService
 
     async def create_collection(
@@ -333,6 +398,13 @@ class AsyncQuireClient:
         reply = await self._unary(k.ListCollections, request, timeout)
         return list(reply.collections)
 
+    async def iter_collections(
+        self, *, timeout: float | None = None
+    ) -> AsyncIterator[knowledge_pb2.Collection]:
+        """Every live collection (ListCollections is not paged: one call)."""
+        for collection in await self.list_collections(timeout=timeout):
+            yield collection
+
     async def delete_collection(
         self, *, collection_id: str, timeout: float | None = None
     ) -> knowledge_pb2.Collection:
@@ -349,27 +421,196 @@ class AsyncQuireClient:
         data: AsyncSource,
         mime_type: str | None = None,
         document_id: str | None = None,
+        external_key: str | None = None,
+        metadata: MetadataArg | None = None,
         timeout: float | None = None,
     ) -> knowledge_pb2.Document:
         """Uploads a file in 1 MiB chunks (first message `metadata`); never retried.
 
         `data` is bytes, a path (`str` or `os.PathLike`), a binary file object, or an iterable
         of byte chunks (for `AsyncQuireClient` also an async one). `document_id` replaces that
-        document's content.
+        document's content; `external_key` names the document by your own key (the upload
+        replaces the document holding it, or changes nothing when all is the same); `metadata`
+        (a JSON object) replaces the document's metadata. `upload_document_with_outcome` also
+        says what the upload did.
         """
-        first = metadata_message(collection_id, file_name, mime_type, document_id)
+        reply = await self.upload_document_with_outcome(
+            collection_id=collection_id,
+            file_name=file_name,
+            data=data,
+            mime_type=mime_type,
+            document_id=document_id,
+            external_key=external_key,
+            metadata=metadata,
+            timeout=timeout,
+        )
+        return reply.document
+
+    async def upload_document_with_outcome(
+        self,
+        *,
+        collection_id: str,
+        file_name: str,
+        data: AsyncSource,
+        mime_type: str | None = None,
+        document_id: str | None = None,
+        external_key: str | None = None,
+        metadata: MetadataArg | None = None,
+        timeout: float | None = None,
+    ) -> knowledge_service_pb2.UploadDocumentResponse:
+        """`upload_document`, answering the `UploadDocumentResponse`: the `document` and the
+        `outcome` (UPLOAD_OUTCOME_CREATED, _REPLACED, _UNCHANGED or _METADATA_UPDATED)."""
+        first = knowledge_service_pb2.UploadDocumentRequest(
+            metadata=upload_metadata(
+                collection_id,
+                file_name,
+                mime_type=mime_type,
+                document_id=document_id,
+                external_key=external_key,
+                metadata=metadata,
+            )
+        )
         try:
-            reply = await self._knowledge.UploadDocument(
+            return await self._knowledge.UploadDocument(
                 aupload_requests(first, data), timeout=timeout, metadata=self._metadata
             )
         except grpc.RpcError as exc:
             raise from_rpc_error(exc) from exc
-        return reply.document
+
+    async def upload_documents(
+        self,
+        *,
+        collection_id: str,
+        items: Iterable[ItemArg],
+        max_bytes: int = DEFAULT_MAX_BATCH_BYTES,
+        timeout: float | None = None,
+    ) -> knowledge_service_pb2.UploadDocumentsResponse:
+        """Uploads many documents over UploadDocuments: one call per 1,000 documents or
+        `max_bytes` of data (set it to the server's QUIRE_MAX_UPLOAD_BYTES when that is not the
+        default 64 MiB). `items` are `UploadItem`s or tuples (file_name, data[, external_key[,
+        metadata[, mime_type]]]) with `data` as bytes. The results of all calls, in input order,
+        `index` = position in `items`; a document the server refused has `error` set. A call
+        refused as a whole (e.g. PAYLOAD_TOO_LARGE) raises; the calls before it are stored."""
+        documents = [as_item(item) for item in items]
+        groups = split_batches(
+            [len(d.data) for d in documents], max_documents=MAX_BATCH_DOCUMENTS, max_bytes=max_bytes
+        )
+        results: list[knowledge_service_pb2.UploadResult] = []
+        for positions in groups:
+            reply = await self._upload_batch(
+                collection_id, [documents[p] for p in positions], timeout
+            )
+            results += renumber(reply.results, positions)
+        return knowledge_service_pb2.UploadDocumentsResponse(schema_version=1, results=results)
+
+    async def _upload_batch(
+        self, collection_id: str, documents: list[UploadItem], timeout: float | None
+    ) -> knowledge_service_pb2.UploadDocumentsResponse:
+        try:
+            return await self._knowledge.UploadDocuments(
+                batch_requests(collection_id, documents),
+                timeout=timeout,
+                metadata=self._metadata,
+            )
+        except grpc.RpcError as exc:
+            raise from_rpc_error(exc) from exc
+
+    async def upload_folder(
+        self,
+        *,
+        collection_id: str,
+        path: str | os.PathLike[str],
+        concurrency: int = 4,
+        key: KeyFunc | None = None,
+        metadata: MetadataFunc | None = None,
+        include: Sequence[str] | None = None,
+        timeout: float | None = None,
+    ) -> list[FileResult]:
+        """Uploads every file under `path` (hidden files and symlinks skipped; with `include`,
+        only keys matching one of the glob patterns), `concurrency` calls at a time. Each
+        file's external key is its path relative to `path` with "/" (or `key(path)`), so a
+        second run changes nothing (UNCHANGED) and an edited file is REPLACED. `metadata(path)`
+        gives a file's metadata (None: left as it is). Files up to 1 MiB go in batches
+        (UploadDocuments), larger ones in a stream of their own. One `FileResult` per file, in
+        key order; a failure (refused file, failed call) is reported there, never raised."""
+        root = Path(path)
+        files = walk_folder(root, include)
+        plan = plan_folder(files)
+        jobs = [
+            functools.partial(self._folder_batch, collection_id, batch, key, metadata, timeout)
+            for batch in plan.batches
+        ] + [
+            functools.partial(self._folder_single, collection_id, one, key, metadata, timeout)
+            for one in plan.singles
+        ]
+        done = [result for results in await run_all(jobs, concurrency) for result in results]
+        return sorted(done, key=lambda r: r.key)
+
+    async def _folder_batch(
+        self,
+        collection_id: str,
+        batch: list[FolderFile],
+        key: KeyFunc | None,
+        metadata: MetadataFunc | None,
+        timeout: float | None,
+    ) -> list[FileResult]:
+        results = [FileResult(path=f.path, key=key(f.path) if key else f.key) for f in batch]
+        try:
+            documents = [
+                UploadItem(f.path.name, f.path.read_bytes(), r.key, metadata and metadata(f.path))
+                for f, r in zip(batch, results, strict=True)
+            ]
+            reply = await self._upload_batch(collection_id, documents, timeout)
+        except (QuireError, OSError) as exc:
+            error = exc if isinstance(exc, QuireError) else QuireError(str(exc))
+            for result in results:
+                result.error = error
+            return results
+        for item in reply.results:
+            result = results[item.index]
+            if item.HasField("error"):
+                result.error = from_error_detail(item.error)
+            else:
+                result.outcome, result.document = item.outcome, item.document
+        return results
+
+    async def _folder_single(
+        self,
+        collection_id: str,
+        one: FolderFile,
+        key: KeyFunc | None,
+        metadata: MetadataFunc | None,
+        timeout: float | None,
+    ) -> list[FileResult]:
+        result = FileResult(path=one.path, key=key(one.path) if key else one.key)
+        try:
+            reply = await self.upload_document_with_outcome(
+                collection_id=collection_id,
+                file_name=one.path.name,
+                data=one.path,
+                external_key=result.key,
+                metadata=metadata(one.path) if metadata else None,
+                timeout=timeout,
+            )
+        except QuireError as exc:
+            result.error = exc
+        except OSError as exc:
+            result.error = QuireError(str(exc))
+        else:
+            result.outcome, result.document = reply.outcome, reply.document
+        return [result]
 
     async def get_document(
-        self, *, document_id: str, timeout: float | None = None
+        self,
+        *,
+        document_id: str | None = None,
+        collection_id: str | None = None,
+        external_key: str | None = None,
+        timeout: float | None = None,
     ) -> knowledge_pb2.Document:
-        request = knowledge_service_pb2.GetDocumentRequest(document_id=document_id)
+        """By `document_id`, or by `collection_id` + `external_key`."""
+        request = knowledge_service_pb2.GetDocumentRequest()
+        _name_document(request, document_id, collection_id, external_key)
         reply = await self._unary(self._knowledge.GetDocument, request, timeout)
         return reply.document
 
@@ -379,23 +620,37 @@ class AsyncQuireClient:
         collection_id: str,
         cursor: str | None = None,
         limit: int | None = None,
+        filter: FilterArg | None = None,
         timeout: float | None = None,
     ) -> knowledge_service_pb2.ListDocumentsResponse:
-        """One page (`documents`, `next_cursor`); see `iter_documents` for all of them."""
+        """One page (`documents`, `next_cursor`); see `iter_documents` for all of them.
+        `filter` (quire.client.filters) keeps the documents whose metadata matches."""
         request = knowledge_service_pb2.ListDocumentsRequest(
-            collection_id=collection_id, cursor=cursor or "", limit=limit or 0
+            collection_id=collection_id,
+            cursor=cursor or "",
+            limit=limit or 0,
+            filter=as_message(filter),
         )
         k = self._knowledge
         return await self._unary(k.ListDocuments, request, timeout)
 
     async def iter_documents(
-        self, *, collection_id: str, page_size: int | None = None, timeout: float | None = None
+        self,
+        *,
+        collection_id: str,
+        page_size: int | None = None,
+        filter: FilterArg | None = None,
+        timeout: float | None = None,
     ) -> AsyncIterator[knowledge_pb2.Document]:
-        """Every document of a collection, following `next_cursor`."""
+        """Every document of a collection (matching `filter`), following `next_cursor`."""
         cursor: str | None = None
         while True:
             page = await self.list_documents(
-                collection_id=collection_id, cursor=cursor, limit=page_size, timeout=timeout
+                collection_id=collection_id,
+                cursor=cursor,
+                limit=page_size,
+                filter=filter,
+                timeout=timeout,
             )
             for document in page.documents:
                 yield document
@@ -404,20 +659,167 @@ class AsyncQuireClient:
             cursor = page.next_cursor
 
     async def delete_document(
-        self, *, document_id: str, timeout: float | None = None
+        self,
+        *,
+        document_id: str | None = None,
+        collection_id: str | None = None,
+        external_key: str | None = None,
+        timeout: float | None = None,
     ) -> knowledge_pb2.Document:
-        request = knowledge_service_pb2.DeleteDocumentRequest(document_id=document_id)
+        """By `document_id`, or by `collection_id` + `external_key`; returns it as deleted."""
+        request = knowledge_service_pb2.DeleteDocumentRequest()
+        _name_document(request, document_id, collection_id, external_key)
         k = self._knowledge
         reply = await self._unary(k.DeleteDocument, request, timeout)
         return reply.document
 
+    async def delete_documents(
+        self,
+        *,
+        collection_id: str,
+        external_keys: Iterable[str] | None = None,
+        document_ids: Iterable[str] | None = None,
+        filter: FilterArg | None = None,
+        timeout: float | None = None,
+    ) -> knowledge_service_pb2.DeleteDocumentsResponse:
+        """Deletes by exactly one of `external_keys` (1–1,000), `document_ids` (1–1,000) or
+        `filter`, in one transaction: `deleted_count`, `revision`, and the `missing_keys` /
+        `missing_document_ids` nothing held."""
+        request = knowledge_service_pb2.DeleteDocumentsRequest(
+            collection_id=collection_id,
+            external_keys=list(external_keys or ()),
+            document_ids=list(document_ids or ()),
+            filter=as_message(filter),
+        )
+        k = self._knowledge
+        return await self._unary(k.DeleteDocuments, request, timeout)
+
+    async def update_document_metadata(
+        self,
+        *,
+        patch: MetadataArg,
+        document_id: str | None = None,
+        collection_id: str | None = None,
+        external_key: str | None = None,
+        replace: bool = False,
+        timeout: float | None = None,
+    ) -> knowledge_pb2.Document:
+        """Applies `patch` to the metadata as a JSON merge patch (a None value removes its
+        key); `replace=True` makes `patch` the whole metadata. By `document_id`, or by
+        `collection_id` + `external_key`. Returns the document (same revision when nothing
+        changed)."""
+        request = knowledge_service_pb2.UpdateDocumentMetadataRequest(
+            patch=to_struct(patch), replace=replace
+        )
+        _name_document(request, document_id, collection_id, external_key)
+        k = self._knowledge
+        reply = await self._unary(k.UpdateDocumentMetadata, request, timeout)
+        return reply.document
+
     async def watch_documents(
-        self, *, collection_id: str, timeout: float | None = None
+        self,
+        *,
+        collection_id: str,
+        document_ids: Iterable[str] = (),
+        timeout: float | None = None,
     ) -> AsyncIterator[knowledge_pb2.Document]:
-        """Yields a Document at each status change; runs until cancelled (no default deadline)."""
-        request = knowledge_service_pb2.WatchDocumentsRequest(collection_id=collection_id)
+        """Yields every document's current state, then a Document at each status or
+        index-state change; runs until cancelled (no default deadline). `document_ids` (at
+        most 1,000) restricts it to those documents."""
+        async for document in self._watch(collection_id, document_ids, timeout):
+            yield document
+
+    async def _watch(
+        self, collection_id: str, document_ids: Iterable[str], timeout: float | None
+    ) -> AsyncGenerator[knowledge_pb2.Document, None]:
+        request = knowledge_service_pb2.WatchDocumentsRequest(
+            collection_id=collection_id, document_ids=list(document_ids)
+        )
         async for reply in self._server_stream(self._knowledge.WatchDocuments, request, timeout):
             yield reply.document
+
+    async def wait_until_searchable(
+        self,
+        *,
+        document_ids: Iterable[str | knowledge_pb2.Document] | None = None,
+        collection_id: str | None = None,
+        timeout: float,
+    ) -> WaitResult:
+        """Waits until each document is searchable in its final form (or cannot be), at most
+        `timeout` seconds. Give `document_ids` (ids or Document objects) or `collection_id`
+        (its live documents now). One outcome per document: INDEXED, FAILED (`reason` is the
+        extract error), NO_TEXT, DELETED (deleted or not found) or TIMED_OUT; `complete` is
+        False when any timed out. A timeout never raises; bad input and auth errors do. A
+        dropped watch (UNAVAILABLE) is reopened within the timeout. The first look at the
+        documents (GetDocument / ListDocuments) has the usual read deadline; `timeout` bounds
+        the waiting that follows."""
+        if (document_ids is None) == (collection_id is None):
+            raise ValueError("give exactly one of document_ids and collection_id")
+        deadline = time.monotonic() + timeout
+        known: dict[str, DocumentOutcome] = {}
+        waiting: dict[str, list[str]] = {}  # collection id → its unsettled document ids
+        if collection_id is not None:
+            order: list[str] = []
+            async for document in self.iter_documents(collection_id=collection_id):
+                order.append(document.document_id)
+                _note(document, known, waiting)
+            order.sort()
+        else:
+            order = []
+            for item in document_ids or ():
+                current = await self._current(item)
+                order.append(item.document_id if isinstance(item, knowledge_pb2.Document) else item)
+                if current is None:
+                    known[order[-1]] = DocumentOutcome(order[-1], Searchable.DELETED)
+                else:
+                    _note(current, known, waiting)
+        jobs = [
+            functools.partial(self._watch_until_settled, cid, ids[i : i + 1000], deadline)
+            for cid, ids in waiting.items()
+            for i in range(0, len(ids), 1000)
+        ]
+        for outcomes in await run_all(jobs, len(jobs)):
+            known.update(outcomes)
+        return finish(order, known)
+
+    async def _current(self, item: str | knowledge_pb2.Document) -> knowledge_pb2.Document | None:
+        """The document's state now (None when there is no such document). Read with the
+        client's read deadline, not the wait's timeout: a document already settled is
+        reported so even when the timeout is tiny."""
+        if isinstance(item, knowledge_pb2.Document) and item.collection_id:
+            return item
+        document_id = item.document_id if isinstance(item, knowledge_pb2.Document) else item
+        try:
+            return await self.get_document(document_id=document_id)
+        except DocumentNotFound:
+            return None
+
+    async def _watch_until_settled(
+        self, collection_id: str, ids: list[str], deadline: float
+    ) -> dict[str, DocumentOutcome]:
+        """Outcomes of the documents that settle before the deadline (the rest are missing)."""
+        pending = set(ids)
+        found: dict[str, DocumentOutcome] = {}
+        while pending and time.monotonic() < deadline:
+            remaining = max(deadline - time.monotonic(), 0.001)
+            watch = self._watch(collection_id, sorted(pending), remaining)
+            try:
+                # Leaving the loop early must cancel the watch now, not when collected.
+                async with aclosing(watch) as documents:
+                    async for document in documents:
+                        outcome = settled(document) if document.document_id in pending else None
+                        if outcome is not None:
+                            found[outcome.document_id] = outcome
+                            pending.discard(outcome.document_id)
+                            if not pending:
+                                break
+            except DeadlineExceeded:
+                break
+            except Unavailable:
+                # The watch dropped: open it again (after a short pause, so that a server that
+                # is down is not called in a tight loop) for the documents still pending.
+                await pause(min(0.5, max(deadline - time.monotonic(), 0)))
+        return found
 
     async def upsert_agent(
         self,
@@ -439,6 +841,26 @@ class AsyncQuireClient:
         reply = await self._unary(self._knowledge.GetAgent, request, timeout)
         return reply.agent
 
+    async def list_agents(
+        self, *, cursor: str | None = None, limit: int | None = None, timeout: float | None = None
+    ) -> knowledge_service_pb2.ListAgentsResponse:
+        """One page of agents by id (`agents`, `next_cursor`); see `iter_agents`."""
+        request = knowledge_service_pb2.ListAgentsRequest(cursor=cursor or "", limit=limit or 0)
+        return await self._unary(self._knowledge.ListAgents, request, timeout)
+
+    async def iter_agents(
+        self, *, page_size: int | None = None, timeout: float | None = None
+    ) -> AsyncIterator[knowledge_pb2.Agent]:
+        """Every agent of the organisation by id, following `next_cursor`."""
+        cursor: str | None = None
+        while True:
+            page = await self.list_agents(cursor=cursor, limit=page_size, timeout=timeout)
+            for agent in page.agents:
+                yield agent
+            if not page.next_cursor:
+                return
+            cursor = page.next_cursor
+
     async def search_knowledge(
         self,
         *,
@@ -447,17 +869,22 @@ class AsyncQuireClient:
         collection_ids: Iterable[str] = (),
         limit: int | None = None,
         mode: knowledge_pb2.RetrievalMode.ValueType | None = None,
+        filter: FilterArg | None = None,
+        include_metadata: bool = False,
         timeout: float | None = None,
     ) -> knowledge_service_pb2.SearchKnowledgeResponse:
         """Hits (`hits`), the serving `mode` and `cached`. Give `agent_id` or `collection_ids`.
         `mode` chooses the retrieval mode for this call (default: the organisation's policy;
-        the kill switch overrides both)."""
+        the kill switch overrides both). `filter` (quire.client.filters) keeps the documents
+        whose metadata matches, in every mode; `include_metadata` returns it on each hit."""
         request = knowledge_service_pb2.SearchKnowledgeRequest(
             agent_id=agent_id or "",
             collection_ids=list(collection_ids),
             query=query,
             limit=limit or 0,
             mode=mode or knowledge_pb2.RETRIEVAL_MODE_UNSPECIFIED,
+            filter=as_message(filter),
+            include_metadata=include_metadata,
         )
         k = self._knowledge
         return await self._unary(k.SearchKnowledge, request, timeout)
@@ -615,10 +1042,47 @@ class AsyncQuireClient:
         await self._unary(self._admin.RevokeApiKey, request, timeout)
 
 
+class PageListingRestarted(Exception):
+    """`iter_pages`: the namespace changed during the listing; iterate again from the start."""
+
+    def __init__(self, namespace: str) -> None:
+        super().__init__(f"namespace {namespace!r} changed during the listing; start again")
+        self.namespace = namespace
+
+
+def _name_document(
+    request: knowledge_service_pb2.GetDocumentRequest
+    | knowledge_service_pb2.DeleteDocumentRequest
+    | knowledge_service_pb2.UpdateDocumentMetadataRequest,
+    document_id: str | None,
+    collection_id: str | None,
+    external_key: str | None,
+) -> None:
+    """Names the document by id or by key; the key is set even when empty, so that the server
+    refuses an empty one instead of it reading as no key."""
+    request.document_id = document_id or ""
+    request.collection_id = collection_id or ""
+    if external_key is not None:
+        request.external_key = external_key
+
+
+def _note(
+    document: knowledge_pb2.Document,
+    known: dict[str, DocumentOutcome],
+    waiting: dict[str, list[str]],
+) -> None:
+    """Records a settled document's outcome, or that its collection's watch must wait for it."""
+    outcome = settled(document)
+    if outcome is not None:
+        known[document.document_id] = outcome
+    else:
+        waiting.setdefault(document.collection_id, []).append(document.document_id)
+
+
 def _decision(accept: bool) -> pages_service_pb2.SyncPagesRequest:
     return pages_service_pb2.SyncPagesRequest(
         decision=pages_service_pb2.DiscoveryDecision(accept=accept)
     )
 
 
-__all__ = ["AsyncQuireClient", "DiscoveryValidator"]
+__all__ = ["AsyncQuireClient", "DiscoveryValidator", "PageListingRestarted"]

@@ -11,7 +11,7 @@ import grpc
 
 from quire.client._error_classes import *  # noqa: F403  (the generated classes, re-exported)
 from quire.client._error_classes import ERROR_CLASSES
-from quire.client.codes import CODE_BY_GRPC_STATUS
+from quire.client.codes import CODE_BY_GRPC_STATUS, code_name
 from quire.client.quire_error import QuireError as QuireError
 from quire.client.rich_status import call_error_detail
 from quire.client.tool_error import compact_json, tool_error_json
@@ -30,6 +30,13 @@ def from_rpc_error(exc: grpc.RpcError) -> QuireError:
     )
     cls = ERROR_CLASSES.get(value, QuireError)
     return cls(message, detail=detail, grpc_code=code)
+
+
+def from_error_detail(detail: errors_pb2.ErrorDetail) -> QuireError:
+    """The QuireError subclass of an ErrorDetail received inside a response (a document refused
+    within UploadDocuments)."""
+    cls = ERROR_CLASSES.get(detail.code, QuireError)
+    return cls(detail.message or code_name(detail.code), detail=detail)
 
 
 def to_tool_error(exc: BaseException) -> str:

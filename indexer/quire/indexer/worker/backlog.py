@@ -12,6 +12,11 @@ A superset, kept by three kinds of write:
 - a flip or rollback re-derives it for the new serving generation (`reconcile`, in the flip's
   transaction), and settling removes rows that turned out indexed (`clean`).
 
+The first two change documents' index state (Document.index_state, which the server derives
+from this table): they return the documents concerned, for their callers to notify
+(WatchDocuments). Settling's clean-up changes none: a row whose version the serving
+generation holds already reads as indexed.
+
 A search checks every row it reads against the chunks of the generation it serves from, so a
 row too many costs a lookup, never a wrong answer; the writes above only keep the set small.
 Deletions skip rows another transaction holds (that one is writing the same document), so
@@ -49,6 +54,7 @@ WHERE c.org_id = t.org_id AND c.collection_id = t.collection_id
   AND c.serving_generation IN (0, t.generation)
   AND b.org_id = t.org_id AND b.collection_id = t.collection_id
   AND b.document_id = t.document_id AND b.text_as_of = t.text_as_of
+RETURNING b.org_id, b.collection_id, b.document_id, c.serving_generation
 """
 # Rows that need no document-level stand-in in generation $3: the document is gone, the
 # generation holds the row's version, or the document has no text and no stale chunk there.
@@ -87,6 +93,16 @@ WHERE d.org_id = $1 AND d.collection_id = $2 AND d.deleted_at IS NULL
 ORDER BY d.document_id
 ON CONFLICT (org_id, collection_id, document_id) DO NOTHING
 """
+BACKLOG_DOCUMENTS = """
+SELECT document_id FROM index_backlog WHERE org_id = $1 AND collection_id = $2
+"""
+READY_WITH_TEXT = f"""
+SELECT document_id FROM documents
+WHERE org_id = $1 AND collection_id = $2 AND deleted_at IS NULL AND status = {_READY}
+  AND extract_error = ''
+"""
+
+Changed = tuple[uuid.UUID, uuid.UUID, uuid.UUID]  # (org, collection, document)
 
 
 async def record(
@@ -102,11 +118,17 @@ async def record(
 async def clear_written(
     conn: asyncpg.Connection,
     written: Sequence[tuple[uuid.UUID, uuid.UUID, int, uuid.UUID, datetime]],
-) -> None:
+) -> list[Changed]:
     """Removes the versions just written, as (org, collection, generation, document, text
-    version), where one of the generations serves; run it in the writing transaction."""
-    if written:
-        await conn.execute(CLEAR_WRITTEN, *(list(column) for column in zip(*written, strict=True)))
+    version), where one of the generations serves; run it in the writing transaction.
+    Returns the documents now indexed (those of collections with no serving generation yet
+    become indexed only at the first flip)."""
+    if not written:
+        return []
+    rows = await conn.fetch(CLEAR_WRITTEN, *(list(column) for column in zip(*written, strict=True)))
+    return [
+        (r["org_id"], r["collection_id"], r["document_id"]) for r in rows if r["serving_generation"]
+    ]
 
 
 async def clean(
@@ -117,9 +139,22 @@ async def clean(
 
 
 async def reconcile(
-    conn: asyncpg.Connection, org_id: uuid.UUID, collection_id: uuid.UUID, generation: int
-) -> None:
+    conn: asyncpg.Connection,
+    org_id: uuid.UUID,
+    collection_id: uuid.UUID,
+    generation: int,
+    *,
+    first: bool = False,
+) -> list[Changed]:
     """Re-derives the backlog for `generation`, which is about to serve (or just started to,
-    in this transaction)."""
+    in this transaction). Returns the documents whose index state this may change: those in
+    the backlog before or after, and, when no generation served before (`first`), every
+    READY document with text (all of them were pending)."""
+    before = await conn.fetch(
+        READY_WITH_TEXT if first else BACKLOG_DOCUMENTS, org_id, collection_id
+    )
     await clean(conn, org_id, collection_id, generation)
     await conn.execute(ADD_MISSING, org_id, collection_id, generation)
+    after = await conn.fetch(BACKLOG_DOCUMENTS, org_id, collection_id)
+    documents = dict.fromkeys(r["document_id"] for r in [*before, *after])
+    return [(org_id, collection_id, d) for d in documents]

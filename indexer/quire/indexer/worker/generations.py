@@ -18,7 +18,7 @@ import asyncpg
 import numpy as np
 import numpy.typing as npt
 
-from quire.indexer.worker import backlog
+from quire.indexer.worker import backlog, document_queries
 from quire.v1 import knowledge_pb2
 
 CHANNEL = "quire_index"
@@ -208,9 +208,11 @@ async def write_many_chunks(
     ]
     if rows:
         await conn.executemany(INSERT_CHUNK, rows)
-    await backlog.clear_written(
+    indexed = await backlog.clear_written(
         conn, [(d.org_id, d.collection_id, g, d.document_id, d.text_as_of) for d, g in targets]
     )
+    # Their index state turned INDEXED: watchers hear it at commit (WatchDocuments).
+    await document_queries.notify_changes(conn, indexed)
     return written
 
 
@@ -243,7 +245,10 @@ async def flip(
             await conn.execute(RETIRE, org_id, collection_id, previous)
         await conn.execute(SERVE, org_id, collection_id, generation)
         # Before commit: a search sees the new generation with its backlog, or neither.
-        await backlog.reconcile(conn, org_id, collection_id, generation)
+        changed = await backlog.reconcile(
+            conn, org_id, collection_id, generation, first=not previous
+        )
+        await document_queries.notify_changes(conn, changed)
         await notify_index(conn, org_id, collection_id)
     return True
 

@@ -19,7 +19,7 @@ from quire.indexer.extraction import ExtractionPool
 from quire.server.embeddings import EmbeddingService
 from quire.server.gate.dataset import Dataset
 from quire.server.gate.metrics import Scores, evaluate
-from quire.server.knowledge import document_store, search
+from quire.server.knowledge import document_writes, search
 from quire.server.knowledge.scope import ScopedCollection, resolve
 from quire.server.storage.database import apply_settings
 from quire.v1 import admin_pb2, knowledge_pb2
@@ -110,10 +110,10 @@ async def store_texts(
             async with conn.transaction():
                 for doc_id, text in items[i : i + 250]:
                     data = text.encode()
-                    await document_store.store_upload(
+                    await document_writes.store_upload(
                         conn,
                         org_id,
-                        document_store.Upload(
+                        document_writes.Upload(
                             collection_id=collection_id,
                             file_name=f"{doc_id}.txt",
                             mime_type="text/plain",

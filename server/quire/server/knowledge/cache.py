@@ -36,7 +36,6 @@ ON CONFLICT (org_id, cache_key) DO UPDATE SET result = EXCLUDED.result,
 GATE_PASSED = """
 SELECT passed FROM gate_results WHERE fingerprint = $1 ORDER BY measured_at DESC LIMIT 1
 """
-EXPIRE = "DELETE FROM search_cache WHERE expires_at < now()"
 
 
 def normalise(query: str) -> str:

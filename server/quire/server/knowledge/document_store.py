@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import json
 import uuid
 from dataclasses import dataclass
 from datetime import datetime
@@ -15,6 +14,9 @@ from quire.indexer.extraction import NO_TEXT_MARKER
 from quire.server.contract import SCHEMA_VERSION
 from quire.server.cursors import CursorCodec, refusal
 from quire.server.failures import QuireError
+from quire.server.knowledge import metadata
+from quire.server.knowledge.filters import compile_filter
+from quire.server.knowledge.index_state import INDEX_STATE
 from quire.server.storage.timestamps import timestamp
 from quire.v1 import errors_pb2, knowledge_pb2
 
@@ -24,10 +26,11 @@ COLLECTION_NOT_FOUND = QuireError(
 )
 
 COLUMNS = f"""
+{INDEX_STATE} AS index_state,
 d.document_id, d.collection_id, d.file_name, d.mime_type, d.size_bytes, d.sha256, d.status,
 d.extract_error, d.attempts, d.revision, d.created_at, d.updated_at, d.detected_encoding,
 CASE WHEN d.extract_error = '{NO_TEXT_MARKER}' THEN 0 ELSE char_length(d.extracted_text) END
-  AS text_length, d.deleted_at IS NOT NULL AS deleted
+  AS text_length, d.deleted_at IS NOT NULL AS deleted, d.external_key, d.metadata
 """
 # The last statement of every document change: advances the collection's revision and stamps
 # the document with it. The collection row stays locked from here to commit, so concurrent
@@ -42,53 +45,18 @@ UPDATE documents d SET revision = bumped.revision FROM bumped
 WHERE d.org_id = $1 AND d.document_id = $3
 RETURNING {COLUMNS}
 """
+# STAMP_REVISION for several documents of one collection (a batch): one revision advance.
+STAMP_REVISION_MANY = f"""
+WITH bumped AS (
+    UPDATE collections SET revision = revision + 1
+    WHERE org_id = $1 AND collection_id = $2 AND deleted_at IS NULL RETURNING revision
+)
+UPDATE documents d SET revision = bumped.revision FROM bumped
+WHERE d.org_id = $1 AND d.document_id = ANY($3::uuid[])
+RETURNING {COLUMNS}
+"""
 # Stamped by STAMP_REVISION in the same transaction.
 UNSTAMPED = 0
-# An upload's writes before STAMP_REVISION in one statement (one round trip, not six): the
-# document row (new, or replaced if it is live in this collection), its original, the extract
-# job with its wake-up (the row and notification indexer.enqueue_job would write), and the change
-# notification for watchers; notifications are sent at commit. `live` and `stored` tell a
-# missing collection from a missing document.
-_STORE_TAIL = """
-original AS (
-    INSERT INTO document_originals (org_id, document_id, content)
-    SELECT $1, doc.document_id, $9 FROM doc
-    ON CONFLICT (org_id, document_id) DO UPDATE SET content = EXCLUDED.content
-),
-job AS (
-    INSERT INTO jobs (org_id, kind, payload) SELECT $1, $10, $11::jsonb FROM doc
-),
-notified AS (
-    SELECT pg_notify($12, $10), pg_notify($13, $14) FROM doc
-)
-SELECT EXISTS (SELECT 1 FROM live) AS live, (SELECT count(*) FROM notified) > 0 AS stored
-"""
-STORE_NEW = f"""
-WITH live AS (
-    SELECT collection_id FROM collections
-    WHERE org_id = $1 AND collection_id = $2 AND deleted_at IS NULL
-),
-doc AS (
-    INSERT INTO documents (org_id, document_id, collection_id, file_name, mime_type,
-                           size_bytes, sha256, status, revision)
-    SELECT $1, $3, live.collection_id, $4, $5, $6, $7,
-           {knowledge_pb2.DOCUMENT_STATUS_PENDING}, $8
-    FROM live
-    RETURNING document_id
-),{_STORE_TAIL}"""
-STORE_REPLACE = f"""
-WITH live AS (
-    SELECT collection_id FROM collections
-    WHERE org_id = $1 AND collection_id = $2 AND deleted_at IS NULL
-),
-doc AS (
-    UPDATE documents SET file_name = $4, mime_type = $5, size_bytes = $6, sha256 = $7,
-           status = {knowledge_pb2.DOCUMENT_STATUS_PENDING}, attempts = 0, revision = $8,
-           updated_at = now()
-    WHERE org_id = $1 AND document_id = $3 AND collection_id = $2 AND deleted_at IS NULL
-      AND EXISTS (SELECT 1 FROM live)
-    RETURNING document_id
-),{_STORE_TAIL}"""
 LOCATE = """
 SELECT d.collection_id FROM documents d JOIN collections c USING (org_id, collection_id)
 WHERE d.org_id = $1 AND d.document_id = $2 AND d.deleted_at IS NULL AND c.deleted_at IS NULL
@@ -103,16 +71,22 @@ GET = f"""
 SELECT {COLUMNS} FROM documents d JOIN collections c USING (org_id, collection_id)
 WHERE d.org_id = $1 AND d.document_id = $2 AND d.deleted_at IS NULL AND c.deleted_at IS NULL
 """
+LOCATE_BY_KEY = """
+SELECT d.document_id FROM documents d JOIN collections c USING (org_id, collection_id)
+WHERE d.org_id = $1 AND d.collection_id = $2 AND d.external_key = $3 AND d.deleted_at IS NULL
+  AND c.deleted_at IS NULL
+"""
 GET_ANY = f"SELECT {COLUMNS} FROM documents d WHERE d.org_id = $1 AND d.document_id = $2"
+# {where}: the ListDocuments filter (filters.compile_filter), parameters from $4 / $6.
 LIST_FIRST = f"""
 SELECT {COLUMNS} FROM documents d
-WHERE d.org_id = $1 AND d.collection_id = $2 AND d.deleted_at IS NULL
+WHERE d.org_id = $1 AND d.collection_id = $2 AND d.deleted_at IS NULL AND ({{where}})
 ORDER BY d.created_at DESC, d.document_id DESC LIMIT $3
 """
 LIST_AFTER = f"""
 SELECT {COLUMNS} FROM documents d
 WHERE d.org_id = $1 AND d.collection_id = $2 AND d.deleted_at IS NULL
-  AND (d.created_at, d.document_id) < ($4, $5)
+  AND (d.created_at, d.document_id) < ($4, $5) AND ({{where}})
 ORDER BY d.created_at DESC, d.document_id DESC LIMIT $3
 """
 LIST_IN_COLLECTION = f"""
@@ -142,6 +116,7 @@ def document_message(row: asyncpg.Record) -> knowledge_pb2.Document:
         size_bytes=row["size_bytes"],
         sha256=row["sha256"],
         status=row["status"],
+        index_state=row["index_state"],
         extract_error=row["extract_error"],
         attempts=row["attempts"],
         text_length=row["text_length"],
@@ -149,52 +124,9 @@ def document_message(row: asyncpg.Record) -> knowledge_pb2.Document:
         created_at=timestamp(row["created_at"]),
         updated_at=timestamp(row["updated_at"]),
         detected_encoding=row["detected_encoding"],
+        external_key=row["external_key"] or "",
+        metadata=metadata.to_struct(metadata.parse_stored(row["metadata"])),
     )
-
-
-@dataclass(frozen=True)
-class Upload:
-    collection_id: uuid.UUID
-    file_name: str
-    mime_type: str
-    content: bytes
-    sha256: str
-    replaces: uuid.UUID | None
-
-
-async def store_upload(
-    conn: asyncpg.Connection, org_id: uuid.UUID, upload: Upload
-) -> knowledge_pb2.Document:
-    """Original kept, row PENDING, revision advanced, extraction queued. Runs in the caller's
-    transaction (a savepoint of its own would cost two more round trips and undo nothing the
-    caller's rollback does not)."""
-    _require_transaction(conn)
-    document_id = upload.replaces or uuid.uuid4()
-    stored = await conn.fetchrow(
-        STORE_NEW if upload.replaces is None else STORE_REPLACE,
-        org_id,
-        upload.collection_id,
-        document_id,
-        upload.file_name,
-        upload.mime_type,
-        len(upload.content),
-        upload.sha256,
-        UNSTAMPED,
-        upload.content,
-        indexer.EXTRACT_JOB,
-        json.dumps({"document_id": str(document_id)}),
-        indexer.JOBS_CHANNEL,
-        indexer.DOCUMENTS_CHANNEL,
-        indexer.document_change_payload(org_id, upload.collection_id, document_id),
-    )
-    if not stored["live"]:
-        raise COLLECTION_NOT_FOUND
-    if not stored["stored"]:
-        raise DOCUMENT_NOT_FOUND
-    row = await conn.fetchrow(STAMP_REVISION, org_id, upload.collection_id, document_id)
-    if row is None:  # deleted meanwhile: the caller's rollback undoes the writes above
-        raise COLLECTION_NOT_FOUND
-    return document_message(row)
 
 
 async def delete(
@@ -202,7 +134,7 @@ async def delete(
 ) -> knowledge_pb2.Document:
     """Soft-deletes the document, drops its chunks and original, queues the statistics
     refresh, advances the revision. Runs in the caller's transaction."""
-    _require_transaction(conn)
+    require_transaction(conn)
     collection_id = await conn.fetchval(LOCATE, org_id, document_id)
     if collection_id is None:
         raise DOCUMENT_NOT_FOUND
@@ -219,7 +151,7 @@ async def delete(
     return document_message(row)
 
 
-def _require_transaction(conn: asyncpg.Connection) -> None:
+def require_transaction(conn: asyncpg.Connection) -> None:
     # Outside a transaction each statement would commit alone, and a failure between them
     # would leave a change without its revision.
     if not conn.is_in_transaction():
@@ -233,6 +165,18 @@ async def get(
     if row is None:
         raise DOCUMENT_NOT_FOUND
     return document_message(row)
+
+
+async def id_by_key(
+    conn: asyncpg.Connection, org_id: uuid.UUID, collection_id: uuid.UUID, external_key: str
+) -> uuid.UUID:
+    """The id of the collection's live document with this key."""
+    document_id: uuid.UUID | None = await conn.fetchval(
+        LOCATE_BY_KEY, org_id, collection_id, external_key
+    )
+    if document_id is None:
+        raise DOCUMENT_NOT_FOUND
+    return document_id
 
 
 @dataclass(frozen=True)
@@ -273,6 +217,7 @@ async def list_page(
     *,
     cursor: str,
     limit: int,
+    where: knowledge_pb2.MetadataFilter | None = None,
 ) -> tuple[list[knowledge_pb2.Document], str]:
     scope = ListCursor.scope(org_id, collection_id)
     # Opened before any query: a cursor not issued for this listing never reaches SQL.
@@ -280,11 +225,21 @@ async def list_page(
     if await conn.fetchval(COLLECTION_LIVE, org_id, collection_id) is None:
         raise COLLECTION_NOT_FOUND
     if after is not None:
+        f = compile_filter(where, first_param=6)
         rows = await conn.fetch(
-            LIST_AFTER, org_id, collection_id, limit + 1, after.created_at, after.document_id
+            LIST_AFTER.format(where=f.sql),
+            org_id,
+            collection_id,
+            limit + 1,
+            after.created_at,
+            after.document_id,
+            *f.args,
         )
     else:
-        rows = await conn.fetch(LIST_FIRST, org_id, collection_id, limit + 1)
+        f = compile_filter(where, first_param=4)
+        rows = await conn.fetch(
+            LIST_FIRST.format(where=f.sql), org_id, collection_id, limit + 1, *f.args
+        )
     more = len(rows) > limit
     rows = rows[:limit]
     last = rows[-1] if more else None

@@ -14,7 +14,7 @@ import asyncpg
 
 from quire.server.contract import bounds as contract_bounds
 from quire.server.failures import QuireError, Violation, invalid
-from quire.server.validation import number
+from quire.server.validation import number, uuid_items
 from quire.v1 import errors_pb2
 
 AGENT_ATTACHMENTS = "SELECT attached_collection_ids FROM agents WHERE org_id = $1 AND agent_id = $2"
@@ -51,16 +51,6 @@ class ScopedCollection:
     backlog: bool = False
 
 
-def _uuids(values: list[str]) -> list[uuid.UUID]:
-    out = []
-    for i, value in enumerate(values):
-        try:
-            out.append(uuid.UUID(value))
-        except ValueError:
-            raise invalid(f"collection_ids[{i}]", "not a collection id (a UUID)") from None
-    return out
-
-
 def _not_found(fields: list[str]) -> QuireError:
     """Other organisations' ids, deleted ones and ids never created answer alike (no oracle)."""
     return QuireError(
@@ -87,7 +77,7 @@ async def resolve(
             raise AGENT_NOT_FOUND
         wanted = list(attached)
     else:
-        wanted = _uuids(collection_ids)
+        wanted = uuid_items("collection_ids", collection_ids, "a collection id")
     if not wanted:
         return []
     rows = await conn.fetch(LIVE_COLLECTIONS, org_id, wanted)

@@ -4,10 +4,10 @@ and index status."""
 from __future__ import annotations
 
 import asyncio
-import hashlib
 import time
 import uuid
-from collections.abc import AsyncIterator, Awaitable
+from collections.abc import AsyncIterator, Awaitable, Sequence
+from dataclasses import dataclass, field
 from typing import Any
 
 import asyncpg
@@ -16,16 +16,27 @@ import numpy.typing as npt
 from grpc import aio
 
 from quire.indexer import api as indexer
-from quire.indexer.extraction import UnsupportedMediaType, resolve_type
 from quire.server.contract import SCHEMA_VERSION
 from quire.server.contract import bounds as contract_bounds
 from quire.server.embeddings import discard
-from quire.server.failures import QuireError, invalid
-from quire.server.knowledge import cache, document_store, filters, scope, search
+from quire.server.failures import QuireError, error_detail, invalid
+from quire.server.knowledge import (
+    agent_listing,
+    bulk_delete,
+    cache,
+    document_store,
+    document_watch,
+    document_writes,
+    filters,
+    metadata,
+    scope,
+    search,
+)
 from quire.server.knowledge.index_status import index_status
 from quire.server.knowledge.policy import effective_mode
 from quire.server.knowledge.shadow import ShadowRunner
 from quire.server.rpc import principal
+from quire.server.services import document_requests
 from quire.server.state import AppState
 from quire.server.storage.database import apply_settings, transaction
 from quire.server.storage.timestamps import timestamp
@@ -34,7 +45,9 @@ from quire.server.validation import (
     clean_text,
     name_field,
     number,
+    page_limit,
     parse_uuid,
+    uuid_items,
     whole_match,
     within,
 )
@@ -87,6 +100,8 @@ WHERE org_id = $1 AND collection_id = ANY($2::uuid[]) AND deleted_at IS NULL
 """
 
 COLLECTION_NOT_FOUND = document_store.COLLECTION_NOT_FOUND
+# Larger uploads are hashed in a thread (sha256 runs at about 0.5 GB/s: 2 ms of event loop).
+HASH_ON_LOOP_BYTES = 1024 * 1024
 AGENT_ID = whole_match(contract_bounds.UpsertAgentRequest.agent_id)
 
 
@@ -111,12 +126,19 @@ def agent_message(row: asyncpg.Record) -> knowledge_pb2.Agent:
     )
 
 
-def _file_name(value: str) -> str:
-    longest = number(contract_bounds.UploadMetadata.file_name.max_chars)
-    clean_text("metadata.file_name", value, max_chars=longest)
-    if "/" in value or "\\" in value or value in (".", ".."):
-        raise invalid("metadata.file_name", "a file name, not a path")
-    return value
+def _watched_ids(values: Sequence[str]) -> frozenset[uuid.UUID] | None:
+    """WatchDocumentsRequest.document_ids: None (every document) when empty."""
+    most = number(contract_bounds.WatchDocumentsRequest.document_ids.max_items)
+    if len(values) > most:
+        raise invalid("document_ids", f"at most {most} ids (got {len(values)})", f"at most {most}")
+    return frozenset(uuid_items("document_ids", values, "a document id")) or None
+
+
+def _event_document(event: dict[str, Any]) -> uuid.UUID | None:
+    try:
+        return uuid.UUID(event["document"])
+    except (KeyError, TypeError, ValueError):
+        return None
 
 
 class KnowledgeService(knowledge_service_pb2_grpc.KnowledgeServiceServicer):
@@ -190,23 +212,6 @@ class KnowledgeService(knowledge_service_pb2_grpc.KnowledgeServiceServicer):
             await indexer.queue_purge(conn, org_id, cid)
         return knowledge_service_pb2.DeleteCollectionResponse(collection=collection)
 
-    # --- not built yet (issue 20 lands them; UNIMPLEMENTED is what a client newer than its
-    # server sees) -----------------------------------------------------------------------------
-
-    async def UploadDocuments(self, request_iterator: Any, context: Any) -> Any:
-        raise QuireError(errors_pb2.ERROR_CODE_UNIMPLEMENTED, "UploadDocuments is not built yet")
-
-    async def DeleteDocuments(self, request: Any, context: Any) -> Any:
-        raise QuireError(errors_pb2.ERROR_CODE_UNIMPLEMENTED, "DeleteDocuments is not built yet")
-
-    async def UpdateDocumentMetadata(self, request: Any, context: Any) -> Any:
-        raise QuireError(
-            errors_pb2.ERROR_CODE_UNIMPLEMENTED, "UpdateDocumentMetadata is not built yet"
-        )
-
-    async def ListAgents(self, request: Any, context: Any) -> Any:
-        raise QuireError(errors_pb2.ERROR_CODE_UNIMPLEMENTED, "ListAgents is not built yet")
-
     # --- documents --------------------------------------------------------------------------
 
     async def UploadDocument(
@@ -217,21 +222,7 @@ class KnowledgeService(knowledge_service_pb2_grpc.KnowledgeServiceServicer):
         first = await anext(request_iterator, None)
         if first is None or not first.HasField("metadata"):
             raise invalid("metadata", "the first message must be the upload's metadata")
-        meta = first.metadata
-        file_name = _file_name(meta.file_name)
-        longest = number(contract_bounds.UploadMetadata.mime_type.max_chars)
-        if len(meta.mime_type) > longest:
-            raise invalid("metadata.mime_type", f"at most {longest} characters")
-        collection_id = parse_uuid(meta.collection_id, COLLECTION_NOT_FOUND)
-        replaces = (
-            parse_uuid(meta.document_id, document_store.DOCUMENT_NOT_FOUND)
-            if meta.document_id
-            else None
-        )
-        try:
-            file_type = resolve_type(file_name, meta.mime_type or None)
-        except UnsupportedMediaType as exc:
-            raise QuireError(errors_pb2.ERROR_CODE_UNSUPPORTED_MEDIA_TYPE, str(exc)) from None
+        target = document_requests.upload_target(first.metadata)
         limit = self.state.settings.max_upload_bytes
         pieces: list[bytes] = []
         size = 0
@@ -240,32 +231,84 @@ class KnowledgeService(knowledge_service_pb2_grpc.KnowledgeServiceServicer):
                 raise invalid("metadata", "only the first message may carry metadata")
             size += len(message.data)
             if size > limit:
-                raise QuireError(
-                    errors_pb2.ERROR_CODE_PAYLOAD_TOO_LARGE,
-                    f"Uploads are limited to {limit} bytes",
-                )
+                raise _too_large(limit)
             pieces.append(message.data)
         content = b"".join(pieces)
-        upload = document_store.Upload(
-            collection_id=collection_id,
-            file_name=file_name,
-            mime_type=meta.mime_type or file_type.mime_type,
-            content=content,
-            sha256=hashlib.sha256(content).hexdigest(),
-            replaces=replaces,
-        )
+        if len(content) > HASH_ON_LOOP_BYTES:
+            upload = await asyncio.to_thread(document_requests.with_content, target, content)
+        else:
+            upload = document_requests.with_content(target, content)
         async with transaction(self.state.pool) as conn:
-            document = await document_store.store_upload(conn, principal().org_id, upload)
-        return knowledge_service_pb2.UploadDocumentResponse(document=document)
+            stored = await document_writes.store_upload(conn, principal().org_id, upload)
+        return knowledge_service_pb2.UploadDocumentResponse(
+            document=stored.document,
+            outcome=stored.outcome,  # type: ignore[arg-type]
+        )
+
+    async def UploadDocuments(
+        self,
+        request_iterator: AsyncIterator[knowledge_service_pb2.UploadDocumentsRequest],
+        context: aio.ServicerContext[Any, Any],
+    ) -> knowledge_service_pb2.UploadDocumentsResponse:
+        """Reads the whole stream (bounded in documents and bytes), then stores every document
+        that passed its checks in one transaction."""
+        limit = self.state.settings.max_upload_bytes
+        most = document_requests.MAX_BATCH_DOCUMENTS
+        entries: list[_BatchEntry] = []
+        size = 0
+        async for message in request_iterator:
+            if message.HasField("metadata"):
+                if len(entries) == most:
+                    raise invalid(
+                        "metadata", f"at most {most} documents per call", f"{most} documents"
+                    )
+                entries.append(_BatchEntry.parse(message.metadata))
+                continue
+            if not entries:
+                raise invalid("metadata", "the first message must be a document's metadata")
+            size += len(message.data)
+            if size > limit:
+                raise _too_large(limit)
+            entries[-1].pieces.append(message.data)
+        _refuse_repeated_keys(entries)
+        # Hashing up to QUIRE_MAX_UPLOAD_BYTES is CPU work: off the event loop.
+        uploads = await asyncio.to_thread(
+            lambda: [
+                (i, document_requests.with_content(e.target, b"".join(e.pieces)))
+                for i, e in enumerate(entries)
+                if e.target is not None
+            ]
+        )
+        stored: list[document_writes.Stored | QuireError] = []
+        if uploads:
+            async with transaction(self.state.pool) as conn:
+                stored = await document_writes.store_batch(
+                    conn, principal().org_id, [u for _, u in uploads]
+                )
+        outcomes: dict[int, document_writes.Stored | QuireError] = {
+            i: result for (i, _), result in zip(uploads, stored, strict=True)
+        }
+        response = knowledge_service_pb2.UploadDocumentsResponse(schema_version=SCHEMA_VERSION)
+        for i, entry in enumerate(entries):
+            result = outcomes.get(i) or entry.error
+            item = response.results.add(index=i)
+            if isinstance(result, document_writes.Stored):
+                item.outcome = result.outcome  # type: ignore[assignment]
+                item.document.CopyFrom(result.document)
+            elif result is not None:
+                item.error.CopyFrom(error_detail(result))
+        return response
 
     async def GetDocument(
         self,
         request: knowledge_service_pb2.GetDocumentRequest,
         context: aio.ServicerContext[Any, Any],
     ) -> knowledge_service_pb2.GetDocumentResponse:
-        document_id = parse_uuid(request.document_id, document_store.DOCUMENT_NOT_FOUND)
+        ref = document_requests.document_ref(request)
+        org_id = principal().org_id
         async with transaction(self.state.pool, readonly=True) as conn:
-            document = await document_store.get(conn, principal().org_id, document_id)
+            document_id = await _document_id(conn, org_id, ref)
+            document = await document_store.get(conn, org_id, document_id)
         return knowledge_service_pb2.GetDocumentResponse(document=document)
 
     async def ListDocuments(
@@ -278,6 +321,8 @@ class KnowledgeService(knowledge_service_pb2_grpc.KnowledgeServiceServicer):
         limit = within("limit", request.limit, limits.limit)
         if len(request.cursor) > number(limits.cursor.max_chars):
             raise invalid("cursor", "not a cursor returned by ListDocuments")
+        where = request.filter if request.HasField("filter") else None
+        filters.compile_filter(where, first_param=1)  # refuses a bad filter before any read
         async with transaction(self.state.pool, readonly=True) as conn:
             docs, cursor = await document_store.list_page(
                 conn,
@@ -286,6 +331,7 @@ class KnowledgeService(knowledge_service_pb2_grpc.KnowledgeServiceServicer):
                 collection_id,
                 cursor=request.cursor,
                 limit=limit,
+                where=where,
             )
         return knowledge_service_pb2.ListDocumentsResponse(
             schema_version=SCHEMA_VERSION, documents=docs, next_cursor=cursor
@@ -296,30 +342,86 @@ class KnowledgeService(knowledge_service_pb2_grpc.KnowledgeServiceServicer):
         request: knowledge_service_pb2.DeleteDocumentRequest,
         context: aio.ServicerContext[Any, Any],
     ) -> knowledge_service_pb2.DeleteDocumentResponse:
-        document_id = parse_uuid(request.document_id, document_store.DOCUMENT_NOT_FOUND)
+        ref = document_requests.document_ref(request)
+        org_id = principal().org_id
         async with transaction(self.state.pool) as conn:
-            document = await document_store.delete(conn, principal().org_id, document_id)
+            document_id = await _document_id(conn, org_id, ref)
+            document = await document_store.delete(conn, org_id, document_id)
         return knowledge_service_pb2.DeleteDocumentResponse(document=document)
+
+    async def DeleteDocuments(
+        self,
+        request: knowledge_service_pb2.DeleteDocumentsRequest,
+        context: aio.ServicerContext[Any, Any],
+    ) -> knowledge_service_pb2.DeleteDocumentsResponse:
+        collection_id = parse_uuid(request.collection_id, COLLECTION_NOT_FOUND)
+        keys, ids = list(request.external_keys), list(request.document_ids)
+        where = request.filter if request.HasField("filter") else None
+        if [bool(keys), bool(ids), where is not None].count(True) != 1:
+            bound = "exactly one of external_keys, document_ids, filter"
+            raise invalid("external_keys", f"give {bound}", bound)
+        limits = contract_bounds.DeleteDocumentsRequest
+        for name, values, bounds in (
+            ("external_keys", keys, limits.external_keys),
+            ("document_ids", ids, limits.document_ids),
+        ):
+            most = number(bounds.max_items)
+            if len(values) > most:
+                raise invalid(name, f"at most {most} items (got {len(values)})", f"1–{most} items")
+        for i, key in enumerate(keys):
+            document_requests.external_key(key, f"external_keys[{i}]")
+        filters.compile_filter(where, first_param=1)  # refuses a bad filter before any write
+        async with transaction(self.state.pool) as conn:
+            removed = await bulk_delete.delete_documents(
+                conn, principal().org_id, collection_id, keys=keys, document_ids=ids, where=where
+            )
+        return knowledge_service_pb2.DeleteDocumentsResponse(
+            deleted_count=removed.deleted_count,
+            revision=removed.revision,
+            missing_keys=removed.missing_keys,
+            missing_document_ids=removed.missing_document_ids,
+        )
+
+    async def UpdateDocumentMetadata(
+        self,
+        request: knowledge_service_pb2.UpdateDocumentMetadataRequest,
+        context: aio.ServicerContext[Any, Any],
+    ) -> knowledge_service_pb2.UpdateDocumentMetadataResponse:
+        ref = document_requests.document_ref(request)
+        # The patch itself is checked as metadata (bounds, names, finite numbers); its nulls
+        # are removals unless it replaces.
+        patch = metadata.from_struct(request.patch, "patch").value
+        org_id = principal().org_id
+        async with transaction(self.state.pool) as conn:
+            target = await document_writes.lock(
+                conn,
+                org_id,
+                document_id=ref.document_id,
+                collection_id=ref.collection_id,
+                external_key=ref.external_key,
+            )
+            if target is None:
+                raise document_store.DOCUMENT_NOT_FOUND
+            current = metadata.parse_stored(target["metadata"])
+            merged = patch if request.replace else metadata.merge_patch(current, patch)
+            document = await document_writes.update_metadata(
+                conn, org_id, target, metadata.checked(merged)
+            )
+        return knowledge_service_pb2.UpdateDocumentMetadataResponse(document=document)
 
     async def WatchDocuments(
         self,
         request: knowledge_service_pb2.WatchDocumentsRequest,
         context: aio.ServicerContext[Any, Any],
     ) -> AsyncIterator[knowledge_service_pb2.WatchDocumentsResponse]:
-        """Sends every document's current state, then each addition, status change and
-        deletion as it happens; re-reads the collection when notifications may have been lost
-        (listener reconnect)."""
+        """Sends every watched document's current state, then each addition, status or index
+        state change and deletion as it happens; re-reads the watched documents when
+        notifications may have been lost (listener reconnect, a watcher too far behind)."""
         collection_id = parse_uuid(request.collection_id, COLLECTION_NOT_FOUND)
+        only = _watched_ids(request.document_ids)
         org_id = principal().org_id
         notifications = self.state.require_notifications()
-        last: dict[str, tuple[int, str]] = {}
-
-        def changed(doc: knowledge_pb2.Document) -> bool:
-            state = (doc.status, doc.extract_error)
-            if last.get(doc.document_id) == state:
-                return False
-            last[doc.document_id] = state
-            return True
+        sent = document_watch.Sent()
 
         async def current() -> list[knowledge_pb2.Document]:
             async with self.state.pool.acquire() as conn:
@@ -328,47 +430,31 @@ class KnowledgeService(knowledge_service_pb2_grpc.KnowledgeServiceServicer):
                     is None
                 ):
                     raise COLLECTION_NOT_FOUND
-                docs = await document_store.all_in_collection(conn, org_id, collection_id)
+                docs = await document_watch.snapshot(conn, org_id, collection_id, only)
                 live = {d.document_id for d in docs}
-                for gone in [d for d in last if d not in live]:
-                    docs.append(await self._watched(conn, org_id, collection_id, gone))
+                for gone in [d for d in sent.known() if d not in live]:
+                    docs.append(await document_watch.one(conn, org_id, collection_id, gone))
             return docs
 
         async with notifications.subscribe("quire_documents") as queue:
             for doc in await current():
-                if changed(doc):
+                if sent.is_new(doc):
                     yield knowledge_service_pb2.WatchDocumentsResponse(document=doc)
             while True:
                 event = await queue.get()
                 if event.get("resync"):
                     for doc in await current():
-                        if changed(doc):
+                        if sent.is_new(doc):
                             yield knowledge_service_pb2.WatchDocumentsResponse(document=doc)
                     continue
                 if event.get("org") != str(org_id) or event.get("collection") != str(collection_id):
                     continue
+                if only is not None and _event_document(event) not in only:
+                    continue
                 async with self.state.pool.acquire() as conn:
-                    doc = await self._watched(conn, org_id, collection_id, event["document"])
-                if changed(doc):
+                    doc = await document_watch.one(conn, org_id, collection_id, event["document"])
+                if sent.is_new(doc):
                     yield knowledge_service_pb2.WatchDocumentsResponse(document=doc)
-
-    @staticmethod
-    async def _watched(
-        conn: asyncpg.Connection, org_id: uuid.UUID, collection_id: uuid.UUID, document_id: str
-    ) -> knowledge_pb2.Document:
-        """A document as WatchDocuments reports it: DELETED once deleted or gone."""
-        row = await conn.fetchrow(document_store.GET_ANY, org_id, uuid.UUID(document_id))
-        if row is None:
-            return knowledge_pb2.Document(
-                schema_version=SCHEMA_VERSION,
-                document_id=document_id,
-                collection_id=str(collection_id),
-                status=knowledge_pb2.DOCUMENT_STATUS_DELETED,
-            )
-        doc = document_store.document_message(row)
-        if row["deleted"]:
-            doc.status = knowledge_pb2.DOCUMENT_STATUS_DELETED
-        return doc
 
     # --- agents -----------------------------------------------------------------------------
 
@@ -407,6 +493,23 @@ class KnowledgeService(knowledge_service_pb2_grpc.KnowledgeServiceServicer):
         if row is None:
             raise scope.AGENT_NOT_FOUND
         return knowledge_service_pb2.GetAgentResponse(agent=agent_message(row))
+
+    async def ListAgents(
+        self,
+        request: knowledge_service_pb2.ListAgentsRequest,
+        context: aio.ServicerContext[Any, Any],
+    ) -> knowledge_service_pb2.ListAgentsResponse:
+        limits = contract_bounds.ListAgentsRequest
+        limit = page_limit("ListAgents", request.limit, request.cursor, limits)
+        async with transaction(self.state.pool, readonly=True) as conn:
+            rows, cursor = await agent_listing.list_page(
+                conn, self.state.cursors, principal().org_id, cursor=request.cursor, limit=limit
+            )
+        return knowledge_service_pb2.ListAgentsResponse(
+            schema_version=SCHEMA_VERSION,
+            agents=[agent_message(r) for r in rows],
+            next_cursor=cursor,
+        )
 
     # --- search and read --------------------------------------------------------------------
 
@@ -634,3 +737,52 @@ SERVICE = knowledge_service_pb2.DESCRIPTOR.services_by_name["KnowledgeService"]
 async def _first(vectors: Awaitable[npt.NDArray[np.float32]]) -> npt.NDArray[np.float32]:
     first: npt.NDArray[np.float32] = (await vectors)[0]
     return first
+
+
+async def _document_id(
+    conn: asyncpg.Connection, org_id: uuid.UUID, ref: document_requests.DocumentRef
+) -> uuid.UUID:
+    """The id a reference names; a key no live document holds is DOCUMENT_NOT_FOUND."""
+    if ref.document_id is not None:
+        return ref.document_id
+    assert ref.collection_id is not None and ref.external_key is not None
+    return await document_store.id_by_key(conn, org_id, ref.collection_id, ref.external_key)
+
+
+def _too_large(limit: int) -> QuireError:
+    return QuireError(
+        errors_pb2.ERROR_CODE_PAYLOAD_TOO_LARGE, f"Uploads are limited to {limit} bytes"
+    )
+
+
+@dataclass
+class _BatchEntry:
+    """One document of an UploadDocuments stream: its checked target, or why it is refused."""
+
+    target: document_writes.Upload | None
+    error: QuireError | None
+    pieces: list[bytes] = field(default_factory=list)
+
+    @classmethod
+    def parse(cls, meta: knowledge_service_pb2.UploadMetadata) -> _BatchEntry:
+        try:
+            return cls(document_requests.upload_target(meta), None)
+        except QuireError as exc:
+            return cls(None, exc)
+
+
+def _refuse_repeated_keys(entries: list[_BatchEntry]) -> None:
+    """A key may name one document per batch: later uses of it are refused."""
+    first: dict[tuple[uuid.UUID, str], int] = {}
+    for i, entry in enumerate(entries):
+        target = entry.target
+        if target is None or target.external_key is None:
+            continue
+        seen = first.setdefault((target.collection_id, target.external_key), i)
+        if seen != i:
+            entry.target = None
+            entry.error = invalid(
+                "metadata.external_key",
+                f"the key is already used by document {seen} of this batch",
+                "unique within a batch",
+            )

@@ -3,6 +3,9 @@
 Watch streams subscribe here instead of holding a database connection each. When the
 connection drops, the listener reconnects with backoff; subscribers may miss notifications
 in between, so after a reconnect every subscriber gets a `RESYNC` event and re-reads state.
+A subscriber that falls MAX_QUEUED events behind (a generation flip notifies every document
+whose index state it changes) gets one `RESYNC` in place of what it would queue beyond that,
+so its memory stays bounded and it still misses nothing.
 """
 
 from __future__ import annotations
@@ -24,6 +27,7 @@ log = logging.getLogger(__name__)
 CHANNELS = ("quire_documents", "quire_index")
 # Delivered to every subscriber after the listener reconnects: events may have been missed.
 RESYNC: dict[str, Any] = {"resync": True}
+MAX_QUEUED = 1000
 
 
 class Notifications:
@@ -33,6 +37,8 @@ class Notifications:
             c: set() for c in CHANNELS
         }
         self._task: asyncio.Task[None] | None = None
+        # Subscribers whose queue ends with an overflow RESYNC they have not read yet.
+        self._behind: set[asyncio.Queue[dict[str, Any]]] = set()
 
     def start(self) -> None:
         if self._task is None:
@@ -48,8 +54,18 @@ class Notifications:
         except ValueError:
             return
         for queue in list(self._subscribers.get(channel, ())):
-            if queue.qsize() < 1000:  # a stalled watcher drops events rather than memory
-                queue.put_nowait(body)
+            self._offer(queue, body)
+
+    def _offer(self, queue: asyncio.Queue[dict[str, Any]], event: dict[str, Any]) -> None:
+        if queue in self._behind:
+            if not queue.empty():
+                return  # the RESYNC at the end of the queue covers this event
+            self._behind.discard(queue)  # empty: that RESYNC has been read
+        if queue.qsize() < MAX_QUEUED:
+            queue.put_nowait(event)
+        else:
+            queue.put_nowait(RESYNC)
+            self._behind.add(queue)
 
     def _resync(self) -> None:
         for subscribers in self._subscribers.values():
@@ -90,3 +106,4 @@ class Notifications:
             yield queue
         finally:
             self._subscribers[channel].discard(queue)
+            self._behind.discard(queue)
