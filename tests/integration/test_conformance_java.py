@@ -9,6 +9,7 @@ import re
 import shutil
 import subprocess
 import sys
+from subprocess import CompletedProcess
 
 import pytest
 
@@ -27,7 +28,9 @@ def _tools() -> tuple[str, str]:
     return java, mvn
 
 
-def test_java_conformance_runner_passes(postgres_url: str) -> None:
+@pytest.fixture(scope="module")
+def java_classpath() -> tuple[str, str]:
+    """The java command and the classpath of the built client, its tests and its examples."""
     java, mvn = _tools()
     # Compiles the client, runs its unit tests, writes the runtime classpath for the runner.
     build = subprocess.run(
@@ -52,26 +55,38 @@ def test_java_conformance_runner_passes(postgres_url: str) -> None:
             CLASSPATH_FILE.read_text().strip(),
         ]
     )
-    proc = subprocess.run(
-        [
-            sys.executable,
-            "-m",
-            "tests.conformance.harness",
-            "--",
-            java,
-            "-cp",
-            classpath,
-            "dev.quire.conformance.Runner",
-        ],
+    return java, classpath
+
+
+def _harness(
+    java_classpath: tuple[str, str], main: str, postgres_url: str
+) -> CompletedProcess[str]:
+    java, classpath = java_classpath
+    return subprocess.run(
+        [sys.executable, "-m", "tests.conformance.harness", "--", java, "-cp", classpath, main],
         cwd=REPO,
         env={**os.environ, "QUIRE_DATABASE_URL": postgres_url},
         capture_output=True,
         text=True,
         timeout=900,
     )
+
+
+def test_java_conformance_runner_passes(java_classpath: tuple[str, str], postgres_url: str) -> None:
+    proc = _harness(java_classpath, "dev.quire.conformance.Runner", postgres_url)
     output = proc.stdout + proc.stderr
     summary = re.search(r"^(\d+) passed, (\d+) failed(?:, (\d+) skipped)?$", proc.stdout, re.M)
     assert summary, output
     assert int(summary.group(2)) == 0, output
     assert int(summary.group(1)) > 0, output
     assert proc.returncode == 0, output
+
+
+def test_java_guide_examples_run(java_classpath: tuple[str, str], postgres_url: str) -> None:
+    """docs/clients/java.md's examples (a first call, errors, a sync with progress, uploads,
+    a tool loop) against a live server; tests/unit/test_java_guide.py checks the guide
+    shows them as they are."""
+    proc = _harness(java_classpath, "dev.quire.examples.RunExamples", postgres_url)
+    output = proc.stdout + proc.stderr
+    assert proc.returncode == 0, output
+    assert "examples passed" in proc.stdout, output

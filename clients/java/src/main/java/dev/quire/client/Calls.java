@@ -119,6 +119,11 @@ final class Calls {
         MoreExecutors.directExecutor());
   }
 
+  /** A new call of `method` with its kind's deadline (or the caller's). */
+  <Req, Resp> ClientCall<Req, Resp> newCall(MethodDescriptor<Req, Resp> method) {
+    return channel.newCall(method, options(deadline(method.getBareMethodName())));
+  }
+
   /** Starts a streaming call whose server messages are read from the returned CallStream. */
   <Req, Resp> CallStream<Resp> stream(
       MethodDescriptor<Req, Resp> method, BiConsumer<CallStream<Resp>, Resp> onEach) {

@@ -1,8 +1,13 @@
 package dev.quire.client;
 
 import dev.quire.v1.*;
+import io.grpc.ClientCall;
+import io.grpc.Metadata;
+import io.grpc.Status;
 import java.util.List;
 import java.util.concurrent.CompletableFuture;
+import java.util.function.Consumer;
+import java.util.function.Predicate;
 
 /**
  * The asynchronous face of a {@link QuireClient} ({@code client.async()}): every unary call
@@ -179,6 +184,57 @@ public final class QuireAsyncClient {
   }
 
   // Streams
+
+  /**
+   * Runs a sync without blocking a thread: {@code progress} (may be null) sees every message
+   * before the report, on gRPC's threads; {@code validator} (null: no check) accepts or aborts
+   * after discovery. The future completes with the report; cancelling it cancels the sync.
+   */
+  public CompletableFuture<SyncReport> syncPages(
+      SyncStart start, Predicate<DiscoveryCheck> validator, Consumer<SyncPagesResponse> progress) {
+    SyncStart first = validator == null ? start : start.toBuilder().setValidateDiscovery(true).build();
+    ClientCall<SyncPagesRequest, SyncPagesResponse> call = calls.newCall(PagesServiceGrpc.getSyncPagesMethod());
+    CompletableFuture<SyncReport> result = new CompletableFuture<>();
+    call.start(new ClientCall.Listener<>() {
+      private SyncReport report;
+
+      @Override
+      public void onMessage(SyncPagesResponse message) {
+        if (message.hasDiscoveryCheck()) {
+          boolean accept = validator == null || validator.test(message.getDiscoveryCheck());
+          call.sendMessage(SyncPagesRequest.newBuilder()
+              .setDecision(DiscoveryDecision.newBuilder().setAccept(accept)).build());
+        }
+        if (message.hasReport()) {
+          report = message.getReport();
+        } else if (progress != null) {
+          progress.accept(message);
+        }
+        call.request(1);
+      }
+
+      @Override
+      public void onClose(Status status, Metadata trailers) {
+        if (!status.isOk()) {
+          result.completeExceptionally(QuireException.fromStatus(status, trailers, status.asRuntimeException(trailers)));
+        } else if (report == null) {
+          result.completeExceptionally(QuireErrors.of(ErrorCode.ERROR_CODE_SYNC_FAILED, Status.Code.UNKNOWN,
+              "the sync ended without a report", null, null));
+        } else {
+          result.complete(report);
+        }
+      }
+    }, new Metadata());
+    call.request(1);
+    // The request side stays open until the server ends the call.
+    call.sendMessage(SyncPagesRequest.newBuilder().setStart(first).build());
+    result.whenComplete((r, e) -> {
+      if (result.isCancelled()) {
+        call.cancel("cancelled by the caller", null);
+      }
+    });
+    return result;
+  }
 
   /** Uploads a document: metadata, then the bytes in 1 MiB messages. Never retried. */
   public CompletableFuture<Document> uploadDocument(UploadMetadata metadata, byte[] data) {

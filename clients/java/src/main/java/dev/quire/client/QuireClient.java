@@ -226,12 +226,9 @@ public final class QuireClient implements AutoCloseable {
    * document_id (or an external_key a document holds) replaces that document. Never retried.
    */
   public Document uploadDocument(UploadMetadata metadata, InputStream data) {
-    try {
-      return await(calls.clientStream(KnowledgeServiceGrpc.getUploadDocumentMethod(), Uploads.single(metadata, data)))
-          .getDocument();
-    } catch (UncheckedIOException e) {
-      throw e;
-    }
+    // A read error of `data` cancels the call and is thrown as the UncheckedIOException it is.
+    return await(calls.clientStream(KnowledgeServiceGrpc.getUploadDocumentMethod(), Uploads.single(metadata, data)))
+        .getDocument();
   }
 
   public Document uploadDocument(UploadMetadata metadata, byte[] data) {
@@ -334,12 +331,12 @@ public final class QuireClient implements AutoCloseable {
    * WatchDocuments, one watch per collection, reconnected when the connection drops.
    */
   public Searchable.Result waitUntilSearchable(List<String> documentIds, Duration timeout) {
-    return new Searchable(this, calls).byIds(documentIds, timeout);
+    return new Searchable(this).byIds(documentIds, timeout);
   }
 
   /** {@link #waitUntilSearchable(List, Duration)} for every live document of a collection. */
   public Searchable.Result waitUntilSearchable(String collectionId, Duration timeout) {
-    return new Searchable(this, calls).byCollection(collectionId, timeout);
+    return new Searchable(this).byCollection(collectionId, timeout);
   }
 
   // Iterators over the list calls: the paged ones follow next_cursor lazily.

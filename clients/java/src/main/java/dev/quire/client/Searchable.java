@@ -43,13 +43,11 @@ public final class Searchable {
   public record Result(List<DocumentOutcome> outcomes, boolean complete) {}
 
   private final QuireClient client;
-  private final Calls calls;
   private final Map<String, DocumentOutcome> done = new LinkedHashMap<>();
   private final Map<String, String> pending = new LinkedHashMap<>(); // id → collection
 
-  Searchable(QuireClient client, Calls calls) {
+  Searchable(QuireClient client) {
     this.client = client;
-    this.calls = calls;
   }
 
   Result byIds(List<String> documentIds, Duration timeout) {
@@ -157,7 +155,7 @@ public final class Searchable {
             pending.remove(id);
           }
         }
-        if (!drain(inbox, deadline, streams.size())) {
+        if (!drain(inbox, deadline)) {
           return;
         }
       } finally {
@@ -167,7 +165,7 @@ public final class Searchable {
   }
 
   /** Reads watch messages; true when the watches must be reopened (dropped or ended). */
-  private boolean drain(LinkedBlockingQueue<Object> inbox, long deadline, int open) {
+  private boolean drain(LinkedBlockingQueue<Object> inbox, long deadline) {
     while (!pending.isEmpty()) {
       Object item;
       try {
