@@ -142,14 +142,7 @@ async def main(args: argparse.Namespace) -> dict[str, Any]:
                 started = time.perf_counter()
                 collections = await load(conn, texts, vectors, args)
                 report["load_s"] = round(time.perf_counter() - started, 1)
-                h.note("building the HNSW index")
-                started = time.perf_counter()
-                await conn.execute("SET maintenance_work_mem = '2GB'")
-                await conn.execute(
-                    "CREATE INDEX knowledge_chunks_embedding ON knowledge_chunks "
-                    "USING hnsw (embedding vector_cosine_ops)"
-                )
-                report["hnsw_build_s"] = round(time.perf_counter() - started, 1)
+                report["hnsw_build_s"] = await ve.build_hnsw(conn)
                 for org, cid in collections.values():
                     await lexical_stats.refresh(conn, org, cid, 1)
                 await conn.execute("VACUUM ANALYZE")

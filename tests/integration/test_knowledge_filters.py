@@ -17,7 +17,7 @@ from google.protobuf import json_format
 
 from quire.client import AsyncQuireClient
 from quire.client import exceptions as qe
-from quire.v1 import knowledge_pb2, knowledge_service_pb2
+from quire.v1 import knowledge_pb2
 from tests.conftest import Harness
 from tests.support.index_waits import wait_indexed
 
@@ -56,8 +56,7 @@ async def client(harness: Harness) -> AsyncIterator[AsyncQuireClient]:
 
 
 async def search(client: AsyncQuireClient, **fields: Any) -> Any:
-    request = knowledge_service_pb2.SearchKnowledgeRequest(**fields)
-    return await client._unary(client._knowledge.SearchKnowledge, request, None)
+    return await client.search_knowledge(**fields)
 
 
 def where(f: dict[str, Any]) -> knowledge_pb2.MetadataFilter:

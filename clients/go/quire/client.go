@@ -10,7 +10,10 @@
 // etc., IsCode, ToToolError). When ctx has no deadline the call gets its kind's default
 // (reads 10 s, searches 15 s, writes 30 s, sync 30 min, upload 10 min, watches none). Idempotent
 // unary reads are retried on UNAVAILABLE with exponential backoff and full jitter (3 attempts).
-// Streams are Go 1.23 iterators (iter.Seq2[T, error]).
+// Streams and the list iterators (Collections, Documents, Agents, Namespaces, Pages) are Go 1.23
+// iterators (iter.Seq2[T, error]). Helpers: UploadDocuments and UploadFolder (batches),
+// WaitUntilSearchable, and the metadata filter builders (Eq, AnyOf, Range, TimeRange, Exists,
+// Missing, All, Any, Not).
 package quire
 
 import (

@@ -48,10 +48,20 @@ func (c *Client) DeleteCollection(ctx context.Context, collectionID string) (*qu
 	return resp.GetCollection(), err
 }
 
-// UploadDocument streams a file: meta first (collection, file name, optional MIME type; a
-// DocumentId replaces that document's content), then the bytes of r in ChunkSize messages.
-// Never retried. Default deadline: 10 min for the whole stream.
+// UploadDocument streams a file: meta first (collection, file name, optional MIME type,
+// ExternalKey and Metadata; a DocumentId replaces that document's content), then the bytes of
+// r in ChunkSize messages, and returns the stored document. UploadDocumentResult also returns
+// what the upload did. Never retried. Default deadline: 10 min for the whole stream.
 func (c *Client) UploadDocument(ctx context.Context, meta *quirev1.UploadMetadata, r io.Reader) (*quirev1.Document, error) {
+	resp, err := c.UploadDocumentResult(ctx, meta, r)
+	return resp.GetDocument(), err
+}
+
+// UploadDocumentResult is UploadDocument returning the whole response: the Document and the
+// Outcome (CREATED, REPLACED, UNCHANGED or METADATA_UPDATED). With meta.ExternalKey set
+// (quire.Key), an upload of a key the collection already holds replaces that document, or
+// changes nothing (UNCHANGED) when bytes, name, type and metadata are the same.
+func (c *Client) UploadDocumentResult(ctx context.Context, meta *quirev1.UploadMetadata, r io.Reader) (*quirev1.UploadDocumentResponse, error) {
 	ctx, cancel := c.withDeadline(ctx, "UploadDocument")
 	defer cancel()
 	stream, err := c.knowledge.UploadDocument(ctx)
@@ -69,8 +79,12 @@ func (c *Client) UploadDocument(ctx context.Context, meta *quirev1.UploadMetadat
 	if err != nil {
 		return nil, convert(err)
 	}
-	return resp.GetDocument(), nil
+	return resp, nil
 }
+
+// Key returns a pointer to key, for the optional UploadMetadata.ExternalKey:
+// &quirev1.UploadMetadata{CollectionId: cid, FileName: "a.md", ExternalKey: quire.Key("docs/a.md")}.
+func Key(key string) *string { return &key }
 
 // ChunkSize is the size of every data message of an upload but the last (1 MiB).
 const ChunkSize = 1024 * 1024
@@ -117,35 +131,22 @@ func (c *Client) GetDocument(ctx context.Context, documentID string) (*quirev1.D
 	return resp.GetDocument(), err
 }
 
-// ListDocuments returns one page (Documents, NextCursor), newest first; see AllDocuments.
+// GetDocumentByKey returns the live document of a collection that holds an external key
+// (ErrDocumentNotFound when none does).
+func (c *Client) GetDocumentByKey(ctx context.Context, collectionID, externalKey string) (*quirev1.Document, error) {
+	req := &quirev1.GetDocumentRequest{CollectionId: collectionID, ExternalKey: &externalKey}
+	resp, err := unary(ctx, req, func(ctx context.Context, r *quirev1.GetDocumentRequest) (*quirev1.GetDocumentResponse, error) {
+		return c.knowledge.GetDocument(ctx, r)
+	})
+	return resp.GetDocument(), err
+}
+
+// ListDocuments returns one page (Documents, NextCursor), newest first, of the documents
+// matching req.Filter (unset: all); see Documents for an iterator.
 func (c *Client) ListDocuments(ctx context.Context, req *quirev1.ListDocumentsRequest) (*quirev1.ListDocumentsResponse, error) {
 	return unary(ctx, req, func(ctx context.Context, r *quirev1.ListDocumentsRequest) (*quirev1.ListDocumentsResponse, error) {
 		return c.knowledge.ListDocuments(ctx, r)
 	})
-}
-
-// AllDocuments iterates every document of a collection, following NextCursor (pageSize 0 =
-// the server default). Each page is its own call with its own default deadline.
-func (c *Client) AllDocuments(ctx context.Context, collectionID string, pageSize uint32) iter.Seq2[*quirev1.Document, error] {
-	return func(yield func(*quirev1.Document, error) bool) {
-		cursor := ""
-		for {
-			page, err := c.ListDocuments(ctx, &quirev1.ListDocumentsRequest{CollectionId: collectionID, Cursor: cursor, Limit: pageSize})
-			if err != nil {
-				yield(nil, err)
-				return
-			}
-			for _, d := range page.GetDocuments() {
-				if !yield(d, nil) {
-					return
-				}
-			}
-			if page.GetNextCursor() == "" {
-				return
-			}
-			cursor = page.GetNextCursor()
-		}
-	}
 }
 
 // DeleteDocument removes a document and returns it.
@@ -157,10 +158,43 @@ func (c *Client) DeleteDocument(ctx context.Context, documentID string) (*quirev
 	return resp.GetDocument(), err
 }
 
-// WatchDocuments yields a Document at each status change in the collection. It has no
-// default deadline: it runs until ctx is cancelled or the loop breaks.
-func (c *Client) WatchDocuments(ctx context.Context, collectionID string) iter.Seq2[*quirev1.Document, error] {
-	req := &quirev1.WatchDocumentsRequest{CollectionId: collectionID}
+// DeleteDocumentByKey removes the live document of a collection that holds an external key
+// and returns it (ErrDocumentNotFound when none does).
+func (c *Client) DeleteDocumentByKey(ctx context.Context, collectionID, externalKey string) (*quirev1.Document, error) {
+	req := &quirev1.DeleteDocumentRequest{CollectionId: collectionID, ExternalKey: &externalKey}
+	resp, err := unary(ctx, req, func(ctx context.Context, r *quirev1.DeleteDocumentRequest) (*quirev1.DeleteDocumentResponse, error) {
+		return c.knowledge.DeleteDocument(ctx, r)
+	})
+	return resp.GetDocument(), err
+}
+
+// DeleteDocuments removes a collection's documents named by exactly one of ExternalKeys
+// (1–1,000), DocumentIds (1–1,000) or Filter, in one transaction. The response has
+// DeletedCount, the collection's Revision and the MissingKeys / MissingDocumentIds.
+func (c *Client) DeleteDocuments(ctx context.Context, req *quirev1.DeleteDocumentsRequest) (*quirev1.DeleteDocumentsResponse, error) {
+	return unary(ctx, req, func(ctx context.Context, r *quirev1.DeleteDocumentsRequest) (*quirev1.DeleteDocumentsResponse, error) {
+		return c.knowledge.DeleteDocuments(ctx, r)
+	})
+}
+
+// UpdateDocumentMetadata changes one document's metadata, named by DocumentId or by
+// CollectionId + ExternalKey, without re-uploading it: Patch (build it with NewMetadata) is a
+// JSON merge patch (a nil value removes its key), or the whole new metadata when Replace is
+// set. Returns the document with its new metadata and revision (unchanged when the metadata
+// already was the result).
+func (c *Client) UpdateDocumentMetadata(ctx context.Context, req *quirev1.UpdateDocumentMetadataRequest) (*quirev1.Document, error) {
+	resp, err := unary(ctx, req, func(ctx context.Context, r *quirev1.UpdateDocumentMetadataRequest) (*quirev1.UpdateDocumentMetadataResponse, error) {
+		return c.knowledge.UpdateDocumentMetadata(ctx, r)
+	})
+	return resp.GetDocument(), err
+}
+
+// WatchDocuments yields every document's current state, then a Document at each change of
+// status or index state in the collection (status DELETED once removed); documentIDs (at
+// most 1,000) restrict it to those documents. It has no default deadline: it runs until ctx
+// is cancelled or the loop breaks. WaitUntilSearchable is built on it.
+func (c *Client) WatchDocuments(ctx context.Context, collectionID string, documentIDs ...string) iter.Seq2[*quirev1.Document, error] {
+	req := &quirev1.WatchDocumentsRequest{CollectionId: collectionID, DocumentIds: documentIDs}
 	return serverStream(ctx, c, "WatchDocuments", req,
 		func(ctx context.Context, r *quirev1.WatchDocumentsRequest) (grpc.ServerStreamingClient[quirev1.WatchDocumentsResponse], error) {
 			return c.knowledge.WatchDocuments(ctx, r)
@@ -185,8 +219,18 @@ func (c *Client) GetAgent(ctx context.Context, agentID string) (*quirev1.Agent, 
 	return resp.GetAgent(), err
 }
 
+// ListAgents returns one page of the organisation's agents by id (Agents, NextCursor); see
+// Agents for an iterator.
+func (c *Client) ListAgents(ctx context.Context, req *quirev1.ListAgentsRequest) (*quirev1.ListAgentsResponse, error) {
+	return unary(ctx, req, func(ctx context.Context, r *quirev1.ListAgentsRequest) (*quirev1.ListAgentsResponse, error) {
+		return c.knowledge.ListAgents(ctx, r)
+	})
+}
+
 // SearchKnowledge searches an agent's current attachments (AgentId) or CollectionIds with the
-// organisation's retrieval mode; the response has Hits, the serving Mode and Cached.
+// organisation's retrieval mode; the response has Hits, the serving Mode and Cached. Filter
+// (see quire.Eq etc.) narrows every retrieval arm to matching documents; IncludeMetadata
+// returns each hit's document metadata.
 func (c *Client) SearchKnowledge(ctx context.Context, req *quirev1.SearchKnowledgeRequest) (*quirev1.SearchKnowledgeResponse, error) {
 	return unary(ctx, req, func(ctx context.Context, r *quirev1.SearchKnowledgeRequest) (*quirev1.SearchKnowledgeResponse, error) {
 		return c.knowledge.SearchKnowledge(ctx, r)

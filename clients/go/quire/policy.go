@@ -220,13 +220,21 @@ func policyInterceptor(timeouts Timeouts, retry RetryPolicy) grpc.UnaryClientInt
 			if deadline, ok := ctx.Deadline(); ok && time.Now().Add(wait).After(deadline) {
 				return err
 			}
-			timer := time.NewTimer(wait)
-			select {
-			case <-ctx.Done():
-				timer.Stop()
+			if !sleep(ctx, wait) {
 				return err
-			case <-timer.C:
 			}
 		}
+	}
+}
+
+// sleep waits d, or less when ctx ends first (then it returns false).
+func sleep(ctx context.Context, d time.Duration) bool {
+	timer := time.NewTimer(d)
+	defer timer.Stop()
+	select {
+	case <-ctx.Done():
+		return false
+	case <-timer.C:
+		return true
 	}
 }

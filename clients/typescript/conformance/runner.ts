@@ -1,6 +1,7 @@
 /**
  * TypeScript conformance runner: executes tests/conformance/scenarios/*.json against a server,
  * exactly as tests/conformance/runner_python.py does (format: tests/conformance/README.md).
+ * Client steps (`"client": "<helper>"`) run the client library's helpers: client_steps.ts.
  *
  *     node dist/conformance/runner.js [--scenarios DIR] [-k SUBSTRING] [-v]
  *
@@ -33,7 +34,8 @@ import {
 import { Code, ConnectError, type Transport } from "@connectrpc/connect";
 import type { Http2SessionManager } from "@connectrpc/connect-node";
 
-import { grpcStatusName } from "../src/errors.js";
+import { QuireClient } from "../src/client.js";
+import { codeName, grpcStatusName, QuireError } from "../src/errors.js";
 import { AdminService } from "../src/gen/quire/v1/admin_service_pb.js";
 import { ErrorDetailSchema } from "../src/gen/quire/v1/errors_pb.js";
 import { KnowledgeService } from "../src/gen/quire/v1/knowledge_service_pb.js";
@@ -41,6 +43,7 @@ import { PagesService } from "../src/gen/quire/v1/pages_service_pb.js";
 import { AsyncQueue } from "../src/queue.js";
 import { openTransport, type WireProtocol } from "../src/transport.js";
 import { abortable } from "../src/streams.js";
+import { ClientStepError, helperRpcs, runClientStep } from "./client_steps.js";
 
 const HERE = dirname(fileURLToPath(import.meta.url));
 // dist/conformance/runner.js → <repo>/tests/conformance/scenarios
@@ -350,6 +353,17 @@ function splitData(schema: DescMessage, messages: Message[]): Message[] {
   return out;
 }
 
+/** A helper's typed error as an outcome: from its call's status when it came from one. */
+function helperErrorOutcome(err: QuireError): ErrorOutcome {
+  if (err.cause instanceof ConnectError) return errorOutcome(err.cause);
+  return {
+    grpc_code: grpcStatusName(err.grpcCode),
+    error_code: `ERROR_CODE_${codeName(err.code)}`,
+    detail: toJson(ErrorDetailSchema, err.detail) as Obj,
+    message: err.message,
+  };
+}
+
 function errorOutcome(err: unknown): ErrorOutcome {
   const connect = ConnectError.from(err);
   const detail = connect.findDetails(ErrorDetailSchema)[0];
@@ -364,11 +378,18 @@ function errorOutcome(err: unknown): ErrorOutcome {
 }
 
 export type Step = Obj;
+
+/** The RPCs a step calls: its `call`, or the RPCs of its client helper. */
+export function stepRpcs(step: Step): string[] {
+  if ("client" in step) return helperRpcs(String(step["client"]), (isObject(step["args"]) ? step["args"] : {}) as Obj);
+  return [String(step["call"])];
+}
 export type Scenario = Obj & { name: string; steps: Step[]; requires: string[]; fixtures: string[] };
 
 export class Runner {
   private readonly sessionManager: Http2SessionManager | undefined;
   private readonly transport: Transport;
+  private readonly client: QuireClient;
 
   constructor(
     address: string,
@@ -378,6 +399,8 @@ export class Runner {
   ) {
     const baseUrl = address.includes("://") ? address : `http://${address}`;
     ({ transport: this.transport, sessionManager: this.sessionManager } = openTransport({ baseUrl, protocol }));
+    // Client steps use the library on the same connection; credentials go per call.
+    this.client = new QuireClient({ transport: this.transport });
   }
 
   close(): void {
@@ -395,7 +418,23 @@ export class Runner {
     return { authorization: `Bearer ${this.keys[key]}` };
   }
 
+  /** A client step: the library's helper with `args`; its typed error is the outcome. */
+  private async invokeClient(step: Step, env: Env): Promise<Outcome> {
+    const args = substitute((step["args"] ?? {}) as Json, env);
+    if (!isObject(args)) throw new ScenarioError("client step args must be an object");
+    const call = { headers: this.headers(step, env), ...(step["timeout_ms"] !== undefined ? { timeoutMs: Number(step["timeout_ms"]) } : {}) };
+    try {
+      return { ok: await runClientStep(this.client, String(step["client"]), args, call) };
+    } catch (err) {
+      if (err instanceof ClientStepError) throw new ScenarioError(err.message);
+      if (err instanceof QuireError) return { error: helperErrorOutcome(err) };
+      if (err instanceof ConnectError) return { error: errorOutcome(err) };
+      throw err;
+    }
+  }
+
   async invoke(step: Step, env: Env): Promise<Outcome> {
+    if ("client" in step) return this.invokeClient(step, env);
     const m = method(String(step["call"]));
     const headers = this.headers(step, env);
     const streaming = m.methodKind !== "unary";
@@ -563,7 +602,8 @@ export async function runScenario(runner: Runner, scenario: Scenario, verbose: b
     let index = 0;
     for (const step of scenario.steps) {
       index += 1;
-      const label = `step ${index} (${String(step["name"] || step["call"])})`;
+      const label = `step ${index} (${String(step["name"] || step["call"] || step["client"])})`;
+      const rpcs = stepRpcs(step);
       result.steps = index;
       const until = step["until"] as Obj | undefined;
       const deadline = performance.now() + (until ? Number(until["timeout_ms"]) : 0);
@@ -571,14 +611,15 @@ export async function runScenario(runner: Runner, scenario: Scenario, verbose: b
       let problems: string[];
       for (;;) {
         outcome = await runner.invoke(step, env);
+        const required = rpcs.filter((rpc) => requires.has(rpc));
         if (
           outcome.error !== undefined &&
           outcome.error.grpc_code === "UNIMPLEMENTED" &&
-          requires.has(String(step["call"])) &&
+          required.length > 0 &&
           ((substitute((step["expect"] ?? {}) as Json, env) as Obj)["error"] as Obj | undefined)?.["grpc_code"] !==
             "UNIMPLEMENTED"
         ) {
-          throw new Skip(`requires ${String(step["call"])} (UNIMPLEMENTED)`);
+          throw new Skip(`requires ${required.join(", ")} (UNIMPLEMENTED)`);
         }
         problems = check(step, outcome, env);
         if (!problems.length || until === undefined || performance.now() >= deadline) break;

@@ -3,10 +3,11 @@
  * async iterables for the streams, typed errors, default deadlines per call kind and retries of
  * idempotent reads. Mirrors the Python `AsyncQuireClient`.
  */
+import { readFile } from "node:fs/promises";
 import type * as http2 from "node:http2";
 
-import { create, isMessage, type MessageInitShape } from "@bufbuild/protobuf";
-import { type Client, ConnectError, createClient, type Interceptor, type Transport } from "@connectrpc/connect";
+import { create, isMessage, type JsonObject, type MessageInitShape } from "@bufbuild/protobuf";
+import { type Client, Code, ConnectError, createClient, type Interceptor, type Transport } from "@connectrpc/connect";
 import type { Http2SessionManager } from "@connectrpc/connect-node";
 
 import {
@@ -34,14 +35,22 @@ import {
   DocumentSliceSchema,
   type IndexStatus,
   IndexStatusSchema,
+  type MetadataFilter,
   RetrievalMode,
   RetrievalModeSchema,
+  UploadOutcome,
 } from "./gen/quire/v1/knowledge_pb.js";
 import {
+  type DeleteDocumentsResponse,
   KnowledgeService,
+  type ListAgentsResponse,
   type ListDocumentsResponse,
   type SearchKnowledgeResponse,
   type UploadDocumentRequestSchema,
+  type UploadDocumentResponse,
+  type UploadDocumentsRequestSchema,
+  type UploadMetadataSchema,
+  type UploadResult,
 } from "./gen/quire/v1/knowledge_service_pb.js";
 import {
   type CommandResult,
@@ -50,6 +59,7 @@ import {
   type GrepResult,
   GrepResultSchema,
   type Namespace,
+  type Page,
   type PageList,
   PageListSchema,
   type PageRead,
@@ -63,13 +73,16 @@ import {
 } from "./gen/quire/v1/pages_pb.js";
 import { PagesService, type SyncPagesRequestSchema } from "./gen/quire/v1/pages_service_pb.js";
 import { type PageSearchConfig, PageSearchConfigSchema } from "./gen/quire/v1/search_config_pb.js";
-import { fromConnectError } from "./errors.js";
+import { type BatchLimits, runPool, splitBatches, type UploadItem } from "./batches.js";
+import { errorClass, errors, fromConnectError, QuireError } from "./errors.js";
+import { LARGE_FILE_BYTES, smallBatchSize, walkFolder, type FolderFile } from "./folder.js";
 import { withCallPolicy } from "./interceptor.js";
 import { DEFAULT_RETRY, DEFAULT_TIMEOUTS, type RetryPolicy, type Timeouts } from "./policy.js";
 import { AsyncQueue } from "./queue.js";
 import { abortable } from "./streams.js";
 import { DEFAULT_BASE_URLS, openTransport, type WireProtocol } from "./transport.js";
-import { uploadChunks, type UploadSource } from "./uploads.js";
+import { CHUNK_SIZE, uploadChunks, type UploadSource } from "./uploads.js";
+import { type SearchableResult, type WaitOptions, type WaitTarget, waitUntilSearchable } from "./waiting.js";
 
 export const DEFAULT_BASE_URL = DEFAULT_BASE_URLS.grpc;
 export const API_KEY_ENV = "QUIRE_API_KEY";
@@ -145,6 +158,44 @@ export interface UploadMetadataOptions {
   mimeType?: string;
   /** Replaces this document's content (an edit). */
   documentId?: string;
+  /**
+   * Your key for the document (1–256 characters, no control characters), unique in the
+   * collection: an upload with a key in use replaces that document, or changes nothing when
+   * bytes, name, type and metadata are the same. Left out: no key.
+   */
+  externalKey?: string;
+  /** A JSON object (bounds: docs/knowledge.md); set: replaces the document's metadata. */
+  metadata?: JsonObject;
+}
+
+/** One document: by id, or by its collection and external key. */
+export type DocumentRef = { documentId: string } | { collectionId: string; externalKey: string };
+
+/** Options of `uploadDocuments`. */
+export interface UploadDocumentsOptions extends CallOptions, BatchLimits {}
+
+/** Options of `uploadFolder`. */
+export interface UploadFolderOptions extends CallOptions {
+  /** Calls in flight at once (default 4). */
+  concurrency?: number;
+  /** The external key of a file (default: its path relative to the folder, with "/"); undefined: no key. */
+  key?: (relativePath: string) => string | undefined;
+  /** The metadata of a file (default: none, so a replaced document keeps its own). */
+  metadata?: (relativePath: string) => JsonObject | undefined | Promise<JsonObject | undefined>;
+  /** Byte bound of one batch call (default `DEFAULT_MAX_BATCH_BYTES`). */
+  maxBatchBytes?: number;
+}
+
+/** What `uploadFolder` did with one file. */
+export interface FolderUploadResult {
+  /** The path relative to the folder, with "/". */
+  path: string;
+  externalKey: string | undefined;
+  /** UNSPECIFIED when the file failed. */
+  outcome: UploadOutcome;
+  document?: Document;
+  /** Why the file was not stored: the server's typed error, or the local read error. */
+  error?: Error;
 }
 
 /** A retrieval mode as enum value or name: `"hybrid"`, `"HYBRID"`, `"RETRIEVAL_MODE_HYBRID"`. */
@@ -204,6 +255,50 @@ function big(value: Int64Arg | undefined): bigint {
 
 function mapError(err: unknown): unknown {
   return err instanceof ConnectError ? fromConnectError(err) : err;
+}
+
+/** The UploadMetadata message of one document; `externalKey` keeps its presence (unset ≠ ""). */
+function uploadMetadata(
+  collectionId: string,
+  item: Omit<UploadMetadataOptions, "collectionId">,
+): MessageInitShape<typeof UploadMetadataSchema> {
+  return {
+    collectionId,
+    fileName: item.fileName,
+    mimeType: item.mimeType ?? "",
+    documentId: item.documentId ?? "",
+    ...(item.externalKey !== undefined ? { externalKey: item.externalKey } : {}),
+    ...(item.metadata !== undefined ? { metadata: item.metadata } : {}),
+  };
+}
+
+/** The request fields naming one document (the server refuses both ways or neither). */
+function documentRef(ref: DocumentRef): { documentId: string; collectionId: string; externalKey?: string } {
+  const out: { documentId: string; collectionId: string; externalKey?: string } = {
+    documentId: "documentId" in ref ? ref.documentId : "",
+    collectionId: "collectionId" in ref ? ref.collectionId : "",
+  };
+  if ("externalKey" in ref && ref.externalKey !== undefined) out.externalKey = ref.externalKey;
+  return out;
+}
+
+/** Follows `next` cursors lazily: one page request per page the consumer reaches. */
+async function* paged<T>(fetch: (cursor: string) => Promise<{ items: T[]; next: string }>): AsyncGenerator<T, void, undefined> {
+  let cursor = "";
+  for (;;) {
+    const page = await fetch(cursor);
+    yield* page.items;
+    if (!page.next) return;
+    cursor = page.next;
+  }
+}
+
+/** A per-document refusal of UploadDocuments as the typed error a call would have thrown. */
+function resultError(result: UploadResult): QuireError | undefined {
+  const detail = result.error;
+  if (detail === undefined) return undefined;
+  const cls = errorClass(detail.code);
+  return new cls(detail.message || "document refused", { detail });
 }
 
 /** Request headers as accepted by `new Headers(init)`. */
@@ -505,6 +600,39 @@ export class QuireClient {
     return reply.namespaces;
   }
 
+  /** Every namespace by name (ListNamespaces is not paged: one call). */
+  async *iterNamespaces(options?: CallOptions): AsyncGenerator<Namespace, void, undefined> {
+    yield* await this.listNamespaces(options);
+  }
+
+  /**
+   * Every page of a namespace (under `prefix`) in path order, following `nextCursor` lazily.
+   * When the namespace changes mid-listing (`restartRequired`) it throws `errors.PageChanged`:
+   * iterate again.
+   */
+  iterPages(
+    request: { namespace: string; prefix?: string; pageSize?: number },
+    options?: CallOptions,
+  ): AsyncGenerator<Page, void, undefined> {
+    return paged(async (cursor) => {
+      const list = await this.listPages(
+        {
+          namespace: request.namespace,
+          cursor,
+          ...(request.prefix !== undefined ? { prefix: request.prefix } : {}),
+          ...(request.pageSize ? { limit: request.pageSize } : {}),
+        },
+        options,
+      );
+      if (list.restartRequired) {
+        throw new errors.PageChanged(`namespace ${request.namespace} changed during the listing; iterate again`, {
+          grpcCode: Code.FailedPrecondition,
+        });
+      }
+      return { items: list.pages, next: list.nextCursor };
+    });
+  }
+
   // ------------------------------------------------------------------ KnowledgeService
 
   async createCollection(request: { name: string }, options?: CallOptions): Promise<Collection> {
@@ -526,6 +654,11 @@ export class QuireClient {
     return reply.collections;
   }
 
+  /** Every non-deleted collection by name (ListCollections is not paged: one call). */
+  async *iterCollections(options?: CallOptions): AsyncGenerator<Collection, void, undefined> {
+    yield* await this.listCollections(options);
+  }
+
   /** Soft-deletes; returns the deleted collection. */
   async deleteCollection(request: { collectionId: string }, options?: CallOptions): Promise<Collection> {
     const reply = await this.unary(
@@ -538,28 +671,29 @@ export class QuireClient {
   /**
    * Uploads a file: the `metadata` message first, then the bytes in 1 MiB messages. `data` is
    * a `Uint8Array`/`Buffer`, a file path (`string` — always a path) or an (async) iterable of
-   * byte chunks of any size. Never retried.
+   * byte chunks of any size. Never retried. `uploadDocumentWithOutcome` also says what the
+   * upload did (created, replaced, unchanged, metadata updated).
    */
   async uploadDocument(
     metadata: UploadMetadataOptions,
     data: UploadSource,
     options?: CallOptions,
   ): Promise<Document> {
+    const reply = await this.uploadDocumentWithOutcome(metadata, data, options);
+    return reply.document ?? create(DocumentSchema);
+  }
+
+  /** `uploadDocument`, answering the whole response: `document` and `outcome`. */
+  async uploadDocumentWithOutcome(
+    metadata: UploadMetadataOptions,
+    data: UploadSource,
+    options?: CallOptions,
+  ): Promise<UploadDocumentResponse> {
     // A failure reading `data` (e.g. a missing file) is rethrown as is, not as a call error.
     // (Errors Connect injects into this generator at a `yield` are not source errors.)
     let sourceError: { error: unknown } | undefined;
     async function* requests(): AsyncGenerator<MessageInitShape<typeof UploadDocumentRequestSchema>> {
-      yield {
-        message: {
-          case: "metadata",
-          value: {
-            collectionId: metadata.collectionId,
-            fileName: metadata.fileName,
-            mimeType: metadata.mimeType ?? "",
-            documentId: metadata.documentId ?? "",
-          },
-        },
-      };
+      yield { message: { case: "metadata", value: uploadMetadata(metadata.collectionId, metadata) } };
       const chunks = uploadChunks(data);
       try {
         for (;;) {
@@ -579,62 +713,278 @@ export class QuireClient {
     }
     try {
       const reply = await this.knowledge.uploadDocument(requests(), this.callOptions(options));
-      return reply.document ?? create(DocumentSchema);
+      return reply;
     } catch (err) {
       if (sourceError !== undefined) throw sourceError.error;
       throw mapError(err);
     }
   }
 
-  async getDocument(request: { documentId: string }, options?: CallOptions): Promise<Document> {
-    const reply = await this.unary((o) => this.knowledge.getDocument({ documentId: request.documentId }, o), options);
+  /**
+   * Uploads many documents over UploadDocuments: one call per 1,000 documents or `maxBytes`
+   * of bytes (default 32 MiB), calls one after another. Results come in input order with
+   * `index` = position in `items`; a document the server refused has `error` set and the
+   * others are stored. A failed call (auth, a batch over the server's byte limit, the
+   * network) throws its typed error; the calls before it stay stored (with keys, running the
+   * upload again is safe).
+   */
+  async uploadDocuments(
+    collectionId: string,
+    items: readonly UploadItem[],
+    options: UploadDocumentsOptions = {},
+  ): Promise<UploadResult[]> {
+    const results: UploadResult[] = [];
+    let offset = 0;
+    for (const batch of splitBatches(items, (item) => item.data.length, options)) {
+      for (const result of await this.uploadBatch(collectionId, batch, options)) {
+        result.index += offset;
+        results.push(result);
+      }
+      offset += batch.length;
+    }
+    return results;
+  }
+
+  /** One UploadDocuments call. */
+  private async uploadBatch(
+    collectionId: string,
+    batch: readonly UploadItem[],
+    options: CallOptions | undefined,
+  ): Promise<UploadResult[]> {
+    function* requests(): Generator<MessageInitShape<typeof UploadDocumentsRequestSchema>> {
+      for (const item of batch) {
+        yield { message: { case: "metadata", value: uploadMetadata(collectionId, item) } };
+        for (let start = 0; start < item.data.length; start += CHUNK_SIZE) {
+          yield { message: { case: "data", value: item.data.subarray(start, start + CHUNK_SIZE) } };
+        }
+      }
+    }
+    async function* stream(): AsyncGenerator<MessageInitShape<typeof UploadDocumentsRequestSchema>> {
+      yield* requests();
+    }
+    try {
+      const reply = await this.knowledge.uploadDocuments(stream(), this.callOptions(options));
+      return reply.results;
+    } catch (err) {
+      throw mapError(err);
+    }
+  }
+
+  /**
+   * Uploads every file under `dir` (hidden ones left out): files up to 1 MiB in UploadDocuments
+   * batches, larger ones streamed one by one; `concurrency` calls at once (default 4). Each
+   * file's key is its path relative to `dir` (with "/") unless `key` says otherwise, so a
+   * second run changes nothing (UNCHANGED). Never stops at a failure: every file gets a
+   * result, in path order, with `error` when it was not stored.
+   */
+  async uploadFolder(collectionId: string, dir: string, options: UploadFolderOptions = {}): Promise<FolderUploadResult[]> {
+    const files = await walkFolder(dir);
+    const keyOf = options.key ?? ((relativePath: string) => relativePath);
+    const results = files.map(
+      (file): FolderUploadResult => ({
+        path: file.relativePath,
+        externalKey: keyOf(file.relativePath),
+        outcome: UploadOutcome.UNSPECIFIED,
+      }),
+    );
+    const concurrency = options.concurrency ?? 4;
+    const small: number[] = [];
+    const tasks: (() => Promise<void>)[] = [];
+    files.forEach((file, i) => {
+      if (file.sizeBytes > LARGE_FILE_BYTES) tasks.push(() => this.uploadLargeFile(collectionId, file, results[i] as FolderUploadResult, options));
+      else small.push(i);
+    });
+    const batches = splitBatches(small, (i) => (files[i] as FolderFile).sizeBytes, {
+      maxDocuments: smallBatchSize(small.length, concurrency),
+      ...(options.maxBatchBytes !== undefined ? { maxBytes: options.maxBatchBytes } : {}),
+    });
+    for (const batch of batches) {
+      tasks.push(() => this.uploadSmallFiles(collectionId, batch.map((i) => [files[i] as FolderFile, results[i] as FolderUploadResult] as const), options));
+    }
+    await runPool(tasks, concurrency);
+    return results;
+  }
+
+  private async uploadLargeFile(
+    collectionId: string,
+    file: FolderFile,
+    result: FolderUploadResult,
+    options: UploadFolderOptions,
+  ): Promise<void> {
+    try {
+      const metadata = await options.metadata?.(file.relativePath);
+      const reply = await this.uploadDocumentWithOutcome(
+        {
+          collectionId,
+          fileName: file.fileName,
+          ...(result.externalKey !== undefined ? { externalKey: result.externalKey } : {}),
+          ...(metadata !== undefined ? { metadata } : {}),
+        },
+        file.path,
+        options,
+      );
+      result.outcome = reply.outcome;
+      if (reply.document) result.document = reply.document;
+    } catch (err) {
+      result.error = err instanceof Error ? err : new Error(String(err));
+    }
+  }
+
+  private async uploadSmallFiles(
+    collectionId: string,
+    entries: readonly (readonly [FolderFile, FolderUploadResult])[],
+    options: UploadFolderOptions,
+  ): Promise<void> {
+    const items: UploadItem[] = [];
+    const sent: FolderUploadResult[] = [];
+    for (const [file, result] of entries) {
+      try {
+        const metadata = await options.metadata?.(file.relativePath);
+        items.push({
+          fileName: file.fileName,
+          data: await readFile(file.path),
+          ...(result.externalKey !== undefined ? { externalKey: result.externalKey } : {}),
+          ...(metadata !== undefined ? { metadata } : {}),
+        });
+        sent.push(result);
+      } catch (err) {
+        result.error = err instanceof Error ? err : new Error(String(err));
+      }
+    }
+    if (items.length === 0) return;
+    let replies: UploadResult[];
+    try {
+      replies = await this.uploadBatch(collectionId, items, options);
+    } catch (err) {
+      // The whole call failed: nothing of this batch was written.
+      for (const result of sent) result.error = err instanceof Error ? err : new Error(String(err));
+      return;
+    }
+    for (const reply of replies) {
+      const result = sent[reply.index];
+      if (result === undefined) continue;
+      result.outcome = reply.outcome;
+      if (reply.document) result.document = reply.document;
+      const error = resultError(reply);
+      if (error) result.error = error;
+    }
+  }
+
+  /** One document, by id or by `{ collectionId, externalKey }`. */
+  async getDocument(request: DocumentRef, options?: CallOptions): Promise<Document> {
+    const reply = await this.unary((o) => this.knowledge.getDocument(documentRef(request), o), options);
     return reply.document ?? create(DocumentSchema);
   }
 
-  /** One page (`documents`, `nextCursor`), newest first; see `iterDocuments` for all. */
+  /** One page (`documents`, `nextCursor`), newest first, optionally filtered; see `iterDocuments` for all. */
   async listDocuments(
-    request: { collectionId: string; cursor?: string; limit?: number },
+    request: { collectionId: string; cursor?: string; limit?: number; filter?: MetadataFilter },
     options?: CallOptions,
   ): Promise<ListDocumentsResponse> {
     return this.unary(
       (o) =>
         this.knowledge.listDocuments(
-          { collectionId: request.collectionId, cursor: request.cursor ?? "", limit: request.limit ?? 0 },
+          {
+            collectionId: request.collectionId,
+            cursor: request.cursor ?? "",
+            limit: request.limit ?? 0,
+            ...(request.filter ? { filter: request.filter } : {}),
+          },
           o,
         ),
       options,
     );
   }
 
-  /** Every document of a collection, following `nextCursor`. */
-  async *iterDocuments(
-    request: { collectionId: string; pageSize?: number },
+  /** Every (matching) document of a collection, newest first, following `nextCursor` lazily. */
+  iterDocuments(
+    request: { collectionId: string; filter?: MetadataFilter; pageSize?: number },
     options?: CallOptions,
   ): AsyncGenerator<Document, void, undefined> {
-    let cursor = "";
-    for (;;) {
+    return paged(async (cursor) => {
       const page = await this.listDocuments(
-        { collectionId: request.collectionId, cursor, ...(request.pageSize ? { limit: request.pageSize } : {}) },
+        {
+          collectionId: request.collectionId,
+          cursor,
+          ...(request.pageSize ? { limit: request.pageSize } : {}),
+          ...(request.filter ? { filter: request.filter } : {}),
+        },
         options,
       );
-      yield* page.documents;
-      if (!page.nextCursor) return;
-      cursor = page.nextCursor;
-    }
+      return { items: page.documents, next: page.nextCursor };
+    });
   }
 
-  async deleteDocument(request: { documentId: string }, options?: CallOptions): Promise<Document> {
+  /** Removes a document, by id or by `{ collectionId, externalKey }`; returns it as deleted. */
+  async deleteDocument(request: DocumentRef, options?: CallOptions): Promise<Document> {
+    const reply = await this.unary((o) => this.knowledge.deleteDocument(documentRef(request), o), options);
+    return reply.document ?? create(DocumentSchema);
+  }
+
+  /**
+   * Removes a collection's documents named by `externalKeys`, by `documentIds` (1–1,000 each)
+   * or matching `filter` — exactly one of them — in one transaction. Keys and ids no live
+   * document held come back in `missingKeys` / `missingDocumentIds`.
+   */
+  async deleteDocuments(
+    request: { collectionId: string; externalKeys?: string[]; documentIds?: string[]; filter?: MetadataFilter },
+    options?: CallOptions,
+  ): Promise<DeleteDocumentsResponse> {
+    return this.unary(
+      (o) =>
+        this.knowledge.deleteDocuments(
+          {
+            collectionId: request.collectionId,
+            externalKeys: request.externalKeys ?? [],
+            documentIds: request.documentIds ?? [],
+            ...(request.filter ? { filter: request.filter } : {}),
+          },
+          o,
+        ),
+      options,
+    );
+  }
+
+  /**
+   * Changes a document's metadata without re-uploading it: `patch` is a JSON merge patch (a
+   * null removes its key) unless `replace` is true (then it becomes the metadata). Returns
+   * the document; an unchanged result writes nothing (same revision).
+   */
+  async updateDocumentMetadata(
+    request: DocumentRef & { patch: JsonObject; replace?: boolean },
+    options?: CallOptions,
+  ): Promise<Document> {
     const reply = await this.unary(
-      (o) => this.knowledge.deleteDocument({ documentId: request.documentId }, o),
+      (o) =>
+        this.knowledge.updateDocumentMetadata(
+          { ...documentRef(request), patch: request.patch, replace: request.replace ?? false },
+          o,
+        ),
       options,
     );
     return reply.document ?? create(DocumentSchema);
   }
 
-  /** Yields a Document at each status change; runs until cancelled (no default deadline). */
-  watchDocuments(request: { collectionId: string }, options?: CallOptions): AsyncIterable<Document> {
+  /**
+   * Waits on WatchDocuments until each document is searchable in its final form: INDEXED,
+   * FAILED (reason = extract_error), NO_TEXT, DELETED (or not found) — or TIMED_OUT when
+   * `timeoutMs` (default 60,000) passes first; `complete` is false then. Never throws for the
+   * timeout; throws the typed error of bad input or auth. Target: `{ documentIds }`,
+   * `{ documents }` (Documents you hold, no lookup) or `{ collectionId }` (its live documents).
+   */
+  waitUntilSearchable(target: WaitTarget, options: WaitOptions = {}): Promise<SearchableResult> {
+    return waitUntilSearchable(this, target, options);
+  }
+
+  /**
+   * Yields every (given) document's current state, then a Document at each change of status
+   * or index state; runs until cancelled (no default deadline). `documentIds` (at most 1,000)
+   * restricts it to those documents.
+   */
+  watchDocuments(request: { collectionId: string; documentIds?: string[] }, options?: CallOptions): AsyncIterable<Document> {
     return this.serverStream(
-      (o) => this.knowledge.watchDocuments({ collectionId: request.collectionId }, o),
+      (o) =>
+        this.knowledge.watchDocuments({ collectionId: request.collectionId, documentIds: request.documentIds ?? [] }, o),
       (reply) => reply.document ?? create(DocumentSchema),
       options,
     );
@@ -661,11 +1011,36 @@ export class QuireClient {
     return reply.agent ?? create(AgentSchema);
   }
 
+  /** One page (`agents`, `nextCursor`) of the organisation's agents by id; see `iterAgents`. */
+  async listAgents(request: { cursor?: string; limit?: number } = {}, options?: CallOptions): Promise<ListAgentsResponse> {
+    return this.unary(
+      (o) => this.knowledge.listAgents({ cursor: request.cursor ?? "", limit: request.limit ?? 0 }, o),
+      options,
+    );
+  }
+
+  /** Every agent of the organisation by id, following `nextCursor` lazily. */
+  iterAgents(request: { pageSize?: number } = {}, options?: CallOptions): AsyncGenerator<Agent, void, undefined> {
+    return paged(async (cursor) => {
+      const page = await this.listAgents({ cursor, ...(request.pageSize ? { limit: request.pageSize } : {}) }, options);
+      return { items: page.agents, next: page.nextCursor };
+    });
+  }
+
   /** Hits (`hits`), the serving `mode` and `cached`. Give `agentId` or `collectionIds`.
    * `mode` picks the retrieval mode for this call (default: the organisation's policy; the
-   * kill switch overrides both). */
+   * kill switch overrides both). `filter` keeps documents whose metadata matches (in every
+   * arm of every mode); `includeMetadata` returns each hit's document metadata. */
   async searchKnowledge(
-    request: { query: string; agentId?: string; collectionIds?: string[]; limit?: number; mode?: ModeArg },
+    request: {
+      query: string;
+      agentId?: string;
+      collectionIds?: string[];
+      limit?: number;
+      mode?: ModeArg;
+      filter?: MetadataFilter;
+      includeMetadata?: boolean;
+    },
     options?: CallOptions,
   ): Promise<SearchKnowledgeResponse> {
     return this.unary(
@@ -677,6 +1052,8 @@ export class QuireClient {
             query: request.query,
             limit: request.limit ?? 0,
             mode: retrievalMode(request.mode),
+            ...(request.filter ? { filter: request.filter } : {}),
+            includeMetadata: request.includeMetadata ?? false,
           },
           o,
         ),

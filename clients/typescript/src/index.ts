@@ -17,6 +17,8 @@ export {
   type CallOptions,
   DEFAULT_BASE_URL,
   type DiscoveryValidator,
+  type DocumentRef,
+  type FolderUploadResult,
   type HeadersInit,
   isGateResult,
   isSyncReport,
@@ -30,6 +32,8 @@ export {
   scopeValues,
   type SyncOptions,
   type SyncStartOptions,
+  type UploadDocumentsOptions,
+  type UploadFolderOptions,
   type UploadMetadataOptions,
   USER_AGENT,
 } from "./client.js";
@@ -80,6 +84,24 @@ export {
   toToolResultObject,
   type ToolResultSource,
 } from "./tool_result.js";
+export {
+  type BatchLimits,
+  DEFAULT_MAX_BATCH_BYTES,
+  MAX_BATCH_DOCUMENTS,
+  splitBatches,
+  type UploadItem,
+} from "./batches.js";
+export { filter, type FilterScalar, type Instant, type NumberBounds, type TimeBounds } from "./filters.js";
+export { LARGE_FILE_BYTES } from "./folder.js";
+export {
+  DEFAULT_WAIT_MS,
+  type DocumentOutcome,
+  type SearchableOutcome,
+  type SearchableResult,
+  settledOutcome,
+  type WaitOptions,
+  type WaitTarget,
+} from "./waiting.js";
 export { CHUNK_SIZE, rechunk, uploadChunks, type UploadSource } from "./uploads.js";
 
 export * from "./gen/quire/v1/admin_pb.js";

@@ -36,6 +36,7 @@ var services = map[string]protoreflect.ServiceDescriptor{
 
 type runner struct {
 	conn     *grpc.ClientConn
+	client   *quire.Client // for client steps; sends no key of its own
 	keys     map[string]string
 	fixtures map[string]any
 }
@@ -171,6 +172,9 @@ func callErrorOf(err error) *callError {
 
 // invoke runs one step's call. A non-nil error is a scenario error or a step failure.
 func (r *runner) invoke(step map[string]any, env map[string]any) (*outcome, error) {
+	if _, ok := step["client"]; ok {
+		return r.invokeHelper(step, env)
+	}
 	call, _ := step["call"].(string)
 	md, err := method(call)
 	if err != nil {

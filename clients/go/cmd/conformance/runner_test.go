@@ -224,29 +224,61 @@ const fakeScenarios = `{
   ]
 }`
 
-func TestRunnerAgainstFakeServer(t *testing.T) {
+// runAll runs the scenarios and checks each one's status, and the reasons given.
+func runAll(t *testing.T, r *runner, scenarios []*scenario, want, reasons map[string]string) {
+	t.Helper()
+	for _, sc := range scenarios {
+		res := r.runScenario(sc, false)
+		if res.status != want[sc.name] {
+			t.Errorf("%s: %s %s (want %s)", sc.name, res.status, res.reason, want[sc.name])
+		}
+		if reason, ok := reasons[sc.name]; ok && !strings.Contains(res.reason, reason) {
+			t.Errorf("%s: reason %q does not say %q", sc.name, res.reason, reason)
+		}
+	}
+}
+
+// serveFake serves services on an in-memory listener; the dialer connects to it.
+func serveFake(t *testing.T, pages quirev1.PagesServiceServer, knowledge quirev1.KnowledgeServiceServer) func(context.Context, string) (net.Conn, error) {
+	t.Helper()
 	lis := bufconn.Listen(1 << 20)
 	srv := grpc.NewServer()
-	fake := &fakeServer{}
-	quirev1.RegisterPagesServiceServer(srv, fake)
-	quirev1.RegisterKnowledgeServiceServer(srv, fake)
+	quirev1.RegisterPagesServiceServer(srv, pages)
+	quirev1.RegisterKnowledgeServiceServer(srv, knowledge)
 	go func() { _ = srv.Serve(lis) }()
-	defer srv.Stop()
-	conn, err := grpc.NewClient("passthrough:///bufnet", grpc.WithTransportCredentials(insecure.NewCredentials()),
-		grpc.WithContextDialer(func(ctx context.Context, _ string) (net.Conn, error) { return lis.DialContext(ctx) }))
+	t.Cleanup(srv.Stop)
+	return func(ctx context.Context, _ string) (net.Conn, error) { return lis.DialContext(ctx) }
+}
+
+// fakeConn is the runner's raw connection to a fake server.
+func fakeConn(t *testing.T, dialer func(context.Context, string) (net.Conn, error)) *grpc.ClientConn {
+	t.Helper()
+	conn, err := grpc.NewClient("passthrough:///bufnet", grpc.WithTransportCredentials(insecure.NewCredentials()), grpc.WithContextDialer(dialer))
 	if err != nil {
 		t.Fatal(err)
 	}
-	defer conn.Close()
+	t.Cleanup(func() { _ = conn.Close() })
+	return conn
+}
 
+// loadText loads scenarios from one file's text.
+func loadText(t *testing.T, text string) []*scenario {
+	t.Helper()
 	dir := t.TempDir()
-	if err := os.WriteFile(filepath.Join(dir, "fake.json"), []byte(fakeScenarios), 0o644); err != nil {
+	if err := os.WriteFile(filepath.Join(dir, "scenarios.json"), []byte(text), 0o644); err != nil {
 		t.Fatal(err)
 	}
 	scenarios, err := load(dir)
 	if err != nil {
 		t.Fatal(err)
 	}
+	return scenarios
+}
+
+func TestRunnerAgainstFakeServer(t *testing.T) {
+	fake := &fakeServer{}
+	conn := fakeConn(t, serveFake(t, fake, fake))
+	scenarios := loadText(t, fakeScenarios)
 	r := &runner{conn: conn, keys: map[string]string{"write": "tok-write", "read": "tok-read"},
 		fixtures: map[string]any{"site_url": "http://127.0.0.1:1/v1"}}
 	want := map[string]string{
@@ -260,18 +292,10 @@ func TestRunnerAgainstFakeServer(t *testing.T) {
 		"missing_fixture_skips":        "SKIP",
 		"unknown_variable_fails":       "FAIL",
 	}
-	for _, sc := range scenarios {
-		res := r.runScenario(sc, false)
-		if res.status != want[sc.name] {
-			t.Errorf("%s: %s %s (want %s)", sc.name, res.status, res.reason, want[sc.name])
-		}
-		if sc.name == "unknown_variable_fails" && !strings.Contains(res.reason, "scenario error: unknown variable ${nope}") {
-			t.Errorf("reason: %s", res.reason)
-		}
-		if sc.name == "sync_unexpected_check_fails" && !strings.Contains(res.reason, "unexpected discoveryCheck") {
-			t.Errorf("reason: %s", res.reason)
-		}
-	}
+	runAll(t, r, scenarios, want, map[string]string{
+		"unknown_variable_fails":      "scenario error: unknown variable ${nope}",
+		"sync_unexpected_check_fails": "unexpected discoveryCheck",
+	})
 	if len(fake.dataMessages) != 3 || fake.dataMessages[0] != 1024*1024 || fake.dataMessages[2] != 2621440-2*1024*1024 {
 		t.Errorf("upload data messages: %v", fake.dataMessages)
 	}

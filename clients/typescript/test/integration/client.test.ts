@@ -9,11 +9,15 @@
  */
 import assert from "node:assert/strict";
 import { randomBytes } from "node:crypto";
+import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
 import { after, describe, test, type TestContext } from "node:test";
 
 import {
   ErrorCode,
   errors,
+  filter,
   isQuireError,
   isSyncReport,
   QuireClient,
@@ -22,6 +26,7 @@ import {
   Scope,
   SyncStatus,
   toToolError,
+  UploadOutcome,
 } from "../../src/index.js";
 
 const ADDRESS = process.env["QUIRE_CONFORMANCE_ADDRESS"];
@@ -243,5 +248,95 @@ describe("QuireClient against a live server", { skip: SKIP }, () => {
     if (doc === undefined) return;
     assert.equal(Number(doc.sizeBytes), data.length);
     assert.equal(doc.fileName, "notes.txt");
+  });
+
+  test("uploadFolder keys files by path: a second run changes nothing; then wait, iterate, delete by keys", async (t) => {
+    const writer = client(KEYS["write"]);
+    const cid = (await writer.createCollection({ name: `ts-folder-${runId}` })).collectionId;
+    const dir = mkdtempSync(join(tmpdir(), "quire-ts-folder-"));
+    try {
+      mkdirSync(join(dir, "guide"));
+      writeFileSync(join(dir, "guide", "intro.txt"), "marmalade recipes for beginners");
+      writeFileSync(join(dir, "faq.txt"), "apricot questions and answers");
+      writeFileSync(join(dir, "empty.xyz"), "not a supported type");
+      const first = await writer.uploadFolder(cid, dir, { concurrency: 2, metadata: (path) => ({ top: path.split("/")[0] ?? "" }) });
+      if (first.some((r) => r.error instanceof errors.Unimplemented)) return t.skip("UploadDocuments is not built in this server yet");
+      assert.deepEqual(
+        first.map((r) => [r.path, UploadOutcome[r.outcome], r.error?.name]),
+        [
+          ["empty.xyz", "UNSPECIFIED", "UnsupportedMediaType"],
+          ["faq.txt", "CREATED", undefined],
+          ["guide/intro.txt", "CREATED", undefined],
+        ],
+      );
+      assert.equal(first[2]?.document?.externalKey, "guide/intro.txt");
+      const again = await writer.uploadFolder(cid, dir, { metadata: (path) => ({ top: path.split("/")[0] ?? "" }) });
+      assert.deepEqual(again.slice(1).map((r) => UploadOutcome[r.outcome]), ["UNCHANGED", "UNCHANGED"]);
+
+      const wait = await writer.waitUntilSearchable({ collectionId: cid }, { timeoutMs: 60_000 });
+      assert.equal(wait.complete, true, JSON.stringify(wait.outcomes.map((o) => [o.documentId, o.outcome])));
+      assert.deepEqual(wait.outcomes.map((o) => o.outcome), ["INDEXED", "INDEXED"]);
+
+      const listed = [];
+      for await (const d of writer.iterDocuments({ collectionId: cid, pageSize: 1, filter: filter.eq("top", "guide") })) listed.push(d.externalKey);
+      assert.deepEqual(listed, ["guide/intro.txt"]);
+
+      const gone = await writer.deleteDocuments({ collectionId: cid, externalKeys: ["faq.txt", "nope.txt"] });
+      assert.equal(gone.deletedCount, 1);
+      assert.deepEqual(gone.missingKeys, ["nope.txt"]);
+    } finally {
+      rmSync(dir, { recursive: true, force: true });
+    }
+  });
+
+  test("keys and metadata: upload outcomes, get and update by key, filtered search with metadata", async (t) => {
+    const writer = client(KEYS["write"]);
+    const cid = (await writer.createCollection({ name: `ts-keys-${runId}` })).collectionId;
+    const text = new TextEncoder().encode("quince jam keeps for a year");
+    const upload = (metadata: { customer: string; version: number }) =>
+      writer.uploadDocumentWithOutcome({ collectionId: cid, fileName: "jam.txt", externalKey: "jam", metadata }, text);
+    const created = await upload({ customer: "acme", version: 1 });
+    if (created.outcome === UploadOutcome.UNSPECIFIED) return t.skip("this server does not take external keys yet");
+    assert.equal(created.outcome, UploadOutcome.CREATED);
+    const same = await upload({ customer: "acme", version: 1 });
+    assert.equal(same.outcome, UploadOutcome.UNCHANGED);
+    assert.equal(same.document?.revision, created.document?.revision);
+    assert.equal((await upload({ customer: "acme", version: 2 })).outcome, UploadOutcome.METADATA_UPDATED);
+
+    const byKey = await writer.getDocument({ collectionId: cid, externalKey: "jam" });
+    assert.equal(byKey.documentId, created.document?.documentId);
+    assert.deepEqual(byKey.metadata, { customer: "acme", version: 2 });
+    const patched = await writer.updateDocumentMetadata({ collectionId: cid, externalKey: "jam", patch: { version: null, tier: "gold" } });
+    assert.deepEqual(patched.metadata, { customer: "acme", tier: "gold" });
+    await assert.rejects(writer.getDocument({ collectionId: cid, externalKey: "nope" }), errors.DocumentNotFound);
+    await assert.rejects(
+      writer.uploadDocument({ collectionId: cid, fileName: "x.txt", externalKey: "" }, text),
+      (err: unknown) => err instanceof errors.InvalidRequest && err.fieldViolations.some((v) => v.field === "metadata.external_key"),
+    );
+
+    await writer.waitUntilSearchable({ documentIds: [byKey.documentId] }, { timeoutMs: 60_000 });
+    const hits = await writer.searchKnowledge({
+      collectionIds: [cid],
+      query: "quince jam",
+      filter: filter.all(filter.eq("tier", "gold"), filter.not(filter.exists("version"))),
+      includeMetadata: true,
+    });
+    assert.equal(hits.hits[0]?.externalKey, "jam");
+    assert.deepEqual(hits.hits[0]?.metadata, { customer: "acme", tier: "gold" });
+    const none = await writer.searchKnowledge({ collectionIds: [cid], query: "quince jam", filter: filter.eq("tier", "silver") });
+    assert.equal(none.hits.length, 0);
+  });
+
+  test("iterators: agents by id over pages", async (t) => {
+    const writer = client(KEYS["write"]);
+    for (const n of [1, 2, 3]) await writer.upsertAgent({ agentId: `ts-it-${runId}-${n}` });
+    const ids: string[] = [];
+    try {
+      for await (const a of writer.iterAgents({ pageSize: 2 })) if (a.agentId.startsWith(`ts-it-${runId}`)) ids.push(a.agentId);
+    } catch (err) {
+      if (isQuireError(err, ErrorCode.UNIMPLEMENTED)) return t.skip("ListAgents is not built in this server yet");
+      throw err;
+    }
+    assert.deepEqual(ids, [1, 2, 3].map((n) => `ts-it-${runId}-${n}`));
   });
 });

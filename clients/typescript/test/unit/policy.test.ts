@@ -42,12 +42,15 @@ describe("call kinds", () => {
     const retried = Object.keys(RPC_KINDS).filter(isIdempotent).sort();
     assert.deepEqual(retried, [
       "DescribeTools", "GetAgent", "GetCollection", "GetDocument", "GetGateStatus", "GetIndexStatus",
-      "GetRetrievalPolicy", "GetShadowReport", "GetSyncReport", "GrepPages", "ListCollections",
+      "GetRetrievalPolicy", "GetShadowReport", "GetSyncReport", "GrepPages", "ListAgents", "ListCollections",
       "ListDocuments", "ListNamespaces", "ListPages", "ReadDocument", "ReadPage", "RunCommand",
       "SearchKnowledge", "SearchPages",
     ]);
     assert.ok(!isIdempotent("CreateCollection"));
     assert.ok(!isIdempotent("UploadDocument"));
+    assert.ok(!isIdempotent("UploadDocuments"));
+    assert.ok(!isIdempotent("DeleteDocuments"));
+    assert.ok(!isIdempotent("UpdateDocumentMetadata"));
     assert.ok(!isIdempotent("SyncPages"));
   });
 

@@ -36,7 +36,8 @@ describe("toToolResult", () => {
     assert.equal(
       toToolResult(document()),
       '{"attempts":0,"collection_id":"","created_at":"2023-11-14T22:13:20.123Z","detected_encoding":"",' +
-        '"document_id":"d1","extract_error":"","file_name":"Straße 🚀\\n\\"q\\"\\u0001","mime_type":"",' +
+        '"document_id":"d1","external_key":"","extract_error":"","file_name":"Straße 🚀\\n\\"q\\"\\u0001",' +
+        '"index_state":"DOCUMENT_INDEX_STATE_UNSPECIFIED","mime_type":"",' +
         '"revision":"9007199254740993","schema_version":0,"sha256":"","size_bytes":"18446744073709551615",' +
         '"status":"DOCUMENT_STATUS_PROCESSING","text_length":"0"}',
     );
