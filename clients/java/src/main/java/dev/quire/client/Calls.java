@@ -13,6 +13,7 @@ import io.grpc.MethodDescriptor;
 import io.grpc.Status;
 import io.grpc.stub.ClientCalls;
 import java.time.Duration;
+import java.util.Iterator;
 import java.util.Map;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.ScheduledExecutorService;
@@ -143,15 +144,46 @@ final class Calls {
     return stream;
   }
 
-  /** A client-streaming call: every message, the request side closed, then the one reply. */
+  /**
+   * A client-streaming call: every message, the request side closed, then the one reply.
+   * Messages are taken from {@code messages} only while the transport is ready for more (so a
+   * large upload is read as it is sent, not buffered whole), on gRPC's threads; a failure of
+   * the iterator (a read error) cancels the call and fails the future with it.
+   */
   <Req, Resp> CompletableFuture<Resp> clientStream(
       MethodDescriptor<Req, Resp> method, Iterable<Req> messages) {
-    ClientCall<Req, Resp> call =
-        channel.newCall(method, options(deadline(method.getBareMethodName())));
+    ClientCall<Req, Resp> call = newCall(method);
     CompletableFuture<Resp> result = new CompletableFuture<>();
+    Iterator<Req> source = messages.iterator();
+    Runnable pump = new Runnable() {
+      private boolean closed;
+
+      @Override
+      public synchronized void run() {
+        try {
+          while (!closed && !result.isDone() && call.isReady()) {
+            if (!source.hasNext()) {
+              closed = true;
+              call.halfClose();
+              return;
+            }
+            call.sendMessage(source.next());
+          }
+        } catch (RuntimeException e) {
+          closed = true;
+          call.cancel("the upload's data could not be read", e);
+          result.completeExceptionally(e);
+        }
+      }
+    };
     call.start(
         new ClientCall.Listener<>() {
           private Resp reply;
+
+          @Override
+          public void onReady() {
+            pump.run();
+          }
 
           @Override
           public void onMessage(Resp message) {
@@ -163,6 +195,7 @@ final class Calls {
             if (status.isOk()) {
               result.complete(reply);
             } else {
+              // The server may end the call early (a refused upload); its status is the answer.
               result.completeExceptionally(
                   QuireException.fromStatus(status, trailers, status.asRuntimeException(trailers)));
             }
@@ -170,18 +203,13 @@ final class Calls {
         },
         new Metadata());
     call.request(1);
-    try {
-      for (Req message : messages) {
-        if (result.isDone()) {
-          break; // the server ended the call early; its status is the answer
-        }
-        call.sendMessage(message);
-      }
-      call.halfClose();
-    } catch (RuntimeException e) {
-      call.cancel("the upload's data could not be read", e);
-      result.completeExceptionally(e);
-    }
+    pump.run();
+    result.whenComplete(
+        (r, e) -> {
+          if (result.isCancelled()) {
+            call.cancel("cancelled by the caller", null);
+          }
+        });
     return result;
   }
 }
