@@ -242,6 +242,11 @@ public final class QuireAsyncClient {
         .thenApply(UploadDocumentResponse::getDocument);
   }
 
+  /** UploadDocument from a stream, read as the connection takes it; the whole response. */
+  CompletableFuture<UploadDocumentResponse> uploadStream(UploadMetadata metadata, java.io.InputStream data) {
+    return calls.clientStream(KnowledgeServiceGrpc.getUploadDocumentMethod(), Uploads.single(metadata, data));
+  }
+
   /** One UploadDocuments call over these documents (at most 1,000; see QuireClient#uploadDocuments). */
   public CompletableFuture<UploadDocumentsResponse> uploadBatch(List<UploadItem> items, String collectionId) {
     return calls.clientStream(KnowledgeServiceGrpc.getUploadDocumentsMethod(), Uploads.batch(items, collectionId));

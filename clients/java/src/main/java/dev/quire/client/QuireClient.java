@@ -227,8 +227,7 @@ public final class QuireClient implements AutoCloseable {
    */
   public Document uploadDocument(UploadMetadata metadata, InputStream data) {
     // A read error of `data` cancels the call and is thrown as the UncheckedIOException it is.
-    return await(calls.clientStream(KnowledgeServiceGrpc.getUploadDocumentMethod(), Uploads.single(metadata, data)))
-        .getDocument();
+    return await(async.uploadStream(metadata, data)).getDocument();
   }
 
   public Document uploadDocument(UploadMetadata metadata, byte[] data) {
@@ -256,6 +255,19 @@ public final class QuireClient implements AutoCloseable {
       offset += batch.size();
     }
     return out.build();
+  }
+
+  /**
+   * Uploads every file under {@code folder}, keyed by its relative path ("guide/intro.md"), so
+   * a second run is a no-op for unchanged files (outcome UNCHANGED). Small files are batched,
+   * files over 1 MiB streamed one by one, {@code concurrency} calls at once; {@code metadata}
+   * (may be null, or return null) gives a file's metadata. One result per file, in path order;
+   * a refused or unreadable file is its result's error, never a thrown exception.
+   */
+  public List<FolderUpload.FileResult> uploadFolder(
+      String collectionId, java.nio.file.Path folder, int concurrency,
+      java.util.function.Function<java.nio.file.Path, com.google.protobuf.Struct> metadata) {
+    return new FolderUpload(this).upload(collectionId, folder, concurrency, metadata);
   }
 
   public Document getDocument(String documentId) {

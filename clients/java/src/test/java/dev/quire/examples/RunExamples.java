@@ -8,8 +8,8 @@ import dev.quire.v1.SyncStatus;
 import java.util.UUID;
 
 /**
- * Runs every guide example against the conformance harness's server and checks what each
- * gives (tests/integration/test_conformance_java.py runs it):
+ * Runs every guide example (and a folder upload, twice) against the conformance harness's
+ * server and checks what each gives (tests/integration/test_conformance_java.py runs it):
  * {@code python -m tests.conformance.harness -- java -cp ... dev.quire.examples.RunExamples}.
  */
 public final class RunExamples {
@@ -21,7 +21,7 @@ public final class RunExamples {
     }
   }
 
-  public static void main(String[] args) {
+  public static void main(String[] args) throws java.io.IOException {
     String address = System.getenv("QUIRE_CONFORMANCE_ADDRESS");
     JsonObject keys = JsonParser.parseString(System.getenv("QUIRE_CONFORMANCE_KEYS")).getAsJsonObject();
     JsonObject fixtures = JsonParser.parseString(System.getenv("QUIRE_CONFORMANCE_FIXTURES")).getAsJsonObject();
@@ -50,6 +50,20 @@ public final class RunExamples {
       String collection = client.createCollection("examples-" + namespace).getCollectionId();
       Searchable.Result ready = UploadDocuments.upload(client, collection);
       expect(ready.complete() && ready.outcomes().size() == 3, "uploads searchable: " + ready);
+
+      // A folder upload keys files by their relative path: a second run changes nothing.
+      java.nio.file.Path folder = java.nio.file.Files.createTempDirectory("quire-folder");
+      java.nio.file.Files.createDirectories(folder.resolve("guide"));
+      java.nio.file.Files.writeString(folder.resolve("guide/intro.md"), "# Intro\nHello.");
+      java.nio.file.Files.writeString(folder.resolve("notes.txt"), "plain notes");
+      java.nio.file.Files.write(folder.resolve("big.txt"), "word ".repeat(300_000).getBytes()); // > 1 MiB
+      var first = client.uploadFolder(collection, folder, 2, null);
+      expect(first.size() == 3 && first.stream().allMatch(r -> r.ok()
+          && r.outcome() == dev.quire.v1.UploadOutcome.UPLOAD_OUTCOME_CREATED), "folder upload: " + first.stream().map(r -> r.externalKey() + " " + r.outcome() + " " + r.error()).toList());
+      expect(first.get(1).externalKey().equals("guide/intro.md"), "keys are relative paths: " + first);
+      var second = client.uploadFolder(collection, folder, 2, null);
+      expect(second.stream().allMatch(r -> r.outcome() == dev.quire.v1.UploadOutcome.UPLOAD_OUTCOME_UNCHANGED),
+          "second folder upload unchanged: " + second);
 
       String answer = ToolLoop.ask(client, namespace, "marmalade");
       expect(answer.startsWith("From /guide/intro.md"), "tool loop answer: " + answer);
