@@ -118,12 +118,7 @@ async def main(args: argparse.Namespace) -> dict[str, Any]:
     from quire.v1 import knowledge_pb2
 
     h.setup_logging()
-    embeddings = h.load_model()
-    texts = ve.base_texts(args.base)
-    h.note(f"embedding {len(texts)} chunks and {args.queries} claims")
-    vectors = await embeddings.embed_bulk(texts)
-    queries = ve.claims(args.queries)
-    query_vectors = await embeddings.embed_bulk(queries)
+    texts, vectors, queries, query_vectors = await ve.embedded_material(args.base, args.queries)
     tuning = search.DEFAULT_TUNING
     exact_tuning = dataclasses.replace(tuning, exact_vector_max_chunks=10**9)
     wheres = {
@@ -191,7 +186,6 @@ async def main(args: argparse.Namespace) -> dict[str, Any]:
                     short[name] += len(ids) < LIMIT
         finally:
             await pool.close()
-    embeddings.close()
     report["latency"] = {name: h.summary_ms(values) for name, values in times.items()}
     base_p95 = report["latency"]["unfiltered"]["p95_ms"]
     report["filtered"] = {

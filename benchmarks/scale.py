@@ -57,6 +57,7 @@ import json
 import random
 import time
 import uuid
+from collections.abc import AsyncIterator
 from pathlib import Path
 from typing import Any
 
@@ -158,12 +159,18 @@ async def measure(
     exact = dataclasses.replace(tuning, exact_vector_max_chunks=10**9)
     scope = [ScopedCollection(cid, 1, 1, settled=True)]
 
-    async def served(q: str, v: Any) -> tuple[list[str], list[uuid.UUID], float]:
+    @contextlib.asynccontextmanager
+    async def transaction(tune: Any) -> AsyncIterator[Any]:
+        """A pooled connection in a read-only transaction holding `tune`'s settings."""
         async with (
             pool.acquire() as conn,
             conn.transaction(isolation="repeatable_read", readonly=True),
         ):
-            await apply_settings(conn, tuning.settings())
+            await apply_settings(conn, tune.settings())
+            yield conn
+
+    async def served(q: str, v: Any) -> tuple[list[str], list[uuid.UUID], float]:
+        async with transaction(tuning) as conn:
             started = time.perf_counter()
             hits = await search.hybrid(conn, org, scope, q, v, LIMIT, tuning)
             elapsed = time.perf_counter() - started
@@ -171,11 +178,7 @@ async def measure(
         return [x.document_id for x in hits], nearest, elapsed
 
     async def truth(q: str, v: Any) -> tuple[list[str], list[uuid.UUID], float]:
-        async with (
-            pool.acquire() as conn,
-            conn.transaction(isolation="repeatable_read", readonly=True),
-        ):
-            await apply_settings(conn, exact.settings())
+        async with transaction(exact) as conn:
             started = time.perf_counter()
             # What search.hybrid does, keeping the arms for the vector arm's documents.
             arms = await search.gather_arms(conn, org, scope, q, v, exact)
@@ -327,13 +330,7 @@ async def main(args: argparse.Namespace) -> dict[str, Any]:
     }
     report.setdefault("databases", {})
     report.setdefault("cells", {})
-    embeddings = h.load_model()
-    texts = ve.base_texts(args.base)
-    h.note(f"embedding {len(texts)} chunks and {args.queries} claims")
-    vectors = await embeddings.embed_bulk(texts)
-    queries = ve.claims(args.queries)
-    query_vectors = await embeddings.embed_bulk(queries)
-    embeddings.close()
+    texts, vectors, queries, query_vectors = await ve.embedded_material(args.base, args.queries)
     # Every split-10/100 database before the one-organisation ones: the largest single
     # collection comes last.
     plan = [(t, lay) for t in totals for lay in layouts(t, splits) if lay != [1]]

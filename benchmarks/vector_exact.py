@@ -73,6 +73,20 @@ def claims(n: int) -> list[str]:
         return [q["text"] for q in islice(map(json.loads, fh), n)]
 
 
+async def embedded_material(base: int, queries: int) -> tuple[list[str], Any, list[str], Any]:
+    """The first `base` SciFact chunks and `queries` training claims, each with its real
+    all-MiniLM-L6-v2 embedding: (texts, their vectors, claims, their vectors)."""
+    embeddings = h.load_model()
+    try:
+        texts = base_texts(base)
+        h.note(f"embedding {len(texts)} chunks and {queries} claims")
+        vectors = await embeddings.embed_bulk(texts)
+        asked = claims(queries)
+        return texts, vectors, asked, await embeddings.embed_bulk(asked)
+    finally:
+        embeddings.close()
+
+
 def vector_text(v: Any) -> str:
     return "[" + ",".join(f"{x:.7g}" for x in v) + "]"
 
@@ -117,11 +131,7 @@ async def main(args: argparse.Namespace) -> dict[str, Any]:
 
     h.setup_logging()
     sizes = [int(s) for s in args.sizes.split(",") if s]
-    embeddings = h.load_model()
-    texts = base_texts(args.base)
-    h.note(f"embedding {len(texts)} chunks and {args.queries} claims")
-    vectors = await embeddings.embed_bulk(texts)
-    queries = await embeddings.embed_bulk(claims(args.queries))
+    texts, vectors, _, queries = await embedded_material(args.base, args.queries)
     report: dict[str, Any] = {
         "benchmark": "vector_exact",
         "machine_at_start": h.machine(),
@@ -165,7 +175,6 @@ async def main(args: argparse.Namespace) -> dict[str, Any]:
                 report["sizes"][str(size)] = await measure(pool, org, cid, queries, search)
         finally:
             await pool.close()
-    embeddings.close()
     return report
 
 
