@@ -176,15 +176,14 @@ async def test_page_search_with_alternatives_runs_on_the_standby(
 
     async with AsyncQuireClient(f"127.0.0.1:{r.running.port}", api_key=r.key) as client:
         report = await sync_report(client, "pumps", f"{site.url}/llms.txt")
+        # The client kept the sync's token (the trailing metadata of its stream).
+        token = client.consistency.current
     assert report.status == pages_pb2.SYNC_STATUS_COMPLETED, list(report.errors)
+    assert token
     request = pages_service_pb2.SearchPagesRequest(
         namespace="pumps",
         query="how often is the seal replaced",
         alternatives=["seal replacement interval", "pump seal lifetime"],
-    )
-    # A later write's token covers the sync's commits (WAL positions only grow).
-    _, token = await r.call(
-        r.knowledge.CreateCollection, knowledge_service_pb2.CreateCollectionRequest(name="after")
     )
     served_by = ""
     deadline = time.monotonic() + 15
@@ -219,6 +218,7 @@ async def test_a_token_read_is_never_stale_under_paused_replay(replicated: Repli
     cid = created.collection.collection_id
     _, token = await upsert(r, cid)
     assert (await agent_version(r, token))[0] == 1
+    await standby_has(r, token)
     r.topology.pause_replay()
     try:
         version, token = await upsert(r, cid)
@@ -254,6 +254,41 @@ async def test_a_token_read_is_never_stale_under_paused_replay(replicated: Repli
     assert stale_reads == 0
     # Both ways were exercised: the standby when it had caught up, the primary when not.
     assert served["replica"] > 5 and served["primary"] > 5, served
+
+
+async def standby_has(r: Replicated, token: str | None, within_s: float = 15.0) -> None:
+    """Waits until the standby itself serves a read that needs `token`."""
+    deadline = time.monotonic() + within_s
+    request = knowledge_service_pb2.ListCollectionsRequest()
+    while not (await r.call(r.knowledge.ListCollections, request, token))[1]:
+        assert time.monotonic() < deadline, "the standby did not catch up"
+        await asyncio.sleep(0.1)
+
+
+async def test_the_python_client_reads_its_own_writes_by_default(replicated: Replicated) -> None:
+    from quire.client import AsyncQuireClient
+
+    address = f"127.0.0.1:{replicated.running.port}"
+    async with (
+        AsyncQuireClient(address, api_key=replicated.key) as client,
+        AsyncQuireClient(address, api_key=replicated.key, session_consistency=False) as loose,
+        AsyncQuireClient(address, api_key=replicated.key) as other,
+    ):
+        await client.upsert_agent(agent_id="own-writes")
+        await standby_has(replicated, client.consistency.current)
+        replicated.topology.pause_replay()
+        try:
+            written = await client.upsert_agent(agent_id="own-writes")
+            assert (await client.get_agent(agent_id="own-writes")).config_version == 2
+            # Without session consistency the standby answers, behind the write.
+            assert written.config_version == 2
+            assert (await loose.get_agent(agent_id="own-writes")).config_version == 1
+            # Another process that is handed the token reads the write too.
+            assert client.consistency.current is not None
+            other.consistency.advance(client.consistency.current)
+            assert (await other.get_agent(agent_id="own-writes")).config_version == 2
+        finally:
+            replicated.topology.resume_replay()
 
 
 async def test_the_standby_killed_under_load_costs_no_call(replicated: Replicated) -> None:
