@@ -5,9 +5,10 @@ With read replicas configured (storage/replicas.py), the read-only RPCs below ru
 with a connection error (or a query cancelled by a conflict with recovery) is run once more
 on the primary, so a replica dying costs only the calls that were reading from it at that
 moment and none after. Every other successful call (the writes) answers with the primary's
-WAL insert position in the trailing metadata `quire-consistency-token`; a read that sends one
-back is served only by a node that has replayed that far. No proto field is involved, so every
-client and the Connect listener carry it as a header.
+WAL insert position in the trailing metadata `quire-consistency-token`, and so does a read the
+primary served; a read a replica served answers with that replica's replay position. A read
+that sends a token back is served only by a node that has replayed that far. No proto field
+is involved, so every client and the Connect listener carry it as a header.
 """
 
 from __future__ import annotations
@@ -26,7 +27,6 @@ from quire.server.storage.replicas import (
     format_token,
     parse_token,
     read_route,
-    reads_routed,
 )
 from quire.v1 import errors_pb2
 
@@ -115,13 +115,16 @@ async def routed(
             "read failed on a replica: retried on the primary",
             extra={"replica": route.replica.name, "method": method, "error": repr(exc)[:200]},
         )
-        reads_routed.add(1, {"node": "primary", "reason": "retry after replica failure"})
         route = ReadRoute(token=route.token, primary_only=True)
         read_route.set(route)
         result = await work()
     if route.replica is not None:
         # Where this replica is: later reads with it never see an older state (monotonic reads).
         _send_token(context, max(route.token, route.replica.replay_lsn))
+    else:
+        # Served by the primary: what it read (e.g. a document the worker indexed meanwhile)
+        # may be newer than any token the client holds.
+        await send_write_token(replicas, context)
     return result
 
 

@@ -17,7 +17,7 @@ import contextvars
 import logging
 import re
 import time
-from collections import deque
+from collections import Counter, deque
 from dataclasses import dataclass, field
 from urllib.parse import urlsplit
 
@@ -114,6 +114,9 @@ class ReplicaSet:
     _wake: asyncio.Event = field(default_factory=asyncio.Event)
     behind_pooler: bool = False
     _turn: int = 0
+    # Read-only calls served so far, by node ("primary" or a replica's name): what the metric
+    # counts, readable in-process (tests, debugging).
+    served: Counter[str] = field(default_factory=Counter)
     _expiring: asyncio.Future[None] | None = None
 
     @classmethod
@@ -255,17 +258,16 @@ class ReplicaSet:
             return self.primary
         if route.pool is None:
             route.pool, route.replica, reason = await self._choose(route)
-            reads_routed.add(
-                1, {"node": "primary" if route.replica is None else route.replica.name,
-                    "reason": reason}
-            )  # fmt: skip
-            if route.replica is None and reason != "primary only":
+            node = "primary" if route.replica is None else route.replica.name
+            reads_routed.add(1, {"node": node, "reason": reason})
+            self.served[node] += 1
+            if route.replica is None:
                 log.info("read served by the primary", extra={"reason": reason})
         return route.pool
 
     async def _choose(self, route: ReadRoute) -> tuple[asyncpg.Pool, Replica | None, str]:
-        if route.primary_only:
-            return self.primary, None, "primary only"
+        if route.primary_only:  # a retry after the call failed on a replica
+            return self.primary, None, "retry after replica failure"
         healthy = [r for r in self.replicas if r.healthy]
         if not healthy:
             return self.primary, None, "no healthy replica"
