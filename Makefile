@@ -5,7 +5,7 @@ VENV := .venv
 BIN := $(VENV)/bin
 STAMP := $(VENV)/.installed
 
-.PHONY: install model run test lint generate check-generated pytest clients-go clients-ts console check-console browser-deps pooler-deps clean
+.PHONY: install model run test lint generate check-generated pytest clients-go clients-ts clients-java console check-console browser-deps pooler-deps clean
 
 $(STAMP): pyproject.toml clients/python/pyproject.toml
 	test -x $(BIN)/python || $(PYTHON) -m venv $(VENV)
@@ -26,6 +26,7 @@ run: model
 generate: install
 	scripts/generate-python.sh
 	clients/go/generate.sh
+	clients/java/generate.sh
 	cd clients/typescript && (test -d node_modules || npm ci --no-audit --no-fund) && npm run generate
 	$(BIN)/python -m scripts.contractgen
 
@@ -55,6 +56,11 @@ pytest: install model browser-deps pooler-deps
 clients-go:
 	clients/go/ci.sh
 
+## The Java client (Java 17, Maven): generated-code check, compile, unit tests (its conformance
+## run and the guide's examples are in pytest). Skipped with a note without java or mvn.
+clients-java:
+	clients/java/ci.sh
+
 ## The TypeScript client: tsc --strict, generated-code check, unit tests (node:test).
 clients-ts:
 	cd clients/typescript && (test -d node_modules || npm ci --no-audit --no-fund) && npm run ci
@@ -68,7 +74,7 @@ check-console:
 	cd console && (test -d node_modules || npm ci --no-audit --no-fund) && npm run ci
 
 ## Everything CI runs: lint, generated-code checks, client checks, the whole test suite.
-test: install model lint check-generated check-console clients-go clients-ts pytest
+test: install model lint check-generated check-console clients-go clients-ts clients-java pytest
 
 clean:
 	rm -rf $(VENV) .quire-test .mypy_cache .ruff_cache .pytest_cache

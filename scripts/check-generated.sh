@@ -19,5 +19,11 @@ for name in blocking.py _blocking_interceptors.py; do
     exit 1
   fi
 done
+# The Java stubs need Maven (it fetches protoc and the gRPC plugin); without it they are not checked.
+if command -v mvn >/dev/null; then
+  clients/java/check-generated.sh
+else
+  echo "mvn is not installed: the generated Java code (clients/java) is not checked" >&2
+fi
 "${PYTHON:-.venv/bin/python}" -m scripts.contractgen --check
 echo "generated code is up to date"
