@@ -64,6 +64,7 @@ class Node:
         return f"postgresql://postgres@127.0.0.1:{self.port}/{DATABASE}"
 
     def start(self) -> None:
+        logged = self.log.stat().st_size  # a failure shows this start's lines only
         out = self.log.open("ab")
         self.process = subprocess.Popen(
             [str(BIN / "postgres"), "-D", str(self.data), "-p", str(self.port)],
@@ -75,22 +76,33 @@ class Node:
         out.close()
         deadline = time.monotonic() + READY_S
         while True:
-            assert self.process.poll() is None, self.log.read_text()[-3000:]
+            assert self.process.poll() is None, self.log.read_bytes()[logged:].decode()[-3000:]
             probe = subprocess.run(
                 [str(BIN / "pg_isready"), "-h", "127.0.0.1", "-p", str(self.port)],
                 capture_output=True,
             )
             if probe.returncode == 0:
                 return
-            assert time.monotonic() < deadline, self.log.read_text()[-3000:]
+            assert time.monotonic() < deadline, self.log.read_bytes()[logged:].decode()[-3000:]
             time.sleep(0.1)
 
     def kill(self) -> None:
         """SIGKILL to the postmaster and all its backends."""
         assert self.process is not None
-        os.killpg(self.process.pid, signal.SIGKILL)
+        group = self.process.pid
+        os.killpg(group, signal.SIGKILL)
         self.process.wait(10)
         self.process = None
+        # The backends die a moment after the postmaster; until they have, a restart finds
+        # the shared memory still attached and refuses to start.
+        deadline = time.monotonic() + 10
+        while time.monotonic() < deadline:
+            try:
+                os.killpg(group, 0)
+            except ProcessLookupError:
+                return
+            time.sleep(0.02)
+        raise AssertionError("the killed standby's processes did not exit")
 
     def stop(self) -> None:
         if self.process is None:

@@ -8,8 +8,7 @@
  * client keeps the highest token any response carried and sends it with every read, so it reads
  * its own writes. A server without replicas sends no token; the client then sends none.
  */
-import type { DescMessage, DescMethodStreaming, DescMethodUnary, MessageInitShape } from "@bufbuild/protobuf";
-import type { ContextValues, StreamResponse, Transport, UnaryResponse } from "@connectrpc/connect";
+import type { Transport } from "@connectrpc/connect";
 
 import { isIdempotent } from "./policy.js";
 
@@ -71,39 +70,24 @@ export class ConsistencyTokens {
  */
 export function withConsistency(inner: Transport, tokens: ConsistencyTokens): Transport {
   if (!tokens.enabled) return inner;
-  return {
-    async unary<I extends DescMessage, O extends DescMessage>(
-      method: DescMethodUnary<I, O>,
-      signal: AbortSignal | undefined,
-      timeoutMs: number | undefined,
-      header: HeadersInit | undefined,
-      input: MessageInitShape<I>,
-      contextValues?: ContextValues,
-    ): Promise<UnaryResponse<I, O>> {
-      const sent = isIdempotent(method.name) ? tokens.withToken(header) : header;
-      const response = await inner.unary(method, signal, timeoutMs, sent, input, contextValues);
-      tokens.observe(response.trailer);
-      tokens.observe(response.header);
-      return response;
-    },
-
-    async stream<I extends DescMessage, O extends DescMessage>(
-      method: DescMethodStreaming<I, O>,
-      signal: AbortSignal | undefined,
-      timeoutMs: number | undefined,
-      header: HeadersInit | undefined,
-      input: AsyncIterable<MessageInitShape<I>>,
-      contextValues?: ContextValues,
-    ): Promise<StreamResponse<I, O>> {
-      const response = await inner.stream(method, signal, timeoutMs, header, input, contextValues);
-      const messages = response.message;
-      async function* observed(): AsyncGenerator<StreamResponse<I, O>["message"] extends AsyncIterable<infer M> ? M : never> {
-        yield* messages;
-        tokens.observe(response.trailer); // a sync's or an upload's writes, once it has ended
-      }
-      return { ...response, message: observed() };
-    },
+  // Typed by Transport's own generic signatures (contextual typing), not restated here.
+  const unary: Transport["unary"] = async (method, signal, timeoutMs, header, input, contextValues) => {
+    const sent = isIdempotent(method.name) ? tokens.withToken(header) : header;
+    const response = await inner.unary(method, signal, timeoutMs, sent, input, contextValues);
+    tokens.observe(response.trailer);
+    tokens.observe(response.header);
+    return response;
   };
+  const stream: Transport["stream"] = async (method, signal, timeoutMs, header, input, contextValues) => {
+    const response = await inner.stream(method, signal, timeoutMs, header, input, contextValues);
+    const messages = response.message;
+    async function* observed(): typeof messages {
+      yield* messages;
+      tokens.observe(response.trailer); // a sync's or an upload's writes, once it has ended
+    }
+    return { ...response, message: observed() };
+  };
+  return { unary, stream };
 }
 
 /** Request headers as accepted by `new Headers(init)`. */
