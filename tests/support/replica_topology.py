@@ -64,7 +64,22 @@ class Node:
         return f"postgresql://postgres@127.0.0.1:{self.port}/{DATABASE}"
 
     def start(self) -> None:
-        logged = self.log.stat().st_size  # a failure shows this start's lines only
+        """Starts the postmaster and waits until it accepts connections. A start that dies at
+        once is retried (twice): started from this busy, multi-threaded process it now and then
+        dies of SIGSEGV before PostgreSQL runs, as storage/embedded.py notes for pg_ctl."""
+        for attempt in range(3):
+            logged = self.log.stat().st_size  # a failure shows this start's lines only
+            if self._start_once(logged):
+                return
+            assert self.process is not None
+            assert attempt < 2 and self.process.returncode < 0, (
+                f"postgres exited with {self.process.returncode}: "
+                + self.log.read_bytes()[logged:].decode()[-3000:]
+            )
+            time.sleep(0.5)
+
+    def _start_once(self, logged: int) -> bool:
+        """True once it accepts connections; False if the postmaster died first."""
         out = self.log.open("ab")
         self.process = subprocess.Popen(
             [str(BIN / "postgres"), "-D", str(self.data), "-p", str(self.port)],
@@ -76,13 +91,14 @@ class Node:
         out.close()
         deadline = time.monotonic() + READY_S
         while True:
-            assert self.process.poll() is None, self.log.read_bytes()[logged:].decode()[-3000:]
+            if self.process.poll() is not None:
+                return False
             probe = subprocess.run(
                 [str(BIN / "pg_isready"), "-h", "127.0.0.1", "-p", str(self.port)],
                 capture_output=True,
             )
             if probe.returncode == 0:
-                return
+                return True
             assert time.monotonic() < deadline, self.log.read_bytes()[logged:].decode()[-3000:]
             time.sleep(0.1)
 

@@ -66,6 +66,14 @@ def test_the_replica_reads_are_real_read_only_methods() -> None:
     assert "/quire.v1.KnowledgeService/SearchKnowledge" in REPLICA_READS
 
 
+def test_the_replica_reads_are_the_contracts_idempotent_reads() -> None:
+    """A read-only RPC added to the contract (`idempotent` in the proto) must be placed here
+    too: served by a replica, or kept on the primary with a reason."""
+    from quire.client._contract import IDEMPOTENT_RPCS
+
+    assert {m.rpartition("/")[2] for m in REPLICA_READS} == set(IDEMPOTENT_RPCS)
+
+
 def test_replica_names_carry_no_credentials() -> None:
     assert replica_name("postgresql://quire:secret@db-2:5433/quire") == "db-2:5433/quire"
 
