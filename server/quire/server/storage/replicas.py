@@ -281,6 +281,8 @@ class ReplicaSet:
         try:
             if await self._wait_for(replica, route.token):
                 return replica.pool, replica, "replica after waiting"
+        except TimeoutError:  # every pooled connection busy: not a reason to skip the replica
+            return self.primary, None, "replica busy"
         except Exception as exc:  # the replica went away: the primary serves
             self.lost(replica, exc)
             return self.primary, None, "replica failed"
