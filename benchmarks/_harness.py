@@ -438,8 +438,10 @@ class Quire:
         allow_sources: Sequence[str] = (),
         pool_max: int = 20,
         http: bool = False,
+        replica_urls: Sequence[str] = (),
     ) -> None:
         self.database_url = database_url
+        self.replica_urls = list(replica_urls)  # QUIRE_DATABASE_REPLICA_URLS
         self.http = http  # also the Connect listener; its URL is `http_url`
         self.http_url = ""
         self.embeddings = embeddings
@@ -463,6 +465,7 @@ class Quire:
             allow_sources=self.allow_sources,
             pool_max=self.pool_max,
             http_address="127.0.0.1:0" if self.http else "",
+            database_replica_urls=self.replica_urls,
         )
         self.settings = settings
         self.pool = await prepare_database(self.database_url, settings)

@@ -4,7 +4,6 @@ through the harness (one real server each); wants 0 failed."""
 from __future__ import annotations
 
 import os
-import re
 import shutil
 import subprocess
 import sys
@@ -13,6 +12,7 @@ from pathlib import Path
 import pytest
 
 from tests.conftest import REPO
+from tests.support.conformance_summary import assert_all_passed
 
 GO_MODULE = REPO / "clients" / "go"
 
@@ -46,12 +46,7 @@ def test_go_conformance_runner_passes(postgres_url: str, tmp_path: Path) -> None
         timeout=600,
     )
     proc = _harness([str(runner)], postgres_url)
-    output = proc.stdout + proc.stderr
-    summary = re.search(r"^(\d+) passed, (\d+) failed(?:, (\d+) skipped)?$", proc.stdout, re.M)
-    assert summary, output
-    assert int(summary.group(2)) == 0, output
-    assert int(summary.group(1)) > 0, output
-    assert proc.returncode == 0, output
+    assert_all_passed(proc)
 
 
 def test_go_client_integration_tests_pass(postgres_url: str) -> None:

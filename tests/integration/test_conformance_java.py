@@ -5,7 +5,6 @@ only the first run downloads the dependencies."""
 from __future__ import annotations
 
 import os
-import re
 import shutil
 import subprocess
 import sys
@@ -14,6 +13,7 @@ from subprocess import CompletedProcess
 import pytest
 
 from tests.conftest import REPO
+from tests.support.conformance_summary import assert_all_passed
 
 JAVA_PROJECT = REPO / "clients" / "java"
 CLASSPATH_FILE = JAVA_PROJECT / "target" / "classpath.txt"
@@ -74,12 +74,7 @@ def _harness(
 
 def test_java_conformance_runner_passes(java_classpath: tuple[str, str], postgres_url: str) -> None:
     proc = _harness(java_classpath, "dev.quire.conformance.Runner", postgres_url)
-    output = proc.stdout + proc.stderr
-    summary = re.search(r"^(\d+) passed, (\d+) failed(?:, (\d+) skipped)?$", proc.stdout, re.M)
-    assert summary, output
-    assert int(summary.group(2)) == 0, output
-    assert int(summary.group(1)) > 0, output
-    assert proc.returncode == 0, output
+    assert_all_passed(proc)
 
 
 def test_java_guide_examples_run(java_classpath: tuple[str, str], postgres_url: str) -> None:

@@ -3,11 +3,11 @@
 from __future__ import annotations
 
 import os
-import re
 import subprocess
 import sys
 
 from tests.conftest import REPO
+from tests.support.conformance_summary import assert_all_passed
 
 
 def test_python_conformance_runner_passes(postgres_url: str) -> None:
@@ -28,9 +28,4 @@ def test_python_conformance_runner_passes(postgres_url: str) -> None:
         text=True,
         timeout=900,
     )
-    output = proc.stdout + proc.stderr
-    summary = re.search(r"^(\d+) passed, (\d+) failed(?:, (\d+) skipped)?$", proc.stdout, re.M)
-    assert summary, output
-    assert int(summary.group(2)) == 0, output
-    assert int(summary.group(1)) > 0, output
-    assert proc.returncode == 0, output
+    assert_all_passed(proc)

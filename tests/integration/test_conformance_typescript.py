@@ -16,6 +16,7 @@ import sys
 import pytest
 
 from tests.conftest import REPO
+from tests.support.conformance_summary import assert_all_passed
 
 CLIENT = REPO / "clients" / "typescript"
 
@@ -65,12 +66,7 @@ def test_typescript_conformance_runner_passes(
     proc = _under_harness(
         postgres_url, [built_client, str(CLIENT / "dist" / "conformance" / "runner.js")], protocol
     )
-    output = proc.stdout + proc.stderr
-    summary = re.search(r"^(\d+) passed, (\d+) failed(?:, (\d+) skipped)?$", proc.stdout, re.M)
-    assert summary, output
-    assert int(summary.group(2)) == 0, output
-    assert int(summary.group(1)) > 0, output
-    assert proc.returncode == 0, output
+    assert_all_passed(proc)
 
 
 def test_typescript_client_integration_tests_pass(postgres_url: str, built_client: str) -> None:

@@ -47,7 +47,12 @@ type Client struct {
 	knowledge quirev1.KnowledgeServiceClient
 	admin     quirev1.AdminServiceClient
 	timeouts  Timeouts // stream deadlines; unary calls get theirs from policyInterceptor
+	tokens    *ConsistencyTokens
 }
+
+// Consistency returns the client's consistency tokens: Current to hand the highest seen to
+// another process, Advance to take one over.
+func (c *Client) Consistency() *ConsistencyTokens { return c.tokens }
 
 type settings struct {
 	apiKey      *string
@@ -57,6 +62,8 @@ type settings struct {
 	retry       RetryPolicy
 	block       bool
 	dialOptions []grpc.DialOption
+	// looseReads turns session consistency off (WithSessionConsistency(false)).
+	looseReads bool
 }
 
 // Option configures Dial.
@@ -88,6 +95,11 @@ func WithDefaultTimeouts(t Timeouts) Option { return func(s *settings) { s.timeo
 // WithRetry changes the retry policy of idempotent reads; RetryPolicy{MaxAttempts: 1}
 // disables retries.
 func WithRetry(p RetryPolicy) Option { return func(s *settings) { s.retry = p } }
+
+// WithSessionConsistency(false) stops sending the highest consistency token seen with reads
+// (see ConsistencyTokens): against a server with read replicas, reads then go to any healthy
+// replica, possibly a little behind this client's own writes. On by default.
+func WithSessionConsistency(on bool) Option { return func(s *settings) { s.looseReads = !on } }
 
 // WithBlock makes Dial wait until the connection is ready (or ctx ends). By default Dial
 // returns at once and connects on the first call.
@@ -131,8 +143,12 @@ func Dial(ctx context.Context, target string, opts ...Option) (*Client, error) {
 		dialOpts = append(dialOpts, grpc.WithPerRPCCredentials(bearer{key: key}))
 	}
 	timeouts, retry := s.timeouts.merged(), s.retry.merged()
-	// Outermost of the chain: deadlines and retries wrap any interceptor given by WithDialOptions.
-	dialOpts = append(dialOpts, grpc.WithChainUnaryInterceptor(policyInterceptor(timeouts, retry)))
+	tokens := &ConsistencyTokens{enabled: !s.looseReads}
+	// Outermost of the chain: deadlines and retries wrap any interceptor given by WithDialOptions;
+	// each attempt of a read carries the consistency token.
+	dialOpts = append(dialOpts,
+		grpc.WithChainUnaryInterceptor(policyInterceptor(timeouts, retry), consistencyInterceptor(tokens)),
+		grpc.WithChainStreamInterceptor(consistencyStreamInterceptor(tokens)))
 	dialOpts = append(dialOpts, s.dialOptions...)
 	conn, err := grpc.NewClient(target, dialOpts...)
 	if err != nil {
@@ -144,6 +160,7 @@ func Dial(ctx context.Context, target string, opts ...Option) (*Client, error) {
 		knowledge: quirev1.NewKnowledgeServiceClient(conn),
 		admin:     quirev1.NewAdminServiceClient(conn),
 		timeouts:  timeouts,
+		tokens:    tokens,
 	}
 	if s.block {
 		if err := waitReady(ctx, conn); err != nil {

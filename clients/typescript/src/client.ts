@@ -76,6 +76,7 @@ import { type PageSearchConfig, PageSearchConfigSchema } from "./gen/quire/v1/se
 import { type BatchLimits, runPool, splitBatches, type UploadItem } from "./batches.js";
 import { errorClass, errors, fromConnectError, QuireError } from "./errors.js";
 import { LARGE_FILE_BYTES, smallBatchSize, walkFolder, type FolderFile } from "./folder.js";
+import { ConsistencyTokens, withConsistency } from "./consistency.js";
 import { withCallPolicy } from "./interceptor.js";
 import { DEFAULT_RETRY, DEFAULT_TIMEOUTS, type RetryPolicy, type Timeouts } from "./policy.js";
 import { AsyncQueue } from "./queue.js";
@@ -118,6 +119,12 @@ export interface QuireClientOptions {
    * `authInterceptor(key)` yourself.
    */
   transport?: Transport;
+  /**
+   * Default true: send the highest consistency token seen with every read, so that against a
+   * server with read replicas the client reads its own writes (`consistency.ts`). False: reads
+   * go to any healthy replica, possibly a little behind this client's writes.
+   */
+  sessionConsistency?: boolean;
 }
 
 /** Per-call options of every method. */
@@ -308,6 +315,8 @@ type ConnectCallOptions = { timeoutMs?: number; signal?: AbortSignal; headers?: 
 
 export class QuireClient {
   readonly baseUrl: string;
+  /** The highest consistency token seen: `.current` to hand it over, `.advance(t)` to take one. */
+  readonly consistency: ConsistencyTokens;
   private readonly transport: Transport;
   private readonly sessionManager: Http2SessionManager | undefined;
   private readonly pages: Client<typeof PagesService>;
@@ -342,8 +351,10 @@ export class QuireClient {
       transport = opened.transport;
       this.sessionManager = opened.sessionManager;
     }
-    // Deadlines and retries are applied by the transport, also to a ready one.
-    this.transport = withCallPolicy(transport, timeouts, retry);
+    // Deadlines and retries are applied by the transport, also to a ready one; each attempt
+    // of a read carries the consistency token.
+    this.consistency = new ConsistencyTokens(options.sessionConsistency ?? true);
+    this.transport = withCallPolicy(withConsistency(transport, this.consistency), timeouts, retry);
     this.pages = createClient(PagesService, this.transport);
     this.knowledge = createClient(KnowledgeService, this.transport);
     this.admin = createClient(AdminService, this.transport);

@@ -37,6 +37,7 @@ export {
   type UploadMetadataOptions,
   USER_AGENT,
 } from "./client.js";
+export { CONSISTENCY_TOKEN_HEADER, ConsistencyTokens, tokenPosition, withConsistency } from "./consistency.js";
 export {
   CODE_BY_GRPC_STATUS,
   codeName,

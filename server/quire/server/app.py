@@ -39,6 +39,7 @@ from quire.server.storage import migrations
 from quire.server.storage.database import check_pgvector, create_pool
 from quire.server.storage.embedded import EmbeddedPostgres, resolve_database_url
 from quire.server.storage.notifications import Notifications
+from quire.server.storage.replicas import LagBounds, ReplicaSet
 from quire.server.storage.supervisor import GaveUp, supervise
 from quire.v1 import (
     admin_service_pb2,
@@ -92,6 +93,8 @@ class Running:
         await asyncio.gather(*stopping)
         if self.state.database is not None:
             await self.state.database.stop()
+        if self.state.replicas is not None:
+            await self.state.replicas.stop()
         await self.services.knowledge.shadow.drain()
         await self.state.require_notifications().stop()
         for pool in {self.state.pool, self.state.session_pool}:
@@ -105,6 +108,7 @@ async def prepare_database(dsn: str, settings: Settings) -> asyncpg.Pool:
     """Checks the pooler set-up and pgvector, applies migrations (on PostgreSQL itself, past
     any pooler) and opens the pool on `dsn`."""
     settings.check_pooler()
+    settings.check_replicas()
     conn = await asyncpg.connect(settings.database_direct_url or dsn)
     try:
         await check_pgvector(conn)
@@ -125,6 +129,30 @@ async def open_session_pool(settings: Settings, pool: asyncpg.Pool) -> asyncpg.P
     if not settings.behind_pooler:
         return pool
     return await create_pool(settings.session_database_url, min_size=0, max_size=settings.pool_max)
+
+
+async def open_replicas(settings: Settings, pool: asyncpg.Pool) -> ReplicaSet | None:
+    """The read replicas, checked once so the healthy ones serve from the first call."""
+    if not settings.database_replica_urls:
+        return None
+    replicas = await ReplicaSet.open(
+        pool,
+        settings.session_database_url,
+        settings.database_replica_urls,
+        LagBounds(
+            max_bytes=settings.replica_max_lag_bytes,
+            max_s=settings.replica_max_lag_s,
+            wait_s=settings.replica_wait_ms / 1000,
+        ),
+        pool_max=settings.pool_max,
+        behind_pooler=settings.behind_pooler,
+    )
+    await replicas.start()
+    log.info(
+        "read replicas",
+        extra={"replicas": {r.name: r.healthy or r.why_not for r in replicas.replicas}},
+    )
+    return replicas
 
 
 def server_credentials(settings: Settings) -> grpc.ServerCredentials | None:
@@ -182,6 +210,7 @@ async def start(
         embeddings=embeddings,
         database=database,
     )
+    state.replicas = await open_replicas(settings, pool)
     notifications = Notifications(settings.session_database_url)
     notifications.start()
     state.notifications = notifications
@@ -190,7 +219,11 @@ async def start(
     interceptors = [
         telemetry.rpc_interceptor(),  # first, so the span covers auth and errors too
         QuireInterceptor(
-            state.verifier, settings.org_concurrency, settings.org_running_limit, database
+            state.verifier,
+            settings.org_concurrency,
+            settings.org_running_limit,
+            database,
+            state.replicas,
         ),
     ]
     server = aio.server(

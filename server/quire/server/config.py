@@ -11,6 +11,8 @@ DEFAULT_HTTP_ADDRESS = "127.0.0.1:8080"
 MAX_MESSAGE_BYTES = 8 * 1024 * 1024
 POOLER_TRANSACTION = "transaction"
 POOLER_MODES = ("", POOLER_TRANSACTION)
+# A read waiting longer than this for a replica would be better served by the primary.
+MAX_REPLICA_WAIT_MS = 10_000
 
 
 def _env_int(name: str, default: int) -> int:
@@ -33,6 +35,14 @@ class Settings:
     # "" (connections go straight to PostgreSQL, or through a session-mode pooler) or
     # "transaction" (PgBouncer's pool_mode=transaction in front: docs/scaling.md, Connections).
     database_pooler: str = ""
+    # Streaming hot standbys of `database_url` that serve read-only RPCs (docs/scaling.md §3).
+    database_replica_urls: list[str] = field(default_factory=list)
+    # A replica further behind the primary than either bound is skipped until it catches up.
+    replica_max_lag_bytes: int = 16 * 1024 * 1024
+    replica_max_lag_s: float = 5.0
+    # How long a read carrying a consistency token waits for a replica to replay that far
+    # before the primary serves it.
+    replica_wait_ms: int = 250
     # Message-size bound for every request and response (uploads stream in 1 MiB pieces).
     max_message_bytes: int = MAX_MESSAGE_BYTES
     # Upload size bound (PAYLOAD_TOO_LARGE above it).
@@ -90,6 +100,15 @@ class Settings:
                 "session"
             )
 
+    def check_replicas(self) -> None:
+        """Refuses replica bounds that cannot work, before anything starts."""
+        if self.replica_max_lag_bytes < 0:
+            raise RuntimeError("QUIRE_REPLICA_MAX_LAG_BYTES must be 0 or more")
+        if self.replica_max_lag_s <= 0:
+            raise RuntimeError("QUIRE_REPLICA_MAX_LAG_S must be more than 0")
+        if not 0 <= self.replica_wait_ms <= MAX_REPLICA_WAIT_MS:
+            raise RuntimeError(f"QUIRE_REPLICA_WAIT_MS must be 0–{MAX_REPLICA_WAIT_MS}")
+
     @property
     def org_running_limit(self) -> int:
         return self.org_running if self.org_running > 0 else max(1, self.pool_max - 4)
@@ -103,6 +122,14 @@ class Settings:
             database_url=os.environ.get("QUIRE_DATABASE_URL", ""),
             database_direct_url=os.environ.get("QUIRE_DATABASE_DIRECT_URL", ""),
             database_pooler=os.environ.get("QUIRE_DATABASE_POOLER", "").strip().lower(),
+            database_replica_urls=[
+                u.strip()
+                for u in os.environ.get("QUIRE_DATABASE_REPLICA_URLS", "").split(",")
+                if u.strip()
+            ],
+            replica_max_lag_bytes=_env_int("QUIRE_REPLICA_MAX_LAG_BYTES", 16 * 1024 * 1024),
+            replica_max_lag_s=float(os.environ.get("QUIRE_REPLICA_MAX_LAG_S") or 5.0),
+            replica_wait_ms=_env_int("QUIRE_REPLICA_WAIT_MS", 250),
             max_message_bytes=_env_int("QUIRE_MAX_MESSAGE_BYTES", MAX_MESSAGE_BYTES),
             max_upload_bytes=_env_int("QUIRE_MAX_UPLOAD_BYTES", 64 * 1024 * 1024),
             pool_max=_env_int("QUIRE_POOL_MAX", 20),

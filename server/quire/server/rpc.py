@@ -35,7 +35,9 @@ from quire.server.failures import (
     status_for,
 )
 from quire.server.health import DatabaseHealth
+from quire.server.read_routing import routed, send_write_token
 from quire.server.storage.database import request_deadline
+from quire.server.storage.replicas import ReplicaSet
 from quire.v1 import errors_pb2
 
 current_principal: contextvars.ContextVar[Principal] = contextvars.ContextVar("current_principal")
@@ -117,12 +119,14 @@ class _Call:
         method: str,
         scope: Scope,
         database: DatabaseHealth | None = None,
+        replicas: ReplicaSet | None = None,
     ) -> None:
         self.verifier = verifier
         self.limiter = limiter
         self.method = method
         self.scope = scope
         self.database = database
+        self.replicas = replicas
         self.org_id: uuid.UUID | None = None
 
     async def enter(self, context: aio.ServicerContext[Any, Any]) -> uuid.UUID:
@@ -192,7 +196,9 @@ def _wrap(handler: Any, call: _Call) -> Any:
             async with _Outcome(call, context):
                 org_id = await call.enter(context)
                 async with call.limiter.turn(org_id):
-                    return await inner(request, context)
+                    return await routed(
+                        call.replicas, call.method, context, lambda: inner(request, context)
+                    )
 
         if handler.unary_unary:
             return grpc.unary_unary_rpc_method_handler(
@@ -209,6 +215,7 @@ def _wrap(handler: Any, call: _Call) -> Any:
             await call.enter(context)
             async for item in streaming(request, context):
                 yield item
+            await send_write_token(call.replicas, context)  # a sync or a gate run ended
 
     if handler.unary_stream:
         return grpc.unary_stream_rpc_method_handler(
@@ -226,10 +233,12 @@ class QuireInterceptor(aio.ServerInterceptor):  # type: ignore[type-arg]
         org_concurrency: int = 256,
         org_running: int | None = None,
         database: DatabaseHealth | None = None,
+        replicas: ReplicaSet | None = None,
     ) -> None:
         self._verifier = verifier
         self._limiter = OrgLimiter(org_concurrency, org_running)
         self._database = database
+        self._replicas = replicas
 
     async def intercept_service(
         self,
@@ -241,4 +250,7 @@ class QuireInterceptor(aio.ServerInterceptor):  # type: ignore[type-arg]
         scope = REQUIRED_SCOPE.get(method)
         if handler is None or scope is None:
             return handler
-        return _wrap(handler, _Call(self._verifier, self._limiter, method, scope, self._database))
+        return _wrap(
+            handler,
+            _Call(self._verifier, self._limiter, method, scope, self._database, self._replicas),
+        )

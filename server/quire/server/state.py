@@ -13,6 +13,7 @@ from quire.server.embeddings import EmbeddingService
 from quire.server.failures import QuireError
 from quire.server.health import DatabaseHealth
 from quire.server.storage.notifications import Notifications
+from quire.server.storage.replicas import ReplicaSet
 from quire.v1 import errors_pb2
 
 
@@ -34,6 +35,15 @@ class AppState:
     # The database's LISTEN channels, shared by the watch streams (None in tests that build a
     # state without a server).
     notifications: Notifications | None = None
+    # The read replicas (QUIRE_DATABASE_REPLICA_URLS); None: every read goes to `pool`.
+    replicas: ReplicaSet | None = None
+
+    async def read_pool(self) -> asyncpg.Pool:
+        """Where a read-only transaction of the current call goes: a healthy replica for the
+        read-only RPCs (storage/replicas.py), `pool` for everything else."""
+        if self.replicas is None:
+            return self.pool
+        return await self.replicas.read_pool()
 
     def require_notifications(self) -> Notifications:
         if self.notifications is None:

@@ -22,6 +22,7 @@ from quire.client._error_classes import __all__ as _error_class_names
 from quire.client.aio import AsyncQuireClient, DiscoveryValidator, PageListingRestarted
 from quire.client.batches import FileResult, UploadItem
 from quire.client.blocking import QuireClient, SyncDiscoveryValidator
+from quire.client.consistency import ConsistencyTokens
 from quire.client.exceptions import QuireError, from_rpc_error, to_tool_error
 from quire.client.policy import CallKind, RetryPolicy, Timeouts
 from quire.client.structs import to_dict, to_struct
@@ -34,6 +35,7 @@ __all__ = [
     "CHUNK_SIZE",
     "AsyncQuireClient",
     "CallKind",
+    "ConsistencyTokens",
     "DiscoveryValidator",
     "DocumentOutcome",
     "FileResult",

@@ -59,6 +59,26 @@ def with_timeout(details: aio.ClientCallDetails, timeout: float | None) -> aio.C
     )
 
 
+def with_metadata(
+    details: aio.ClientCallDetails, extra: Sequence[tuple[str, str]]
+) -> aio.ClientCallDetails:
+    """The same call with `extra` metadata added."""
+    if not extra:
+        return details
+    return aio.ClientCallDetails(
+        details.method,
+        details.timeout,
+        aio.Metadata(*(details.metadata or ()), *extra),
+        details.credentials,
+        details.wait_for_ready,
+    )
+
+
+async def trailers(call: Any) -> Any:
+    """A finished call's trailing metadata."""
+    return await call.trailing_metadata()
+
+
 async def failure(call: Any) -> QuireError | None:
     """Waits for a unary call to end; its error, or None when it succeeded."""
     try:

@@ -21,8 +21,11 @@ from quire.client._blocking_transport import (
     UnaryUnaryClientInterceptor,
     failure,
     sleep,
+    trailers,
+    with_metadata,
     with_timeout,
 )
+from quire.client.consistency import ConsistencyTokens
 from quire.client.policy import (
     RPC_KINDS,
     RetryPolicy,
@@ -37,8 +40,9 @@ Continuation = Any  # the stubs type it loosely and differently for grpc and grp
 
 
 class _Deadlines:
-    def __init__(self, timeouts: Timeouts) -> None:
+    def __init__(self, timeouts: Timeouts, tokens: ConsistencyTokens | None = None) -> None:
         self._timeouts = timeouts
+        self._tokens = ConsistencyTokens(enabled=False) if tokens is None else tokens
 
     def budget(self, rpc: str, details: ClientCallDetails) -> float | None:
         """Seconds the whole call may take: the call's `timeout=`, else its kind's default."""
@@ -48,12 +52,26 @@ class _Deadlines:
         rpc = rpc_of_method(details.method)
         return details if rpc is None else with_timeout(details, self.budget(rpc, details))
 
+    def with_token(self, rpc: str, details: ClientCallDetails) -> ClientCallDetails:
+        """A read carries the highest consistency token seen (quire.client.consistency)."""
+        if not is_idempotent(rpc):
+            return details
+        return with_metadata(details, self._tokens.request_metadata())
+
+    def observe(self, call: Any) -> None:
+        """Remembers the token a successful call's trailing metadata carries."""
+        if self._tokens.enabled:
+            self._tokens.observe(trailers(call))
+
 
 class UnaryPolicyInterceptor(UnaryUnaryClientInterceptor, _Deadlines):  # type: ignore[type-arg]
-    """Deadline of every unary call; retries of idempotent reads on UNAVAILABLE."""
+    """Deadline of every unary call; retries of idempotent reads on UNAVAILABLE; the
+    consistency token sent with reads and taken from every response."""
 
-    def __init__(self, timeouts: Timeouts, retry: RetryPolicy) -> None:
-        _Deadlines.__init__(self, timeouts)
+    def __init__(
+        self, timeouts: Timeouts, retry: RetryPolicy, tokens: ConsistencyTokens | None = None
+    ) -> None:
+        _Deadlines.__init__(self, timeouts, tokens)
         self._retry = retry
 
     def intercept_unary_unary(
@@ -65,13 +83,17 @@ class UnaryPolicyInterceptor(UnaryUnaryClientInterceptor, _Deadlines):  # type: 
         budget = self.budget(rpc, client_call_details)
         deadline = None if budget is None else time.monotonic() + budget
         attempts = self._retry.max_attempts if is_idempotent(rpc) else 1
+        details = self.with_token(rpc, client_call_details)
         attempt = 0
         while True:
             attempt += 1
             remaining = None if deadline is None else max(0.0, deadline - time.monotonic())
-            call = continuation(with_timeout(client_call_details, remaining), request)
+            call = continuation(with_timeout(details, remaining), request)
             error = failure(call)
-            if error is None or attempt >= attempts or not is_retryable(error):
+            if error is None:
+                self.observe(call)
+                return call
+            if attempt >= attempts or not is_retryable(error):
                 return call
             delay = self._retry.delay(attempt, error.retry_after)
             if deadline is not None and time.monotonic() + delay >= deadline:
@@ -80,15 +102,25 @@ class UnaryPolicyInterceptor(UnaryUnaryClientInterceptor, _Deadlines):  # type: 
 
 
 class _StreamDeadlines(_Deadlines):
-    """A stream's deadline; its kind of call is the grpc base class of the subclass."""
+    """A stream's deadline; its kind of call is the grpc base class of the subclass. Streamed
+    responses (a sync, a gate run) hand their token over in the client (aio.py), once read."""
 
     def _with_deadline(
         self, continuation: Continuation, client_call_details: ClientCallDetails, request: Any
     ) -> Any:
         return continuation(self.applied(client_call_details), request)
 
+    def _upload(
+        self, continuation: Continuation, client_call_details: ClientCallDetails, request: Any
+    ) -> Any:
+        """An upload (one response): its token is taken here, as for unary calls."""
+        call = continuation(self.applied(client_call_details), request)
+        if failure(call) is None:
+            self.observe(call)
+        return call
+
     intercept_unary_stream = _with_deadline
-    intercept_stream_unary = _with_deadline
+    intercept_stream_unary = _upload
     intercept_stream_stream = _with_deadline
 
 
@@ -106,11 +138,13 @@ class StreamStreamDeadlineInterceptor(_StreamDeadlines, StreamStreamClientInterc
     pass
 
 
-def call_policy_interceptors(timeouts: Timeouts, retry: RetryPolicy) -> list[Any]:
+def call_policy_interceptors(
+    timeouts: Timeouts, retry: RetryPolicy, tokens: ConsistencyTokens | None = None
+) -> list[Any]:
     """The interceptors a client installs on its channel, one per kind of call."""
     return [
-        UnaryPolicyInterceptor(timeouts, retry),
-        UnaryStreamDeadlineInterceptor(timeouts),
-        StreamUnaryDeadlineInterceptor(timeouts),
-        StreamStreamDeadlineInterceptor(timeouts),
+        UnaryPolicyInterceptor(timeouts, retry, tokens),
+        UnaryStreamDeadlineInterceptor(timeouts, tokens),
+        StreamUnaryDeadlineInterceptor(timeouts, tokens),
+        StreamStreamDeadlineInterceptor(timeouts, tokens),
     ]

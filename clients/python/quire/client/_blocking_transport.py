@@ -73,6 +73,27 @@ def with_timeout(details: grpc.ClientCallDetails, timeout: float | None) -> grpc
     )
 
 
+def with_metadata(
+    details: grpc.ClientCallDetails, extra: Sequence[tuple[str, str]]
+) -> grpc.ClientCallDetails:
+    """The same call with `extra` metadata added."""
+    if not extra:
+        return details
+    return _CallDetails(
+        details.method,
+        details.timeout,
+        (*(details.metadata or ()), *extra),
+        details.credentials,
+        getattr(details, "wait_for_ready", None),
+        getattr(details, "compression", None),
+    )
+
+
+def trailers(call: Any) -> Any:
+    """A finished call's trailing metadata."""
+    return call.trailing_metadata()
+
+
 def failure(call: Any) -> QuireError | None:
     """Waits for a unary call to end; its error, or None when it succeeded."""
     error = call.exception()

@@ -35,6 +35,7 @@ from quire.client._aio_transport import (
     open_channel,
     pause,
     run_all,
+    trailers,
 )
 from quire.client._convert import ModeArg, ScopeArg, retrieval_mode, scope_values
 from quire.client.batches import (
@@ -55,6 +56,7 @@ from quire.client.batches import (
     upload_metadata,
     walk_folder,
 )
+from quire.client.consistency import ConsistencyTokens
 from quire.client.exceptions import (
     DeadlineExceeded,
     DocumentNotFound,
@@ -93,7 +95,10 @@ class AsyncQuireClient:
     `api_key` defaults to $QUIRE_API_KEY. `tls=True` uses the system roots (or
     `root_certificates`); `private_key` + `certificate_chain` add a client certificate (mTLS);
     `tls` may also be ready-made `grpc.ChannelCredentials`. `default_timeouts` sets the deadline
-    per call kind; `retry` the policy for idempotent reads.
+    per call kind; `retry` the policy for idempotent reads. `session_consistency` (on by
+    default) sends the highest consistency token seen with every read, so that against a server
+    with read replicas the client reads its own writes; `client.consistency` holds it
+    (`.current` to hand it to another process, `.advance(token)` to take one over).
     """
 
     def __init__(
@@ -108,13 +113,17 @@ class AsyncQuireClient:
         default_timeouts: Timeouts = DEFAULT_TIMEOUTS,
         retry: RetryPolicy = DEFAULT_RETRY,
         options: _channel.ChannelOptions | None = None,
+        session_consistency: bool = True,
     ) -> None:
         conn = _channel.resolve(
             target, api_key, tls, root_certificates, private_key, certificate_chain, options
         )
         self.target = target
         self._metadata = conn.metadata
-        self._channel = open_channel(conn, call_policy_interceptors(default_timeouts, retry))
+        self.consistency = ConsistencyTokens(enabled=session_consistency)
+        self._channel = open_channel(
+            conn, call_policy_interceptors(default_timeouts, retry, self.consistency)
+        )
         self._pages = pages_service_pb2_grpc.PagesServiceStub(self._channel)
         self._knowledge = knowledge_service_pb2_grpc.KnowledgeServiceStub(self._channel)
         self._admin = admin_service_pb2_grpc.AdminServiceStub(self._channel)
@@ -162,6 +171,7 @@ class AsyncQuireClient:
         try:
             async for item in call:
                 yield item
+            self.consistency.observe(await trailers(call))  # e.g. a gate run's writes
         except grpc.RpcError as exc:
             raise from_rpc_error(exc) from exc
         finally:
@@ -222,6 +232,7 @@ class AsyncQuireClient:
                         outbox.put(_decision(False))
                         raise
                     outbox.put(_decision(accept))
+            self.consistency.observe(await trailers(call))  # the sync's writes
         except grpc.RpcError as exc:
             raise from_rpc_error(exc) from exc
         finally:

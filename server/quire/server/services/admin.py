@@ -106,7 +106,7 @@ class AdminService(admin_service_pb2_grpc.AdminServiceServicer):
         request: admin_service_pb2.GetRetrievalPolicyRequest,
         context: aio.ServicerContext[Any, Any],
     ) -> admin_service_pb2.GetRetrievalPolicyResponse:
-        async with transaction(self.state.pool, readonly=True) as conn:
+        async with transaction(await self.state.read_pool(), readonly=True) as conn:
             policy = await load_policy(conn, principal().org_id, self.state)
         return admin_service_pb2.GetRetrievalPolicyResponse(policy=policy)
 
@@ -298,7 +298,7 @@ class AdminService(admin_service_pb2_grpc.AdminServiceServicer):
         context: aio.ServicerContext[Any, Any],
     ) -> admin_service_pb2.GetGateStatusResponse:
         fp = self._fingerprint()
-        async with transaction(self.state.pool, readonly=True) as conn:
+        async with transaction(await self.state.read_pool(), readonly=True) as conn:
             result = await runner.latest_result(conn, fp)
         response = admin_service_pb2.GetGateStatusResponse(
             schema_version=SCHEMA_VERSION, current_fingerprint=fp
@@ -312,7 +312,7 @@ class AdminService(admin_service_pb2_grpc.AdminServiceServicer):
         request: admin_service_pb2.GetShadowReportRequest,
         context: aio.ServicerContext[Any, Any],
     ) -> admin_service_pb2.GetShadowReportResponse:
-        async with transaction(self.state.pool, readonly=True) as conn:
+        async with transaction(await self.state.read_pool(), readonly=True) as conn:
             row = await conn.fetchrow(shadow.REPORT, principal().org_id)
         report = admin_pb2.ShadowReport(
             schema_version=SCHEMA_VERSION,

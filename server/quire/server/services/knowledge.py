@@ -180,7 +180,7 @@ class KnowledgeService(knowledge_service_pb2_grpc.KnowledgeServiceServicer):
         request: knowledge_service_pb2.GetCollectionRequest,
         context: aio.ServicerContext[Any, Any],
     ) -> knowledge_service_pb2.GetCollectionResponse:
-        async with transaction(self.state.pool, readonly=True) as conn:
+        async with transaction(await self.state.read_pool(), readonly=True) as conn:
             collection = await self._collection(conn, request.collection_id)
         return knowledge_service_pb2.GetCollectionResponse(collection=collection)
 
@@ -189,7 +189,7 @@ class KnowledgeService(knowledge_service_pb2_grpc.KnowledgeServiceServicer):
         request: knowledge_service_pb2.ListCollectionsRequest,
         context: aio.ServicerContext[Any, Any],
     ) -> knowledge_service_pb2.ListCollectionsResponse:
-        async with transaction(self.state.pool, readonly=True) as conn:
+        async with transaction(await self.state.read_pool(), readonly=True) as conn:
             rows = await conn.fetch(LIST_COLLECTIONS, principal().org_id)
         return knowledge_service_pb2.ListCollectionsResponse(
             schema_version=SCHEMA_VERSION, collections=[collection_message(r) for r in rows]
@@ -306,7 +306,7 @@ class KnowledgeService(knowledge_service_pb2_grpc.KnowledgeServiceServicer):
     ) -> knowledge_service_pb2.GetDocumentResponse:
         ref = document_requests.document_ref(request)
         org_id = principal().org_id
-        async with transaction(self.state.pool, readonly=True) as conn:
+        async with transaction(await self.state.read_pool(), readonly=True) as conn:
             document_id = await _document_id(conn, org_id, ref)
             document = await document_store.get(conn, org_id, document_id)
         return knowledge_service_pb2.GetDocumentResponse(document=document)
@@ -323,7 +323,7 @@ class KnowledgeService(knowledge_service_pb2_grpc.KnowledgeServiceServicer):
             raise invalid("cursor", "not a cursor returned by ListDocuments")
         where = request.filter if request.HasField("filter") else None
         filters.compile_filter(where, first_param=1)  # refuses a bad filter before any read
-        async with transaction(self.state.pool, readonly=True) as conn:
+        async with transaction(await self.state.read_pool(), readonly=True) as conn:
             docs, cursor = await document_store.list_page(
                 conn,
                 self.state.cursors,
@@ -488,7 +488,7 @@ class KnowledgeService(knowledge_service_pb2_grpc.KnowledgeServiceServicer):
         longest = number(contract_bounds.GetAgentRequest.agent_id.max_chars)
         if len(request.agent_id) > longest or "\x00" in request.agent_id:
             raise scope.AGENT_NOT_FOUND  # cannot exist; PostgreSQL rejects NUL in text
-        async with transaction(self.state.pool, readonly=True) as conn:
+        async with transaction(await self.state.read_pool(), readonly=True) as conn:
             row = await conn.fetchrow(GET_AGENT, principal().org_id, request.agent_id)
         if row is None:
             raise scope.AGENT_NOT_FOUND
@@ -501,7 +501,7 @@ class KnowledgeService(knowledge_service_pb2_grpc.KnowledgeServiceServicer):
     ) -> knowledge_service_pb2.ListAgentsResponse:
         limits = contract_bounds.ListAgentsRequest
         limit = page_limit("ListAgents", request.limit, request.cursor, limits)
-        async with transaction(self.state.pool, readonly=True) as conn:
+        async with transaction(await self.state.read_pool(), readonly=True) as conn:
             rows, cursor = await agent_listing.list_page(
                 conn, self.state.cursors, principal().org_id, cursor=request.cursor, limit=limit
             )
@@ -537,7 +537,7 @@ class KnowledgeService(knowledge_service_pb2_grpc.KnowledgeServiceServicer):
         # Phase 1: policy, scope and cache in a short transaction; LEGACY_FTS (also what
         # HYBRID_SHADOW serves) needs no embedding, so it is answered in the same one.
         hits: list[knowledge_pb2.KnowledgeHit] | None = None
-        async with transaction(self.state.pool, readonly=True) as conn:
+        async with transaction(await self.state.read_pool(), readonly=True) as conn:
             mode, bound = await effective_mode(conn, org_id, self.state, request.mode)
             default = min(number(limits.limit.default), bound)
             limit = bounded("limit", request.limit, number(limits.limit.min), bound, default)
@@ -624,7 +624,9 @@ class KnowledgeService(knowledge_service_pb2_grpc.KnowledgeServiceServicer):
     ) -> tuple[list[knowledge_pb2.KnowledgeHit], bool]:
         """The hybrid search in its own read-only snapshot; also whether the gate passed for
         `gate_for` (read in the same snapshot), when given."""
-        async with transaction(self.state.pool, readonly=True, isolation="repeatable_read") as conn:
+        async with transaction(
+            await self.state.read_pool(), readonly=True, isolation="repeatable_read"
+        ) as conn:
             await apply_settings(conn, self.tuning.settings())
             hits = await search.hybrid(
                 conn,
@@ -671,7 +673,7 @@ class KnowledgeService(knowledge_service_pb2_grpc.KnowledgeServiceServicer):
         if request.offset > number(limits.offset.max):
             raise invalid("offset", f"at most {limits.offset.max}", f"0–{limits.offset.max}")
         org_id = principal().org_id
-        async with transaction(self.state.pool, readonly=True) as conn:
+        async with transaction(await self.state.read_pool(), readonly=True) as conn:
             try:
                 collections = await scope.resolve(
                     conn, org_id, request.agent_id, list(request.collection_ids)
@@ -698,7 +700,7 @@ class KnowledgeService(knowledge_service_pb2_grpc.KnowledgeServiceServicer):
         context: aio.ServicerContext[Any, Any],
     ) -> knowledge_service_pb2.GetIndexStatusResponse:
         collection_id = parse_uuid(request.collection_id, COLLECTION_NOT_FOUND)
-        async with transaction(self.state.pool, readonly=True) as conn:
+        async with transaction(await self.state.read_pool(), readonly=True) as conn:
             status = await index_status(conn, principal().org_id, collection_id)
         return knowledge_service_pb2.GetIndexStatusResponse(status=status)
 

@@ -164,7 +164,7 @@ class PagesService(pages_service_pb2_grpc.PagesServiceServicer):
         context: aio.ServicerContext[Any, Any],
     ) -> pages_service_pb2.GetSyncReportResponse:
         name_field("namespace", request.namespace)
-        async with transaction(self.state.pool, readonly=True) as conn:
+        async with transaction(await self.state.read_pool(), readonly=True) as conn:
             raw = await conn.fetchval(LAST_REPORT, principal().org_id, request.namespace)
         if raw is None:
             raise QuireError(errors_pb2.ERROR_CODE_NOT_FOUND, "No sync report for that namespace")
@@ -200,7 +200,9 @@ class PagesService(pages_service_pb2_grpc.PagesServiceServicer):
         vectors = await self._embeddings().start_queries([query, *alternatives])
         try:
             result = await search.search_pages(
-                self.state.pool,
+                # The alternatives import this transaction's exported snapshot: on the same
+                # node (a hot standby exports and imports snapshots too).
+                await self.state.read_pool(),
                 org_id=principal().org_id,
                 namespace=request.namespace,
                 query=query,
@@ -232,7 +234,7 @@ class PagesService(pages_service_pb2_grpc.PagesServiceServicer):
         if request.offset > number(limits.offset.max):
             raise invalid("offset", f"at most {limits.offset.max}", f"0–{limits.offset.max}")
         max_chars = within("max_chars", request.max_chars, limits.max_chars)
-        async with transaction(self.state.pool, readonly=True) as conn:
+        async with transaction(await self.state.read_pool(), readonly=True) as conn:
             read = await reading.read_page(
                 conn,
                 principal().org_id,
@@ -255,7 +257,7 @@ class PagesService(pages_service_pb2_grpc.PagesServiceServicer):
         if len(request.cursor) > number(limits.cursor.max_chars):
             raise invalid("cursor", "not a cursor returned by ListPages")
         limit = within("limit", request.limit, limits.limit)
-        async with transaction(self.state.pool, readonly=True) as conn:
+        async with transaction(await self.state.read_pool(), readonly=True) as conn:
             listing = await reading.list_pages(
                 conn,
                 self.state.cursors,
@@ -283,7 +285,9 @@ class PagesService(pages_service_pb2_grpc.PagesServiceServicer):
         limit = within("limit", request.limit, limits.limit)
         remaining = context.time_remaining()
         deadline_s = GREP_DEADLINE_S if remaining is None else min(GREP_DEADLINE_S, remaining)
-        async with transaction(self.state.pool, readonly=True, isolation="repeatable_read") as conn:
+        async with transaction(
+            await self.state.read_pool(), readonly=True, isolation="repeatable_read"
+        ) as conn:
             await self._namespace_exists(conn, request.namespace)
             store = PgPageStore(conn, principal().org_id, request.namespace)
             outcome = await grep_pages(
@@ -329,7 +333,9 @@ class PagesService(pages_service_pb2_grpc.PagesServiceServicer):
         if len(request.command) > number(limits.command.max_chars):
             longest = f"at most {limits.command.max_chars} characters"
             raise invalid("command", longest, longest)
-        async with transaction(self.state.pool, readonly=True, isolation="repeatable_read") as conn:
+        async with transaction(
+            await self.state.read_pool(), readonly=True, isolation="repeatable_read"
+        ) as conn:
             await self._namespace_exists(conn, request.namespace)
             store = PgPageStore(conn, principal().org_id, request.namespace)
             outcome = await run_command(store, self.bodies, request.command)
@@ -355,7 +361,7 @@ class PagesService(pages_service_pb2_grpc.PagesServiceServicer):
             longest = f"at most {limits.agent_id.max_chars} characters"
             raise invalid("agent_id", longest, longest)
         # The schemas state the caller's own bound: a model told 50 would be refused above it.
-        async with transaction(self.state.pool, readonly=True) as conn:
+        async with transaction(await self.state.read_pool(), readonly=True) as conn:
             policy = await load_policy(conn, principal().org_id, self.state)
         caller = tools.ToolCaller(
             search_limit=policy.max_search_limit,
@@ -371,7 +377,7 @@ class PagesService(pages_service_pb2_grpc.PagesServiceServicer):
         request: pages_service_pb2.ListNamespacesRequest,
         context: aio.ServicerContext[Any, Any],
     ) -> pages_service_pb2.ListNamespacesResponse:
-        async with transaction(self.state.pool, readonly=True) as conn:
+        async with transaction(await self.state.read_pool(), readonly=True) as conn:
             rows = await conn.fetch(LIST_NAMESPACES, principal().org_id)
         return pages_service_pb2.ListNamespacesResponse(
             schema_version=SCHEMA_VERSION,
