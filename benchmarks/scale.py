@@ -452,8 +452,10 @@ def svg(report: dict[str, Any]) -> str:
     def y_recall(v: float) -> float:
         return bottom - (v - lo_r) / (1.0 - lo_r) * (bottom - top)
 
-    steps = round((1.0 - lo_r) / 0.05)
-    recall_ticks = [(lo_r + i * 0.05, f"{lo_r + i * 0.05:.2f}") for i in range(steps + 1)]
+    step = 0.05 if 1.0 - lo_r <= 0.3 else 0.1
+    steps = round((1.0 - lo_r) / step)
+    recall_ticks = [(lo_r + i * step, f"{lo_r + i * step:.2f}") for i in range(steps + 1)]
+    recall_ticks.append((0.95, "0.95"))
     panel(1, "HYBRID recall@10 vs exact — target 0.95", recall, y_recall, recall_ticks, 0.95)
 
     builds: dict[int, list[tuple[int, float]]] = {}
