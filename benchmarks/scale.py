@@ -3,7 +3,8 @@
 
     .venv/bin/python benchmarks/scale.py [--totals 10000,100000,1000000] [--splits 1,10,100]
         [--queries 100] [--truth-queries 50] [--base 4000] [--noise 0.03]
-        [--hnsw-memory 4GB] [--seed 7] [--out FILE] [--merge] [--svg FILE]
+        [--hnsw-memory 4GB] [--seed 7] [--parts knowledge,pages] [--out FILE] [--merge]
+        [--svg FILE]
     .venv/bin/python benchmarks/scale.py --plot-from FILE --svg FILE
 
 Cells are (total chunks, organisations), one collection per organisation, the chunks split
@@ -42,9 +43,13 @@ Per database: load, HNSW build and statistics times; sizes (pg_relation_size) of
 statistics; memory: shared_buffers, how much of it this database's pages fill
 (pg_buffercache, when installed), and the PSS of the PostgreSQL processes after the queries.
 
-Page search (SearchPages) is not measured: its rows live in other tables (page_chunks with
-their own HNSW and GIN indexes) that would need their own load and index build of the same
-size, doubling the run.
+Page search (SearchPages) is measured in the same databases (benchmarks/scale_pages.py says
+how its rows are made): each organisation also holds one page namespace of as many chunks as
+its collection, so a database holds the total twice, once per kind. Per cell, the same claims
+run `pages.search.search_pages` as served (exact vector scan up to 2,000 chunks, HNSW above),
+then with the exact scan unbounded: recall@10 of the hits (chunks), and of the vector arm.
+`--parts knowledge` or `--parts pages` loads and measures one kind only; with `--merge`, the
+other kind's figures already in `--out` are kept.
 """
 
 from __future__ import annotations
@@ -63,6 +68,7 @@ from typing import Any
 
 import _harness as h
 import filtered_search as fs
+import scale_pages
 import vector_exact as ve
 
 LIMIT = 10
@@ -101,8 +107,7 @@ def layouts(total: int, splits: list[int]) -> list[list[int]]:
 async def load(
     conn: Any, total: int, layout: list[int], texts: list[str], vectors: Any, noise: float
 ) -> list[tuple[int, uuid.UUID, uuid.UUID]]:
-    """Loads one database's organisations; returns (split, organisation, collection) each."""
-    await ve.load_base(conn, texts, vectors)
+    """Loads one database's collections; returns (split, organisation, collection) each."""
     loaded = []
     for n, split in enumerate(layout):
         if n % 10 == 0:
@@ -172,7 +177,7 @@ async def measure(
     async def served(q: str, v: Any) -> tuple[list[str], list[uuid.UUID], float]:
         async with transaction(tuning) as conn:
             started = time.perf_counter()
-            hits = await search.hybrid(conn, org, scope, q, v, LIMIT, tuning)
+            hits = await search.hybrid(conn, org, scope, q, v, LIMIT, tuning, pool=pool)
             elapsed = time.perf_counter() - started
             nearest = await search.vector_only(conn, org, scope, v, LIMIT, tuning)
         return [x.document_id for x in hits], nearest, elapsed
@@ -181,7 +186,7 @@ async def measure(
         async with transaction(exact) as conn:
             started = time.perf_counter()
             # What search.hybrid does, keeping the arms for the vector arm's documents.
-            arms = await search.gather_arms(conn, org, scope, q, v, exact)
+            arms = await search.gather_arms(conn, org, scope, q, v, exact, pool=pool)
             hits = await search.hits_for(conn, org, scope, q, arms, exact, LIMIT)
             elapsed = time.perf_counter() - started
         nearest = list(dict.fromkeys(key[0] for key, _ in arms.vector))[:LIMIT]
@@ -221,38 +226,55 @@ async def prepare(
     vectors: Any,
     args: argparse.Namespace,
     record: dict[str, Any],
-) -> list[tuple[int, uuid.UUID, uuid.UUID]]:
-    """Loads and indexes one database, noting times and sizes in `record`; returns what
-    `load` does. On a connection of its own: the HNSW build of a million chunks outlasts the
-    pool's 60 s command timeout."""
+) -> list[tuple[int, uuid.UUID]]:
+    """Loads and indexes one database (the parts asked for), noting times and sizes in
+    `record` (the pages' under "pages"); returns (split, organisation) per organisation. On
+    a connection of its own: the HNSW build of a million chunks outlasts the pool's 60 s
+    command timeout."""
     import asyncpg
 
     from quire.indexer.worker import lexical_stats
 
+    parts = set(args.parts.split(","))
     conn = await asyncpg.connect(url)
     try:
-        started = time.perf_counter()
-        loaded = await load(conn, total, layout, texts, vectors, args.noise)
-        record["load_s"] = round(time.perf_counter() - started, 1)
-        record["hnsw_build_s"] = await ve.build_hnsw(conn, args.hnsw_memory)
-        record["maintenance_work_mem"] = args.hnsw_memory
-        record["max_parallel_maintenance_workers"] = await conn.fetchval(
-            "SHOW max_parallel_maintenance_workers"
-        )
-        h.note("term statistics")
-        started = time.perf_counter()
-        for _, org, cid in loaded:
-            await lexical_stats.refresh(conn, org, cid, 1, analyze=False)
-        record["term_statistics_s"] = round(time.perf_counter() - started, 1)
-        started = time.perf_counter()
-        await conn.execute("VACUUM ANALYZE")
-        record["vacuum_analyze_s"] = round(time.perf_counter() - started, 1)
-        record["sizes_mb"] = {
-            k: round(v / 2**20, 1) for k, v in (await conn.fetchrow(SIZES)).items()
-        }
+        await ve.load_base(conn, texts, vectors)
+        orgs = [(split, uuid.uuid4()) for split in layout]
+        if "knowledge" in parts:
+            started = time.perf_counter()
+            loaded = await load(conn, total, layout, texts, vectors, args.noise)
+            orgs = [(split, org) for split, org, _ in loaded]
+            record["load_s"] = round(time.perf_counter() - started, 1)
+            record["hnsw_build_s"] = await ve.build_hnsw(conn, args.hnsw_memory)
+            record["maintenance_work_mem"] = args.hnsw_memory
+            record["max_parallel_maintenance_workers"] = await conn.fetchval(
+                "SHOW max_parallel_maintenance_workers"
+            )
+            h.note("term statistics")
+            started = time.perf_counter()
+            for _, org, cid in loaded:
+                await lexical_stats.refresh(conn, org, cid, 1, analyze=False)
+            record["term_statistics_s"] = round(time.perf_counter() - started, 1)
+            started = time.perf_counter()
+            await conn.execute("VACUUM ANALYZE")
+            record["vacuum_analyze_s"] = round(time.perf_counter() - started, 1)
+            record["sizes_mb"] = {
+                k: round(v / 2**20, 1) for k, v in (await conn.fetchrow(SIZES)).items()
+            }
+        if "pages" in parts:
+            record["pages"] = await scale_pages.prepare(
+                conn,
+                [(split, org, total // split) for split, org in orgs],
+                len(texts),
+                args.noise,
+                args.hnsw_memory,
+            )
+            record["pages"]["database_mb"] = round(
+                await conn.fetchval("SELECT pg_database_size(current_database())") / 2**20, 1
+            )
     finally:
         await conn.close()
-    return loaded
+    return orgs
 
 
 async def run_database(
@@ -279,22 +301,36 @@ async def run_database(
     async with h.database(f"bench_scale_{total}") as url:
         pool = await prepare_database(url, Settings(database_url=url))
         try:
-            loaded = await prepare(url, total, layout, texts, vectors, args, record)
+            orgs = await prepare(url, total, layout, texts, vectors, args, record)
+            parts = set(args.parts.split(","))
             rng = random.Random(f"{args.seed}-{total}")
             for split in sorted(set(layout)):
-                _, org, cid = rng.choice([x for x in loaded if x[0] == split])
+                org = rng.choice([o for k, o in orgs if k == split])
                 chunks = total // split
                 h.note(f"querying {total} chunks / {split} organisations ({chunks} searched)")
-                cell = {
+                cell: dict[str, Any] = {
                     "total_chunks": total,
                     "organisations": split,
                     "chunks_searched": chunks,
-                    "vector_arm": "exact"
-                    if chunks <= search.DEFAULT_TUNING.exact_vector_max_chunks
-                    else "hnsw",
-                    "machine_at_start": h.machine(),
                 }
-                cell |= await measure(pool, org, cid, queries, query_vectors, args.truth_queries)
+                if "knowledge" in parts:
+                    cid = await pool.fetchval(
+                        "SELECT collection_id FROM collections WHERE org_id = $1", org
+                    )
+                    cell |= {
+                        "vector_arm": "exact"
+                        if chunks <= search.DEFAULT_TUNING.exact_vector_max_chunks
+                        else "hnsw",
+                        "machine_at_start": h.machine(),
+                    }
+                    cell |= await measure(
+                        pool, org, cid, queries, query_vectors, args.truth_queries
+                    )
+                if "pages" in parts:
+                    cell["pages"] = {"machine_at_start": h.machine()}
+                    cell["pages"] |= await scale_pages.measure(
+                        pool, org, queries, query_vectors, args.truth_queries, LIMIT
+                    )
                 cells[f"{total}/{split}"] = cell
             async with pool.acquire() as conn:
                 record["memory_after_queries"] = await memory(conn)
@@ -339,8 +375,11 @@ async def main(args: argparse.Namespace) -> dict[str, Any]:
         record, cells = await run_database(
             total, layout, texts, vectors, queries, query_vectors, args
         )
-        report["databases"][f"{total}/{len(layout)} organisations"] = record
-        report["cells"] |= cells
+        # Merged key by key: a run of one part keeps the other part's figures.
+        key = f"{total}/{len(layout)} organisations"
+        report["databases"][key] = report["databases"].get(key, {}) | record
+        for name, cell in cells.items():
+            report["cells"][name] = report["cells"].get(name, {}) | cell
         report["machine_at_end"] = h.machine()
         if out is not None:  # a long run keeps what it measured so far
             out.parent.mkdir(parents=True, exist_ok=True)
@@ -354,15 +393,16 @@ async def main(args: argparse.Namespace) -> dict[str, Any]:
 
 
 def svg(report: dict[str, Any]) -> str:
-    """Three small panels against total chunks (log scale): one organisation's HYBRID p95
-    (log scale, the 50 ms target dashed), HYBRID recall@10 against the exact search (the
-    0.95 target dashed), and HNSW build time; one line per number of organisations."""
+    """Four small panels against total chunks (log scale): one organisation's knowledge
+    HYBRID p95 and one namespace's SearchPages p95 (log scale, the 50 ms target dashed),
+    HYBRID recall@10 against the exact search (the 0.95 target dashed), and the knowledge
+    HNSW build time; one line per number of organisations."""
     import math
 
     cells = report.get("cells", {})
     totals = sorted({c["total_chunks"] for c in cells.values()}) or [10_000]
     colours = {1: "#c0392b", 10: "#2471a3", 100: "#229954"}
-    width, height, panel_w, top, bottom = 960, 330, 280, 40, 260
+    width, height, panel_w, top, bottom = 1290, 330, 280, 40, 260
     parts = [
         f'<svg xmlns="http://www.w3.org/2000/svg" width="{width}" height="{height}" '
         'font-family="sans-serif" font-size="11">',
@@ -429,8 +469,9 @@ def svg(report: dict[str, Any]) -> str:
                 out.setdefault(c["organisations"], []).append((c["total_chunks"], value))
         return out
 
-    p95 = series(lambda c: c["hybrid"]["p95_ms"])
-    all_p95 = [v for pts in p95.values() for _, v in pts] or [1.0]
+    p95 = series(lambda c: c["hybrid"]["p95_ms"] if "hybrid" in c else None)
+    pages_p95 = series(lambda c: c["pages"]["search"]["p95_ms"] if "pages" in c else None)
+    all_p95 = [v for s in (p95, pages_p95) for pts in s.values() for _, v in pts] or [1.0]
     lo_ms = 10 ** math.floor(math.log10(max(0.1, min([*all_p95, 50.0]))))
     hi_ms = 10 ** math.ceil(math.log10(max([*all_p95, 50.0])))
 
@@ -443,9 +484,10 @@ def svg(report: dict[str, Any]) -> str:
     while tick <= hi_ms:
         ms_ticks.append((tick, f"{tick:g}"))
         tick *= 10
-    panel(0, "HYBRID p95 (ms, log) — target 50", p95, y_ms, ms_ticks, 50.0)
+    panel(0, "Knowledge HYBRID p95 (ms, log) — target 50", p95, y_ms, ms_ticks, 50.0)
+    panel(1, "SearchPages p95 (ms, log)", pages_p95, y_ms, ms_ticks, 50.0)
 
-    recall = series(lambda c: c["hybrid_recall_at_10"])
+    recall = series(lambda c: c.get("hybrid_recall_at_10"))
     all_recall = [v for pts in recall.values() for _, v in pts] or [1.0]
     lo_r = min(0.9, math.floor(min(all_recall) * 10) / 10)
 
@@ -456,12 +498,13 @@ def svg(report: dict[str, Any]) -> str:
     steps = round((1.0 - lo_r) / step)
     recall_ticks = [(lo_r + i * step, f"{lo_r + i * step:.2f}") for i in range(steps + 1)]
     recall_ticks.append((0.95, "0.95"))
-    panel(1, "HYBRID recall@10 vs exact — target 0.95", recall, y_recall, recall_ticks, 0.95)
+    panel(2, "HYBRID recall@10 vs exact — target 0.95", recall, y_recall, recall_ticks, 0.95)
 
     builds: dict[int, list[tuple[int, float]]] = {}
     for record in report.get("databases", {}).values():
         k = 1 if record["organisations"] == 1 else 100
-        builds.setdefault(k, []).append((record["total_chunks"], record["hnsw_build_s"]))
+        if "hnsw_build_s" in record:
+            builds.setdefault(k, []).append((record["total_chunks"], record["hnsw_build_s"]))
     hi_s = max([v for pts in builds.values() for _, v in pts] or [1.0])
     hi_s = 10 ** math.ceil(math.log10(max(hi_s, 1.0)))
 
@@ -470,7 +513,7 @@ def svg(report: dict[str, Any]) -> str:
         return bottom - share * (bottom - top)
 
     s_ticks = [(10.0**i, f"{10**i:g}") for i in range(round(math.log10(hi_s)) + 1)]
-    panel(2, "HNSW build (s, log)", builds, y_s, s_ticks, None)
+    panel(3, "Knowledge HNSW build (s, log)", builds, y_s, s_ticks, None)
     legend = [(1, "1 organisation"), (10, "10 organisations"), (100, "100 organisations")]
     for i, (k, label) in enumerate(legend):
         x = 60 + i * 170
@@ -497,6 +540,9 @@ if __name__ == "__main__":
     parser.add_argument("--noise", type=float, default=0.03)
     parser.add_argument("--hnsw-memory", default="4GB", help="maintenance_work_mem of the build")
     parser.add_argument("--seed", type=int, default=7, help="picks the searched organisation")
+    parser.add_argument(
+        "--parts", default="knowledge,pages", help="knowledge, pages or both (comma-separated)"
+    )
     parser.add_argument(
         "--out", default=None, help="also write the JSON here (after each database)"
     )

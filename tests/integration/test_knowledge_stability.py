@@ -110,10 +110,30 @@ async def drain(harness: Harness, embedder: object, org_id: uuid.UUID) -> None:
     await runner.wait_settled(harness.pool, org_id)
 
 
+class CountingPool:
+    """A pool that counts the connections taken from it (the search's side connection)."""
+
+    def __init__(self, pool: object) -> None:
+        self.pool = pool
+        self.acquired = 0
+
+    def acquire(self) -> object:
+        self.acquired += 1
+        return self.pool.acquire()  # type: ignore[attr-defined]
+
+
 async def rankings(
-    harness: Harness, org_id: uuid.UUID, collection_id: uuid.UUID, corpus: Corpus
+    harness: Harness,
+    org_id: uuid.UUID,
+    collection_id: uuid.UUID,
+    corpus: Corpus,
+    *,
+    beside: CountingPool | None = None,
+    scores: dict[str, list[float]] | None = None,
 ) -> dict[str, list[str]]:
-    """Each query's top 10 through the serving HYBRID code, as data set document ids."""
+    """Each query's top 10 through the serving HYBRID code, as data set document ids. With
+    `beside`, the exact vector scan runs on a second connection from it (as the service
+    runs it); `scores` collects the hits' scores."""
     from quire.server.knowledge import scope, search
     from quire.server.storage.database import apply_settings
 
@@ -126,9 +146,18 @@ async def rankings(
             async with conn.transaction(isolation="repeatable_read", readonly=True):
                 await apply_settings(conn, tuning.settings())
                 hits = await search.hybrid(
-                    conn, org_id, scoped, text, corpus.query_vectors[qid], LIMIT, tuning
+                    conn,
+                    org_id,
+                    scoped,
+                    text,
+                    corpus.query_vectors[qid],
+                    LIMIT,
+                    tuning,
+                    pool=beside,  # type: ignore[arg-type]
                 )
             out[qid] = [h.file_name.removesuffix(".txt") for h in hits]
+            if scores is not None:
+                scores[qid] = [h.score for h in hits]
     return out
 
 
@@ -167,6 +196,23 @@ async def test_the_exact_vector_arm_serves_the_subset(
         stats = await conn.fetchrow(bm25.STATS, keys.org_id, [state.collection_id], [serving])
     assert stats["generations"] == 1
     assert 0 < stats["chunks"] <= search.DEFAULT_TUNING.exact_vector_max_chunks
+
+
+async def test_the_exact_scan_beside_the_other_arms_ranks_the_same(
+    harness: Harness, keys: Keys, corpus: Corpus, state: State
+) -> None:
+    """The service runs the exact vector scan on a second connection importing the search's
+    snapshot: the same hits with the same scores as one connection running every arm."""
+    alone: dict[str, list[float]] = {}
+    together: dict[str, list[float]] = {}
+    one = await rankings(harness, keys.org_id, state.collection_id, corpus, scores=alone)
+    side = CountingPool(harness.pool)
+    two = await rankings(
+        harness, keys.org_id, state.collection_id, corpus, beside=side, scores=together
+    )
+    assert side.acquired == len(corpus.data.queries)  # type: ignore[attr-defined]
+    assert two == one
+    assert together == alone
 
 
 async def test_reingesting_the_corpus_ranks_the_same(

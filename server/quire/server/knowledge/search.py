@@ -17,6 +17,7 @@ chunk_ordinal); BM25 sums are exact (numeric) so their order of addition cannot 
 
 from __future__ import annotations
 
+import asyncio
 import hashlib
 import json
 import uuid
@@ -36,6 +37,7 @@ from quire.server.knowledge.scope import ScopedCollection
 from quire.server.retrieval.fusion import convex, normalise, rrf
 from quire.server.retrieval.lexical import headline, or_query
 from quire.server.storage.database import apply_settings
+from quire.server.storage.snapshots import EXPORT, on_snapshot
 from quire.v1 import knowledge_pb2
 
 LEGACY = f"""
@@ -344,22 +346,84 @@ async def gather_arms(
     tuning: HybridTuning = DEFAULT_TUNING,
     *,
     where: Where = None,
+    pool: asyncpg.Pool | None = None,
 ) -> Arms:
     """Runs every arm; needs the caller's transaction to hold `tuning.settings()`. `vector`
     may still be computing: the arms that need only the text run first. `where` narrows every
     arm to the documents whose metadata matches, inside its SQL (so each still fills its
-    depth)."""
+    depth). With `pool` (the one `conn` came from), an exact vector scan runs beside the
+    other arms on a second connection importing the transaction's snapshot: it costs about
+    as much as the full-text arm, so the search then takes the longer of the two instead of
+    their sum (an HNSW lookup is cheaper than the extra connection's statements)."""
     indexed = [c for c in scope if c.serving_generation > 0]
-    unindexed = [c.collection_id for c in scope if c.serving_generation == 0]
     ids = [c.collection_id for c in indexed]
     gens = [c.serving_generation for c in indexed]
     arms = Arms()
     chunks: int | None = None
+    beside: asyncio.Task[list[asyncpg.Record]] | None = None
+    if indexed:
+        stats = await conn.fetchrow(bm25.STATS, org_id, ids, gens)
+        if stats["generations"] == len(ids):
+            chunks = stats["chunks"]
+        if (
+            pool is not None
+            and where is None
+            and chunks is not None
+            and chunks <= tuning.exact_vector_max_chunks
+        ):
+            snapshot = await conn.fetchval(EXPORT)
+
+            async def exact_scan(other: asyncpg.Connection) -> list[asyncpg.Record]:
+                # Shielded: cancelling this scan must not cancel the query's embedding.
+                ready = vector if isinstance(vector, np.ndarray) else await asyncio.shield(vector)
+                with telemetry.tracer.start_as_current_span(
+                    "search.vector", attributes={"quire.exact": True}
+                ):
+                    return await vector_rows(
+                        other, org_id, ids, gens, ready, tuning.depth, tuning, exact=True
+                    )
+
+            beside = asyncio.create_task(on_snapshot(pool, snapshot, tuning.settings(), exact_scan))
+    try:
+        await _text_arms(conn, org_id, scope, query, arms, tuning, chunks, where)
+        if indexed:
+            if beside is not None:
+                arms.exact_vector = True
+                vec_rows = await beside
+            else:
+                vec_rows = await _vector_arm(
+                    conn, org_id, ids, gens, vector, arms, tuning, chunks, where
+                )
+            arms.vector = [
+                ((r["document_id"], r["chunk_ordinal"]), 1.0 - float(r["distance"]))
+                for r in vec_rows
+                if r["document_id"] not in arms.pending_ids
+            ]
+    except BaseException:
+        if beside is not None:
+            beside.cancel()
+        raise
+    return arms
+
+
+async def _text_arms(
+    conn: asyncpg.Connection,
+    org_id: uuid.UUID,
+    scope: Sequence[ScopedCollection],
+    query: str,
+    arms: Arms,
+    tuning: HybridTuning,
+    chunks: int | None,
+    where: Where,
+) -> None:
+    """The arms that need only the query's text: full-text (BM25 when `chunks`, the scoped
+    generations' chunk count, is known), pending documents, file names, legacy."""
+    indexed = [c for c in scope if c.serving_generation > 0]
+    unindexed = [c.collection_id for c in scope if c.serving_generation == 0]
+    ids = [c.collection_id for c in indexed]
+    gens = [c.serving_generation for c in indexed]
     if indexed:
         with telemetry.tracer.start_as_current_span("search.fts"):
-            stats = await conn.fetchrow(bm25.STATS, org_id, ids, gens)
-            if stats["generations"] == len(ids):
-                chunks = stats["chunks"]
             if tuning.lexical == "bm25" and chunks is not None:
                 fts_rows = await bm25.rank_chunks(
                     conn,
@@ -397,34 +461,42 @@ async def gather_arms(
     if unindexed:
         for hit in await legacy(conn, org_id, unindexed, query, tuning.depth, where=where):
             arms.legacy[uuid.UUID(hit.document_id)] = hit
-    if indexed:
-        ready = vector if isinstance(vector, np.ndarray) else await vector
-        if where is not None:
-            # What the filter leaves decides, not the whole scope.
-            sql, extra = filtered(FILTERED_CHUNKS, where, 5)
-            bound = tuning.exact_vector_max_chunks
-            chunks = await conn.fetchval(sql, org_id, ids, gens, bound + 1, *extra)
-        arms.exact_vector = chunks is not None and chunks <= tuning.exact_vector_max_chunks
-        with telemetry.tracer.start_as_current_span(
-            "search.vector", attributes={"quire.exact": arms.exact_vector}
-        ):
-            vec_rows = await vector_rows(
-                conn,
-                org_id,
-                ids,
-                gens,
-                ready,
-                tuning.depth,
-                tuning,
-                exact=arms.exact_vector,
-                where=where,
-            )
-        arms.vector = [
-            ((r["document_id"], r["chunk_ordinal"]), 1.0 - float(r["distance"]))
-            for r in vec_rows
-            if r["document_id"] not in arms.pending_ids
-        ]
-    return arms
+
+
+async def _vector_arm(
+    conn: asyncpg.Connection,
+    org_id: uuid.UUID,
+    ids: list[uuid.UUID],
+    gens: list[int],
+    vector: npt.NDArray[np.float32] | Awaitable[npt.NDArray[np.float32]],
+    arms: Arms,
+    tuning: HybridTuning,
+    chunks: int | None,
+    where: Where,
+) -> list[asyncpg.Record]:
+    """The vector arm on the search's own connection: exact when the chunks in scope (those
+    `where` leaves, counted here) are within the bound, else HNSW; notes which in `arms`."""
+    ready = vector if isinstance(vector, np.ndarray) else await vector
+    if where is not None:
+        # What the filter leaves decides, not the whole scope.
+        sql, extra = filtered(FILTERED_CHUNKS, where, 5)
+        bound = tuning.exact_vector_max_chunks
+        chunks = await conn.fetchval(sql, org_id, ids, gens, bound + 1, *extra)
+    arms.exact_vector = chunks is not None and chunks <= tuning.exact_vector_max_chunks
+    with telemetry.tracer.start_as_current_span(
+        "search.vector", attributes={"quire.exact": arms.exact_vector}
+    ):
+        return await vector_rows(
+            conn,
+            org_id,
+            ids,
+            gens,
+            ready,
+            tuning.depth,
+            tuning,
+            exact=arms.exact_vector,
+            where=where,
+        )
 
 
 async def _pending_arm(
@@ -570,10 +642,12 @@ async def hybrid(
     *,
     where: Where = None,
     with_metadata: bool = False,
+    pool: asyncpg.Pool | None = None,
 ) -> list[knowledge_pb2.KnowledgeHit]:
     """Needs the caller's transaction to hold the tuning settings (see HybridTuning.settings).
-    `vector` may still be computing (see gather_arms)."""
-    arms = await gather_arms(conn, org_id, scope, query, vector, tuning, where=where)
+    `vector` may still be computing, and `pool` lets the arms run side by side (see
+    gather_arms)."""
+    arms = await gather_arms(conn, org_id, scope, query, vector, tuning, where=where, pool=pool)
     return await hits_for(
         conn, org_id, scope, query, arms, tuning, limit, with_metadata=with_metadata
     )

@@ -28,9 +28,8 @@ import asyncio
 import logging
 import re
 import uuid
-from collections.abc import Awaitable, Callable, Collection, Mapping, Sequence
+from collections.abc import Collection, Mapping, Sequence
 from dataclasses import dataclass
-from typing import TypeVar
 
 import asyncpg
 import numpy as np
@@ -44,6 +43,7 @@ from quire.server.retrieval import search_config
 from quire.server.retrieval.fusion import convex, rrf
 from quire.server.retrieval.lexical import lexeme_query
 from quire.server.storage.database import apply_settings, remaining_ms
+from quire.server.storage.snapshots import EXPORT, on_snapshot
 from quire.v1 import pages_pb2, search_config_pb2
 
 log = logging.getLogger(__name__)
@@ -113,7 +113,6 @@ class QueryLanguage:
 
 Key = tuple[str, int]
 Ranked = list[tuple[Key, float]]
-T = TypeVar("T")
 
 
 @dataclass(frozen=True)
@@ -244,7 +243,6 @@ FROM namespaces n
 LEFT JOIN page_term_totals t ON t.org_id = n.org_id AND t.namespace = n.name
 WHERE n.org_id = $1 AND n.name = $2
 """
-EXPORT = "SELECT pg_export_snapshot()"
 
 
 # Tokens a developer types to find one thing: snake_case and dotted names, CamelCase names
@@ -404,21 +402,6 @@ async def _arms(
     return fuse_arms(fts, vec, language.language, tuning)
 
 
-async def _on_snapshot(
-    pool: asyncpg.Pool,
-    snapshot: str,
-    settings: Mapping[str, str],
-    work: Callable[[asyncpg.Connection], Awaitable[T]],
-) -> T:
-    """`work` on a connection of its own that imports the search transaction's snapshot, with
-    the same settings and zero parallel workers."""
-    async with pool.acquire() as conn, conn.transaction(isolation="repeatable_read", readonly=True):
-        # Must be the transaction's first statement.
-        await conn.execute(f"SET TRANSACTION SNAPSHOT '{snapshot}'")
-        await apply_settings(conn, {**settings, "max_parallel_workers_per_gather": "0"})
-        return await work(conn)
-
-
 @dataclass
 class Rankings:
     """Each phrasing's fused ranking (the query's first), and what went wrong with the
@@ -456,7 +439,7 @@ async def rank_phrasings(
         return await _vector(other, scope, vector, tuning)
 
     async def alternative(index: int, text: str, lang: QueryLanguage) -> Ranked:
-        return await _on_snapshot(
+        return await on_snapshot(
             pool,
             snapshot,
             settings,
@@ -468,7 +451,7 @@ async def rank_phrasings(
         for i, (text, lang) in enumerate(alternatives, start=1)
     ]
     vector_task = (
-        asyncio.create_task(_on_snapshot(pool, snapshot, settings, query_vector))
+        asyncio.create_task(on_snapshot(pool, snapshot, settings, query_vector))
         if parallel
         else None
     )

@@ -624,9 +624,8 @@ class KnowledgeService(knowledge_service_pb2_grpc.KnowledgeServiceServicer):
     ) -> tuple[list[knowledge_pb2.KnowledgeHit], bool]:
         """The hybrid search in its own read-only snapshot; also whether the gate passed for
         `gate_for` (read in the same snapshot), when given."""
-        async with transaction(
-            await self.state.read_pool(), readonly=True, isolation="repeatable_read"
-        ) as conn:
+        pool = await self.state.read_pool()
+        async with transaction(pool, readonly=True, isolation="repeatable_read") as conn:
             await apply_settings(conn, self.tuning.settings())
             hits = await search.hybrid(
                 conn,
@@ -638,6 +637,7 @@ class KnowledgeService(knowledge_service_pb2_grpc.KnowledgeServiceServicer):
                 self.tuning,
                 where=where,
                 with_metadata=with_metadata,
+                pool=pool,
             )
             passed = gate_for is not None and await cache.gate_passed(conn, gate_for)
         return hits, passed
