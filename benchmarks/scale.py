@@ -485,7 +485,7 @@ def svg(report: dict[str, Any]) -> str:
         ms_ticks.append((tick, f"{tick:g}"))
         tick *= 10
     panel(0, "Knowledge HYBRID p95 (ms, log) — target 50", p95, y_ms, ms_ticks, 50.0)
-    panel(1, "SearchPages p95 (ms, log)", pages_p95, y_ms, ms_ticks, 50.0)
+    panel(1, "SearchPages p95 (ms, log) — 50 dashed", pages_p95, y_ms, ms_ticks, 50.0)
 
     recall = series(lambda c: c.get("hybrid_recall_at_10"))
     all_recall = [v for pts in recall.values() for _, v in pts] or [1.0]
