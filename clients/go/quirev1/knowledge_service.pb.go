@@ -1547,9 +1547,14 @@ func (x *WatchDocumentsRequest) GetDocumentIds() []string {
 type WatchDocumentsResponse struct {
 	state protoimpl.MessageState `protogen:"open.v1"`
 	// A document's current state (status DELETED once it is removed).
-	Document      *Document `protobuf:"bytes,1,opt,name=document,proto3" json:"document,omitempty"`
-	unknownFields protoimpl.UnknownFields
-	sizeCache     protoimpl.SizeCache
+	Document *Document `protobuf:"bytes,1,opt,name=document,proto3" json:"document,omitempty"`
+	// With read replicas: the primary's WAL position once this state was read, in the form of
+	// the `quire-consistency-token` response metadata (e.g. `0/16B3748`). A read sent with it
+	// (or a later token) sees at least this state, e.g. a search after the document became
+	// INDEXED. Empty when the server has no read replicas.
+	ConsistencyToken string `protobuf:"bytes,2,opt,name=consistency_token,json=consistencyToken,proto3" json:"consistency_token,omitempty"`
+	unknownFields    protoimpl.UnknownFields
+	sizeCache        protoimpl.SizeCache
 }
 
 func (x *WatchDocumentsResponse) Reset() {
@@ -1587,6 +1592,13 @@ func (x *WatchDocumentsResponse) GetDocument() *Document {
 		return x.Document
 	}
 	return nil
+}
+
+func (x *WatchDocumentsResponse) GetConsistencyToken() string {
+	if x != nil {
+		return x.ConsistencyToken
+	}
+	return ""
 }
 
 // Creates or replaces an agent's attachments.
@@ -2514,9 +2526,10 @@ const file_quire_v1_knowledge_service_proto_rawDesc = "" +
 	"\bdocument\x18\x01 \x01(\v2\x12.quire.v1.DocumentR\bdocument\"h\n" +
 	"\x15WatchDocumentsRequest\x12#\n" +
 	"\rcollection_id\x18\x01 \x01(\tR\fcollectionId\x12*\n" +
-	"\fdocument_ids\x18\x02 \x03(\tB\a\xf2\xb6\x18\x030\xe8\aR\vdocumentIds\"H\n" +
+	"\fdocument_ids\x18\x02 \x03(\tB\a\xf2\xb6\x18\x030\xe8\aR\vdocumentIds\"u\n" +
 	"\x16WatchDocumentsResponse\x12.\n" +
-	"\bdocument\x18\x01 \x01(\v2\x12.quire.v1.DocumentR\bdocument\"\x8e\x01\n" +
+	"\bdocument\x18\x01 \x01(\v2\x12.quire.v1.DocumentR\bdocument\x12+\n" +
+	"\x11consistency_token\x18\x02 \x01(\tR\x10consistencyToken\"\x8e\x01\n" +
 	"\x12UpsertAgentRequest\x128\n" +
 	"\bagent_id\x18\x01 \x01(\tB\x1d\xf2\xb6\x18\x19\x18\x01 \x80\x01:\x12^[A-Za-z0-9._:-]+$R\aagentId\x12>\n" +
 	"\x17attached_collection_ids\x18\x02 \x03(\tB\x06\xf2\xb6\x18\x020dR\x15attachedCollectionIds\"<\n" +

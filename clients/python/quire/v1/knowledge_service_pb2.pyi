@@ -794,6 +794,13 @@ class WatchDocumentsResponse(_message.Message):
     DESCRIPTOR: _descriptor.Descriptor
 
     DOCUMENT_FIELD_NUMBER: _builtins.int
+    CONSISTENCY_TOKEN_FIELD_NUMBER: _builtins.int
+    consistency_token: _builtins.str
+    """With read replicas: the primary's WAL position once this state was read, in the form of
+    the `quire-consistency-token` response metadata (e.g. `0/16B3748`). A read sent with it
+    (or a later token) sees at least this state, e.g. a search after the document became
+    INDEXED. Empty when the server has no read replicas.
+    """
     @_builtins.property
     def document(self) -> _knowledge_pb2.Document:
         """A document's current state (status DELETED once it is removed)."""
@@ -802,10 +809,11 @@ class WatchDocumentsResponse(_message.Message):
         self,
         *,
         document: _knowledge_pb2.Document | None = ...,
+        consistency_token: _builtins.str = ...,
     ) -> None: ...
     _HasFieldArgType: _TypeAlias = _typing.Literal["document", b"document"]  # noqa: Y015
     def HasField(self, field_name: _HasFieldArgType) -> _builtins.bool: ...
-    _ClearFieldArgType: _TypeAlias = _typing.Literal["document", b"document"]  # noqa: Y015
+    _ClearFieldArgType: _TypeAlias = _typing.Literal["consistency_token", b"consistency_token", "document", b"document"]  # noqa: Y015
     def ClearField(self, field_name: _ClearFieldArgType) -> None: ...
     def WhichOneof(self, oneof_group: _Never) -> None: ...
 

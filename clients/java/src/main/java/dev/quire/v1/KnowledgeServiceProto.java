@@ -302,100 +302,101 @@ public final class KnowledgeServiceProto extends com.google.protobuf.GeneratedFi
       "sponse\022$\n\010document\030\001 \001(\0132\022.quire.v1.Docu" +
       "ment\"M\n\025WatchDocumentsRequest\022\025\n\rcollect" +
       "ion_id\030\001 \001(\t\022\035\n\014document_ids\030\002 \003(\tB\007\362\266\030\003" +
-      "0\350\007\">\n\026WatchDocumentsResponse\022$\n\010documen" +
-      "t\030\001 \001(\0132\022.quire.v1.Document\"n\n\022UpsertAge" +
-      "ntRequest\022/\n\010agent_id\030\001 \001(\tB\035\362\266\030\031\030\001 \200\001:\022" +
-      "^[A-Za-z0-9._:-]+$\022\'\n\027attached_collectio" +
-      "n_ids\030\002 \003(\tB\006\362\266\030\0020d\"5\n\023UpsertAgentRespon" +
-      "se\022\036\n\005agent\030\001 \001(\0132\017.quire.v1.Agent\",\n\017Ge" +
-      "tAgentRequest\022\031\n\010agent_id\030\001 \001(\tB\007\362\266\030\003 \200\001" +
-      "\"2\n\020GetAgentResponse\022\036\n\005agent\030\001 \001(\0132\017.qu" +
-      "ire.v1.Agent\"S\n\021ListAgentsRequest\022\027\n\006cur" +
-      "sor\030\001 \001(\tB\007\362\266\030\003 \200\010\022%\n\005limit\030\002 \001(\rB\026\362\266\030\022\010" +
-      "\001\020\364\003B\003100J\006agents\"b\n\022ListAgentsResponse\022" +
-      "\026\n\016schema_version\030\001 \001(\r\022\037\n\006agents\030\002 \003(\0132" +
-      "\017.quire.v1.Agent\022\023\n\013next_cursor\030\003 \001(\t\"\372\001" +
-      "\n\026SearchKnowledgeRequest\022\031\n\010agent_id\030\001 \001" +
-      "(\tB\007\362\266\030\003 \200\001\022\036\n\016collection_ids\030\002 \003(\tB\006\362\266\030" +
-      "\0020d\022\030\n\005query\030\003 \001(\tB\t\362\266\030\005\030\000 \364\003\022 \n\005limit\030\004" +
-      " \001(\rB\021\362\266\030\r\010\001\0202B\0018J\004hits\022%\n\004mode\030\005 \001(\0162\027." +
-      "quire.v1.RetrievalMode\022(\n\006filter\030\006 \001(\0132\030" +
-      ".quire.v1.MetadataFilter\022\030\n\020include_meta" +
-      "data\030\007 \001(\010\"\216\001\n\027SearchKnowledgeResponse\022\026" +
-      "\n\016schema_version\030\001 \001(\r\022$\n\004hits\030\002 \003(\0132\026.q" +
-      "uire.v1.KnowledgeHit\022%\n\004mode\030\003 \001(\0162\027.qui" +
-      "re.v1.RetrievalMode\022\016\n\006cached\030\004 \001(\010\"\302\001\n\023" +
-      "ReadDocumentRequest\022\031\n\010agent_id\030\001 \001(\tB\007\362" +
-      "\266\030\003 \200\001\022\036\n\016collection_ids\030\002 \003(\tB\006\362\266\030\0020d\022\023" +
-      "\n\013document_id\030\003 \001(\t\022*\n\006offset\030\004 \001(\004B\032\362\266\030" +
-      "\026\020\377\377\377\377\007B\0010J\013code points\022/\n\tmax_chars\030\005 \001" +
-      "(\rB\034\362\266\030\030\010\001\020\240\037B\0044000J\013code points\">\n\024Read" +
-      "DocumentResponse\022&\n\005slice\030\001 \001(\0132\027.quire." +
-      "v1.DocumentSlice\".\n\025GetIndexStatusReques" +
-      "t\022\025\n\rcollection_id\030\001 \001(\t\"?\n\026GetIndexStat" +
-      "usResponse\022%\n\006status\030\001 \001(\0132\025.quire.v1.In" +
-      "dexStatus\"0\n\027WatchIndexStatusRequest\022\025\n\r" +
-      "collection_id\030\001 \001(\t\"A\n\030WatchIndexStatusR" +
-      "esponse\022%\n\006status\030\001 \001(\0132\025.quire.v1.Index" +
-      "Status2\366\021\n\020KnowledgeService\022c\n\020CreateCol" +
-      "lection\022!.quire.v1.CreateCollectionReque" +
-      "st\032\".quire.v1.CreateCollectionResponse\"\010" +
-      "\322\265\030\004\010\003\020\002\022]\n\rGetCollection\022\036.quire.v1.Get" +
-      "CollectionRequest\032\037.quire.v1.GetCollecti" +
-      "onResponse\"\013\220\002\001\322\265\030\004\010\001\020\001\022c\n\017ListCollectio" +
-      "ns\022 .quire.v1.ListCollectionsRequest\032!.q" +
-      "uire.v1.ListCollectionsResponse\"\013\220\002\001\322\265\030\004" +
-      "\010\001\020\001\022c\n\020DeleteCollection\022!.quire.v1.Dele" +
-      "teCollectionRequest\032\".quire.v1.DeleteCol" +
-      "lectionResponse\"\010\322\265\030\004\010\003\020\002\022_\n\016UploadDocum" +
-      "ent\022\037.quire.v1.UploadDocumentRequest\032 .q" +
-      "uire.v1.UploadDocumentResponse\"\010\322\265\030\004\010\005\020\002" +
-      "(\001\022b\n\017UploadDocuments\022 .quire.v1.UploadD" +
-      "ocumentsRequest\032!.quire.v1.UploadDocumen" +
-      "tsResponse\"\010\322\265\030\004\010\005\020\002(\001\022W\n\013GetDocument\022\034." +
-      "quire.v1.GetDocumentRequest\032\035.quire.v1.G" +
-      "etDocumentResponse\"\013\220\002\001\322\265\030\004\010\001\020\001\022]\n\rListD" +
-      "ocuments\022\036.quire.v1.ListDocumentsRequest" +
-      "\032\037.quire.v1.ListDocumentsResponse\"\013\220\002\001\322\265" +
-      "\030\004\010\001\020\001\022]\n\016DeleteDocument\022\037.quire.v1.Dele" +
-      "teDocumentRequest\032 .quire.v1.DeleteDocum" +
-      "entResponse\"\010\322\265\030\004\010\003\020\002\022`\n\017DeleteDocuments" +
-      "\022 .quire.v1.DeleteDocumentsRequest\032!.qui" +
-      "re.v1.DeleteDocumentsResponse\"\010\322\265\030\004\010\003\020\002\022" +
-      "u\n\026UpdateDocumentMetadata\022\'.quire.v1.Upd" +
-      "ateDocumentMetadataRequest\032(.quire.v1.Up" +
-      "dateDocumentMetadataResponse\"\010\322\265\030\004\010\003\020\002\022_" +
-      "\n\016WatchDocuments\022\037.quire.v1.WatchDocumen" +
-      "tsRequest\032 .quire.v1.WatchDocumentsRespo" +
-      "nse\"\010\322\265\030\004\010\006\020\0010\001\022T\n\013UpsertAgent\022\034.quire.v" +
-      "1.UpsertAgentRequest\032\035.quire.v1.UpsertAg" +
-      "entResponse\"\010\322\265\030\004\010\003\020\002\022N\n\010GetAgent\022\031.quir" +
-      "e.v1.GetAgentRequest\032\032.quire.v1.GetAgent" +
-      "Response\"\013\220\002\001\322\265\030\004\010\001\020\001\022T\n\nListAgents\022\033.qu" +
-      "ire.v1.ListAgentsRequest\032\034.quire.v1.List" +
-      "AgentsResponse\"\013\220\002\001\322\265\030\004\010\001\020\001\022\274\002\n\017SearchKn" +
-      "owledge\022 .quire.v1.SearchKnowledgeReques" +
-      "t\032!.quire.v1.SearchKnowledgeResponse\"\343\001\220" +
-      "\002\001\322\265\030\004\010\002\020\001\332\265\030\323\001\n\020search_knowledge\022\225\001Sear" +
-      "ch the knowledge collections attached to" +
-      " an agent. Returns documents (or chunks)" +
-      " with a snippet, best first; read more o" +
-      "f one with read_document.\032\010agent_id\032\005que" +
-      "ry\032\005limit\"\010agent_id\"\005query\022\271\002\n\014ReadDocum" +
-      "ent\022\035.quire.v1.ReadDocumentRequest\032\036.qui" +
-      "re.v1.ReadDocumentResponse\"\351\001\220\002\001\322\265\030\004\010\001\020\001" +
-      "\332\265\030\331\001\n\rread_document\022\206\001Read up to 4,000 " +
-      "code points of a document\'s extracted te" +
-      "xt, starting at `offset`; continue with " +
-      "the next_offset of the previous read.\032\010a" +
-      "gent_id\032\013document_id\032\006offset\032\tmax_chars\"" +
-      "\010agent_id\"\013document_id\022`\n\016GetIndexStatus" +
-      "\022\037.quire.v1.GetIndexStatusRequest\032 .quir" +
-      "e.v1.GetIndexStatusResponse\"\013\220\002\001\322\265\030\004\010\001\020\001" +
-      "\022e\n\020WatchIndexStatus\022!.quire.v1.WatchInd" +
-      "exStatusRequest\032\".quire.v1.WatchIndexSta" +
-      "tusResponse\"\010\322\265\030\004\010\006\020\0010\001B\'\n\014dev.quire.v1B" +
-      "\025KnowledgeServiceProtoP\001b\006proto3"
+      "0\350\007\"Y\n\026WatchDocumentsResponse\022$\n\010documen" +
+      "t\030\001 \001(\0132\022.quire.v1.Document\022\031\n\021consisten" +
+      "cy_token\030\002 \001(\t\"n\n\022UpsertAgentRequest\022/\n\010" +
+      "agent_id\030\001 \001(\tB\035\362\266\030\031\030\001 \200\001:\022^[A-Za-z0-9._" +
+      ":-]+$\022\'\n\027attached_collection_ids\030\002 \003(\tB\006" +
+      "\362\266\030\0020d\"5\n\023UpsertAgentResponse\022\036\n\005agent\030\001" +
+      " \001(\0132\017.quire.v1.Agent\",\n\017GetAgentRequest" +
+      "\022\031\n\010agent_id\030\001 \001(\tB\007\362\266\030\003 \200\001\"2\n\020GetAgentR" +
+      "esponse\022\036\n\005agent\030\001 \001(\0132\017.quire.v1.Agent\"" +
+      "S\n\021ListAgentsRequest\022\027\n\006cursor\030\001 \001(\tB\007\362\266" +
+      "\030\003 \200\010\022%\n\005limit\030\002 \001(\rB\026\362\266\030\022\010\001\020\364\003B\003100J\006ag" +
+      "ents\"b\n\022ListAgentsResponse\022\026\n\016schema_ver" +
+      "sion\030\001 \001(\r\022\037\n\006agents\030\002 \003(\0132\017.quire.v1.Ag" +
+      "ent\022\023\n\013next_cursor\030\003 \001(\t\"\372\001\n\026SearchKnowl" +
+      "edgeRequest\022\031\n\010agent_id\030\001 \001(\tB\007\362\266\030\003 \200\001\022\036" +
+      "\n\016collection_ids\030\002 \003(\tB\006\362\266\030\0020d\022\030\n\005query\030" +
+      "\003 \001(\tB\t\362\266\030\005\030\000 \364\003\022 \n\005limit\030\004 \001(\rB\021\362\266\030\r\010\001\020" +
+      "2B\0018J\004hits\022%\n\004mode\030\005 \001(\0162\027.quire.v1.Retr" +
+      "ievalMode\022(\n\006filter\030\006 \001(\0132\030.quire.v1.Met" +
+      "adataFilter\022\030\n\020include_metadata\030\007 \001(\010\"\216\001" +
+      "\n\027SearchKnowledgeResponse\022\026\n\016schema_vers" +
+      "ion\030\001 \001(\r\022$\n\004hits\030\002 \003(\0132\026.quire.v1.Knowl" +
+      "edgeHit\022%\n\004mode\030\003 \001(\0162\027.quire.v1.Retriev" +
+      "alMode\022\016\n\006cached\030\004 \001(\010\"\302\001\n\023ReadDocumentR" +
+      "equest\022\031\n\010agent_id\030\001 \001(\tB\007\362\266\030\003 \200\001\022\036\n\016col" +
+      "lection_ids\030\002 \003(\tB\006\362\266\030\0020d\022\023\n\013document_id" +
+      "\030\003 \001(\t\022*\n\006offset\030\004 \001(\004B\032\362\266\030\026\020\377\377\377\377\007B\0010J\013c" +
+      "ode points\022/\n\tmax_chars\030\005 \001(\rB\034\362\266\030\030\010\001\020\240\037" +
+      "B\0044000J\013code points\">\n\024ReadDocumentRespo" +
+      "nse\022&\n\005slice\030\001 \001(\0132\027.quire.v1.DocumentSl" +
+      "ice\".\n\025GetIndexStatusRequest\022\025\n\rcollecti" +
+      "on_id\030\001 \001(\t\"?\n\026GetIndexStatusResponse\022%\n" +
+      "\006status\030\001 \001(\0132\025.quire.v1.IndexStatus\"0\n\027" +
+      "WatchIndexStatusRequest\022\025\n\rcollection_id" +
+      "\030\001 \001(\t\"A\n\030WatchIndexStatusResponse\022%\n\006st" +
+      "atus\030\001 \001(\0132\025.quire.v1.IndexStatus2\366\021\n\020Kn" +
+      "owledgeService\022c\n\020CreateCollection\022!.qui" +
+      "re.v1.CreateCollectionRequest\032\".quire.v1" +
+      ".CreateCollectionResponse\"\010\322\265\030\004\010\003\020\002\022]\n\rG" +
+      "etCollection\022\036.quire.v1.GetCollectionReq" +
+      "uest\032\037.quire.v1.GetCollectionResponse\"\013\220" +
+      "\002\001\322\265\030\004\010\001\020\001\022c\n\017ListCollections\022 .quire.v1" +
+      ".ListCollectionsRequest\032!.quire.v1.ListC" +
+      "ollectionsResponse\"\013\220\002\001\322\265\030\004\010\001\020\001\022c\n\020Delet" +
+      "eCollection\022!.quire.v1.DeleteCollectionR" +
+      "equest\032\".quire.v1.DeleteCollectionRespon" +
+      "se\"\010\322\265\030\004\010\003\020\002\022_\n\016UploadDocument\022\037.quire.v" +
+      "1.UploadDocumentRequest\032 .quire.v1.Uploa" +
+      "dDocumentResponse\"\010\322\265\030\004\010\005\020\002(\001\022b\n\017UploadD" +
+      "ocuments\022 .quire.v1.UploadDocumentsReque" +
+      "st\032!.quire.v1.UploadDocumentsResponse\"\010\322" +
+      "\265\030\004\010\005\020\002(\001\022W\n\013GetDocument\022\034.quire.v1.GetD" +
+      "ocumentRequest\032\035.quire.v1.GetDocumentRes" +
+      "ponse\"\013\220\002\001\322\265\030\004\010\001\020\001\022]\n\rListDocuments\022\036.qu" +
+      "ire.v1.ListDocumentsRequest\032\037.quire.v1.L" +
+      "istDocumentsResponse\"\013\220\002\001\322\265\030\004\010\001\020\001\022]\n\016Del" +
+      "eteDocument\022\037.quire.v1.DeleteDocumentReq" +
+      "uest\032 .quire.v1.DeleteDocumentResponse\"\010" +
+      "\322\265\030\004\010\003\020\002\022`\n\017DeleteDocuments\022 .quire.v1.D" +
+      "eleteDocumentsRequest\032!.quire.v1.DeleteD" +
+      "ocumentsResponse\"\010\322\265\030\004\010\003\020\002\022u\n\026UpdateDocu" +
+      "mentMetadata\022\'.quire.v1.UpdateDocumentMe" +
+      "tadataRequest\032(.quire.v1.UpdateDocumentM" +
+      "etadataResponse\"\010\322\265\030\004\010\003\020\002\022_\n\016WatchDocume" +
+      "nts\022\037.quire.v1.WatchDocumentsRequest\032 .q" +
+      "uire.v1.WatchDocumentsResponse\"\010\322\265\030\004\010\006\020\001" +
+      "0\001\022T\n\013UpsertAgent\022\034.quire.v1.UpsertAgent" +
+      "Request\032\035.quire.v1.UpsertAgentResponse\"\010" +
+      "\322\265\030\004\010\003\020\002\022N\n\010GetAgent\022\031.quire.v1.GetAgent" +
+      "Request\032\032.quire.v1.GetAgentResponse\"\013\220\002\001" +
+      "\322\265\030\004\010\001\020\001\022T\n\nListAgents\022\033.quire.v1.ListAg" +
+      "entsRequest\032\034.quire.v1.ListAgentsRespons" +
+      "e\"\013\220\002\001\322\265\030\004\010\001\020\001\022\274\002\n\017SearchKnowledge\022 .qui" +
+      "re.v1.SearchKnowledgeRequest\032!.quire.v1." +
+      "SearchKnowledgeResponse\"\343\001\220\002\001\322\265\030\004\010\002\020\001\332\265\030" +
+      "\323\001\n\020search_knowledge\022\225\001Search the knowle" +
+      "dge collections attached to an agent. Re" +
+      "turns documents (or chunks) with a snipp" +
+      "et, best first; read more of one with re" +
+      "ad_document.\032\010agent_id\032\005query\032\005limit\"\010ag" +
+      "ent_id\"\005query\022\271\002\n\014ReadDocument\022\035.quire.v" +
+      "1.ReadDocumentRequest\032\036.quire.v1.ReadDoc" +
+      "umentResponse\"\351\001\220\002\001\322\265\030\004\010\001\020\001\332\265\030\331\001\n\rread_d" +
+      "ocument\022\206\001Read up to 4,000 code points o" +
+      "f a document\'s extracted text, starting " +
+      "at `offset`; continue with the next_offs" +
+      "et of the previous read.\032\010agent_id\032\013docu" +
+      "ment_id\032\006offset\032\tmax_chars\"\010agent_id\"\013do" +
+      "cument_id\022`\n\016GetIndexStatus\022\037.quire.v1.G" +
+      "etIndexStatusRequest\032 .quire.v1.GetIndex" +
+      "StatusResponse\"\013\220\002\001\322\265\030\004\010\001\020\001\022e\n\020WatchInde" +
+      "xStatus\022!.quire.v1.WatchIndexStatusReque" +
+      "st\032\".quire.v1.WatchIndexStatusResponse\"\010" +
+      "\322\265\030\004\010\006\020\0010\001B\'\n\014dev.quire.v1B\025KnowledgeSer" +
+      "viceProtoP\001b\006proto3"
     };
     descriptor = com.google.protobuf.Descriptors.FileDescriptor
       .internalBuildGeneratedFileFrom(descriptorData,
@@ -561,7 +562,7 @@ public final class KnowledgeServiceProto extends com.google.protobuf.GeneratedFi
     internal_static_quire_v1_WatchDocumentsResponse_fieldAccessorTable = new
       com.google.protobuf.GeneratedMessage.FieldAccessorTable(
         internal_static_quire_v1_WatchDocumentsResponse_descriptor,
-        new java.lang.String[] { "Document", });
+        new java.lang.String[] { "Document", "ConsistencyToken", });
     internal_static_quire_v1_UpsertAgentRequest_descriptor =
       getDescriptor().getMessageType(26);
     internal_static_quire_v1_UpsertAgentRequest_fieldAccessorTable = new

@@ -32,6 +32,7 @@ private static final long serialVersionUID = 0L;
     super(builder);
   }
   private WatchDocumentsResponse() {
+    consistencyToken_ = "";
   }
 
   public static final com.google.protobuf.Descriptors.Descriptor
@@ -91,6 +92,59 @@ private static final long serialVersionUID = 0L;
     return document_ == null ? dev.quire.v1.Document.getDefaultInstance() : document_;
   }
 
+  public static final int CONSISTENCY_TOKEN_FIELD_NUMBER = 2;
+  @SuppressWarnings("serial")
+  private volatile java.lang.Object consistencyToken_ = "";
+  /**
+   * <pre>
+   * With read replicas: the primary's WAL position once this state was read, in the form of
+   * the `quire-consistency-token` response metadata (e.g. `0/16B3748`). A read sent with it
+   * (or a later token) sees at least this state, e.g. a search after the document became
+   * INDEXED. Empty when the server has no read replicas.
+   * </pre>
+   *
+   * <code>string consistency_token = 2;</code>
+   * @return The consistencyToken.
+   */
+  @java.lang.Override
+  public java.lang.String getConsistencyToken() {
+    java.lang.Object ref = consistencyToken_;
+    if (ref instanceof java.lang.String) {
+      return (java.lang.String) ref;
+    } else {
+      com.google.protobuf.ByteString bs = 
+          (com.google.protobuf.ByteString) ref;
+      java.lang.String s = bs.toStringUtf8();
+      consistencyToken_ = s;
+      return s;
+    }
+  }
+  /**
+   * <pre>
+   * With read replicas: the primary's WAL position once this state was read, in the form of
+   * the `quire-consistency-token` response metadata (e.g. `0/16B3748`). A read sent with it
+   * (or a later token) sees at least this state, e.g. a search after the document became
+   * INDEXED. Empty when the server has no read replicas.
+   * </pre>
+   *
+   * <code>string consistency_token = 2;</code>
+   * @return The bytes for consistencyToken.
+   */
+  @java.lang.Override
+  public com.google.protobuf.ByteString
+      getConsistencyTokenBytes() {
+    java.lang.Object ref = consistencyToken_;
+    if (ref instanceof java.lang.String) {
+      com.google.protobuf.ByteString b = 
+          com.google.protobuf.ByteString.copyFromUtf8(
+              (java.lang.String) ref);
+      consistencyToken_ = b;
+      return b;
+    } else {
+      return (com.google.protobuf.ByteString) ref;
+    }
+  }
+
   private byte memoizedIsInitialized = -1;
   @java.lang.Override
   public final boolean isInitialized() {
@@ -108,6 +162,9 @@ private static final long serialVersionUID = 0L;
     if (((bitField0_ & 0x00000001) != 0)) {
       output.writeMessage(1, getDocument());
     }
+    if (!com.google.protobuf.GeneratedMessage.isStringEmpty(consistencyToken_)) {
+      com.google.protobuf.GeneratedMessage.writeString(output, 2, consistencyToken_);
+    }
     getUnknownFields().writeTo(output);
   }
   private int computeSerializedSize_0() {
@@ -115,6 +172,9 @@ private static final long serialVersionUID = 0L;
     if (((bitField0_ & 0x00000001) != 0)) {
       size += com.google.protobuf.CodedOutputStream
         .computeMessageSize(1, getDocument());
+    }
+    if (!com.google.protobuf.GeneratedMessage.isStringEmpty(consistencyToken_)) {
+      size += com.google.protobuf.GeneratedMessage.computeStringSize(2, consistencyToken_);
     }
     return size;
   }
@@ -145,6 +205,8 @@ private static final long serialVersionUID = 0L;
       if (!getDocument()
           .equals(other.getDocument())) return false;
     }
+    if (!getConsistencyToken()
+        .equals(other.getConsistencyToken())) return false;
     if (!getUnknownFields().equals(other.getUnknownFields())) return false;
     return true;
   }
@@ -160,6 +222,8 @@ private static final long serialVersionUID = 0L;
       hash = (37 * hash) + DOCUMENT_FIELD_NUMBER;
       hash = (53 * hash) + getDocument().hashCode();
     }
+    hash = (37 * hash) + CONSISTENCY_TOKEN_FIELD_NUMBER;
+    hash = (53 * hash) + getConsistencyToken().hashCode();
     hash = (29 * hash) + getUnknownFields().hashCode();
     memoizedHashCode = hash;
     return hash;
@@ -306,6 +370,7 @@ private static final long serialVersionUID = 0L;
         documentBuilder_.dispose();
         documentBuilder_ = null;
       }
+      consistencyToken_ = "";
       return this;
     }
 
@@ -346,6 +411,9 @@ private static final long serialVersionUID = 0L;
             : documentBuilder_.build();
         to_bitField0_ |= 0x00000001;
       }
+      if (((from_bitField0_ & 0x00000002) != 0)) {
+        result.consistencyToken_ = consistencyToken_;
+      }
       result.bitField0_ |= to_bitField0_;
     }
 
@@ -363,6 +431,11 @@ private static final long serialVersionUID = 0L;
       if (other == dev.quire.v1.WatchDocumentsResponse.getDefaultInstance()) return this;
       if (other.hasDocument()) {
         mergeDocument(other.getDocument());
+      }
+      if (!other.getConsistencyToken().isEmpty()) {
+        consistencyToken_ = other.consistencyToken_;
+        bitField0_ |= 0x00000002;
+        onChanged();
       }
       this.mergeUnknownFields(other.getUnknownFields());
       onChanged();
@@ -395,6 +468,11 @@ private static final long serialVersionUID = 0L;
               bitField0_ |= 0x00000001;
               break;
             } // case 10
+            case 18: {
+              consistencyToken_ = input.readStringRequireUtf8();
+              bitField0_ |= 0x00000002;
+              break;
+            } // case 18
             default: {
               if (!super.parseUnknownField(input, extensionRegistry, tag)) {
                 done = true; // was an endgroup tag
@@ -565,6 +643,113 @@ private static final long serialVersionUID = 0L;
         document_ = null;
       }
       return documentBuilder_;
+    }
+
+    private java.lang.Object consistencyToken_ = "";
+    /**
+     * <pre>
+     * With read replicas: the primary's WAL position once this state was read, in the form of
+     * the `quire-consistency-token` response metadata (e.g. `0/16B3748`). A read sent with it
+     * (or a later token) sees at least this state, e.g. a search after the document became
+     * INDEXED. Empty when the server has no read replicas.
+     * </pre>
+     *
+     * <code>string consistency_token = 2;</code>
+     * @return The consistencyToken.
+     */
+    public java.lang.String getConsistencyToken() {
+      java.lang.Object ref = consistencyToken_;
+      if (!(ref instanceof java.lang.String)) {
+        com.google.protobuf.ByteString bs =
+            (com.google.protobuf.ByteString) ref;
+        java.lang.String s = bs.toStringUtf8();
+        consistencyToken_ = s;
+        return s;
+      } else {
+        return (java.lang.String) ref;
+      }
+    }
+    /**
+     * <pre>
+     * With read replicas: the primary's WAL position once this state was read, in the form of
+     * the `quire-consistency-token` response metadata (e.g. `0/16B3748`). A read sent with it
+     * (or a later token) sees at least this state, e.g. a search after the document became
+     * INDEXED. Empty when the server has no read replicas.
+     * </pre>
+     *
+     * <code>string consistency_token = 2;</code>
+     * @return The bytes for consistencyToken.
+     */
+    public com.google.protobuf.ByteString
+        getConsistencyTokenBytes() {
+      java.lang.Object ref = consistencyToken_;
+      if (ref instanceof String) {
+        com.google.protobuf.ByteString b = 
+            com.google.protobuf.ByteString.copyFromUtf8(
+                (java.lang.String) ref);
+        consistencyToken_ = b;
+        return b;
+      } else {
+        return (com.google.protobuf.ByteString) ref;
+      }
+    }
+    /**
+     * <pre>
+     * With read replicas: the primary's WAL position once this state was read, in the form of
+     * the `quire-consistency-token` response metadata (e.g. `0/16B3748`). A read sent with it
+     * (or a later token) sees at least this state, e.g. a search after the document became
+     * INDEXED. Empty when the server has no read replicas.
+     * </pre>
+     *
+     * <code>string consistency_token = 2;</code>
+     * @param value The consistencyToken to set.
+     * @return This builder for chaining.
+     */
+    public Builder setConsistencyToken(
+        java.lang.String value) {
+      java.util.Objects.requireNonNull(value);
+      consistencyToken_ = value;
+      bitField0_ |= 0x00000002;
+      onChanged();
+      return this;
+    }
+    /**
+     * <pre>
+     * With read replicas: the primary's WAL position once this state was read, in the form of
+     * the `quire-consistency-token` response metadata (e.g. `0/16B3748`). A read sent with it
+     * (or a later token) sees at least this state, e.g. a search after the document became
+     * INDEXED. Empty when the server has no read replicas.
+     * </pre>
+     *
+     * <code>string consistency_token = 2;</code>
+     * @return This builder for chaining.
+     */
+    public Builder clearConsistencyToken() {
+      consistencyToken_ = getDefaultInstance().getConsistencyToken();
+      bitField0_ = (bitField0_ & ~0x00000002);
+      onChanged();
+      return this;
+    }
+    /**
+     * <pre>
+     * With read replicas: the primary's WAL position once this state was read, in the form of
+     * the `quire-consistency-token` response metadata (e.g. `0/16B3748`). A read sent with it
+     * (or a later token) sees at least this state, e.g. a search after the document became
+     * INDEXED. Empty when the server has no read replicas.
+     * </pre>
+     *
+     * <code>string consistency_token = 2;</code>
+     * @param value The bytes for consistencyToken to set.
+     * @return This builder for chaining.
+     */
+    public Builder setConsistencyTokenBytes(
+        com.google.protobuf.ByteString value) {
+      java.util.Objects.requireNonNull(value);
+      checkByteStringIsUtf8(value);
+      consistencyToken_ = value;
+      bitField0_ |= 0x00000002;
+      onChanged();
+      return this;
     }
 
     // @@protoc_insertion_point(builder_scope:quire.v1.WatchDocumentsResponse)

@@ -36,4 +36,30 @@ public interface WatchDocumentsResponseOrBuilder extends
    * <code>.quire.v1.Document document = 1;</code>
    */
   dev.quire.v1.DocumentOrBuilder getDocumentOrBuilder();
+
+  /**
+   * <pre>
+   * With read replicas: the primary's WAL position once this state was read, in the form of
+   * the `quire-consistency-token` response metadata (e.g. `0/16B3748`). A read sent with it
+   * (or a later token) sees at least this state, e.g. a search after the document became
+   * INDEXED. Empty when the server has no read replicas.
+   * </pre>
+   *
+   * <code>string consistency_token = 2;</code>
+   * @return The consistencyToken.
+   */
+  java.lang.String getConsistencyToken();
+  /**
+   * <pre>
+   * With read replicas: the primary's WAL position once this state was read, in the form of
+   * the `quire-consistency-token` response metadata (e.g. `0/16B3748`). A read sent with it
+   * (or a later token) sees at least this state, e.g. a search after the document became
+   * INDEXED. Empty when the server has no read replicas.
+   * </pre>
+   *
+   * <code>string consistency_token = 2;</code>
+   * @return The bytes for consistencyToken.
+   */
+  com.google.protobuf.ByteString
+      getConsistencyTokenBytes();
 }
