@@ -12,6 +12,9 @@ in each client's unit tests. Checked:
 - with replay paused, a read without a token is stale (the lag is real), a read with the
   write's token is not: the primary serves it after the bounded wait; then many write-then-read
   rounds with replay paused and resumed at random: no stale read;
+- a document indexed while replay is paused: the client that waited for it
+  (`wait_until_searchable`, whose watch messages carry the primary's position) finds it
+  indexed, while a client holding only the upload's token reads the standby's older state;
 - the standby SIGKILLed under concurrent reads: calls in flight are retried on the primary
   (failures, if any, are counted against those in flight), later reads go to the primary, and
   the restarted standby serves reads again.
@@ -306,6 +309,55 @@ async def test_the_python_client_reads_its_own_writes_by_default(replicated: Rep
             assert client.consistency.current is not None
             other.consistency.advance(client.consistency.current)
             assert (await other.get_agent(agent_id="own-writes")).config_version == 2
+        finally:
+            replicated.topology.resume_replay()
+
+
+async def test_a_waited_for_document_is_searched_indexed_whichever_node_serves(
+    replicated: Replicated, embeddings: object
+) -> None:
+    from quire.client import AsyncQuireClient
+    from quire.client.consistency import token_position
+    from quire.client.waiting import Searchable
+    from quire.indexer.extraction import ExtractionPool
+    from quire.indexer.worker.pipeline import Worker
+    from quire.v1 import knowledge_pb2
+
+    address = f"127.0.0.1:{replicated.running.port}"
+    hybrid = knowledge_pb2.RETRIEVAL_MODE_HYBRID
+    async with (
+        AsyncQuireClient(address, api_key=replicated.key) as client,
+        AsyncQuireClient(address, api_key=replicated.key) as uploader_only,
+    ):
+        collection = await client.create_collection(name="indexed-while-paused")
+        cid = collection.collection_id
+        await client.upload_document(
+            collection_id=cid,
+            file_name="seals.txt",
+            data=b"Replace the centrifugal pump seal every ninety days.",
+        )
+        uploaded = client.consistency.current
+        assert uploaded is not None
+        await standby_has(replicated, uploaded)  # the standby holds the upload, not its index
+        replicated.topology.pause_replay()
+        try:
+            async with ExtractionPool() as extraction:
+                worker = Worker(replicated.running.state.pool, embeddings, extraction)  # type: ignore[arg-type]
+                await worker.run_until_idle()
+            waited = await client.wait_until_searchable(collection_id=cid, timeout=30)
+            assert [o.outcome for o in waited.outcomes] == [Searchable.INDEXED]
+            assert client.consistency.current is not None
+            assert token_position(client.consistency.current) > token_position(uploaded)
+            query = "how often is the pump seal replaced"
+            found = await client.search_knowledge(query=query, collection_ids=[cid], mode=hybrid)
+            assert [h.index_state for h in found.hits] == [knowledge_pb2.HIT_INDEX_STATE_INDEXED]
+            # The lag is real: with only the upload's token, the paused standby answers from
+            # before the indexing.
+            uploader_only.consistency.advance(uploaded)
+            stale = await uploader_only.search_knowledge(
+                query=query, collection_ids=[cid], mode=hybrid
+            )
+            assert [h.index_state for h in stale.hits] != [knowledge_pb2.HIT_INDEX_STATE_INDEXED]
         finally:
             replicated.topology.resume_replay()
 

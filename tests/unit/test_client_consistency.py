@@ -98,6 +98,19 @@ def test_a_malformed_token_in_a_response_is_ignored() -> None:
     assert tokens.current is None
 
 
+def test_a_watch_message_token_is_kept_and_an_empty_one_ignored() -> None:
+    tokens = ConsistencyTokens()
+    tokens.observe_token("")
+    tokens.observe_token("garbage")
+    assert tokens.current is None
+    tokens.observe_token("0/16B3748")
+    tokens.observe_token("0/16B0000")
+    assert tokens.current == "0/16B3748"
+    off = ConsistencyTokens(enabled=False)
+    off.observe_token("0/16B3748")
+    assert off.current is None
+
+
 def test_a_write_token_is_sent_with_the_next_read_and_not_with_writes() -> None:
     tokens = ConsistencyTokens()
     interceptor = UnaryPolicyInterceptor(DEFAULT_TIMEOUTS, FAST, tokens)

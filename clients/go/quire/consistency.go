@@ -77,8 +77,17 @@ func (t *ConsistencyTokens) observe(md metadata.MD) {
 		return
 	}
 	for _, v := range md.Get(ConsistencyTokenKey) {
-		_ = t.Advance(v)
+		t.observeToken(v)
 	}
+}
+
+// observeToken takes a token a message carried (WatchDocumentsResponse.ConsistencyToken); an
+// empty one (a server without replicas) or a malformed one is ignored.
+func (t *ConsistencyTokens) observeToken(token string) {
+	if !t.enabled || token == "" {
+		return
+	}
+	_ = t.Advance(token)
 }
 
 // outgoing adds the current token to a read's context.

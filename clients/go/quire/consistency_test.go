@@ -97,6 +97,25 @@ func TestConsistencyTokensKeepTheHighest(t *testing.T) {
 	}
 }
 
+func TestAWatchMessageTokenIsKept(t *testing.T) {
+	tokens := &ConsistencyTokens{enabled: true}
+	tokens.observeToken("")
+	tokens.observeToken("garbage")
+	if got := tokens.Current(); got != "" {
+		t.Fatalf("an empty or malformed message token was kept: %q", got)
+	}
+	tokens.observeToken("0/16B3748")
+	tokens.observeToken("0/16B0000")
+	if got := tokens.Current(); got != "0/16B3748" {
+		t.Fatalf("current %q, want the highest message token", got)
+	}
+	off := &ConsistencyTokens{enabled: false}
+	off.observeToken("0/16B3748")
+	if got := off.Current(); got != "" {
+		t.Fatalf("session consistency off kept %q", got)
+	}
+}
+
 func TestAWriteTokenIsSentWithTheNextRead(t *testing.T) {
 	s, client := startTokenServer(t, "0/3000060")
 	ctx := context.Background()

@@ -199,7 +199,12 @@ func (c *Client) WatchDocuments(ctx context.Context, collectionID string, docume
 		func(ctx context.Context, r *quirev1.WatchDocumentsRequest) (grpc.ServerStreamingClient[quirev1.WatchDocumentsResponse], error) {
 			return c.knowledge.WatchDocuments(ctx, r)
 		},
-		func(m *quirev1.WatchDocumentsResponse) *quirev1.Document { return m.GetDocument() })
+		func(m *quirev1.WatchDocumentsResponse) *quirev1.Document {
+			// The state's token: a read after it (a search once a document is INDEXED) is
+			// then served by a replica only when it has replayed that state.
+			c.tokens.observeToken(m.GetConsistencyToken())
+			return m.GetDocument()
+		})
 }
 
 // UpsertAgent creates or replaces an agent's attachments (config_version increments).

@@ -996,7 +996,12 @@ export class QuireClient {
     return this.serverStream(
       (o) =>
         this.knowledge.watchDocuments({ collectionId: request.collectionId, documentIds: request.documentIds ?? [] }, o),
-      (reply) => reply.document ?? create(DocumentSchema),
+      (reply) => {
+        // The state's token: a read after it (a search once a document is INDEXED) is then
+        // served by a replica only when it has replayed that state.
+        this.consistency.observeToken(reply.consistencyToken);
+        return reply.document ?? create(DocumentSchema);
+      },
       options,
     );
   }

@@ -46,10 +46,17 @@ export class ConsistencyTokens {
 
   /** Takes the token a response's headers or trailers carry, if any. */
   observe(headers: Headers | undefined): void {
-    const value = headers?.get(CONSISTENCY_TOKEN_HEADER);
-    if (!this.enabled || value === null || value === undefined) return;
+    this.observeToken(headers?.get(CONSISTENCY_TOKEN_HEADER) ?? "");
+  }
+
+  /**
+   * Takes a token a message carried (WatchDocumentsResponse.consistencyToken); an empty one
+   * (a server without replicas) is ignored.
+   */
+  observeToken(token: string): void {
+    if (!this.enabled || token === "") return;
     try {
-      this.advance(value);
+      this.advance(token);
     } catch {
       // A malformed token from the server must not fail the caller's call.
     }

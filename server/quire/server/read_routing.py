@@ -22,6 +22,7 @@ from grpc import aio
 
 from quire.server.failures import QuireError, lost_database
 from quire.server.storage.replicas import (
+    PRIMARY_LSN,
     ReadRoute,
     ReplicaSet,
     format_token,
@@ -126,6 +127,15 @@ async def routed(
         # may be newer than any token the client holds.
         await send_write_token(replicas, context)
     return result
+
+
+async def state_token(replicas: ReplicaSet | None, conn: asyncpg.Connection) -> str:
+    """For a stream's message: the primary's position right after `conn` (a primary
+    connection) read the state the message carries, so a read sent with it sees at least that
+    state; "" without replicas."""
+    if replicas is None:
+        return ""
+    return format_token(int(await conn.fetchval(PRIMARY_LSN)))
 
 
 async def send_write_token(

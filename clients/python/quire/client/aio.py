@@ -747,6 +747,9 @@ class AsyncQuireClient:
             collection_id=collection_id, document_ids=list(document_ids)
         )
         async for reply in self._server_stream(self._knowledge.WatchDocuments, request, timeout):
+            # The state's token: a read after it (e.g. a search once a document is INDEXED)
+            # is then served by a replica only when it has replayed that state.
+            self.consistency.observe_token(reply.consistency_token)
             yield reply.document
 
     async def wait_until_searchable(

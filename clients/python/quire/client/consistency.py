@@ -10,6 +10,7 @@ replicas send no token, and a client then sends none.
 
 from __future__ import annotations
 
+import contextlib
 import re
 import threading
 from collections.abc import Iterable
@@ -52,17 +53,20 @@ class ConsistencyTokens:
             if position > self._position:
                 self._position, self._token = position, token.strip()
 
+    def observe_token(self, token: str) -> None:
+        """Takes a token a message carried (WatchDocumentsResponse.consistency_token): an
+        empty or malformed one is ignored, as a server without replicas sends none."""
+        if not self.enabled or not token:
+            return
+        with contextlib.suppress(ValueError):  # a server bug must not fail the caller's call
+            self.advance(token)
+
     def observe(self, metadata: Iterable[tuple[str, Any]] | None) -> None:
         """Takes the token from a response's metadata, if it carries one."""
-        if not self.enabled:
-            return
         for key, value in metadata or ():
             if key == TOKEN_KEY:
-                text = value.decode() if isinstance(value, bytes) else str(value)
-                try:
-                    self.advance(text)
-                except ValueError:  # a server bug must not fail the caller's call
-                    return
+                self.observe_token(value.decode() if isinstance(value, bytes) else str(value))
+                return
 
     def request_metadata(self) -> tuple[tuple[str, str], ...]:
         """What a read sends: the highest token seen, if any."""

@@ -8,6 +8,7 @@ import {
   AgentSchema,
   CONSISTENCY_TOKEN_HEADER,
   ConsistencyTokens,
+  DocumentSchema,
   KnowledgeService,
   QuireClient,
   tokenPosition,
@@ -57,6 +58,14 @@ function server(token: string) {
         ctx.responseTrailer.set(CONSISTENCY_TOKEN_HEADER, "0/FFF");
         return {};
       },
+      async *watchDocuments(req) {
+        // A server without replicas sends no token; one with replicas, the state's position.
+        yield { document: create(DocumentSchema, { documentId: "d1", collectionId: req.collectionId }) };
+        yield {
+          document: create(DocumentSchema, { documentId: "d1", collectionId: req.collectionId }),
+          consistencyToken: "0/ABC0",
+        };
+      },
     });
   });
   return { transport, sent };
@@ -78,6 +87,20 @@ describe("session consistency", () => {
     const client = new QuireClient({ transport });
     await client.uploadDocument({ collectionId: "c", fileName: "a.txt" }, new TextEncoder().encode("hi"));
     assert.equal(client.consistency.current, "0/FFF");
+  });
+
+  test("a watch message's token is kept and sent with the next read", async () => {
+    const { transport, sent } = server("0/1");
+    const client = new QuireClient({ transport });
+    const seen: string[] = [];
+    for await (const doc of client.watchDocuments({ collectionId: "c" })) {
+      seen.push(doc.documentId);
+      if (seen.length === 1) assert.equal(client.consistency.current, undefined);
+    }
+    assert.deepEqual(seen, ["d1", "d1"]);
+    assert.equal(client.consistency.current, "0/ABC0");
+    await client.getAgent({ agentId: "bot" });
+    assert.deepEqual(sent, ["0/ABC0"]);
   });
 
   test("a token from another process is taken over and sent", async () => {

@@ -35,6 +35,7 @@ from quire.server.knowledge import (
 from quire.server.knowledge.index_status import index_status
 from quire.server.knowledge.policy import effective_mode
 from quire.server.knowledge.shadow import ShadowRunner
+from quire.server.read_routing import state_token
 from quire.server.rpc import principal
 from quire.server.services import document_requests
 from quire.server.state import AppState
@@ -423,7 +424,7 @@ class KnowledgeService(knowledge_service_pb2_grpc.KnowledgeServiceServicer):
         notifications = self.state.require_notifications()
         sent = document_watch.Sent()
 
-        async def current() -> list[knowledge_pb2.Document]:
+        async def current() -> tuple[list[knowledge_pb2.Document], str]:
             async with self.state.pool.acquire() as conn:
                 if (
                     await conn.fetchval(document_store.COLLECTION_LIVE, org_id, collection_id)
@@ -434,18 +435,27 @@ class KnowledgeService(knowledge_service_pb2_grpc.KnowledgeServiceServicer):
                 live = {d.document_id for d in docs}
                 for gone in [d for d in sent.known() if d not in live]:
                     docs.append(await document_watch.one(conn, org_id, collection_id, gone))
-            return docs
+                return docs, await state_token(self.state.replicas, conn)
+
+        def message(
+            doc: knowledge_pb2.Document, token: str
+        ) -> knowledge_service_pb2.WatchDocumentsResponse:
+            return knowledge_service_pb2.WatchDocumentsResponse(
+                document=doc, consistency_token=token
+            )
 
         async with notifications.subscribe("quire_documents") as queue:
-            for doc in await current():
+            docs, token = await current()
+            for doc in docs:
                 if sent.is_new(doc):
-                    yield knowledge_service_pb2.WatchDocumentsResponse(document=doc)
+                    yield message(doc, token)
             while True:
                 event = await queue.get()
                 if event.get("resync"):
-                    for doc in await current():
+                    docs, token = await current()
+                    for doc in docs:
                         if sent.is_new(doc):
-                            yield knowledge_service_pb2.WatchDocumentsResponse(document=doc)
+                            yield message(doc, token)
                     continue
                 if event.get("org") != str(org_id) or event.get("collection") != str(collection_id):
                     continue
@@ -453,8 +463,9 @@ class KnowledgeService(knowledge_service_pb2_grpc.KnowledgeServiceServicer):
                     continue
                 async with self.state.pool.acquire() as conn:
                     doc = await document_watch.one(conn, org_id, collection_id, event["document"])
+                    token = await state_token(self.state.replicas, conn)
                 if sent.is_new(doc):
-                    yield knowledge_service_pb2.WatchDocumentsResponse(document=doc)
+                    yield message(doc, token)
 
     # --- agents -----------------------------------------------------------------------------
 
