@@ -31,14 +31,17 @@ final class Calls {
   private final RetryPolicy retry;
   private final ScheduledExecutorService scheduler;
   private final Duration timeout; // the caller's, over every kind; null: the kind's default
+  final ConsistencyTokens tokens; // the channel's interceptor sends and keeps them
 
   Calls(
       Channel channel,
       Map<Contract.CallKind, Duration> timeouts,
       RetryPolicy retry,
       ScheduledExecutorService scheduler,
-      Duration timeout) {
+      Duration timeout,
+      ConsistencyTokens tokens) {
     this.channel = channel;
+    this.tokens = tokens;
     this.timeouts = timeouts;
     this.retry = retry;
     this.scheduler = scheduler;
@@ -46,7 +49,7 @@ final class Calls {
   }
 
   Calls withTimeout(Duration timeout) {
-    return new Calls(channel, timeouts, retry, scheduler, timeout);
+    return new Calls(channel, timeouts, retry, scheduler, timeout, tokens);
   }
 
   /** The deadline of a call of `rpc` started now; null: none. */

@@ -22,6 +22,11 @@ public final class QuireAsyncClient {
     this.calls = calls;
   }
 
+  /** The consistency tokens, shared with the blocking client ({@link QuireClient#consistency()}). */
+  public ConsistencyTokens consistency() {
+    return calls.tokens;
+  }
+
   // PagesService
 
   public CompletableFuture<SearchResult> searchPages(SearchPagesRequest request) {

@@ -43,7 +43,9 @@ import java.util.function.Predicate;
  * Each call gets its kind's default deadline (reads 10 s, searches 15 s, writes 30 s, sync 30
  * min, upload 10 min, gate 2 h, watches none; {@link #withTimeout} sets one for every call).
  * Idempotent unary reads are retried on UNAVAILABLE with exponential backoff and full jitter
- * within that deadline. Safe for concurrent use; close it when done.
+ * within that deadline. Reads carry the highest consistency token seen, so against read replicas
+ * they see this client's writes ({@link #consistency()}). Safe for concurrent use; close it when
+ * done.
  */
 public final class QuireClient implements AutoCloseable {
   /** The environment variable read when the builder is given no key. */
@@ -85,6 +87,11 @@ public final class QuireClient implements AutoCloseable {
   /** A view of this client whose every call has this deadline (from its start) instead. */
   public QuireClient withTimeout(Duration timeout) {
     return new QuireClient(null, false, scheduler, calls.withTimeout(timeout));
+  }
+
+  /** The consistency tokens this client keeps and sends with reads (see {@link ConsistencyTokens}). */
+  public ConsistencyTokens consistency() {
+    return calls.tokens;
   }
 
   /** The channel every call goes through (the key is attached to each call). */
@@ -302,8 +309,13 @@ public final class QuireClient implements AutoCloseable {
 
   /** A Document at each status or index-state change; no default deadline (close to stop). */
   public CallStream<Document> watchDocuments(WatchDocumentsRequest request) {
+    // Each message's token is the primary's position once its state was read: a search after
+    // a document was seen indexed then reads a node that has replayed the indexing.
     return calls.serverStream(KnowledgeServiceGrpc.getWatchDocumentsMethod(), request)
-        .map(WatchDocumentsResponse::getDocument);
+        .map(message -> {
+          calls.tokens.observeToken(message.getConsistencyToken());
+          return message.getDocument();
+        });
   }
 
   public Agent upsertAgent(UpsertAgentRequest request) {
@@ -442,6 +454,7 @@ public final class QuireClient implements AutoCloseable {
     private File clientKey;
     private final Map<Contract.CallKind, Duration> timeouts = new EnumMap<>(Contract.CallKind.class);
     private RetryPolicy retry = RetryPolicy.defaults();
+    private boolean sessionConsistency = true;
 
     private Builder(String target, Channel channel) {
       this.target = target;
@@ -484,6 +497,15 @@ public final class QuireClient implements AutoCloseable {
       return this;
     }
 
+    /**
+     * Session consistency with read replicas (default on): reads carry the highest consistency
+     * token seen, so they see this client's writes. Off: reads may lag a little behind them.
+     */
+    public Builder sessionConsistency(boolean enabled) {
+      this.sessionConsistency = enabled;
+      return this;
+    }
+
     private ChannelCredentials credentials() throws IOException {
       if (plaintext) {
         return InsecureChannelCredentials.create();
@@ -512,6 +534,8 @@ public final class QuireClient implements AutoCloseable {
         }
         base = made;
       }
+      ConsistencyTokens tokens = new ConsistencyTokens(sessionConsistency);
+      base = ClientInterceptors.intercept(base, tokens.interceptor());
       if (apiKey != null && !apiKey.isEmpty()) {
         Metadata headers = new Metadata();
         headers.put(Metadata.Key.of("authorization", Metadata.ASCII_STRING_MARSHALLER), "Bearer " + apiKey);
@@ -526,7 +550,7 @@ public final class QuireClient implements AutoCloseable {
       for (Contract.CallKind kind : Contract.CallKind.values()) {
         kinds.put(kind, timeouts.containsKey(kind) ? timeouts.get(kind) : kind.defaultDeadline());
       }
-      return new QuireClient(made, true, scheduler, new Calls(base, kinds, retry, scheduler, null));
+      return new QuireClient(made, true, scheduler, new Calls(base, kinds, retry, scheduler, null, tokens));
     }
   }
 
