@@ -14,6 +14,10 @@ and the text under them before any ranking was looked at; the held-out split is 
 whose expected page hashes into 3 of 10 buckets (sha256 of the path), so no page is in both.
 Tune on `dev`; `heldout` shows over-fitting.
 
+`--disturb N` then measures drift: every variant's top 10 for each question, then N page
+chunks of another organisation inserted (benchmarks/scale_pages.py's rows, through the live
+HNSW index), then the same questions again; identical rankings and changed top-1 per variant.
+
 With QUIRE_DATABASE_URL set and `--keep`, the synced namespace is kept in that database, so
 later runs re-sync in under a second (nothing changed) and go straight to the questions.
 """
@@ -213,7 +217,56 @@ async def main(args: argparse.Namespace) -> dict[str, Any]:
                 h.note(f"synced in {seconds:.1f} s: {report['sync']}")
                 evaluator = Evaluator(q.pool, key.org_id, embeddings)
                 report["variants"] = await evaluate(evaluator, questions, args)
+                if args.disturb:
+                    report["drift"] = await drift(evaluator, q.pool, questions, args)
     return report
+
+
+async def drift(
+    evaluator: Evaluator, pool: Any, questions: list[dict[str, Any]], args: argparse.Namespace
+) -> dict[str, Any]:
+    """Rankings against unrelated data: each variant's top 10 (plain) for every question,
+    then `--disturb` page chunks of another organisation are inserted (scale_pages' rows:
+    real SciFact texts and perturbed real vectors, through the live HNSW index, as a sync
+    elsewhere would), then the same questions again. Reports per variant how many rankings
+    stayed identical and how many top-1 pages changed."""
+    import uuid
+
+    import scale_pages as sp
+    import vector_exact as ve
+
+    from quire.server.pages import search
+
+    variants = [("serving", {})] + [parse_variant(v) for v in args.variant]
+    tunings = {name: replace(search.SearchTuning(), **fields) for name, fields in variants}
+
+    async def rankings(tuning: Any) -> list[list[str]]:
+        return [
+            list(dict.fromkeys(await evaluator.search(x["query"], (), tuning)))[:10]
+            for x in questions
+        ]
+
+    before = {name: await rankings(t) for name, t in tunings.items()}
+    texts = ve.base_texts(args.disturb_base)
+    vectors = await evaluator.embeddings.embed_bulk(texts)
+    h.note(f"inserting {args.disturb} page chunks of another organisation")
+    started = time.perf_counter()
+    async with pool.acquire() as conn:
+        await ve.load_base(conn, texts, vectors)  # drops the knowledge HNSW index: unused here
+        await conn.execute(sp.STEM_BASE)
+        other = uuid.uuid4()
+        await sp.load_namespace(conn, other, "unrelated", args.disturb, len(texts), 0.03, 0)
+    inserted_s = round(time.perf_counter() - started, 1)
+    out: dict[str, Any] = {"inserted_chunks": args.disturb, "insert_s": inserted_s}
+    for name, tuning in tunings.items():
+        after = await rankings(tuning)
+        out[name] = {
+            "identical_top10": sum(a == b for a, b in zip(before[name], after, strict=True)),
+            "changed_top1": sum(a[:1] != b[:1] for a, b in zip(before[name], after, strict=True)),
+            "questions": len(questions),
+        }
+        h.note(f"{name}: {out[name]}")
+    return out
 
 
 def _database(url: str) -> Any:
@@ -245,6 +298,12 @@ if __name__ == "__main__":
     )
     parser.add_argument("--questions", type=Path, default=QUESTIONS, help="labelled JSONL")
     parser.add_argument("--transform", default="markdown", help="the sync's transform profile")
+    parser.add_argument(
+        "--disturb", type=int, default=0, help="then add this many unrelated page chunks"
+    )
+    parser.add_argument(
+        "--disturb-base", type=int, default=1000, help="real SciFact chunks they copy"
+    )
     h.setup_logging()
     result = h.run(main(parser.parse_args()))
     h.emit(result, parser.parse_args().out)

@@ -119,9 +119,11 @@ async def test_hybrid_search_span_tree(
         assert name in children, (name, sorted(children))
         assert children[name].context.trace_id == root.context.trace_id
     # The arms ran inside the RPC: the full-text arm while the query was embedded, the vector
-    # arm once the vector was there, then fusion.
+    # arm (an exact scan of this small collection, on its own connection beside the full-text
+    # arm) once the vector was there, then fusion after both.
+    assert children["search.vector"].attributes["quire.exact"] is True
     assert children["embed.query"].end_time <= children["search.vector"].start_time
-    assert children["search.fts"].end_time <= children["search.vector"].start_time
+    assert children["search.fts"].end_time <= children["search.fusion"].start_time
     assert children["search.vector"].end_time <= children["search.fusion"].start_time
     assert root.start_time <= children["embed.query"].start_time
     assert children["search.fusion"].end_time <= root.end_time
