@@ -117,9 +117,12 @@ class CountingPool:
         self.pool = pool
         self.acquired = 0
 
-    def acquire(self) -> object:
+    def acquire(self, *, timeout: float | None = None) -> object:
         self.acquired += 1
-        return self.pool.acquire()  # type: ignore[attr-defined]
+        return self.pool.acquire(timeout=timeout)  # type: ignore[attr-defined]
+
+    async def release(self, conn: object) -> None:
+        await self.pool.release(conn)  # type: ignore[attr-defined]
 
 
 async def rankings(
@@ -213,6 +216,36 @@ async def test_the_exact_scan_beside_the_other_arms_ranks_the_same(
     assert side.acquired == len(corpus.data.queries)  # type: ignore[attr-defined]
     assert two == one
     assert together == alone
+
+
+async def test_without_a_spare_connection_the_scan_runs_after_the_other_arms(
+    harness: Harness, keys: Keys, corpus: Corpus, state: State, database_url: str
+) -> None:
+    """A pool whose only connection the search holds: the side connection is not waited
+    for (searches doing so could deadlock a busy pool), the scan runs on the search's own
+    connection after the other arms, and the ranking is the same."""
+    from quire.server.knowledge import scope, search
+    from quire.server.storage import snapshots
+    from quire.server.storage.database import apply_settings, create_pool
+
+    tuning = search.DEFAULT_TUNING
+    qid, text = next(iter(corpus.data.queries.items()))  # type: ignore[attr-defined]
+    tiny = await create_pool(database_url, min_size=1, max_size=1)
+    try:
+        async with tiny.acquire() as conn:
+            scoped = await scope.resolve(conn, keys.org_id, "", [str(state.collection_id)])
+            with pytest.raises(snapshots.NoSecondConnection):
+                await snapshots.beside(tiny, "unused", {}, conn.fetchval)  # type: ignore[arg-type]
+            async with conn.transaction(isolation="repeatable_read", readonly=True):
+                await apply_settings(conn, tuning.settings())
+                arms = await search.gather_arms(
+                    conn, keys.org_id, scoped, text, corpus.query_vectors[qid], tuning, pool=tiny
+                )
+                hits = await search.hits_for(conn, keys.org_id, scoped, text, arms, tuning, LIMIT)
+    finally:
+        await tiny.close()
+    assert arms.exact_vector
+    assert [h.file_name.removesuffix(".txt") for h in hits] == state.baseline[qid]
 
 
 async def test_reingesting_the_corpus_ranks_the_same(

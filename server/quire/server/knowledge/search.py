@@ -18,6 +18,7 @@ chunk_ordinal); BM25 sums are exact (numeric) so their order of addition cannot 
 from __future__ import annotations
 
 import asyncio
+import contextlib
 import hashlib
 import json
 import uuid
@@ -36,8 +37,8 @@ from quire.server.knowledge import bm25, filters, pending
 from quire.server.knowledge.scope import ScopedCollection
 from quire.server.retrieval.fusion import convex, normalise, rrf
 from quire.server.retrieval.lexical import headline, or_query
+from quire.server.storage import snapshots
 from quire.server.storage.database import apply_settings
-from quire.server.storage.snapshots import EXPORT, on_snapshot
 from quire.v1 import knowledge_pb2
 
 LEGACY = f"""
@@ -354,13 +355,15 @@ async def gather_arms(
     depth). With `pool` (the one `conn` came from), an exact vector scan runs beside the
     other arms on a second connection importing the transaction's snapshot: it costs about
     as much as the full-text arm, so the search then takes the longer of the two instead of
-    their sum (an HNSW lookup is cheaper than the extra connection's statements)."""
+    their sum (an HNSW lookup is cheaper than the extra connection's statements). When the
+    pool has no connection to spare (storage/snapshots.beside), the scan runs after the other
+    arms on `conn`."""
     indexed = [c for c in scope if c.serving_generation > 0]
     ids = [c.collection_id for c in indexed]
     gens = [c.serving_generation for c in indexed]
     arms = Arms()
     chunks: int | None = None
-    beside: asyncio.Task[list[asyncpg.Record]] | None = None
+    side: asyncio.Task[list[asyncpg.Record]] | None = None
     if indexed:
         stats = await conn.fetchrow(bm25.STATS, org_id, ids, gens)
         if stats["generations"] == len(ids):
@@ -371,7 +374,7 @@ async def gather_arms(
             and chunks is not None
             and chunks <= tuning.exact_vector_max_chunks
         ):
-            snapshot = await conn.fetchval(EXPORT)
+            snapshot = await conn.fetchval(snapshots.EXPORT)
 
             async def exact_scan(other: asyncpg.Connection) -> list[asyncpg.Record]:
                 # Shielded: cancelling this scan must not cancel the query's embedding.
@@ -383,14 +386,18 @@ async def gather_arms(
                         other, org_id, ids, gens, ready, tuning.depth, tuning, exact=True
                     )
 
-            beside = asyncio.create_task(on_snapshot(pool, snapshot, tuning.settings(), exact_scan))
+            side = asyncio.create_task(
+                snapshots.beside(pool, snapshot, tuning.settings(), exact_scan)
+            )
     try:
         await _text_arms(conn, org_id, scope, query, arms, tuning, chunks, where)
         if indexed:
-            if beside is not None:
-                arms.exact_vector = True
-                vec_rows = await beside
-            else:
+            vec_rows = None
+            if side is not None:
+                with contextlib.suppress(snapshots.NoSecondConnection):
+                    vec_rows = await side
+                    arms.exact_vector = True
+            if vec_rows is None:  # one connection: the arms in turn
                 vec_rows = await _vector_arm(
                     conn, org_id, ids, gens, vector, arms, tuning, chunks, where
                 )
@@ -400,8 +407,8 @@ async def gather_arms(
                 if r["document_id"] not in arms.pending_ids
             ]
     except BaseException:
-        if beside is not None:
-            beside.cancel()
+        if side is not None:
+            side.cancel()
         raise
     return arms
 

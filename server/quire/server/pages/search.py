@@ -25,6 +25,7 @@ exported snapshot, with zero parallel workers; the phrasings' rankings are fused
 from __future__ import annotations
 
 import asyncio
+import contextlib
 import logging
 import re
 import uuid
@@ -43,7 +44,7 @@ from quire.server.retrieval import search_config
 from quire.server.retrieval.fusion import convex, rrf
 from quire.server.retrieval.lexical import lexeme_query
 from quire.server.storage.database import apply_settings, remaining_ms
-from quire.server.storage.snapshots import EXPORT, on_snapshot
+from quire.server.storage.snapshots import EXPORT, NoSecondConnection, beside, on_snapshot
 from quire.v1 import pages_pb2, search_config_pb2
 
 log = logging.getLogger(__name__)
@@ -427,7 +428,8 @@ async def rank_phrasings(
     query's arms run on `conn`, one after the other, except when the vector arm is an exact
     scan: then it runs beside the full-text arm on another snapshot connection (the scan
     costs as much as the full-text arm; an HNSW lookup is cheaper than the extra
-    connection's five statements). An alternative that fails or takes more than
+    connection's five statements), or after it on `conn` when the pool has no connection to
+    spare (storage/snapshots.beside). An alternative that fails or takes more than
     ALTERNATIVE_TIMEOUT_S is left out with a warning; the query's failure is the call's."""
     (query, language), alternatives = phrasings[0], phrasings[1:]
     parallel = scope.exact_vectors
@@ -451,13 +453,16 @@ async def rank_phrasings(
         for i, (text, lang) in enumerate(alternatives, start=1)
     ]
     vector_task = (
-        asyncio.create_task(on_snapshot(pool, snapshot, settings, query_vector))
-        if parallel
-        else None
+        asyncio.create_task(beside(pool, snapshot, settings, query_vector)) if parallel else None
     )
     try:
         fts = await _lexical(conn, scope, query, language, tuning)
-        vec = await (vector_task if vector_task is not None else query_vector(conn))
+        vec: list[Candidate] | None = None
+        if vector_task is not None:
+            with contextlib.suppress(NoSecondConnection):
+                vec = await vector_task
+        if vec is None:  # no second connection to spare: the arms in turn
+            vec = await query_vector(conn)
         primary = fuse_arms(fts, vec, language.language, tuning)
     except BaseException:
         for task in (vector_task, *tasks):
