@@ -55,10 +55,8 @@ async def main(args: argparse.Namespace) -> dict[str, Any]:
         pool = await prepare_database(url, Settings(database_url=url))
         try:
             orgs = await scale.prepare(url, total, layout, texts, vectors, setup, {})
-            org = orgs[-1][1]
-            cid = await pool.fetchval(
-                "SELECT collection_id FROM collections WHERE org_id = $1", org
-            )
+            _, org, cid = orgs[-1]
+            assert cid is not None
             scope = [ScopedCollection(cid, 1, 1, settled=True)]
 
             @contextlib.contextmanager

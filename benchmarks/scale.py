@@ -105,9 +105,10 @@ def layouts(total: int, splits: list[int]) -> list[list[int]]:
 
 
 async def load(
-    conn: Any, total: int, layout: list[int], texts: list[str], vectors: Any, noise: float
-) -> list[tuple[int, uuid.UUID, uuid.UUID]]:
-    """Loads one database's collections; returns (split, organisation, collection) each."""
+    conn: Any, total: int, layout: list[int], base: int, noise: float
+) -> list[tuple[int, uuid.UUID, uuid.UUID | None]]:
+    """Loads one database's collections (copying `base` rows); returns (split, organisation,
+    collection) each."""
     loaded = []
     for n, split in enumerate(layout):
         if n % 10 == 0:
@@ -115,7 +116,7 @@ async def load(
         # The real vectors once (in the first collection), perturbed copies elsewhere: HNSW
         # folds equal vectors into one graph element.
         org, cid = await fs.load_collection(
-            conn, f"split-{split}-{n}", total // split, len(texts), noise, 0 if n else None
+            conn, f"split-{split}-{n}", total // split, base, noise, 0 if n else None
         )
         loaded.append((split, org, cid))
     return loaded
@@ -226,9 +227,10 @@ async def prepare(
     vectors: Any,
     args: argparse.Namespace,
     record: dict[str, Any],
-) -> list[tuple[int, uuid.UUID]]:
+) -> list[tuple[int, uuid.UUID, uuid.UUID | None]]:
     """Loads and indexes one database (the parts asked for), noting times and sizes in
-    `record` (the pages' under "pages"); returns (split, organisation) per organisation. On
+    `record` (the pages' under "pages"); returns (split, organisation, its collection or None
+    without the knowledge part) per organisation. On
     a connection of its own: the HNSW build of a million chunks outlasts the pool's 60 s
     command timeout."""
     import asyncpg
@@ -239,11 +241,12 @@ async def prepare(
     conn = await asyncpg.connect(url)
     try:
         await ve.load_base(conn, texts, vectors)
-        orgs = [(split, uuid.uuid4()) for split in layout]
+        loaded: list[tuple[int, uuid.UUID, uuid.UUID | None]] = [
+            (split, uuid.uuid4(), None) for split in layout
+        ]
         if "knowledge" in parts:
             started = time.perf_counter()
-            loaded = await load(conn, total, layout, texts, vectors, args.noise)
-            orgs = [(split, org) for split, org, _ in loaded]
+            loaded = await load(conn, total, layout, len(texts), args.noise)
             record["load_s"] = round(time.perf_counter() - started, 1)
             record["hnsw_build_s"] = await ve.build_hnsw(conn, args.hnsw_memory)
             record["maintenance_work_mem"] = args.hnsw_memory
@@ -253,6 +256,7 @@ async def prepare(
             h.note("term statistics")
             started = time.perf_counter()
             for _, org, cid in loaded:
+                assert cid is not None
                 await lexical_stats.refresh(conn, org, cid, 1, analyze=False)
             record["term_statistics_s"] = round(time.perf_counter() - started, 1)
             started = time.perf_counter()
@@ -264,7 +268,7 @@ async def prepare(
         if "pages" in parts:
             record["pages"] = await scale_pages.prepare(
                 conn,
-                [(split, org, total // split) for split, org in orgs],
+                [(split, org, total // split) for split, org, _ in loaded],
                 len(texts),
                 args.noise,
                 args.hnsw_memory,
@@ -274,7 +278,7 @@ async def prepare(
             )
     finally:
         await conn.close()
-    return orgs
+    return loaded
 
 
 async def run_database(
@@ -305,7 +309,7 @@ async def run_database(
             parts = set(args.parts.split(","))
             rng = random.Random(f"{args.seed}-{total}")
             for split in sorted(set(layout)):
-                org = rng.choice([o for k, o in orgs if k == split])
+                _, org, cid = rng.choice([x for x in orgs if x[0] == split])
                 chunks = total // split
                 h.note(f"querying {total} chunks / {split} organisations ({chunks} searched)")
                 cell: dict[str, Any] = {
@@ -313,10 +317,7 @@ async def run_database(
                     "organisations": split,
                     "chunks_searched": chunks,
                 }
-                if "knowledge" in parts:
-                    cid = await pool.fetchval(
-                        "SELECT collection_id FROM collections WHERE org_id = $1", org
-                    )
+                if cid is not None:
                     cell |= {
                         "vector_arm": "exact"
                         if chunks <= search.DEFAULT_TUNING.exact_vector_max_chunks
