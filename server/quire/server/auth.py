@@ -108,7 +108,7 @@ class KeyVerifier:
 
     async def verify(self, token: str | None) -> Principal:
         if not token or not token.startswith(KEY_PREFIX) or len(token) > 256:
-            raise _unauthenticated()
+            raise unauthenticated()
         digest = _hash(token)
         now = time.monotonic()
         hit = self._cache.get(digest)
@@ -117,7 +117,7 @@ class KeyVerifier:
         key_id = token[len(KEY_PREFIX) :].split("_", 1)[0]
         row = await self._pool.fetchrow(SELECT_KEY, key_id)
         if row is None or not hmac.compare_digest(bytes(row["secret_sha256"]), digest):
-            raise _unauthenticated()
+            raise unauthenticated()
         principal = Principal(row["org_id"], key_id, parse_scopes(row["scopes"]))
         if len(self._cache) > 10_000:
             self._cache.clear()
@@ -128,7 +128,7 @@ class KeyVerifier:
         self._cache.clear()
 
 
-def _unauthenticated() -> QuireError:
+def unauthenticated() -> QuireError:
     return QuireError(
         errors_pb2.ERROR_CODE_UNAUTHENTICATED,
         "Missing or invalid API key (send 'authorization: Bearer <key>')",

@@ -109,6 +109,8 @@ async def _decoded(requests: AsyncIterator[Any]) -> AsyncIterator[Any]:
     except ConnectError as exc:
         if exc.code is Code.CANCELED:
             raise asyncio.CancelledError(exc.message) from None
+        if isinstance(exc.__cause__, QuireError):  # refused by a codec (codecs.py)
+            raise exc.__cause__ from None
         code = _UNREADABLE.get(exc.code, errors_pb2.ERROR_CODE_INVALID_REQUEST)
         raise QuireError(code, exc.message) from None
 

@@ -23,7 +23,6 @@ from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from typing import Any
 
-from connectrpc.compat import google_protobuf_binary_codec
 from connectrpc.server import ConnectASGIApplication
 from google.protobuf.descriptor import ServiceDescriptor
 from hypercorn.asyncio import serve
@@ -32,8 +31,8 @@ from hypercorn.config import Config
 from quire.server.config import Settings
 from quire.server.http import h2_guard
 from quire.server.http.asgi import ASGIApp, Router
+from quire.server.http.codecs import StrictCompactJson, StrictProtoBinary
 from quire.server.http.endpoints import Handlers, Interceptors, endpoints
-from quire.server.http.json_codec import StrictCompactJson
 
 log = logging.getLogger(__name__)
 
@@ -53,13 +52,13 @@ def connect_app(
     interceptors: Interceptors,
     max_message_bytes: int,
 ) -> ASGIApp:
-    """The Connect ASGI app: protobuf binary and JSON (json_codec.py); a message over
+    """The Connect ASGI app: protobuf binary and JSON (codecs.py); a message over
     `max_message_bytes` is `resource_exhausted`."""
     app: Any = _QuireConnectApp(
         service=object(),
         endpoints=lambda _: endpoints(services, handlers, interceptors),
         read_max_bytes=max_message_bytes,
-        codecs=[google_protobuf_binary_codec(), StrictCompactJson()],
+        codecs=[StrictProtoBinary(), StrictCompactJson()],
     )
     return app  # type: ignore[no-any-return]
 
