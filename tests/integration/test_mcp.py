@@ -193,6 +193,65 @@ async def test_http_bound_by_query_parameters(http_url: str, keys: Keys) -> None
         await scenario(client, bound=True)
 
 
+def integer_probes(schema: dict[str, Any]) -> tuple[list[Any], list[Any], list[Any]]:
+    """An integer argument's values: accepted, refused for their range, refused for their
+    type."""
+    low, high = schema["minimum"], schema["maximum"]
+    accepted: list[Any] = [low, high, float(high), (low + high) // 2]
+    if low > 0:
+        accepted.append(0)  # the request field's unset value: the default, as the server reads
+    edges = [low - 1, high + 1, -1, 2**31, 2**32, 2**40, 2**63 - 1, 2**63, 2**64, -(2**63) - 1]
+    out_of_range = [v for v in edges if not low <= v <= high and v != 0]
+    out_of_range += [float(2**64), 1e300]
+    wrong_type = [1.5, high + 0.5, True, False, "5", [5], {"value": 5}]
+    return accepted, out_of_range, wrong_type
+
+
+async def test_every_integer_argument_is_checked_at_and_past_its_bounds(
+    http_url: str, keys: Keys
+) -> None:
+    """A small fuzz over every integer argument of every tool: in range it is served, past
+    its bound (int64 overflow included) it is `invalid_request` naming the argument and its
+    bound, a fraction or a boolean is `invalid_request` naming the type; never `internal`."""
+    async with over_http(http_url, keys.read) as client:
+        found = await client.call_tool("search_knowledge", {"agent_id": AGENT, "query": "holiday"})
+        document_id = text(found)["hits"][0]["document_id"]
+        required = {
+            "search_pages": {"namespace": NS, "query": "install"},
+            "read_page": {"namespace": NS, "path": "/install.md"},
+            "list_pages": {"namespace": NS},
+            "grep_pages": {"namespace": NS, "query": "install"},
+            "query_pages": {"namespace": NS, "command": "ls /"},
+            "search_knowledge": {"agent_id": AGENT, "query": "vacation"},
+            "read_document": {"agent_id": AGENT, "document_id": document_id},
+        }
+        probed = 0
+        for tool in (await client.list_tools()).tools:
+            for name, schema in tool.input_schema["properties"].items():
+                if schema["type"] != "integer":
+                    continue
+                accepted, out_of_range, wrong_type = integer_probes(schema)
+                for value in accepted + out_of_range + wrong_type:
+                    result = await client.call_tool(tool.name, {**required[tool.name], name: value})
+                    outcome = text(result)
+                    what = (tool.name, name, value, outcome)
+                    probed += 1
+                    if value in accepted and not isinstance(value, bool):
+                        assert not result.is_error, what
+                        continue
+                    assert result.is_error, what
+                    assert outcome["error"] == "invalid_request", what
+                    assert outcome["field"] == name, what
+                    bound = (
+                        "integer"
+                        if value in wrong_type
+                        else f"{schema['minimum']}–{schema['maximum']}"
+                    )
+                    assert outcome["bound"] == bound, what
+    # 7 integer arguments (the knowledge limit's bound is the policy's 8) of 5 tools.
+    assert probed >= 7 * 20
+
+
 @pytest.mark.parametrize("key", ["", "qk_nope_nope"])
 async def test_http_refuses_a_missing_or_unknown_key(http_url: str, keys: Keys, key: str) -> None:
     headers = {"Authorization": f"Bearer {key}"} if key else {}

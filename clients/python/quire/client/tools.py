@@ -92,14 +92,35 @@ def argument_error(field: str, description: str, bound: str) -> InvalidRequest:
 
 
 def _is_type(value: Any, kind: str) -> bool:
-    if kind == "integer" and isinstance(value, bool):
-        return False  # bool is an int in Python, not in JSON
+    if kind == "integer":
+        # JSON Schema counts a number without a fraction (5.0) as an integer; a bool is an
+        # int in Python, not in JSON.
+        if isinstance(value, float):
+            return value.is_integer()
+        return isinstance(value, int) and not isinstance(value, bool)
     return isinstance(value, _PYTHON_TYPES.get(kind, (object,)))
 
 
+def _range_error(name: str, value: int, schema: Mapping[str, Any]) -> InvalidRequest | None:
+    """The refusal of an integer outside the schema's minimum–maximum, worded as the server
+    words its own (validation.py). 0 is the request field's unset value, which the server
+    reads as the default, so it passes where the schema gives one. Checked here because a
+    value outside the request field's type (a negative or a 2**40 limit) cannot even be sent."""
+    low, high = schema.get("minimum"), schema.get("maximum")
+    if low is None or high is None or low <= value <= high:
+        return None
+    default = schema.get("default")
+    zero_is_default = default is not None and low > 0
+    if value == 0 and zero_is_default:
+        return None
+    description = f"must be {low}–{high}" + (f" (0 means {default})" if zero_is_default else "")
+    return argument_error(name, description, f"{low}–{high}")
+
+
 def checked_arguments(schema: Mapping[str, Any], arguments: Mapping[str, Any]) -> dict[str, Any]:
-    """The call's arguments, checked for names, presence and JSON types (the server checks
-    the bounds). A null is "not given", as OpenAI's strict mode sends optional arguments."""
+    """The call's arguments, checked for names, presence, JSON types and the integers'
+    minimum and maximum (the server checks every bound again). A null is "not given", as
+    OpenAI's strict mode sends optional arguments."""
     given = {k: v for k, v in arguments.items() if v is not None}
     properties: Mapping[str, Any] = schema["properties"]
     for name in given:
@@ -113,6 +134,10 @@ def checked_arguments(schema: Mapping[str, Any], arguments: Mapping[str, Any]) -
         kind = properties[name].get("type", "")
         if not _is_type(value, kind):
             raise argument_error(name, f"must be a JSON {kind}", kind)
+        if kind == "integer":
+            given[name] = value = int(value)
+            if (refused := _range_error(name, value, properties[name])) is not None:
+                raise refused
         items = properties[name].get("items", {}).get("type")
         if kind == "array" and items and not all(_is_type(v, items) for v in value):
             raise argument_error(name, f"every item must be a JSON {items}", f"array of {items}")
