@@ -12,6 +12,7 @@ import asyncio
 import contextlib
 import json
 import os
+import socket
 import sys
 from collections.abc import AsyncIterator, Iterator
 from contextlib import asynccontextmanager
@@ -25,10 +26,13 @@ import pytest_asyncio
 from mcp import Client
 from mcp.client.stdio import StdioServerParameters
 from mcp.client.streamable_http import streamable_http_client
+from mcp.shared.exceptions import MCPError
 
 from quire.client import AsyncQuireClient
+from quire.client.tools import ToolRunner
 from quire.server.app import mcp_app
 from quire.server.mcp.http import start_mcp_listener
+from quire.server.mcp.tools_server import tools_server
 from quire.v1 import knowledge_pb2, pages_pb2
 from tests.conftest import REPO, Harness, Keys
 from tests.support.site_server import SiteServer
@@ -265,6 +269,130 @@ async def test_http_refuses_a_missing_or_unknown_key(http_url: str, keys: Keys, 
     assert answer.status_code == 401
     assert answer.headers["www-authenticate"].startswith("Bearer")
     assert answer.json()["error"] == "unauthenticated"
+
+
+def free_port() -> int:
+    """A port nothing listens on (bound, then released)."""
+    with socket.socket() as probe:
+        probe.bind(("127.0.0.1", 0))
+        return int(probe.getsockname()[1])
+
+
+@pytest.mark.parametrize("fault", ["wrong-key", "unreachable-server", "bad-namespace"])
+async def test_stdio_checks_its_key_and_server_at_start(
+    harness: Harness, keys: Keys, fault: str
+) -> None:
+    """`quire mcp` asks for its tools before it speaks MCP: a fault ends it with one line and
+    exit status 1, before an agent sends anything."""
+    address = f"127.0.0.1:{free_port()}" if fault == "unreachable-server" else harness.address
+    key = "qk_nope_nope" if fault == "wrong-key" else keys.read
+    flags = ["--namespace", "no spaces allowed"] if fault == "bad-namespace" else []
+    process = await asyncio.create_subprocess_exec(
+        sys.executable,
+        *("-m", "quire.server.cli", "mcp", "--address", address, *flags),
+        env={**os.environ, "QUIRE_API_KEY": key},
+        stdin=asyncio.subprocess.DEVNULL,
+        stdout=asyncio.subprocess.PIPE,
+        stderr=asyncio.subprocess.PIPE,
+    )
+    out, err = await asyncio.wait_for(process.communicate(), 60)
+    expected = {
+        "wrong-key": "unauthenticated: ",
+        "unreachable-server": "unavailable: ",
+        "bad-namespace": "invalid_request: namespace: ",
+    }[fault]
+    assert process.returncode == 1, err.decode()
+    assert out == b""  # nothing on the protocol's stream
+    lines = err.decode().strip().splitlines()
+    assert lines[-1].startswith(f"quire mcp: cannot start: {expected}"), lines
+    assert "Traceback" not in err.decode()
+
+
+@pytest.mark.parametrize(
+    ("query", "field", "words"),
+    [
+        ("namespce=mcp-site", "namespce", "it takes namespace, agent"),
+        ("namespace=a&namespace=b", "namespace", "given more than once"),
+        ("namespace=no%20spaces", "namespace", "namespace: "),
+    ],
+    ids=["misspelt", "twice", "malformed"],
+)
+async def test_http_refuses_a_binding_it_cannot_honour(
+    http_url: str, keys: Keys, query: str, field: str, words: str
+) -> None:
+    """Binding confines the model: a parameter that would silently leave the tools unbound is
+    refused before any MCP processing."""
+    request = {"jsonrpc": "2.0", "id": 1, "method": "tools/list", "params": {}}
+    async with httpx2.AsyncClient(headers={"Authorization": f"Bearer {keys.read}"}) as http:
+        answer = await http.post(
+            f"{http_url}?{query}",
+            json=request,
+            headers={"Accept": "application/json, text/event-stream"},
+        )
+    assert answer.status_code == 400, answer.text
+    body = answer.json()
+    assert body["error"] == "invalid_request"
+    assert body["field"] == field
+    assert words in body["message"]
+
+
+@pytest.mark.parametrize("accept", ["application/json, text/event-stream", "application/json"])
+async def test_http_answers_a_call_with_plain_json(http_url: str, keys: Keys, accept: str) -> None:
+    """As docs/agents.md shows it with curl: one JSON body, not an event stream."""
+    call = {
+        "jsonrpc": "2.0",
+        "id": 1,
+        "method": "tools/call",
+        "params": {"name": "search_pages", "arguments": {"query": "install", "limit": 50}},
+    }
+    async with httpx2.AsyncClient(headers={"Authorization": f"Bearer {keys.read}"}) as http:
+        answer = await http.post(
+            f"{http_url}?namespace={NS}", json=call, headers={"Accept": accept}
+        )
+    assert answer.status_code == 200, answer.text
+    assert answer.headers["content-type"].startswith("application/json")
+    result = answer.json()["result"]
+    assert result["isError"] is True
+    assert json.loads(result["content"][0]["text"])["bound"] == "1–20"
+
+
+@pytest.mark.parametrize(
+    ("fault", "code", "error"),
+    [
+        ("wrong-key", -32010, "unauthenticated"),
+        ("no-read-scope", -32011, "permission_denied"),
+        ("unreachable-server", -32012, "unavailable"),
+        ("bad-namespace", -32602, "invalid_request"),
+    ],
+)
+async def test_a_failure_outside_a_tool_call_is_a_typed_jsonrpc_error(
+    harness: Harness,
+    keys: Keys,
+    caplog: pytest.LogCaptureFixture,
+    fault: str,
+    code: int,
+    error: str,
+) -> None:
+    """tools/list when the tools cannot be described: the JSON-RPC code of the table in
+    docs/agents.md, the tool_error object as `data`, and no traceback logged."""
+    address = f"127.0.0.1:{free_port()}" if fault == "unreachable-server" else harness.address
+    key = {"wrong-key": "qk_nope_nope", "no-read-scope": keys.admin}.get(fault, keys.read)
+    namespace = "no spaces allowed" if fault == "bad-namespace" else ""
+    async with AsyncQuireClient(address, api_key=key) as quire:
+        runner = ToolRunner(quire, namespace=namespace)
+
+        async def runner_for(ctx: Any) -> ToolRunner:
+            return runner
+
+        async with Client(tools_server(runner_for)) as client:
+            with pytest.raises(MCPError) as raised:
+                await client.list_tools()
+    assert raised.value.code == code, raised.value.error
+    assert raised.value.data["error"] == error
+    assert raised.value.message.startswith(f"{error}: ")
+    if fault == "bad-namespace":
+        assert raised.value.data["field"] == "namespace"
+    assert not [r for r in caplog.records if r.exc_info], caplog.text
 
 
 @pytest.mark.parametrize("script", ["openai_tool_loop.py", "anthropic_tool_loop.py"])

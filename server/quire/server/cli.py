@@ -113,7 +113,7 @@ def cmd_up(args: argparse.Namespace) -> int:
 
 
 def cmd_mcp(args: argparse.Namespace) -> int:
-    from quire.server.mcp.stdio import serve_stdio
+    from quire.server.mcp.stdio import McpStartFailed, serve_stdio
 
     api_key = args.api_key or os.environ.get("QUIRE_API_KEY")
     if not api_key:
@@ -122,7 +122,11 @@ def cmd_mcp(args: argparse.Namespace) -> int:
     run = serve_stdio(
         args.address, api_key=api_key, namespace=args.namespace, agent_id=args.agent, tls=args.tls
     )
-    asyncio.run(run)
+    try:
+        asyncio.run(run)
+    except McpStartFailed as failed:
+        print(f"quire mcp: cannot start: {failed}", file=sys.stderr)
+        return 1
     return 0
 
 

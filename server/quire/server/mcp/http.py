@@ -5,12 +5,18 @@
 `Authorization: Bearer <Quire API key>`; a missing or unknown key is answered 401 before any
 MCP processing, with `WWW-Authenticate: Bearer`. Tools are bound by query parameters of the
 endpoint URL: `?namespace=NAME` binds the pages tools, `?agent=NAME` the knowledge tools.
+Binding confines the model, so a parameter the endpoint does not take (a misspelt
+`?namespce=`), one given twice, or a binding the server refuses is answered 400 before any
+MCP processing too, rather than leaving the tools unbound; so is any other failure to
+describe the tools, with its own status (errors.py).
 
 The app is stateless (no MCP session is kept between requests): a session would tie a
-connection to one key, and nothing here needs server-side state. A client that closes its
-request cancels the call (the SDK watches for the disconnect on its SSE-capable path). Tool
-calls go to the gRPC server at `grpc_target` with the caller's own key, so scopes and limits
-are the gRPC ones.
+connection to one key, and nothing here needs server-side state. Each answer is one plain
+JSON body (the SDK's `json_response`), as curl and docs/agents.md show it; the SDK watches for
+a client going away only on its event-stream path, so the app does it itself
+(http/disconnects.py): a client that closes its request cancels the call. Tool calls go to the
+gRPC server at `grpc_target` with the caller's own key, so scopes and limits are the gRPC
+ones.
 """
 
 from __future__ import annotations
@@ -23,6 +29,7 @@ from collections.abc import Awaitable, Callable, MutableMapping
 from contextlib import AsyncExitStack
 from dataclasses import dataclass
 from typing import Any
+from urllib.parse import parse_qsl
 
 import uvicorn
 from mcp.server import ServerRequestContext
@@ -31,6 +38,8 @@ from mcp.server.streamable_http_manager import StreamableHTTPSessionManager
 from quire.client import AsyncQuireClient
 from quire.client.tools import ToolRunner
 from quire.server.failures import QuireError
+from quire.server.http.disconnects import run_until_disconnect
+from quire.server.mcp.errors import Refusal, invalid_parameter, refusal
 from quire.server.mcp.tools_server import tools_server
 from quire.v1 import errors_pb2
 
@@ -48,6 +57,8 @@ MCP_PATH = "/mcp"
 DEFINITIONS_TTL_S = 30.0
 # Runners kept (one per key and binding): bounds what many distinct bindings can hold.
 MAX_RUNNERS = 1024
+# The endpoint's query parameters: the binding of the pages tools and of the knowledge tools.
+BINDINGS = {"namespace": "namespace", "agent": "agent_id"}
 _UNAUTHENTICATED = (
     b'{"error":"unauthenticated","message":"send Authorization: Bearer <Quire API key>"}'
 )
@@ -61,6 +72,23 @@ def bearer_token(scope: Scope) -> str:
             scheme, _, token = value.decode("latin-1").partition(" ")
             return token.strip() if scheme.lower() == "bearer" else ""
     return ""
+
+
+def binding(scope: Scope) -> dict[str, str] | Refusal:
+    """The endpoint's binding by its query (`{"namespace": ..., "agent": ...}`, "" when not
+    given), or the refusal of a parameter it does not take or takes once."""
+    query = scope.get("query_string", b"").decode("latin-1")  # as Starlette reads it
+    given: dict[str, str] = {}
+    accepted = ", ".join(BINDINGS)
+    for name, value in parse_qsl(query, keep_blank_values=True):
+        if name not in BINDINGS:
+            return invalid_parameter(
+                name, f"not a query parameter of this endpoint (it takes {accepted})", accepted
+            )
+        if name in given:
+            return invalid_parameter(name, "given more than once", "once")
+        given[name] = value
+    return {name: given.get(name, "") for name in BINDINGS}
 
 
 async def _refuse(send: Send, status: int, body: bytes) -> None:
@@ -81,10 +109,9 @@ class McpHttpApp:
         # The SDK logs every stateless request at INFO ("Terminating session"); its warnings
         # and errors still reach the process's log.
         logging.getLogger("mcp").setLevel(logging.WARNING)
-        # Not json_response: only the SSE-capable path watches for the client going away (and
-        # cancels the call); a call that finishes quickly is still answered as plain JSON.
+        # One plain JSON answer per request; the disconnect is watched in __call__.
         self.sessions = StreamableHTTPSessionManager(
-            app=tools_server(self._runner_for), stateless=True
+            app=tools_server(self._runner_for), stateless=True, json_response=True
         )
         # Keyed by the key's hash (never the key itself), one channel per key.
         self._clients: dict[str, AsyncQuireClient] = {}
@@ -97,13 +124,8 @@ class McpHttpApp:
             self._clients[digest] = AsyncQuireClient(self.grpc_target, api_key=token)
         return digest, self._clients[digest]
 
-    async def _runner_for(self, ctx: ServerRequestContext[Any, Any]) -> ToolRunner:
-        request = ctx.request
-        if request is None:  # only HTTP requests reach this server
-            raise RuntimeError("the MCP HTTP app got a request without HTTP")
-        digest, client = self._client(bearer_token(request.scope))
-        namespace = request.query_params.get("namespace", "")
-        agent_id = request.query_params.get("agent", "")
+    def _runner(self, token: str, namespace: str, agent_id: str) -> ToolRunner:
+        digest, client = self._client(token)
         key = (digest, namespace, agent_id)
         now = time.monotonic()
         cached = self._runners.get(key)
@@ -114,6 +136,15 @@ class McpHttpApp:
             self._runners.pop(key, None)
             self._runners[key] = cached
         return cached[1]
+
+    async def _runner_for(self, ctx: ServerRequestContext[Any, Any]) -> ToolRunner:
+        request = ctx.request
+        if request is None:  # only HTTP requests reach this server
+            raise RuntimeError("the MCP HTTP app got a request without HTTP")
+        bound = binding(request.scope)
+        if isinstance(bound, Refusal):  # refused in __call__ already
+            raise bound.protocol_error()
+        return self._runner(bearer_token(request.scope), bound["namespace"], bound["agent"])
 
     async def _lifespan(self, receive: Receive, send: Send) -> None:
         while True:
@@ -148,7 +179,19 @@ class McpHttpApp:
             else:  # the key store cannot answer (database down): not the caller's fault
                 await _refuse(send, 503, _UNAVAILABLE)
             return
-        await self.sessions.asgi_app(scope, receive, send)
+        bound = binding(scope)
+        if isinstance(bound, Refusal):
+            await _refuse(send, bound.http_status, bound.http_body())
+            return
+        # The tools for this key and binding, as tools/list will give them (kept per runner):
+        # a binding the server refuses fails here, before the client thinks it is connected.
+        try:
+            await self._runner(token, bound["namespace"], bound["agent"]).definitions()
+        except Exception as exc:
+            refused = refusal(exc)
+            await _refuse(send, refused.http_status, refused.http_body())
+            return
+        await run_until_disconnect(self.sessions.asgi_app, scope, receive, send)
 
 
 def at_path(path: str, app: ASGIApp) -> ASGIApp:

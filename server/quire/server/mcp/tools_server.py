@@ -3,8 +3,11 @@
 Which runner serves a request is the transport's business (`RunnerFor`): stdio has one, HTTP
 one per API key and binding. A failed call is a tool result with `isError` whose text is the
 tool_error JSON (code, message, field, bound), so the model reads it and can correct itself;
-it is never a protocol error. Cancelling the request (the client's notifications/cancelled, or an
-HTTP client that goes away) cancels the handler, and with it the gRPC call in flight.
+it is never a protocol error. A failure outside a call (the tools cannot be listed: the key,
+the binding, the server) is a JSON-RPC error with a typed code (errors.py), never the SDK's
+catch-all `code: 0` with a traceback. Cancelling the request (the client's
+notifications/cancelled, or an HTTP client that goes away) cancels the handler, and with it
+the gRPC call in flight.
 """
 
 from __future__ import annotations
@@ -17,6 +20,7 @@ import mcp_types as types
 from mcp.server import Server, ServerRequestContext
 
 from quire.client.tools import ToolRunner
+from quire.server.mcp.errors import refusal
 
 SERVER_NAME = "quire"
 INSTRUCTIONS = (
@@ -39,18 +43,24 @@ def tools_server(runner_for: RunnerFor, version: str = "") -> Server[Any]:
     async def list_tools(
         ctx: ServerRequestContext[Any, Any], params: types.PaginatedRequestParams | None
     ) -> types.ListToolsResult:
-        runner = await runner_for(ctx)
-        if runner not in listings:
-            shapes = await runner.shapes("mcp_tool")
-            listings[runner] = types.ListToolsResult(
-                tools=[types.Tool.model_validate(s) for s in shapes]
-            )
+        try:
+            runner = await runner_for(ctx)
+            if runner not in listings:
+                shapes = await runner.shapes("mcp_tool")
+                listings[runner] = types.ListToolsResult(
+                    tools=[types.Tool.model_validate(s) for s in shapes]
+                )
+        except Exception as exc:
+            raise refusal(exc).protocol_error() from None
         return listings[runner]
 
     async def call_tool(
         ctx: ServerRequestContext[Any, Any], params: types.CallToolRequestParams
     ) -> types.CallToolResult:
-        runner = await runner_for(ctx)
+        try:
+            runner = await runner_for(ctx)
+        except Exception as exc:
+            raise refusal(exc).protocol_error() from None
         outcome = await runner.call(params.name, params.arguments)
         return types.CallToolResult(
             content=[types.TextContent(text=outcome.text)], is_error=outcome.is_error
