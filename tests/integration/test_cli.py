@@ -220,6 +220,102 @@ async def test_upload_folder_reports_failures_and_rerun_skips_unchanged(
     assert "ticket sales" in read.json()["text"]
 
 
+async def test_a_file_name_that_is_not_utf8_fails_alone(
+    harness: Harness, keys: Keys, client: AsyncQuireClient, tmp_path: Path
+) -> None:
+    folder = tmp_path / "latin"
+    folder.mkdir()
+    (folder / "clams.txt").write_text("Clams live in the sand.\n")
+    (folder / "otters.md").write_text("# Otters\n\nOtters eat clams.\n")
+    # A name written by a Latin-1 system: the byte 0xE9 is not UTF-8.
+    latin_name = os.fsdecode(b"caf\xe9.txt")  # the byte kept as a lone surrogate
+    (folder / latin_name).write_bytes(b"Coffee notes.\n")
+    assert os.fsencode(folder / latin_name).endswith(b"/caf\xe9.txt")
+
+    as_json = await quire(
+        harness.address,
+        keys.all,
+        "docs",
+        "upload",
+        str(folder),
+        "--collection",
+        "latin-json",
+        "--json",
+        "--no-wait",
+    )
+    assert as_json.code == 1, as_json.stderr  # one file failed, the others went in
+    assert "Traceback" not in as_json.stderr
+    summary = as_json.json()
+    assert summary["files"] == 3 and summary["uploaded"] == 2
+    [failure] = summary["failures"]
+    assert failure["file"] == f"{folder}/caf\\xe9.txt"  # the byte shown as \\xe9
+    assert failure["stage"] == "upload"
+    assert "file name is not valid UTF-8: caf\\xe9.txt" in failure["reason"]
+    stored = await client.list_documents(collection_id=summary["collection_id"])
+    assert sorted(d.file_name for d in stored.documents) == ["clams.txt", "otters.md"]
+
+    human = await quire(
+        harness.address,
+        keys.all,
+        "docs",
+        "upload",
+        str(folder),
+        "--collection",
+        "latin-human",
+        "--no-wait",
+    )
+    assert human.code == 1, human.stderr
+    assert "Traceback" not in human.stderr
+    assert "caf\\xe9.txt" in human.stdout and "not valid UTF-8" in human.stdout
+
+    # A run whose only file cannot be sent creates no collection.
+    lonely = tmp_path / "lonely"
+    lonely.mkdir()
+    (folder / latin_name).rename(lonely / latin_name)
+    alone = await quire(
+        harness.address,
+        keys.all,
+        "docs",
+        "upload",
+        str(lonely),
+        "--collection",
+        "latin-alone",
+        "--json",
+    )
+    assert alone.code == 1, alone.stderr
+    assert alone.json()["collection_id"] is None and alone.json()["failed"] == 1
+    names = [c.name for c in await client.list_collections()]
+    assert "latin-alone" not in names and {"latin-json", "latin-human"} <= set(names)
+
+
+async def test_a_run_that_finds_no_file_creates_nothing(
+    harness: Harness, keys: Keys, client: AsyncQuireClient, tmp_path: Path
+) -> None:
+    empty = tmp_path / "empty"
+    empty.mkdir()
+    (empty / ".hidden.txt").write_text("left out")
+    for args in ([str(empty)], [str(tmp_path / "absent")], [str(tmp_path / "*.nothing")]):
+        found = await quire(
+            harness.address,
+            keys.all,
+            "docs",
+            "upload",
+            *args,
+            "--collection",
+            "never-made",
+            "--json",
+        )
+        assert found.code == 1, found.stderr
+        summary = found.json()
+        assert summary["collection_id"] is None and summary["files"] == 1
+        assert [f["stage"] for f in summary["failures"]] == ["find"]
+        human = await quire(
+            harness.address, keys.all, "docs", "upload", *args, "--collection", "never-made"
+        )
+        assert human.code == 1 and "not created: no file to upload" in human.stdout
+    assert "never-made" not in [c.name for c in await client.list_collections()]
+
+
 async def test_wrong_key_is_a_clear_message_and_exit_3(harness: Harness, tmp_path: Path) -> None:
     folder = tmp_path / "f"
     write_folder(folder)

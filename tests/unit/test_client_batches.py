@@ -3,9 +3,13 @@ and turn watched documents into outcomes (no server)."""
 
 from __future__ import annotations
 
+import os
 from pathlib import Path
 
+import pytest
+
 from quire.client import batches as b
+from quire.client.exceptions import InvalidRequest
 from quire.client.waiting import DocumentOutcome, Searchable, finish, settled
 from quire.v1 import knowledge_pb2, knowledge_service_pb2
 
@@ -81,6 +85,22 @@ def test_walk_folder_keys_and_filters(tmp_path: Path) -> None:
     only_md = b.walk_folder(tmp_path, include=["*.md"])
     assert [f.key for f in only_md] == ["docs/b.md", "docs/deep/c.md"]
     assert [f.key for f in b.walk_folder(tmp_path, include=["docs/deep/*"])] == ["docs/deep/c.md"]
+
+
+def test_a_name_that_is_not_utf8_is_refused_alone(tmp_path: Path) -> None:
+    (tmp_path / "good.txt").write_text("ok")
+    with open(os.path.join(os.fsencode(tmp_path), b"caf\xe9.txt"), "wb") as file:
+        file.write(b"x")
+    kept, refused = b.refuse_misnamed(b.walk_folder(tmp_path))
+    assert [f.key for f in kept] == ["good.txt"]
+    [result] = refused
+    assert isinstance(result.error, InvalidRequest)
+    assert result.error.message == "file_name is not valid UTF-8: caf\\xe9.txt (rename the file)"
+    # Sent on its own, the name is a typed error before any call, not a UnicodeEncodeError.
+    with pytest.raises(InvalidRequest, match="not valid UTF-8"):
+        b.upload_metadata("c", os.fsdecode(b"caf\xe9.txt"))
+    assert b.shown_name(os.fsdecode(b"caf\xe9.txt")) == "caf\\xe9.txt"
+    assert b.shown_name("caf\u00e9.txt") == "caf\u00e9.txt"
 
 
 def test_plan_folder_streams_large_files_alone() -> None:

@@ -281,6 +281,89 @@ def test_legacy_encodings_are_detected(text: str, encoding: str, detected: set[s
     assert not warnings
 
 
+_JAPANESE = "日本語のテキストです。東京で会いましょう。昨日はお店に行って、新しいパンを買いました。"
+_MIXED = "Voilà une crème brûlée, servie après le dîner. Привет, как дела? 日本語のテキスト。"
+# Short texts of each kind, cut at every word end from 30 to 200 bytes. Below about 30 bytes some
+# cannot be told apart (docs/extraction.md, "Text encodings").
+SHORT_TEXTS = [
+    (
+        "latin-1",
+        "Voilà une crème brûlée, servie après le dîner. Déjà vu, naïve, façade, résumé. Le garçon "
+        "a préféré la pâtisserie à côté de l'église. Noël approche et les élèves sont contents.",
+    ),
+    (
+        "latin-1",
+        "Grüße aus München! Die Straße ist schön, und die Bäume blühen. Über den Fluß führt eine "
+        "alte Brücke. Ärger gibt es nur selten; die Mädchen hören Musik und öffnen die Tür.",
+    ),
+    (
+        "latin-1",
+        "El niño comió una piña en la montaña. ¿Dónde está el señor Muñoz? ¡Qué día más bonito! "
+        "La canción habla del corazón. Según el médico, la situación crítica requiere atención.",
+    ),
+    (
+        "latin-1",
+        "A educação é fundamental para o coração da nação. São Paulo e João estão à espera da "
+        "solução. Não há razão para preocupação, disse o irmão à mãe. Há três lições práticas.",
+    ),
+    (
+        "cp1252",
+        "« Voilà », dit-il – l’œuvre coûte 12 € ; c’est déjà trop… Le cœur de l’été, où l’on "
+        "mange une crème glacée, est très chaud. Les sœurs préfèrent le thé.",
+    ),
+    (
+        "cp1250",
+        "Včera večer jsme byli v divadle na hře od Čapka. Režie byla vydařená a herci hráli s "
+        "velkým nasazením. Po představení jsme večeřeli v malé restauraci, kde podávali svíčkovou.",
+    ),
+    (
+        "cp1250",
+        "Wczoraj wieczorem byliśmy w teatrze na sztuce Mrożka. Reżyseria była udana, a aktorzy "
+        "grali z wielkim zaangażowaniem. Po przedstawieniu zjedliśmy kolację w małej restauracji.",
+    ),
+    (
+        "iso8859-2",
+        "Ministerstvo zveřejnilo podrobnou zprávu o kvalitě vody v přímořských oblastech. Podle "
+        "studií se znečištění za posledních deset let výrazně snížilo, ale problémy přetrvávají.",
+    ),
+    (
+        "cp1251",
+        "Привет, как дела? Это русский текст. Вчера я ходил в магазин и купил свежий хлеб. Река "
+        "течёт под мостом, где играют дети.",
+    ),
+    ("shift_jis", _JAPANESE),
+    ("euc_jp", _JAPANESE),
+    ("utf-8", _MIXED),
+    ("utf-16", _MIXED),  # with its byte order mark
+]
+
+
+def _short_cuts(text: str, encoding: str) -> list[str]:
+    """Prefixes of ``text`` ending at a word (or, without spaces, a character) of 30-200 bytes."""
+    ends = [i for i, char in enumerate(text) if char == " "] or list(range(1, len(text)))
+    return [text[:i] for i in ends if 30 <= len(text[:i].encode(encoding)) <= 200]
+
+
+@pytest.mark.parametrize(("encoding", "text"), SHORT_TEXTS, ids=lambda v: v[:12])
+def test_short_texts_read_back_exactly(encoding: str, text: str) -> None:
+    cuts = _short_cuts(text, encoding)
+    assert len(cuts) >= 5
+    misread = {}
+    for cut in cuts:
+        decoded = decode_text(cut.encode(encoding), [])
+        if decoded.text != cut:
+            misread[len(cut.encode(encoding))] = (decoded.encoding, decoded.text[:40])
+    assert not misread
+
+
+def test_latin1_of_about_a_hundred_bytes_is_not_read_as_cp1250() -> None:
+    # The report's case: 86-118 bytes of Latin-1 came back as cp1250, "crème" as "crčme".
+    text = "Voilà une crème. " * 6
+    for size in range(60, len(text) + 1, 17):
+        decoded = decode_text(text[:size].encode("latin-1"), [])
+        assert (decoded.text, decoded.encoding) == (text[:size], "cp1252")
+
+
 def test_detection_looks_at_a_bounded_prefix_cut_at_a_line_end() -> None:
     line = "日本語のテキストです。東京で会いましょう。\n".encode("shift_jis")
     data = line * (2 * DETECT_BYTES // len(line))

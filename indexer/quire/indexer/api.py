@@ -13,7 +13,7 @@ from typing import Any
 import asyncpg
 
 from quire.indexer.fingerprint import collection_fingerprint
-from quire.indexer.worker import backlog, document_queries, generations, jobs, settle
+from quire.indexer.worker import backlog, cancel, document_queries, generations, jobs, settle
 from quire.indexer.worker.pipeline import BUILD, EXTRACT, TITLE_MODE, Worker
 
 # Job kinds (the stages a job runs in the worker).
@@ -62,6 +62,16 @@ async def queue_purge(
     conn: asyncpg.Connection, org_id: uuid.UUID, collection_id: uuid.UUID
 ) -> None:
     await enqueue_job(conn, org_id, PURGE_JOB, {"collection_id": str(collection_id)})
+
+
+async def cancel_collection_work(
+    conn: asyncpg.Connection, org_id: uuid.UUID, collection_id: uuid.UUID
+) -> None:
+    """A collection delete's share of the indexer, in the delete's transaction (the collection
+    row locked FOR UPDATE and marked deleted): its jobs are cancelled, workers drop what they
+    hold of it, and a purge job removes its rows (worker/cancel.py)."""
+    await cancel.cancel_jobs(conn, org_id, collection_id)
+    await queue_purge(conn, org_id, collection_id)
 
 
 async def notify_document_change(
@@ -126,6 +136,7 @@ __all__ = [
     "SETTLE_JOB",
     "TITLE_MODE",
     "Worker",
+    "cancel_collection_work",
     "document_change_payload",
     "enqueue_job",
     "notify_document_change",

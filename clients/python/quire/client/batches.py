@@ -15,7 +15,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-from quire.client.exceptions import QuireError
+from quire.client.exceptions import InvalidRequest, QuireError
 from quire.client.structs import to_struct
 from quire.client.uploads import CHUNK_SIZE, iter_chunks
 from quire.v1 import knowledge_pb2, knowledge_service_pb2
@@ -26,6 +26,8 @@ DEFAULT_MAX_BATCH_BYTES = 64 * 1024 * 1024
 LARGE_FILE_BYTES = 1024 * 1024
 
 MetadataArg = Mapping[str, Any]
+KeyFunc = Callable[[Path], str]
+MetadataFunc = Callable[[Path], MetadataArg | None]
 
 
 @dataclass(frozen=True)
@@ -70,6 +72,29 @@ def split_batches(
     return batches
 
 
+def shown_name(value: str) -> str:
+    """`value` fit to print: the bytes of a file name that are not UTF-8 (which Python holds as
+    lone surrogates, os.fsdecode's "surrogateescape") as ``\\xNN`` escapes."""
+    try:
+        raw = value.encode("utf-8", "surrogateescape")
+    except UnicodeEncodeError:  # a lone surrogate that is not an escaped byte
+        return value.encode("utf-8", "backslashreplace").decode("utf-8")
+    return raw.decode("utf-8", "backslashreplace")
+
+
+def utf8_error(field_name: str, value: str) -> InvalidRequest | None:
+    """The error for a name that is not UTF-8 text (Quire's names are; protobuf strings must
+    be), or None. A file whose name is not UTF-8 is refused rather than renamed: any renaming
+    would store a name that is not the file's."""
+    try:
+        value.encode("utf-8")
+    except UnicodeEncodeError:
+        return InvalidRequest(
+            f"{field_name} is not valid UTF-8: {shown_name(value)} (rename the file)"
+        )
+    return None
+
+
 def upload_metadata(
     collection_id: str,
     file_name: str,
@@ -79,7 +104,11 @@ def upload_metadata(
     external_key: str | None = None,
     metadata: MetadataArg | None = None,
 ) -> knowledge_service_pb2.UploadMetadata:
-    """The UploadMetadata message; `external_key`/`metadata` left unset when None."""
+    """The UploadMetadata message; `external_key`/`metadata` left unset when None. Raises
+    InvalidRequest for a file name or key that is not UTF-8 text."""
+    for field_name, value in (("file_name", file_name), ("external_key", external_key or "")):
+        if (error := utf8_error(field_name, value)) is not None:
+            raise error
     message = knowledge_service_pb2.UploadMetadata(
         collection_id=collection_id,
         file_name=file_name,
@@ -178,6 +207,23 @@ def walk_folder(root: Path, include: Sequence[str] | None = None) -> list[Folder
     return found
 
 
+def refuse_misnamed(
+    files: Sequence[FolderFile], key: KeyFunc | None = None
+) -> tuple[list[FolderFile], list[FileResult]]:
+    """`files` split into those to upload and a failed FileResult for each whose name or key
+    is not UTF-8 text (`utf8_error`), so that one such file fails alone."""
+    kept: list[FolderFile] = []
+    refused: list[FileResult] = []
+    for f in files:
+        file_key = key(f.path) if key else f.key
+        error = utf8_error("file_name", f.path.name) or utf8_error("external_key", file_key)
+        if error is None:
+            kept.append(f)
+        else:
+            refused.append(FileResult(path=f.path, key=file_key, error=error))
+    return kept, refused
+
+
 @dataclass
 class FolderPlan:
     """Small files grouped into batches; large ones each in a stream of their own."""
@@ -204,10 +250,6 @@ def plan_folder(
     return plan
 
 
-KeyFunc = Callable[[Path], str]
-MetadataFunc = Callable[[Path], MetadataArg | None]
-
-
 __all__ = [
     "DEFAULT_MAX_BATCH_BYTES",
     "LARGE_FILE_BYTES",
@@ -221,8 +263,11 @@ __all__ = [
     "as_item",
     "batch_requests",
     "plan_folder",
+    "refuse_misnamed",
     "renumber",
+    "shown_name",
     "split_batches",
     "upload_metadata",
+    "utf8_error",
     "walk_folder",
 ]

@@ -52,6 +52,7 @@ from quire.client.batches import (
     as_item,
     batch_requests,
     plan_folder,
+    refuse_misnamed,
     renumber,
     split_batches,
     upload_metadata,
@@ -534,9 +535,10 @@ class QuireClient:
         second run changes nothing (UNCHANGED) and an edited file is REPLACED. `metadata(path)`
         gives a file's metadata (None: left as it is). Files up to 1 MiB go in batches
         (UploadDocuments), larger ones in a stream of their own. One `FileResult` per file, in
-        key order; a failure (refused file, failed call) is reported there, never raised."""
+        key order; a failure (refused file, failed call, a name that is not UTF-8) is reported
+        there, never raised."""
         root = Path(path)
-        files = walk_folder(root, include)
+        files, refused = refuse_misnamed(walk_folder(root, include), key)
         plan = plan_folder(files)
         jobs = [
             functools.partial(self._folder_batch, collection_id, batch, key, metadata, timeout)
@@ -546,7 +548,7 @@ class QuireClient:
             for one in plan.singles
         ]
         done = [result for results in run_all(jobs, concurrency) for result in results]
-        return sorted(done, key=lambda r: r.key)
+        return sorted(done + refused, key=lambda r: r.key)
 
     def _folder_batch(
         self,

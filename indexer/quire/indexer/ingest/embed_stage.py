@@ -100,9 +100,10 @@ class EmbedStage:
         if self._loop_task is None or self._loop_task.done():
             self._loop_task = asyncio.get_running_loop().create_task(self._run())
 
-    def clear(self, owner: Hashable) -> list[EmbedEntry]:
-        """Takes the owner's waiting entries out; their `on_done` is not called."""
-        return self._schedule.clear(owner)
+    def clear(self, owner: Hashable, *, lane: Hashable | None = None) -> list[EmbedEntry]:
+        """Takes the owner's waiting entries (of one `lane`, if given) out, those partly
+        embedded too; their `on_done` is not called."""
+        return self._schedule.clear(owner, lane=lane)
 
     def _notify(self) -> None:
         for listener in list(self.listeners):

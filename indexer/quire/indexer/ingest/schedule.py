@@ -163,15 +163,15 @@ class EmbedSchedule(Generic[T]):
             if not lanes:
                 del self._orgs[item.org_id]
 
-    def clear(self, owner: Hashable) -> list[T]:
-        """Removes and returns the owner's waiting entries (a stopping worker hands them back;
-        a cancelled page sync drops them)."""
+    def clear(self, owner: Hashable, *, lane: Hashable | None = None) -> list[T]:
+        """Removes and returns the owner's waiting entries, of one `lane` if given (a stopping
+        worker hands them back; a cancelled page sync or a deleted collection drops them)."""
         waiting = [
             item
             for lanes in self._orgs.values()
-            for queue in lanes.values()
+            for key, queue in lanes.items()
             for item in queue
-            if item.owner == owner
+            if item.owner == owner and (lane is None or key == lane)
         ]
         for item in waiting:
             self.remove(item)

@@ -61,6 +61,11 @@ UPDATE documents d SET status = {knowledge_pb2.DOCUMENT_STATUS_READY},
 FROM unnest($1::uuid[], $2::uuid[], $3::text[], $4::text[], $5::text[])
      AS t(org_id, document_id, text, error, encoding)
 WHERE d.org_id = t.org_id AND d.document_id = t.document_id AND d.deleted_at IS NULL
+  -- A deleted collection's texts are not stored (no generation or build is made for it); KEY
+  -- SHARE makes its delete wait for a store under way (worker/cancel.py).
+  AND EXISTS (SELECT 1 FROM collections c
+              WHERE c.org_id = d.org_id AND c.collection_id = d.collection_id
+                AND c.deleted_at IS NULL FOR KEY SHARE)
 RETURNING d.org_id, d.document_id, d.collection_id, d.updated_at
 """
 

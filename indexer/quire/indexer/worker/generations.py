@@ -236,8 +236,8 @@ async def flip(
     """Makes a fully built generation the serving one; the previous one is kept, RETIRED."""
     async with conn.transaction():
         row = await conn.fetchrow(LOCK_COLLECTION, org_id, collection_id)
-        if row is None:
-            return False
+        if row is None or row["deleted_at"] is not None:
+            return False  # a deleted collection's generations are purged, not served
         if await conn.fetchval(FLIP_READY, org_id, collection_id, generation) is None:
             return False
         previous = row["serving_generation"]

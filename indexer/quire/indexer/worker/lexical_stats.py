@@ -19,6 +19,12 @@ DRIFT = 0.10
 LOCK = "SELECT pg_advisory_xact_lock(hashtextextended($1, 0))"
 ANALYZE = "ANALYZE knowledge_chunks, lexeme_stats, generation_stats"
 
+# KEY SHARE: a collection delete waits for a refresh under way; one after it writes nothing, so
+# no statistics row outlives the purge (cancel.py).
+LIVE = """
+SELECT 1 FROM collections
+WHERE org_id = $1 AND collection_id = $2 AND deleted_at IS NULL FOR KEY SHARE
+"""
 DELETE_LEXEMES = """
 DELETE FROM lexeme_stats WHERE org_id = $1 AND collection_id = $2 AND generation = $3
 """
@@ -55,6 +61,8 @@ async def refresh(
         # Two refreshes of one generation (a drift check and a settle) must not interleave
         # their delete and insert.
         await conn.execute(LOCK, f"stats:{org_id}:{collection_id}:{generation}")
+        if await conn.fetchval(LIVE, org_id, collection_id) is None:
+            return  # deleted: its purge removes what statistics it had
         await conn.execute(DELETE_LEXEMES, org_id, collection_id, generation)
         await conn.execute(INSERT_LEXEMES, org_id, collection_id, generation)
         await conn.execute(UPSERT_TOTALS, org_id, collection_id, generation, settled)

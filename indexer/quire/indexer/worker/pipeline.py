@@ -31,6 +31,10 @@ an organisation with little in it (under FAIR_SHARE_DOCS documents / FAIR_SHARE_
 characters) may still claim a few jobs (FAIR_CLAIM), so a tenant whose bulk load fills the
 pipeline does not hold another's upload in the table.
 
+A deleted collection's work stops within seconds (cancel.py): its jobs leave the table with
+the delete, and the worker drops its documents from the embedding schedule, the write queue and
+its build when told (or at the next lease renewal).
+
 A job is finished only when its chunks are written; its lease is renewed by a heartbeat task
 while it runs. A worker that dies leaves it to be re-queued when its lease expires (at most
 about 25 s, jobs.py); one that stops hands back its unfinished jobs at once. At-least-once;
@@ -66,7 +70,14 @@ from quire.indexer.extraction import (
 )
 from quire.indexer.ingest.chunks import chunk_for_embedding
 from quire.indexer.ingest.embed_stage import BulkEmbedder, EmbedEntry, EmbedStage, Vectors
-from quire.indexer.worker import document_queries, generations, jobs, lexical_stats, settle
+from quire.indexer.worker import (
+    cancel,
+    document_queries,
+    generations,
+    jobs,
+    lexical_stats,
+    settle,
+)
 from quire.v1 import knowledge_pb2
 
 log = logging.getLogger(__name__)
@@ -229,6 +240,8 @@ class Worker:
         # Documents in the pipeline by (org, document): a build waits for them, not re-embeds.
         self._active: dict[tuple[uuid.UUID, uuid.UUID], _Item] = {}
         self._builds: set[asyncio.Task[None]] = set()
+        # The (org, collection) each running build is for (a deleted collection's is cancelled).
+        self._build_of: dict[asyncio.Task[None], tuple[uuid.UUID, uuid.UUID]] = {}
         self._extractions: set[asyncio.Task[None]] = set()
         self._extract_slots = asyncio.Semaphore(EXTRACT_CONCURRENCY)
         self._wake = asyncio.Event()
@@ -276,7 +289,8 @@ class Worker:
                 # A build waits for its documents to pass the pipeline; keep claiming meanwhile.
                 task = asyncio.create_task(self._handle_build(job))
                 self._builds.add(task)
-                task.add_done_callback(self._builds.discard)
+                self._build_of[task] = (job.org_id, uuid.UUID(job.payload["collection_id"]))
+                task.add_done_callback(self._build_done)
             elif job.kind in (SETTLE, PURGE):
                 await self._collection_job(job)
             else:
@@ -287,6 +301,10 @@ class Worker:
             except (asyncpg.PostgresError, *LOST_DATABASE) as exc:
                 log.warning("extract batch failed", extra={"error": repr(exc)[:300]})
                 await self._retry(extract, type(exc).__name__)
+
+    def _build_done(self, task: asyncio.Task[None]) -> None:
+        self._builds.discard(task)
+        self._build_of.pop(task, None)
 
     async def _collection_job(self, job: jobs.Job) -> None:
         """A settle (after a document removal) or a purge (after a collection delete)."""
@@ -569,6 +587,8 @@ class Worker:
         self._schedule_item(item)
 
     def _schedule_item(self, item: _Item) -> None:
+        if item.outcome.done():  # its collection was deleted while it was chunked
+            return
         if self._stopping:  # handed back with the job (jobs.release)
             self._abandon([item])
             return
@@ -608,6 +628,8 @@ class Worker:
     async def _write_stage(self) -> None:
         while True:
             batch = [await self._write_q.get()]
+            if batch[0].outcome.done():  # its collection was deleted (`_cancel`)
+                continue
             if len(batch[0].texts) > WRITE_BATCH_CHUNKS:
                 self._write_apart(batch)
                 continue
@@ -617,6 +639,8 @@ class Worker:
                     item = self._write_q.get_nowait()
                 except asyncio.QueueEmpty:
                     break
+                if item.outcome.done():
+                    continue
                 if len(item.texts) > WRITE_BATCH_CHUNKS:
                     self._write_apart([item])
                     continue
@@ -733,10 +757,39 @@ class Worker:
                 self._leave(item)
                 item.outcome.cancel()
 
+    def _cancel(self, org_id: uuid.UUID, collection_id: uuid.UUID) -> None:
+        """Drops what the worker holds of a deleted collection: its documents waiting for (or
+        between) embedding slices, being chunked or waiting to be written, and its build. Their
+        jobs are gone (cancel.py); groups already with the embedder finish and are ignored."""
+        key = (org_id, collection_id)
+        dropped = [cast(_Item, e.subject) for e in self.embedding.clear(self, lane=collection_id)]
+        held = [i for i in self._active.values() if (i.org_id, i.collection_id) == key]
+        items = [i for i in {id(i): i for i in [*dropped, *held]}.values() if not i.outcome.done()]
+        for item in items:
+            self._leave(item)
+            item.outcome.cancel()
+        builds = [task for task, of in self._build_of.items() if of == key]
+        for task in builds:
+            task.cancel()
+        if items or builds:
+            log.info(
+                "dropped a deleted collection's work",
+                extra={"collection_id": str(collection_id), "documents": len(items)},
+            )
+
+    def _held_collections(self) -> list[tuple[uuid.UUID, uuid.UUID]]:
+        held = [(i.org_id, i.collection_id) for i in self._active.values()]
+        return list(dict.fromkeys([*held, *self._build_of.values()]))
+
     # --- running ----------------------------------------------------------------------------
 
     def _on_notify(self, *_: object) -> None:
         self._wake.set()
+
+    def _on_cancel(self, _conn: object, _pid: int, _channel: str, payload: str) -> None:
+        collection = cancel.parse(payload)
+        if collection is not None:
+            self._cancel(*collection)
 
     async def _claim_loop(self, stop: asyncio.Event, until_idle: bool) -> None:
         """`_claims`, going on after the database was lost (waiting before each new try)."""
@@ -836,6 +889,7 @@ class Worker:
         listener = await self.session_pool.acquire()
         try:
             await listener.add_listener(jobs.CHANNEL, self._on_notify)
+            await listener.add_listener(cancel.CHANNEL, self._on_cancel)
         except BaseException:
             await self.session_pool.release(listener, timeout=CANCEL_SECONDS)
             raise
@@ -853,6 +907,10 @@ class Worker:
                     self._wake.set()  # notifications sent meanwhile were lost: claim now
                 assert self._listener is not None
                 await jobs.renew_leases(self._listener, self.worker_id)
+                # A cancellation this worker did not hear (cancel.py): asked here too.
+                held = self._held_collections()
+                for collection in await cancel.deleted_among(self._listener, held):
+                    self._cancel(*collection)
             except (asyncpg.PostgresError, *LOST_DATABASE):
                 log.warning("renewing job leases failed", exc_info=True)
 
@@ -907,6 +965,8 @@ class Worker:
             if listener is not None:
                 with contextlib.suppress(Exception):
                     await listener.remove_listener(jobs.CHANNEL, self._on_notify)
+                with contextlib.suppress(Exception):
+                    await listener.remove_listener(cancel.CHANNEL, self._on_cancel)
                 with contextlib.suppress(Exception):
                     await self.session_pool.release(listener, timeout=CANCEL_SECONDS)
 

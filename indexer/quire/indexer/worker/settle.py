@@ -17,8 +17,9 @@ good, after a generation flip, on a `settle_collection` job (queued by document 
 in a periodic sweep over unsettled collections. The statistics of a collection in the middle
 of a bulk load still follow the chunk count (lexical_stats.refresh_if_drifted).
 
-A soft-deleted collection's chunks and statistics are deleted by a `purge_collection` job
-queued with the delete, so they leave the shared GIN and HNSW indexes.
+A soft-deleted collection's rows — chunks, statistics, backlog, generations, documents and
+their originals, jobs — are deleted by a `purge_collection` job queued with the delete (which
+also cancels its jobs, cancel.py), so they leave the shared GIN and HNSW indexes.
 """
 
 from __future__ import annotations
@@ -27,16 +28,18 @@ import uuid
 
 import asyncpg
 
-from quire.indexer.worker import backlog, lexical_stats
+from quire.indexer.worker import backlog, cancel, lexical_stats
 from quire.v1 import knowledge_pb2
 
 SETTLE = "settle_collection"
 PURGE = "purge_collection"
 
 LOCK = "SELECT pg_advisory_xact_lock(hashtextextended($1, 0))"
+# KEY SHARE: a collection delete waits for a settle under way, which then writes no row after
+# the purge (cancel.py).
 STATE = """
 SELECT revision, serving_generation, deleted_at FROM collections
-WHERE org_id = $1 AND collection_id = $2
+WHERE org_id = $1 AND collection_id = $2 FOR KEY SHARE
 """
 # Jobs that can still change the collection's chunks. Settle jobs change none (two running at
 # once must not wait for each other).
@@ -84,6 +87,9 @@ PURGE_STATEMENTS = [
     "DELETE FROM lexeme_stats WHERE org_id = $1 AND collection_id = $2",
     "DELETE FROM generation_stats WHERE org_id = $1 AND collection_id = $2",
     "DELETE FROM index_backlog WHERE org_id = $1 AND collection_id = $2",
+    "DELETE FROM index_generations WHERE org_id = $1 AND collection_id = $2",
+    # Their originals go with them (ON DELETE CASCADE).
+    "DELETE FROM documents WHERE org_id = $1 AND collection_id = $2",
 ]
 
 
@@ -122,11 +128,12 @@ async def sweep(conn: asyncpg.Connection, limit: int = 16) -> int:
 
 
 async def purge(conn: asyncpg.Connection, org_id: uuid.UUID, collection_id: uuid.UUID) -> bool:
-    """Deletes a soft-deleted collection's chunks and term statistics; False (nothing done)
-    if the collection is live."""
+    """Deletes a soft-deleted collection's rows (the collection row stays, deleted); False
+    (nothing done) if the collection is live."""
     async with conn.transaction():
         if await conn.fetchval(DELETED, org_id, collection_id) is None:
             return False
+        await cancel.remove_jobs(conn, org_id, collection_id)  # before its documents go
         for statement in PURGE_STATEMENTS:
             await conn.execute(statement, org_id, collection_id)
     return True

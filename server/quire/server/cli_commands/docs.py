@@ -11,7 +11,7 @@ from typing import Any
 from rich.console import Console
 from rich.progress import Progress, TaskID
 
-from quire.client import AsyncQuireClient, DocumentNotFound
+from quire.client import AsyncQuireClient, CollectionNotFound, DocumentNotFound
 from quire.server.cli_commands import connection, exit_codes, upload, upload_files
 from quire.server.cli_commands.collections import resolve
 from quire.server.cli_commands.output import Output, as_dict, pairs, rate, table
@@ -47,13 +47,19 @@ class _Bar:
 
 
 def _summary(
-    run: upload.Run, collection: knowledge_pb2.Collection, waited: bool, address: str
+    run: upload.Run, collection: knowledge_pb2.Collection | str, waited: bool, address: str
 ) -> dict[str, Any]:
+    """`collection` is the name asked for when nothing was sent and no such collection exists
+    (none is created then): its id is null."""
     actions = Counter(item.action for item in run.items)
     ready = [i for i in run.items if i.status == "DOCUMENT_STATUS_READY"]
+    if isinstance(collection, str):
+        collection_id, name = None, collection
+    else:
+        collection_id, name = collection.collection_id, collection.name
     return {
-        "collection_id": collection.collection_id,
-        "collection": collection.name,
+        "collection_id": collection_id,
+        "collection": name,
         "files": len(run.items),
         "uploaded": actions["uploaded"],
         "replaced": actions["replaced"],
@@ -68,11 +74,12 @@ def _summary(
         "serving_generation": run.index.serving_generation if run.index else None,
         "stopped": explain(run.stopped_by, address) if run.stopped_by else None,
         "failures": [
-            {"file": str(i.path), "stage": i.stage, "reason": i.reason} for i in run.failed()
+            {"file": upload.shown(i.path), "stage": i.stage, "reason": i.reason}
+            for i in run.failed()
         ],
         "documents": [
             {
-                "file": str(i.path),
+                "file": upload.shown(i.path),
                 "document_id": i.document_id,
                 "action": i.action,
                 "status": i.status,
@@ -88,8 +95,14 @@ def _render_summary(summary: dict[str, Any]) -> Any:
     def render(console: Console) -> None:
         seconds = summary["upload_seconds"]
         moved = summary["uploaded"] + summary["replaced"]
+        created = summary["collection_id"] is not None
         rows = [
-            ("collection", f"{summary['collection']} ({summary['collection_id']})"),
+            (
+                "collection",
+                f"{summary['collection']} ({summary['collection_id']})"
+                if created
+                else f"{summary['collection']} (not created: no file to upload)",
+            ),
             ("files", summary["files"]),
             ("uploaded", summary["uploaded"]),
             ("replaced (changed)", summary["replaced"]),
@@ -122,7 +135,6 @@ def _render_summary(summary: dict[str, Any]) -> Any:
 
 async def cmd_upload(client: AsyncQuireClient, args: argparse.Namespace, output: Output) -> int:
     found = upload_files.find(args.paths)
-    collection = await resolve(client, args.collection, create=True)
     items = upload.plan(found.files)
     for argument, reason in found.missing:
         items.append(
@@ -130,20 +142,32 @@ async def cmd_upload(client: AsyncQuireClient, args: argparse.Namespace, output:
                 path=Path(argument), name=argument, action="failed", stage="find", reason=reason
             )
         )
-    run = upload.Run(collection_id=collection.collection_id, items=items)
-    run.remote = await upload.existing(client, collection.collection_id)
+    run = upload.Run(collection_id="", items=items)
+    # A run with no file to send creates nothing: it only reports what it could not use.
+    if not run.to_send():
+        try:
+            collection: knowledge_pb2.Collection | str = await resolve(client, args.collection)
+        except CollectionNotFound:
+            collection = args.collection
+    else:
+        collection = await resolve(client, args.collection, create=True)
+    if not isinstance(collection, str):
+        run.collection_id = collection.collection_id
+        run.remote = await upload.existing(client, collection.collection_id)
     waited = False
     with output.progress() as progress:
         sent = _Bar(progress, "upload", len(items))
-        await upload.upload_all(client, run, args.concurrency, lambda item: sent.tick(item.name))
-        if run.stopped_by is None and not args.no_wait:
+        await upload.upload_all(
+            client, run, args.concurrency, lambda item: sent.tick(upload.shown(item.name))
+        )
+        if run.stopped_by is None and not args.no_wait and run.collection_id:
             waited = True
             started = time.perf_counter()
             pending = upload.waiting(run)
             if pending:
                 extracted = _Bar(progress, "extract", len(pending))
                 await upload.wait_extracted(
-                    client, run, pending, lambda item: extracted.tick(item.name)
+                    client, run, pending, lambda item: extracted.tick(upload.shown(item.name))
                 )
             if any(i.status == "DOCUMENT_STATUS_READY" for i in run.items):
                 index = progress.add_task("index", total=None, rate="", detail="")

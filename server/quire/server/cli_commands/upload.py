@@ -24,6 +24,7 @@ from typing import cast
 
 from quire.client import AsyncQuireClient
 from quire.client import exceptions as qe
+from quire.client.batches import shown_name, utf8_error
 from quire.v1 import knowledge_pb2
 
 # Files up to this size are read once into memory (hash and upload from the same bytes);
@@ -74,6 +75,14 @@ class Run:
     def failed(self) -> list[Item]:
         return [i for i in self.items if i.action == "failed" or i.stage]
 
+    def to_send(self) -> list[Item]:
+        return [i for i in self.items if i.action != "failed"]
+
+
+def shown(path: Path | str) -> str:
+    """A path or name fit to print and to put in JSON: bytes that are not UTF-8 as ``\\xNN``."""
+    return shown_name(str(path))
+
 
 Tick = Callable[[Item], None]
 
@@ -101,15 +110,19 @@ def _reason(exc: qe.QuireError) -> str:
 
 def plan(paths: list[Path]) -> list[Item]:
     """One item per path; a second file with the same name fails (a document is named by its
-    file name, so both cannot live in one collection)."""
+    file name, so both cannot live in one collection), and so does a file whose name is not
+    UTF-8 (Quire's file names are text; renaming it would store a name that is not the
+    file's)."""
     items: list[Item] = []
     names: dict[str, Path] = {}
     for path in paths:
         item = Item(path=path, name=path.name)
         first = names.setdefault(path.name, path)
-        if first is not path:
+        if (error := utf8_error("file name", path.name)) is not None:
+            item.action, item.stage, item.reason = "failed", "upload", error.message
+        elif first is not path:
             item.action, item.stage = "failed", "upload"
-            item.reason = f"another file of this upload has the same name: {first}"
+            item.reason = f"another file of this upload has the same name: {shown(first)}"
         items.append(item)
     return items
 
@@ -272,6 +285,7 @@ __all__ = [
     "existing",
     "index_settled",
     "plan",
+    "shown",
     "upload_all",
     "wait_extracted",
     "wait_indexed",

@@ -47,6 +47,12 @@ def _expand(argument: str) -> Iterator[Path]:
                 yield hit
 
 
+def _why_nothing(argument: str) -> str:
+    if Path(argument).is_dir():
+        return "the folder holds no file to upload"
+    return "matches no file" if _GLOB_CHARS & set(argument) else "no such file or folder"
+
+
 def find(arguments: Iterable[str]) -> Found:
     """The files the arguments name, each once, in argument order."""
     seen: set[Path] = set()
@@ -61,8 +67,7 @@ def find(arguments: Iterable[str]) -> Found:
                 seen.add(key)
                 files.append(path)
         if not matched:
-            reason = "matches no file" if _GLOB_CHARS & set(argument) else "no such file or folder"
-            missing.append((argument, reason))
+            missing.append((argument, _why_nothing(argument)))
     return Found(files, missing)
 
 

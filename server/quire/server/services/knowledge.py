@@ -208,9 +208,10 @@ class KnowledgeService(knowledge_service_pb2_grpc.KnowledgeServiceServicer):
             if await conn.fetchval(LOCK_FOR_DELETE, org_id, cid) is None:
                 raise COLLECTION_NOT_FOUND  # deleted while we waited for the lock
             await conn.execute(DELETE_COLLECTION, org_id, cid)
-            # Its chunks and term statistics leave the shared indexes in the worker (a large
-            # collection's delete is not this call's to wait for); reads skip it from now on.
-            await indexer.queue_purge(conn, org_id, cid)
+            # Its jobs are cancelled now (workers drop their work within seconds); its rows
+            # leave the shared indexes in a purge job (a large collection's delete is not this
+            # call's to wait for); reads skip it from now on.
+            await indexer.cancel_collection_work(conn, org_id, cid)
         return knowledge_service_pb2.DeleteCollectionResponse(collection=collection)
 
     # --- documents --------------------------------------------------------------------------
