@@ -479,6 +479,14 @@ async def rank_phrasings(
             if task in pending:
                 out.partial = True
                 out.warnings.append(f"alternative {i + 1} ran out of time")
+                log.warning(
+                    "timeout",
+                    extra={
+                        "cause": "alternative ran out of time",
+                        "alternative": i + 1,
+                        "limit_s": ALTERNATIVE_TIMEOUT_S,
+                    },
+                )
             elif task.exception() is not None:
                 out.partial = True
                 out.warnings.append(f"alternative {i + 1} failed")
