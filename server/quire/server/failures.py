@@ -10,8 +10,12 @@ from __future__ import annotations
 import asyncio
 import logging
 import math
+import os
+import time
+import traceback
 from collections.abc import Sequence
 from dataclasses import dataclass, field
+from types import TracebackType
 
 import asyncpg
 import grpc
@@ -137,11 +141,57 @@ def database_unavailable() -> QuireError:
     )
 
 
+def _frame(tb: TracebackType | None, *, ours: bool = False) -> str:
+    """`module.py:function:line` of the innermost frame (of Quire's code with `ours`)."""
+    frames = traceback.extract_tb(tb)
+    if ours:
+        frames = traceback.StackSummary.from_list(
+            [f for f in frames if f"{os.sep}quire{os.sep}" in f.filename]
+        )
+    if not frames:
+        return ""
+    last = frames[-1]
+    return f"{os.path.basename(last.filename)}:{last.name}:{last.lineno}"
+
+
+def _timeout_cause(exc: BaseException) -> str:
+    if isinstance(exc, QuireError):
+        return "request deadline passed"  # storage.database.remaining_ms, before a statement
+    if isinstance(exc, asyncpg.exceptions.QueryCanceledError):
+        if "statement timeout" in str(exc):
+            return "statement_timeout (set from the request deadline)"
+        return "statement cancelled"
+    return "timeout in the server"
+
+
+def log_timeout(exc: BaseException) -> None:
+    """One structured line per call that ends DEADLINE_EXCEEDED: its cause, where it was
+    raised and how much of the caller's deadline was left (a timeout with most of it left is
+    the server's own doing). No request content."""
+    from quire.server.storage.database import request_deadline  # storage imports this module
+
+    deadline = request_deadline.get()
+    left = None if deadline is None else round((deadline - time.monotonic()) * 1000)
+    log.warning(
+        "timeout",
+        extra={
+            "cause": _timeout_cause(exc),
+            "error_type": type(exc).__name__,
+            "raised_at": _frame(exc.__traceback__),
+            "quire_frame": _frame(exc.__traceback__, ours=True),
+            "deadline_left_ms": left,
+        },
+    )
+
+
 def to_quire_error(exc: BaseException) -> QuireError:
     """Classifies any exception; unknown ones become INTERNAL with no internals exposed."""
     if isinstance(exc, QuireError):
+        if exc.code == errors_pb2.ERROR_CODE_DEADLINE_EXCEEDED:
+            log_timeout(exc)
         return exc
     if isinstance(exc, asyncpg.exceptions.QueryCanceledError | TimeoutError | asyncio.TimeoutError):
+        log_timeout(exc)
         return QuireError(errors_pb2.ERROR_CODE_DEADLINE_EXCEEDED, "Deadline exceeded")
     if lost_database(exc):
         return database_unavailable()

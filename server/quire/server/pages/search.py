@@ -26,6 +26,7 @@ from __future__ import annotations
 
 import asyncio
 import contextlib
+import functools
 import logging
 import re
 import uuid
@@ -478,6 +479,14 @@ async def rank_phrasings(
             if task in pending:
                 out.partial = True
                 out.warnings.append(f"alternative {i + 1} ran out of time")
+                log.warning(
+                    "timeout",
+                    extra={
+                        "cause": "alternative ran out of time",
+                        "alternative": i + 1,
+                        "limit_s": ALTERNATIVE_TIMEOUT_S,
+                    },
+                )
             elif task.exception() is not None:
                 out.partial = True
                 out.warnings.append(f"alternative {i + 1} failed")
@@ -515,6 +524,14 @@ def fit_budget(result: pages_pb2.SearchResult, max_bytes: int) -> pages_pb2.Sear
         keep -= 1
 
 
+@functools.lru_cache(maxsize=1024)  # once per namespace and field, not on every search
+def _log_ignored(org_id: uuid.UUID, namespace: str, field: str, reason: str) -> None:
+    log.warning(
+        "stored search config field ignored",
+        extra={"org_id": str(org_id), "namespace": namespace, "field": field, "reason": reason},
+    )
+
+
 async def search_pages(
     pool: asyncpg.Pool,
     *,
@@ -532,16 +549,21 @@ async def search_pages(
     alternatives, in that order, possibly still being computed (`start_queries`): the
     transaction, the settings and the full-text arms run meanwhile; the caller `discard`s it
     afterwards. Planner settings: the deployment default, the namespace's stored
-    PageSearchConfig, then `override`, read in the search transaction."""
+    PageSearchConfig, then `override`, read in the search transaction and checked against
+    PostgreSQL's own limits: a bad override is INVALID_REQUEST, a stored field that would
+    fail is left out and logged (search_config.layered_settings)."""
     async with pool.acquire() as conn, conn.transaction(isolation="repeatable_read", readonly=True):
         row = await conn.fetchrow(VERSION, org_id, namespace)
+        # Before the namespace's existence, as SetNamespaceSearchConfig checks.
+        settings, ignored = search_config.layered_settings(
+            row and row["search_config"], override, await search_config.server_limits(conn)
+        )
         if row is None:
             return None
+        for each in ignored:
+            _log_ignored(org_id, namespace, each.field, each.reason)
         version = row["filesystem_version"]
-        local = {
-            **search_config.layered_settings(row["search_config"], override),
-            **_arm_settings(tuning.depth),
-        }
+        local = {**settings, **_arm_settings(tuning.depth)}
         left = remaining_ms()
         if left is not None:
             local["statement_timeout"] = str(left)

@@ -131,6 +131,8 @@ class AdminService(admin_service_pb2_grpc.AdminServiceServicer):
         who = principal()
         body = json_format.MessageToJson(request.config, preserving_proto_field_name=True)
         async with transaction(self.state.pool) as conn:
+            # PostgreSQL's own bounds too: a value it refuses would fail every search.
+            search_config.validate(request.config, limits=await search_config.server_limits(conn))
             found = await conn.fetchval(SET_NAMESPACE_CONFIG, who.org_id, request.namespace, body)
             if found is None:
                 raise QuireError(errors_pb2.ERROR_CODE_NOT_FOUND, "Namespace not found")

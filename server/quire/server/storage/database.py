@@ -7,6 +7,7 @@ into the next user of a pooled connection.
 
 from __future__ import annotations
 
+import asyncio
 import contextvars
 import time
 from collections.abc import AsyncIterator, Mapping
@@ -91,6 +92,17 @@ async def connect(dsn: str, *, behind_pooler: bool = False) -> asyncpg.Connectio
     conn: asyncpg.Connection = await asyncpg.connect(
         dsn, statement_cache_size=0 if behind_pooler else 100
     )
+    return conn
+
+
+async def acquire_within(pool: asyncpg.Pool, seconds: float) -> asyncpg.Connection:
+    """A connection of `pool`, waiting at most `seconds` for one (else TimeoutError); the caller
+    gives it back with `pool.release`. Not `pool.acquire(timeout=seconds)`: asyncpg keeps that
+    timeout for the connection's release too, whose reset (RESET ALL, ...) then failed with
+    TimeoutError whenever a loaded server took longer than the wait allowed (a search with a
+    30 s deadline answered DEADLINE_EXCEEDED after 0.5 s, issue 30)."""
+    async with asyncio.timeout(seconds):
+        conn: asyncpg.Connection = await pool.acquire()
     return conn
 
 

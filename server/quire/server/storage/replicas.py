@@ -25,7 +25,7 @@ import asyncpg
 
 from quire.server import telemetry
 from quire.server.background import cancel
-from quire.server.storage.database import connect, create_pool
+from quire.server.storage.database import acquire_within, connect, create_pool
 
 log = logging.getLogger(__name__)
 
@@ -291,7 +291,8 @@ class ReplicaSet:
     async def _wait_for(self, replica: Replica, token: int) -> bool:
         """Polls `replica` until it has replayed `token`, for at most `wait_s`."""
         deadline = time.monotonic() + self.bounds.wait_s
-        async with replica.pool.acquire(timeout=CHECK_TIMEOUT_S) as conn:
+        conn = await acquire_within(replica.pool, CHECK_TIMEOUT_S)
+        try:
             while True:
                 if await conn.fetchval(REPLAYED, token):
                     replica.replay_lsn = max(replica.replay_lsn, token)
@@ -299,6 +300,8 @@ class ReplicaSet:
                 if time.monotonic() >= deadline:
                     return False
                 await asyncio.sleep(self.bounds.poll_s)
+        finally:
+            await replica.pool.release(conn)
 
     async def primary_token(self) -> int:
         """The primary's WAL insert position now: past every commit made before this call. Not

@@ -12,12 +12,15 @@ own connection after the rest.
 
 from __future__ import annotations
 
+import logging
 from collections.abc import Awaitable, Callable, Mapping
 from typing import TypeVar
 
 import asyncpg
 
-from quire.server.storage.database import apply_settings
+from quire.server.storage.database import acquire_within, apply_settings
+
+log = logging.getLogger(__name__)
 
 T = TypeVar("T")
 
@@ -50,8 +53,12 @@ async def beside(
     """`on_snapshot` for a caller that holds a connection of the same pool: raises
     NoSecondConnection when none is free within SECOND_CONNECTION_WAIT_S."""
     try:
-        conn = await pool.acquire(timeout=SECOND_CONNECTION_WAIT_S)
+        conn = await acquire_within(pool, SECOND_CONNECTION_WAIT_S)
     except TimeoutError:
+        log.debug(
+            "timeout",
+            extra={"cause": "no second connection", "waited_s": SECOND_CONNECTION_WAIT_S},
+        )
         raise NoSecondConnection from None
     try:
         return await _imported(conn, snapshot, settings, work)
