@@ -21,15 +21,19 @@ import pytest
 import pytest_asyncio
 from grpc import aio
 
-REPO = Path(__file__).resolve().parents[1]
-SHARED = REPO.parent / "shared"
+from tests.support.shared_data import ABSENT, ENV, REPO, SHARED
+
+pytest_plugins = ["tests.support.skip_guard"]
 TEST_HOME = REPO / ".quire-test"
+FIXTURES = REPO / "tests" / "fixtures"
 
 
 def shared_or_skip(*parts: str) -> Path:
+    """A path under the shared root, or a skip: the only way a test skips for shared data.
+    Only `large_data` tests may call it (tests/support/skip_guard.py fails the others)."""
     path = SHARED.joinpath(*parts)
     if not path.exists():
-        pytest.skip(f"shared data {path} is absent (expected ../shared beside the repo)")
+        pytest.skip(f"{ABSENT}: {path} (../shared beside the repository, or {ENV})")
     return path
 
 
@@ -169,4 +173,4 @@ async def harness(database_url: str, request: pytest.FixtureRequest) -> AsyncIte
         await running.stop(grace=1.0)
 
 
-__all__ = ["Harness", "Keys", "bearer", "grpc", "shared_or_skip"]
+__all__ = ["FIXTURES", "SHARED", "Harness", "Keys", "bearer", "grpc", "shared_or_skip"]
