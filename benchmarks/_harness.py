@@ -39,12 +39,15 @@ from pathlib import Path
 from typing import Any
 
 REPO = Path(__file__).resolve().parents[1]
-SHARED = REPO.parent / "shared"
-FASTAPI_SITE = SHARED / "data" / "docs-fastapi" / "site"
-SCIFACT = SHARED / "data" / "scifact"
 for extra in ("indexer", "server", "clients/python", "."):
     if str(REPO / extra) not in sys.path:
         sys.path.insert(0, str(REPO / extra))
+
+# The shared data root: ../shared, or QUIRE_SHARED_ROOT (the one place it is read).
+from tests.support.shared_data import SHARED  # noqa: E402
+
+FASTAPI_SITE = SHARED / "data" / "docs-fastapi" / "site"
+SCIFACT = SHARED / "data" / "scifact"
 
 log = logging.getLogger("bench")
 
@@ -543,7 +546,9 @@ def report_fields(report: Any) -> dict[str, Any]:
 def copy_site(target_parent: Path) -> Path:
     """A private copy of the FastAPI site (benchmarks edit it)."""
     if not FASTAPI_SITE.is_dir():
-        raise SystemExit(f"FastAPI site not found at {FASTAPI_SITE} (expected ../shared)")
+        raise SystemExit(
+            f"FastAPI site not found at {FASTAPI_SITE} (expected ../shared or QUIRE_SHARED_ROOT)"
+        )
     target = target_parent / "site"
     shutil.copytree(FASTAPI_SITE, target)
     return target

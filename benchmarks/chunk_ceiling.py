@@ -26,10 +26,11 @@ from pathlib import Path
 
 ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT / "indexer"))
+sys.path.insert(0, str(ROOT))
 
 from quire.indexer.chunking import DEFAULT_CEILING, chunk_text, embedding_text  # noqa: E402
+from tests.support.shared_data import SHARED  # noqa: E402
 
-SHARED = ROOT.parent / "shared"
 CANDIDATES = (600, 800, 900, 1000, 1200, 1500, 2000)
 WINDOW = 256  # max_seq_length of all-MiniLM-L6-v2, special tokens included
 SPECIAL_TOKENS = 2

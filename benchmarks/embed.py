@@ -26,10 +26,13 @@ from typing import Any
 import numpy as np
 
 REPO = Path(__file__).resolve().parents[1]
-SCIFACT = REPO / ".." / "shared" / "data" / "scifact"
-for extra in ("indexer", "server", "clients/python"):
+for extra in ("indexer", "server", "clients/python", "."):
     if str(REPO / extra) not in sys.path:
         sys.path.insert(0, str(REPO / extra))
+
+from tests.support.shared_data import SHARED  # noqa: E402
+
+SCIFACT = SHARED / "data" / "scifact"
 
 from quire.indexer.embedding import Embedder, Precision  # noqa: E402
 

@@ -426,7 +426,7 @@ async def stability(
 
 if __name__ == "__main__":
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
-    parser.add_argument("--dataset", default=str(REPO.parent / "shared" / "data" / "scifact"))
+    parser.add_argument("--dataset", default=str(h.SCIFACT))
     parser.add_argument("--split", default="train")
     parser.add_argument("--max-documents", type=int, default=0)
     parser.add_argument("--max-queries", type=int, default=0)

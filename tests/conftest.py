@@ -10,6 +10,7 @@ import asyncio
 import os
 import re
 import secrets
+import shutil
 import uuid
 from collections.abc import AsyncIterator, Iterator
 from dataclasses import dataclass
@@ -21,15 +22,19 @@ import pytest
 import pytest_asyncio
 from grpc import aio
 
-REPO = Path(__file__).resolve().parents[1]
-SHARED = REPO.parent / "shared"
+from tests.support.shared_data import ABSENT, ENV, REPO, SHARED
+
+pytest_plugins = ["tests.support.skip_guard"]
 TEST_HOME = REPO / ".quire-test"
+FIXTURES = REPO / "tests" / "fixtures"
 
 
 def shared_or_skip(*parts: str) -> Path:
+    """A path under the shared root, or a skip: the only way a test skips for shared data.
+    Only `large_data` tests may call it (tests/support/skip_guard.py fails the others)."""
     path = SHARED.joinpath(*parts)
     if not path.exists():
-        pytest.skip(f"shared data {path} is absent (expected ../shared beside the repo)")
+        pytest.skip(f"{ABSENT}: {path} (../shared beside the repository, or {ENV})")
     return path
 
 
@@ -124,6 +129,18 @@ def embeddings() -> object:
     return load_default()
 
 
+@pytest.fixture(scope="session")
+def gate_datasets(tmp_path_factory: pytest.TempPathFactory) -> Path:
+    """The directory RunGate reads data sets from, by name: the repository's judged set
+    `mini` (tests/fixtures/gate) and, when the shared data is there, its data sets (e.g.
+    `scifact`). Copies, not links: RunGate refuses links out of its directory."""
+    root = tmp_path_factory.mktemp("gate-datasets")
+    for source in (FIXTURES / "gate", SHARED / "data"):
+        for dataset in sorted(source.glob("*/corpus.jsonl")) if source.is_dir() else []:
+            shutil.copytree(dataset.parent, root / dataset.parent.name)
+    return root
+
+
 @pytest_asyncio.fixture(scope="module", loop_scope="session")
 async def harness(database_url: str, request: pytest.FixtureRequest) -> AsyncIterator[Harness]:
     """A real Quire gRPC server on loopback over the module's database.
@@ -146,8 +163,7 @@ async def harness(database_url: str, request: pytest.FixtureRequest) -> AsyncIte
         http_address="127.0.0.1:0" if getattr(request.module, "HTTP_LISTENER", False) else "",
         database_url=database_url,
         grace_seconds=1.0,
-        # RunGate runs data sets by name from here (e.g. "scifact"), when the shared data is there.
-        gate_datasets=str(SHARED / "data") if (SHARED / "data").is_dir() else "",
+        gate_datasets=str(request.getfixturevalue("gate_datasets")),
     )
     pool = await prepare_database(database_url, settings)
     running = await start(settings, pool, model)  # type: ignore[arg-type]
@@ -169,4 +185,4 @@ async def harness(database_url: str, request: pytest.FixtureRequest) -> AsyncIte
         await running.stop(grace=1.0)
 
 
-__all__ = ["Harness", "Keys", "bearer", "grpc", "shared_or_skip"]
+__all__ = ["FIXTURES", "SHARED", "Harness", "Keys", "bearer", "grpc", "shared_or_skip"]

@@ -7,7 +7,8 @@ Three sites under one server, each with an `llms.txt` of absolute `.md` links:
           guide/upgrade added (so a v1 → v2 sync updates 1, adds 1, deletes 1)
 - `/big/` twelve long pages with long titles, all about "budget", to overflow the 24,000-byte
           SearchPages output budget
-- `/fastapi/` the shared FastAPI docs (../shared/data/docs-fastapi/site) when present
+- `/fastapi/` the shared FastAPI docs (data/docs-fastapi/site under the shared root,
+          tests/support/shared_data.py) when present
 
 Fixture variables (see README.md): site_url, site_v2_url, big_site_url, site_origin and,
 when the shared data exists, fastapi_site_url.
@@ -17,10 +18,11 @@ from __future__ import annotations
 
 import threading
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
-from pathlib import Path
 from typing import Any, ClassVar
 
-FASTAPI = Path(__file__).resolve().parents[3] / "shared" / "data" / "docs-fastapi" / "site"
+from tests.support.shared_data import SHARED
+
+FASTAPI = SHARED / "data" / "docs-fastapi" / "site"
 
 INTRO_V1 = """# Introduction
 

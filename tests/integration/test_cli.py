@@ -8,7 +8,6 @@ from __future__ import annotations
 import asyncio
 import json
 import os
-import shutil
 import sys
 from collections.abc import AsyncIterator, Iterator
 from dataclasses import dataclass
@@ -19,7 +18,8 @@ import pytest
 import pytest_asyncio
 
 from quire.client import AsyncQuireClient
-from tests.conftest import Harness, Keys, shared_or_skip
+from tests.conftest import Harness, Keys
+from tests.support import docs_site
 from tests.support.site_server import SiteServer
 
 pytestmark = pytest.mark.asyncio(loop_scope="session")
@@ -73,9 +73,8 @@ async def client(harness: Harness, keys: Keys) -> AsyncIterator[AsyncQuireClient
 
 @pytest.fixture(scope="module")
 def site(tmp_path_factory: pytest.TempPathFactory, harness: Harness) -> Iterator[SiteServer]:
-    """The FastAPI docs site on loopback, cut to its first pages to keep the sync short."""
-    root = tmp_path_factory.mktemp("site") / "site"
-    shutil.copytree(shared_or_skip("data", "docs-fastapi", "site"), root)
+    """The repository's docs site on loopback, cut to its first pages to keep the sync short."""
+    root = docs_site.copy_site(tmp_path_factory.mktemp("site") / "site")
     lines = (root / "llms.txt").read_text().splitlines()
     links = [i for i, line in enumerate(lines) if line.startswith("- [")]
     kept = lines[: links[0]] + lines[links[0] : links[0] + SITE_PAGES]
@@ -143,7 +142,7 @@ async def test_pages_sync_json_then_search_read_grep_ls(
     )
     assert read.code == 0 and read.json()["content"]
     grep = await quire(
-        harness.address, keys.all, "pages", "grep", "FastAPI", "--namespace", "docs", "--json"
+        harness.address, keys.all, "pages", "grep", "Tidewater", "--namespace", "docs", "--json"
     )
     assert grep.code == 0 and grep.json()["matches"]
     listed = await quire(harness.address, keys.all, "pages", "ls", "--namespace", "docs")

@@ -1,11 +1,14 @@
-"""The FTS baseline gate end to end over gRPC on a fixed SciFact subset (300 documents, 50
-queries): progress stream, recorded result, status by fingerprint, and the cache rule."""
+"""The FTS baseline gate end to end over gRPC on the repository's judged set `mini`
+(tests/fixtures/gate/mini: a split that passes and one that fails, by construction):
+progress stream, recorded result, status by fingerprint, refusals and the cache rule. With
+the shared data, also on a fixed SciFact subset (300 documents, 50 queries)."""
 
 from __future__ import annotations
 
 import asyncio
 import uuid
 from collections.abc import AsyncIterator
+from dataclasses import dataclass
 
 import pytest
 import pytest_asyncio
@@ -18,6 +21,15 @@ from tests.conftest import Harness, Keys, shared_or_skip
 pytestmark = pytest.mark.asyncio(loop_scope="session")
 NEEDS_MODEL = True
 NEEDS_WORKER = True
+MINI = "mini"  # served by the harness from tests/fixtures/gate
+MINI_DOCUMENTS = 74
+
+
+@dataclass
+class Run:
+    result: admin_pb2.GateResult
+    legacy: admin_pb2.ModeMetrics
+    hybrid: admin_pb2.ModeMetrics
 
 
 @pytest_asyncio.fixture(scope="module", loop_scope="session")
@@ -36,23 +48,17 @@ async def test_gate_status_is_empty_before_a_run(client: AsyncQuireClient) -> No
     assert status.current_fingerprint and not status.HasField("result")
 
 
-async def test_run_gate_streams_progress_then_records_a_result(
-    client: AsyncQuireClient, harness: Harness
-) -> None:
-    shared_or_skip("data", "scifact")  # the harness serves ../shared/data as its gate data sets
+async def run(client: AsyncQuireClient, dataset: str, split: str, **bounds: int) -> Run:
     stages = []
     result = None
-    async for message in client.run_gate(
-        dataset="scifact", split="train", max_documents=300, max_queries=50
-    ):
+    async for message in client.run_gate(dataset=dataset, split=split, **bounds):
         if isinstance(message, admin_pb2.GateResult):
             result = message
         else:
             stages.append(message.stage)
     assert result is not None
     assert {"uploading", "indexing", "querying", "done"} <= set(stages)
-    assert result.documents == 300 and result.queries == 50
-    assert result.dataset == "scifact" and result.split == "train"
+    assert result.dataset == dataset and result.split == split
     by_label = {m.label: m for m in result.metrics}
     assert set(by_label) == {"legacy_fts", "hybrid", "vector_only"}
     for m in by_label.values():
@@ -63,16 +69,60 @@ async def test_run_gate_streams_progress_then_records_a_result(
     assert result.passed == (
         hybrid.ndcg_at_10 >= legacy.ndcg_at_10 and hybrid.recall_at_100 >= legacy.recall_at_100
     )
-    # Sanity: real retrieval on a subset that contains every judged document.
-    assert legacy.ndcg_at_10 > 0.4 and hybrid.ndcg_at_10 > 0.4
-    status = await client.get_gate_status()
-    assert status.result == result and status.result.fingerprint == status.current_fingerprint
-    # The scratch organisation is gone.
+    return Run(result, legacy, hybrid)
+
+
+async def scratch_organisations(harness: Harness) -> int:
     async with harness.pool.acquire() as conn:
-        left = await conn.fetchval(
+        left: int = await conn.fetchval(
             "SELECT count(*) FROM organisations WHERE name LIKE 'gate-scratch-%'"
         )
-    assert left == 0
+    return left
+
+
+async def test_a_split_where_hybrid_finds_what_the_baseline_cannot_passes(
+    client: AsyncQuireClient, harness: Harness
+) -> None:
+    """`pass`: paraphrases sharing no word with their judged document (LEGACY_FTS cannot
+    find it, the vector arm can), and two questions both modes answer."""
+    gate = await run(client, MINI, "pass")
+    assert gate.result.documents == MINI_DOCUMENTS and gate.result.queries == 6
+    assert gate.result.passed
+    assert gate.hybrid.ndcg_at_10 > gate.legacy.ndcg_at_10 + 0.3, (gate.hybrid, gate.legacy)
+    assert gate.hybrid.recall_at_100 == 1.0
+    status = await client.get_gate_status()
+    assert status.result == gate.result
+    assert status.result.fingerprint == status.current_fingerprint
+    assert await scratch_organisations(harness) == 0
+
+
+async def test_a_split_where_the_baseline_wins_fails(
+    client: AsyncQuireClient, harness: Harness
+) -> None:
+    """`fail`: the judged document repeats one query word (ts_rank counts every occurrence:
+    LEGACY_FTS ranks it first) while two decoys hold the other, rarer word (BM25 weighs
+    rarity and counts a word once per chunk: HYBRID ranks them above it)."""
+    gate = await run(client, MINI, "fail")
+    assert gate.result.documents == MINI_DOCUMENTS and gate.result.queries == 4
+    assert not gate.result.passed
+    assert gate.legacy.ndcg_at_10 == 1.0
+    assert gate.hybrid.ndcg_at_10 < gate.legacy.ndcg_at_10 - 0.2, (gate.hybrid, gate.legacy)
+    # The latest result for the fingerprint is the one that counts: now a failed one.
+    status = await client.get_gate_status()
+    assert status.result == gate.result and not status.result.passed
+    assert await scratch_organisations(harness) == 0
+
+
+@pytest.mark.large_data
+async def test_run_gate_on_a_scifact_subset(client: AsyncQuireClient, harness: Harness) -> None:
+    shared_or_skip("data", "scifact")  # the harness serves the shared data sets by name too
+    gate = await run(client, "scifact", "train", max_documents=300, max_queries=50)
+    assert gate.result.documents == 300 and gate.result.queries == 50
+    # Sanity: real retrieval on a subset that contains every judged document.
+    assert gate.legacy.ndcg_at_10 > 0.4 and gate.hybrid.ndcg_at_10 > 0.4
+    status = await client.get_gate_status()
+    assert status.result == gate.result and status.result.fingerprint == status.current_fingerprint
+    assert await scratch_organisations(harness) == 0
 
 
 async def test_a_result_for_another_fingerprint_does_not_count(
@@ -135,11 +185,11 @@ async def test_gate_needs_admin_and_a_real_dataset(
     reader = await harness.keys("gate-reader")
     async with AsyncQuireClient(harness.address, api_key=reader.read) as c:
         with pytest.raises(qe.PermissionDenied):
-            async for _ in c.run_gate(dataset="scifact", split="train"):
+            async for _ in c.run_gate(dataset=MINI, split="pass"):
                 pass
     with pytest.raises(qe.NotFound):
         async for _ in client.run_gate(dataset="definitely-not-here", split="train"):
             pass
     with pytest.raises(qe.InvalidRequest):
-        async for _ in client.run_gate(dataset="scifact", split="no-such-split"):
+        async for _ in client.run_gate(dataset=MINI, split="no-such-split"):
             pass

@@ -1,6 +1,7 @@
 """HYBRID rankings do not depend on what else the database holds or held (design §11,
-"Determinism"), on a SciFact subset through the real upload, worker (ONNX embedder) and
-search code:
+"Determinism"), on the repository's judged set (tests/fixtures/gate/mini, 74 documents and 10
+queries) and, with the shared data, a SciFact subset, through the real upload, worker (ONNX
+embedder) and search code:
 
 (i) the same corpus ingested into a second collection ranks as the first;
 (ii) a gate-like ingestion into another organisation (then purged) changes no ranking;
@@ -10,7 +11,7 @@ and a cached answer is the fresh one.
 
 The first ingestion fills a memo of the real model's vectors; the disturbing ingestions
 (ii, iii) embed through it (what they hold does not matter, only that they exist), while the
-re-ingestion (i) runs the model again. The module takes about a minute.
+re-ingestion (i) runs the model again. The module takes about a minute (most of it SciFact).
 """
 
 from __future__ import annotations
@@ -26,7 +27,7 @@ import pytest_asyncio
 
 from quire.client import AsyncQuireClient
 from quire.v1 import admin_pb2, knowledge_pb2
-from tests.conftest import Harness, Keys, shared_or_skip
+from tests.conftest import FIXTURES, Harness, Keys, shared_or_skip
 
 pytestmark = pytest.mark.asyncio(loop_scope="session")
 NEEDS_MODEL = True
@@ -59,6 +60,7 @@ class MemoEmbedder:
 
 @dataclass
 class Corpus:
+    name: str
     data: object  # quire.server.gate.dataset.Dataset
     query_vectors: dict[str, npt.NDArray[np.float32]]
     memo: MemoEmbedder
@@ -75,17 +77,32 @@ async def client(harness: Harness, keys: Keys) -> AsyncIterator[AsyncQuireClient
         yield c
 
 
-@pytest_asyncio.fixture(scope="module", loop_scope="session")
-async def corpus(embeddings: object) -> Corpus:
+@pytest_asyncio.fixture(
+    scope="module",
+    loop_scope="session",
+    params=["mini", pytest.param("scifact", marks=pytest.mark.large_data)],
+)
+async def corpus(embeddings: object, request: pytest.FixtureRequest) -> Corpus:
     from quire.server.gate import dataset
 
-    root = shared_or_skip("data", "scifact")
-    data = dataset.load(root, "train", max_documents=DOCUMENTS, max_queries=QUERIES)
+    if request.param == "mini":  # every document, the queries of both splits
+        root = FIXTURES / "gate" / "mini"
+        passing, failing = (dataset.load(root, split) for split in ("pass", "fail"))
+        data = dataset.Dataset(
+            "mini",
+            "all",
+            passing.corpus,
+            passing.queries | failing.queries,
+            passing.qrels | failing.qrels,
+        )
+    else:
+        root = shared_or_skip("data", "scifact")
+        data = dataset.load(root, "train", max_documents=DOCUMENTS, max_queries=QUERIES)
     vectors = {
         qid: (await embeddings.embed_queries([text]))[0]  # type: ignore[attr-defined]
         for qid, text in data.queries.items()
     }
-    return Corpus(data, vectors, MemoEmbedder(embeddings))
+    return Corpus(request.param, data, vectors, MemoEmbedder(embeddings))
 
 
 async def ingest(
@@ -178,7 +195,7 @@ class State:
 async def state(
     harness: Harness, keys: Keys, client: AsyncQuireClient, corpus: Corpus, embeddings: object
 ) -> State:
-    first = await client.create_collection(name="scifact-first")
+    first = await client.create_collection(name=f"{corpus.name}-first")
     cid = uuid.UUID(first.collection_id)
     await ingest(harness, corpus.memo, keys.org_id, cid, corpus)
     baseline = await rankings(harness, keys.org_id, cid, corpus)
@@ -256,7 +273,7 @@ async def test_reingesting_the_corpus_ranks_the_same(
     embeddings: object,
     state: State,
 ) -> None:
-    second = await client.create_collection(name="scifact-second")
+    second = await client.create_collection(name=f"{corpus.name}-second")
     cid = uuid.UUID(second.collection_id)
     await ingest(harness, embeddings, keys.org_id, cid, corpus)  # real embedder again
     again = await rankings(harness, keys.org_id, cid, corpus)
@@ -285,7 +302,7 @@ async def test_a_deleted_collection_changes_no_ranking_and_leaves_the_index(
     embeddings: object,
     state: State,
 ) -> None:
-    other = await client.create_collection(name="scifact-doomed")
+    other = await client.create_collection(name=f"{corpus.name}-doomed")
     cid = uuid.UUID(other.collection_id)
     await ingest(harness, corpus.memo, keys.org_id, cid, corpus)
     await client.delete_collection(collection_id=other.collection_id)

@@ -1,9 +1,11 @@
-"""Published pages end to end over gRPC: the FastAPI site synced on loopback, then searched,
-read, listed, grepped and explored; edits, removals, failures, validation, cancellation and
-concurrency; every SearchPages/ReadPage/ListPages/GrepPages bound at its edge.
+"""Published pages end to end over gRPC: the repository's docs site (tests/fixtures/docs-site,
+tests/support/docs_site.py) synced on loopback, then searched, read, listed, grepped and
+explored; edits, removals, failures, validation, cancellation and concurrency; every
+SearchPages/ReadPage/ListPages/GrepPages bound at its edge. (The real 277-page FastAPI site:
+test_pages_fastapi.py, large data.)
 
-The module syncs the real 277-page site once (namespace `fastapi`); tests that change it run
-last, in file order.
+The module syncs the 39-page site once (namespace `docs`); tests that change it run last, in
+file order.
 """
 
 from __future__ import annotations
@@ -11,7 +13,7 @@ from __future__ import annotations
 import asyncio
 import contextlib
 import json
-import shutil
+import threading
 from collections.abc import AsyncIterator, Iterator
 from pathlib import Path
 
@@ -24,26 +26,26 @@ from quire.client import exceptions as qe
 from quire.client.tools import TOOL_METHODS
 from quire.server import canonical_json
 from quire.v1 import pages_pb2, search_config_pb2
-from tests.conftest import Harness, Keys, shared_or_skip
+from tests.conftest import Harness, Keys
+from tests.support import docs_site
 from tests.support.site_server import Reply, SiteServer
 
 pytestmark = pytest.mark.asyncio(loop_scope="session")
 NEEDS_MODEL = True
-NS = "fastapi"
+NS = "docs"
+PAGES = docs_site.PAGES
 
 
 @pytest.fixture(scope="module")
 def site_dir(tmp_path_factory: pytest.TempPathFactory) -> Path:
-    source = shared_or_skip("data", "docs-fastapi", "site")
-    target = tmp_path_factory.mktemp("fastapi") / "site"
-    shutil.copytree(source, target)
-    return target
+    return docs_site.copy_site(tmp_path_factory.mktemp("docs") / "site")
 
 
 @pytest.fixture(scope="module")
 def site(site_dir: Path, harness: Harness) -> Iterator[SiteServer]:
     server = SiteServer(root=site_dir)
     with server:
+        docs_site.bind_origin(site_dir, server.url)
         harness.running.state.settings.allow_sources.append(server.origin)  # type: ignore[attr-defined]
         yield server
 
@@ -82,10 +84,10 @@ async def first_sync(client: AsyncQuireClient, site: SiteServer) -> pages_pb2.Sy
 
 async def test_first_sync_publishes_every_page(first_sync: pages_pb2.SyncReport) -> None:
     assert first_sync.status == pages_pb2.SYNC_STATUS_COMPLETED, list(first_sync.errors)
-    assert first_sync.discovered == 277
-    assert first_sync.updated == 277
+    assert first_sync.discovered == PAGES
+    assert first_sync.updated == PAGES
     assert first_sync.failed == 0 and first_sync.deleted == 0
-    assert first_sync.embedded_chunks > 277
+    assert first_sync.embedded_chunks > PAGES
 
 
 async def test_second_sync_is_unchanged_and_embeds_nothing(
@@ -143,7 +145,7 @@ async def test_term_statistics_match_the_published_chunks(
             keys.org_id,
             NS,
         )
-        checks = {"e": ("tsv", ["pydantic", "depends", "the"]), "s": ("stem_tsv", ["pydant"])}
+        checks = {"e": ("tsv", ["tidewater", "depends", "the"]), "s": ("stem_tsv", ["depend"])}
         for analysis, (column, lexemes) in checks.items():
             stored = {
                 r["lexeme"]: r["df"]
@@ -223,7 +225,7 @@ async def test_search_with_alternatives_fuses_phrasings(
     result = await client.search_pages(
         namespace=NS,
         query="upload a file",
-        alternatives=["UploadFile form data", "receive files sent by the client"],
+        alternatives=["Upload form data", "receive files sent by the client"],
     )
     assert not result.partial and not result.warnings
     assert any("request-files" in h.path for h in result.hits[:5]), [h.path for h in result.hits]
@@ -320,7 +322,7 @@ async def test_other_organisation_cannot_see_the_namespace(
         with pytest.raises(qe.NotFound):
             await c.read_page(namespace=NS, path="/index.md")
         with pytest.raises(qe.NotFound):
-            await c.search_pages(namespace=NS, query="fastapi")
+            await c.search_pages(namespace=NS, query="tidewater")
         assert NS not in [n.name for n in await c.list_namespaces()]
 
 
@@ -346,10 +348,12 @@ async def test_read_page_json_stays_within_24000_bytes_for_cjk(
 ) -> None:
     listing = await client.list_pages(namespace=NS, prefix="/ja/", limit=200)
     largest = max(listing.pages, key=lambda p: p.total_chars)
+    assert largest.path == "/ja/reference/settings.md"
     read = await client.read_page(namespace=NS, path=largest.path, max_chars=24_000)
     assert canonical_json.size(read) <= 24_000
     assert read.next_offset == len(read.content)
-    assert read.truncated == (read.next_offset < read.total_chars)
+    # 11,000 characters of mostly CJK (3 bytes each) cannot fit: the byte budget cuts it.
+    assert read.truncated and read.next_offset < read.total_chars
 
 
 async def test_pinned_revision_and_page_errors(
@@ -373,14 +377,14 @@ async def test_list_pages_in_path_order_with_cursor(
     seen: list[str] = []
     cursor = ""
     while True:
-        page = await client.list_pages(namespace=NS, cursor=cursor or None, limit=200)
+        page = await client.list_pages(namespace=NS, cursor=cursor or None, limit=10)
         seen.extend(p.path for p in page.pages)
         if not page.next_cursor:
             break
         cursor = page.next_cursor
-    assert len(seen) == 277 and seen == sorted(seen)
+    assert seen == docs_site.page_paths()  # 4 pages of 10, in path order
     ja = await client.list_pages(namespace=NS, prefix="/ja/", limit=200)
-    assert len(ja.pages) == 123 and all(p.path.startswith("/ja/") for p in ja.pages)
+    assert len(ja.pages) == docs_site.JA_PAGES and all(p.path.startswith("/ja/") for p in ja.pages)
     for bad in (201,):
         with pytest.raises(qe.InvalidRequest):
             await client.list_pages(namespace=NS, limit=bad)
@@ -391,7 +395,7 @@ async def test_list_pages_in_path_order_with_cursor(
 async def test_grep_is_literal_with_line_numbers(
     client: AsyncQuireClient, first_sync: pages_pb2.SyncReport
 ) -> None:
-    result = await client.grep_pages(namespace=NS, query="from fastapi import FastAPI", limit=5)
+    result = await client.grep_pages(namespace=NS, query="from tidewater import Tidewater", limit=5)
     assert len(result.matches) == 5 and not result.complete
     assert result.stop_reason == pages_pb2.GREP_STOP_REASON_LIMIT
     first = result.matches[0]
@@ -402,7 +406,7 @@ async def test_grep_is_literal_with_line_numbers(
     for bad in (101,):
         with pytest.raises(qe.InvalidRequest):
             await client.grep_pages(namespace=NS, query="x", limit=bad)
-    full = await client.grep_pages(namespace=NS, query="FastAPI", limit=100)
+    full = await client.grep_pages(namespace=NS, query="Tidewater", limit=100)
     assert len(full.matches) == 100
 
 
@@ -440,7 +444,7 @@ async def test_validate_discovery_abort_leaves_state_untouched(
 
     with pytest.raises(qe.DiscoveryRejected):
         await run_sync(client, NS, f"{site.url}/llms.txt", validate_discovery=reject)
-    assert checks[0].discovered == 277 and checks[0].published == 277
+    assert checks[0].discovered == PAGES and checks[0].published == PAGES
     after = await client.list_pages(namespace=NS, limit=1)
     assert after.filesystem_version == before.filesystem_version
     report, _ = await run_sync(
@@ -458,20 +462,15 @@ async def test_failed_pages_make_a_partial_sync_that_prunes_nothing(
     site.route("/tutorial/path-params.md", Reply(503))
     # Also drop one page from the index: a partial sync must not prune it.
     llms = site_dir / "llms.txt"
-    original_index = llms.read_text()
-    llms.write_text(
-        "\n".join(line for line in original_index.splitlines() if "/tutorial/body.md" not in line)
-    )
+    original_index = llms.read_text(encoding="utf-8")
+    docs_site.unlist(site_dir, ["/tutorial/body.md"])
     try:
         report, _ = await run_sync(client, NS, f"{site.url}/llms.txt")
     finally:
         site.unroute("/tutorial/first-steps.md")
         site.unroute("/tutorial/path-params.md")
-        llms.write_text(original_index)
-        shutil.copy(
-            shared_or_skip("data", "docs-fastapi", "site", "tutorial", "first-steps.md"),
-            site_dir / "tutorial" / "first-steps.md",
-        )
+        llms.write_text(original_index, encoding="utf-8")
+        docs_site.restore(site_dir, "/tutorial/first-steps.md")
     assert report.status == pages_pb2.SYNC_STATUS_PARTIAL
     assert report.failed == 2 and report.deleted == 0
     assert set(report.failed_paths) == {"/tutorial/first-steps.md", "/tutorial/path-params.md"}
@@ -495,31 +494,24 @@ async def test_edits_and_removals_update_exactly_those_pages(
         "/advanced/index.md",
         "/ja/index.md",
     ]
-    removed = ["/tutorial/cors.md", "/deployment/docker.md"]
+    # One removal is listed in the nested index (/ja/llms.txt).
+    removed = ["/tutorial/cors.md", "/deployment/docker.md", "/ja/tutorial/body.md"]
     pinned = await client.read_page(namespace=NS, path=edited[0])
-    for path in edited:
-        file = site_dir / path.lstrip("/")
-        file.write_text(file.read_text() + "\n\nEdited for the sync test: zebra quokka.\n")
-    llms = site_dir / "llms.txt"
-    llms.write_text(
-        "\n".join(
-            line
-            for line in llms.read_text().splitlines()
-            if not any(f"({r})" in line for r in removed)
-        )
-    )
+    docs_site.append(site_dir, edited, "Edited for the sync test: zebra quokka.")
+    docs_site.unlist(site_dir, removed)
     report, _ = await run_sync(client, NS, f"{site.url}/llms.txt")
     assert report.status == pages_pb2.SYNC_STATUS_COMPLETED, list(report.errors)
-    assert report.updated == 5 and report.deleted == 2 and report.failed == 0
-    assert report.discovered == 275
+    assert report.updated == 5 and report.deleted == 3 and report.failed == 0
+    assert report.discovered == PAGES - 3
     with pytest.raises(qe.PageChanged) as info:
         await client.read_page(namespace=NS, path=edited[0], revision=pinned.page.revision)
     fresh = await client.read_page(
         namespace=NS, path=edited[0], revision=info.value.current_revision, max_chars=24_000
     )
     assert "zebra quokka" in fresh.content
-    with pytest.raises(qe.PageNotFound):
-        await client.read_page(namespace=NS, path=removed[0])
+    for path in removed:
+        with pytest.raises(qe.PageNotFound):
+            await client.read_page(namespace=NS, path=path)
     hits = await client.grep_pages(namespace=NS, query="zebra quokka", limit=100)
     assert sorted(m.path for m in hits.matches) == sorted(edited) and hits.complete
     # The sync refreshed the term statistics: the new word is known and finds every edit.
@@ -659,23 +651,52 @@ async def test_a_client_that_never_answers_the_check_times_out(
 
 
 async def test_cancellation_stops_cooperatively_and_releases_the_lock(
-    client: AsyncQuireClient, site: SiteServer, first_sync: pages_pb2.SyncReport
+    client: AsyncQuireClient,
+    site: SiteServer,
+    first_sync: pages_pb2.SyncReport,
+    monkeypatch: pytest.MonkeyPatch,
 ) -> None:
+    from quire.indexer.pages.sync import PageSync
+
+    # Every page but the first six listed is held until the server has seen the client go:
+    # the sync cannot finish before it is cancelled (its vectors are known, so it would take
+    # milliseconds), and the held fetches then end at once.
+    held = docs_site.listed_paths()[6:]
+    release = threading.Event()
+    cancel = PageSync.cancel
+
+    def cancelled(sync: PageSync) -> None:
+        cancel(sync)
+        release.set()
+
+    monkeypatch.setattr(PageSync, "cancel", cancelled)
+
+    def later(_request: object) -> Reply:
+        release.wait(30)
+        return Reply.file()
+
+    for path in held:
+        site.route(path, later)
     seen = 0
-    stream = client.sync_pages(namespace="cancelled", url=f"{site.url}/llms.txt")
-    async with contextlib.aclosing(stream):
-        async for message in stream:
-            if isinstance(message, pages_pb2.PageSyncProgress) and message.processed >= 5:
-                seen = message.processed
-                break
-    assert seen >= 5
-    # The lock is released: a new sync of the same namespace runs (and resumes the work).
-    for _ in range(150):
-        with contextlib.suppress(qe.NotFound):
-            stored = await client.get_sync_report(namespace="cancelled")
-            if stored.cancelled:
-                break
-        await asyncio.sleep(0.2)
+    try:
+        stream = client.sync_pages(namespace="cancelled", url=f"{site.url}/llms.txt")
+        async with contextlib.aclosing(stream):
+            async for message in stream:
+                if isinstance(message, pages_pb2.PageSyncProgress) and message.processed >= 5:
+                    seen = message.processed
+                    break
+        assert seen >= 5
+        # The lock is released: a new sync of the same namespace runs (and resumes the work).
+        for _ in range(150):
+            with contextlib.suppress(qe.NotFound):
+                stored = await client.get_sync_report(namespace="cancelled")
+                if stored.cancelled:
+                    break
+            await asyncio.sleep(0.2)
+    finally:
+        release.set()
+        for path in held:
+            site.unroute(path)
     assert stored.cancelled and stored.deleted == 0
     assert stored.status == pages_pb2.SYNC_STATUS_PARTIAL
 

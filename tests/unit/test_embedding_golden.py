@@ -1,8 +1,11 @@
 """The ONNX embedder reproduces the reference sentence-transformers embeddings.
 
-Reference: ../shared/golden/all-minilm-l6-v2.json (sentence-transformers on PyTorch). The model is
-prepared by `make test` beforehand (`quire model prepare`); `prepare_model()` here is idempotent
-and returns at once when the prepared model is current.
+Reference: four of its texts (short, Unicode, Markdown with code, empty) copied into
+tests/fixtures/golden/all-minilm-l6-v2.json, so the embedder is checked on every machine; with
+the shared data, also all eight of ../shared/golden/all-minilm-l6-v2.json (sentence-transformers
+on PyTorch; a longer one fills the 256-token window). The model is prepared by `make test`
+beforehand (`quire model prepare`); `prepare_model()` here is idempotent and returns at once
+when the prepared model is current.
 """
 
 from __future__ import annotations
@@ -21,10 +24,9 @@ import pytest
 
 from quire.indexer.embedding import Embedder, ModelNotPreparedError
 from quire.indexer.model_prepare import prepare_model
+from tests.conftest import FIXTURES, shared_or_skip
 
-SHARED = Path(__file__).resolve().parents[2] / ".." / "shared"
-GOLDEN = SHARED / "golden" / "all-minilm-l6-v2.json"
-SCIFACT = SHARED / "data" / "scifact"
+GOLDEN = "all-minilm-l6-v2.json"
 
 FP32_MIN_COSINE = 0.9999
 INT8_MIN_COSINE = 0.99
@@ -35,11 +37,17 @@ def model_dir() -> Path:
     return prepare_model()
 
 
-@pytest.fixture(scope="module")
-def golden() -> dict[str, Any]:
-    if not GOLDEN.is_file():
-        pytest.skip(f"reference embeddings not found at {GOLDEN} (../shared is absent)")
-    data: dict[str, Any] = json.loads(GOLDEN.read_text(encoding="utf-8"))
+@pytest.fixture(
+    scope="module", params=["fixture", pytest.param("shared", marks=pytest.mark.large_data)]
+)
+def golden(request: pytest.FixtureRequest) -> dict[str, Any]:
+    """The reference embeddings: the repository's four texts, then (large data) all eight."""
+    if request.param == "fixture":
+        path = FIXTURES / "golden" / GOLDEN
+    else:
+        path = shared_or_skip("golden", GOLDEN)
+    data: dict[str, Any] = json.loads(path.read_text(encoding="utf-8"))
+    assert len(data["items"]) >= 4 and "" in [item["text"] for item in data["items"]]
     return data
 
 
@@ -81,8 +89,8 @@ def test_golden_one_at_a_time(
 def test_golden_in_one_padded_batch(
     golden: dict[str, Any], model_dir: Path, precision: str, threshold: float
 ) -> None:
-    """All eight texts (2 to 256 tokens) in one batch: a wrongly broadcast attention mask would
-    pass the one-at-a-time test and fail this one."""
+    """All texts (2 to 41 tokens; with the shared file 2 to 256) in one batch: a wrongly
+    broadcast attention mask would pass the one-at-a-time test and fail this one."""
     embedder = Embedder.load(model_dir, precision="fp32" if precision == "fp32" else "int8")
     texts, ref = _reference(golden)
     batch = embedder.embed(texts, batch_size=len(texts))
@@ -194,11 +202,24 @@ def _jsonl(path: Path, limit: int) -> Iterator[dict[str, Any]]:
             yield json.loads(line)
 
 
-def test_int8_matches_fp32_on_scifact(int8: Embedder, fp32: Embedder) -> None:
-    if not (SCIFACT / "corpus.jsonl").is_file():
-        pytest.skip(f"SciFact not found at {SCIFACT} (../shared is absent)")
-    docs = [f"{d['title']} {d['text']}" for d in _jsonl(SCIFACT / "corpus.jsonl", 200)]
-    queries = [q["text"] for q in _jsonl(SCIFACT / "queries-train.jsonl", 100)]
+@pytest.fixture(
+    scope="module", params=["fixture", pytest.param("scifact", marks=pytest.mark.large_data)]
+)
+def corpus(request: pytest.FixtureRequest) -> tuple[list[str], list[str]]:
+    """Documents (title and text) and queries: the repository's judged set, or (large data)
+    200 SciFact abstracts and 100 claims."""
+    if request.param == "fixture":
+        root, limit, queries = FIXTURES / "gate" / "mini", 200, "queries.jsonl"
+    else:
+        root, limit, queries = shared_or_skip("data", "scifact"), 200, "queries-train.jsonl"
+    docs = [f"{d['title']} {d['text']}" for d in _jsonl(root / "corpus.jsonl", limit)]
+    return docs, [q["text"] for q in _jsonl(root / queries, 100)]
+
+
+def test_int8_matches_fp32(
+    int8: Embedder, fp32: Embedder, corpus: tuple[list[str], list[str]]
+) -> None:
+    docs, queries = corpus
     for texts in (docs, queries):
         cos = _cosines(int8.embed(texts), fp32.embed(texts))
         assert cos.min() >= INT8_MIN_COSINE, (float(cos.min()), texts[int(cos.argmin())][:80])

@@ -21,6 +21,7 @@ from quire.indexer.pages.fetch import PageFetcher
 from quire.indexer.pages.guard import SourcePolicy, SourceRejected
 from quire.indexer.pages.sitemap import SitemapError, parse_sitemap
 from tests.conftest import shared_or_skip
+from tests.support import docs_site
 from tests.support.site_server import Reply, SiteServer
 
 MiB = 1024 * 1024
@@ -61,9 +62,60 @@ def test_default_bounds() -> None:
     assert DEFAULT_MAX_PAGES == 20_000
 
 
-# --- the FastAPI site ----------------------------------------------------------------------------
+# --- the repository's docs site (tests/fixtures/docs-site) ----------------------------------------
 
 
+async def test_docs_site_discovers_every_page_from_each_index(tmp_path: Path) -> None:
+    """/llms.txt (with its nested /ja/llms.txt), the site root, and the sitemap index with its
+    two sitemaps all find exactly the pages on disk."""
+    site = docs_site.copy_site(tmp_path / "site")
+    files = docs_site.page_paths(site)
+    assert len(files) == docs_site.PAGES
+    with SiteServer(site) as base:
+        docs_site.bind_origin(site, base)
+        async with PageFetcher(SourcePolicy([base])) as fetcher:
+            found = await discover(base + "/llms.txt", fetcher)
+            from_root = await discover(base + "/", fetcher)
+            from_sitemap = await discover(base + "/sitemap.xml", fetcher)
+    assert found.complete and found.errors == [] and found.skipped == 0
+    assert sorted(p.path for p in found.pages) == files
+    assert [p.path for p in found.pages] == docs_site.listed_paths(site)
+    assert all(p.url == base + p.path for p in found.pages if p.path.isascii())
+    glossary = next(p for p in found.pages if not p.path.isascii())
+    assert glossary.path == "/ja/用語集.md"
+    assert glossary.url == base + "/ja/%E7%94%A8%E8%AA%9E%E9%9B%86.md"
+    events = next(p for p in found.pages if p.path == "/advanced/events.md")
+    assert events.title == "Lifespan Events"
+    assert found.indexes == [base + "/llms.txt", base + "/ja/llms.txt"]
+    assert [p.path for p in from_root.pages] == [p.path for p in found.pages]
+    assert from_root.complete
+    assert from_sitemap.complete and from_sitemap.errors == []
+    assert sorted(p.path for p in from_sitemap.pages) == files
+    assert all(p.title is None for p in from_sitemap.pages)
+    assert from_sitemap.indexes == [
+        base + "/sitemap.xml",
+        base + "/sitemap-en.xml",
+        base + "/ja/sitemap.xml",
+    ]
+
+
+async def test_docs_site_without_llms_txt_is_found_from_its_sitemap(tmp_path: Path) -> None:
+    site = docs_site.copy_site(tmp_path / "site")
+    (site / "llms.txt").unlink()
+    docs_site.unlist(site, ["/tutorial/cors.md"])
+    with SiteServer(site) as base:
+        docs_site.bind_origin(site, base)
+        async with PageFetcher(SourcePolicy([base])) as fetcher:
+            found = await discover(base + "/", fetcher)
+    assert found.complete and found.indexes[0] == base + "/sitemap.xml"
+    paths = sorted(p.path for p in found.pages)
+    assert paths == [p for p in docs_site.page_paths(site) if p != "/tutorial/cors.md"]
+
+
+# --- the FastAPI site (large data) ----------------------------------------------------------------
+
+
+@pytest.mark.large_data
 async def test_fastapi_site_discovers_exactly_277_pages() -> None:
     site = shared_or_skip("data", "docs-fastapi", "site")
     files = sorted("/" + p.relative_to(site).as_posix() for p in site.rglob("*.md"))

@@ -15,6 +15,7 @@ from quire.indexer.pages.transforms import (
     title_from_markdown,
 )
 from tests.conftest import shared_or_skip
+from tests.support import docs_site
 
 
 def test_profiles() -> None:
@@ -373,6 +374,24 @@ def test_title_from_markdown(text: str, title: str | None) -> None:
     assert title_from_markdown(text) == title
 
 
+def test_every_docs_site_page_transforms_and_has_a_title_but_the_banners() -> None:
+    site = docs_site.SITE
+    pages = sorted(site.rglob("*.md"))
+    assert len(pages) == docs_site.PAGES
+    untitled = []
+    for path in pages:
+        text = path.read_text(encoding="utf-8")
+        page = apply_transform("markdown", text)
+        if title_from_markdown(page.text) is None:
+            untitled.append(path.relative_to(site).as_posix())
+        assert apply_transform("mintlify", text).text.strip(), path
+    assert untitled == docs_site.UNTITLED  # no heading
+    settings = apply_transform("markdown", (site / "advanced" / "settings.md").read_text())
+    assert not settings.text.startswith("---")  # the front matter is not page text
+    assert title_from_markdown(settings.text) == "Settings and Environment Variables"
+
+
+@pytest.mark.large_data
 def test_every_fastapi_page_transforms_and_has_a_title_but_one() -> None:
     site = shared_or_skip("data", "docs-fastapi", "site")
     pages = sorted(site.rglob("*.md"))
