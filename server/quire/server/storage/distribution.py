@@ -75,4 +75,8 @@ MULTI_TENANT_STATEMENTS: dict[str, str] = {
     "quire.indexer.worker.generations:DELETE_CHUNKS_MANY": "batch per organisation, as RECORD",
     "quire.indexer.worker.document_queries:START_EXTRACTION": "batch per organisation, as RECORD",
     "quire.indexer.worker.document_queries:STORE_TEXTS": "batch per organisation, as RECORD",
+    "quire.indexer.worker.cancel:DELETED_AMONG": (
+        "the worker's check, at each lease renewal, of which collections it holds work of were "
+        "deleted: one statement per organisation of that set, as RECORD"
+    ),
 }
