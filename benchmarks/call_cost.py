@@ -210,6 +210,7 @@ def derived(s: dict[str, Any]) -> dict[str, Any]:
         return float(entry["p50_us"]) * float(entry["per_call"]) if entry else 0.0
 
     server = p50("server_total") + p50("server_decode_request") + p50("server_encode_response")
+    below_wrapper = p50("replica_routing") or p50("servicer")
     out = {
         "client_call": p50("client_call"),
         "transport_and_client": p50("client_call") - server - p50("server_interceptor_lookup"),
@@ -217,10 +218,11 @@ def derived(s: dict[str, Any]) -> dict[str, Any]:
         "interceptor_lookup": p50("server_interceptor_lookup"),
         "codec": p50("server_decode_request") + p50("server_encode_response"),
         "opentelemetry_interceptor": p50("server_total") - p50("quire_wrapper"),
-        "quire_wrapper_own": p50("quire_wrapper") - p50("quire_enter") - p50("replica_routing"),
+        # Without replicas rpc.py calls the servicer directly, not through routing.
+        "quire_wrapper_own": p50("quire_wrapper") - p50("quire_enter") - below_wrapper,
         "quire_enter_own": p50("quire_enter") - p50("key_check"),
         "key_check": p50("key_check"),
-        "replica_routing_own": p50("replica_routing") - p50("servicer"),
+        "replica_routing_own": below_wrapper - p50("servicer"),
         "servicer_own": p50("servicer") - p50("validation") - p50("database_transaction"),
         "validation": p50("validation"),
         "database_transaction": p50("database_transaction"),
