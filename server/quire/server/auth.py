@@ -2,8 +2,10 @@
 
 A key reads `qk_<key_id>_<secret>`. The secret has 256 bits of entropy, so a fast hash is
 enough (no password stretching needed); comparison is constant-time. Verified keys are cached
-for a few seconds so the hot path does not pay a query per call; revocation takes effect
-within that TTL.
+for `CACHE_TTL_S` seconds (keyed by the key's sha256, at most `CACHE_MAX_KEYS`, the least
+recently used dropped first) so the hot path does not pay a query per call. A key revoked
+through RevokeApiKey is refused at once by the process that served the revocation, and by
+every other server process within `CACHE_TTL_S` (docs/operations.md, "API keys").
 """
 
 from __future__ import annotations
@@ -13,6 +15,7 @@ import hmac
 import secrets
 import time
 import uuid
+from collections import OrderedDict
 from dataclasses import dataclass
 from enum import StrEnum
 
@@ -31,7 +34,8 @@ class Scope(StrEnum):
 
 ALL_SCOPES = frozenset(Scope)
 KEY_PREFIX = "qk_"
-CACHE_TTL_S = 5.0
+CACHE_TTL_S = 5.0  # how long a verified key is trusted without asking the database again
+CACHE_MAX_KEYS = 10_000
 
 
 @dataclass(frozen=True)
@@ -100,11 +104,14 @@ async def revoke_key(conn: asyncpg.Connection, org_id: uuid.UUID, key_id: str) -
 
 
 class KeyVerifier:
-    """Resolves a bearer token to a Principal, with a short-lived cache of verified keys."""
+    """Resolves a bearer token to a Principal, with a short-lived, bounded cache of verified
+    keys (see the module docstring)."""
 
-    def __init__(self, pool: asyncpg.Pool) -> None:
+    def __init__(self, pool: asyncpg.Pool, max_keys: int = CACHE_MAX_KEYS) -> None:
         self._pool = pool
-        self._cache: dict[bytes, tuple[float, Principal]] = {}
+        self._max_keys = max_keys
+        # sha256 of the token -> (monotonic expiry, principal), least recently used first.
+        self._cache: OrderedDict[bytes, tuple[float, Principal]] = OrderedDict()
 
     async def verify(self, token: str | None) -> Principal:
         if not token or not token.startswith(KEY_PREFIX) or len(token) > 256:
@@ -113,16 +120,24 @@ class KeyVerifier:
         now = time.monotonic()
         hit = self._cache.get(digest)
         if hit is not None and hit[0] > now:
+            self._cache.move_to_end(digest)
             return hit[1]
         key_id = token[len(KEY_PREFIX) :].split("_", 1)[0]
         row = await self._pool.fetchrow(SELECT_KEY, key_id)
         if row is None or not hmac.compare_digest(bytes(row["secret_sha256"]), digest):
+            self._cache.pop(digest, None)
             raise unauthenticated()
         principal = Principal(row["org_id"], key_id, parse_scopes(row["scopes"]))
-        if len(self._cache) > 10_000:
-            self._cache.clear()
         self._cache[digest] = (now + CACHE_TTL_S, principal)
+        self._cache.move_to_end(digest)
+        while len(self._cache) > self._max_keys:
+            self._cache.popitem(last=False)
         return principal
+
+    def cached(self, token: str) -> bool:
+        """Whether `token` would be answered from the cache now (for tests and benchmarks)."""
+        hit = self._cache.get(_hash(token))
+        return hit is not None and hit[0] > time.monotonic()
 
     def forget(self) -> None:
         self._cache.clear()

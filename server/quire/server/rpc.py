@@ -110,7 +110,8 @@ class OrgLimiter:
 
 
 class _Call:
-    """Per-call preamble and error mapping shared by the four handler shapes."""
+    """Per-method preamble and error mapping shared by the four handler shapes. Built once
+    per method and kept (QuireInterceptor), so it holds no state of any one call."""
 
     def __init__(
         self,
@@ -127,17 +128,16 @@ class _Call:
         self.scope = scope
         self.database = database
         self.replicas = replicas
-        self.org_id: uuid.UUID | None = None
 
     async def enter(self, context: aio.ServicerContext[Any, Any]) -> uuid.UUID:
-        """Authenticates, checks the scope and the organisation's bound; the organisation."""
+        """Authenticates, checks the scope and the organisation's bound; the organisation,
+        which holds one of its in-flight slots until `_Outcome` frees it."""
         if self.database is not None and not self.database.available:
             raise database_unavailable()  # at once, not after the pool's connect timeout
         metadata: Any = context.invocation_metadata()
         who = await self.verifier.verify(bearer_token(metadata))
         who.require(self.scope)
         self.limiter.enter(who.org_id)
-        self.org_id = who.org_id
         current_principal.set(who)
         remaining = context.time_remaining()
         if remaining is not None:
@@ -146,20 +146,32 @@ class _Call:
 
 
 class _Outcome:
-    """`async with _Outcome(call, context):` around a handler: labels the RPC's span, turns a
-    failure into the typed status (`context.abort`), then frees the organisation's slot and
-    records the latency by status — the same for unary and streaming handlers."""
+    """`async with _Outcome(call, context) as outcome:` around a handler: labels the RPC's
+    span, turns a failure into the typed status (`context.abort`), then frees the
+    organisation's slot (`outcome.org_id`, once `call.enter` took it) and records the latency
+    by status — the same for unary and streaming handlers."""
+
+    __slots__ = ("call", "context", "org_id", "started")
 
     def __init__(self, call: _Call, context: aio.ServicerContext[Any, Any]) -> None:
         self.call = call
         self.context = context
+        self.org_id: uuid.UUID | None = None
         self.started = 0.0
 
-    async def __aenter__(self) -> None:
+    async def __aenter__(self) -> _Outcome:
         self.started = time.perf_counter()
         # The span is telemetry.rpc_interceptor's (it runs first); `rpc.method` is set to the
         # full path, as on quire.rpc.duration, so spans and the histogram join on one value.
-        trace.get_current_span().set_attribute("rpc.method", self.call.method)
+        # Without a tracer provider the current span is the no-op one: nothing to label.
+        span = trace.get_current_span()
+        if span.is_recording():
+            span.set_attribute("rpc.method", self.call.method)
+        return self
+
+    async def enter(self) -> uuid.UUID:
+        self.org_id = await self.call.enter(self.context)
+        return self.org_id
 
     async def __aexit__(
         self,
@@ -179,9 +191,9 @@ class _Outcome:
                 code = status.grpc_code.name
                 await self.context.abort(status.grpc_code, status.message, status.trailing_metadata)
         finally:
-            if call.org_id is not None:
-                call.limiter.leave(call.org_id)
-                call.org_id = None
+            if self.org_id is not None:
+                call.limiter.leave(self.org_id)
+                self.org_id = None
             telemetry.rpc_duration.record(
                 (time.perf_counter() - self.started) * 1000,
                 {"rpc.method": call.method, "rpc.code": code},
@@ -193,9 +205,11 @@ def _wrap(handler: Any, call: _Call) -> Any:
         inner: Callable[..., Awaitable[Any]] = handler.unary_unary or handler.stream_unary
 
         async def unary(request: Any, context: aio.ServicerContext[Any, Any]) -> Any:
-            async with _Outcome(call, context):
-                org_id = await call.enter(context)
+            async with _Outcome(call, context) as outcome:
+                org_id = await outcome.enter()
                 async with call.limiter.turn(org_id):
+                    if call.replicas is None:  # nothing to route, no token to send
+                        return await inner(request, context)
                     return await routed(
                         call.replicas, call.method, context, lambda: inner(request, context)
                     )
@@ -211,8 +225,8 @@ def _wrap(handler: Any, call: _Call) -> Any:
     streaming: Callable[..., AsyncIterator[Any]] = handler.unary_stream or handler.stream_stream
 
     async def stream(request: Any, context: aio.ServicerContext[Any, Any]) -> AsyncIterator[Any]:
-        async with _Outcome(call, context):
-            await call.enter(context)
+        async with _Outcome(call, context) as outcome:
+            await outcome.enter()
             async for item in streaming(request, context):
                 yield item
             await send_write_token(call.replicas, context)  # a sync or a gate run ended
@@ -239,6 +253,9 @@ class QuireInterceptor(aio.ServerInterceptor):  # type: ignore[type-arg]
         self._limiter = OrgLimiter(org_concurrency, org_running)
         self._database = database
         self._replicas = replicas
+        # Each method's wrapped handler, built at its first call: the wrapper keeps no
+        # per-call state, so building it again for every call would only cost time.
+        self._wrapped: dict[str, tuple[Any, Any]] = {}
 
     async def intercept_service(
         self,
@@ -247,10 +264,15 @@ class QuireInterceptor(aio.ServerInterceptor):  # type: ignore[type-arg]
     ) -> Any:
         handler = await continuation(handler_call_details)
         method = handler_call_details.method
+        known = self._wrapped.get(method)
+        if known is not None and known[0] is handler:
+            return known[1]
         scope = REQUIRED_SCOPE.get(method)
         if handler is None or scope is None:
             return handler
-        return _wrap(
+        wrapped = _wrap(
             handler,
             _Call(self._verifier, self._limiter, method, scope, self._database, self._replicas),
         )
+        self._wrapped[method] = (handler, wrapped)
+        return wrapped

@@ -9,8 +9,10 @@ import json
 import logging
 import os
 import sys
+from collections.abc import Awaitable, Callable
 from typing import Any
 
+import grpc
 from grpc import aio
 from opentelemetry import metrics, trace
 from opentelemetry.instrumentation.grpc import aio_server_interceptor, filters
@@ -69,13 +71,42 @@ def configure() -> None:
     )
 
 
+def tracing() -> bool:
+    """Whether spans are being recorded: a tracer provider was installed (by `configure()`
+    from the ``OTEL_*`` variables, or by a test). Without one every span is a no-op."""
+    return not isinstance(
+        trace.get_tracer_provider(), trace.ProxyTracerProvider | trace.NoOpTracerProvider
+    )
+
+
+class _WhenTracing(aio.ServerInterceptor):  # type: ignore[type-arg]
+    """OpenTelemetry's interceptor, asked only while a tracer provider is installed. Without
+    one its work per call (the caller's ``traceparent`` parsed, a no-op span opened and made
+    current, the servicer context proxied, the peer parsed) records nothing, and costs about
+    as much as the key check, scope and limiter together (docs/benchmarks.md, call_cost.py).
+    Checked per call, not at start, so a provider installed later (tests) is honoured."""
+
+    def __init__(self, traced: aio.ServerInterceptor) -> None:  # type: ignore[type-arg]
+        self._traced = traced
+
+    async def intercept_service(
+        self,
+        continuation: Callable[[grpc.HandlerCallDetails], Awaitable[Any]],
+        handler_call_details: grpc.HandlerCallDetails,
+    ) -> Any:
+        if tracing():
+            return await self._traced.intercept_service(continuation, handler_call_details)
+        return await continuation(handler_call_details)
+
+
 def rpc_interceptor() -> aio.ServerInterceptor:  # type: ignore[type-arg]
     """OpenTelemetry's gRPC server interceptor: a SERVER span per Quire RPC, continuing the
-    caller's trace from its ``traceparent``. Health and reflection calls are not traced."""
+    caller's trace from its ``traceparent``, while a tracer provider is installed. Health and
+    reflection calls are not traced."""
     interceptor: aio.ServerInterceptor = aio_server_interceptor(  # type: ignore[type-arg, no-untyped-call]
         filter_=filters.service_prefix("quire.")
     )
-    return interceptor
+    return _WhenTracing(interceptor)
 
 
 class JsonFormatter(logging.Formatter):

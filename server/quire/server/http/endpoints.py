@@ -4,9 +4,10 @@ Nothing is handled twice. Each Connect endpoint takes the same `grpc.RpcMethodHa
 gRPC server registers for that method, runs it through the same server interceptors in the
 same order (OpenTelemetry's RPC span, then rpc.py's auth, scope, organisation limits, deadline,
 latency metric and error mapping), and calls the result with a `ConnectServicerContext`. The
-interceptor chain is resolved per call, as grpc.aio does, because rpc.py keeps per-call state
-in the handler it returns. The endpoints are built from the service descriptors, so an RPC
-added to the proto is served over Connect without a line here.
+interceptor chain is resolved per call, as grpc.aio does (whether a call is traced is decided
+per call; rpc.py returns each method's wrapped handler from its cache). The endpoints are
+built from the service descriptors, so an RPC added to the proto is served over Connect
+without a line here.
 
 Bidirectional streams need HTTP/2 (full duplex): over HTTP/1.x such a call is refused with
 `unimplemented` before the servicer runs, as connect-go refuses it, rather than left to hang

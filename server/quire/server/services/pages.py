@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import asyncio
 import contextlib
+import functools
 from collections.abc import AsyncIterator, Awaitable
 from typing import Any
 
@@ -28,7 +29,7 @@ from quire.server.retrieval import search_config
 from quire.server.rpc import principal
 from quire.server.services.base import drain_while_running
 from quire.server.state import AppState
-from quire.server.storage.database import transaction
+from quire.server.storage.database import remaining_ms, transaction
 from quire.server.storage.timestamps import timestamp
 from quire.server.validation import clean_text, name_field, number, text, within
 from quire.v1 import (
@@ -61,6 +62,16 @@ def _path_field(field: str, value: str, bounds: FieldBounds) -> str:
     if not value.startswith("/"):
         raise invalid(field, "must start with '/'", 'starts with "/"')
     return clean_text(field, value, max_chars=number(bounds.max_chars))
+
+
+@functools.lru_cache(maxsize=256)
+def _tools_response(caller: tools.ToolCaller) -> pages_service_pb2.DescribeToolsResponse:
+    """The tool definitions for one bound and binding, built once per process (building them
+    costs more than the rest of the call). The message is shared between calls: never
+    changed after this."""
+    return pages_service_pb2.DescribeToolsResponse(
+        schema_version=SCHEMA_VERSION, tools=tools.tool_definitions(caller)
+    )
 
 
 class PagesService(pages_service_pb2_grpc.PagesServiceServicer):
@@ -361,15 +372,16 @@ class PagesService(pages_service_pb2_grpc.PagesServiceServicer):
             longest = f"at most {limits.agent_id.max_chars} characters"
             raise invalid("agent_id", longest, longest)
         # The schemas state the caller's own bound: a model told 50 would be refused above it.
-        async with transaction(await self.state.read_pool(), readonly=True) as conn:
+        # One statement, so no transaction around it (a BEGIN and a COMMIT fewer).
+        remaining_ms()  # DEADLINE_EXCEEDED before the pool, as `transaction` does
+        async with (await self.state.read_pool()).acquire() as conn:
             policy = await load_policy(conn, principal().org_id, self.state)
-        caller = tools.ToolCaller(
-            search_limit=policy.max_search_limit,
-            namespace=request.namespace,
-            agent_id=request.agent_id,
-        )
-        return pages_service_pb2.DescribeToolsResponse(
-            schema_version=SCHEMA_VERSION, tools=tools.tool_definitions(caller)
+        return _tools_response(
+            tools.ToolCaller(
+                search_limit=policy.max_search_limit,
+                namespace=request.namespace,
+                agent_id=request.agent_id,
+            )
         )
 
     async def ListNamespaces(

@@ -1,0 +1,436 @@
+"""The service's own cost per call (issue 33): where the time of one RPC goes. Prints JSON.
+
+    .venv/bin/python benchmarks/call_cost.py [--requests 300] [--pages 30] [--quick]
+        [--concurrency 1,16] [--no-sections]
+
+Syncs the first `--pages` pages of the FastAPI site into a fresh database and starts Quire in
+this process (as pages_search.py does; the client runs in the same event loop). Then, in one
+run:
+
+1. `floor`: a bare grpc.aio unary call (bytes echoed, no interceptor, raw channel) in this
+   process: the Python gRPC round trip no service can go under here;
+2. `calls`: DescribeTools, ReadPage, SearchPages and GrepPages through `AsyncQuireClient`, each
+   beside the same work done directly on asyncpg (pages_search.Direct), interleaved, at every
+   `--concurrency`: p50/p95, throughput, service/direct ratios;
+3. `sections` (c1, unless `--no-sections`): the same calls again with timers (perf_counter)
+   wrapped around the pieces of the service path, in microseconds per call (mean and p50):
+   the client's call, the server's request decoding and response encoding, OpenTelemetry's
+   interceptor, rpc.py's wrapper and its preamble (`_Call.enter`: key check, scope, limiter,
+   deadline), the key check alone, replica routing, the servicer method, its validation, its
+   database transaction, and `fit_text` (the JSON budget of a ReadPage). Section times are
+   inclusive; `derived` subtracts the nested ones: what each layer costs by itself, and
+   `transport_and_client` (what the client observed minus what the server's Python spent).
+
+The timers add a little to every call, so the section run is slower than `calls`; use it for
+where the time goes, and `calls` for how long a call takes.
+"""
+
+from __future__ import annotations
+
+import argparse
+import contextlib
+import functools
+import statistics
+import tempfile
+import time
+from collections import defaultdict
+from collections.abc import Callable
+from contextlib import AsyncExitStack
+from pathlib import Path
+from typing import Any
+
+import _harness as h
+import pages_search
+
+NAMESPACE = pages_search.NAMESPACE
+
+
+class Sections:
+    """Per-section durations (seconds) of the calls made while `on`."""
+
+    def __init__(self) -> None:
+        self.times: dict[str, list[float]] = defaultdict(list)
+        self.on = False
+        self._undo: list[Callable[[], None]] = []
+
+    def add(self, name: str, seconds: float) -> None:
+        if self.on:
+            self.times[name].append(seconds)
+
+    def patch(self, owner: Any, attr: str, replacement: Any) -> None:
+        original = owner.__dict__[attr] if isinstance(owner, type) else getattr(owner, attr)
+        setattr(owner, attr, replacement)
+        self._undo.append(lambda: setattr(owner, attr, original))
+
+    def coroutine(self, owner: Any, attr: str, name: str) -> None:
+        """Times `owner.attr`, an async function."""
+        inner = getattr(owner, attr)
+
+        @functools.wraps(inner)
+        async def timed(*args: Any, **kwargs: Any) -> Any:
+            t0 = time.perf_counter()
+            try:
+                return await inner(*args, **kwargs)
+            finally:
+                self.add(name, time.perf_counter() - t0)
+
+        self.patch(owner, attr, timed)
+
+    def function(self, owner: Any, attr: str, name: str) -> None:
+        """Times `owner.attr`, a plain function."""
+        inner = getattr(owner, attr)
+
+        @functools.wraps(inner)
+        def timed(*args: Any, **kwargs: Any) -> Any:
+            t0 = time.perf_counter()
+            try:
+                return inner(*args, **kwargs)
+            finally:
+                self.add(name, time.perf_counter() - t0)
+
+        self.patch(owner, attr, timed)
+
+    def context(self, owner: Any, attr: str, name: str) -> None:
+        """Times `owner.attr`, a function returning an async context manager, enter to exit."""
+        inner = getattr(owner, attr)
+
+        @contextlib.asynccontextmanager
+        async def timed(*args: Any, **kwargs: Any) -> Any:
+            t0 = time.perf_counter()
+            try:
+                async with inner(*args, **kwargs) as value:
+                    yield value
+            finally:
+                self.add(name, time.perf_counter() - t0)
+
+        self.patch(owner, attr, timed)
+
+    def handler(self, handler: Any, name: str) -> Any:
+        """A unary gRPC method handler whose behaviour and (de)serializers are timed."""
+        import grpc
+
+        behaviour = handler.unary_unary
+        if behaviour is None:
+            return handler
+
+        async def timed(request: Any, context: Any) -> Any:
+            t0 = time.perf_counter()
+            try:
+                return await behaviour(request, context)
+            finally:
+                self.add(name, time.perf_counter() - t0)
+
+        def timed_codec(codec: Any, label: str) -> Any:
+            def run(value: Any) -> Any:
+                t0 = time.perf_counter()
+                try:
+                    return codec(value)
+                finally:
+                    self.add(label, time.perf_counter() - t0)
+
+            return run
+
+        return grpc.unary_unary_rpc_method_handler(
+            timed,
+            timed_codec(handler.request_deserializer, "server_decode_request"),
+            timed_codec(handler.response_serializer, "server_encode_response"),
+        )
+
+    def undo(self) -> None:
+        while self._undo:
+            self._undo.pop()()
+
+    def report(self, calls: int) -> dict[str, Any]:
+        out: dict[str, Any] = {}
+        for name, values in sorted(self.times.items()):
+            out[name] = {
+                "per_call": round(len(values) / calls, 2),
+                "mean_us": round(statistics.fmean(values) * 1e6, 1),
+                "p50_us": round(statistics.median(values) * 1e6, 1),
+            }
+        return out
+
+
+def instrument(sections: Sections) -> None:
+    """Wraps the pieces of the service path; before the server starts (the interceptors and
+    servicers are bound then)."""
+    from grpc import aio
+
+    from quire.client import aio as client_aio
+    from quire.server import auth, rpc, telemetry
+    from quire.server.pages import reading
+    from quire.server.services import pages
+
+    class Outermost(aio.ServerInterceptor):  # type: ignore[type-arg]
+        """Times the whole server-side handler and the interceptors' handler lookup."""
+
+        def __init__(self, first: Any) -> None:
+            self.first = first
+
+        async def intercept_service(self, continuation: Any, details: Any) -> Any:
+            t0 = time.perf_counter()
+            if self.first is None:
+                handler = await continuation(details)
+            else:
+                handler = await self.first.intercept_service(continuation, details)
+            sections.add("server_interceptor_lookup", time.perf_counter() - t0)
+            if handler is None or not details.method.startswith("/quire."):
+                return handler
+            return sections.handler(handler, "server_total")
+
+    made = telemetry.rpc_interceptor
+
+    def rpc_interceptor() -> Any:
+        return Outermost(made())
+
+    sections.patch(telemetry, "rpc_interceptor", rpc_interceptor)
+    wrap = rpc._wrap
+
+    def timed_wrap(handler: Any, call: Any) -> Any:
+        return sections.handler(wrap(handler, call), "quire_wrapper")
+
+    sections.patch(rpc, "_wrap", timed_wrap)
+    sections.coroutine(rpc._Call, "enter", "quire_enter")
+    sections.coroutine(auth.KeyVerifier, "verify", "key_check")
+    sections.coroutine(rpc, "routed", "replica_routing")
+    for method in ("DescribeTools", "ReadPage", "SearchPages", "GrepPages"):
+        sections.coroutine(pages.PagesService, method, "servicer")
+    for check in ("name_field", "_path_field", "within", "clean_text"):
+        sections.function(pages, check, "validation")
+    sections.context(pages, "transaction", "database_transaction")
+    sections.function(reading, "fit_text", "fit_text")
+    sections.coroutine(client_aio.AsyncQuireClient, "_unary", "client_call")
+
+
+def derived(s: dict[str, Any]) -> dict[str, Any]:
+    """Each layer by itself (p50 of inclusive sections, subtracted; µs per call)."""
+
+    def p50(name: str) -> float:
+        entry = s.get(name)
+        return float(entry["p50_us"]) * float(entry["per_call"]) if entry else 0.0
+
+    server = p50("server_total") + p50("server_decode_request") + p50("server_encode_response")
+    below_wrapper = p50("replica_routing") or p50("servicer")
+    out = {
+        "client_call": p50("client_call"),
+        "transport_and_client": p50("client_call") - server - p50("server_interceptor_lookup"),
+        "server_python": server + p50("server_interceptor_lookup"),
+        "interceptor_lookup": p50("server_interceptor_lookup"),
+        "codec": p50("server_decode_request") + p50("server_encode_response"),
+        "opentelemetry_interceptor": p50("server_total") - p50("quire_wrapper"),
+        # Without replicas rpc.py calls the servicer directly, not through routing.
+        "quire_wrapper_own": p50("quire_wrapper") - p50("quire_enter") - below_wrapper,
+        "quire_enter_own": p50("quire_enter") - p50("key_check"),
+        "key_check": p50("key_check"),
+        "replica_routing_own": below_wrapper - p50("servicer"),
+        "servicer_own": p50("servicer") - p50("validation") - p50("database_transaction"),
+        "validation": p50("validation"),
+        "database_transaction": p50("database_transaction"),
+        "fit_text": p50("fit_text"),
+    }
+    return {k: round(v, 1) for k, v in out.items()}
+
+
+async def grpc_floor(requests: int) -> dict[str, Any]:
+    """A bare grpc.aio echo in this process (c1 and c16)."""
+    import grpc
+    from grpc import aio
+
+    def same(value: bytes) -> bytes:
+        return value
+
+    async def echo(request: bytes, context: Any) -> bytes:
+        return request
+
+    server = aio.server()
+    server.add_generic_rpc_handlers(
+        (
+            grpc.method_handlers_generic_handler(
+                "floor.Echo", {"Echo": grpc.unary_unary_rpc_method_handler(echo, same, same)}
+            ),
+        )
+    )
+    port = server.add_insecure_port("127.0.0.1:0")
+    await server.start()
+    try:
+        async with aio.insecure_channel(f"127.0.0.1:{port}") as channel:
+            call = channel.unary_unary("/floor.Echo/Echo", same, same)
+            payload = b"x" * 256
+            c1 = await h.run_load(
+                lambda i: call(payload), requests=requests, concurrency=1, warmup=20
+            )
+            c16 = await h.run_load(lambda i: call(payload), requests=requests * 4, concurrency=16)
+    finally:
+        await server.stop(None)
+    return {"c1": c1.as_dict(), "c16": c16.as_dict()}
+
+
+def operations(
+    client: Any, stub: Any, token: str, direct: pages_search.Direct, paths: list[str]
+) -> dict[str, Any]:
+    """Per RPC kind: (service call, direct call or None). `read_page_bare_stub` is ReadPage
+    through a generated stub on a channel without the client's interceptors (deadline,
+    retries, consistency tokens): what the Python client adds is the difference."""
+    from quire.v1 import pages_service_pb2
+
+    queries, greps = pages_search.QUERIES, pages_search.GREPS
+    metadata = (("authorization", f"Bearer {token}"),)
+
+    def bare_read(i: int) -> Any:
+        request = pages_service_pb2.ReadPageRequest(
+            namespace=NAMESPACE, path=paths[(i * 7) % len(paths)]
+        )
+        return stub.ReadPage(request, metadata=metadata, timeout=30)
+
+    return {
+        "describe_tools": (lambda i: client.describe_tools(), None),
+        "read_page": (
+            lambda i: client.read_page(namespace=NAMESPACE, path=paths[(i * 7) % len(paths)]),
+            lambda i: direct.read(paths[(i * 7) % len(paths)]),
+        ),
+        "read_page_bare_stub": (bare_read, lambda i: direct.read(paths[(i * 7) % len(paths)])),
+        "search": (
+            lambda i: client.search_pages(namespace=NAMESPACE, query=queries[i % len(queries)]),
+            lambda i: direct.search(queries[i % len(queries)]),
+        ),
+        "grep": (
+            lambda i: client.grep_pages(
+                namespace=NAMESPACE,
+                query=greps[i % len(greps)][0],
+                ignore_case=greps[i % len(greps)][1],
+            ),
+            lambda i: direct.grep(*greps[i % len(greps)]),
+        ),
+    }
+
+
+async def measure_calls(
+    ops: dict[str, Any], requests: int, concurrencies: list[int]
+) -> dict[str, Any]:
+    out: dict[str, Any] = {}
+    for name, (service_call, direct_call) in ops.items():
+        out[name] = {}
+        for concurrency in concurrencies:
+            h.note(f"{name} at concurrency {concurrency}")
+            n = requests if concurrency == 1 else requests * 2
+            if direct_call is None:
+                alone = await h.run_load(
+                    service_call, requests=n, concurrency=concurrency, warmup=10
+                )
+                out[name][str(concurrency)] = {"service": alone.as_dict()}
+                continue
+            service, direct = await h.run_side_by_side(
+                service_call, direct_call, requests=n, concurrency=concurrency, warmup=10
+            )
+            s, d = service.as_dict(), direct.as_dict()
+            out[name][str(concurrency)] = {
+                "service": s,
+                "direct": d,
+                "ratio_p50": h.ratio(s.get("p50_ms"), d.get("p50_ms"), 2),
+                "ratio_throughput": h.ratio(s.get("throughput_rps"), d.get("throughput_rps"), 2),
+            }
+    return out
+
+
+async def measure_sections(
+    sections: Sections, ops: dict[str, Any], requests: int
+) -> dict[str, Any]:
+    out: dict[str, Any] = {}
+    for name, (service_call, _) in ops.items():
+        h.note(f"sections of {name}")
+        for i in range(10):
+            await service_call(i)
+        sections.times.clear()
+        sections.on = True
+        result = await h.run_load(service_call, requests=requests, concurrency=1)
+        sections.on = False
+        timed = sections.report(requests)
+        out[name] = {
+            "p50_ms_with_timers": result.as_dict().get("p50_ms"),
+            "sections": timed,
+            "derived_us": derived(timed),
+        }
+    return out
+
+
+async def main(args: argparse.Namespace) -> dict[str, Any]:
+    from grpc import aio
+
+    from quire.v1 import pages_service_pb2_grpc
+
+    h.setup_logging(args.verbose)
+    requests = args.requests or (60 if args.quick else 300)
+    concurrencies = [int(c) for c in args.concurrency.split(",") if c]
+    report = h.report_header("call_cost", bool(args.quick), requests, concurrencies)
+    sections = Sections()
+    if args.sections:
+        instrument(sections)
+    try:
+        report["floor"] = await grpc_floor(requests)
+        with tempfile.TemporaryDirectory(prefix="quire-callcost-") as tmp:
+            site = h.copy_site(Path(tmp))
+            kept = h.limit_llms(site, args.pages)
+            embeddings = h.load_model()
+            with h.site_process(site) as base_url:
+                async with (
+                    h.database("bench_callcost") as url,
+                    h.Quire(url, embeddings=embeddings, allow_sources=[base_url]) as quire,
+                ):
+                    key = await quire.key()
+                    async with quire.client(key.token) as client, AsyncExitStack() as stack:
+                        site_url = f"{base_url}/llms.txt"
+                        report["sync"] = await h.synced_entry(
+                            client, NAMESPACE, site_url, len(kept)
+                        )
+                        async with quire.pool.acquire() as conn:
+                            paths = [
+                                r["path"]
+                                for r in await conn.fetch(
+                                    "SELECT path FROM pages WHERE org_id = $1 ORDER BY path",
+                                    key.org_id,
+                                )
+                            ]
+                        direct = pages_search.Direct(quire, key.org_id, embeddings)
+                        bare = await stack.enter_async_context(aio.insecure_channel(quire.address))
+                        stub = pages_service_pb2_grpc.PagesServiceStub(bare)
+                        ops = operations(client, stub, key.token, direct, paths)
+                        report["calls"] = await measure_calls(ops, requests, concurrencies)
+                        if args.sections:
+                            report["sections_c1"] = await measure_sections(sections, ops, requests)
+    finally:
+        sections.undo()
+    report["summary"] = summary(report)
+    return report
+
+
+def summary(report: dict[str, Any]) -> dict[str, Any]:
+    calls = report["calls"]
+    first = str(report["concurrency"][0])
+    last = str(report["concurrency"][-1])
+    out: dict[str, Any] = {
+        "grpc_floor_p50_ms_c1": report["floor"]["c1"].get("p50_ms"),
+        "p50_ms_c1": {name: cells[first]["service"].get("p50_ms") for name, cells in calls.items()},
+        "direct_p50_ms_c1": {
+            name: cells[first]["direct"].get("p50_ms")
+            for name, cells in calls.items()
+            if "direct" in cells[first]
+        },
+        "ratio_p50_c1": {
+            name: cells[first].get("ratio_p50")
+            for name, cells in calls.items()
+            if "direct" in cells[first]
+        },
+        f"ratio_throughput_c{last}": {
+            name: cells[last].get("ratio_throughput")
+            for name, cells in calls.items()
+            if "direct" in cells[last]
+        },
+    }
+    return out
+
+
+if __name__ == "__main__":
+    parser = h.load_arguments(__doc__, pages=30, max_cell_s=120.0, quick="60 requests per cell")
+    parser.add_argument("--no-sections", dest="sections", action="store_false")
+    arguments = parser.parse_args()
+    h.emit(h.run(main(arguments)), arguments.out)
