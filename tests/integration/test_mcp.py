@@ -160,9 +160,7 @@ async def scenario(client: Client, *, bound: bool) -> None:
     assert text(refused) == {
         "schema_version": 1,
         "error": "invalid_request",
-        "message": "limit: must be 1–8, the organisation's bound (0 means 8); a key with scope "
-        "admin raises the bound, up to 50, with `quire policy set --max-search-limit N` "
-        "(AdminService.SetRetrievalPolicy)",
+        "message": "limit: must be 1–8 (0 means 8)",
         "field": "limit",
         "bound": "1–8",
     }
