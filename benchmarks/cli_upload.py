@@ -158,7 +158,7 @@ async def main(arguments: argparse.Namespace) -> dict[str, Any]:
                             ],
                             terminal=True,
                         )
-                        summary = json.loads(out)
+                        summary = json.loads(out)["result"]  # the --json envelope
                         assert summary["uploaded"] == files, summary
                         sides[side] = {
                             "seconds": round(seconds, 3),

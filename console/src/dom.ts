@@ -60,3 +60,18 @@ export function highlighted(snippet: string): HTMLElement {
   });
   return quote;
 }
+
+/** A timestamp in the reader's local time, the ISO 8601 text the server sent in the tooltip
+ * (and in `datetime`, for tests and screen readers). Empty or unparsable: a dash. */
+export function when(iso: string | undefined): HTMLElement | string {
+  const date = iso ? new Date(iso) : null;
+  if (!date || Number.isNaN(date.getTime())) return "—";
+  return h("time", { datetime: iso, title: iso }, date.toLocaleString());
+}
+
+/** A slice's place in its text, 1-based and inclusive as a reader counts: the slice
+ * [start, end) of `total` characters reads "Characters 1–4,000 of 16,626". */
+export function charRange(start: number, end: number, total: number): string {
+  if (end <= start) return `No characters here (the text has ${total.toLocaleString()})`;
+  return `Characters ${(start + 1).toLocaleString()}–${end.toLocaleString()} of ${total.toLocaleString()}`;
+}

@@ -41,6 +41,7 @@ export interface DocumentSlice {
 
 export interface KnowledgeHit {
   documentId?: string;
+  collectionId?: string;
   fileName?: string;
   score?: number;
   snippet?: string;
@@ -158,4 +159,19 @@ export interface PageRead {
   nextOffset?: string;
   totalChars?: string;
   truncated?: boolean;
+}
+
+export interface ApiKey {
+  keyId?: string;
+  name?: string;
+  scopes?: string[];
+  createdAt?: string;
+  lastUsedAt?: string;
+}
+
+export interface WhoAmIResponse {
+  organisation?: string;
+  key?: ApiKey;
+  policy?: RetrievalPolicy;
+  maxConcurrentCalls?: number;
 }

@@ -11,6 +11,7 @@ from __future__ import annotations
 import asyncio
 import json
 import os
+import re
 import shutil
 import time
 from collections.abc import AsyncIterator, Iterator
@@ -213,6 +214,12 @@ async def test_upload_watch_read_search_and_roll_back(
         await column.wait_for()
         assert await column.locator(".hit").count() >= 1, await column.inner_text()
         assert f"served as {mode}" in await column.inner_text()
+        # Each hit names its collection.
+        assert await column.locator(".hit .collection").first.inner_text() == "in console-docs"
+    # The limit box offers the organisation's bound (8 here), not the contract's 50.
+    limit = page.locator("#search-form input[name=limit]")
+    await expect(limit).to_have_attribute("max", "8")
+    await expect(page.locator("#limit-bound")).to_contain_text("Limit 1–8: your organisation")
     await screenshot(page, "search")
 
     # A gate run on the repository's judged set (tests/fixtures/gate), so the chart has bars.
@@ -221,6 +228,15 @@ async def test_upload_watch_read_search_and_roll_back(
     await page.goto(url(harness, f"#/rollout/{collection_id}"))
     serving = page.locator("#serving-generation")
     await expect(serving).to_have_text("1", timeout=WAIT_MS)
+    # Timestamps in local time, the server's ISO 8601 text in the tooltip.
+    ready = page.locator("#generations time").first
+    iso = await ready.get_attribute("title")
+    assert iso and re.fullmatch(r"\d{4}-\d\d-\d\dT\d\d:\d\d:\d\d(\.\d+)?Z", iso), iso
+    assert await ready.get_attribute("datetime") == iso and await ready.inner_text() != iso
+    # The organisation's keys, listed without secrets.
+    await expect(page.locator("#api-keys tr[data-key]")).to_have_count(5)
+    for secret in (keys.all, keys.read, keys.admin):
+        assert secret.split("_")[2] not in await page.content()
     await page.click("#rebuild")
     # No reload: WatchIndexStatus brings the build's progress and the flip to the page.
     await expect(serving).to_have_text("2", timeout=WAIT_MS)
@@ -314,6 +330,14 @@ async def test_published_pages_report_search_and_read(
     await page.click("#page-search button")
     await page.locator("#page-results .hit a").first.click()
     await expect(page.locator("#page-read pre")).to_contain_text("installer", timeout=WAIT_MS)
+    # The range says which characters are shown: 1-based, both ends, and the total.
+    shown = await page.locator("#page-read pre").inner_text()
+    total = len(shown)
+    await expect(page.locator("#page-read .range")).to_have_text(
+        f"Characters 1–{total:,} of {total:,}"
+    )
+    finished = page.locator("#sync-report time")
+    assert re.match(r"\d{4}-\d\d-\d\dT", await finished.get_attribute("title") or "")
     await screenshot(page, "pages")
 
 

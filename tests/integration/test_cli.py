@@ -1,7 +1,8 @@
 """The `quire` network commands run as subprocesses against a real server on loopback: a docs
 site synced with --json, a folder uploaded (with an unsupported and a no-text file), a re-run
 that skips what is unchanged, a wrong key, and a server that goes away mid-upload and a re-run
-that resumes."""
+that resumes. Every --json output is checked against its command's JSON Schema
+(docs/cli-schemas)."""
 
 from __future__ import annotations
 
@@ -14,6 +15,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
+import jsonschema
 import pytest
 import pytest_asyncio
 
@@ -26,6 +28,7 @@ pytestmark = pytest.mark.asyncio(loop_scope="session")
 NEEDS_MODEL = True
 NEEDS_WORKER = True
 SITE_PAGES = 8
+SCHEMAS = Path(__file__).parents[2] / "docs" / "cli-schemas"
 
 
 @dataclass
@@ -35,29 +38,68 @@ class Result:
     stderr: str
 
     def json(self) -> Any:
+        """The whole --json envelope."""
         return json.loads(self.stdout)
 
+    def result(self) -> Any:
+        envelope = self.json()
+        assert "result" in envelope, envelope
+        return envelope["result"]
 
-async def quire(address: str, key: str, *args: str) -> Result:
-    """`quire ARGS… --address A --api-key K` in a child process (the server runs in this
-    process's event loop, so the child is awaited, never waited for)."""
-    env = {k: v for k, v in os.environ.items() if k != "QUIRE_API_KEY"}
+
+def schema_of(command: str) -> dict[str, Any]:
+    loaded: dict[str, Any] = json.loads(
+        (SCHEMAS / f"{command.replace(' ', '-')}.schema.json").read_text()
+    )
+    return loaded
+
+
+def check_schema(result: Result) -> None:
+    """A --json output is one envelope, valid against its command's schema."""
+    envelope = result.json()
+    jsonschema.validate(envelope, schema_of(envelope["command"]))
+    if "error" in envelope:
+        assert envelope["error"]["exit_code"] == result.code
+
+
+async def cli(
+    *args: str, stdin: int | bytes | None = None, env: dict[str, str] | None = None
+) -> Result:
+    """`quire ARGS…` in a child process (the server runs in this process's event loop, so the
+    child is awaited, never waited for). `stdin`: bytes to send, or a file descriptor (a
+    pseudo-terminal)."""
+    environ = {k: v for k, v in os.environ.items() if k != "QUIRE_API_KEY"} | (env or {})
     process = await asyncio.create_subprocess_exec(
         sys.executable,
         "-m",
         "quire.server.cli",
         *args,
-        "--address",
-        address,
-        "--api-key",
-        key,
+        stdin=asyncio.subprocess.PIPE
+        if isinstance(stdin, bytes)
+        else stdin
+        if stdin is not None
+        else asyncio.subprocess.DEVNULL,
         stdout=asyncio.subprocess.PIPE,
         stderr=asyncio.subprocess.PIPE,
-        env=env,
+        env=environ,
     )
-    out, err = await process.communicate()
+    out, err = await process.communicate(stdin if isinstance(stdin, bytes) else None)
     assert process.returncode is not None
-    return Result(process.returncode, out.decode(), err.decode())
+    result = Result(process.returncode, out.decode(), err.decode())
+    if "--json" in args and result.code != 2:
+        check_schema(result)
+    return result
+
+
+async def quire(
+    address: str,
+    key: str,
+    *args: str,
+    stdin: int | bytes | None = None,
+    env: dict[str, str] | None = None,
+) -> Result:
+    """`quire ARGS… --address A --api-key K`."""
+    return await cli(*args, "--address", address, "--api-key", key, stdin=stdin, env=env)
 
 
 @pytest_asyncio.fixture(scope="module", loop_scope="session")
@@ -111,7 +153,7 @@ async def test_pages_sync_json_then_search_read_grep_ls(
         "--json",
     )
     assert synced.code == 0, synced.stderr
-    report = synced.json()
+    report = synced.result()
     assert report["status"] == "SYNC_STATUS_COMPLETED"
     assert report["discovered"] == SITE_PAGES and report["updated"] == SITE_PAGES
     assert report["embedded_chunks"] > 0
@@ -128,7 +170,7 @@ async def test_pages_sync_json_then_search_read_grep_ls(
         "--json",
     )
     assert found.code == 0, found.stderr
-    hits = found.json()["hits"]
+    hits = found.result()["hits"]
     assert hits
     read = await quire(
         harness.address,
@@ -140,11 +182,11 @@ async def test_pages_sync_json_then_search_read_grep_ls(
         "docs",
         "--json",
     )
-    assert read.code == 0 and read.json()["content"]
+    assert read.code == 0 and read.result()["content"]
     grep = await quire(
         harness.address, keys.all, "pages", "grep", "Tidewater", "--namespace", "docs", "--json"
     )
-    assert grep.code == 0 and grep.json()["matches"]
+    assert grep.code == 0 and grep.result()["matches"]
     listed = await quire(harness.address, keys.all, "pages", "ls", "--namespace", "docs")
     assert listed.code == 0 and f"{SITE_PAGES} pages" in listed.stdout  # the human table
 
@@ -170,7 +212,7 @@ async def test_upload_folder_reports_failures_and_rerun_skips_unchanged(
 
     first = await upload(folder)
     assert first.code == 1, first.stderr  # one file failed
-    summary = first.json()
+    summary = first.result()
     assert summary["files"] == 5  # the hidden file is left out
     assert summary["uploaded"] == 4 and summary["waited"]
     assert summary["ready"] == 4 and summary["no_text"] == 1
@@ -181,11 +223,11 @@ async def test_upload_folder_reports_failures_and_rerun_skips_unchanged(
     assert summary["serving_generation"] >= 1
 
     again = await upload(folder)
-    assert again.json()["skipped_unchanged"] == 4 and again.json()["uploaded"] == 0
+    assert again.result()["skipped_unchanged"] == 4 and again.result()["uploaded"] == 0
 
     (folder / "notes.txt").write_text("The clam budget now comes from ticket sales.\n")
     changed = await upload(folder / "*.txt")
-    assert changed.json()["replaced"] == 1 and changed.json()["skipped_unchanged"] == 1
+    assert changed.result()["replaced"] == 1 and changed.result()["skipped_unchanged"] == 1
 
     shown = await quire(harness.address, keys.all, "docs", "status", "--collection", "handbook")
     assert shown.code == 0 and "READY (no text)" in shown.stdout
@@ -204,8 +246,8 @@ async def test_upload_folder_reports_failures_and_rerun_skips_unchanged(
             "--json",
         )
         assert picked.code == 0, picked.stderr
-        assert picked.json()["mode"] == f"RETRIEVAL_MODE_{mode}"
-        assert any(h["file_name"] == "walrus.md" for h in picked.json()["hits"])
+        assert picked.result()["mode"] == f"RETRIEVAL_MODE_{mode}"
+        assert any(h["file_name"] == "walrus.md" for h in picked.result()["hits"])
     read = await quire(
         harness.address,
         keys.all,
@@ -216,7 +258,7 @@ async def test_upload_folder_reports_failures_and_rerun_skips_unchanged(
         "handbook",
         "--json",
     )
-    assert "ticket sales" in read.json()["text"]
+    assert "ticket sales" in read.result()["text"]
 
 
 async def test_a_file_name_that_is_not_utf8_fails_alone(
@@ -244,7 +286,7 @@ async def test_a_file_name_that_is_not_utf8_fails_alone(
     )
     assert as_json.code == 1, as_json.stderr  # one file failed, the others went in
     assert "Traceback" not in as_json.stderr
-    summary = as_json.json()
+    summary = as_json.result()
     assert summary["files"] == 3 and summary["uploaded"] == 2
     [failure] = summary["failures"]
     assert failure["file"] == f"{folder}/caf\\xe9.txt"  # the byte shown as \\xe9
@@ -282,7 +324,7 @@ async def test_a_file_name_that_is_not_utf8_fails_alone(
         "--json",
     )
     assert alone.code == 1, alone.stderr
-    assert alone.json()["collection_id"] is None and alone.json()["failed"] == 1
+    assert alone.result()["collection_id"] is None and alone.result()["failed"] == 1
     names = [c.name for c in await client.list_collections()]
     assert "latin-alone" not in names and {"latin-json", "latin-human"} <= set(names)
 
@@ -305,7 +347,7 @@ async def test_a_run_that_finds_no_file_creates_nothing(
             "--json",
         )
         assert found.code == 1, found.stderr
-        summary = found.json()
+        summary = found.result()
         assert summary["collection_id"] is None and summary["files"] == 1
         assert [f["stage"] for f in summary["failures"]] == ["find"]
         human = await quire(
@@ -362,10 +404,278 @@ async def test_server_gone_mid_upload_then_rerun_resumes(
 
     resumed = await upload(harness.address, "--json")
     assert resumed.code == 0, resumed.stderr
-    summary = resumed.json()
+    summary = resumed.result()
     assert summary["skipped_unchanged"] == len(stored)
     assert summary["uploaded"] == total - len(stored)
     names = [
         d.file_name async for d in client.iter_documents(collection_id=collection.collection_id)
     ]
     assert sorted(names) == sorted(f"note-{i:03}.txt" for i in range(total))  # none twice
+
+
+# ------------------------------------------------------------------ issue 34: people using it
+
+
+def every_json_command() -> set[str]:
+    """The commands that take --json, walked from the real parser."""
+    import argparse
+
+    from quire.server.cli import build_parser
+
+    found: set[str] = set()
+
+    def walk(parser: argparse.ArgumentParser, words: list[str]) -> None:
+        subs = [a for a in parser._actions if isinstance(a, argparse._SubParsersAction)]
+        if not subs:
+            # `gate run --json FILE` writes a file: not the stdout envelope.
+            if any("--json" in a.option_strings and a.nargs == 0 for a in parser._actions):
+                found.add(" ".join(words))
+            return
+        for name, child in subs[0].choices.items():
+            walk(child, [*words, name])
+
+    walk(build_parser(), [])
+    return found
+
+
+def test_every_json_command_has_a_schema_and_docs_name_it() -> None:
+    commands = every_json_command()
+    assert {"search", "whoami", "agents ls", "keys ls", "collections rm"} <= commands
+    files = {p.name.removesuffix(".schema.json").replace("-", " ") for p in SCHEMAS.iterdir()}
+    assert files == commands
+    docs = (SCHEMAS.parent / "cli.md").read_text()
+    for command in commands:
+        jsonschema.Draft202012Validator.check_schema(schema_of(command))
+        assert f"cli-schemas/{command.replace(' ', '-')}.schema.json" in docs, command
+
+
+async def test_version_and_did_you_mean() -> None:
+    version = await cli("--version")
+    assert version.code == 0 and version.stdout.startswith("quire ")
+    typo = await cli("colections", "ls")
+    assert typo.code == 2 and "did you mean 'collections'?" in typo.stderr
+    action = await cli("agents", "attatch", "x")
+    assert action.code == 2 and "did you mean 'attach'?" in action.stderr
+
+
+async def test_keys_create_prints_scope_names(database_url: str) -> None:
+    env = {"QUIRE_DATABASE_URL": database_url, "QUIRE_DATABASE_DIRECT_URL": database_url}
+    human = await cli("keys", "create", "--org", "cli-keys", "--scope", "read", env=env)
+    assert human.code == 0, human.stderr
+    assert "organisation 'cli-keys', scopes read " in human.stderr
+    assert "Scope." not in human.stderr and human.stdout.startswith("qk_")
+    made = await cli(
+        "keys", "create", "--org", "cli-keys", "--scope", "write", "--scope", "read",
+        "--name", "ci", "--json", env=env,
+    )  # fmt: skip
+    assert made.code == 0, made.stderr
+    assert made.result()["scopes"] == ["read", "write"] and made.result()["name"] == "ci"
+
+
+async def test_whoami_keys_ls_and_agents_without_curl(
+    harness: Harness, keys: Keys, client: AsyncQuireClient
+) -> None:
+    me = await quire(harness.address, keys.all, "whoami", "--json")
+    assert me.code == 0, me.stderr
+    assert me.result()["organisation"] == "cli-org"
+    assert me.result()["key"]["scopes"] == ["read", "write", "admin", "tune"]
+    assert me.result()["policy"]["max_search_limit"] == 8
+    human = await quire(harness.address, keys.read, "whoami")
+    assert human.code == 0 and "cli-org" in human.stdout and "at most 8 hits" in human.stdout
+
+    listed = await quire(harness.address, keys.admin, "keys", "ls", "--json")
+    assert listed.code == 0, listed.stderr
+    assert len(listed.result()["keys"]) >= 5
+    assert not any(k in listed.stdout for k in (keys.all, keys.read, keys.admin))
+    refused = await quire(harness.address, keys.read, "keys", "ls", "--json")
+    assert refused.code == 3 and refused.json()["error"]["code"] == "permission_denied"
+
+    for name in ("agent-a", "agent-b"):
+        await client.create_collection(name=name)
+    made = await quire(
+        harness.address, keys.all, "agents", "create", "helper", "--collection", "agent-a",
+        "--json",
+    )  # fmt: skip
+    assert made.code == 0, made.stderr
+    assert made.result()["agent"]["attached_collection_names"] == ["agent-a"]
+    attached = await quire(
+        harness.address, keys.all, "agents", "attach", "helper", "--collection", "agent-b",
+        "--json",
+    )  # fmt: skip
+    assert attached.result()["agent"]["attached_collection_names"] == ["agent-a", "agent-b"]
+    detached = await quire(
+        harness.address, keys.all, "agents", "detach", "helper", "--collection", "agent-a",
+        "--json",
+    )  # fmt: skip
+    assert detached.result()["agent"]["attached_collection_names"] == ["agent-b"]
+    ls = await quire(harness.address, keys.all, "agents", "ls")
+    assert ls.code == 0 and "helper" in ls.stdout and "agent-b" in ls.stdout
+    found = await quire(harness.address, keys.all, "search", "anything", "--agent", "helper")
+    assert found.code == 0, found.stderr
+
+    # Without a terminal to ask on, rm needs --yes; the agent stays.
+    unasked = await quire(harness.address, keys.all, "agents", "rm", "helper", "--json")
+    assert unasked.code == 7 and "--yes" in unasked.json()["error"]["message"]
+    assert (await client.get_agent(agent_id="helper")).agent_id == "helper"
+    removed = await quire(harness.address, keys.all, "agents", "rm", "helper", "--yes")
+    assert removed.code == 0 and 'deleted agent "helper"' in removed.stdout
+    again = await quire(harness.address, keys.all, "agents", "rm", "helper", "--yes", "--json")
+    assert again.code == 4
+    assert again.json()["error"]["message"] == 'agent "helper" not found'
+
+
+async def test_not_found_messages_name_the_object(harness: Harness, keys: Keys) -> None:
+    cases = [
+        (("pages", "search", "q", "--namespace", "nope"), 'namespace "nope" not found'),
+        (("pages", "report", "--namespace", "nope"), 'no sync report for namespace "nope"'),
+        (("pages", "read", "/a.md", "--namespace", "nope"), 'namespace "nope" not found'),
+        (("collections", "show", "nope"), 'collection "nope" not found'),
+        (("search", "q", "--agent", "ghost"), 'agent "ghost" not found'),
+        (
+            ("docs", "read", "absent.txt", "--collection", "agent-a"),
+            'document "absent.txt" not found in collection "agent-a"',
+        ),
+    ]
+    for args, message in cases:
+        shown = await quire(harness.address, keys.all, *args)
+        assert shown.code == 4 and f"quire: {message}" in shown.stderr, (args, shown.stderr)
+        as_json = await quire(harness.address, keys.all, *args, "--json")
+        assert as_json.json()["error"]["message"].startswith(message)
+
+
+async def test_collections_rm_confirms_and_says_what_was_deleted(
+    harness: Harness, keys: Keys, client: AsyncQuireClient
+) -> None:
+    import pty
+
+    doomed = await client.create_collection(name="doomed")
+    await client.upload_document(collection_id=doomed.collection_id, file_name="a.txt", data=b"a")
+
+    async def answered(answer: bytes) -> Result:
+        controller, terminal = pty.openpty()
+        try:
+            os.write(controller, answer)
+            return await quire(
+                harness.address, keys.all, "collections", "rm", "doomed", stdin=terminal
+            )
+        finally:
+            os.close(controller)
+            os.close(terminal)
+
+    declined = await answered(b"n\n")
+    assert declined.code == 7 and 'Delete collection "doomed"' in declined.stderr
+    assert "and its 1 documents?" in declined.stderr and "nothing deleted" in declined.stderr
+    assert (await client.get_collection(collection_id=doomed.collection_id)).name == "doomed"
+    confirmed = await answered(b"y\n")
+    assert confirmed.code == 0, confirmed.stderr
+    assert f'deleted collection "doomed" ({doomed.collection_id}) and its 1 documents' in (
+        confirmed.stdout
+    )
+    with pytest.raises(Exception, match="not found"):
+        await client.get_collection(collection_id=doomed.collection_id)
+
+    await client.create_collection(name="doomed-too")
+    skipped = await quire(
+        harness.address, keys.all, "collections", "rm", "doomed-too", "--yes", "--json"
+    )
+    assert skipped.code == 0 and skipped.result()["deleted"]["name"] == "doomed-too"
+
+
+async def test_search_names_collections_renders_highlights_and_states_the_bound(
+    harness: Harness, keys: Keys, tmp_path: Path
+) -> None:
+    note = tmp_path / "seals.txt"
+    note.write_text("Grey seals haul out on the sandbanks at low tide.\n")
+    for name in ("coast-a", "coast-b"):
+        up = await quire(
+            harness.address, keys.all, "docs", "upload", str(note), "--collection", name
+        )
+        assert up.code == 0, up.stderr
+    both = ("--collection", "coast-a", "--collection", "coast-b", "--mode", "LEGACY_FTS")
+    found = await quire(harness.address, keys.all, "search", "seals", *both, "--json")
+    assert found.code == 0, found.stderr
+    hits = found.result()["hits"]
+    assert sorted(h["collection_name"] for h in hits) == ["coast-a", "coast-b"]
+    assert all("<b>" in h["snippet"] for h in hits)  # the data keeps the marks
+
+    terminal = {"TTY_COMPATIBLE": "1", "COLUMNS": "160"}
+    drawn = await quire(harness.address, keys.all, "search", "seals", *both, env=terminal)
+    assert drawn.code == 0, drawn.stderr
+    assert "<b>" not in drawn.stdout and "\x1b[1mseals" in drawn.stdout.replace("\x1b[0m", "")
+    assert "coast-a" in drawn.stdout and "coast-b" in drawn.stdout
+    plain = await quire(
+        harness.address, keys.all, "search", "seals", *both, "--plain", env=terminal
+    )
+    assert plain.code == 0 and "<b>" not in plain.stdout and "\x1b[" not in plain.stdout
+    header, *rows = plain.stdout.splitlines()
+    assert header.split("\t") == ["#", "score", "collection", "file", "section", "snippet"]
+    assert sorted(r.split("\t")[2] for r in rows) == ["coast-a", "coast-b"]
+    assert all("Grey seals haul out" in r for r in rows)
+
+    # The organisation's bound (8), not the contract's 50, and how to raise it.
+    over = await quire(harness.address, keys.all, "search", "seals", *both, "--limit", "20")
+    assert over.code == 6
+    assert "must be 1–8, the organisation's bound" in over.stderr
+    assert "quire policy set --max-search-limit N" in over.stderr
+    helped = await cli("search", "--help", env={"COLUMNS": "200"})
+    assert "your organisation's bound" in helped.stdout and "1–50" not in helped.stdout
+    raised = await quire(
+        harness.address, keys.all, "policy", "set", "--max-search-limit", "20", "--json"
+    )
+    try:
+        assert raised.code == 0 and raised.result()["policy"]["max_search_limit"] == 20
+        now = await quire(harness.address, keys.all, "search", "seals", *both, "--limit", "20")
+        assert now.code == 0, now.stderr
+        me = await quire(harness.address, keys.read, "whoami", "--json")
+        assert me.result()["policy"]["max_search_limit"] == 20
+    finally:
+        reset = await quire(harness.address, keys.all, "policy", "set", "--max-search-limit", "8")
+        assert reset.code == 0, reset.stderr
+
+
+async def test_sync_progress_keeps_its_counts_at_80_columns(
+    harness: Harness, keys: Keys, site: SiteServer
+) -> None:
+    synced = await quire(
+        harness.address,
+        keys.all,
+        "pages",
+        "sync",
+        f"{site.url}/llms.txt",
+        "--namespace",
+        "narrow",
+        env={"TTY_COMPATIBLE": "1", "COLUMNS": "80"},
+    )
+    assert synced.code == 0, synced.stderr
+    drawn = synced.stderr.replace("\r", "\n")
+    assert f"{SITE_PAGES}/{SITE_PAGES}" in drawn  # the counts, whole
+    assert "…" not in drawn
+    widest = max(len(_visible(line)) for line in drawn.splitlines())
+    assert widest <= 80
+
+
+def _visible(line: str) -> str:
+    import re
+
+    return re.sub(r"\x1b\[[0-9;?]*[A-Za-z]", "", line)
+
+
+async def test_up_names_the_dev_keys_organisation_and_the_console(embeddings: Any) -> None:
+    import re
+    import urllib.request
+
+    from tests.reliability.test_database_supervision import _quire_up
+
+    async with _quire_up("http://127.0.0.1:1") as up:
+        deadline = asyncio.get_running_loop().time() + 30
+        while "Stop with Ctrl-C." not in (printed := up.out.read_text()):  # its last line
+            assert asyncio.get_running_loop().time() < deadline, printed
+            await asyncio.sleep(0.05)
+        assert "Dev API key of organisation 'dev', all scopes (shown once" in printed
+        console = re.search(r"Console: (http://127\.0\.0\.1:\d+/)", printed)
+        assert console, printed
+        page = await asyncio.to_thread(lambda: urllib.request.urlopen(console.group(1)).read())
+        assert b"<html" in page.lower()
+        me = await quire(up.address, up.key, "whoami", "--json")
+        assert me.code == 0, me.stderr
+        assert me.result()["organisation"] == "dev"

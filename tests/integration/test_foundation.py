@@ -334,6 +334,67 @@ async def test_api_keys_can_be_created_and_revoked(harness: Harness) -> None:
     )
 
 
+async def test_api_keys_are_listed_without_secrets_and_whoami_names_the_caller(
+    harness: Harness,
+) -> None:
+    keys = await harness.keys("list-key-org")
+    stub = admin_service_pb2_grpc.AdminServiceStub(harness.channel)
+    made = await stub.CreateApiKey(
+        admin_service_pb2.CreateApiKeyRequest(
+            scopes=[admin_pb2.SCOPE_WRITE, admin_pb2.SCOPE_READ], name="ci runner"
+        ),
+        metadata=bearer(keys.admin),
+    )
+    assert made.key.name == "ci runner" and made.key.HasField("created_at")
+    assert not made.key.HasField("last_used_at")
+    # WhoAmI needs scope read only, and a use of the key is recorded as its last use.
+    me = await stub.WhoAmI(admin_service_pb2.WhoAmIRequest(), metadata=bearer(made.key.secret))
+    assert me.organisation == "list-key-org"
+    assert me.key.key_id == made.key.key_id and me.key.name == "ci runner"
+    assert list(me.key.scopes) == [admin_pb2.SCOPE_READ, admin_pb2.SCOPE_WRITE]
+    assert me.key.secret == "" and me.key.HasField("last_used_at")
+    assert me.policy.max_search_limit == 8 and me.max_concurrent_calls > 0
+
+    listed = await stub.ListApiKeys(
+        admin_service_pb2.ListApiKeysRequest(), metadata=bearer(keys.admin)
+    )
+    assert not listed.truncated
+    assert listed.keys[0].key_id == made.key.key_id  # newest first
+    assert len(listed.keys) == 6  # the harness's five and the new one
+    assert all(k.secret == "" for k in listed.keys)
+    secrets = [keys.read, keys.write, keys.admin, keys.tune, keys.all, made.key.secret]
+    assert not any(s in str(listed) for s in secrets)
+    by_id = {k.key_id: k for k in listed.keys}
+    assert by_id[made.key.key_id].HasField("last_used_at")
+    assert list(by_id[made.key.key_id].scopes) == [admin_pb2.SCOPE_READ, admin_pb2.SCOPE_WRITE]
+
+    # Listing needs admin; another organisation sees none of these keys; a revoked key goes.
+    await expect_error(
+        stub.ListApiKeys(admin_service_pb2.ListApiKeysRequest(), metadata=bearer(keys.read)),
+        grpc.StatusCode.PERMISSION_DENIED,
+    )
+    other = await harness.keys("list-key-org-2")
+    theirs = await stub.ListApiKeys(
+        admin_service_pb2.ListApiKeysRequest(), metadata=bearer(other.admin)
+    )
+    assert made.key.key_id not in {k.key_id for k in theirs.keys}
+    await stub.RevokeApiKey(
+        admin_service_pb2.RevokeApiKeyRequest(key_id=made.key.key_id), metadata=bearer(keys.admin)
+    )
+    after = await stub.ListApiKeys(
+        admin_service_pb2.ListApiKeysRequest(), metadata=bearer(keys.admin)
+    )
+    assert made.key.key_id not in {k.key_id for k in after.keys} and len(after.keys) == 5
+    detail = await expect_error(
+        stub.CreateApiKey(
+            admin_service_pb2.CreateApiKeyRequest(scopes=[admin_pb2.SCOPE_READ], name="n" * 65),
+            metadata=bearer(keys.admin),
+        ),
+        grpc.StatusCode.INVALID_ARGUMENT,
+    )
+    assert detail.field_violations[0].field == "name"
+
+
 async def test_kill_switch_forces_legacy(harness: Harness) -> None:
     keys = await harness.keys("mode-org")
     stub = admin_service_pb2_grpc.AdminServiceStub(harness.channel)

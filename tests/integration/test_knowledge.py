@@ -351,6 +351,13 @@ async def test_agents_resolve_current_attachments(
         await client.search_knowledge(agent_id="nobody", query="x")
     with pytest.raises(qe.InvalidRequest):
         await client.upsert_agent(agent_id="bad id!", attached_collection_ids=[])
+    removed = await client.delete_agent(agent_id="helper")
+    assert removed.agent_id == "helper" and collection_id in removed.attached_collection_ids
+    with pytest.raises(qe.AgentNotFound):
+        await client.get_agent(agent_id="helper")
+    with pytest.raises(qe.AgentNotFound):
+        await client.delete_agent(agent_id="helper")
+    assert (await client.get_collection(collection_id=collection_id)).collection_id
 
 
 async def test_blank_query_or_no_collections_is_empty(
@@ -466,8 +473,11 @@ async def test_search_limit_follows_the_organisation_policy(
     client: AsyncQuireClient, samples: tuple[str, dict[str, knowledge_pb2.Document]]
 ) -> None:
     collection_id, _ = samples
-    with pytest.raises(qe.InvalidRequest):
+    with pytest.raises(qe.InvalidRequest) as refused:
         await client.search_knowledge(collection_ids=[collection_id], query="the", limit=9)
+    # The message says whose bound it is and how it is raised.
+    assert "must be 1–8, the organisation's bound" in refused.value.message
+    assert "quire policy set --max-search-limit" in refused.value.message
     await client.set_retrieval_policy(max_search_limit=50)
     try:
         await client.search_knowledge(collection_ids=[collection_id], query="the", limit=50)

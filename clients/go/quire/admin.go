@@ -106,3 +106,28 @@ func (c *Client) RevokeAPIKey(ctx context.Context, keyID string) error {
 	})
 	return err
 }
+
+// CreateNamedAPIKey is CreateAPIKey with a name that labels the key in ListAPIKeys (at most 64
+// characters).
+func (c *Client) CreateNamedAPIKey(ctx context.Context, name string, scopes ...quirev1.Scope) (*quirev1.ApiKey, error) {
+	req := &quirev1.CreateApiKeyRequest{Scopes: scopes, Name: name}
+	resp, err := unary(ctx, req, func(ctx context.Context, r *quirev1.CreateApiKeyRequest) (*quirev1.CreateApiKeyResponse, error) {
+		return c.admin.CreateApiKey(ctx, r)
+	})
+	return resp.GetKey(), err
+}
+
+// ListAPIKeys returns the organisation's live keys, newest first (Keys, Truncated); never
+// their secrets.
+func (c *Client) ListAPIKeys(ctx context.Context) (*quirev1.ListApiKeysResponse, error) {
+	return unary(ctx, &quirev1.ListApiKeysRequest{}, func(ctx context.Context, r *quirev1.ListApiKeysRequest) (*quirev1.ListApiKeysResponse, error) {
+		return c.admin.ListApiKeys(ctx, r)
+	})
+}
+
+// WhoAmI returns the caller's organisation, key (no secret), retrieval policy and limits.
+func (c *Client) WhoAmI(ctx context.Context) (*quirev1.WhoAmIResponse, error) {
+	return unary(ctx, &quirev1.WhoAmIRequest{}, func(ctx context.Context, r *quirev1.WhoAmIRequest) (*quirev1.WhoAmIResponse, error) {
+		return c.admin.WhoAmI(ctx, r)
+	})
+}

@@ -224,6 +224,15 @@ func (c *Client) GetAgent(ctx context.Context, agentID string) (*quirev1.Agent, 
 	return resp.GetAgent(), err
 }
 
+// DeleteAgent deletes an agent (its collections stay) and returns it as it was.
+func (c *Client) DeleteAgent(ctx context.Context, agentID string) (*quirev1.Agent, error) {
+	req := &quirev1.DeleteAgentRequest{AgentId: agentID}
+	resp, err := unary(ctx, req, func(ctx context.Context, r *quirev1.DeleteAgentRequest) (*quirev1.DeleteAgentResponse, error) {
+		return c.knowledge.DeleteAgent(ctx, r)
+	})
+	return resp.GetAgent(), err
+}
+
 // ListAgents returns one page of the organisation's agents by id (Agents, NextCursor); see
 // Agents for an iterator.
 func (c *Client) ListAgents(ctx context.Context, req *quirev1.ListAgentsRequest) (*quirev1.ListAgentsResponse, error) {

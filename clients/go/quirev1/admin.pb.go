@@ -580,7 +580,11 @@ type ApiKey struct {
 	// (empty elsewhere).
 	Secret string `protobuf:"bytes,4,opt,name=secret,proto3" json:"secret,omitempty"`
 	// When the key was created.
-	CreatedAt     *timestamppb.Timestamp `protobuf:"bytes,5,opt,name=created_at,json=createdAt,proto3" json:"created_at,omitempty"`
+	CreatedAt *timestamppb.Timestamp `protobuf:"bytes,5,opt,name=created_at,json=createdAt,proto3" json:"created_at,omitempty"`
+	// The label given when the key was created (at most 64 characters); empty for none.
+	Name string `protobuf:"bytes,6,opt,name=name,proto3" json:"name,omitempty"`
+	// When the key last authenticated a call, to within a minute; unset when never used.
+	LastUsedAt    *timestamppb.Timestamp `protobuf:"bytes,7,opt,name=last_used_at,json=lastUsedAt,proto3" json:"last_used_at,omitempty"`
 	unknownFields protoimpl.UnknownFields
 	sizeCache     protoimpl.SizeCache
 }
@@ -650,6 +654,20 @@ func (x *ApiKey) GetCreatedAt() *timestamppb.Timestamp {
 	return nil
 }
 
+func (x *ApiKey) GetName() string {
+	if x != nil {
+		return x.Name
+	}
+	return ""
+}
+
+func (x *ApiKey) GetLastUsedAt() *timestamppb.Timestamp {
+	if x != nil {
+		return x.LastUsedAt
+	}
+	return nil
+}
+
 var File_quire_v1_admin_proto protoreflect.FileDescriptor
 
 const file_quire_v1_admin_proto_rawDesc = "" +
@@ -697,14 +715,17 @@ const file_quire_v1_admin_proto_rawDesc = "" +
 	"\x04mode\x18\x02 \x01(\x0e2\x17.quire.v1.RetrievalModeR\x04mode\x12>\n" +
 	"\x0eeffective_mode\x18\x03 \x01(\x0e2\x17.quire.v1.RetrievalModeR\reffectiveMode\x12(\n" +
 	"\x10max_search_limit\x18\x04 \x01(\rR\x0emaxSearchLimit\x12.\n" +
-	"\x13kill_switch_engaged\x18\x05 \x01(\bR\x11killSwitchEngaged\"\xc2\x01\n" +
+	"\x13kill_switch_engaged\x18\x05 \x01(\bR\x11killSwitchEngaged\"\x94\x02\n" +
 	"\x06ApiKey\x12%\n" +
 	"\x0eschema_version\x18\x01 \x01(\rR\rschemaVersion\x12\x15\n" +
 	"\x06key_id\x18\x02 \x01(\tR\x05keyId\x12'\n" +
 	"\x06scopes\x18\x03 \x03(\x0e2\x0f.quire.v1.ScopeR\x06scopes\x12\x16\n" +
 	"\x06secret\x18\x04 \x01(\tR\x06secret\x129\n" +
 	"\n" +
-	"created_at\x18\x05 \x01(\v2\x1a.google.protobuf.TimestampR\tcreatedAt*`\n" +
+	"created_at\x18\x05 \x01(\v2\x1a.google.protobuf.TimestampR\tcreatedAt\x12\x12\n" +
+	"\x04name\x18\x06 \x01(\tR\x04name\x12<\n" +
+	"\flast_used_at\x18\a \x01(\v2\x1a.google.protobuf.TimestampR\n" +
+	"lastUsedAt*`\n" +
 	"\x05Scope\x12\x15\n" +
 	"\x11SCOPE_UNSPECIFIED\x10\x00\x12\x0e\n" +
 	"\n" +
@@ -748,11 +769,12 @@ var file_quire_v1_admin_proto_depIdxs = []int32{
 	7, // 5: quire.v1.RetrievalPolicy.effective_mode:type_name -> quire.v1.RetrievalMode
 	0, // 6: quire.v1.ApiKey.scopes:type_name -> quire.v1.Scope
 	8, // 7: quire.v1.ApiKey.created_at:type_name -> google.protobuf.Timestamp
-	8, // [8:8] is the sub-list for method output_type
-	8, // [8:8] is the sub-list for method input_type
-	8, // [8:8] is the sub-list for extension type_name
-	8, // [8:8] is the sub-list for extension extendee
-	0, // [0:8] is the sub-list for field type_name
+	8, // 8: quire.v1.ApiKey.last_used_at:type_name -> google.protobuf.Timestamp
+	9, // [9:9] is the sub-list for method output_type
+	9, // [9:9] is the sub-list for method input_type
+	9, // [9:9] is the sub-list for extension type_name
+	9, // [9:9] is the sub-list for extension extendee
+	0, // [0:9] is the sub-list for field type_name
 }
 
 func init() { file_quire_v1_admin_proto_init() }

@@ -974,7 +974,10 @@ func (x *GetShadowReportResponse) GetReport() *ShadowReport {
 type CreateApiKeyRequest struct {
 	state protoimpl.MessageState `protogen:"open.v1"`
 	// What the key may do: one or more scopes, none UNSPECIFIED.
-	Scopes        []Scope `protobuf:"varint,1,rep,packed,name=scopes,proto3,enum=quire.v1.Scope" json:"scopes,omitempty"`
+	Scopes []Scope `protobuf:"varint,1,rep,packed,name=scopes,proto3,enum=quire.v1.Scope" json:"scopes,omitempty"`
+	// A label to tell keys apart in ListApiKeys, e.g. "ci" (at most 64 characters, no NUL);
+	// empty for none.
+	Name          string `protobuf:"bytes,2,opt,name=name,proto3" json:"name,omitempty"`
 	unknownFields protoimpl.UnknownFields
 	sizeCache     protoimpl.SizeCache
 }
@@ -1014,6 +1017,13 @@ func (x *CreateApiKeyRequest) GetScopes() []Scope {
 		return x.Scopes
 	}
 	return nil
+}
+
+func (x *CreateApiKeyRequest) GetName() string {
+	if x != nil {
+		return x.Name
+	}
+	return ""
 }
 
 // The answer to CreateApiKey.
@@ -1163,6 +1173,228 @@ func (x *RevokeApiKeyResponse) GetKeyId() string {
 	return ""
 }
 
+// Lists the caller organisation's API keys; takes no arguments.
+type ListApiKeysRequest struct {
+	state         protoimpl.MessageState `protogen:"open.v1"`
+	unknownFields protoimpl.UnknownFields
+	sizeCache     protoimpl.SizeCache
+}
+
+func (x *ListApiKeysRequest) Reset() {
+	*x = ListApiKeysRequest{}
+	mi := &file_quire_v1_admin_service_proto_msgTypes[22]
+	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+	ms.StoreMessageInfo(mi)
+}
+
+func (x *ListApiKeysRequest) String() string {
+	return protoimpl.X.MessageStringOf(x)
+}
+
+func (*ListApiKeysRequest) ProtoMessage() {}
+
+func (x *ListApiKeysRequest) ProtoReflect() protoreflect.Message {
+	mi := &file_quire_v1_admin_service_proto_msgTypes[22]
+	if x != nil {
+		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+		if ms.LoadMessageInfo() == nil {
+			ms.StoreMessageInfo(mi)
+		}
+		return ms
+	}
+	return mi.MessageOf(x)
+}
+
+// Deprecated: Use ListApiKeysRequest.ProtoReflect.Descriptor instead.
+func (*ListApiKeysRequest) Descriptor() ([]byte, []int) {
+	return file_quire_v1_admin_service_proto_rawDescGZIP(), []int{22}
+}
+
+// The answer to ListApiKeys.
+type ListApiKeysResponse struct {
+	state protoimpl.MessageState `protogen:"open.v1"`
+	// The version of this message's layout; 1 for every message of quire.v1 today.
+	SchemaVersion uint32 `protobuf:"varint,1,opt,name=schema_version,json=schemaVersion,proto3" json:"schema_version,omitempty"`
+	// The live keys, newest first, at most 1,000; `secret` is always empty.
+	Keys []*ApiKey `protobuf:"bytes,2,rep,name=keys,proto3" json:"keys,omitempty"`
+	// True when the organisation has more than 1,000 live keys (only the newest are listed).
+	Truncated     bool `protobuf:"varint,3,opt,name=truncated,proto3" json:"truncated,omitempty"`
+	unknownFields protoimpl.UnknownFields
+	sizeCache     protoimpl.SizeCache
+}
+
+func (x *ListApiKeysResponse) Reset() {
+	*x = ListApiKeysResponse{}
+	mi := &file_quire_v1_admin_service_proto_msgTypes[23]
+	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+	ms.StoreMessageInfo(mi)
+}
+
+func (x *ListApiKeysResponse) String() string {
+	return protoimpl.X.MessageStringOf(x)
+}
+
+func (*ListApiKeysResponse) ProtoMessage() {}
+
+func (x *ListApiKeysResponse) ProtoReflect() protoreflect.Message {
+	mi := &file_quire_v1_admin_service_proto_msgTypes[23]
+	if x != nil {
+		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+		if ms.LoadMessageInfo() == nil {
+			ms.StoreMessageInfo(mi)
+		}
+		return ms
+	}
+	return mi.MessageOf(x)
+}
+
+// Deprecated: Use ListApiKeysResponse.ProtoReflect.Descriptor instead.
+func (*ListApiKeysResponse) Descriptor() ([]byte, []int) {
+	return file_quire_v1_admin_service_proto_rawDescGZIP(), []int{23}
+}
+
+func (x *ListApiKeysResponse) GetSchemaVersion() uint32 {
+	if x != nil {
+		return x.SchemaVersion
+	}
+	return 0
+}
+
+func (x *ListApiKeysResponse) GetKeys() []*ApiKey {
+	if x != nil {
+		return x.Keys
+	}
+	return nil
+}
+
+func (x *ListApiKeysResponse) GetTruncated() bool {
+	if x != nil {
+		return x.Truncated
+	}
+	return false
+}
+
+// Asks who the caller is; takes no arguments.
+type WhoAmIRequest struct {
+	state         protoimpl.MessageState `protogen:"open.v1"`
+	unknownFields protoimpl.UnknownFields
+	sizeCache     protoimpl.SizeCache
+}
+
+func (x *WhoAmIRequest) Reset() {
+	*x = WhoAmIRequest{}
+	mi := &file_quire_v1_admin_service_proto_msgTypes[24]
+	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+	ms.StoreMessageInfo(mi)
+}
+
+func (x *WhoAmIRequest) String() string {
+	return protoimpl.X.MessageStringOf(x)
+}
+
+func (*WhoAmIRequest) ProtoMessage() {}
+
+func (x *WhoAmIRequest) ProtoReflect() protoreflect.Message {
+	mi := &file_quire_v1_admin_service_proto_msgTypes[24]
+	if x != nil {
+		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+		if ms.LoadMessageInfo() == nil {
+			ms.StoreMessageInfo(mi)
+		}
+		return ms
+	}
+	return mi.MessageOf(x)
+}
+
+// Deprecated: Use WhoAmIRequest.ProtoReflect.Descriptor instead.
+func (*WhoAmIRequest) Descriptor() ([]byte, []int) {
+	return file_quire_v1_admin_service_proto_rawDescGZIP(), []int{24}
+}
+
+// The answer to WhoAmI.
+type WhoAmIResponse struct {
+	state protoimpl.MessageState `protogen:"open.v1"`
+	// The version of this message's layout; 1 for every message of quire.v1 today.
+	SchemaVersion uint32 `protobuf:"varint,1,opt,name=schema_version,json=schemaVersion,proto3" json:"schema_version,omitempty"`
+	// The name of the caller's organisation, e.g. "dev" for the key `quire up` prints.
+	Organisation string `protobuf:"bytes,2,opt,name=organisation,proto3" json:"organisation,omitempty"`
+	// The key the call was made with; `secret` is always empty.
+	Key *ApiKey `protobuf:"bytes,3,opt,name=key,proto3" json:"key,omitempty"`
+	// The organisation's retrieval policy: SearchKnowledge.limit may be at most
+	// `max_search_limit` (an admin raises it with SetRetrievalPolicy, up to 50).
+	Policy *RetrievalPolicy `protobuf:"bytes,4,opt,name=policy,proto3" json:"policy,omitempty"`
+	// The most calls of the organisation one server process runs at once (streams included);
+	// more are refused with RESOURCE_EXHAUSTED.
+	MaxConcurrentCalls uint32 `protobuf:"varint,5,opt,name=max_concurrent_calls,json=maxConcurrentCalls,proto3" json:"max_concurrent_calls,omitempty"`
+	unknownFields      protoimpl.UnknownFields
+	sizeCache          protoimpl.SizeCache
+}
+
+func (x *WhoAmIResponse) Reset() {
+	*x = WhoAmIResponse{}
+	mi := &file_quire_v1_admin_service_proto_msgTypes[25]
+	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+	ms.StoreMessageInfo(mi)
+}
+
+func (x *WhoAmIResponse) String() string {
+	return protoimpl.X.MessageStringOf(x)
+}
+
+func (*WhoAmIResponse) ProtoMessage() {}
+
+func (x *WhoAmIResponse) ProtoReflect() protoreflect.Message {
+	mi := &file_quire_v1_admin_service_proto_msgTypes[25]
+	if x != nil {
+		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+		if ms.LoadMessageInfo() == nil {
+			ms.StoreMessageInfo(mi)
+		}
+		return ms
+	}
+	return mi.MessageOf(x)
+}
+
+// Deprecated: Use WhoAmIResponse.ProtoReflect.Descriptor instead.
+func (*WhoAmIResponse) Descriptor() ([]byte, []int) {
+	return file_quire_v1_admin_service_proto_rawDescGZIP(), []int{25}
+}
+
+func (x *WhoAmIResponse) GetSchemaVersion() uint32 {
+	if x != nil {
+		return x.SchemaVersion
+	}
+	return 0
+}
+
+func (x *WhoAmIResponse) GetOrganisation() string {
+	if x != nil {
+		return x.Organisation
+	}
+	return ""
+}
+
+func (x *WhoAmIResponse) GetKey() *ApiKey {
+	if x != nil {
+		return x.Key
+	}
+	return nil
+}
+
+func (x *WhoAmIResponse) GetPolicy() *RetrievalPolicy {
+	if x != nil {
+		return x.Policy
+	}
+	return nil
+}
+
+func (x *WhoAmIResponse) GetMaxConcurrentCalls() uint32 {
+	if x != nil {
+		return x.MaxConcurrentCalls
+	}
+	return 0
+}
+
 var File_quire_v1_admin_service_proto protoreflect.FileDescriptor
 
 const file_quire_v1_admin_service_proto_rawDesc = "" +
@@ -1215,16 +1447,29 @@ const file_quire_v1_admin_service_proto_rawDesc = "" +
 	"\x13current_fingerprint\x18\x03 \x01(\tR\x12currentFingerprint\"\x18\n" +
 	"\x16GetShadowReportRequest\"I\n" +
 	"\x17GetShadowReportResponse\x12.\n" +
-	"\x06report\x18\x01 \x01(\v2\x16.quire.v1.ShadowReportR\x06report\">\n" +
+	"\x06report\x18\x01 \x01(\v2\x16.quire.v1.ShadowReportR\x06report\"Z\n" +
 	"\x13CreateApiKeyRequest\x12'\n" +
-	"\x06scopes\x18\x01 \x03(\x0e2\x0f.quire.v1.ScopeR\x06scopes\":\n" +
+	"\x06scopes\x18\x01 \x03(\x0e2\x0f.quire.v1.ScopeR\x06scopes\x12\x1a\n" +
+	"\x04name\x18\x02 \x01(\tB\x06\xf2\xb6\x18\x02 @R\x04name\":\n" +
 	"\x14CreateApiKeyResponse\x12\"\n" +
 	"\x03key\x18\x01 \x01(\v2\x10.quire.v1.ApiKeyR\x03key\"4\n" +
 	"\x13RevokeApiKeyRequest\x12\x1d\n" +
 	"\x06key_id\x18\x01 \x01(\tB\x06\xf2\xb6\x18\x02 @R\x05keyId\"T\n" +
 	"\x14RevokeApiKeyResponse\x12%\n" +
 	"\x0eschema_version\x18\x01 \x01(\rR\rschemaVersion\x12\x15\n" +
-	"\x06key_id\x18\x02 \x01(\tR\x05keyId2\xb7\b\n" +
+	"\x06key_id\x18\x02 \x01(\tR\x05keyId\"\x14\n" +
+	"\x12ListApiKeysRequest\"\x80\x01\n" +
+	"\x13ListApiKeysResponse\x12%\n" +
+	"\x0eschema_version\x18\x01 \x01(\rR\rschemaVersion\x12$\n" +
+	"\x04keys\x18\x02 \x03(\v2\x10.quire.v1.ApiKeyR\x04keys\x12\x1c\n" +
+	"\ttruncated\x18\x03 \x01(\bR\ttruncated\"\x0f\n" +
+	"\rWhoAmIRequest\"\xe4\x01\n" +
+	"\x0eWhoAmIResponse\x12%\n" +
+	"\x0eschema_version\x18\x01 \x01(\rR\rschemaVersion\x12\"\n" +
+	"\forganisation\x18\x02 \x01(\tR\forganisation\x12\"\n" +
+	"\x03key\x18\x03 \x01(\v2\x10.quire.v1.ApiKeyR\x03key\x121\n" +
+	"\x06policy\x18\x04 \x01(\v2\x19.quire.v1.RetrievalPolicyR\x06policy\x120\n" +
+	"\x14max_concurrent_calls\x18\x05 \x01(\rR\x12maxConcurrentCalls2\xda\t\n" +
 	"\fAdminService\x12i\n" +
 	"\x12SetRetrievalPolicy\x12#.quire.v1.SetRetrievalPolicyRequest\x1a$.quire.v1.SetRetrievalPolicyResponse\"\bҵ\x18\x04\b\x03\x10\x03\x12l\n" +
 	"\x12GetRetrievalPolicy\x12#.quire.v1.GetRetrievalPolicyRequest\x1a$.quire.v1.GetRetrievalPolicyResponse\"\vҵ\x18\x04\b\x01\x10\x03\x90\x02\x01\x12Z\n" +
@@ -1236,7 +1481,9 @@ const file_quire_v1_admin_service_proto_rawDesc = "" +
 	"\rGetGateStatus\x12\x1e.quire.v1.GetGateStatusRequest\x1a\x1f.quire.v1.GetGateStatusResponse\"\vҵ\x18\x04\b\x01\x10\x03\x90\x02\x01\x12c\n" +
 	"\x0fGetShadowReport\x12 .quire.v1.GetShadowReportRequest\x1a!.quire.v1.GetShadowReportResponse\"\vҵ\x18\x04\b\x01\x10\x03\x90\x02\x01\x12W\n" +
 	"\fCreateApiKey\x12\x1d.quire.v1.CreateApiKeyRequest\x1a\x1e.quire.v1.CreateApiKeyResponse\"\bҵ\x18\x04\b\x03\x10\x03\x12W\n" +
-	"\fRevokeApiKey\x12\x1d.quire.v1.RevokeApiKeyRequest\x1a\x1e.quire.v1.RevokeApiKeyResponse\"\bҵ\x18\x04\b\x03\x10\x03b\x06proto3"
+	"\fRevokeApiKey\x12\x1d.quire.v1.RevokeApiKeyRequest\x1a\x1e.quire.v1.RevokeApiKeyResponse\"\bҵ\x18\x04\b\x03\x10\x03\x12W\n" +
+	"\vListApiKeys\x12\x1c.quire.v1.ListApiKeysRequest\x1a\x1d.quire.v1.ListApiKeysResponse\"\vҵ\x18\x04\b\x01\x10\x03\x90\x02\x01\x12H\n" +
+	"\x06WhoAmI\x12\x17.quire.v1.WhoAmIRequest\x1a\x18.quire.v1.WhoAmIResponse\"\vҵ\x18\x04\b\x01\x10\x01\x90\x02\x01b\x06proto3"
 
 var (
 	file_quire_v1_admin_service_proto_rawDescOnce sync.Once
@@ -1250,7 +1497,7 @@ func file_quire_v1_admin_service_proto_rawDescGZIP() []byte {
 	return file_quire_v1_admin_service_proto_rawDescData
 }
 
-var file_quire_v1_admin_service_proto_msgTypes = make([]protoimpl.MessageInfo, 22)
+var file_quire_v1_admin_service_proto_msgTypes = make([]protoimpl.MessageInfo, 26)
 var file_quire_v1_admin_service_proto_goTypes = []any{
 	(*SetRetrievalPolicyRequest)(nil),        // 0: quire.v1.SetRetrievalPolicyRequest
 	(*SetRetrievalPolicyResponse)(nil),       // 1: quire.v1.SetRetrievalPolicyResponse
@@ -1274,58 +1521,69 @@ var file_quire_v1_admin_service_proto_goTypes = []any{
 	(*CreateApiKeyResponse)(nil),             // 19: quire.v1.CreateApiKeyResponse
 	(*RevokeApiKeyRequest)(nil),              // 20: quire.v1.RevokeApiKeyRequest
 	(*RevokeApiKeyResponse)(nil),             // 21: quire.v1.RevokeApiKeyResponse
-	(RetrievalMode)(0),                       // 22: quire.v1.RetrievalMode
-	(*RetrievalPolicy)(nil),                  // 23: quire.v1.RetrievalPolicy
-	(*PageSearchConfig)(nil),                 // 24: quire.v1.PageSearchConfig
-	(*IndexStatus)(nil),                      // 25: quire.v1.IndexStatus
-	(*GateProgress)(nil),                     // 26: quire.v1.GateProgress
-	(*GateResult)(nil),                       // 27: quire.v1.GateResult
-	(*ShadowReport)(nil),                     // 28: quire.v1.ShadowReport
-	(Scope)(0),                               // 29: quire.v1.Scope
-	(*ApiKey)(nil),                           // 30: quire.v1.ApiKey
+	(*ListApiKeysRequest)(nil),               // 22: quire.v1.ListApiKeysRequest
+	(*ListApiKeysResponse)(nil),              // 23: quire.v1.ListApiKeysResponse
+	(*WhoAmIRequest)(nil),                    // 24: quire.v1.WhoAmIRequest
+	(*WhoAmIResponse)(nil),                   // 25: quire.v1.WhoAmIResponse
+	(RetrievalMode)(0),                       // 26: quire.v1.RetrievalMode
+	(*RetrievalPolicy)(nil),                  // 27: quire.v1.RetrievalPolicy
+	(*PageSearchConfig)(nil),                 // 28: quire.v1.PageSearchConfig
+	(*IndexStatus)(nil),                      // 29: quire.v1.IndexStatus
+	(*GateProgress)(nil),                     // 30: quire.v1.GateProgress
+	(*GateResult)(nil),                       // 31: quire.v1.GateResult
+	(*ShadowReport)(nil),                     // 32: quire.v1.ShadowReport
+	(Scope)(0),                               // 33: quire.v1.Scope
+	(*ApiKey)(nil),                           // 34: quire.v1.ApiKey
 }
 var file_quire_v1_admin_service_proto_depIdxs = []int32{
-	22, // 0: quire.v1.SetRetrievalPolicyRequest.mode:type_name -> quire.v1.RetrievalMode
-	23, // 1: quire.v1.SetRetrievalPolicyResponse.policy:type_name -> quire.v1.RetrievalPolicy
-	23, // 2: quire.v1.GetRetrievalPolicyResponse.policy:type_name -> quire.v1.RetrievalPolicy
-	23, // 3: quire.v1.SetKillSwitchResponse.policy:type_name -> quire.v1.RetrievalPolicy
-	24, // 4: quire.v1.SetNamespaceSearchConfigRequest.config:type_name -> quire.v1.PageSearchConfig
-	24, // 5: quire.v1.SetNamespaceSearchConfigResponse.config:type_name -> quire.v1.PageSearchConfig
-	25, // 6: quire.v1.RebuildIndexResponse.status:type_name -> quire.v1.IndexStatus
-	25, // 7: quire.v1.RollbackIndexResponse.status:type_name -> quire.v1.IndexStatus
-	26, // 8: quire.v1.RunGateResponse.progress:type_name -> quire.v1.GateProgress
-	27, // 9: quire.v1.RunGateResponse.result:type_name -> quire.v1.GateResult
-	27, // 10: quire.v1.GetGateStatusResponse.result:type_name -> quire.v1.GateResult
-	28, // 11: quire.v1.GetShadowReportResponse.report:type_name -> quire.v1.ShadowReport
-	29, // 12: quire.v1.CreateApiKeyRequest.scopes:type_name -> quire.v1.Scope
-	30, // 13: quire.v1.CreateApiKeyResponse.key:type_name -> quire.v1.ApiKey
-	0,  // 14: quire.v1.AdminService.SetRetrievalPolicy:input_type -> quire.v1.SetRetrievalPolicyRequest
-	2,  // 15: quire.v1.AdminService.GetRetrievalPolicy:input_type -> quire.v1.GetRetrievalPolicyRequest
-	4,  // 16: quire.v1.AdminService.SetKillSwitch:input_type -> quire.v1.SetKillSwitchRequest
-	6,  // 17: quire.v1.AdminService.SetNamespaceSearchConfig:input_type -> quire.v1.SetNamespaceSearchConfigRequest
-	8,  // 18: quire.v1.AdminService.RebuildIndex:input_type -> quire.v1.RebuildIndexRequest
-	10, // 19: quire.v1.AdminService.RollbackIndex:input_type -> quire.v1.RollbackIndexRequest
-	12, // 20: quire.v1.AdminService.RunGate:input_type -> quire.v1.RunGateRequest
-	14, // 21: quire.v1.AdminService.GetGateStatus:input_type -> quire.v1.GetGateStatusRequest
-	16, // 22: quire.v1.AdminService.GetShadowReport:input_type -> quire.v1.GetShadowReportRequest
-	18, // 23: quire.v1.AdminService.CreateApiKey:input_type -> quire.v1.CreateApiKeyRequest
-	20, // 24: quire.v1.AdminService.RevokeApiKey:input_type -> quire.v1.RevokeApiKeyRequest
-	1,  // 25: quire.v1.AdminService.SetRetrievalPolicy:output_type -> quire.v1.SetRetrievalPolicyResponse
-	3,  // 26: quire.v1.AdminService.GetRetrievalPolicy:output_type -> quire.v1.GetRetrievalPolicyResponse
-	5,  // 27: quire.v1.AdminService.SetKillSwitch:output_type -> quire.v1.SetKillSwitchResponse
-	7,  // 28: quire.v1.AdminService.SetNamespaceSearchConfig:output_type -> quire.v1.SetNamespaceSearchConfigResponse
-	9,  // 29: quire.v1.AdminService.RebuildIndex:output_type -> quire.v1.RebuildIndexResponse
-	11, // 30: quire.v1.AdminService.RollbackIndex:output_type -> quire.v1.RollbackIndexResponse
-	13, // 31: quire.v1.AdminService.RunGate:output_type -> quire.v1.RunGateResponse
-	15, // 32: quire.v1.AdminService.GetGateStatus:output_type -> quire.v1.GetGateStatusResponse
-	17, // 33: quire.v1.AdminService.GetShadowReport:output_type -> quire.v1.GetShadowReportResponse
-	19, // 34: quire.v1.AdminService.CreateApiKey:output_type -> quire.v1.CreateApiKeyResponse
-	21, // 35: quire.v1.AdminService.RevokeApiKey:output_type -> quire.v1.RevokeApiKeyResponse
-	25, // [25:36] is the sub-list for method output_type
-	14, // [14:25] is the sub-list for method input_type
-	14, // [14:14] is the sub-list for extension type_name
-	14, // [14:14] is the sub-list for extension extendee
-	0,  // [0:14] is the sub-list for field type_name
+	26, // 0: quire.v1.SetRetrievalPolicyRequest.mode:type_name -> quire.v1.RetrievalMode
+	27, // 1: quire.v1.SetRetrievalPolicyResponse.policy:type_name -> quire.v1.RetrievalPolicy
+	27, // 2: quire.v1.GetRetrievalPolicyResponse.policy:type_name -> quire.v1.RetrievalPolicy
+	27, // 3: quire.v1.SetKillSwitchResponse.policy:type_name -> quire.v1.RetrievalPolicy
+	28, // 4: quire.v1.SetNamespaceSearchConfigRequest.config:type_name -> quire.v1.PageSearchConfig
+	28, // 5: quire.v1.SetNamespaceSearchConfigResponse.config:type_name -> quire.v1.PageSearchConfig
+	29, // 6: quire.v1.RebuildIndexResponse.status:type_name -> quire.v1.IndexStatus
+	29, // 7: quire.v1.RollbackIndexResponse.status:type_name -> quire.v1.IndexStatus
+	30, // 8: quire.v1.RunGateResponse.progress:type_name -> quire.v1.GateProgress
+	31, // 9: quire.v1.RunGateResponse.result:type_name -> quire.v1.GateResult
+	31, // 10: quire.v1.GetGateStatusResponse.result:type_name -> quire.v1.GateResult
+	32, // 11: quire.v1.GetShadowReportResponse.report:type_name -> quire.v1.ShadowReport
+	33, // 12: quire.v1.CreateApiKeyRequest.scopes:type_name -> quire.v1.Scope
+	34, // 13: quire.v1.CreateApiKeyResponse.key:type_name -> quire.v1.ApiKey
+	34, // 14: quire.v1.ListApiKeysResponse.keys:type_name -> quire.v1.ApiKey
+	34, // 15: quire.v1.WhoAmIResponse.key:type_name -> quire.v1.ApiKey
+	27, // 16: quire.v1.WhoAmIResponse.policy:type_name -> quire.v1.RetrievalPolicy
+	0,  // 17: quire.v1.AdminService.SetRetrievalPolicy:input_type -> quire.v1.SetRetrievalPolicyRequest
+	2,  // 18: quire.v1.AdminService.GetRetrievalPolicy:input_type -> quire.v1.GetRetrievalPolicyRequest
+	4,  // 19: quire.v1.AdminService.SetKillSwitch:input_type -> quire.v1.SetKillSwitchRequest
+	6,  // 20: quire.v1.AdminService.SetNamespaceSearchConfig:input_type -> quire.v1.SetNamespaceSearchConfigRequest
+	8,  // 21: quire.v1.AdminService.RebuildIndex:input_type -> quire.v1.RebuildIndexRequest
+	10, // 22: quire.v1.AdminService.RollbackIndex:input_type -> quire.v1.RollbackIndexRequest
+	12, // 23: quire.v1.AdminService.RunGate:input_type -> quire.v1.RunGateRequest
+	14, // 24: quire.v1.AdminService.GetGateStatus:input_type -> quire.v1.GetGateStatusRequest
+	16, // 25: quire.v1.AdminService.GetShadowReport:input_type -> quire.v1.GetShadowReportRequest
+	18, // 26: quire.v1.AdminService.CreateApiKey:input_type -> quire.v1.CreateApiKeyRequest
+	20, // 27: quire.v1.AdminService.RevokeApiKey:input_type -> quire.v1.RevokeApiKeyRequest
+	22, // 28: quire.v1.AdminService.ListApiKeys:input_type -> quire.v1.ListApiKeysRequest
+	24, // 29: quire.v1.AdminService.WhoAmI:input_type -> quire.v1.WhoAmIRequest
+	1,  // 30: quire.v1.AdminService.SetRetrievalPolicy:output_type -> quire.v1.SetRetrievalPolicyResponse
+	3,  // 31: quire.v1.AdminService.GetRetrievalPolicy:output_type -> quire.v1.GetRetrievalPolicyResponse
+	5,  // 32: quire.v1.AdminService.SetKillSwitch:output_type -> quire.v1.SetKillSwitchResponse
+	7,  // 33: quire.v1.AdminService.SetNamespaceSearchConfig:output_type -> quire.v1.SetNamespaceSearchConfigResponse
+	9,  // 34: quire.v1.AdminService.RebuildIndex:output_type -> quire.v1.RebuildIndexResponse
+	11, // 35: quire.v1.AdminService.RollbackIndex:output_type -> quire.v1.RollbackIndexResponse
+	13, // 36: quire.v1.AdminService.RunGate:output_type -> quire.v1.RunGateResponse
+	15, // 37: quire.v1.AdminService.GetGateStatus:output_type -> quire.v1.GetGateStatusResponse
+	17, // 38: quire.v1.AdminService.GetShadowReport:output_type -> quire.v1.GetShadowReportResponse
+	19, // 39: quire.v1.AdminService.CreateApiKey:output_type -> quire.v1.CreateApiKeyResponse
+	21, // 40: quire.v1.AdminService.RevokeApiKey:output_type -> quire.v1.RevokeApiKeyResponse
+	23, // 41: quire.v1.AdminService.ListApiKeys:output_type -> quire.v1.ListApiKeysResponse
+	25, // 42: quire.v1.AdminService.WhoAmI:output_type -> quire.v1.WhoAmIResponse
+	30, // [30:43] is the sub-list for method output_type
+	17, // [17:30] is the sub-list for method input_type
+	17, // [17:17] is the sub-list for extension type_name
+	17, // [17:17] is the sub-list for extension extendee
+	0,  // [0:17] is the sub-list for field type_name
 }
 
 func init() { file_quire_v1_admin_service_proto_init() }
@@ -1348,7 +1606,7 @@ func file_quire_v1_admin_service_proto_init() {
 			GoPackagePath: reflect.TypeOf(x{}).PkgPath(),
 			RawDescriptor: unsafe.Slice(unsafe.StringData(file_quire_v1_admin_service_proto_rawDesc), len(file_quire_v1_admin_service_proto_rawDesc)),
 			NumEnums:      0,
-			NumMessages:   22,
+			NumMessages:   26,
 			NumExtensions: 0,
 			NumServices:   1,
 		},

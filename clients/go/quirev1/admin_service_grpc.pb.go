@@ -30,13 +30,16 @@ const (
 	AdminService_GetShadowReport_FullMethodName          = "/quire.v1.AdminService/GetShadowReport"
 	AdminService_CreateApiKey_FullMethodName             = "/quire.v1.AdminService/CreateApiKey"
 	AdminService_RevokeApiKey_FullMethodName             = "/quire.v1.AdminService/RevokeApiKey"
+	AdminService_ListApiKeys_FullMethodName              = "/quire.v1.AdminService/ListApiKeys"
+	AdminService_WhoAmI_FullMethodName                   = "/quire.v1.AdminService/WhoAmI"
 )
 
 // AdminServiceClient is the client API for AdminService service.
 //
 // For semantics around ctx use and closing/ending streaming RPCs, please refer to https://pkg.go.dev/google.golang.org/grpc/?tab=doc#ClientConn.NewStream.
 //
-// Administration; every call needs a key with scope `admin` and is audited.
+// Administration; every call but WhoAmI needs a key with scope `admin`, and every change is
+// audited.
 type AdminServiceClient interface {
 	// Sets the caller organisation's retrieval mode and/or search limit bound.
 	SetRetrievalPolicy(ctx context.Context, in *SetRetrievalPolicyRequest, opts ...grpc.CallOption) (*SetRetrievalPolicyResponse, error)
@@ -61,6 +64,12 @@ type AdminServiceClient interface {
 	CreateApiKey(ctx context.Context, in *CreateApiKeyRequest, opts ...grpc.CallOption) (*CreateApiKeyResponse, error)
 	// Revokes a key of the caller's organisation.
 	RevokeApiKey(ctx context.Context, in *RevokeApiKeyRequest, opts ...grpc.CallOption) (*RevokeApiKeyResponse, error)
+	// The caller organisation's live (unrevoked) keys, newest first: ids, names, scopes, when
+	// created and last used. Never a secret.
+	ListApiKeys(ctx context.Context, in *ListApiKeysRequest, opts ...grpc.CallOption) (*ListApiKeysResponse, error)
+	// Who the caller is: the organisation, the key (never its secret) and the limits its calls
+	// are held to. Needs scope `read` only, so any ordinary key can ask.
+	WhoAmI(ctx context.Context, in *WhoAmIRequest, opts ...grpc.CallOption) (*WhoAmIResponse, error)
 }
 
 type adminServiceClient struct {
@@ -190,11 +199,32 @@ func (c *adminServiceClient) RevokeApiKey(ctx context.Context, in *RevokeApiKeyR
 	return out, nil
 }
 
+func (c *adminServiceClient) ListApiKeys(ctx context.Context, in *ListApiKeysRequest, opts ...grpc.CallOption) (*ListApiKeysResponse, error) {
+	cOpts := append([]grpc.CallOption{grpc.StaticMethod()}, opts...)
+	out := new(ListApiKeysResponse)
+	err := c.cc.Invoke(ctx, AdminService_ListApiKeys_FullMethodName, in, out, cOpts...)
+	if err != nil {
+		return nil, err
+	}
+	return out, nil
+}
+
+func (c *adminServiceClient) WhoAmI(ctx context.Context, in *WhoAmIRequest, opts ...grpc.CallOption) (*WhoAmIResponse, error) {
+	cOpts := append([]grpc.CallOption{grpc.StaticMethod()}, opts...)
+	out := new(WhoAmIResponse)
+	err := c.cc.Invoke(ctx, AdminService_WhoAmI_FullMethodName, in, out, cOpts...)
+	if err != nil {
+		return nil, err
+	}
+	return out, nil
+}
+
 // AdminServiceServer is the server API for AdminService service.
 // All implementations must embed UnimplementedAdminServiceServer
 // for forward compatibility.
 //
-// Administration; every call needs a key with scope `admin` and is audited.
+// Administration; every call but WhoAmI needs a key with scope `admin`, and every change is
+// audited.
 type AdminServiceServer interface {
 	// Sets the caller organisation's retrieval mode and/or search limit bound.
 	SetRetrievalPolicy(context.Context, *SetRetrievalPolicyRequest) (*SetRetrievalPolicyResponse, error)
@@ -219,6 +249,12 @@ type AdminServiceServer interface {
 	CreateApiKey(context.Context, *CreateApiKeyRequest) (*CreateApiKeyResponse, error)
 	// Revokes a key of the caller's organisation.
 	RevokeApiKey(context.Context, *RevokeApiKeyRequest) (*RevokeApiKeyResponse, error)
+	// The caller organisation's live (unrevoked) keys, newest first: ids, names, scopes, when
+	// created and last used. Never a secret.
+	ListApiKeys(context.Context, *ListApiKeysRequest) (*ListApiKeysResponse, error)
+	// Who the caller is: the organisation, the key (never its secret) and the limits its calls
+	// are held to. Needs scope `read` only, so any ordinary key can ask.
+	WhoAmI(context.Context, *WhoAmIRequest) (*WhoAmIResponse, error)
 	mustEmbedUnimplementedAdminServiceServer()
 }
 
@@ -261,6 +297,12 @@ func (UnimplementedAdminServiceServer) CreateApiKey(context.Context, *CreateApiK
 }
 func (UnimplementedAdminServiceServer) RevokeApiKey(context.Context, *RevokeApiKeyRequest) (*RevokeApiKeyResponse, error) {
 	return nil, status.Error(codes.Unimplemented, "method RevokeApiKey not implemented")
+}
+func (UnimplementedAdminServiceServer) ListApiKeys(context.Context, *ListApiKeysRequest) (*ListApiKeysResponse, error) {
+	return nil, status.Error(codes.Unimplemented, "method ListApiKeys not implemented")
+}
+func (UnimplementedAdminServiceServer) WhoAmI(context.Context, *WhoAmIRequest) (*WhoAmIResponse, error) {
+	return nil, status.Error(codes.Unimplemented, "method WhoAmI not implemented")
 }
 func (UnimplementedAdminServiceServer) mustEmbedUnimplementedAdminServiceServer() {}
 func (UnimplementedAdminServiceServer) testEmbeddedByValue()                      {}
@@ -474,6 +516,42 @@ func _AdminService_RevokeApiKey_Handler(srv interface{}, ctx context.Context, de
 	return interceptor(ctx, in, info, handler)
 }
 
+func _AdminService_ListApiKeys_Handler(srv interface{}, ctx context.Context, dec func(interface{}) error, interceptor grpc.UnaryServerInterceptor) (interface{}, error) {
+	in := new(ListApiKeysRequest)
+	if err := dec(in); err != nil {
+		return nil, err
+	}
+	if interceptor == nil {
+		return srv.(AdminServiceServer).ListApiKeys(ctx, in)
+	}
+	info := &grpc.UnaryServerInfo{
+		Server:     srv,
+		FullMethod: AdminService_ListApiKeys_FullMethodName,
+	}
+	handler := func(ctx context.Context, req interface{}) (interface{}, error) {
+		return srv.(AdminServiceServer).ListApiKeys(ctx, req.(*ListApiKeysRequest))
+	}
+	return interceptor(ctx, in, info, handler)
+}
+
+func _AdminService_WhoAmI_Handler(srv interface{}, ctx context.Context, dec func(interface{}) error, interceptor grpc.UnaryServerInterceptor) (interface{}, error) {
+	in := new(WhoAmIRequest)
+	if err := dec(in); err != nil {
+		return nil, err
+	}
+	if interceptor == nil {
+		return srv.(AdminServiceServer).WhoAmI(ctx, in)
+	}
+	info := &grpc.UnaryServerInfo{
+		Server:     srv,
+		FullMethod: AdminService_WhoAmI_FullMethodName,
+	}
+	handler := func(ctx context.Context, req interface{}) (interface{}, error) {
+		return srv.(AdminServiceServer).WhoAmI(ctx, req.(*WhoAmIRequest))
+	}
+	return interceptor(ctx, in, info, handler)
+}
+
 // AdminService_ServiceDesc is the grpc.ServiceDesc for AdminService service.
 // It's only intended for direct use with grpc.RegisterService,
 // and not to be introspected or modified (even as a copy)
@@ -520,6 +598,14 @@ var AdminService_ServiceDesc = grpc.ServiceDesc{
 		{
 			MethodName: "RevokeApiKey",
 			Handler:    _AdminService_RevokeApiKey_Handler,
+		},
+		{
+			MethodName: "ListApiKeys",
+			Handler:    _AdminService_ListApiKeys_Handler,
+		},
+		{
+			MethodName: "WhoAmI",
+			Handler:    _AdminService_WhoAmI_Handler,
 		},
 	},
 	Streams: []grpc.StreamDesc{

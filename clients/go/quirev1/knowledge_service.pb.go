@@ -1795,6 +1795,98 @@ func (x *GetAgentResponse) GetAgent() *Agent {
 	return nil
 }
 
+// Deletes an agent.
+type DeleteAgentRequest struct {
+	state protoimpl.MessageState `protogen:"open.v1"`
+	// The agent's id (at most 128 characters; a longer or unknown one is AGENT_NOT_FOUND).
+	AgentId       string `protobuf:"bytes,1,opt,name=agent_id,json=agentId,proto3" json:"agent_id,omitempty"`
+	unknownFields protoimpl.UnknownFields
+	sizeCache     protoimpl.SizeCache
+}
+
+func (x *DeleteAgentRequest) Reset() {
+	*x = DeleteAgentRequest{}
+	mi := &file_quire_v1_knowledge_service_proto_msgTypes[30]
+	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+	ms.StoreMessageInfo(mi)
+}
+
+func (x *DeleteAgentRequest) String() string {
+	return protoimpl.X.MessageStringOf(x)
+}
+
+func (*DeleteAgentRequest) ProtoMessage() {}
+
+func (x *DeleteAgentRequest) ProtoReflect() protoreflect.Message {
+	mi := &file_quire_v1_knowledge_service_proto_msgTypes[30]
+	if x != nil {
+		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+		if ms.LoadMessageInfo() == nil {
+			ms.StoreMessageInfo(mi)
+		}
+		return ms
+	}
+	return mi.MessageOf(x)
+}
+
+// Deprecated: Use DeleteAgentRequest.ProtoReflect.Descriptor instead.
+func (*DeleteAgentRequest) Descriptor() ([]byte, []int) {
+	return file_quire_v1_knowledge_service_proto_rawDescGZIP(), []int{30}
+}
+
+func (x *DeleteAgentRequest) GetAgentId() string {
+	if x != nil {
+		return x.AgentId
+	}
+	return ""
+}
+
+// The answer to DeleteAgent.
+type DeleteAgentResponse struct {
+	state protoimpl.MessageState `protogen:"open.v1"`
+	// The agent as it was before the delete.
+	Agent         *Agent `protobuf:"bytes,1,opt,name=agent,proto3" json:"agent,omitempty"`
+	unknownFields protoimpl.UnknownFields
+	sizeCache     protoimpl.SizeCache
+}
+
+func (x *DeleteAgentResponse) Reset() {
+	*x = DeleteAgentResponse{}
+	mi := &file_quire_v1_knowledge_service_proto_msgTypes[31]
+	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+	ms.StoreMessageInfo(mi)
+}
+
+func (x *DeleteAgentResponse) String() string {
+	return protoimpl.X.MessageStringOf(x)
+}
+
+func (*DeleteAgentResponse) ProtoMessage() {}
+
+func (x *DeleteAgentResponse) ProtoReflect() protoreflect.Message {
+	mi := &file_quire_v1_knowledge_service_proto_msgTypes[31]
+	if x != nil {
+		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+		if ms.LoadMessageInfo() == nil {
+			ms.StoreMessageInfo(mi)
+		}
+		return ms
+	}
+	return mi.MessageOf(x)
+}
+
+// Deprecated: Use DeleteAgentResponse.ProtoReflect.Descriptor instead.
+func (*DeleteAgentResponse) Descriptor() ([]byte, []int) {
+	return file_quire_v1_knowledge_service_proto_rawDescGZIP(), []int{31}
+}
+
+func (x *DeleteAgentResponse) GetAgent() *Agent {
+	if x != nil {
+		return x.Agent
+	}
+	return nil
+}
+
 // Asks for one page of the organisation's agents, by id.
 type ListAgentsRequest struct {
 	state protoimpl.MessageState `protogen:"open.v1"`
@@ -1808,7 +1900,7 @@ type ListAgentsRequest struct {
 
 func (x *ListAgentsRequest) Reset() {
 	*x = ListAgentsRequest{}
-	mi := &file_quire_v1_knowledge_service_proto_msgTypes[30]
+	mi := &file_quire_v1_knowledge_service_proto_msgTypes[32]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -1820,7 +1912,7 @@ func (x *ListAgentsRequest) String() string {
 func (*ListAgentsRequest) ProtoMessage() {}
 
 func (x *ListAgentsRequest) ProtoReflect() protoreflect.Message {
-	mi := &file_quire_v1_knowledge_service_proto_msgTypes[30]
+	mi := &file_quire_v1_knowledge_service_proto_msgTypes[32]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -1833,7 +1925,7 @@ func (x *ListAgentsRequest) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use ListAgentsRequest.ProtoReflect.Descriptor instead.
 func (*ListAgentsRequest) Descriptor() ([]byte, []int) {
-	return file_quire_v1_knowledge_service_proto_rawDescGZIP(), []int{30}
+	return file_quire_v1_knowledge_service_proto_rawDescGZIP(), []int{32}
 }
 
 func (x *ListAgentsRequest) GetCursor() string {
@@ -1865,7 +1957,7 @@ type ListAgentsResponse struct {
 
 func (x *ListAgentsResponse) Reset() {
 	*x = ListAgentsResponse{}
-	mi := &file_quire_v1_knowledge_service_proto_msgTypes[31]
+	mi := &file_quire_v1_knowledge_service_proto_msgTypes[33]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -1877,7 +1969,7 @@ func (x *ListAgentsResponse) String() string {
 func (*ListAgentsResponse) ProtoMessage() {}
 
 func (x *ListAgentsResponse) ProtoReflect() protoreflect.Message {
-	mi := &file_quire_v1_knowledge_service_proto_msgTypes[31]
+	mi := &file_quire_v1_knowledge_service_proto_msgTypes[33]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -1890,7 +1982,7 @@ func (x *ListAgentsResponse) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use ListAgentsResponse.ProtoReflect.Descriptor instead.
 func (*ListAgentsResponse) Descriptor() ([]byte, []int) {
-	return file_quire_v1_knowledge_service_proto_rawDescGZIP(), []int{31}
+	return file_quire_v1_knowledge_service_proto_rawDescGZIP(), []int{33}
 }
 
 func (x *ListAgentsResponse) GetSchemaVersion() uint32 {
@@ -1951,7 +2043,7 @@ type SearchKnowledgeRequest struct {
 
 func (x *SearchKnowledgeRequest) Reset() {
 	*x = SearchKnowledgeRequest{}
-	mi := &file_quire_v1_knowledge_service_proto_msgTypes[32]
+	mi := &file_quire_v1_knowledge_service_proto_msgTypes[34]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -1963,7 +2055,7 @@ func (x *SearchKnowledgeRequest) String() string {
 func (*SearchKnowledgeRequest) ProtoMessage() {}
 
 func (x *SearchKnowledgeRequest) ProtoReflect() protoreflect.Message {
-	mi := &file_quire_v1_knowledge_service_proto_msgTypes[32]
+	mi := &file_quire_v1_knowledge_service_proto_msgTypes[34]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -1976,7 +2068,7 @@ func (x *SearchKnowledgeRequest) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use SearchKnowledgeRequest.ProtoReflect.Descriptor instead.
 func (*SearchKnowledgeRequest) Descriptor() ([]byte, []int) {
-	return file_quire_v1_knowledge_service_proto_rawDescGZIP(), []int{32}
+	return file_quire_v1_knowledge_service_proto_rawDescGZIP(), []int{34}
 }
 
 func (x *SearchKnowledgeRequest) GetAgentId() string {
@@ -2045,7 +2137,7 @@ type SearchKnowledgeResponse struct {
 
 func (x *SearchKnowledgeResponse) Reset() {
 	*x = SearchKnowledgeResponse{}
-	mi := &file_quire_v1_knowledge_service_proto_msgTypes[33]
+	mi := &file_quire_v1_knowledge_service_proto_msgTypes[35]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -2057,7 +2149,7 @@ func (x *SearchKnowledgeResponse) String() string {
 func (*SearchKnowledgeResponse) ProtoMessage() {}
 
 func (x *SearchKnowledgeResponse) ProtoReflect() protoreflect.Message {
-	mi := &file_quire_v1_knowledge_service_proto_msgTypes[33]
+	mi := &file_quire_v1_knowledge_service_proto_msgTypes[35]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -2070,7 +2162,7 @@ func (x *SearchKnowledgeResponse) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use SearchKnowledgeResponse.ProtoReflect.Descriptor instead.
 func (*SearchKnowledgeResponse) Descriptor() ([]byte, []int) {
-	return file_quire_v1_knowledge_service_proto_rawDescGZIP(), []int{33}
+	return file_quire_v1_knowledge_service_proto_rawDescGZIP(), []int{35}
 }
 
 func (x *SearchKnowledgeResponse) GetSchemaVersion() uint32 {
@@ -2130,7 +2222,7 @@ type ReadDocumentRequest struct {
 
 func (x *ReadDocumentRequest) Reset() {
 	*x = ReadDocumentRequest{}
-	mi := &file_quire_v1_knowledge_service_proto_msgTypes[34]
+	mi := &file_quire_v1_knowledge_service_proto_msgTypes[36]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -2142,7 +2234,7 @@ func (x *ReadDocumentRequest) String() string {
 func (*ReadDocumentRequest) ProtoMessage() {}
 
 func (x *ReadDocumentRequest) ProtoReflect() protoreflect.Message {
-	mi := &file_quire_v1_knowledge_service_proto_msgTypes[34]
+	mi := &file_quire_v1_knowledge_service_proto_msgTypes[36]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -2155,7 +2247,7 @@ func (x *ReadDocumentRequest) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use ReadDocumentRequest.ProtoReflect.Descriptor instead.
 func (*ReadDocumentRequest) Descriptor() ([]byte, []int) {
-	return file_quire_v1_knowledge_service_proto_rawDescGZIP(), []int{34}
+	return file_quire_v1_knowledge_service_proto_rawDescGZIP(), []int{36}
 }
 
 func (x *ReadDocumentRequest) GetAgentId() string {
@@ -2204,7 +2296,7 @@ type ReadDocumentResponse struct {
 
 func (x *ReadDocumentResponse) Reset() {
 	*x = ReadDocumentResponse{}
-	mi := &file_quire_v1_knowledge_service_proto_msgTypes[35]
+	mi := &file_quire_v1_knowledge_service_proto_msgTypes[37]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -2216,7 +2308,7 @@ func (x *ReadDocumentResponse) String() string {
 func (*ReadDocumentResponse) ProtoMessage() {}
 
 func (x *ReadDocumentResponse) ProtoReflect() protoreflect.Message {
-	mi := &file_quire_v1_knowledge_service_proto_msgTypes[35]
+	mi := &file_quire_v1_knowledge_service_proto_msgTypes[37]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -2229,7 +2321,7 @@ func (x *ReadDocumentResponse) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use ReadDocumentResponse.ProtoReflect.Descriptor instead.
 func (*ReadDocumentResponse) Descriptor() ([]byte, []int) {
-	return file_quire_v1_knowledge_service_proto_rawDescGZIP(), []int{35}
+	return file_quire_v1_knowledge_service_proto_rawDescGZIP(), []int{37}
 }
 
 func (x *ReadDocumentResponse) GetSlice() *DocumentSlice {
@@ -2250,7 +2342,7 @@ type GetIndexStatusRequest struct {
 
 func (x *GetIndexStatusRequest) Reset() {
 	*x = GetIndexStatusRequest{}
-	mi := &file_quire_v1_knowledge_service_proto_msgTypes[36]
+	mi := &file_quire_v1_knowledge_service_proto_msgTypes[38]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -2262,7 +2354,7 @@ func (x *GetIndexStatusRequest) String() string {
 func (*GetIndexStatusRequest) ProtoMessage() {}
 
 func (x *GetIndexStatusRequest) ProtoReflect() protoreflect.Message {
-	mi := &file_quire_v1_knowledge_service_proto_msgTypes[36]
+	mi := &file_quire_v1_knowledge_service_proto_msgTypes[38]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -2275,7 +2367,7 @@ func (x *GetIndexStatusRequest) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use GetIndexStatusRequest.ProtoReflect.Descriptor instead.
 func (*GetIndexStatusRequest) Descriptor() ([]byte, []int) {
-	return file_quire_v1_knowledge_service_proto_rawDescGZIP(), []int{36}
+	return file_quire_v1_knowledge_service_proto_rawDescGZIP(), []int{38}
 }
 
 func (x *GetIndexStatusRequest) GetCollectionId() string {
@@ -2296,7 +2388,7 @@ type GetIndexStatusResponse struct {
 
 func (x *GetIndexStatusResponse) Reset() {
 	*x = GetIndexStatusResponse{}
-	mi := &file_quire_v1_knowledge_service_proto_msgTypes[37]
+	mi := &file_quire_v1_knowledge_service_proto_msgTypes[39]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -2308,7 +2400,7 @@ func (x *GetIndexStatusResponse) String() string {
 func (*GetIndexStatusResponse) ProtoMessage() {}
 
 func (x *GetIndexStatusResponse) ProtoReflect() protoreflect.Message {
-	mi := &file_quire_v1_knowledge_service_proto_msgTypes[37]
+	mi := &file_quire_v1_knowledge_service_proto_msgTypes[39]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -2321,7 +2413,7 @@ func (x *GetIndexStatusResponse) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use GetIndexStatusResponse.ProtoReflect.Descriptor instead.
 func (*GetIndexStatusResponse) Descriptor() ([]byte, []int) {
-	return file_quire_v1_knowledge_service_proto_rawDescGZIP(), []int{37}
+	return file_quire_v1_knowledge_service_proto_rawDescGZIP(), []int{39}
 }
 
 func (x *GetIndexStatusResponse) GetStatus() *IndexStatus {
@@ -2342,7 +2434,7 @@ type WatchIndexStatusRequest struct {
 
 func (x *WatchIndexStatusRequest) Reset() {
 	*x = WatchIndexStatusRequest{}
-	mi := &file_quire_v1_knowledge_service_proto_msgTypes[38]
+	mi := &file_quire_v1_knowledge_service_proto_msgTypes[40]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -2354,7 +2446,7 @@ func (x *WatchIndexStatusRequest) String() string {
 func (*WatchIndexStatusRequest) ProtoMessage() {}
 
 func (x *WatchIndexStatusRequest) ProtoReflect() protoreflect.Message {
-	mi := &file_quire_v1_knowledge_service_proto_msgTypes[38]
+	mi := &file_quire_v1_knowledge_service_proto_msgTypes[40]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -2367,7 +2459,7 @@ func (x *WatchIndexStatusRequest) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use WatchIndexStatusRequest.ProtoReflect.Descriptor instead.
 func (*WatchIndexStatusRequest) Descriptor() ([]byte, []int) {
-	return file_quire_v1_knowledge_service_proto_rawDescGZIP(), []int{38}
+	return file_quire_v1_knowledge_service_proto_rawDescGZIP(), []int{40}
 }
 
 func (x *WatchIndexStatusRequest) GetCollectionId() string {
@@ -2388,7 +2480,7 @@ type WatchIndexStatusResponse struct {
 
 func (x *WatchIndexStatusResponse) Reset() {
 	*x = WatchIndexStatusResponse{}
-	mi := &file_quire_v1_knowledge_service_proto_msgTypes[39]
+	mi := &file_quire_v1_knowledge_service_proto_msgTypes[41]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -2400,7 +2492,7 @@ func (x *WatchIndexStatusResponse) String() string {
 func (*WatchIndexStatusResponse) ProtoMessage() {}
 
 func (x *WatchIndexStatusResponse) ProtoReflect() protoreflect.Message {
-	mi := &file_quire_v1_knowledge_service_proto_msgTypes[39]
+	mi := &file_quire_v1_knowledge_service_proto_msgTypes[41]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -2413,7 +2505,7 @@ func (x *WatchIndexStatusResponse) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use WatchIndexStatusResponse.ProtoReflect.Descriptor instead.
 func (*WatchIndexStatusResponse) Descriptor() ([]byte, []int) {
-	return file_quire_v1_knowledge_service_proto_rawDescGZIP(), []int{39}
+	return file_quire_v1_knowledge_service_proto_rawDescGZIP(), []int{41}
 }
 
 func (x *WatchIndexStatusResponse) GetStatus() *IndexStatus {
@@ -2538,6 +2630,10 @@ const file_quire_v1_knowledge_service_proto_rawDesc = "" +
 	"\x0fGetAgentRequest\x12\"\n" +
 	"\bagent_id\x18\x01 \x01(\tB\a\xf2\xb6\x18\x03 \x80\x01R\aagentId\"9\n" +
 	"\x10GetAgentResponse\x12%\n" +
+	"\x05agent\x18\x01 \x01(\v2\x0f.quire.v1.AgentR\x05agent\"8\n" +
+	"\x12DeleteAgentRequest\x12\"\n" +
+	"\bagent_id\x18\x01 \x01(\tB\a\xf2\xb6\x18\x03 \x80\x01R\aagentId\"<\n" +
+	"\x13DeleteAgentResponse\x12%\n" +
 	"\x05agent\x18\x01 \x01(\v2\x0f.quire.v1.AgentR\x05agent\"b\n" +
 	"\x11ListAgentsRequest\x12\x1f\n" +
 	"\x06cursor\x18\x01 \x01(\tB\a\xf2\xb6\x18\x03 \x80\bR\x06cursor\x12,\n" +
@@ -2576,7 +2672,7 @@ const file_quire_v1_knowledge_service_proto_rawDesc = "" +
 	"\x17WatchIndexStatusRequest\x12#\n" +
 	"\rcollection_id\x18\x01 \x01(\tR\fcollectionId\"I\n" +
 	"\x18WatchIndexStatusResponse\x12-\n" +
-	"\x06status\x18\x01 \x01(\v2\x15.quire.v1.IndexStatusR\x06status2\xf6\x11\n" +
+	"\x06status\x18\x01 \x01(\v2\x15.quire.v1.IndexStatusR\x06status2\xcc\x12\n" +
 	"\x10KnowledgeService\x12c\n" +
 	"\x10CreateCollection\x12!.quire.v1.CreateCollectionRequest\x1a\".quire.v1.CreateCollectionResponse\"\bҵ\x18\x04\b\x03\x10\x02\x12]\n" +
 	"\rGetCollection\x12\x1e.quire.v1.GetCollectionRequest\x1a\x1f.quire.v1.GetCollectionResponse\"\vҵ\x18\x04\b\x01\x10\x01\x90\x02\x01\x12c\n" +
@@ -2592,6 +2688,7 @@ const file_quire_v1_knowledge_service_proto_rawDesc = "" +
 	"\x0eWatchDocuments\x12\x1f.quire.v1.WatchDocumentsRequest\x1a .quire.v1.WatchDocumentsResponse\"\bҵ\x18\x04\b\x06\x10\x010\x01\x12T\n" +
 	"\vUpsertAgent\x12\x1c.quire.v1.UpsertAgentRequest\x1a\x1d.quire.v1.UpsertAgentResponse\"\bҵ\x18\x04\b\x03\x10\x02\x12N\n" +
 	"\bGetAgent\x12\x19.quire.v1.GetAgentRequest\x1a\x1a.quire.v1.GetAgentResponse\"\vҵ\x18\x04\b\x01\x10\x01\x90\x02\x01\x12T\n" +
+	"\vDeleteAgent\x12\x1c.quire.v1.DeleteAgentRequest\x1a\x1d.quire.v1.DeleteAgentResponse\"\bҵ\x18\x04\b\x03\x10\x02\x12T\n" +
 	"\n" +
 	"ListAgents\x12\x1b.quire.v1.ListAgentsRequest\x1a\x1c.quire.v1.ListAgentsResponse\"\vҵ\x18\x04\b\x01\x10\x01\x90\x02\x01\x12\xbc\x02\n" +
 	"\x0fSearchKnowledge\x12 .quire.v1.SearchKnowledgeRequest\x1a!.quire.v1.SearchKnowledgeResponse\"\xe3\x01ҵ\x18\x04\b\x02\x10\x01ڵ\x18\xd3\x01\n" +
@@ -2613,7 +2710,7 @@ func file_quire_v1_knowledge_service_proto_rawDescGZIP() []byte {
 	return file_quire_v1_knowledge_service_proto_rawDescData
 }
 
-var file_quire_v1_knowledge_service_proto_msgTypes = make([]protoimpl.MessageInfo, 40)
+var file_quire_v1_knowledge_service_proto_msgTypes = make([]protoimpl.MessageInfo, 42)
 var file_quire_v1_knowledge_service_proto_goTypes = []any{
 	(*CreateCollectionRequest)(nil),        // 0: quire.v1.CreateCollectionRequest
 	(*CreateCollectionResponse)(nil),       // 1: quire.v1.CreateCollectionResponse
@@ -2645,103 +2742,108 @@ var file_quire_v1_knowledge_service_proto_goTypes = []any{
 	(*UpsertAgentResponse)(nil),            // 27: quire.v1.UpsertAgentResponse
 	(*GetAgentRequest)(nil),                // 28: quire.v1.GetAgentRequest
 	(*GetAgentResponse)(nil),               // 29: quire.v1.GetAgentResponse
-	(*ListAgentsRequest)(nil),              // 30: quire.v1.ListAgentsRequest
-	(*ListAgentsResponse)(nil),             // 31: quire.v1.ListAgentsResponse
-	(*SearchKnowledgeRequest)(nil),         // 32: quire.v1.SearchKnowledgeRequest
-	(*SearchKnowledgeResponse)(nil),        // 33: quire.v1.SearchKnowledgeResponse
-	(*ReadDocumentRequest)(nil),            // 34: quire.v1.ReadDocumentRequest
-	(*ReadDocumentResponse)(nil),           // 35: quire.v1.ReadDocumentResponse
-	(*GetIndexStatusRequest)(nil),          // 36: quire.v1.GetIndexStatusRequest
-	(*GetIndexStatusResponse)(nil),         // 37: quire.v1.GetIndexStatusResponse
-	(*WatchIndexStatusRequest)(nil),        // 38: quire.v1.WatchIndexStatusRequest
-	(*WatchIndexStatusResponse)(nil),       // 39: quire.v1.WatchIndexStatusResponse
-	(*Collection)(nil),                     // 40: quire.v1.Collection
-	(*structpb.Struct)(nil),                // 41: google.protobuf.Struct
-	(*Document)(nil),                       // 42: quire.v1.Document
-	(UploadOutcome)(0),                     // 43: quire.v1.UploadOutcome
-	(*ErrorDetail)(nil),                    // 44: quire.v1.ErrorDetail
-	(*MetadataFilter)(nil),                 // 45: quire.v1.MetadataFilter
-	(*Agent)(nil),                          // 46: quire.v1.Agent
-	(RetrievalMode)(0),                     // 47: quire.v1.RetrievalMode
-	(*KnowledgeHit)(nil),                   // 48: quire.v1.KnowledgeHit
-	(*DocumentSlice)(nil),                  // 49: quire.v1.DocumentSlice
-	(*IndexStatus)(nil),                    // 50: quire.v1.IndexStatus
+	(*DeleteAgentRequest)(nil),             // 30: quire.v1.DeleteAgentRequest
+	(*DeleteAgentResponse)(nil),            // 31: quire.v1.DeleteAgentResponse
+	(*ListAgentsRequest)(nil),              // 32: quire.v1.ListAgentsRequest
+	(*ListAgentsResponse)(nil),             // 33: quire.v1.ListAgentsResponse
+	(*SearchKnowledgeRequest)(nil),         // 34: quire.v1.SearchKnowledgeRequest
+	(*SearchKnowledgeResponse)(nil),        // 35: quire.v1.SearchKnowledgeResponse
+	(*ReadDocumentRequest)(nil),            // 36: quire.v1.ReadDocumentRequest
+	(*ReadDocumentResponse)(nil),           // 37: quire.v1.ReadDocumentResponse
+	(*GetIndexStatusRequest)(nil),          // 38: quire.v1.GetIndexStatusRequest
+	(*GetIndexStatusResponse)(nil),         // 39: quire.v1.GetIndexStatusResponse
+	(*WatchIndexStatusRequest)(nil),        // 40: quire.v1.WatchIndexStatusRequest
+	(*WatchIndexStatusResponse)(nil),       // 41: quire.v1.WatchIndexStatusResponse
+	(*Collection)(nil),                     // 42: quire.v1.Collection
+	(*structpb.Struct)(nil),                // 43: google.protobuf.Struct
+	(*Document)(nil),                       // 44: quire.v1.Document
+	(UploadOutcome)(0),                     // 45: quire.v1.UploadOutcome
+	(*ErrorDetail)(nil),                    // 46: quire.v1.ErrorDetail
+	(*MetadataFilter)(nil),                 // 47: quire.v1.MetadataFilter
+	(*Agent)(nil),                          // 48: quire.v1.Agent
+	(RetrievalMode)(0),                     // 49: quire.v1.RetrievalMode
+	(*KnowledgeHit)(nil),                   // 50: quire.v1.KnowledgeHit
+	(*DocumentSlice)(nil),                  // 51: quire.v1.DocumentSlice
+	(*IndexStatus)(nil),                    // 52: quire.v1.IndexStatus
 }
 var file_quire_v1_knowledge_service_proto_depIdxs = []int32{
-	40, // 0: quire.v1.CreateCollectionResponse.collection:type_name -> quire.v1.Collection
-	40, // 1: quire.v1.GetCollectionResponse.collection:type_name -> quire.v1.Collection
-	40, // 2: quire.v1.ListCollectionsResponse.collections:type_name -> quire.v1.Collection
-	40, // 3: quire.v1.DeleteCollectionResponse.collection:type_name -> quire.v1.Collection
-	41, // 4: quire.v1.UploadMetadata.metadata:type_name -> google.protobuf.Struct
+	42, // 0: quire.v1.CreateCollectionResponse.collection:type_name -> quire.v1.Collection
+	42, // 1: quire.v1.GetCollectionResponse.collection:type_name -> quire.v1.Collection
+	42, // 2: quire.v1.ListCollectionsResponse.collections:type_name -> quire.v1.Collection
+	42, // 3: quire.v1.DeleteCollectionResponse.collection:type_name -> quire.v1.Collection
+	43, // 4: quire.v1.UploadMetadata.metadata:type_name -> google.protobuf.Struct
 	8,  // 5: quire.v1.UploadDocumentRequest.metadata:type_name -> quire.v1.UploadMetadata
-	42, // 6: quire.v1.UploadDocumentResponse.document:type_name -> quire.v1.Document
-	43, // 7: quire.v1.UploadDocumentResponse.outcome:type_name -> quire.v1.UploadOutcome
+	44, // 6: quire.v1.UploadDocumentResponse.document:type_name -> quire.v1.Document
+	45, // 7: quire.v1.UploadDocumentResponse.outcome:type_name -> quire.v1.UploadOutcome
 	8,  // 8: quire.v1.UploadDocumentsRequest.metadata:type_name -> quire.v1.UploadMetadata
-	43, // 9: quire.v1.UploadResult.outcome:type_name -> quire.v1.UploadOutcome
-	42, // 10: quire.v1.UploadResult.document:type_name -> quire.v1.Document
-	44, // 11: quire.v1.UploadResult.error:type_name -> quire.v1.ErrorDetail
+	45, // 9: quire.v1.UploadResult.outcome:type_name -> quire.v1.UploadOutcome
+	44, // 10: quire.v1.UploadResult.document:type_name -> quire.v1.Document
+	46, // 11: quire.v1.UploadResult.error:type_name -> quire.v1.ErrorDetail
 	12, // 12: quire.v1.UploadDocumentsResponse.results:type_name -> quire.v1.UploadResult
-	42, // 13: quire.v1.GetDocumentResponse.document:type_name -> quire.v1.Document
-	45, // 14: quire.v1.ListDocumentsRequest.filter:type_name -> quire.v1.MetadataFilter
-	42, // 15: quire.v1.ListDocumentsResponse.documents:type_name -> quire.v1.Document
-	45, // 16: quire.v1.DeleteDocumentsRequest.filter:type_name -> quire.v1.MetadataFilter
-	41, // 17: quire.v1.UpdateDocumentMetadataRequest.patch:type_name -> google.protobuf.Struct
-	42, // 18: quire.v1.UpdateDocumentMetadataResponse.document:type_name -> quire.v1.Document
-	42, // 19: quire.v1.DeleteDocumentResponse.document:type_name -> quire.v1.Document
-	42, // 20: quire.v1.WatchDocumentsResponse.document:type_name -> quire.v1.Document
-	46, // 21: quire.v1.UpsertAgentResponse.agent:type_name -> quire.v1.Agent
-	46, // 22: quire.v1.GetAgentResponse.agent:type_name -> quire.v1.Agent
-	46, // 23: quire.v1.ListAgentsResponse.agents:type_name -> quire.v1.Agent
-	47, // 24: quire.v1.SearchKnowledgeRequest.mode:type_name -> quire.v1.RetrievalMode
-	45, // 25: quire.v1.SearchKnowledgeRequest.filter:type_name -> quire.v1.MetadataFilter
-	48, // 26: quire.v1.SearchKnowledgeResponse.hits:type_name -> quire.v1.KnowledgeHit
-	47, // 27: quire.v1.SearchKnowledgeResponse.mode:type_name -> quire.v1.RetrievalMode
-	49, // 28: quire.v1.ReadDocumentResponse.slice:type_name -> quire.v1.DocumentSlice
-	50, // 29: quire.v1.GetIndexStatusResponse.status:type_name -> quire.v1.IndexStatus
-	50, // 30: quire.v1.WatchIndexStatusResponse.status:type_name -> quire.v1.IndexStatus
-	0,  // 31: quire.v1.KnowledgeService.CreateCollection:input_type -> quire.v1.CreateCollectionRequest
-	2,  // 32: quire.v1.KnowledgeService.GetCollection:input_type -> quire.v1.GetCollectionRequest
-	4,  // 33: quire.v1.KnowledgeService.ListCollections:input_type -> quire.v1.ListCollectionsRequest
-	6,  // 34: quire.v1.KnowledgeService.DeleteCollection:input_type -> quire.v1.DeleteCollectionRequest
-	9,  // 35: quire.v1.KnowledgeService.UploadDocument:input_type -> quire.v1.UploadDocumentRequest
-	11, // 36: quire.v1.KnowledgeService.UploadDocuments:input_type -> quire.v1.UploadDocumentsRequest
-	14, // 37: quire.v1.KnowledgeService.GetDocument:input_type -> quire.v1.GetDocumentRequest
-	16, // 38: quire.v1.KnowledgeService.ListDocuments:input_type -> quire.v1.ListDocumentsRequest
-	18, // 39: quire.v1.KnowledgeService.DeleteDocument:input_type -> quire.v1.DeleteDocumentRequest
-	19, // 40: quire.v1.KnowledgeService.DeleteDocuments:input_type -> quire.v1.DeleteDocumentsRequest
-	21, // 41: quire.v1.KnowledgeService.UpdateDocumentMetadata:input_type -> quire.v1.UpdateDocumentMetadataRequest
-	24, // 42: quire.v1.KnowledgeService.WatchDocuments:input_type -> quire.v1.WatchDocumentsRequest
-	26, // 43: quire.v1.KnowledgeService.UpsertAgent:input_type -> quire.v1.UpsertAgentRequest
-	28, // 44: quire.v1.KnowledgeService.GetAgent:input_type -> quire.v1.GetAgentRequest
-	30, // 45: quire.v1.KnowledgeService.ListAgents:input_type -> quire.v1.ListAgentsRequest
-	32, // 46: quire.v1.KnowledgeService.SearchKnowledge:input_type -> quire.v1.SearchKnowledgeRequest
-	34, // 47: quire.v1.KnowledgeService.ReadDocument:input_type -> quire.v1.ReadDocumentRequest
-	36, // 48: quire.v1.KnowledgeService.GetIndexStatus:input_type -> quire.v1.GetIndexStatusRequest
-	38, // 49: quire.v1.KnowledgeService.WatchIndexStatus:input_type -> quire.v1.WatchIndexStatusRequest
-	1,  // 50: quire.v1.KnowledgeService.CreateCollection:output_type -> quire.v1.CreateCollectionResponse
-	3,  // 51: quire.v1.KnowledgeService.GetCollection:output_type -> quire.v1.GetCollectionResponse
-	5,  // 52: quire.v1.KnowledgeService.ListCollections:output_type -> quire.v1.ListCollectionsResponse
-	7,  // 53: quire.v1.KnowledgeService.DeleteCollection:output_type -> quire.v1.DeleteCollectionResponse
-	10, // 54: quire.v1.KnowledgeService.UploadDocument:output_type -> quire.v1.UploadDocumentResponse
-	13, // 55: quire.v1.KnowledgeService.UploadDocuments:output_type -> quire.v1.UploadDocumentsResponse
-	15, // 56: quire.v1.KnowledgeService.GetDocument:output_type -> quire.v1.GetDocumentResponse
-	17, // 57: quire.v1.KnowledgeService.ListDocuments:output_type -> quire.v1.ListDocumentsResponse
-	23, // 58: quire.v1.KnowledgeService.DeleteDocument:output_type -> quire.v1.DeleteDocumentResponse
-	20, // 59: quire.v1.KnowledgeService.DeleteDocuments:output_type -> quire.v1.DeleteDocumentsResponse
-	22, // 60: quire.v1.KnowledgeService.UpdateDocumentMetadata:output_type -> quire.v1.UpdateDocumentMetadataResponse
-	25, // 61: quire.v1.KnowledgeService.WatchDocuments:output_type -> quire.v1.WatchDocumentsResponse
-	27, // 62: quire.v1.KnowledgeService.UpsertAgent:output_type -> quire.v1.UpsertAgentResponse
-	29, // 63: quire.v1.KnowledgeService.GetAgent:output_type -> quire.v1.GetAgentResponse
-	31, // 64: quire.v1.KnowledgeService.ListAgents:output_type -> quire.v1.ListAgentsResponse
-	33, // 65: quire.v1.KnowledgeService.SearchKnowledge:output_type -> quire.v1.SearchKnowledgeResponse
-	35, // 66: quire.v1.KnowledgeService.ReadDocument:output_type -> quire.v1.ReadDocumentResponse
-	37, // 67: quire.v1.KnowledgeService.GetIndexStatus:output_type -> quire.v1.GetIndexStatusResponse
-	39, // 68: quire.v1.KnowledgeService.WatchIndexStatus:output_type -> quire.v1.WatchIndexStatusResponse
-	50, // [50:69] is the sub-list for method output_type
-	31, // [31:50] is the sub-list for method input_type
-	31, // [31:31] is the sub-list for extension type_name
-	31, // [31:31] is the sub-list for extension extendee
-	0,  // [0:31] is the sub-list for field type_name
+	44, // 13: quire.v1.GetDocumentResponse.document:type_name -> quire.v1.Document
+	47, // 14: quire.v1.ListDocumentsRequest.filter:type_name -> quire.v1.MetadataFilter
+	44, // 15: quire.v1.ListDocumentsResponse.documents:type_name -> quire.v1.Document
+	47, // 16: quire.v1.DeleteDocumentsRequest.filter:type_name -> quire.v1.MetadataFilter
+	43, // 17: quire.v1.UpdateDocumentMetadataRequest.patch:type_name -> google.protobuf.Struct
+	44, // 18: quire.v1.UpdateDocumentMetadataResponse.document:type_name -> quire.v1.Document
+	44, // 19: quire.v1.DeleteDocumentResponse.document:type_name -> quire.v1.Document
+	44, // 20: quire.v1.WatchDocumentsResponse.document:type_name -> quire.v1.Document
+	48, // 21: quire.v1.UpsertAgentResponse.agent:type_name -> quire.v1.Agent
+	48, // 22: quire.v1.GetAgentResponse.agent:type_name -> quire.v1.Agent
+	48, // 23: quire.v1.DeleteAgentResponse.agent:type_name -> quire.v1.Agent
+	48, // 24: quire.v1.ListAgentsResponse.agents:type_name -> quire.v1.Agent
+	49, // 25: quire.v1.SearchKnowledgeRequest.mode:type_name -> quire.v1.RetrievalMode
+	47, // 26: quire.v1.SearchKnowledgeRequest.filter:type_name -> quire.v1.MetadataFilter
+	50, // 27: quire.v1.SearchKnowledgeResponse.hits:type_name -> quire.v1.KnowledgeHit
+	49, // 28: quire.v1.SearchKnowledgeResponse.mode:type_name -> quire.v1.RetrievalMode
+	51, // 29: quire.v1.ReadDocumentResponse.slice:type_name -> quire.v1.DocumentSlice
+	52, // 30: quire.v1.GetIndexStatusResponse.status:type_name -> quire.v1.IndexStatus
+	52, // 31: quire.v1.WatchIndexStatusResponse.status:type_name -> quire.v1.IndexStatus
+	0,  // 32: quire.v1.KnowledgeService.CreateCollection:input_type -> quire.v1.CreateCollectionRequest
+	2,  // 33: quire.v1.KnowledgeService.GetCollection:input_type -> quire.v1.GetCollectionRequest
+	4,  // 34: quire.v1.KnowledgeService.ListCollections:input_type -> quire.v1.ListCollectionsRequest
+	6,  // 35: quire.v1.KnowledgeService.DeleteCollection:input_type -> quire.v1.DeleteCollectionRequest
+	9,  // 36: quire.v1.KnowledgeService.UploadDocument:input_type -> quire.v1.UploadDocumentRequest
+	11, // 37: quire.v1.KnowledgeService.UploadDocuments:input_type -> quire.v1.UploadDocumentsRequest
+	14, // 38: quire.v1.KnowledgeService.GetDocument:input_type -> quire.v1.GetDocumentRequest
+	16, // 39: quire.v1.KnowledgeService.ListDocuments:input_type -> quire.v1.ListDocumentsRequest
+	18, // 40: quire.v1.KnowledgeService.DeleteDocument:input_type -> quire.v1.DeleteDocumentRequest
+	19, // 41: quire.v1.KnowledgeService.DeleteDocuments:input_type -> quire.v1.DeleteDocumentsRequest
+	21, // 42: quire.v1.KnowledgeService.UpdateDocumentMetadata:input_type -> quire.v1.UpdateDocumentMetadataRequest
+	24, // 43: quire.v1.KnowledgeService.WatchDocuments:input_type -> quire.v1.WatchDocumentsRequest
+	26, // 44: quire.v1.KnowledgeService.UpsertAgent:input_type -> quire.v1.UpsertAgentRequest
+	28, // 45: quire.v1.KnowledgeService.GetAgent:input_type -> quire.v1.GetAgentRequest
+	30, // 46: quire.v1.KnowledgeService.DeleteAgent:input_type -> quire.v1.DeleteAgentRequest
+	32, // 47: quire.v1.KnowledgeService.ListAgents:input_type -> quire.v1.ListAgentsRequest
+	34, // 48: quire.v1.KnowledgeService.SearchKnowledge:input_type -> quire.v1.SearchKnowledgeRequest
+	36, // 49: quire.v1.KnowledgeService.ReadDocument:input_type -> quire.v1.ReadDocumentRequest
+	38, // 50: quire.v1.KnowledgeService.GetIndexStatus:input_type -> quire.v1.GetIndexStatusRequest
+	40, // 51: quire.v1.KnowledgeService.WatchIndexStatus:input_type -> quire.v1.WatchIndexStatusRequest
+	1,  // 52: quire.v1.KnowledgeService.CreateCollection:output_type -> quire.v1.CreateCollectionResponse
+	3,  // 53: quire.v1.KnowledgeService.GetCollection:output_type -> quire.v1.GetCollectionResponse
+	5,  // 54: quire.v1.KnowledgeService.ListCollections:output_type -> quire.v1.ListCollectionsResponse
+	7,  // 55: quire.v1.KnowledgeService.DeleteCollection:output_type -> quire.v1.DeleteCollectionResponse
+	10, // 56: quire.v1.KnowledgeService.UploadDocument:output_type -> quire.v1.UploadDocumentResponse
+	13, // 57: quire.v1.KnowledgeService.UploadDocuments:output_type -> quire.v1.UploadDocumentsResponse
+	15, // 58: quire.v1.KnowledgeService.GetDocument:output_type -> quire.v1.GetDocumentResponse
+	17, // 59: quire.v1.KnowledgeService.ListDocuments:output_type -> quire.v1.ListDocumentsResponse
+	23, // 60: quire.v1.KnowledgeService.DeleteDocument:output_type -> quire.v1.DeleteDocumentResponse
+	20, // 61: quire.v1.KnowledgeService.DeleteDocuments:output_type -> quire.v1.DeleteDocumentsResponse
+	22, // 62: quire.v1.KnowledgeService.UpdateDocumentMetadata:output_type -> quire.v1.UpdateDocumentMetadataResponse
+	25, // 63: quire.v1.KnowledgeService.WatchDocuments:output_type -> quire.v1.WatchDocumentsResponse
+	27, // 64: quire.v1.KnowledgeService.UpsertAgent:output_type -> quire.v1.UpsertAgentResponse
+	29, // 65: quire.v1.KnowledgeService.GetAgent:output_type -> quire.v1.GetAgentResponse
+	31, // 66: quire.v1.KnowledgeService.DeleteAgent:output_type -> quire.v1.DeleteAgentResponse
+	33, // 67: quire.v1.KnowledgeService.ListAgents:output_type -> quire.v1.ListAgentsResponse
+	35, // 68: quire.v1.KnowledgeService.SearchKnowledge:output_type -> quire.v1.SearchKnowledgeResponse
+	37, // 69: quire.v1.KnowledgeService.ReadDocument:output_type -> quire.v1.ReadDocumentResponse
+	39, // 70: quire.v1.KnowledgeService.GetIndexStatus:output_type -> quire.v1.GetIndexStatusResponse
+	41, // 71: quire.v1.KnowledgeService.WatchIndexStatus:output_type -> quire.v1.WatchIndexStatusResponse
+	52, // [52:72] is the sub-list for method output_type
+	32, // [32:52] is the sub-list for method input_type
+	32, // [32:32] is the sub-list for extension type_name
+	32, // [32:32] is the sub-list for extension extendee
+	0,  // [0:32] is the sub-list for field type_name
 }
 
 func init() { file_quire_v1_knowledge_service_proto_init() }
@@ -2771,7 +2873,7 @@ func file_quire_v1_knowledge_service_proto_init() {
 			GoPackagePath: reflect.TypeOf(x{}).PkgPath(),
 			RawDescriptor: unsafe.Slice(unsafe.StringData(file_quire_v1_knowledge_service_proto_rawDesc), len(file_quire_v1_knowledge_service_proto_rawDesc)),
 			NumEnums:      0,
-			NumMessages:   40,
+			NumMessages:   42,
 			NumExtensions: 0,
 			NumServices:   1,
 		},

@@ -33,6 +33,7 @@ const (
 	KnowledgeService_WatchDocuments_FullMethodName         = "/quire.v1.KnowledgeService/WatchDocuments"
 	KnowledgeService_UpsertAgent_FullMethodName            = "/quire.v1.KnowledgeService/UpsertAgent"
 	KnowledgeService_GetAgent_FullMethodName               = "/quire.v1.KnowledgeService/GetAgent"
+	KnowledgeService_DeleteAgent_FullMethodName            = "/quire.v1.KnowledgeService/DeleteAgent"
 	KnowledgeService_ListAgents_FullMethodName             = "/quire.v1.KnowledgeService/ListAgents"
 	KnowledgeService_SearchKnowledge_FullMethodName        = "/quire.v1.KnowledgeService/SearchKnowledge"
 	KnowledgeService_ReadDocument_FullMethodName           = "/quire.v1.KnowledgeService/ReadDocument"
@@ -85,6 +86,8 @@ type KnowledgeServiceClient interface {
 	UpsertAgent(ctx context.Context, in *UpsertAgentRequest, opts ...grpc.CallOption) (*UpsertAgentResponse, error)
 	// An agent's attachments and config_version.
 	GetAgent(ctx context.Context, in *GetAgentRequest, opts ...grpc.CallOption) (*GetAgentResponse, error)
+	// Deletes an agent; its collections are untouched. An unknown agent is AGENT_NOT_FOUND.
+	DeleteAgent(ctx context.Context, in *DeleteAgentRequest, opts ...grpc.CallOption) (*DeleteAgentResponse, error)
 	// The organisation's agents by id, paged.
 	ListAgents(ctx context.Context, in *ListAgentsRequest, opts ...grpc.CallOption) (*ListAgentsResponse, error)
 	// Searches the agent's current attachments (or the given collections) with the
@@ -261,6 +264,16 @@ func (c *knowledgeServiceClient) GetAgent(ctx context.Context, in *GetAgentReque
 	return out, nil
 }
 
+func (c *knowledgeServiceClient) DeleteAgent(ctx context.Context, in *DeleteAgentRequest, opts ...grpc.CallOption) (*DeleteAgentResponse, error) {
+	cOpts := append([]grpc.CallOption{grpc.StaticMethod()}, opts...)
+	out := new(DeleteAgentResponse)
+	err := c.cc.Invoke(ctx, KnowledgeService_DeleteAgent_FullMethodName, in, out, cOpts...)
+	if err != nil {
+		return nil, err
+	}
+	return out, nil
+}
+
 func (c *knowledgeServiceClient) ListAgents(ctx context.Context, in *ListAgentsRequest, opts ...grpc.CallOption) (*ListAgentsResponse, error) {
 	cOpts := append([]grpc.CallOption{grpc.StaticMethod()}, opts...)
 	out := new(ListAgentsResponse)
@@ -365,6 +378,8 @@ type KnowledgeServiceServer interface {
 	UpsertAgent(context.Context, *UpsertAgentRequest) (*UpsertAgentResponse, error)
 	// An agent's attachments and config_version.
 	GetAgent(context.Context, *GetAgentRequest) (*GetAgentResponse, error)
+	// Deletes an agent; its collections are untouched. An unknown agent is AGENT_NOT_FOUND.
+	DeleteAgent(context.Context, *DeleteAgentRequest) (*DeleteAgentResponse, error)
 	// The organisation's agents by id, paged.
 	ListAgents(context.Context, *ListAgentsRequest) (*ListAgentsResponse, error)
 	// Searches the agent's current attachments (or the given collections) with the
@@ -427,6 +442,9 @@ func (UnimplementedKnowledgeServiceServer) UpsertAgent(context.Context, *UpsertA
 }
 func (UnimplementedKnowledgeServiceServer) GetAgent(context.Context, *GetAgentRequest) (*GetAgentResponse, error) {
 	return nil, status.Error(codes.Unimplemented, "method GetAgent not implemented")
+}
+func (UnimplementedKnowledgeServiceServer) DeleteAgent(context.Context, *DeleteAgentRequest) (*DeleteAgentResponse, error) {
+	return nil, status.Error(codes.Unimplemented, "method DeleteAgent not implemented")
 }
 func (UnimplementedKnowledgeServiceServer) ListAgents(context.Context, *ListAgentsRequest) (*ListAgentsResponse, error) {
 	return nil, status.Error(codes.Unimplemented, "method ListAgents not implemented")
@@ -687,6 +705,24 @@ func _KnowledgeService_GetAgent_Handler(srv interface{}, ctx context.Context, de
 	return interceptor(ctx, in, info, handler)
 }
 
+func _KnowledgeService_DeleteAgent_Handler(srv interface{}, ctx context.Context, dec func(interface{}) error, interceptor grpc.UnaryServerInterceptor) (interface{}, error) {
+	in := new(DeleteAgentRequest)
+	if err := dec(in); err != nil {
+		return nil, err
+	}
+	if interceptor == nil {
+		return srv.(KnowledgeServiceServer).DeleteAgent(ctx, in)
+	}
+	info := &grpc.UnaryServerInfo{
+		Server:     srv,
+		FullMethod: KnowledgeService_DeleteAgent_FullMethodName,
+	}
+	handler := func(ctx context.Context, req interface{}) (interface{}, error) {
+		return srv.(KnowledgeServiceServer).DeleteAgent(ctx, req.(*DeleteAgentRequest))
+	}
+	return interceptor(ctx, in, info, handler)
+}
+
 func _KnowledgeService_ListAgents_Handler(srv interface{}, ctx context.Context, dec func(interface{}) error, interceptor grpc.UnaryServerInterceptor) (interface{}, error) {
 	in := new(ListAgentsRequest)
 	if err := dec(in); err != nil {
@@ -820,6 +856,10 @@ var KnowledgeService_ServiceDesc = grpc.ServiceDesc{
 		{
 			MethodName: "GetAgent",
 			Handler:    _KnowledgeService_GetAgent_Handler,
+		},
+		{
+			MethodName: "DeleteAgent",
+			Handler:    _KnowledgeService_DeleteAgent_Handler,
 		},
 		{
 			MethodName: "ListAgents",

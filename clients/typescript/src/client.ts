@@ -23,7 +23,12 @@ import {
   type ShadowReport,
   ShadowReportSchema,
 } from "./gen/quire/v1/admin_pb.js";
-import { AdminService, type GetGateStatusResponse } from "./gen/quire/v1/admin_service_pb.js";
+import {
+  AdminService,
+  type GetGateStatusResponse,
+  type ListApiKeysResponse,
+  type WhoAmIResponse,
+} from "./gen/quire/v1/admin_service_pb.js";
 import {
   type Agent,
   AgentSchema,
@@ -1027,6 +1032,12 @@ export class QuireClient {
     return reply.agent ?? create(AgentSchema);
   }
 
+  /** Deletes the agent (its collections stay); returns it as it was. */
+  async deleteAgent(request: { agentId: string }, options?: CallOptions): Promise<Agent> {
+    const reply = await this.unary((o) => this.knowledge.deleteAgent({ agentId: request.agentId }, o), options);
+    return reply.agent ?? create(AgentSchema);
+  }
+
   /** One page (`agents`, `nextCursor`) of the organisation's agents by id; see `iterAgents`. */
   async listAgents(request: { cursor?: string; limit?: number } = {}, options?: CallOptions): Promise<ListAgentsResponse> {
     return this.unary(
@@ -1204,13 +1215,29 @@ export class QuireClient {
     return reply.report ?? create(ShadowReportSchema);
   }
 
-  /** Scopes as names (`"read"`, `"write"`, `"admin"`, `"tune"`) or enum values; the secret is shown once. */
-  async createApiKey(request: { scopes: Iterable<ScopeArg> }, options?: CallOptions): Promise<ApiKey> {
-    const reply = await this.unary((o) => this.admin.createApiKey({ scopes: scopeValues(request.scopes) }, o), options);
+  /**
+   * Scopes as names (`"read"`, `"write"`, `"admin"`, `"tune"`) or enum values; `name` labels the key in
+   * `listApiKeys`. The secret is shown once.
+   */
+  async createApiKey(request: { scopes: Iterable<ScopeArg>; name?: string }, options?: CallOptions): Promise<ApiKey> {
+    const reply = await this.unary(
+      (o) => this.admin.createApiKey({ scopes: scopeValues(request.scopes), name: request.name ?? "" }, o),
+      options,
+    );
     return reply.key ?? create(ApiKeySchema);
   }
 
   async revokeApiKey(request: { keyId: string }, options?: CallOptions): Promise<void> {
     await this.unary((o) => this.admin.revokeApiKey({ keyId: request.keyId }, o), options);
+  }
+
+  /** The organisation's live keys, newest first (`keys`, `truncated`); never secrets. */
+  async listApiKeys(options?: CallOptions): Promise<ListApiKeysResponse> {
+    return this.unary((o) => this.admin.listApiKeys({}, o), options);
+  }
+
+  /** The caller's organisation, key (no secret), retrieval policy and limits. */
+  async whoAmI(options?: CallOptions): Promise<WhoAmIResponse> {
+    return this.unary((o) => this.admin.whoAmI({}, o), options);
   }
 }

@@ -1,7 +1,7 @@
 // One document's extracted text, read 4,000 characters at a time as the agent tool reads it.
 
 import { unary } from "../connect.js";
-import { errorLine, h, int, replace } from "../dom.js";
+import { charRange, errorLine, h, int, replace } from "../dom.js";
 import type { DocumentSlice } from "../types.js";
 
 const SLICE_CHARS = 4000;
@@ -23,7 +23,7 @@ export async function documentView(
       h("h1", {}, slice.fileName ?? documentId),
       h("p", {}, back),
       h("p", { class: "range", id: "slice-range" },
-        `Characters ${start.toLocaleString()}–${(start + [...(slice.text ?? "")].length).toLocaleString()} of ${total.toLocaleString()}`),
+        charRange(start, start + [...(slice.text ?? "")].length, total)),
       h("nav", { class: "pager" },
         start > 0 && link(Math.max(0, start - SLICE_CHARS), "← Previous 4,000"),
         slice.truncated && next > start && link(next, "Next 4,000 →")),

@@ -1,7 +1,7 @@
 // Published pages: the namespaces, a namespace's last SyncReport, page search and read.
 
 import { unary } from "../connect.js";
-import { errorLine, h, int, replace } from "../dom.js";
+import { charRange, errorLine, h, int, replace, when } from "../dom.js";
 import type { Namespace, PageRead, SearchHit, SyncReport } from "../types.js";
 
 export async function namespacesView(root: HTMLElement, signal: AbortSignal): Promise<void> {
@@ -15,7 +15,7 @@ export async function namespacesView(root: HTMLElement, signal: AbortSignal): Pr
       tbody.append(h("tr", {},
         h("td", {}, h("a", { href: `#/pages/${encodeURIComponent(n.name ?? "")}` }, n.name ?? "")),
         h("td", {}, n.pageCount ?? 0), h("td", {}, int(n.filesystemVersion)),
-        h("td", {}, n.sourceUrl ?? ""), h("td", {}, n.updatedAt ?? "")));
+        h("td", {}, n.sourceUrl ?? ""), h("td", {}, when(n.updatedAt))));
     }
   } catch (error) {
     if (!signal.aborted) root.append(errorLine(error));
@@ -52,7 +52,7 @@ export async function namespaceView(root: HTMLElement, namespace: string, path: 
       h("dt", {}, "Discovered"), h("dd", {}, r.discovered ?? 0),
       h("dt", {}, "Updated / deleted / failed"), h("dd", {}, `${r.updated ?? 0} / ${r.deleted ?? 0} / ${r.failed ?? 0}`),
       h("dt", {}, "Chunks embedded"), h("dd", {}, r.embeddedChunks ?? 0),
-      h("dt", {}, "Finished"), h("dd", {}, r.finishedAt ?? "—")),
+      h("dt", {}, "Finished"), h("dd", {}, when(r.finishedAt))),
       ...(r.errors ?? []).map((e) => h("p", { class: "error" }, e)));
   }, (error: unknown) => report.append(errorLine(error)));
 
@@ -60,8 +60,12 @@ export async function namespaceView(root: HTMLElement, namespace: string, path: 
   try {
     const { pageRead } = await unary<{ pageRead: PageRead }>("PagesService/ReadPage", { namespace, path, offset: String(offset) }, signal);
     const next = int(pageRead.nextOffset);
+    const start = int(pageRead.offset);
+    const total = int(pageRead.totalChars);
+    // The slice is [offset, next_offset) when more follows, else it runs to the end.
+    const range = charRange(start, pageRead.truncated ? next : total, total);
     replace(reader, h("h2", {}, pageRead.page?.title || path),
-      h("p", { class: "range" }, `Characters ${int(pageRead.offset).toLocaleString()} of ${int(pageRead.totalChars).toLocaleString()}`,
+      h("p", { class: "range" }, range,
         pageRead.truncated ? " · " : "",
         pageRead.truncated && h("a", { href: `#/pages/${encodeURIComponent(namespace)}?path=${encodeURIComponent(path)}&offset=${next}` }, "next slice →")),
       h("pre", { class: "text" }, pageRead.content ?? ""));

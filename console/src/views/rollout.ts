@@ -3,8 +3,8 @@
 // rebuild and rollback, kept current by WatchIndexStatus.
 
 import { serverStream, unary } from "../connect.js";
-import { errorLine, h, int, replace } from "../dom.js";
-import type { Collection, GateResult, IndexStatus, ModeMetrics, RetrievalPolicy, ShadowReport } from "../types.js";
+import { append, errorLine, h, int, replace, when } from "../dom.js";
+import type { ApiKey, Collection, GateResult, IndexStatus, ModeMetrics, RetrievalPolicy, ShadowReport } from "../types.js";
 
 const MODES = ["RETRIEVAL_MODE_LEGACY_FTS", "RETRIEVAL_MODE_HYBRID_SHADOW", "RETRIEVAL_MODE_HYBRID"];
 const short = (mode?: string) => (mode ?? "UNSPECIFIED").replace("RETRIEVAL_MODE_", "");
@@ -14,7 +14,9 @@ export async function rolloutView(root: HTMLElement, collectionId: string | unde
   const gate = h("section", { class: "card wide", id: "gate" }, h("h2", {}, "Gate"));
   const shadow = h("section", { class: "card", id: "shadow" }, h("h2", {}, "Shadow report"));
   const generations = h("section", { class: "card wide", id: "generations" }, h("h2", {}, "Index generations"));
-  replace(root, h("h1", {}, "Retrieval rollout"), h("div", { class: "cards" }, policy, shadow, gate, generations));
+  const keys = h("section", { class: "card wide", id: "api-keys" }, h("h2", {}, "API keys"));
+  replace(root, h("h1", {}, "Retrieval rollout"), h("div", { class: "cards" }, policy, shadow, gate, generations, keys));
+  void keysCard(keys, signal);
   void policyCard(policy, signal);
   void gateCard(gate, signal);
   void shadowCard(shadow, signal);
@@ -112,7 +114,7 @@ async function shadowCard(card: HTMLElement, signal: AbortSignal): Promise<void>
       h("dt", {}, "Legacy p50 / p95"), h("dd", {}, `${ms(report.legacyP50Ms)} / ${ms(report.legacyP95Ms)}`),
       h("dt", {}, "Hybrid p50 / p95"), h("dd", {}, `${ms(report.hybridP50Ms)} / ${ms(report.hybridP95Ms)}`),
       h("dt", {}, "Shadow failures"), h("dd", {}, int(report.shadowFailures)),
-      h("dt", {}, "Since"), h("dd", {}, report.since ?? "—")));
+      h("dt", {}, "Since"), h("dd", {}, when(report.since))));
   } catch (error) {
     if (!signal.aborted) card.append(errorLine(error));
   }
@@ -147,7 +149,7 @@ async function generationsCard(card: HTMLElement, collectionId: string | undefin
           h("td", {}, (g.state ?? "").replace("GENERATION_STATE_", "").toLowerCase()),
           h("td", {}, `${g.documentsIndexed ?? 0} / ${g.documentsTotal ?? 0}`),
           h("td", {}, g.indexVersion ?? ""),
-          h("td", {}, g.readyAt ?? ""),
+          h("td", {}, g.readyAt ? when(g.readyAt) : ""),
           h("td", {}, g.error ?? ""))))));
   };
   const act = (method: string) => {
@@ -159,5 +161,24 @@ async function generationsCard(card: HTMLElement, collectionId: string | undefin
     await serverStream<{ status: IndexStatus }>("KnowledgeService/WatchIndexStatus", { collectionId }, (m) => show(m.status), signal);
   } catch (error) {
     if (!signal.aborted) message.append(errorLine(error));
+  }
+}
+
+/** The organisation's live keys (ListApiKeys, scope admin): never a secret, none is stored. */
+async function keysCard(card: HTMLElement, signal: AbortSignal): Promise<void> {
+  try {
+    const { keys = [], truncated } = await unary<{ keys?: ApiKey[]; truncated?: boolean }>("AdminService/ListApiKeys", {}, signal);
+    append(card,
+      h("table", {}, h("thead", {}, h("tr", {}, ...["Key id", "Name", "Scopes", "Created", "Last used"].map((t) => h("th", {}, t)))),
+        h("tbody", {}, ...keys.map((k) => h("tr", { "data-key": k.keyId ?? "" },
+          h("td", {}, h("code", {}, k.keyId ?? "")),
+          h("td", {}, k.name ?? ""),
+          h("td", {}, (k.scopes ?? []).map((s) => s.replace("SCOPE_", "").toLowerCase()).join(", ")),
+          h("td", {}, when(k.createdAt)),
+          h("td", {}, k.lastUsedAt ? when(k.lastUsedAt) : "never"))))),
+      truncated ? h("p", {}, "Only the newest 1,000 keys are listed.") : null,
+      h("p", { class: "meta" }, "Create and revoke keys with `quire keys create` and `quire keys revoke`."));
+  } catch (error) {
+    if (!signal.aborted) card.append(errorLine(error));
   }
 }

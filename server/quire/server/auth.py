@@ -69,12 +69,18 @@ def parse_scopes(names: list[str] | tuple[str, ...]) -> frozenset[Scope]:
 
 
 INSERT_KEY = """
-INSERT INTO api_keys (org_id, key_id, secret_sha256, scopes) VALUES ($1, $2, $3, $4)
+INSERT INTO api_keys (org_id, key_id, secret_sha256, scopes, name) VALUES ($1, $2, $3, $4, $5)
 """
 SELECT_KEY = """
 SELECT k.org_id, k.secret_sha256, k.scopes FROM api_keys k
 WHERE k.key_id = $1 AND k.revoked_at IS NULL
 """
+# ListApiKeys shows when a key last worked; written at most once a minute per key and process.
+TOUCH_KEY = """
+UPDATE api_keys SET last_used_at = now()
+WHERE key_id = $1 AND (last_used_at IS NULL OR last_used_at < now() - interval '1 minute')
+"""
+TOUCH_EVERY_S = 60.0
 REVOKE_KEY = """
 UPDATE api_keys SET revoked_at = now() WHERE org_id = $1 AND key_id = $2 AND revoked_at IS NULL
 RETURNING key_id
@@ -91,11 +97,13 @@ async def ensure_organisation(conn: asyncpg.Connection, name: str) -> uuid.UUID:
 
 
 async def create_key(
-    conn: asyncpg.Connection, org_id: uuid.UUID, scopes: frozenset[Scope]
+    conn: asyncpg.Connection, org_id: uuid.UUID, scopes: frozenset[Scope], name: str = ""
 ) -> NewKey:
     key_id = secrets.token_hex(8)
     token = f"{KEY_PREFIX}{key_id}_{secrets.token_urlsafe(32)}"
-    await conn.execute(INSERT_KEY, org_id, key_id, _hash(token), sorted(s.value for s in scopes))
+    await conn.execute(
+        INSERT_KEY, org_id, key_id, _hash(token), sorted(s.value for s in scopes), name
+    )
     return NewKey(key_id=key_id, secret=token)
 
 
@@ -112,6 +120,7 @@ class KeyVerifier:
         self._max_keys = max_keys
         # sha256 of the token -> (monotonic expiry, principal), least recently used first.
         self._cache: OrderedDict[bytes, tuple[float, Principal]] = OrderedDict()
+        self._touched: dict[str, float] = {}  # key id -> when last_used_at was last written
 
     async def verify(self, token: str | None) -> Principal:
         if not token or not token.startswith(KEY_PREFIX) or len(token) > 256:
@@ -128,6 +137,11 @@ class KeyVerifier:
             self._cache.pop(digest, None)
             raise unauthenticated()
         principal = Principal(row["org_id"], key_id, parse_scopes(row["scopes"]))
+        if self._touched.get(key_id, -TOUCH_EVERY_S) + TOUCH_EVERY_S <= now:
+            if len(self._touched) > self._max_keys:
+                self._touched.clear()
+            self._touched[key_id] = now
+            await self._pool.execute(TOUCH_KEY, key_id)
         self._cache[digest] = (now + CACHE_TTL_S, principal)
         self._cache.move_to_end(digest)
         while len(self._cache) > self._max_keys:

@@ -4,6 +4,9 @@ from __future__ import annotations
 
 import argparse
 import asyncio
+import difflib
+import importlib.metadata
+import json
 import os
 import sys
 from collections.abc import Coroutine, Sequence
@@ -17,6 +20,29 @@ from quire.server.config import DEFAULT_ADDRESS, DEFAULT_HTTP_ADDRESS, Settings
 from quire.server.telemetry import configure_logging
 
 DEV_ORG = "dev"
+
+
+class Parser(argparse.ArgumentParser):
+    """argparse with "did you mean" for a mistyped command or action (sub-parsers made by
+    `add_subparsers` are of this class too)."""
+
+    def _check_value(self, action: argparse.Action, value: Any) -> None:
+        choices = action.choices
+        if choices is not None and isinstance(value, str) and value not in choices:
+            names = [str(c) for c in choices]
+            close = difflib.get_close_matches(value, names, n=1, cutoff=0.6)
+            hint = f"did you mean {close[0]!r}? " if close else ""
+            raise argparse.ArgumentError(
+                action, f"invalid choice: {value!r} ({hint}choose from {', '.join(names)})"
+            )
+        super()._check_value(action, value)
+
+
+def _version() -> str:
+    try:
+        return importlib.metadata.version("quire-server")
+    except importlib.metadata.PackageNotFoundError:  # run from a source tree, not installed
+        return "unknown"
 
 
 def _settings(args: argparse.Namespace) -> Settings:
@@ -97,16 +123,23 @@ def cmd_up(args: argparse.Namespace) -> int:
             http_host = settings.http_address.rsplit(":", 1)[0]
             scheme = "https" if settings.tls_cert_file else "http"
             http_url = f"{scheme}://{http_host}:{running.http.port}"
+            print(f"Console: {http_url}/ (sign in with the dev API key)", flush=True)
             print(f"Connect (HTTP/JSON) on {http_url}", flush=True)
             if not settings.tls_cert_file:
                 print(f"MCP (streamable HTTP): {http_url}/mcp", flush=True)
         if running.mcp is not None:
             mcp_host = settings.mcp_address.rsplit(":", 1)[0]
             print(f"MCP (streamable HTTP): http://{mcp_host}:{running.mcp.port}/mcp", flush=True)
+        # The organisation matters: a key made for another one (`quire keys create --org acme`)
+        # sees none of this key's collections, pages or agents.
         if fresh:
-            print(f"Dev API key (shown once, also in {key_file}): {token}", flush=True)
+            print(
+                f"Dev API key of organisation {DEV_ORG!r}, all scopes (shown once, also in "
+                f"{key_file}): {token}",
+                flush=True,
+            )
         else:
-            print(f"Dev API key: see {key_file}", flush=True)
+            print(f"Dev API key of organisation {DEV_ORG!r}: see {key_file}", flush=True)
         print("Stop with Ctrl-C.", flush=True)
 
     return _serving(serve(settings, on_ready=announce, with_worker=True))
@@ -192,7 +225,7 @@ def cmd_keys_create(args: argparse.Namespace) -> int:
             try:
                 await migrations.migrate(conn)
                 org_id = await auth.ensure_organisation(conn, args.org)
-                return await auth.create_key(conn, org_id, scopes)
+                return await auth.create_key(conn, org_id, scopes, args.name or "")
             finally:
                 await conn.close()
         finally:
@@ -200,9 +233,20 @@ def cmd_keys_create(args: argparse.Namespace) -> int:
                 embedded.stop()  # type: ignore[attr-defined]
 
     key = asyncio.run(run())
+    names = sorted(s.value for s in scopes)
+    if args.json:
+        result = {
+            "key_id": key.key_id,
+            "name": args.name or "",
+            "organisation": args.org,
+            "scopes": names,
+            "secret": key.secret,
+        }
+        print(json.dumps({"command": "keys create", "result": result}, indent=2))
+        return 0
     print(key.secret)
     print(
-        f"key id {key.key_id}, organisation {args.org!r}, scopes {sorted(scopes)} "
+        f"key id {key.key_id}, organisation {args.org!r}, scopes {', '.join(names)} "
         "(the secret above is not stored and cannot be shown again)",
         file=sys.stderr,
     )
@@ -273,7 +317,7 @@ def cmd_model_prepare(args: argparse.Namespace) -> int:
 
 
 def build_parser() -> argparse.ArgumentParser:
-    parser = argparse.ArgumentParser(
+    parser: argparse.ArgumentParser = Parser(
         prog="quire",
         description=(
             "Quire: a gRPC knowledge retrieval service over PostgreSQL full-text + pgvector. "
@@ -282,6 +326,7 @@ def build_parser() -> argparse.ArgumentParser:
         ),
     )
     parser.add_argument("--log-level", default=os.environ.get("QUIRE_LOG_LEVEL", "INFO"))
+    parser.add_argument("--version", action="version", version=f"quire {_version()}")
     sub = parser.add_subparsers(dest="command", required=True, metavar="COMMAND")
 
     def server_flags(p: argparse.ArgumentParser) -> None:
@@ -374,12 +419,21 @@ def build_parser() -> argparse.ArgumentParser:
     create = keys_sub.add_parser(
         "create", help="create a key for an organisation (created if new); prints the secret once"
     )
-    create.add_argument("--org", required=True, help="organisation name")
+    create.add_argument(
+        "--org",
+        required=True,
+        help=f"organisation name; the dev key of `quire up` is organisation {DEV_ORG!r}, and a "
+        "key of another organisation sees none of its data",
+    )
     create.add_argument(
         "--scope",
         action="append",
         choices=[s.value for s in auth.Scope],
         help="repeatable; default read",
+    )
+    create.add_argument("--name", help="a label shown by `quire keys ls`, e.g. ci")
+    create.add_argument(
+        "--json", action="store_true", help="print the new key as JSON (secret included)"
     )
     create.set_defaults(func=cmd_keys_create)
     cli_commands.admin.extend_keys(keys_sub)

@@ -61,6 +61,18 @@ def invalid(field_name: str, description: str, bound: str = "") -> QuireError:
     )
 
 
+def above_search_limit(bound: int, default: int, most: int) -> QuireError:
+    """SearchKnowledge.limit above the organisation's bound (its retrieval policy, not the
+    contract's `most`): says whose bound it is and how it is raised."""
+    return invalid(
+        "limit",
+        f"must be 1–{bound}, the organisation's bound (0 means {default}); a key with scope "
+        f"admin raises the bound, up to {most}, with `quire policy set --max-search-limit N` "
+        "(AdminService.SetRetrievalPolicy)",
+        f"1–{bound}",
+    )
+
+
 def not_found(code: int = errors_pb2.ERROR_CODE_NOT_FOUND, what: str = "Not found") -> QuireError:
     return QuireError(code, what)
 

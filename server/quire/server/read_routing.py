@@ -45,7 +45,9 @@ _READS = {
         "SearchKnowledge", "ReadDocument", "GetCollection", "ListCollections", "GetDocument",
         "ListDocuments", "GetAgent", "ListAgents", "GetIndexStatus",
     ),
-    "AdminService": ("GetRetrievalPolicy", "GetGateStatus", "GetShadowReport"),
+    "AdminService": (
+        "GetRetrievalPolicy", "GetGateStatus", "GetShadowReport", "ListApiKeys", "WhoAmI",
+    ),
 }  # fmt: skip
 # The read-only unary RPCs a replica may serve. Watches are not here: their first state is
 # read on the primary, beside the LISTEN that follows it (a standby cannot LISTEN).

@@ -844,6 +844,12 @@ class QuireClient:
         reply = self._unary(self._knowledge.GetAgent, request, timeout)
         return reply.agent
 
+    def delete_agent(self, *, agent_id: str, timeout: float | None = None) -> knowledge_pb2.Agent:
+        """Deletes the agent (its collections stay); returns it as it was."""
+        request = knowledge_service_pb2.DeleteAgentRequest(agent_id=agent_id)
+        reply = self._unary(self._knowledge.DeleteAgent, request, timeout)
+        return reply.agent
+
     def list_agents(
         self, *, cursor: str | None = None, limit: int | None = None, timeout: float | None = None
     ) -> knowledge_service_pb2.ListAgentsResponse:
@@ -1030,16 +1036,29 @@ class QuireClient:
         return reply.report
 
     def create_api_key(
-        self, *, scopes: Iterable[ScopeArg], timeout: float | None = None
+        self, *, scopes: Iterable[ScopeArg], name: str = "", timeout: float | None = None
     ) -> admin_pb2.ApiKey:
-        """Scopes as names (`"read"`, `"write"`, `"admin"`, `"tune"`) or enum values."""
-        request = admin_service_pb2.CreateApiKeyRequest(scopes=scope_values(scopes))
+        """Scopes as names (`"read"`, `"write"`, `"admin"`, `"tune"`) or enum values; `name`
+        labels the key in `list_api_keys`."""
+        request = admin_service_pb2.CreateApiKeyRequest(scopes=scope_values(scopes), name=name)
         reply = self._unary(self._admin.CreateApiKey, request, timeout)
         return reply.key
 
     def revoke_api_key(self, *, key_id: str, timeout: float | None = None) -> None:
         request = admin_service_pb2.RevokeApiKeyRequest(key_id=key_id)
         self._unary(self._admin.RevokeApiKey, request, timeout)
+
+    def list_api_keys(
+        self, *, timeout: float | None = None
+    ) -> admin_service_pb2.ListApiKeysResponse:
+        """The organisation's live keys, newest first (`keys`, `truncated`); never secrets."""
+        request = admin_service_pb2.ListApiKeysRequest()
+        return self._unary(self._admin.ListApiKeys, request, timeout)
+
+    def who_am_i(self, *, timeout: float | None = None) -> admin_service_pb2.WhoAmIResponse:
+        """The caller's organisation, key (no secret), retrieval policy and limits."""
+        request = admin_service_pb2.WhoAmIRequest()
+        return self._unary(self._admin.WhoAmI, request, timeout)
 
 
 class PageListingRestarted(Exception):

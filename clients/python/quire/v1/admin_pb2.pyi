@@ -294,6 +294,8 @@ class ApiKey(_message.Message):
     SCOPES_FIELD_NUMBER: _builtins.int
     SECRET_FIELD_NUMBER: _builtins.int
     CREATED_AT_FIELD_NUMBER: _builtins.int
+    NAME_FIELD_NUMBER: _builtins.int
+    LAST_USED_AT_FIELD_NUMBER: _builtins.int
     schema_version: _builtins.int
     """The version of this message's layout; 1 for every message of quire.v1 today."""
     key_id: _builtins.str
@@ -304,6 +306,8 @@ class ApiKey(_message.Message):
     """The whole bearer token `qk_<key_id>_<secret>`: shown once on creation, never again
     (empty elsewhere).
     """
+    name: _builtins.str
+    """The label given when the key was created (at most 64 characters); empty for none."""
     @_builtins.property
     def scopes(self) -> _containers.RepeatedScalarFieldContainer[Global___Scope.ValueType]:
         """What the key may do."""
@@ -311,6 +315,10 @@ class ApiKey(_message.Message):
     @_builtins.property
     def created_at(self) -> _timestamp_pb2.Timestamp:
         """When the key was created."""
+
+    @_builtins.property
+    def last_used_at(self) -> _timestamp_pb2.Timestamp:
+        """When the key last authenticated a call, to within a minute; unset when never used."""
 
     def __init__(
         self,
@@ -320,10 +328,12 @@ class ApiKey(_message.Message):
         scopes: _abc.Iterable[Global___Scope.ValueType] | None = ...,
         secret: _builtins.str = ...,
         created_at: _timestamp_pb2.Timestamp | None = ...,
+        name: _builtins.str = ...,
+        last_used_at: _timestamp_pb2.Timestamp | None = ...,
     ) -> None: ...
-    _HasFieldArgType: _TypeAlias = _typing.Literal["created_at", b"created_at"]  # noqa: Y015
+    _HasFieldArgType: _TypeAlias = _typing.Literal["created_at", b"created_at", "last_used_at", b"last_used_at"]  # noqa: Y015
     def HasField(self, field_name: _HasFieldArgType) -> _builtins.bool: ...
-    _ClearFieldArgType: _TypeAlias = _typing.Literal["created_at", b"created_at", "key_id", b"key_id", "schema_version", b"schema_version", "scopes", b"scopes", "secret", b"secret"]  # noqa: Y015
+    _ClearFieldArgType: _TypeAlias = _typing.Literal["created_at", b"created_at", "key_id", b"key_id", "last_used_at", b"last_used_at", "name", b"name", "schema_version", b"schema_version", "scopes", b"scopes", "secret", b"secret"]  # noqa: Y015
     def ClearField(self, field_name: _ClearFieldArgType) -> None: ...
     def WhichOneof(self, oneof_group: _Never) -> None: ...
 

@@ -494,6 +494,11 @@ class CreateApiKeyRequest(_message.Message):
     DESCRIPTOR: _descriptor.Descriptor
 
     SCOPES_FIELD_NUMBER: _builtins.int
+    NAME_FIELD_NUMBER: _builtins.int
+    name: _builtins.str
+    """A label to tell keys apart in ListApiKeys, e.g. "ci" (at most 64 characters, no NUL);
+    empty for none.
+    """
     @_builtins.property
     def scopes(self) -> _containers.RepeatedScalarFieldContainer[_admin_pb2.Scope.ValueType]:
         """What the key may do: one or more scopes, none UNSPECIFIED."""
@@ -502,10 +507,11 @@ class CreateApiKeyRequest(_message.Message):
         self,
         *,
         scopes: _abc.Iterable[_admin_pb2.Scope.ValueType] | None = ...,
+        name: _builtins.str = ...,
     ) -> None: ...
     _HasFieldArgType: _TypeAlias = _Never  # noqa: Y015
     def HasField(self, field_name: _HasFieldArgType) -> _builtins.bool: ...
-    _ClearFieldArgType: _TypeAlias = _typing.Literal["scopes", b"scopes"]  # noqa: Y015
+    _ClearFieldArgType: _TypeAlias = _typing.Literal["name", b"name", "scopes", b"scopes"]  # noqa: Y015
     def ClearField(self, field_name: _ClearFieldArgType) -> None: ...
     def WhichOneof(self, oneof_group: _Never) -> None: ...
 
@@ -582,3 +588,115 @@ class RevokeApiKeyResponse(_message.Message):
     def WhichOneof(self, oneof_group: _Never) -> None: ...
 
 Global___RevokeApiKeyResponse: _TypeAlias = RevokeApiKeyResponse  # noqa: Y015
+
+@_typing.final
+class ListApiKeysRequest(_message.Message):
+    """Lists the caller organisation's API keys; takes no arguments."""
+
+    DESCRIPTOR: _descriptor.Descriptor
+
+    def __init__(
+        self,
+    ) -> None: ...
+    _HasFieldArgType: _TypeAlias = _Never  # noqa: Y015
+    def HasField(self, field_name: _HasFieldArgType) -> _builtins.bool: ...
+    _ClearFieldArgType: _TypeAlias = _Never  # noqa: Y015
+    def ClearField(self, field_name: _ClearFieldArgType) -> None: ...
+    def WhichOneof(self, oneof_group: _Never) -> None: ...
+
+Global___ListApiKeysRequest: _TypeAlias = ListApiKeysRequest  # noqa: Y015
+
+@_typing.final
+class ListApiKeysResponse(_message.Message):
+    """The answer to ListApiKeys."""
+
+    DESCRIPTOR: _descriptor.Descriptor
+
+    SCHEMA_VERSION_FIELD_NUMBER: _builtins.int
+    KEYS_FIELD_NUMBER: _builtins.int
+    TRUNCATED_FIELD_NUMBER: _builtins.int
+    schema_version: _builtins.int
+    """The version of this message's layout; 1 for every message of quire.v1 today."""
+    truncated: _builtins.bool
+    """True when the organisation has more than 1,000 live keys (only the newest are listed)."""
+    @_builtins.property
+    def keys(self) -> _containers.RepeatedCompositeFieldContainer[_admin_pb2.ApiKey]:
+        """The live keys, newest first, at most 1,000; `secret` is always empty."""
+
+    def __init__(
+        self,
+        *,
+        schema_version: _builtins.int = ...,
+        keys: _abc.Iterable[_admin_pb2.ApiKey] | None = ...,
+        truncated: _builtins.bool = ...,
+    ) -> None: ...
+    _HasFieldArgType: _TypeAlias = _Never  # noqa: Y015
+    def HasField(self, field_name: _HasFieldArgType) -> _builtins.bool: ...
+    _ClearFieldArgType: _TypeAlias = _typing.Literal["keys", b"keys", "schema_version", b"schema_version", "truncated", b"truncated"]  # noqa: Y015
+    def ClearField(self, field_name: _ClearFieldArgType) -> None: ...
+    def WhichOneof(self, oneof_group: _Never) -> None: ...
+
+Global___ListApiKeysResponse: _TypeAlias = ListApiKeysResponse  # noqa: Y015
+
+@_typing.final
+class WhoAmIRequest(_message.Message):
+    """Asks who the caller is; takes no arguments."""
+
+    DESCRIPTOR: _descriptor.Descriptor
+
+    def __init__(
+        self,
+    ) -> None: ...
+    _HasFieldArgType: _TypeAlias = _Never  # noqa: Y015
+    def HasField(self, field_name: _HasFieldArgType) -> _builtins.bool: ...
+    _ClearFieldArgType: _TypeAlias = _Never  # noqa: Y015
+    def ClearField(self, field_name: _ClearFieldArgType) -> None: ...
+    def WhichOneof(self, oneof_group: _Never) -> None: ...
+
+Global___WhoAmIRequest: _TypeAlias = WhoAmIRequest  # noqa: Y015
+
+@_typing.final
+class WhoAmIResponse(_message.Message):
+    """The answer to WhoAmI."""
+
+    DESCRIPTOR: _descriptor.Descriptor
+
+    SCHEMA_VERSION_FIELD_NUMBER: _builtins.int
+    ORGANISATION_FIELD_NUMBER: _builtins.int
+    KEY_FIELD_NUMBER: _builtins.int
+    POLICY_FIELD_NUMBER: _builtins.int
+    MAX_CONCURRENT_CALLS_FIELD_NUMBER: _builtins.int
+    schema_version: _builtins.int
+    """The version of this message's layout; 1 for every message of quire.v1 today."""
+    organisation: _builtins.str
+    """The name of the caller's organisation, e.g. "dev" for the key `quire up` prints."""
+    max_concurrent_calls: _builtins.int
+    """The most calls of the organisation one server process runs at once (streams included);
+    more are refused with RESOURCE_EXHAUSTED.
+    """
+    @_builtins.property
+    def key(self) -> _admin_pb2.ApiKey:
+        """The key the call was made with; `secret` is always empty."""
+
+    @_builtins.property
+    def policy(self) -> _admin_pb2.RetrievalPolicy:
+        """The organisation's retrieval policy: SearchKnowledge.limit may be at most
+        `max_search_limit` (an admin raises it with SetRetrievalPolicy, up to 50).
+        """
+
+    def __init__(
+        self,
+        *,
+        schema_version: _builtins.int = ...,
+        organisation: _builtins.str = ...,
+        key: _admin_pb2.ApiKey | None = ...,
+        policy: _admin_pb2.RetrievalPolicy | None = ...,
+        max_concurrent_calls: _builtins.int = ...,
+    ) -> None: ...
+    _HasFieldArgType: _TypeAlias = _typing.Literal["key", b"key", "policy", b"policy"]  # noqa: Y015
+    def HasField(self, field_name: _HasFieldArgType) -> _builtins.bool: ...
+    _ClearFieldArgType: _TypeAlias = _typing.Literal["key", b"key", "max_concurrent_calls", b"max_concurrent_calls", "organisation", b"organisation", "policy", b"policy", "schema_version", b"schema_version"]  # noqa: Y015
+    def ClearField(self, field_name: _ClearFieldArgType) -> None: ...
+    def WhichOneof(self, oneof_group: _Never) -> None: ...
+
+Global___WhoAmIResponse: _TypeAlias = WhoAmIResponse  # noqa: Y015

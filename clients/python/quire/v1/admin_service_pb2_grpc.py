@@ -26,7 +26,8 @@ if _version_not_supported:
 
 
 class AdminServiceStub:
-    """Administration; every call needs a key with scope `admin` and is audited.
+    """Administration; every call but WhoAmI needs a key with scope `admin`, and every change is
+    audited.
     """
 
     def __init__(self, channel):
@@ -90,10 +91,21 @@ class AdminServiceStub:
                 request_serializer=quire_dot_v1_dot_admin__service__pb2.RevokeApiKeyRequest.SerializeToString,
                 response_deserializer=quire_dot_v1_dot_admin__service__pb2.RevokeApiKeyResponse.FromString,
                 _registered_method=True)
+        self.ListApiKeys = channel.unary_unary(
+                '/quire.v1.AdminService/ListApiKeys',
+                request_serializer=quire_dot_v1_dot_admin__service__pb2.ListApiKeysRequest.SerializeToString,
+                response_deserializer=quire_dot_v1_dot_admin__service__pb2.ListApiKeysResponse.FromString,
+                _registered_method=True)
+        self.WhoAmI = channel.unary_unary(
+                '/quire.v1.AdminService/WhoAmI',
+                request_serializer=quire_dot_v1_dot_admin__service__pb2.WhoAmIRequest.SerializeToString,
+                response_deserializer=quire_dot_v1_dot_admin__service__pb2.WhoAmIResponse.FromString,
+                _registered_method=True)
 
 
 class AdminServiceServicer:
-    """Administration; every call needs a key with scope `admin` and is audited.
+    """Administration; every call but WhoAmI needs a key with scope `admin`, and every change is
+    audited.
     """
 
     def SetRetrievalPolicy(self, request, context):
@@ -174,6 +186,22 @@ class AdminServiceServicer:
         context.set_details('Method not implemented!')
         raise NotImplementedError('Method not implemented!')
 
+    def ListApiKeys(self, request, context):
+        """The caller organisation's live (unrevoked) keys, newest first: ids, names, scopes, when
+        created and last used. Never a secret.
+        """
+        context.set_code(grpc.StatusCode.UNIMPLEMENTED)
+        context.set_details('Method not implemented!')
+        raise NotImplementedError('Method not implemented!')
+
+    def WhoAmI(self, request, context):
+        """Who the caller is: the organisation, the key (never its secret) and the limits its calls
+        are held to. Needs scope `read` only, so any ordinary key can ask.
+        """
+        context.set_code(grpc.StatusCode.UNIMPLEMENTED)
+        context.set_details('Method not implemented!')
+        raise NotImplementedError('Method not implemented!')
+
 
 def add_AdminServiceServicer_to_server(servicer, server):
     rpc_method_handlers = {
@@ -232,6 +260,16 @@ def add_AdminServiceServicer_to_server(servicer, server):
                     request_deserializer=quire_dot_v1_dot_admin__service__pb2.RevokeApiKeyRequest.FromString,
                     response_serializer=quire_dot_v1_dot_admin__service__pb2.RevokeApiKeyResponse.SerializeToString,
             ),
+            'ListApiKeys': grpc.unary_unary_rpc_method_handler(
+                    servicer.ListApiKeys,
+                    request_deserializer=quire_dot_v1_dot_admin__service__pb2.ListApiKeysRequest.FromString,
+                    response_serializer=quire_dot_v1_dot_admin__service__pb2.ListApiKeysResponse.SerializeToString,
+            ),
+            'WhoAmI': grpc.unary_unary_rpc_method_handler(
+                    servicer.WhoAmI,
+                    request_deserializer=quire_dot_v1_dot_admin__service__pb2.WhoAmIRequest.FromString,
+                    response_serializer=quire_dot_v1_dot_admin__service__pb2.WhoAmIResponse.SerializeToString,
+            ),
     }
     generic_handler = grpc.method_handlers_generic_handler(
             'quire.v1.AdminService', rpc_method_handlers)
@@ -241,7 +279,8 @@ def add_AdminServiceServicer_to_server(servicer, server):
 
  # This class is part of an EXPERIMENTAL API.
 class AdminService:
-    """Administration; every call needs a key with scope `admin` and is audited.
+    """Administration; every call but WhoAmI needs a key with scope `admin`, and every change is
+    audited.
     """
 
     @staticmethod
@@ -531,6 +570,60 @@ class AdminService:
             '/quire.v1.AdminService/RevokeApiKey',
             quire_dot_v1_dot_admin__service__pb2.RevokeApiKeyRequest.SerializeToString,
             quire_dot_v1_dot_admin__service__pb2.RevokeApiKeyResponse.FromString,
+            options,
+            channel_credentials,
+            insecure,
+            call_credentials,
+            compression,
+            wait_for_ready,
+            timeout,
+            metadata,
+            _registered_method=True)
+
+    @staticmethod
+    def ListApiKeys(request,
+            target,
+            options=(),
+            channel_credentials=None,
+            call_credentials=None,
+            insecure=False,
+            compression=None,
+            wait_for_ready=None,
+            timeout=None,
+            metadata=None):
+        return grpc.experimental.unary_unary(
+            request,
+            target,
+            '/quire.v1.AdminService/ListApiKeys',
+            quire_dot_v1_dot_admin__service__pb2.ListApiKeysRequest.SerializeToString,
+            quire_dot_v1_dot_admin__service__pb2.ListApiKeysResponse.FromString,
+            options,
+            channel_credentials,
+            insecure,
+            call_credentials,
+            compression,
+            wait_for_ready,
+            timeout,
+            metadata,
+            _registered_method=True)
+
+    @staticmethod
+    def WhoAmI(request,
+            target,
+            options=(),
+            channel_credentials=None,
+            call_credentials=None,
+            insecure=False,
+            compression=None,
+            wait_for_ready=None,
+            timeout=None,
+            metadata=None):
+        return grpc.experimental.unary_unary(
+            request,
+            target,
+            '/quire.v1.AdminService/WhoAmI',
+            quire_dot_v1_dot_admin__service__pb2.WhoAmIRequest.SerializeToString,
+            quire_dot_v1_dot_admin__service__pb2.WhoAmIResponse.FromString,
             options,
             channel_credentials,
             insecure,

@@ -27,7 +27,9 @@ GRPC_GENERATED_VERSION: str
 GRPC_VERSION: str
 
 class AdminServiceStub:
-    """Administration; every call needs a key with scope `admin` and is audited."""
+    """Administration; every call but WhoAmI needs a key with scope `admin`, and every change is
+    audited.
+    """
 
     @_typing.overload
     def __new__(cls, channel: _grpc.Channel) -> _Self: ...
@@ -57,10 +59,20 @@ class AdminServiceStub:
     """Creates an API key of the caller's organisation; the secret is returned once."""
     RevokeApiKey: _grpc.UnaryUnaryMultiCallable[_admin_service_pb2.RevokeApiKeyRequest, _admin_service_pb2.RevokeApiKeyResponse]
     """Revokes a key of the caller's organisation."""
+    ListApiKeys: _grpc.UnaryUnaryMultiCallable[_admin_service_pb2.ListApiKeysRequest, _admin_service_pb2.ListApiKeysResponse]
+    """The caller organisation's live (unrevoked) keys, newest first: ids, names, scopes, when
+    created and last used. Never a secret.
+    """
+    WhoAmI: _grpc.UnaryUnaryMultiCallable[_admin_service_pb2.WhoAmIRequest, _admin_service_pb2.WhoAmIResponse]
+    """Who the caller is: the organisation, the key (never its secret) and the limits its calls
+    are held to. Needs scope `read` only, so any ordinary key can ask.
+    """
 
 @_typing.type_check_only
 class AdminServiceAsyncStub(AdminServiceStub):
-    """Administration; every call needs a key with scope `admin` and is audited."""
+    """Administration; every call but WhoAmI needs a key with scope `admin`, and every change is
+    audited.
+    """
 
     def __init__(self, channel: _aio.Channel) -> None: ...
     SetRetrievalPolicy: _aio.UnaryUnaryMultiCallable[_admin_service_pb2.SetRetrievalPolicyRequest, _admin_service_pb2.SetRetrievalPolicyResponse]  # type: ignore[assignment]
@@ -87,9 +99,19 @@ class AdminServiceAsyncStub(AdminServiceStub):
     """Creates an API key of the caller's organisation; the secret is returned once."""
     RevokeApiKey: _aio.UnaryUnaryMultiCallable[_admin_service_pb2.RevokeApiKeyRequest, _admin_service_pb2.RevokeApiKeyResponse]  # type: ignore[assignment]
     """Revokes a key of the caller's organisation."""
+    ListApiKeys: _aio.UnaryUnaryMultiCallable[_admin_service_pb2.ListApiKeysRequest, _admin_service_pb2.ListApiKeysResponse]  # type: ignore[assignment]
+    """The caller organisation's live (unrevoked) keys, newest first: ids, names, scopes, when
+    created and last used. Never a secret.
+    """
+    WhoAmI: _aio.UnaryUnaryMultiCallable[_admin_service_pb2.WhoAmIRequest, _admin_service_pb2.WhoAmIResponse]  # type: ignore[assignment]
+    """Who the caller is: the organisation, the key (never its secret) and the limits its calls
+    are held to. Needs scope `read` only, so any ordinary key can ask.
+    """
 
 class AdminServiceServicer(metaclass=_abc_1.ABCMeta):
-    """Administration; every call needs a key with scope `admin` and is audited."""
+    """Administration; every call but WhoAmI needs a key with scope `admin`, and every change is
+    audited.
+    """
 
     @_abc_1.abstractmethod
     def SetRetrievalPolicy(
@@ -180,5 +202,25 @@ class AdminServiceServicer(metaclass=_abc_1.ABCMeta):
         context: _ServicerContext,
     ) -> _typing.Union[_admin_service_pb2.RevokeApiKeyResponse, _abc.Awaitable[_admin_service_pb2.RevokeApiKeyResponse]]:
         """Revokes a key of the caller's organisation."""
+
+    @_abc_1.abstractmethod
+    def ListApiKeys(
+        self,
+        request: _admin_service_pb2.ListApiKeysRequest,
+        context: _ServicerContext,
+    ) -> _typing.Union[_admin_service_pb2.ListApiKeysResponse, _abc.Awaitable[_admin_service_pb2.ListApiKeysResponse]]:
+        """The caller organisation's live (unrevoked) keys, newest first: ids, names, scopes, when
+        created and last used. Never a secret.
+        """
+
+    @_abc_1.abstractmethod
+    def WhoAmI(
+        self,
+        request: _admin_service_pb2.WhoAmIRequest,
+        context: _ServicerContext,
+    ) -> _typing.Union[_admin_service_pb2.WhoAmIResponse, _abc.Awaitable[_admin_service_pb2.WhoAmIResponse]]:
+        """Who the caller is: the organisation, the key (never its secret) and the limits its calls
+        are held to. Needs scope `read` only, so any ordinary key can ask.
+        """
 
 def add_AdminServiceServicer_to_server(servicer: AdminServiceServicer, server: _typing.Union[_grpc.Server, _aio.Server]) -> None: ...

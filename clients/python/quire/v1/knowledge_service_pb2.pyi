@@ -920,6 +920,52 @@ class GetAgentResponse(_message.Message):
 Global___GetAgentResponse: _TypeAlias = GetAgentResponse  # noqa: Y015
 
 @_typing.final
+class DeleteAgentRequest(_message.Message):
+    """Deletes an agent."""
+
+    DESCRIPTOR: _descriptor.Descriptor
+
+    AGENT_ID_FIELD_NUMBER: _builtins.int
+    agent_id: _builtins.str
+    """The agent's id (at most 128 characters; a longer or unknown one is AGENT_NOT_FOUND)."""
+    def __init__(
+        self,
+        *,
+        agent_id: _builtins.str = ...,
+    ) -> None: ...
+    _HasFieldArgType: _TypeAlias = _Never  # noqa: Y015
+    def HasField(self, field_name: _HasFieldArgType) -> _builtins.bool: ...
+    _ClearFieldArgType: _TypeAlias = _typing.Literal["agent_id", b"agent_id"]  # noqa: Y015
+    def ClearField(self, field_name: _ClearFieldArgType) -> None: ...
+    def WhichOneof(self, oneof_group: _Never) -> None: ...
+
+Global___DeleteAgentRequest: _TypeAlias = DeleteAgentRequest  # noqa: Y015
+
+@_typing.final
+class DeleteAgentResponse(_message.Message):
+    """The answer to DeleteAgent."""
+
+    DESCRIPTOR: _descriptor.Descriptor
+
+    AGENT_FIELD_NUMBER: _builtins.int
+    @_builtins.property
+    def agent(self) -> _knowledge_pb2.Agent:
+        """The agent as it was before the delete."""
+
+    def __init__(
+        self,
+        *,
+        agent: _knowledge_pb2.Agent | None = ...,
+    ) -> None: ...
+    _HasFieldArgType: _TypeAlias = _typing.Literal["agent", b"agent"]  # noqa: Y015
+    def HasField(self, field_name: _HasFieldArgType) -> _builtins.bool: ...
+    _ClearFieldArgType: _TypeAlias = _typing.Literal["agent", b"agent"]  # noqa: Y015
+    def ClearField(self, field_name: _ClearFieldArgType) -> None: ...
+    def WhichOneof(self, oneof_group: _Never) -> None: ...
+
+Global___DeleteAgentResponse: _TypeAlias = DeleteAgentResponse  # noqa: Y015
+
+@_typing.final
 class ListAgentsRequest(_message.Message):
     """Asks for one page of the organisation's agents, by id."""
 

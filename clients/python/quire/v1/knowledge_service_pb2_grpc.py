@@ -106,6 +106,11 @@ class KnowledgeServiceStub:
                 request_serializer=quire_dot_v1_dot_knowledge__service__pb2.GetAgentRequest.SerializeToString,
                 response_deserializer=quire_dot_v1_dot_knowledge__service__pb2.GetAgentResponse.FromString,
                 _registered_method=True)
+        self.DeleteAgent = channel.unary_unary(
+                '/quire.v1.KnowledgeService/DeleteAgent',
+                request_serializer=quire_dot_v1_dot_knowledge__service__pb2.DeleteAgentRequest.SerializeToString,
+                response_deserializer=quire_dot_v1_dot_knowledge__service__pb2.DeleteAgentResponse.FromString,
+                _registered_method=True)
         self.ListAgents = channel.unary_unary(
                 '/quire.v1.KnowledgeService/ListAgents',
                 request_serializer=quire_dot_v1_dot_knowledge__service__pb2.ListAgentsRequest.SerializeToString,
@@ -246,6 +251,13 @@ class KnowledgeServiceServicer:
         context.set_details('Method not implemented!')
         raise NotImplementedError('Method not implemented!')
 
+    def DeleteAgent(self, request, context):
+        """Deletes an agent; its collections are untouched. An unknown agent is AGENT_NOT_FOUND.
+        """
+        context.set_code(grpc.StatusCode.UNIMPLEMENTED)
+        context.set_details('Method not implemented!')
+        raise NotImplementedError('Method not implemented!')
+
     def ListAgents(self, request, context):
         """The organisation's agents by id, paged.
         """
@@ -354,6 +366,11 @@ def add_KnowledgeServiceServicer_to_server(servicer, server):
                     servicer.GetAgent,
                     request_deserializer=quire_dot_v1_dot_knowledge__service__pb2.GetAgentRequest.FromString,
                     response_serializer=quire_dot_v1_dot_knowledge__service__pb2.GetAgentResponse.SerializeToString,
+            ),
+            'DeleteAgent': grpc.unary_unary_rpc_method_handler(
+                    servicer.DeleteAgent,
+                    request_deserializer=quire_dot_v1_dot_knowledge__service__pb2.DeleteAgentRequest.FromString,
+                    response_serializer=quire_dot_v1_dot_knowledge__service__pb2.DeleteAgentResponse.SerializeToString,
             ),
             'ListAgents': grpc.unary_unary_rpc_method_handler(
                     servicer.ListAgents,
@@ -761,6 +778,33 @@ class KnowledgeService:
             '/quire.v1.KnowledgeService/GetAgent',
             quire_dot_v1_dot_knowledge__service__pb2.GetAgentRequest.SerializeToString,
             quire_dot_v1_dot_knowledge__service__pb2.GetAgentResponse.FromString,
+            options,
+            channel_credentials,
+            insecure,
+            call_credentials,
+            compression,
+            wait_for_ready,
+            timeout,
+            metadata,
+            _registered_method=True)
+
+    @staticmethod
+    def DeleteAgent(request,
+            target,
+            options=(),
+            channel_credentials=None,
+            call_credentials=None,
+            insecure=False,
+            compression=None,
+            wait_for_ready=None,
+            timeout=None,
+            metadata=None):
+        return grpc.experimental.unary_unary(
+            request,
+            target,
+            '/quire.v1.KnowledgeService/DeleteAgent',
+            quire_dot_v1_dot_knowledge__service__pb2.DeleteAgentRequest.SerializeToString,
+            quire_dot_v1_dot_knowledge__service__pb2.DeleteAgentResponse.FromString,
             options,
             channel_credentials,
             insecure,

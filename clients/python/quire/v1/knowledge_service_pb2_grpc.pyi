@@ -79,6 +79,8 @@ class KnowledgeServiceStub:
     """Creates or replaces an agent's attachments; increments config_version."""
     GetAgent: _grpc.UnaryUnaryMultiCallable[_knowledge_service_pb2.GetAgentRequest, _knowledge_service_pb2.GetAgentResponse]
     """An agent's attachments and config_version."""
+    DeleteAgent: _grpc.UnaryUnaryMultiCallable[_knowledge_service_pb2.DeleteAgentRequest, _knowledge_service_pb2.DeleteAgentResponse]
+    """Deletes an agent; its collections are untouched. An unknown agent is AGENT_NOT_FOUND."""
     ListAgents: _grpc.UnaryUnaryMultiCallable[_knowledge_service_pb2.ListAgentsRequest, _knowledge_service_pb2.ListAgentsResponse]
     """The organisation's agents by id, paged."""
     SearchKnowledge: _grpc.UnaryUnaryMultiCallable[_knowledge_service_pb2.SearchKnowledgeRequest, _knowledge_service_pb2.SearchKnowledgeResponse]
@@ -143,6 +145,8 @@ class KnowledgeServiceAsyncStub(KnowledgeServiceStub):
     """Creates or replaces an agent's attachments; increments config_version."""
     GetAgent: _aio.UnaryUnaryMultiCallable[_knowledge_service_pb2.GetAgentRequest, _knowledge_service_pb2.GetAgentResponse]  # type: ignore[assignment]
     """An agent's attachments and config_version."""
+    DeleteAgent: _aio.UnaryUnaryMultiCallable[_knowledge_service_pb2.DeleteAgentRequest, _knowledge_service_pb2.DeleteAgentResponse]  # type: ignore[assignment]
+    """Deletes an agent; its collections are untouched. An unknown agent is AGENT_NOT_FOUND."""
     ListAgents: _aio.UnaryUnaryMultiCallable[_knowledge_service_pb2.ListAgentsRequest, _knowledge_service_pb2.ListAgentsResponse]  # type: ignore[assignment]
     """The organisation's agents by id, paged."""
     SearchKnowledge: _aio.UnaryUnaryMultiCallable[_knowledge_service_pb2.SearchKnowledgeRequest, _knowledge_service_pb2.SearchKnowledgeResponse]  # type: ignore[assignment]
@@ -288,6 +292,14 @@ class KnowledgeServiceServicer(metaclass=_abc_1.ABCMeta):
         context: _ServicerContext,
     ) -> _typing.Union[_knowledge_service_pb2.GetAgentResponse, _abc.Awaitable[_knowledge_service_pb2.GetAgentResponse]]:
         """An agent's attachments and config_version."""
+
+    @_abc_1.abstractmethod
+    def DeleteAgent(
+        self,
+        request: _knowledge_service_pb2.DeleteAgentRequest,
+        context: _ServicerContext,
+    ) -> _typing.Union[_knowledge_service_pb2.DeleteAgentResponse, _abc.Awaitable[_knowledge_service_pb2.DeleteAgentResponse]]:
+        """Deletes an agent; its collections are untouched. An unknown agent is AGENT_NOT_FOUND."""
 
     @_abc_1.abstractmethod
     def ListAgents(

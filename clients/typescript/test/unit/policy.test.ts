@@ -42,9 +42,9 @@ describe("call kinds", () => {
     const retried = Object.keys(RPC_KINDS).filter(isIdempotent).sort();
     assert.deepEqual(retried, [
       "DescribeTools", "GetAgent", "GetCollection", "GetDocument", "GetGateStatus", "GetIndexStatus",
-      "GetRetrievalPolicy", "GetShadowReport", "GetSyncReport", "GrepPages", "ListAgents", "ListCollections",
-      "ListDocuments", "ListNamespaces", "ListPages", "ReadDocument", "ReadPage", "RunCommand",
-      "SearchKnowledge", "SearchPages",
+      "GetRetrievalPolicy", "GetShadowReport", "GetSyncReport", "GrepPages", "ListAgents", "ListApiKeys",
+      "ListCollections", "ListDocuments", "ListNamespaces", "ListPages", "ReadDocument", "ReadPage", "RunCommand",
+      "SearchKnowledge", "SearchPages", "WhoAmI",
     ]);
     assert.ok(!isIdempotent("CreateCollection"));
     assert.ok(!isIdempotent("UploadDocument"));

@@ -5,7 +5,7 @@ from __future__ import annotations
 
 import argparse
 
-from quire.server.cli_commands import admin, collections, docs, pages, search
+from quire.server.cli_commands import account, admin, agents, collections, docs, pages, search
 
 
 def register(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
@@ -13,6 +13,8 @@ def register(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
     docs.register(sub)
     search.register(sub)
     collections.register(sub)
+    agents.register(sub)
+    account.register(sub)
     admin.register(sub)
 
 

@@ -1,8 +1,6 @@
-"""`quire keys list|revoke`, `quire gate status`, `quire index status|rebuild|rollback`: the
-admin commands that run over the network.
+"""`quire keys revoke`, `quire gate status`, `quire index status|rebuild|rollback`: the
+admin commands that run over the network (`quire keys ls` is in account.py).
 
-`quire keys list` is not offered: the AdminService has no RPC that lists keys (CreateApiKey and
-RevokeApiKey only), and the CLI does not read the database behind the server's back.
 `quire keys create` (cli.py) writes to the local database directly; `quire keys revoke` goes
 through RevokeApiKey and needs a key with scope admin.
 """
@@ -15,7 +13,7 @@ from collections.abc import Callable
 from rich.console import Console
 
 from quire.client import AsyncQuireClient
-from quire.server.cli_commands import connection, exit_codes
+from quire.server.cli_commands import account, connection, exit_codes
 from quire.server.cli_commands.collections import resolve
 from quire.server.cli_commands.output import Output, as_dict, pairs, table
 from quire.server.cli_commands.runner import run
@@ -136,6 +134,7 @@ def register(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
 
 
 def extend_keys(actions: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
+    account.extend_keys(actions)
     revoke = actions.add_parser(
         "revoke", parents=[connection.flags()], help="revoke a key by id (over the network)"
     )

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import argparse
+import sys
 import uuid
 
 from rich.console import Console
@@ -10,7 +11,7 @@ from rich.console import Console
 from quire.client import AsyncQuireClient, CollectionNotFound
 from quire.server.cli_commands import connection, exit_codes
 from quire.server.cli_commands.output import Output, as_dict, pairs, table
-from quire.server.cli_commands.runner import run
+from quire.server.cli_commands.runner import Declined, run
 from quire.v1 import knowledge_pb2
 
 
@@ -28,13 +29,21 @@ async def resolve(
     """The collection whose id or name is `ref`; with `create`, a new one named `ref` when no
     collection has that name."""
     if _is_uuid(ref):
-        return await client.get_collection(collection_id=ref)
+        try:
+            return await client.get_collection(collection_id=ref)
+        except CollectionNotFound:
+            raise CollectionNotFound(f'collection "{ref}" not found') from None
     for collection in await client.list_collections():
         if collection.name == ref:
             return collection
     if create:
         return await client.create_collection(name=ref)
-    raise CollectionNotFound(f"no collection is named or has the id {ref!r}")
+    raise CollectionNotFound(f'collection "{ref}" not found (no collection has that name or id)')
+
+
+async def names(client: AsyncQuireClient) -> dict[str, str]:
+    """Every collection's name by id."""
+    return {c.collection_id: c.name for c in await client.list_collections()}
 
 
 def _rows(collections: list[knowledge_pb2.Collection]) -> list[list[object]]:
@@ -53,7 +62,7 @@ async def cmd_ls(client: AsyncQuireClient, args: argparse.Namespace, output: Out
     def render(console: Console) -> None:
         console.print(table(None, _COLUMNS, _rows(collections)))
 
-    output.result([as_dict(c) for c in collections], render)
+    output.result({"collections": [as_dict(c) for c in collections]}, render)
     return exit_codes.OK
 
 
@@ -61,7 +70,7 @@ def _show(output: Output, collection: knowledge_pb2.Collection) -> None:
     def render(console: Console) -> None:
         console.print(pairs(collection.name, zip(_COLUMNS, _rows([collection])[0], strict=True)))
 
-    output.result(as_dict(collection), render)
+    output.result({"collection": as_dict(collection)}, render)
 
 
 async def cmd_create(client: AsyncQuireClient, args: argparse.Namespace, output: Output) -> int:
@@ -74,9 +83,36 @@ async def cmd_show(client: AsyncQuireClient, args: argparse.Namespace, output: O
     return exit_codes.OK
 
 
+def confirm(question: str, yes: bool) -> None:
+    """Asks `question` on the terminal; Declined unless answered yes. `--yes` skips the
+    question; without a terminal to ask on, it is required."""
+    if yes:
+        return
+    if not sys.stdin.isatty():
+        raise Declined(f"{question} Not asked: no terminal; pass --yes to confirm")
+    print(f"{question} [y/N] ", end="", file=sys.stderr, flush=True)
+    answer = sys.stdin.readline().strip().lower()
+    if answer not in {"y", "yes"}:
+        raise Declined("nothing deleted")
+
+
 async def cmd_rm(client: AsyncQuireClient, args: argparse.Namespace, output: Output) -> int:
     collection = await resolve(client, args.collection)
-    _show(output, await client.delete_collection(collection_id=collection.collection_id))
+    confirm(
+        f'Delete collection "{collection.name}" ({collection.collection_id}) and its '
+        f"{collection.document_count} documents?",
+        args.yes,
+    )
+    deleted = await client.delete_collection(collection_id=collection.collection_id)
+
+    def render(console: Console) -> None:
+        console.print(
+            f'deleted collection "{deleted.name}" ({deleted.collection_id}) and its '
+            f"{collection.document_count} documents",
+            markup=False,
+        )
+
+    output.result({"deleted": as_dict(deleted)}, render)
     return exit_codes.OK
 
 
@@ -92,9 +128,12 @@ def register(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
     show = actions.add_parser("show", parents=[shared], help="one collection, by id or name")
     show.add_argument("collection")
     show.set_defaults(func=run(cmd_show))
-    rm = actions.add_parser("rm", parents=[shared], help="delete a collection, by id or name")
+    rm = actions.add_parser(
+        "rm", parents=[shared], help="delete a collection and its documents, by id or name"
+    )
     rm.add_argument("collection")
+    rm.add_argument("-y", "--yes", action="store_true", help="do not ask for confirmation")
     rm.set_defaults(func=run(cmd_rm))
 
 
-__all__ = ["register", "resolve"]
+__all__ = ["confirm", "names", "register", "resolve"]

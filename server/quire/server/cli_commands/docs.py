@@ -240,19 +240,21 @@ async def cmd_ls(client: AsyncQuireClient, args: argparse.Namespace, output: Out
             table(f"{collection.name}: {len(docs)} documents", _DOC_COLUMNS, _doc_rows(docs))
         )
 
-    output.result([as_dict(d) for d in docs], render)
+    output.result(
+        {"collection": as_dict(collection), "documents": [as_dict(d) for d in docs]}, render
+    )
     return exit_codes.OK
 
 
 async def _find(
-    client: AsyncQuireClient, collection_id: str, refs: list[str]
+    client: AsyncQuireClient, collection: knowledge_pb2.Collection, refs: list[str]
 ) -> list[knowledge_pb2.Document]:
-    docs = await _documents(client, collection_id)
+    docs = await _documents(client, collection.collection_id)
     found = []
     for ref in refs:
         match = [d for d in docs if ref in (d.document_id, d.file_name)]
         if not match:
-            raise DocumentNotFound(f"no document of the collection is named or has the id {ref!r}")
+            raise DocumentNotFound(f'document "{ref}" not found in collection "{collection.name}"')
         found.append(match[0])
     return found
 
@@ -261,12 +263,12 @@ async def cmd_status(client: AsyncQuireClient, args: argparse.Namespace, output:
     """One or more documents in detail, or the whole collection's counts and index."""
     collection = await resolve(client, args.collection)
     if args.documents:
-        docs = await _find(client, collection.collection_id, args.documents)
+        docs = await _find(client, collection, args.documents)
 
         def render_docs(console: Console) -> None:
             console.print(table(None, _DOC_COLUMNS, _doc_rows(docs)))
 
-        output.result([as_dict(d) for d in docs], render_docs)
+        output.result({"documents": [as_dict(d) for d in docs]}, render_docs)
         failed = any(d.status == knowledge_pb2.DOCUMENT_STATUS_FAILED for d in docs)
         return exit_codes.PARTLY_FAILED if failed else exit_codes.OK
     docs = await _documents(client, collection.collection_id)
@@ -304,7 +306,7 @@ async def cmd_status(client: AsyncQuireClient, args: argparse.Namespace, output:
 async def cmd_read(client: AsyncQuireClient, args: argparse.Namespace, output: Output) -> int:
     """A 4,000-character slice as the agent tool reads it, or the whole text with --all."""
     collection = await resolve(client, args.collection)
-    doc = (await _find(client, collection.collection_id, [args.document]))[0]
+    doc = (await _find(client, collection, [args.document]))[0]
     offset, slices = args.offset, []
     while True:
         piece = await client.read_document(

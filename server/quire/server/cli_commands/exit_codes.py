@@ -17,6 +17,8 @@ NOT_FOUND = 4
 UNREACHABLE = 5
 # The server rejected the request (invalid input, limits, conflicts) or failed.
 REJECTED = 6
+# A confirmation was declined, or could not be asked (no terminal, and no --yes).
+DECLINED = 7
 INTERRUPTED = 130
 
 _NOT_FOUND = (
@@ -40,6 +42,7 @@ def for_error(exc: qe.QuireError) -> int:
 
 __all__ = [
     "AUTH",
+    "DECLINED",
     "INTERRUPTED",
     "NOT_FOUND",
     "OK",

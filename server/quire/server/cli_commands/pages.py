@@ -149,7 +149,7 @@ async def cmd_ls(client: AsyncQuireClient, args: argparse.Namespace, output: Out
             rows = [(n.name, n.page_count, n.filesystem_version, n.source_url) for n in namespaces]
             console.print(table(None, ["namespace", "pages", "version", "source"], rows))
 
-        output.result([as_dict(n) for n in namespaces], render_namespaces)
+        output.result({"namespaces": [as_dict(n) for n in namespaces]}, render_namespaces)
         return exit_codes.OK
     pages: list[pages_pb2.Page] = []
     cursor: str | None = None
@@ -171,7 +171,7 @@ async def cmd_ls(client: AsyncQuireClient, args: argparse.Namespace, output: Out
             table(f"{args.namespace}: {len(pages)} pages", ["path", "title", "chars", "url"], rows)
         )
 
-    output.result([as_dict(p) for p in pages], render)
+    output.result({"namespace": args.namespace, "pages": [as_dict(p) for p in pages]}, render)
     return exit_codes.OK
 
 

@@ -14,8 +14,8 @@ from rich.console import Console
 
 from quire.client import AsyncQuireClient
 from quire.server.cli_commands import connection, exit_codes
-from quire.server.cli_commands.collections import resolve
-from quire.server.cli_commands.output import Output, as_dict, table
+from quire.server.cli_commands.collections import names, resolve
+from quire.server.cli_commands.output import Output, as_dict, highlighted, plain_rows, table
 from quire.server.cli_commands.runner import run
 from quire.v1 import knowledge_pb2
 
@@ -41,24 +41,33 @@ async def cmd_search(client: AsyncQuireClient, args: argparse.Namespace, output:
     )
     took_ms = (time.perf_counter() - started) * 1000
     mode = knowledge_pb2.RetrievalMode.Name(reply.mode).removeprefix("RETRIEVAL_MODE_")
+    # Hits carry collection ids; one file in two collections is two hits, told apart by name.
+    collection_names = await names(client) if reply.hits else {}
     data = as_dict(reply) | {"latency_ms": round(took_ms, 1)}
+    for hit in data.get("hits", []):
+        hit["collection_name"] = collection_names.get(hit["collection_id"], "")
+    columns = ["#", "score", "collection", "file", "section", "snippet"]
+    rows = [
+        (
+            h.rank,
+            f"{h.score:.4f}",
+            collection_names.get(h.collection_id, h.collection_id),
+            h.file_name,
+            " › ".join(h.heading_path),
+            highlighted(h.snippet, plain=args.plain),
+        )
+        for h in reply.hits
+    ]
 
     def render(console: Console) -> None:
-        rows = [
-            (
-                h.rank,
-                f"{h.score:.4f}",
-                h.file_name,
-                h.document_id,
-                " › ".join(h.heading_path),
-                " ".join(h.snippet.split())[:200],
-            )
-            for h in reply.hits
-        ]
+        if args.plain:
+            # Written as is: rich would expand the tabs into spaces.
+            console.file.write(plain_rows(columns, rows) + "\n")
+            return
         title = f"{len(reply.hits)} hits, mode {mode}, {took_ms:.0f} ms" + (
             " (cached)" if reply.cached else ""
         )
-        console.print(table(title, ["#", "score", "file", "document", "section", "snippet"], rows))
+        console.print(table(title, columns, rows))
 
     output.result(data, render)
     return exit_codes.OK
@@ -74,7 +83,18 @@ def register(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
     scope = parser.add_mutually_exclusive_group(required=True)
     scope.add_argument("--agent", help="search this agent's attached collections")
     scope.add_argument("--collection", action="append", help="collection id or name; repeatable")
-    parser.add_argument("--limit", type=int, default=None, help="hits, 1–50 (default 8)")
+    parser.add_argument(
+        "--limit",
+        type=int,
+        default=None,
+        help="hits, from 1 to your organisation's bound (default 8, or the bound if lower; "
+        "`quire whoami` shows the bound, an admin raises it with `quire policy set`)",
+    )
+    parser.add_argument(
+        "--plain",
+        action="store_true",
+        help="tab-separated lines without styling; highlight marks removed",
+    )
     parser.add_argument(
         "--mode",
         choices=MODES,

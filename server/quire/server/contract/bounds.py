@@ -66,6 +66,12 @@ class RunGateRequest:
     split = FieldBounds(min_chars=1, max_chars=128, pattern="^[A-Za-z0-9._-]+$", default="train")
 
 
+class CreateApiKeyRequest:
+    """quire.v1.CreateApiKeyRequest"""
+
+    name = FieldBounds(max_chars=64)
+
+
 class RevokeApiKeyRequest:
     """quire.v1.RevokeApiKeyRequest"""
 
@@ -133,6 +139,12 @@ class UpsertAgentRequest:
 
 class GetAgentRequest:
     """quire.v1.GetAgentRequest"""
+
+    agent_id = FieldBounds(max_chars=128)
+
+
+class DeleteAgentRequest:
+    """quire.v1.DeleteAgentRequest"""
 
     agent_id = FieldBounds(max_chars=128)
 
@@ -247,6 +259,7 @@ BOUNDS: dict[str, dict[str, FieldBounds]] = {
     },
     "quire.v1.RebuildIndexRequest": {"index_version": RebuildIndexRequest.index_version},
     "quire.v1.RunGateRequest": {"dataset": RunGateRequest.dataset, "split": RunGateRequest.split},
+    "quire.v1.CreateApiKeyRequest": {"name": CreateApiKeyRequest.name},
     "quire.v1.RevokeApiKeyRequest": {"key_id": RevokeApiKeyRequest.key_id},
     "quire.v1.CreateCollectionRequest": {"name": CreateCollectionRequest.name},
     "quire.v1.UploadMetadata": {
@@ -273,6 +286,7 @@ BOUNDS: dict[str, dict[str, FieldBounds]] = {
         "attached_collection_ids": UpsertAgentRequest.attached_collection_ids,
     },
     "quire.v1.GetAgentRequest": {"agent_id": GetAgentRequest.agent_id},
+    "quire.v1.DeleteAgentRequest": {"agent_id": DeleteAgentRequest.agent_id},
     "quire.v1.ListAgentsRequest": {
         "cursor": ListAgentsRequest.cursor,
         "limit": ListAgentsRequest.limit,

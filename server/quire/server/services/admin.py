@@ -53,12 +53,41 @@ SET_NAMESPACE_CONFIG = """
 UPDATE namespaces SET search_config = $3::jsonb WHERE org_id = $1 AND name = $2 RETURNING name
 """
 
+LIST_KEYS = """
+SELECT key_id, name, scopes, created_at, last_used_at FROM api_keys
+WHERE org_id = $1 AND revoked_at IS NULL
+ORDER BY created_at DESC, key_id LIMIT $2
+"""
+LISTED_KEYS = 1000
+CALLER = """
+SELECT o.name AS organisation, k.key_id, k.name, k.scopes, k.created_at, k.last_used_at
+FROM api_keys k JOIN organisations o USING (org_id)
+WHERE k.org_id = $1 AND k.key_id = $2
+"""
+
 _SCOPE_NAMES = {
     admin_pb2.SCOPE_READ: Scope.READ,
     admin_pb2.SCOPE_WRITE: Scope.WRITE,
     admin_pb2.SCOPE_ADMIN: Scope.ADMIN,
     admin_pb2.SCOPE_TUNE: Scope.TUNE,
 }
+
+
+_SCOPE_VALUES = {name: value for value, name in _SCOPE_NAMES.items()}
+
+
+def key_message(row: Any) -> admin_pb2.ApiKey:
+    """A stored key as ApiKey, without its secret (which is never stored)."""
+    key = admin_pb2.ApiKey(
+        schema_version=SCHEMA_VERSION,
+        key_id=row["key_id"],
+        name=row["name"],
+        scopes=sorted(_SCOPE_VALUES[Scope(s)] for s in row["scopes"]),
+    )
+    key.created_at.CopyFrom(timestamp(row["created_at"]))
+    if row["last_used_at"] is not None:
+        key.last_used_at.CopyFrom(timestamp(row["last_used_at"]))
+    return key
 
 
 class AdminService(admin_service_pb2_grpc.AdminServiceServicer):
@@ -151,20 +180,20 @@ class AdminService(admin_service_pb2_grpc.AdminServiceServicer):
                 "scopes", "one or more of SCOPE_READ, SCOPE_WRITE, SCOPE_ADMIN, SCOPE_TUNE"
             )
         scopes = frozenset(_SCOPE_NAMES[s] for s in request.scopes)
+        longest = number(contract_bounds.CreateApiKeyRequest.name.max_chars)
+        name = clean_text("name", request.name, max_chars=longest, allow_empty=True)
         who = principal()
         async with transaction(self.state.pool) as conn:
-            key = await auth.create_key(conn, who.org_id, scopes)
+            key = await auth.create_key(conn, who.org_id, scopes, name)
             await self._audit(
-                conn, "create_api_key", {"key_id": key.key_id, "scopes": sorted(scopes)}
+                conn,
+                "create_api_key",
+                {"key_id": key.key_id, "scopes": sorted(scopes), "name": name},
             )
-        return admin_service_pb2.CreateApiKeyResponse(
-            key=admin_pb2.ApiKey(
-                schema_version=SCHEMA_VERSION,
-                key_id=key.key_id,
-                scopes=sorted(request.scopes),
-                secret=key.secret,
-            )
-        )
+            row = await conn.fetchrow(CALLER, who.org_id, key.key_id)
+        made = key_message(row)
+        made.secret = key.secret
+        return admin_service_pb2.CreateApiKeyResponse(key=made)
 
     async def RevokeApiKey(
         self,
@@ -182,6 +211,39 @@ class AdminService(admin_service_pb2_grpc.AdminServiceServicer):
         self.state.verifier.forget()
         return admin_service_pb2.RevokeApiKeyResponse(
             schema_version=SCHEMA_VERSION, key_id=request.key_id
+        )
+
+    async def ListApiKeys(
+        self,
+        request: admin_service_pb2.ListApiKeysRequest,
+        context: aio.ServicerContext[Any, Any],
+    ) -> admin_service_pb2.ListApiKeysResponse:
+        async with transaction(await self.state.read_pool(), readonly=True) as conn:
+            rows = await conn.fetch(LIST_KEYS, principal().org_id, LISTED_KEYS + 1)
+        return admin_service_pb2.ListApiKeysResponse(
+            schema_version=SCHEMA_VERSION,
+            keys=[key_message(r) for r in rows[:LISTED_KEYS]],
+            truncated=len(rows) > LISTED_KEYS,
+        )
+
+    async def WhoAmI(
+        self,
+        request: admin_service_pb2.WhoAmIRequest,
+        context: aio.ServicerContext[Any, Any],
+    ) -> admin_service_pb2.WhoAmIResponse:
+        who = principal()
+        # The primary: the key was just verified there, and a replica may not have it yet.
+        async with transaction(self.state.pool, readonly=True) as conn:
+            row = await conn.fetchrow(CALLER, who.org_id, who.key_id)
+            policy = await load_policy(conn, who.org_id, self.state)
+        if row is None:  # revoked since the key was cached: as if it had been refused
+            raise auth.unauthenticated()
+        return admin_service_pb2.WhoAmIResponse(
+            schema_version=SCHEMA_VERSION,
+            organisation=row["organisation"],
+            key=key_message(row),
+            policy=policy,
+            max_concurrent_calls=self.state.settings.org_concurrency,
         )
 
     # --- index generations ------------------------------------------------------------------

@@ -19,7 +19,7 @@ from quire.indexer import api as indexer
 from quire.server.contract import SCHEMA_VERSION
 from quire.server.contract import bounds as contract_bounds
 from quire.server.embeddings import discard
-from quire.server.failures import QuireError, error_detail, invalid
+from quire.server.failures import QuireError, above_search_limit, error_detail, invalid
 from quire.server.knowledge import (
     agent_listing,
     bulk_delete,
@@ -94,6 +94,10 @@ RETURNING agent_id, attached_collection_ids, config_version
 GET_AGENT = """
 SELECT agent_id, attached_collection_ids, config_version FROM agents
 WHERE org_id = $1 AND agent_id = $2
+"""
+DELETE_AGENT = """
+DELETE FROM agents WHERE org_id = $1 AND agent_id = $2
+RETURNING agent_id, attached_collection_ids, config_version
 """
 COUNT_LIVE = """
 SELECT count(*) FROM collections
@@ -506,6 +510,20 @@ class KnowledgeService(knowledge_service_pb2_grpc.KnowledgeServiceServicer):
             raise scope.AGENT_NOT_FOUND
         return knowledge_service_pb2.GetAgentResponse(agent=agent_message(row))
 
+    async def DeleteAgent(
+        self,
+        request: knowledge_service_pb2.DeleteAgentRequest,
+        context: aio.ServicerContext[Any, Any],
+    ) -> knowledge_service_pb2.DeleteAgentResponse:
+        longest = number(contract_bounds.DeleteAgentRequest.agent_id.max_chars)
+        if len(request.agent_id) > longest or "\x00" in request.agent_id:
+            raise scope.AGENT_NOT_FOUND  # cannot exist; PostgreSQL rejects NUL in text
+        async with transaction(self.state.pool) as conn:
+            row = await conn.fetchrow(DELETE_AGENT, principal().org_id, request.agent_id)
+        if row is None:
+            raise scope.AGENT_NOT_FOUND
+        return knowledge_service_pb2.DeleteAgentResponse(agent=agent_message(row))
+
     async def ListAgents(
         self,
         request: knowledge_service_pb2.ListAgentsRequest,
@@ -552,6 +570,8 @@ class KnowledgeService(knowledge_service_pb2_grpc.KnowledgeServiceServicer):
         async with transaction(await self.state.read_pool(), readonly=True) as conn:
             mode, bound = await effective_mode(conn, org_id, self.state, request.mode)
             default = min(number(limits.limit.default), bound)
+            if request.limit > bound:
+                raise above_search_limit(bound, default, number(limits.limit.max))
             limit = bounded("limit", request.limit, number(limits.limit.min), bound, default)
             collections = await scope.resolve(
                 conn, org_id, request.agent_id, list(request.collection_ids)

@@ -18,7 +18,7 @@ import type { Message } from "@bufbuild/protobuf";
  * Describes the file quire/v1/admin_service.proto.
  */
 export const file_quire_v1_admin_service: GenFile = /*@__PURE__*/
-  fileDesc("ChxxdWlyZS92MS9hZG1pbl9zZXJ2aWNlLnByb3RvEghxdWlyZS52MSJ7ChlTZXRSZXRyaWV2YWxQb2xpY3lSZXF1ZXN0EiUKBG1vZGUYASABKA4yFy5xdWlyZS52MS5SZXRyaWV2YWxNb2RlEigKEG1heF9zZWFyY2hfbGltaXQYAiABKA1CDvK2GAoIARAySgRoaXRzEg0KBXJlc2V0GAMgASgIIkcKGlNldFJldHJpZXZhbFBvbGljeVJlc3BvbnNlEikKBnBvbGljeRgBIAEoCzIZLnF1aXJlLnYxLlJldHJpZXZhbFBvbGljeSIbChlHZXRSZXRyaWV2YWxQb2xpY3lSZXF1ZXN0IkcKGkdldFJldHJpZXZhbFBvbGljeVJlc3BvbnNlEikKBnBvbGljeRgBIAEoCzIZLnF1aXJlLnYxLlJldHJpZXZhbFBvbGljeSInChRTZXRLaWxsU3dpdGNoUmVxdWVzdBIPCgdlbmdhZ2VkGAEgASgIIkIKFVNldEtpbGxTd2l0Y2hSZXNwb25zZRIpCgZwb2xpY3kYASABKAsyGS5xdWlyZS52MS5SZXRyaWV2YWxQb2xpY3kifgofU2V0TmFtZXNwYWNlU2VhcmNoQ29uZmlnUmVxdWVzdBIvCgluYW1lc3BhY2UYASABKAlCHPK2GBgYASCAAToRXltBLVphLXowLTkuXy1dKyQSKgoGY29uZmlnGAIgASgLMhoucXVpcmUudjEuUGFnZVNlYXJjaENvbmZpZyJ5CiBTZXROYW1lc3BhY2VTZWFyY2hDb25maWdSZXNwb25zZRIWCg5zY2hlbWFfdmVyc2lvbhgBIAEoDRIRCgluYW1lc3BhY2UYAiABKAkSKgoGY29uZmlnGAMgASgLMhoucXVpcmUudjEuUGFnZVNlYXJjaENvbmZpZyJLChNSZWJ1aWxkSW5kZXhSZXF1ZXN0EhUKDWNvbGxlY3Rpb25faWQYASABKAkSHQoNaW5kZXhfdmVyc2lvbhgCIAEoCUIG8rYYAiBAIj0KFFJlYnVpbGRJbmRleFJlc3BvbnNlEiUKBnN0YXR1cxgBIAEoCzIVLnF1aXJlLnYxLkluZGV4U3RhdHVzIi0KFFJvbGxiYWNrSW5kZXhSZXF1ZXN0EhUKDWNvbGxlY3Rpb25faWQYASABKAkiPgoVUm9sbGJhY2tJbmRleFJlc3BvbnNlEiUKBnN0YXR1cxgBIAEoCzIVLnF1aXJlLnYxLkluZGV4U3RhdHVzIqsBCg5SdW5HYXRlUmVxdWVzdBI3CgdkYXRhc2V0GAEgASgJQibythgiGAEgQDocXltBLVphLXowLTldW0EtWmEtejAtOS5fLV0qJBI0CgVzcGxpdBgCIAEoCUIl8rYYIRgBIIABOhFeW0EtWmEtejAtOS5fLV0rJEIHInRyYWluIhIVCg1tYXhfZG9jdW1lbnRzGAMgASgNEhMKC21heF9xdWVyaWVzGAQgASgNInAKD1J1bkdhdGVSZXNwb25zZRIqCghwcm9ncmVzcxgBIAEoCzIWLnF1aXJlLnYxLkdhdGVQcm9ncmVzc0gAEiYKBnJlc3VsdBgCIAEoCzIULnF1aXJlLnYxLkdhdGVSZXN1bHRIAEIJCgdtZXNzYWdlIhYKFEdldEdhdGVTdGF0dXNSZXF1ZXN0InIKFUdldEdhdGVTdGF0dXNSZXNwb25zZRIWCg5zY2hlbWFfdmVyc2lvbhgBIAEoDRIkCgZyZXN1bHQYAiABKAsyFC5xdWlyZS52MS5HYXRlUmVzdWx0EhsKE2N1cnJlbnRfZmluZ2VycHJpbnQYAyABKAkiGAoWR2V0U2hhZG93UmVwb3J0UmVxdWVzdCJBChdHZXRTaGFkb3dSZXBvcnRSZXNwb25zZRImCgZyZXBvcnQYASABKAsyFi5xdWlyZS52MS5TaGFkb3dSZXBvcnQiNgoTQ3JlYXRlQXBpS2V5UmVxdWVzdBIfCgZzY29wZXMYASADKA4yDy5xdWlyZS52MS5TY29wZSI1ChRDcmVhdGVBcGlLZXlSZXNwb25zZRIdCgNrZXkYASABKAsyEC5xdWlyZS52MS5BcGlLZXkiLQoTUmV2b2tlQXBpS2V5UmVxdWVzdBIWCgZrZXlfaWQYASABKAlCBvK2GAIgQCI+ChRSZXZva2VBcGlLZXlSZXNwb25zZRIWCg5zY2hlbWFfdmVyc2lvbhgBIAEoDRIOCgZrZXlfaWQYAiABKAkytwgKDEFkbWluU2VydmljZRJpChJTZXRSZXRyaWV2YWxQb2xpY3kSIy5xdWlyZS52MS5TZXRSZXRyaWV2YWxQb2xpY3lSZXF1ZXN0GiQucXVpcmUudjEuU2V0UmV0cmlldmFsUG9saWN5UmVzcG9uc2UiCNK1GAQIAxADEmwKEkdldFJldHJpZXZhbFBvbGljeRIjLnF1aXJlLnYxLkdldFJldHJpZXZhbFBvbGljeVJlcXVlc3QaJC5xdWlyZS52MS5HZXRSZXRyaWV2YWxQb2xpY3lSZXNwb25zZSILkAIB0rUYBAgBEAMSWgoNU2V0S2lsbFN3aXRjaBIeLnF1aXJlLnYxLlNldEtpbGxTd2l0Y2hSZXF1ZXN0Gh8ucXVpcmUudjEuU2V0S2lsbFN3aXRjaFJlc3BvbnNlIgjStRgECAMQAxJ7ChhTZXROYW1lc3BhY2VTZWFyY2hDb25maWcSKS5xdWlyZS52MS5TZXROYW1lc3BhY2VTZWFyY2hDb25maWdSZXF1ZXN0GioucXVpcmUudjEuU2V0TmFtZXNwYWNlU2VhcmNoQ29uZmlnUmVzcG9uc2UiCNK1GAQIAxADElcKDFJlYnVpbGRJbmRleBIdLnF1aXJlLnYxLlJlYnVpbGRJbmRleFJlcXVlc3QaHi5xdWlyZS52MS5SZWJ1aWxkSW5kZXhSZXNwb25zZSII0rUYBAgDEAMSWgoNUm9sbGJhY2tJbmRleBIeLnF1aXJlLnYxLlJvbGxiYWNrSW5kZXhSZXF1ZXN0Gh8ucXVpcmUudjEuUm9sbGJhY2tJbmRleFJlc3BvbnNlIgjStRgECAMQAxJKCgdSdW5HYXRlEhgucXVpcmUudjEuUnVuR2F0ZVJlcXVlc3QaGS5xdWlyZS52MS5SdW5HYXRlUmVzcG9uc2UiCNK1GAQIBxADMAESXQoNR2V0R2F0ZVN0YXR1cxIeLnF1aXJlLnYxLkdldEdhdGVTdGF0dXNSZXF1ZXN0Gh8ucXVpcmUudjEuR2V0R2F0ZVN0YXR1c1Jlc3BvbnNlIguQAgHStRgECAEQAxJjCg9HZXRTaGFkb3dSZXBvcnQSIC5xdWlyZS52MS5HZXRTaGFkb3dSZXBvcnRSZXF1ZXN0GiEucXVpcmUudjEuR2V0U2hhZG93UmVwb3J0UmVzcG9uc2UiC5ACAdK1GAQIARADElcKDENyZWF0ZUFwaUtleRIdLnF1aXJlLnYxLkNyZWF0ZUFwaUtleVJlcXVlc3QaHi5xdWlyZS52MS5DcmVhdGVBcGlLZXlSZXNwb25zZSII0rUYBAgDEAMSVwoMUmV2b2tlQXBpS2V5Eh0ucXVpcmUudjEuUmV2b2tlQXBpS2V5UmVxdWVzdBoeLnF1aXJlLnYxLlJldm9rZUFwaUtleVJlc3BvbnNlIgjStRgECAMQA2IGcHJvdG8z", [file_quire_v1_admin, file_quire_v1_bounds, file_quire_v1_knowledge, file_quire_v1_options, file_quire_v1_search_config]);
+  fileDesc("ChxxdWlyZS92MS9hZG1pbl9zZXJ2aWNlLnByb3RvEghxdWlyZS52MSJ7ChlTZXRSZXRyaWV2YWxQb2xpY3lSZXF1ZXN0EiUKBG1vZGUYASABKA4yFy5xdWlyZS52MS5SZXRyaWV2YWxNb2RlEigKEG1heF9zZWFyY2hfbGltaXQYAiABKA1CDvK2GAoIARAySgRoaXRzEg0KBXJlc2V0GAMgASgIIkcKGlNldFJldHJpZXZhbFBvbGljeVJlc3BvbnNlEikKBnBvbGljeRgBIAEoCzIZLnF1aXJlLnYxLlJldHJpZXZhbFBvbGljeSIbChlHZXRSZXRyaWV2YWxQb2xpY3lSZXF1ZXN0IkcKGkdldFJldHJpZXZhbFBvbGljeVJlc3BvbnNlEikKBnBvbGljeRgBIAEoCzIZLnF1aXJlLnYxLlJldHJpZXZhbFBvbGljeSInChRTZXRLaWxsU3dpdGNoUmVxdWVzdBIPCgdlbmdhZ2VkGAEgASgIIkIKFVNldEtpbGxTd2l0Y2hSZXNwb25zZRIpCgZwb2xpY3kYASABKAsyGS5xdWlyZS52MS5SZXRyaWV2YWxQb2xpY3kifgofU2V0TmFtZXNwYWNlU2VhcmNoQ29uZmlnUmVxdWVzdBIvCgluYW1lc3BhY2UYASABKAlCHPK2GBgYASCAAToRXltBLVphLXowLTkuXy1dKyQSKgoGY29uZmlnGAIgASgLMhoucXVpcmUudjEuUGFnZVNlYXJjaENvbmZpZyJ5CiBTZXROYW1lc3BhY2VTZWFyY2hDb25maWdSZXNwb25zZRIWCg5zY2hlbWFfdmVyc2lvbhgBIAEoDRIRCgluYW1lc3BhY2UYAiABKAkSKgoGY29uZmlnGAMgASgLMhoucXVpcmUudjEuUGFnZVNlYXJjaENvbmZpZyJLChNSZWJ1aWxkSW5kZXhSZXF1ZXN0EhUKDWNvbGxlY3Rpb25faWQYASABKAkSHQoNaW5kZXhfdmVyc2lvbhgCIAEoCUIG8rYYAiBAIj0KFFJlYnVpbGRJbmRleFJlc3BvbnNlEiUKBnN0YXR1cxgBIAEoCzIVLnF1aXJlLnYxLkluZGV4U3RhdHVzIi0KFFJvbGxiYWNrSW5kZXhSZXF1ZXN0EhUKDWNvbGxlY3Rpb25faWQYASABKAkiPgoVUm9sbGJhY2tJbmRleFJlc3BvbnNlEiUKBnN0YXR1cxgBIAEoCzIVLnF1aXJlLnYxLkluZGV4U3RhdHVzIqsBCg5SdW5HYXRlUmVxdWVzdBI3CgdkYXRhc2V0GAEgASgJQibythgiGAEgQDocXltBLVphLXowLTldW0EtWmEtejAtOS5fLV0qJBI0CgVzcGxpdBgCIAEoCUIl8rYYIRgBIIABOhFeW0EtWmEtejAtOS5fLV0rJEIHInRyYWluIhIVCg1tYXhfZG9jdW1lbnRzGAMgASgNEhMKC21heF9xdWVyaWVzGAQgASgNInAKD1J1bkdhdGVSZXNwb25zZRIqCghwcm9ncmVzcxgBIAEoCzIWLnF1aXJlLnYxLkdhdGVQcm9ncmVzc0gAEiYKBnJlc3VsdBgCIAEoCzIULnF1aXJlLnYxLkdhdGVSZXN1bHRIAEIJCgdtZXNzYWdlIhYKFEdldEdhdGVTdGF0dXNSZXF1ZXN0InIKFUdldEdhdGVTdGF0dXNSZXNwb25zZRIWCg5zY2hlbWFfdmVyc2lvbhgBIAEoDRIkCgZyZXN1bHQYAiABKAsyFC5xdWlyZS52MS5HYXRlUmVzdWx0EhsKE2N1cnJlbnRfZmluZ2VycHJpbnQYAyABKAkiGAoWR2V0U2hhZG93UmVwb3J0UmVxdWVzdCJBChdHZXRTaGFkb3dSZXBvcnRSZXNwb25zZRImCgZyZXBvcnQYASABKAsyFi5xdWlyZS52MS5TaGFkb3dSZXBvcnQiTAoTQ3JlYXRlQXBpS2V5UmVxdWVzdBIfCgZzY29wZXMYASADKA4yDy5xdWlyZS52MS5TY29wZRIUCgRuYW1lGAIgASgJQgbythgCIEAiNQoUQ3JlYXRlQXBpS2V5UmVzcG9uc2USHQoDa2V5GAEgASgLMhAucXVpcmUudjEuQXBpS2V5Ii0KE1Jldm9rZUFwaUtleVJlcXVlc3QSFgoGa2V5X2lkGAEgASgJQgbythgCIEAiPgoUUmV2b2tlQXBpS2V5UmVzcG9uc2USFgoOc2NoZW1hX3ZlcnNpb24YASABKA0SDgoGa2V5X2lkGAIgASgJIhQKEkxpc3RBcGlLZXlzUmVxdWVzdCJgChNMaXN0QXBpS2V5c1Jlc3BvbnNlEhYKDnNjaGVtYV92ZXJzaW9uGAEgASgNEh4KBGtleXMYAiADKAsyEC5xdWlyZS52MS5BcGlLZXkSEQoJdHJ1bmNhdGVkGAMgASgIIg8KDVdob0FtSVJlcXVlc3QipgEKDldob0FtSVJlc3BvbnNlEhYKDnNjaGVtYV92ZXJzaW9uGAEgASgNEhQKDG9yZ2FuaXNhdGlvbhgCIAEoCRIdCgNrZXkYAyABKAsyEC5xdWlyZS52MS5BcGlLZXkSKQoGcG9saWN5GAQgASgLMhkucXVpcmUudjEuUmV0cmlldmFsUG9saWN5EhwKFG1heF9jb25jdXJyZW50X2NhbGxzGAUgASgNMtoJCgxBZG1pblNlcnZpY2USaQoSU2V0UmV0cmlldmFsUG9saWN5EiMucXVpcmUudjEuU2V0UmV0cmlldmFsUG9saWN5UmVxdWVzdBokLnF1aXJlLnYxLlNldFJldHJpZXZhbFBvbGljeVJlc3BvbnNlIgjStRgECAMQAxJsChJHZXRSZXRyaWV2YWxQb2xpY3kSIy5xdWlyZS52MS5HZXRSZXRyaWV2YWxQb2xpY3lSZXF1ZXN0GiQucXVpcmUudjEuR2V0UmV0cmlldmFsUG9saWN5UmVzcG9uc2UiC5ACAdK1GAQIARADEloKDVNldEtpbGxTd2l0Y2gSHi5xdWlyZS52MS5TZXRLaWxsU3dpdGNoUmVxdWVzdBofLnF1aXJlLnYxLlNldEtpbGxTd2l0Y2hSZXNwb25zZSII0rUYBAgDEAMSewoYU2V0TmFtZXNwYWNlU2VhcmNoQ29uZmlnEikucXVpcmUudjEuU2V0TmFtZXNwYWNlU2VhcmNoQ29uZmlnUmVxdWVzdBoqLnF1aXJlLnYxLlNldE5hbWVzcGFjZVNlYXJjaENvbmZpZ1Jlc3BvbnNlIgjStRgECAMQAxJXCgxSZWJ1aWxkSW5kZXgSHS5xdWlyZS52MS5SZWJ1aWxkSW5kZXhSZXF1ZXN0Gh4ucXVpcmUudjEuUmVidWlsZEluZGV4UmVzcG9uc2UiCNK1GAQIAxADEloKDVJvbGxiYWNrSW5kZXgSHi5xdWlyZS52MS5Sb2xsYmFja0luZGV4UmVxdWVzdBofLnF1aXJlLnYxLlJvbGxiYWNrSW5kZXhSZXNwb25zZSII0rUYBAgDEAMSSgoHUnVuR2F0ZRIYLnF1aXJlLnYxLlJ1bkdhdGVSZXF1ZXN0GhkucXVpcmUudjEuUnVuR2F0ZVJlc3BvbnNlIgjStRgECAcQAzABEl0KDUdldEdhdGVTdGF0dXMSHi5xdWlyZS52MS5HZXRHYXRlU3RhdHVzUmVxdWVzdBofLnF1aXJlLnYxLkdldEdhdGVTdGF0dXNSZXNwb25zZSILkAIB0rUYBAgBEAMSYwoPR2V0U2hhZG93UmVwb3J0EiAucXVpcmUudjEuR2V0U2hhZG93UmVwb3J0UmVxdWVzdBohLnF1aXJlLnYxLkdldFNoYWRvd1JlcG9ydFJlc3BvbnNlIguQAgHStRgECAEQAxJXCgxDcmVhdGVBcGlLZXkSHS5xdWlyZS52MS5DcmVhdGVBcGlLZXlSZXF1ZXN0Gh4ucXVpcmUudjEuQ3JlYXRlQXBpS2V5UmVzcG9uc2UiCNK1GAQIAxADElcKDFJldm9rZUFwaUtleRIdLnF1aXJlLnYxLlJldm9rZUFwaUtleVJlcXVlc3QaHi5xdWlyZS52MS5SZXZva2VBcGlLZXlSZXNwb25zZSII0rUYBAgDEAMSVwoLTGlzdEFwaUtleXMSHC5xdWlyZS52MS5MaXN0QXBpS2V5c1JlcXVlc3QaHS5xdWlyZS52MS5MaXN0QXBpS2V5c1Jlc3BvbnNlIguQAgHStRgECAEQAxJICgZXaG9BbUkSFy5xdWlyZS52MS5XaG9BbUlSZXF1ZXN0GhgucXVpcmUudjEuV2hvQW1JUmVzcG9uc2UiC5ACAdK1GAQIARABYgZwcm90bzM", [file_quire_v1_admin, file_quire_v1_bounds, file_quire_v1_knowledge, file_quire_v1_options, file_quire_v1_search_config]);
 
 /**
  * Changes the caller organisation's retrieval settings.
@@ -493,6 +493,14 @@ export type CreateApiKeyRequest = Message<"quire.v1.CreateApiKeyRequest"> & {
    * @generated from field: repeated quire.v1.Scope scopes = 1;
    */
   scopes: Scope[];
+
+  /**
+   * A label to tell keys apart in ListApiKeys, e.g. "ci" (at most 64 characters, no NUL);
+   * empty for none.
+   *
+   * @generated from field: string name = 2;
+   */
+  name: string;
 };
 
 /**
@@ -573,7 +581,124 @@ export const RevokeApiKeyResponseSchema: GenMessage<RevokeApiKeyResponse> = /*@_
   messageDesc(file_quire_v1_admin_service, 21);
 
 /**
- * Administration; every call needs a key with scope `admin` and is audited.
+ * Lists the caller organisation's API keys; takes no arguments.
+ *
+ * @generated from message quire.v1.ListApiKeysRequest
+ */
+export type ListApiKeysRequest = Message<"quire.v1.ListApiKeysRequest"> & {
+};
+
+/**
+ * Describes the message quire.v1.ListApiKeysRequest.
+ * Use `create(ListApiKeysRequestSchema)` to create a new message.
+ */
+export const ListApiKeysRequestSchema: GenMessage<ListApiKeysRequest> = /*@__PURE__*/
+  messageDesc(file_quire_v1_admin_service, 22);
+
+/**
+ * The answer to ListApiKeys.
+ *
+ * @generated from message quire.v1.ListApiKeysResponse
+ */
+export type ListApiKeysResponse = Message<"quire.v1.ListApiKeysResponse"> & {
+  /**
+   * The version of this message's layout; 1 for every message of quire.v1 today.
+   *
+   * @generated from field: uint32 schema_version = 1;
+   */
+  schemaVersion: number;
+
+  /**
+   * The live keys, newest first, at most 1,000; `secret` is always empty.
+   *
+   * @generated from field: repeated quire.v1.ApiKey keys = 2;
+   */
+  keys: ApiKey[];
+
+  /**
+   * True when the organisation has more than 1,000 live keys (only the newest are listed).
+   *
+   * @generated from field: bool truncated = 3;
+   */
+  truncated: boolean;
+};
+
+/**
+ * Describes the message quire.v1.ListApiKeysResponse.
+ * Use `create(ListApiKeysResponseSchema)` to create a new message.
+ */
+export const ListApiKeysResponseSchema: GenMessage<ListApiKeysResponse> = /*@__PURE__*/
+  messageDesc(file_quire_v1_admin_service, 23);
+
+/**
+ * Asks who the caller is; takes no arguments.
+ *
+ * @generated from message quire.v1.WhoAmIRequest
+ */
+export type WhoAmIRequest = Message<"quire.v1.WhoAmIRequest"> & {
+};
+
+/**
+ * Describes the message quire.v1.WhoAmIRequest.
+ * Use `create(WhoAmIRequestSchema)` to create a new message.
+ */
+export const WhoAmIRequestSchema: GenMessage<WhoAmIRequest> = /*@__PURE__*/
+  messageDesc(file_quire_v1_admin_service, 24);
+
+/**
+ * The answer to WhoAmI.
+ *
+ * @generated from message quire.v1.WhoAmIResponse
+ */
+export type WhoAmIResponse = Message<"quire.v1.WhoAmIResponse"> & {
+  /**
+   * The version of this message's layout; 1 for every message of quire.v1 today.
+   *
+   * @generated from field: uint32 schema_version = 1;
+   */
+  schemaVersion: number;
+
+  /**
+   * The name of the caller's organisation, e.g. "dev" for the key `quire up` prints.
+   *
+   * @generated from field: string organisation = 2;
+   */
+  organisation: string;
+
+  /**
+   * The key the call was made with; `secret` is always empty.
+   *
+   * @generated from field: quire.v1.ApiKey key = 3;
+   */
+  key?: ApiKey | undefined;
+
+  /**
+   * The organisation's retrieval policy: SearchKnowledge.limit may be at most
+   * `max_search_limit` (an admin raises it with SetRetrievalPolicy, up to 50).
+   *
+   * @generated from field: quire.v1.RetrievalPolicy policy = 4;
+   */
+  policy?: RetrievalPolicy | undefined;
+
+  /**
+   * The most calls of the organisation one server process runs at once (streams included);
+   * more are refused with RESOURCE_EXHAUSTED.
+   *
+   * @generated from field: uint32 max_concurrent_calls = 5;
+   */
+  maxConcurrentCalls: number;
+};
+
+/**
+ * Describes the message quire.v1.WhoAmIResponse.
+ * Use `create(WhoAmIResponseSchema)` to create a new message.
+ */
+export const WhoAmIResponseSchema: GenMessage<WhoAmIResponse> = /*@__PURE__*/
+  messageDesc(file_quire_v1_admin_service, 25);
+
+/**
+ * Administration; every call but WhoAmI needs a key with scope `admin`, and every change is
+ * audited.
  *
  * @generated from service quire.v1.AdminService
  */
@@ -688,6 +813,28 @@ export const AdminService: GenService<{
     methodKind: "unary";
     input: typeof RevokeApiKeyRequestSchema;
     output: typeof RevokeApiKeyResponseSchema;
+  },
+  /**
+   * The caller organisation's live (unrevoked) keys, newest first: ids, names, scopes, when
+   * created and last used. Never a secret.
+   *
+   * @generated from rpc quire.v1.AdminService.ListApiKeys
+   */
+  listApiKeys: {
+    methodKind: "unary";
+    input: typeof ListApiKeysRequestSchema;
+    output: typeof ListApiKeysResponseSchema;
+  },
+  /**
+   * Who the caller is: the organisation, the key (never its secret) and the limits its calls
+   * are held to. Needs scope `read` only, so any ordinary key can ask.
+   *
+   * @generated from rpc quire.v1.AdminService.WhoAmI
+   */
+  whoAmI: {
+    methodKind: "unary";
+    input: typeof WhoAmIRequestSchema;
+    output: typeof WhoAmIResponseSchema;
   },
 }> = /*@__PURE__*/
   serviceDesc(file_quire_v1_admin_service, 0);

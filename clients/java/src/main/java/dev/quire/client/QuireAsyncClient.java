@@ -120,6 +120,12 @@ public final class QuireAsyncClient {
     return calls.unary(KnowledgeServiceGrpc.getGetAgentMethod(), request).thenApply(GetAgentResponse::getAgent);
   }
 
+  /** Deletes the agent (its collections stay); completes with the agent as it was. */
+  public CompletableFuture<Agent> deleteAgent(String agentId) {
+    var request = DeleteAgentRequest.newBuilder().setAgentId(agentId).build();
+    return calls.unary(KnowledgeServiceGrpc.getDeleteAgentMethod(), request).thenApply(DeleteAgentResponse::getAgent);
+  }
+
   /** One page of agents by agent_id; see {@link QuireClient#agents}. */
   public CompletableFuture<ListAgentsResponse> listAgents(ListAgentsRequest request) {
     return calls.unary(KnowledgeServiceGrpc.getListAgentsMethod(), request);
@@ -183,9 +189,25 @@ public final class QuireAsyncClient {
     return calls.unary(AdminServiceGrpc.getCreateApiKeyMethod(), request).thenApply(CreateApiKeyResponse::getKey);
   }
 
+  /** A new key with a name that labels it in {@link #listApiKeys}; its secret is shown only here. */
+  public CompletableFuture<ApiKey> createApiKey(String name, List<Scope> scopes) {
+    var request = CreateApiKeyRequest.newBuilder().setName(name).addAllScopes(scopes).build();
+    return calls.unary(AdminServiceGrpc.getCreateApiKeyMethod(), request).thenApply(CreateApiKeyResponse::getKey);
+  }
+
   public CompletableFuture<Void> revokeApiKey(String keyId) {
     var request = RevokeApiKeyRequest.newBuilder().setKeyId(keyId).build();
     return calls.unary(AdminServiceGrpc.getRevokeApiKeyMethod(), request).thenApply(r -> null);
+  }
+
+  /** The organisation's live keys, newest first (keys, truncated); never their secrets. */
+  public CompletableFuture<ListApiKeysResponse> listApiKeys() {
+    return calls.unary(AdminServiceGrpc.getListApiKeysMethod(), ListApiKeysRequest.getDefaultInstance());
+  }
+
+  /** The caller's organisation, key (no secret), retrieval policy and limits. */
+  public CompletableFuture<WhoAmIResponse> whoAmI() {
+    return calls.unary(AdminServiceGrpc.getWhoAmIMethod(), WhoAmIRequest.getDefaultInstance());
   }
 
   // Streams

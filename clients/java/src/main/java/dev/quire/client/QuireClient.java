@@ -326,6 +326,10 @@ public final class QuireClient implements AutoCloseable {
     return await(async.getAgent(agentId));
   }
 
+  public Agent deleteAgent(String agentId) {
+    return await(async.deleteAgent(agentId));
+  }
+
   public ListAgentsResponse listAgents(ListAgentsRequest request) {
     return await(async.listAgents(request));
   }
@@ -439,8 +443,20 @@ public final class QuireClient implements AutoCloseable {
     return await(async.createApiKey(scopes));
   }
 
+  public ApiKey createApiKey(String name, List<Scope> scopes) {
+    return await(async.createApiKey(name, scopes));
+  }
+
   public void revokeApiKey(String keyId) {
     await(async.revokeApiKey(keyId));
+  }
+
+  public ListApiKeysResponse listApiKeys() {
+    return await(async.listApiKeys());
+  }
+
+  public WhoAmIResponse whoAmI() {
+    return await(async.whoAmI());
   }
 
   /** Builds a client: TLS with the system roots unless told otherwise. */

@@ -89,14 +89,16 @@ public final class AdminProto extends com.google.protobuf.GeneratedFile {
       "rsion\030\001 \001(\r\022%\n\004mode\030\002 \001(\0162\027.quire.v1.Ret" +
       "rievalMode\022/\n\016effective_mode\030\003 \001(\0162\027.qui" +
       "re.v1.RetrievalMode\022\030\n\020max_search_limit\030" +
-      "\004 \001(\r\022\033\n\023kill_switch_engaged\030\005 \001(\010\"\221\001\n\006A" +
+      "\004 \001(\r\022\033\n\023kill_switch_engaged\030\005 \001(\010\"\321\001\n\006A" +
       "piKey\022\026\n\016schema_version\030\001 \001(\r\022\016\n\006key_id\030" +
       "\002 \001(\t\022\037\n\006scopes\030\003 \003(\0162\017.quire.v1.Scope\022\016" +
       "\n\006secret\030\004 \001(\t\022.\n\ncreated_at\030\005 \001(\0132\032.goo" +
-      "gle.protobuf.Timestamp*`\n\005Scope\022\025\n\021SCOPE" +
-      "_UNSPECIFIED\020\000\022\016\n\nSCOPE_READ\020\001\022\017\n\013SCOPE_" +
-      "WRITE\020\002\022\017\n\013SCOPE_ADMIN\020\003\022\016\n\nSCOPE_TUNE\020\004" +
-      "B\034\n\014dev.quire.v1B\nAdminProtoP\001b\006proto3"
+      "gle.protobuf.Timestamp\022\014\n\004name\030\006 \001(\t\0220\n\014" +
+      "last_used_at\030\007 \001(\0132\032.google.protobuf.Tim" +
+      "estamp*`\n\005Scope\022\025\n\021SCOPE_UNSPECIFIED\020\000\022\016" +
+      "\n\nSCOPE_READ\020\001\022\017\n\013SCOPE_WRITE\020\002\022\017\n\013SCOPE" +
+      "_ADMIN\020\003\022\016\n\nSCOPE_TUNE\020\004B\034\n\014dev.quire.v1" +
+      "B\nAdminProtoP\001b\006proto3"
     };
     descriptor = com.google.protobuf.Descriptors.FileDescriptor
       .internalBuildGeneratedFileFrom(descriptorData,
@@ -139,7 +141,7 @@ public final class AdminProto extends com.google.protobuf.GeneratedFile {
     internal_static_quire_v1_ApiKey_fieldAccessorTable = new
       com.google.protobuf.GeneratedMessage.FieldAccessorTable(
         internal_static_quire_v1_ApiKey_descriptor,
-        new java.lang.String[] { "SchemaVersion", "KeyId", "Scopes", "Secret", "CreatedAt", });
+        new java.lang.String[] { "SchemaVersion", "KeyId", "Scopes", "Secret", "CreatedAt", "Name", "LastUsedAt", });
     descriptor.resolveAllFeaturesImmutable();
     com.google.protobuf.TimestampProto.getDescriptor();
     dev.quire.v1.KnowledgeProto.getDescriptor();

@@ -4,7 +4,8 @@ import static io.grpc.MethodDescriptor.generateFullMethodName;
 
 /**
  * <pre>
- * Administration; every call needs a key with scope `admin` and is audited.
+ * Administration; every call but WhoAmI needs a key with scope `admin`, and every change is
+ * audited.
  * </pre>
  */
 @io.grpc.stub.annotations.GrpcGenerated
@@ -359,6 +360,70 @@ public final class AdminServiceGrpc {
     return getRevokeApiKeyMethod;
   }
 
+  private static volatile io.grpc.MethodDescriptor<dev.quire.v1.ListApiKeysRequest,
+      dev.quire.v1.ListApiKeysResponse> getListApiKeysMethod;
+
+  @io.grpc.stub.annotations.RpcMethod(
+      fullMethodName = SERVICE_NAME + '/' + "ListApiKeys",
+      requestType = dev.quire.v1.ListApiKeysRequest.class,
+      responseType = dev.quire.v1.ListApiKeysResponse.class,
+      methodType = io.grpc.MethodDescriptor.MethodType.UNARY)
+  public static io.grpc.MethodDescriptor<dev.quire.v1.ListApiKeysRequest,
+      dev.quire.v1.ListApiKeysResponse> getListApiKeysMethod() {
+    io.grpc.MethodDescriptor<dev.quire.v1.ListApiKeysRequest, dev.quire.v1.ListApiKeysResponse> getListApiKeysMethod;
+    if ((getListApiKeysMethod = AdminServiceGrpc.getListApiKeysMethod) == null) {
+      synchronized (AdminServiceGrpc.class) {
+        if ((getListApiKeysMethod = AdminServiceGrpc.getListApiKeysMethod) == null) {
+          AdminServiceGrpc.getListApiKeysMethod = getListApiKeysMethod =
+              io.grpc.MethodDescriptor.<dev.quire.v1.ListApiKeysRequest, dev.quire.v1.ListApiKeysResponse>newBuilder()
+              .setType(io.grpc.MethodDescriptor.MethodType.UNARY)
+              .setFullMethodName(generateFullMethodName(SERVICE_NAME, "ListApiKeys"))
+              .setSafe(true)
+              .setSampledToLocalTracing(true)
+              .setRequestMarshaller(io.grpc.protobuf.ProtoUtils.marshaller(
+                  dev.quire.v1.ListApiKeysRequest.getDefaultInstance()))
+              .setResponseMarshaller(io.grpc.protobuf.ProtoUtils.marshaller(
+                  dev.quire.v1.ListApiKeysResponse.getDefaultInstance()))
+              .setSchemaDescriptor(new AdminServiceMethodDescriptorSupplier("ListApiKeys"))
+              .build();
+        }
+      }
+    }
+    return getListApiKeysMethod;
+  }
+
+  private static volatile io.grpc.MethodDescriptor<dev.quire.v1.WhoAmIRequest,
+      dev.quire.v1.WhoAmIResponse> getWhoAmIMethod;
+
+  @io.grpc.stub.annotations.RpcMethod(
+      fullMethodName = SERVICE_NAME + '/' + "WhoAmI",
+      requestType = dev.quire.v1.WhoAmIRequest.class,
+      responseType = dev.quire.v1.WhoAmIResponse.class,
+      methodType = io.grpc.MethodDescriptor.MethodType.UNARY)
+  public static io.grpc.MethodDescriptor<dev.quire.v1.WhoAmIRequest,
+      dev.quire.v1.WhoAmIResponse> getWhoAmIMethod() {
+    io.grpc.MethodDescriptor<dev.quire.v1.WhoAmIRequest, dev.quire.v1.WhoAmIResponse> getWhoAmIMethod;
+    if ((getWhoAmIMethod = AdminServiceGrpc.getWhoAmIMethod) == null) {
+      synchronized (AdminServiceGrpc.class) {
+        if ((getWhoAmIMethod = AdminServiceGrpc.getWhoAmIMethod) == null) {
+          AdminServiceGrpc.getWhoAmIMethod = getWhoAmIMethod =
+              io.grpc.MethodDescriptor.<dev.quire.v1.WhoAmIRequest, dev.quire.v1.WhoAmIResponse>newBuilder()
+              .setType(io.grpc.MethodDescriptor.MethodType.UNARY)
+              .setFullMethodName(generateFullMethodName(SERVICE_NAME, "WhoAmI"))
+              .setSafe(true)
+              .setSampledToLocalTracing(true)
+              .setRequestMarshaller(io.grpc.protobuf.ProtoUtils.marshaller(
+                  dev.quire.v1.WhoAmIRequest.getDefaultInstance()))
+              .setResponseMarshaller(io.grpc.protobuf.ProtoUtils.marshaller(
+                  dev.quire.v1.WhoAmIResponse.getDefaultInstance()))
+              .setSchemaDescriptor(new AdminServiceMethodDescriptorSupplier("WhoAmI"))
+              .build();
+        }
+      }
+    }
+    return getWhoAmIMethod;
+  }
+
   /**
    * Creates a new async stub that supports all call types for the service
    */
@@ -420,7 +485,8 @@ public final class AdminServiceGrpc {
 
   /**
    * <pre>
-   * Administration; every call needs a key with scope `admin` and is audited.
+   * Administration; every call but WhoAmI needs a key with scope `admin`, and every change is
+   * audited.
    * </pre>
    */
   public interface AsyncService {
@@ -535,12 +601,35 @@ public final class AdminServiceGrpc {
         io.grpc.stub.StreamObserver<dev.quire.v1.RevokeApiKeyResponse> responseObserver) {
       io.grpc.stub.ServerCalls.asyncUnimplementedUnaryCall(getRevokeApiKeyMethod(), responseObserver);
     }
+
+    /**
+     * <pre>
+     * The caller organisation's live (unrevoked) keys, newest first: ids, names, scopes, when
+     * created and last used. Never a secret.
+     * </pre>
+     */
+    default void listApiKeys(dev.quire.v1.ListApiKeysRequest request,
+        io.grpc.stub.StreamObserver<dev.quire.v1.ListApiKeysResponse> responseObserver) {
+      io.grpc.stub.ServerCalls.asyncUnimplementedUnaryCall(getListApiKeysMethod(), responseObserver);
+    }
+
+    /**
+     * <pre>
+     * Who the caller is: the organisation, the key (never its secret) and the limits its calls
+     * are held to. Needs scope `read` only, so any ordinary key can ask.
+     * </pre>
+     */
+    default void whoAmI(dev.quire.v1.WhoAmIRequest request,
+        io.grpc.stub.StreamObserver<dev.quire.v1.WhoAmIResponse> responseObserver) {
+      io.grpc.stub.ServerCalls.asyncUnimplementedUnaryCall(getWhoAmIMethod(), responseObserver);
+    }
   }
 
   /**
    * Base class for the server implementation of the service AdminService.
    * <pre>
-   * Administration; every call needs a key with scope `admin` and is audited.
+   * Administration; every call but WhoAmI needs a key with scope `admin`, and every change is
+   * audited.
    * </pre>
    */
   public static abstract class AdminServiceImplBase
@@ -554,7 +643,8 @@ public final class AdminServiceGrpc {
   /**
    * A stub to allow clients to do asynchronous rpc calls to service AdminService.
    * <pre>
-   * Administration; every call needs a key with scope `admin` and is audited.
+   * Administration; every call but WhoAmI needs a key with scope `admin`, and every change is
+   * audited.
    * </pre>
    */
   public static final class AdminServiceStub
@@ -691,12 +781,37 @@ public final class AdminServiceGrpc {
       io.grpc.stub.ClientCalls.asyncUnaryCall(
           getChannel().newCall(getRevokeApiKeyMethod(), getCallOptions()), request, responseObserver);
     }
+
+    /**
+     * <pre>
+     * The caller organisation's live (unrevoked) keys, newest first: ids, names, scopes, when
+     * created and last used. Never a secret.
+     * </pre>
+     */
+    public void listApiKeys(dev.quire.v1.ListApiKeysRequest request,
+        io.grpc.stub.StreamObserver<dev.quire.v1.ListApiKeysResponse> responseObserver) {
+      io.grpc.stub.ClientCalls.asyncUnaryCall(
+          getChannel().newCall(getListApiKeysMethod(), getCallOptions()), request, responseObserver);
+    }
+
+    /**
+     * <pre>
+     * Who the caller is: the organisation, the key (never its secret) and the limits its calls
+     * are held to. Needs scope `read` only, so any ordinary key can ask.
+     * </pre>
+     */
+    public void whoAmI(dev.quire.v1.WhoAmIRequest request,
+        io.grpc.stub.StreamObserver<dev.quire.v1.WhoAmIResponse> responseObserver) {
+      io.grpc.stub.ClientCalls.asyncUnaryCall(
+          getChannel().newCall(getWhoAmIMethod(), getCallOptions()), request, responseObserver);
+    }
   }
 
   /**
    * A stub to allow clients to do synchronous rpc calls to service AdminService.
    * <pre>
-   * Administration; every call needs a key with scope `admin` and is audited.
+   * Administration; every call but WhoAmI needs a key with scope `admin`, and every change is
+   * audited.
    * </pre>
    */
   public static final class AdminServiceBlockingV2Stub
@@ -824,12 +939,35 @@ public final class AdminServiceGrpc {
       return io.grpc.stub.ClientCalls.blockingV2UnaryCall(
           getChannel(), getRevokeApiKeyMethod(), getCallOptions(), request);
     }
+
+    /**
+     * <pre>
+     * The caller organisation's live (unrevoked) keys, newest first: ids, names, scopes, when
+     * created and last used. Never a secret.
+     * </pre>
+     */
+    public dev.quire.v1.ListApiKeysResponse listApiKeys(dev.quire.v1.ListApiKeysRequest request) throws io.grpc.StatusException {
+      return io.grpc.stub.ClientCalls.blockingV2UnaryCall(
+          getChannel(), getListApiKeysMethod(), getCallOptions(), request);
+    }
+
+    /**
+     * <pre>
+     * Who the caller is: the organisation, the key (never its secret) and the limits its calls
+     * are held to. Needs scope `read` only, so any ordinary key can ask.
+     * </pre>
+     */
+    public dev.quire.v1.WhoAmIResponse whoAmI(dev.quire.v1.WhoAmIRequest request) throws io.grpc.StatusException {
+      return io.grpc.stub.ClientCalls.blockingV2UnaryCall(
+          getChannel(), getWhoAmIMethod(), getCallOptions(), request);
+    }
   }
 
   /**
    * A stub to allow clients to do limited synchronous rpc calls to service AdminService.
    * <pre>
-   * Administration; every call needs a key with scope `admin` and is audited.
+   * Administration; every call but WhoAmI needs a key with scope `admin`, and every change is
+   * audited.
    * </pre>
    */
   public static final class AdminServiceBlockingStub
@@ -956,12 +1094,35 @@ public final class AdminServiceGrpc {
       return io.grpc.stub.ClientCalls.blockingUnaryCall(
           getChannel(), getRevokeApiKeyMethod(), getCallOptions(), request);
     }
+
+    /**
+     * <pre>
+     * The caller organisation's live (unrevoked) keys, newest first: ids, names, scopes, when
+     * created and last used. Never a secret.
+     * </pre>
+     */
+    public dev.quire.v1.ListApiKeysResponse listApiKeys(dev.quire.v1.ListApiKeysRequest request) {
+      return io.grpc.stub.ClientCalls.blockingUnaryCall(
+          getChannel(), getListApiKeysMethod(), getCallOptions(), request);
+    }
+
+    /**
+     * <pre>
+     * Who the caller is: the organisation, the key (never its secret) and the limits its calls
+     * are held to. Needs scope `read` only, so any ordinary key can ask.
+     * </pre>
+     */
+    public dev.quire.v1.WhoAmIResponse whoAmI(dev.quire.v1.WhoAmIRequest request) {
+      return io.grpc.stub.ClientCalls.blockingUnaryCall(
+          getChannel(), getWhoAmIMethod(), getCallOptions(), request);
+    }
   }
 
   /**
    * A stub to allow clients to do ListenableFuture-style rpc calls to service AdminService.
    * <pre>
-   * Administration; every call needs a key with scope `admin` and is audited.
+   * Administration; every call but WhoAmI needs a key with scope `admin`, and every change is
+   * audited.
    * </pre>
    */
   public static final class AdminServiceFutureStub
@@ -1086,6 +1247,30 @@ public final class AdminServiceGrpc {
       return io.grpc.stub.ClientCalls.futureUnaryCall(
           getChannel().newCall(getRevokeApiKeyMethod(), getCallOptions()), request);
     }
+
+    /**
+     * <pre>
+     * The caller organisation's live (unrevoked) keys, newest first: ids, names, scopes, when
+     * created and last used. Never a secret.
+     * </pre>
+     */
+    public com.google.common.util.concurrent.ListenableFuture<dev.quire.v1.ListApiKeysResponse> listApiKeys(
+        dev.quire.v1.ListApiKeysRequest request) {
+      return io.grpc.stub.ClientCalls.futureUnaryCall(
+          getChannel().newCall(getListApiKeysMethod(), getCallOptions()), request);
+    }
+
+    /**
+     * <pre>
+     * Who the caller is: the organisation, the key (never its secret) and the limits its calls
+     * are held to. Needs scope `read` only, so any ordinary key can ask.
+     * </pre>
+     */
+    public com.google.common.util.concurrent.ListenableFuture<dev.quire.v1.WhoAmIResponse> whoAmI(
+        dev.quire.v1.WhoAmIRequest request) {
+      return io.grpc.stub.ClientCalls.futureUnaryCall(
+          getChannel().newCall(getWhoAmIMethod(), getCallOptions()), request);
+    }
   }
 
   private static final int METHODID_SET_RETRIEVAL_POLICY = 0;
@@ -1099,6 +1284,8 @@ public final class AdminServiceGrpc {
   private static final int METHODID_GET_SHADOW_REPORT = 8;
   private static final int METHODID_CREATE_API_KEY = 9;
   private static final int METHODID_REVOKE_API_KEY = 10;
+  private static final int METHODID_LIST_API_KEYS = 11;
+  private static final int METHODID_WHO_AM_I = 12;
 
   private static final class MethodHandlers<Req, Resp> implements
       io.grpc.stub.ServerCalls.UnaryMethod<Req, Resp>,
@@ -1160,6 +1347,14 @@ public final class AdminServiceGrpc {
         case METHODID_REVOKE_API_KEY:
           serviceImpl.revokeApiKey((dev.quire.v1.RevokeApiKeyRequest) request,
               (io.grpc.stub.StreamObserver<dev.quire.v1.RevokeApiKeyResponse>) responseObserver);
+          break;
+        case METHODID_LIST_API_KEYS:
+          serviceImpl.listApiKeys((dev.quire.v1.ListApiKeysRequest) request,
+              (io.grpc.stub.StreamObserver<dev.quire.v1.ListApiKeysResponse>) responseObserver);
+          break;
+        case METHODID_WHO_AM_I:
+          serviceImpl.whoAmI((dev.quire.v1.WhoAmIRequest) request,
+              (io.grpc.stub.StreamObserver<dev.quire.v1.WhoAmIResponse>) responseObserver);
           break;
         default:
           throw new AssertionError();
@@ -1256,6 +1451,20 @@ public final class AdminServiceGrpc {
               dev.quire.v1.RevokeApiKeyRequest,
               dev.quire.v1.RevokeApiKeyResponse>(
                 service, METHODID_REVOKE_API_KEY)))
+        .addMethod(
+          getListApiKeysMethod(),
+          io.grpc.stub.ServerCalls.asyncUnaryCall(
+            new MethodHandlers<
+              dev.quire.v1.ListApiKeysRequest,
+              dev.quire.v1.ListApiKeysResponse>(
+                service, METHODID_LIST_API_KEYS)))
+        .addMethod(
+          getWhoAmIMethod(),
+          io.grpc.stub.ServerCalls.asyncUnaryCall(
+            new MethodHandlers<
+              dev.quire.v1.WhoAmIRequest,
+              dev.quire.v1.WhoAmIResponse>(
+                service, METHODID_WHO_AM_I)))
         .build();
   }
 
@@ -1315,6 +1524,8 @@ public final class AdminServiceGrpc {
               .addMethod(getGetShadowReportMethod())
               .addMethod(getCreateApiKeyMethod())
               .addMethod(getRevokeApiKeyMethod())
+              .addMethod(getListApiKeysMethod())
+              .addMethod(getWhoAmIMethod())
               .build();
         }
       }

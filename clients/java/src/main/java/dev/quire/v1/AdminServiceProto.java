@@ -136,6 +136,26 @@ public final class AdminServiceProto extends com.google.protobuf.GeneratedFile {
   static final 
     com.google.protobuf.GeneratedMessage.FieldAccessorTable
       internal_static_quire_v1_RevokeApiKeyResponse_fieldAccessorTable;
+  static final com.google.protobuf.Descriptors.Descriptor
+    internal_static_quire_v1_ListApiKeysRequest_descriptor;
+  static final 
+    com.google.protobuf.GeneratedMessage.FieldAccessorTable
+      internal_static_quire_v1_ListApiKeysRequest_fieldAccessorTable;
+  static final com.google.protobuf.Descriptors.Descriptor
+    internal_static_quire_v1_ListApiKeysResponse_descriptor;
+  static final 
+    com.google.protobuf.GeneratedMessage.FieldAccessorTable
+      internal_static_quire_v1_ListApiKeysResponse_fieldAccessorTable;
+  static final com.google.protobuf.Descriptors.Descriptor
+    internal_static_quire_v1_WhoAmIRequest_descriptor;
+  static final 
+    com.google.protobuf.GeneratedMessage.FieldAccessorTable
+      internal_static_quire_v1_WhoAmIRequest_fieldAccessorTable;
+  static final com.google.protobuf.Descriptors.Descriptor
+    internal_static_quire_v1_WhoAmIResponse_descriptor;
+  static final 
+    com.google.protobuf.GeneratedMessage.FieldAccessorTable
+      internal_static_quire_v1_WhoAmIResponse_fieldAccessorTable;
 
   public static com.google.protobuf.Descriptors.FileDescriptor
       getDescriptor() {
@@ -184,41 +204,53 @@ public final class AdminServiceProto extends com.google.protobuf.GeneratedFile {
       "\006result\030\002 \001(\0132\024.quire.v1.GateResult\022\033\n\023c" +
       "urrent_fingerprint\030\003 \001(\t\"\030\n\026GetShadowRep" +
       "ortRequest\"A\n\027GetShadowReportResponse\022&\n" +
-      "\006report\030\001 \001(\0132\026.quire.v1.ShadowReport\"6\n" +
+      "\006report\030\001 \001(\0132\026.quire.v1.ShadowReport\"L\n" +
       "\023CreateApiKeyRequest\022\037\n\006scopes\030\001 \003(\0162\017.q" +
-      "uire.v1.Scope\"5\n\024CreateApiKeyResponse\022\035\n" +
-      "\003key\030\001 \001(\0132\020.quire.v1.ApiKey\"-\n\023RevokeAp" +
-      "iKeyRequest\022\026\n\006key_id\030\001 \001(\tB\006\362\266\030\002 @\">\n\024R" +
-      "evokeApiKeyResponse\022\026\n\016schema_version\030\001 " +
-      "\001(\r\022\016\n\006key_id\030\002 \001(\t2\267\010\n\014AdminService\022i\n\022" +
-      "SetRetrievalPolicy\022#.quire.v1.SetRetriev" +
-      "alPolicyRequest\032$.quire.v1.SetRetrievalP" +
-      "olicyResponse\"\010\322\265\030\004\010\003\020\003\022l\n\022GetRetrievalP" +
-      "olicy\022#.quire.v1.GetRetrievalPolicyReque" +
-      "st\032$.quire.v1.GetRetrievalPolicyResponse" +
-      "\"\013\220\002\001\322\265\030\004\010\001\020\003\022Z\n\rSetKillSwitch\022\036.quire.v" +
-      "1.SetKillSwitchRequest\032\037.quire.v1.SetKil" +
-      "lSwitchResponse\"\010\322\265\030\004\010\003\020\003\022{\n\030SetNamespac" +
-      "eSearchConfig\022).quire.v1.SetNamespaceSea" +
-      "rchConfigRequest\032*.quire.v1.SetNamespace" +
-      "SearchConfigResponse\"\010\322\265\030\004\010\003\020\003\022W\n\014Rebuil" +
-      "dIndex\022\035.quire.v1.RebuildIndexRequest\032\036." +
-      "quire.v1.RebuildIndexResponse\"\010\322\265\030\004\010\003\020\003\022" +
-      "Z\n\rRollbackIndex\022\036.quire.v1.RollbackInde" +
-      "xRequest\032\037.quire.v1.RollbackIndexRespons" +
-      "e\"\010\322\265\030\004\010\003\020\003\022J\n\007RunGate\022\030.quire.v1.RunGat" +
-      "eRequest\032\031.quire.v1.RunGateResponse\"\010\322\265\030" +
-      "\004\010\007\020\0030\001\022]\n\rGetGateStatus\022\036.quire.v1.GetG" +
-      "ateStatusRequest\032\037.quire.v1.GetGateStatu" +
-      "sResponse\"\013\220\002\001\322\265\030\004\010\001\020\003\022c\n\017GetShadowRepor" +
-      "t\022 .quire.v1.GetShadowReportRequest\032!.qu" +
-      "ire.v1.GetShadowReportResponse\"\013\220\002\001\322\265\030\004\010" +
-      "\001\020\003\022W\n\014CreateApiKey\022\035.quire.v1.CreateApi" +
-      "KeyRequest\032\036.quire.v1.CreateApiKeyRespon" +
-      "se\"\010\322\265\030\004\010\003\020\003\022W\n\014RevokeApiKey\022\035.quire.v1." +
-      "RevokeApiKeyRequest\032\036.quire.v1.RevokeApi" +
-      "KeyResponse\"\010\322\265\030\004\010\003\020\003B#\n\014dev.quire.v1B\021A" +
-      "dminServiceProtoP\001b\006proto3"
+      "uire.v1.Scope\022\024\n\004name\030\002 \001(\tB\006\362\266\030\002 @\"5\n\024C" +
+      "reateApiKeyResponse\022\035\n\003key\030\001 \001(\0132\020.quire" +
+      ".v1.ApiKey\"-\n\023RevokeApiKeyRequest\022\026\n\006key" +
+      "_id\030\001 \001(\tB\006\362\266\030\002 @\">\n\024RevokeApiKeyRespons" +
+      "e\022\026\n\016schema_version\030\001 \001(\r\022\016\n\006key_id\030\002 \001(" +
+      "\t\"\024\n\022ListApiKeysRequest\"`\n\023ListApiKeysRe" +
+      "sponse\022\026\n\016schema_version\030\001 \001(\r\022\036\n\004keys\030\002" +
+      " \003(\0132\020.quire.v1.ApiKey\022\021\n\ttruncated\030\003 \001(" +
+      "\010\"\017\n\rWhoAmIRequest\"\246\001\n\016WhoAmIResponse\022\026\n" +
+      "\016schema_version\030\001 \001(\r\022\024\n\014organisation\030\002 " +
+      "\001(\t\022\035\n\003key\030\003 \001(\0132\020.quire.v1.ApiKey\022)\n\006po" +
+      "licy\030\004 \001(\0132\031.quire.v1.RetrievalPolicy\022\034\n" +
+      "\024max_concurrent_calls\030\005 \001(\r2\332\t\n\014AdminSer" +
+      "vice\022i\n\022SetRetrievalPolicy\022#.quire.v1.Se" +
+      "tRetrievalPolicyRequest\032$.quire.v1.SetRe" +
+      "trievalPolicyResponse\"\010\322\265\030\004\010\003\020\003\022l\n\022GetRe" +
+      "trievalPolicy\022#.quire.v1.GetRetrievalPol" +
+      "icyRequest\032$.quire.v1.GetRetrievalPolicy" +
+      "Response\"\013\220\002\001\322\265\030\004\010\001\020\003\022Z\n\rSetKillSwitch\022\036" +
+      ".quire.v1.SetKillSwitchRequest\032\037.quire.v" +
+      "1.SetKillSwitchResponse\"\010\322\265\030\004\010\003\020\003\022{\n\030Set" +
+      "NamespaceSearchConfig\022).quire.v1.SetName" +
+      "spaceSearchConfigRequest\032*.quire.v1.SetN" +
+      "amespaceSearchConfigResponse\"\010\322\265\030\004\010\003\020\003\022W" +
+      "\n\014RebuildIndex\022\035.quire.v1.RebuildIndexRe" +
+      "quest\032\036.quire.v1.RebuildIndexResponse\"\010\322" +
+      "\265\030\004\010\003\020\003\022Z\n\rRollbackIndex\022\036.quire.v1.Roll" +
+      "backIndexRequest\032\037.quire.v1.RollbackInde" +
+      "xResponse\"\010\322\265\030\004\010\003\020\003\022J\n\007RunGate\022\030.quire.v" +
+      "1.RunGateRequest\032\031.quire.v1.RunGateRespo" +
+      "nse\"\010\322\265\030\004\010\007\020\0030\001\022]\n\rGetGateStatus\022\036.quire" +
+      ".v1.GetGateStatusRequest\032\037.quire.v1.GetG" +
+      "ateStatusResponse\"\013\220\002\001\322\265\030\004\010\001\020\003\022c\n\017GetSha" +
+      "dowReport\022 .quire.v1.GetShadowReportRequ" +
+      "est\032!.quire.v1.GetShadowReportResponse\"\013" +
+      "\220\002\001\322\265\030\004\010\001\020\003\022W\n\014CreateApiKey\022\035.quire.v1.C" +
+      "reateApiKeyRequest\032\036.quire.v1.CreateApiK" +
+      "eyResponse\"\010\322\265\030\004\010\003\020\003\022W\n\014RevokeApiKey\022\035.q" +
+      "uire.v1.RevokeApiKeyRequest\032\036.quire.v1.R" +
+      "evokeApiKeyResponse\"\010\322\265\030\004\010\003\020\003\022W\n\013ListApi" +
+      "Keys\022\034.quire.v1.ListApiKeysRequest\032\035.qui" +
+      "re.v1.ListApiKeysResponse\"\013\220\002\001\322\265\030\004\010\001\020\003\022H" +
+      "\n\006WhoAmI\022\027.quire.v1.WhoAmIRequest\032\030.quir" +
+      "e.v1.WhoAmIResponse\"\013\220\002\001\322\265\030\004\010\001\020\001B#\n\014dev." +
+      "quire.v1B\021AdminServiceProtoP\001b\006proto3"
     };
     descriptor = com.google.protobuf.Descriptors.FileDescriptor
       .internalBuildGeneratedFileFrom(descriptorData,
@@ -342,7 +374,7 @@ public final class AdminServiceProto extends com.google.protobuf.GeneratedFile {
     internal_static_quire_v1_CreateApiKeyRequest_fieldAccessorTable = new
       com.google.protobuf.GeneratedMessage.FieldAccessorTable(
         internal_static_quire_v1_CreateApiKeyRequest_descriptor,
-        new java.lang.String[] { "Scopes", });
+        new java.lang.String[] { "Scopes", "Name", });
     internal_static_quire_v1_CreateApiKeyResponse_descriptor =
       getDescriptor().getMessageType(19);
     internal_static_quire_v1_CreateApiKeyResponse_fieldAccessorTable = new
@@ -361,6 +393,30 @@ public final class AdminServiceProto extends com.google.protobuf.GeneratedFile {
       com.google.protobuf.GeneratedMessage.FieldAccessorTable(
         internal_static_quire_v1_RevokeApiKeyResponse_descriptor,
         new java.lang.String[] { "SchemaVersion", "KeyId", });
+    internal_static_quire_v1_ListApiKeysRequest_descriptor =
+      getDescriptor().getMessageType(22);
+    internal_static_quire_v1_ListApiKeysRequest_fieldAccessorTable = new
+      com.google.protobuf.GeneratedMessage.FieldAccessorTable(
+        internal_static_quire_v1_ListApiKeysRequest_descriptor,
+        new java.lang.String[] { });
+    internal_static_quire_v1_ListApiKeysResponse_descriptor =
+      getDescriptor().getMessageType(23);
+    internal_static_quire_v1_ListApiKeysResponse_fieldAccessorTable = new
+      com.google.protobuf.GeneratedMessage.FieldAccessorTable(
+        internal_static_quire_v1_ListApiKeysResponse_descriptor,
+        new java.lang.String[] { "SchemaVersion", "Keys", "Truncated", });
+    internal_static_quire_v1_WhoAmIRequest_descriptor =
+      getDescriptor().getMessageType(24);
+    internal_static_quire_v1_WhoAmIRequest_fieldAccessorTable = new
+      com.google.protobuf.GeneratedMessage.FieldAccessorTable(
+        internal_static_quire_v1_WhoAmIRequest_descriptor,
+        new java.lang.String[] { });
+    internal_static_quire_v1_WhoAmIResponse_descriptor =
+      getDescriptor().getMessageType(25);
+    internal_static_quire_v1_WhoAmIResponse_fieldAccessorTable = new
+      com.google.protobuf.GeneratedMessage.FieldAccessorTable(
+        internal_static_quire_v1_WhoAmIResponse_descriptor,
+        new java.lang.String[] { "SchemaVersion", "Organisation", "Key", "Policy", "MaxConcurrentCalls", });
     descriptor.resolveAllFeaturesImmutable();
     dev.quire.v1.AdminProto.getDescriptor();
     dev.quire.v1.BoundsProto.getDescriptor();

@@ -35,6 +35,7 @@ private static final long serialVersionUID = 0L;
     keyId_ = "";
     scopes_ = emptyIntList();
     secret_ = "";
+    name_ = "";
   }
 
   public static final com.google.protobuf.Descriptors.Descriptor
@@ -286,6 +287,91 @@ private static final long serialVersionUID = 0L;
     return createdAt_ == null ? com.google.protobuf.Timestamp.getDefaultInstance() : createdAt_;
   }
 
+  public static final int NAME_FIELD_NUMBER = 6;
+  @SuppressWarnings("serial")
+  private volatile java.lang.Object name_ = "";
+  /**
+   * <pre>
+   * The label given when the key was created (at most 64 characters); empty for none.
+   * </pre>
+   *
+   * <code>string name = 6;</code>
+   * @return The name.
+   */
+  @java.lang.Override
+  public java.lang.String getName() {
+    java.lang.Object ref = name_;
+    if (ref instanceof java.lang.String) {
+      return (java.lang.String) ref;
+    } else {
+      com.google.protobuf.ByteString bs = 
+          (com.google.protobuf.ByteString) ref;
+      java.lang.String s = bs.toStringUtf8();
+      name_ = s;
+      return s;
+    }
+  }
+  /**
+   * <pre>
+   * The label given when the key was created (at most 64 characters); empty for none.
+   * </pre>
+   *
+   * <code>string name = 6;</code>
+   * @return The bytes for name.
+   */
+  @java.lang.Override
+  public com.google.protobuf.ByteString
+      getNameBytes() {
+    java.lang.Object ref = name_;
+    if (ref instanceof java.lang.String) {
+      com.google.protobuf.ByteString b = 
+          com.google.protobuf.ByteString.copyFromUtf8(
+              (java.lang.String) ref);
+      name_ = b;
+      return b;
+    } else {
+      return (com.google.protobuf.ByteString) ref;
+    }
+  }
+
+  public static final int LAST_USED_AT_FIELD_NUMBER = 7;
+  private com.google.protobuf.Timestamp lastUsedAt_;
+  /**
+   * <pre>
+   * When the key last authenticated a call, to within a minute; unset when never used.
+   * </pre>
+   *
+   * <code>.google.protobuf.Timestamp last_used_at = 7;</code>
+   * @return Whether the lastUsedAt field is set.
+   */
+  @java.lang.Override
+  public boolean hasLastUsedAt() {
+    return ((bitField0_ & 0x00000002) != 0);
+  }
+  /**
+   * <pre>
+   * When the key last authenticated a call, to within a minute; unset when never used.
+   * </pre>
+   *
+   * <code>.google.protobuf.Timestamp last_used_at = 7;</code>
+   * @return The lastUsedAt.
+   */
+  @java.lang.Override
+  public com.google.protobuf.Timestamp getLastUsedAt() {
+    return lastUsedAt_ == null ? com.google.protobuf.Timestamp.getDefaultInstance() : lastUsedAt_;
+  }
+  /**
+   * <pre>
+   * When the key last authenticated a call, to within a minute; unset when never used.
+   * </pre>
+   *
+   * <code>.google.protobuf.Timestamp last_used_at = 7;</code>
+   */
+  @java.lang.Override
+  public com.google.protobuf.TimestampOrBuilder getLastUsedAtOrBuilder() {
+    return lastUsedAt_ == null ? com.google.protobuf.Timestamp.getDefaultInstance() : lastUsedAt_;
+  }
+
   private byte memoizedIsInitialized = -1;
   @java.lang.Override
   public final boolean isInitialized() {
@@ -320,6 +406,12 @@ private static final long serialVersionUID = 0L;
     if (((bitField0_ & 0x00000001) != 0)) {
       output.writeMessage(5, getCreatedAt());
     }
+    if (!com.google.protobuf.GeneratedMessage.isStringEmpty(name_)) {
+      com.google.protobuf.GeneratedMessage.writeString(output, 6, name_);
+    }
+    if (((bitField0_ & 0x00000002) != 0)) {
+      output.writeMessage(7, getLastUsedAt());
+    }
     getUnknownFields().writeTo(output);
   }
   private int computeSerializedSize_0() {
@@ -349,6 +441,13 @@ private static final long serialVersionUID = 0L;
     if (((bitField0_ & 0x00000001) != 0)) {
       size += com.google.protobuf.CodedOutputStream
         .computeMessageSize(5, getCreatedAt());
+    }
+    if (!com.google.protobuf.GeneratedMessage.isStringEmpty(name_)) {
+      size += com.google.protobuf.GeneratedMessage.computeStringSize(6, name_);
+    }
+    if (((bitField0_ & 0x00000002) != 0)) {
+      size += com.google.protobuf.CodedOutputStream
+        .computeMessageSize(7, getLastUsedAt());
     }
     return size;
   }
@@ -386,6 +485,13 @@ private static final long serialVersionUID = 0L;
       if (!getCreatedAt()
           .equals(other.getCreatedAt())) return false;
     }
+    if (!getName()
+        .equals(other.getName())) return false;
+    if (hasLastUsedAt() != other.hasLastUsedAt()) return false;
+    if (hasLastUsedAt()) {
+      if (!getLastUsedAt()
+          .equals(other.getLastUsedAt())) return false;
+    }
     if (!getUnknownFields().equals(other.getUnknownFields())) return false;
     return true;
   }
@@ -410,6 +516,12 @@ private static final long serialVersionUID = 0L;
     if (hasCreatedAt()) {
       hash = (37 * hash) + CREATED_AT_FIELD_NUMBER;
       hash = (53 * hash) + getCreatedAt().hashCode();
+    }
+    hash = (37 * hash) + NAME_FIELD_NUMBER;
+    hash = (53 * hash) + getName().hashCode();
+    if (hasLastUsedAt()) {
+      hash = (37 * hash) + LAST_USED_AT_FIELD_NUMBER;
+      hash = (53 * hash) + getLastUsedAt().hashCode();
     }
     hash = (29 * hash) + getUnknownFields().hashCode();
     memoizedHashCode = hash;
@@ -546,6 +658,7 @@ private static final long serialVersionUID = 0L;
       if (com.google.protobuf.GeneratedMessage
               .alwaysUseFieldBuilders) {
         internalGetCreatedAtFieldBuilder();
+        internalGetLastUsedAtFieldBuilder();
       }
     }
     @java.lang.Override
@@ -560,6 +673,12 @@ private static final long serialVersionUID = 0L;
       if (createdAtBuilder_ != null) {
         createdAtBuilder_.dispose();
         createdAtBuilder_ = null;
+      }
+      name_ = "";
+      lastUsedAt_ = null;
+      if (lastUsedAtBuilder_ != null) {
+        lastUsedAtBuilder_.dispose();
+        lastUsedAtBuilder_ = null;
       }
       return this;
     }
@@ -614,6 +733,15 @@ private static final long serialVersionUID = 0L;
             : createdAtBuilder_.build();
         to_bitField0_ |= 0x00000001;
       }
+      if (((from_bitField0_ & 0x00000020) != 0)) {
+        result.name_ = name_;
+      }
+      if (((from_bitField0_ & 0x00000040) != 0)) {
+        result.lastUsedAt_ = lastUsedAtBuilder_ == null
+            ? lastUsedAt_
+            : lastUsedAtBuilder_.build();
+        to_bitField0_ |= 0x00000002;
+      }
       result.bitField0_ |= to_bitField0_;
     }
 
@@ -655,6 +783,14 @@ private static final long serialVersionUID = 0L;
       }
       if (other.hasCreatedAt()) {
         mergeCreatedAt(other.getCreatedAt());
+      }
+      if (!other.getName().isEmpty()) {
+        name_ = other.name_;
+        bitField0_ |= 0x00000020;
+        onChanged();
+      }
+      if (other.hasLastUsedAt()) {
+        mergeLastUsedAt(other.getLastUsedAt());
       }
       this.mergeUnknownFields(other.getUnknownFields());
       onChanged();
@@ -718,6 +854,18 @@ private static final long serialVersionUID = 0L;
               bitField0_ |= 0x00000010;
               break;
             } // case 42
+            case 50: {
+              name_ = input.readStringRequireUtf8();
+              bitField0_ |= 0x00000020;
+              break;
+            } // case 50
+            case 58: {
+              input.readMessage(
+                  internalGetLastUsedAtFieldBuilder().getBuilder(),
+                  extensionRegistry);
+              bitField0_ |= 0x00000040;
+              break;
+            } // case 58
             default: {
               if (!super.parseUnknownField(input, extensionRegistry, tag)) {
                 done = true; // was an endgroup tag
@@ -1312,6 +1460,253 @@ private static final long serialVersionUID = 0L;
         createdAt_ = null;
       }
       return createdAtBuilder_;
+    }
+
+    private java.lang.Object name_ = "";
+    /**
+     * <pre>
+     * The label given when the key was created (at most 64 characters); empty for none.
+     * </pre>
+     *
+     * <code>string name = 6;</code>
+     * @return The name.
+     */
+    public java.lang.String getName() {
+      java.lang.Object ref = name_;
+      if (!(ref instanceof java.lang.String)) {
+        com.google.protobuf.ByteString bs =
+            (com.google.protobuf.ByteString) ref;
+        java.lang.String s = bs.toStringUtf8();
+        name_ = s;
+        return s;
+      } else {
+        return (java.lang.String) ref;
+      }
+    }
+    /**
+     * <pre>
+     * The label given when the key was created (at most 64 characters); empty for none.
+     * </pre>
+     *
+     * <code>string name = 6;</code>
+     * @return The bytes for name.
+     */
+    public com.google.protobuf.ByteString
+        getNameBytes() {
+      java.lang.Object ref = name_;
+      if (ref instanceof String) {
+        com.google.protobuf.ByteString b = 
+            com.google.protobuf.ByteString.copyFromUtf8(
+                (java.lang.String) ref);
+        name_ = b;
+        return b;
+      } else {
+        return (com.google.protobuf.ByteString) ref;
+      }
+    }
+    /**
+     * <pre>
+     * The label given when the key was created (at most 64 characters); empty for none.
+     * </pre>
+     *
+     * <code>string name = 6;</code>
+     * @param value The name to set.
+     * @return This builder for chaining.
+     */
+    public Builder setName(
+        java.lang.String value) {
+      java.util.Objects.requireNonNull(value);
+      name_ = value;
+      bitField0_ |= 0x00000020;
+      onChanged();
+      return this;
+    }
+    /**
+     * <pre>
+     * The label given when the key was created (at most 64 characters); empty for none.
+     * </pre>
+     *
+     * <code>string name = 6;</code>
+     * @return This builder for chaining.
+     */
+    public Builder clearName() {
+      name_ = getDefaultInstance().getName();
+      bitField0_ = (bitField0_ & ~0x00000020);
+      onChanged();
+      return this;
+    }
+    /**
+     * <pre>
+     * The label given when the key was created (at most 64 characters); empty for none.
+     * </pre>
+     *
+     * <code>string name = 6;</code>
+     * @param value The bytes for name to set.
+     * @return This builder for chaining.
+     */
+    public Builder setNameBytes(
+        com.google.protobuf.ByteString value) {
+      java.util.Objects.requireNonNull(value);
+      checkByteStringIsUtf8(value);
+      name_ = value;
+      bitField0_ |= 0x00000020;
+      onChanged();
+      return this;
+    }
+
+    private com.google.protobuf.Timestamp lastUsedAt_;
+    private com.google.protobuf.SingleFieldBuilder<
+        com.google.protobuf.Timestamp, com.google.protobuf.Timestamp.Builder, com.google.protobuf.TimestampOrBuilder> lastUsedAtBuilder_;
+    /**
+     * <pre>
+     * When the key last authenticated a call, to within a minute; unset when never used.
+     * </pre>
+     *
+     * <code>.google.protobuf.Timestamp last_used_at = 7;</code>
+     * @return Whether the lastUsedAt field is set.
+     */
+    public boolean hasLastUsedAt() {
+      return ((bitField0_ & 0x00000040) != 0);
+    }
+    /**
+     * <pre>
+     * When the key last authenticated a call, to within a minute; unset when never used.
+     * </pre>
+     *
+     * <code>.google.protobuf.Timestamp last_used_at = 7;</code>
+     * @return The lastUsedAt.
+     */
+    public com.google.protobuf.Timestamp getLastUsedAt() {
+      if (lastUsedAtBuilder_ == null) {
+        return lastUsedAt_ == null ? com.google.protobuf.Timestamp.getDefaultInstance() : lastUsedAt_;
+      } else {
+        return lastUsedAtBuilder_.getMessage();
+      }
+    }
+    /**
+     * <pre>
+     * When the key last authenticated a call, to within a minute; unset when never used.
+     * </pre>
+     *
+     * <code>.google.protobuf.Timestamp last_used_at = 7;</code>
+     */
+    public Builder setLastUsedAt(com.google.protobuf.Timestamp value) {
+      if (lastUsedAtBuilder_ == null) {
+        java.util.Objects.requireNonNull(value);
+        lastUsedAt_ = value;
+      } else {
+        lastUsedAtBuilder_.setMessage(value);
+      }
+      bitField0_ |= 0x00000040;
+      onChanged();
+      return this;
+    }
+    /**
+     * <pre>
+     * When the key last authenticated a call, to within a minute; unset when never used.
+     * </pre>
+     *
+     * <code>.google.protobuf.Timestamp last_used_at = 7;</code>
+     */
+    public Builder setLastUsedAt(
+        com.google.protobuf.Timestamp.Builder builderForValue) {
+      if (lastUsedAtBuilder_ == null) {
+        lastUsedAt_ = builderForValue.build();
+      } else {
+        lastUsedAtBuilder_.setMessage(builderForValue.build());
+      }
+      bitField0_ |= 0x00000040;
+      onChanged();
+      return this;
+    }
+    /**
+     * <pre>
+     * When the key last authenticated a call, to within a minute; unset when never used.
+     * </pre>
+     *
+     * <code>.google.protobuf.Timestamp last_used_at = 7;</code>
+     */
+    public Builder mergeLastUsedAt(com.google.protobuf.Timestamp value) {
+      if (lastUsedAtBuilder_ == null) {
+        if (((bitField0_ & 0x00000040) != 0) &&
+          lastUsedAt_ != null &&
+          lastUsedAt_ != com.google.protobuf.Timestamp.getDefaultInstance()) {
+          getLastUsedAtBuilder().mergeFrom(value);
+        } else {
+          lastUsedAt_ = value;
+        }
+      } else {
+        lastUsedAtBuilder_.mergeFrom(value);
+      }
+      if (lastUsedAt_ != null) {
+        bitField0_ |= 0x00000040;
+        onChanged();
+      }
+      return this;
+    }
+    /**
+     * <pre>
+     * When the key last authenticated a call, to within a minute; unset when never used.
+     * </pre>
+     *
+     * <code>.google.protobuf.Timestamp last_used_at = 7;</code>
+     */
+    public Builder clearLastUsedAt() {
+      bitField0_ = (bitField0_ & ~0x00000040);
+      lastUsedAt_ = null;
+      if (lastUsedAtBuilder_ != null) {
+        lastUsedAtBuilder_.dispose();
+        lastUsedAtBuilder_ = null;
+      }
+      onChanged();
+      return this;
+    }
+    /**
+     * <pre>
+     * When the key last authenticated a call, to within a minute; unset when never used.
+     * </pre>
+     *
+     * <code>.google.protobuf.Timestamp last_used_at = 7;</code>
+     */
+    public com.google.protobuf.Timestamp.Builder getLastUsedAtBuilder() {
+      bitField0_ |= 0x00000040;
+      onChanged();
+      return internalGetLastUsedAtFieldBuilder().getBuilder();
+    }
+    /**
+     * <pre>
+     * When the key last authenticated a call, to within a minute; unset when never used.
+     * </pre>
+     *
+     * <code>.google.protobuf.Timestamp last_used_at = 7;</code>
+     */
+    public com.google.protobuf.TimestampOrBuilder getLastUsedAtOrBuilder() {
+      if (lastUsedAtBuilder_ != null) {
+        return lastUsedAtBuilder_.getMessageOrBuilder();
+      } else {
+        return lastUsedAt_ == null ?
+            com.google.protobuf.Timestamp.getDefaultInstance() : lastUsedAt_;
+      }
+    }
+    /**
+     * <pre>
+     * When the key last authenticated a call, to within a minute; unset when never used.
+     * </pre>
+     *
+     * <code>.google.protobuf.Timestamp last_used_at = 7;</code>
+     */
+    private com.google.protobuf.SingleFieldBuilder<
+        com.google.protobuf.Timestamp, com.google.protobuf.Timestamp.Builder, com.google.protobuf.TimestampOrBuilder> 
+        internalGetLastUsedAtFieldBuilder() {
+      if (lastUsedAtBuilder_ == null) {
+        lastUsedAtBuilder_ = new com.google.protobuf.SingleFieldBuilder<
+            com.google.protobuf.Timestamp, com.google.protobuf.Timestamp.Builder, com.google.protobuf.TimestampOrBuilder>(
+                getLastUsedAt(),
+                getParentForChildren(),
+                isClean());
+        lastUsedAt_ = null;
+      }
+      return lastUsedAtBuilder_;
     }
 
     // @@protoc_insertion_point(builder_scope:quire.v1.ApiKey)

@@ -139,4 +139,51 @@ public interface ApiKeyOrBuilder extends
    * <code>.google.protobuf.Timestamp created_at = 5;</code>
    */
   com.google.protobuf.TimestampOrBuilder getCreatedAtOrBuilder();
+
+  /**
+   * <pre>
+   * The label given when the key was created (at most 64 characters); empty for none.
+   * </pre>
+   *
+   * <code>string name = 6;</code>
+   * @return The name.
+   */
+  java.lang.String getName();
+  /**
+   * <pre>
+   * The label given when the key was created (at most 64 characters); empty for none.
+   * </pre>
+   *
+   * <code>string name = 6;</code>
+   * @return The bytes for name.
+   */
+  com.google.protobuf.ByteString
+      getNameBytes();
+
+  /**
+   * <pre>
+   * When the key last authenticated a call, to within a minute; unset when never used.
+   * </pre>
+   *
+   * <code>.google.protobuf.Timestamp last_used_at = 7;</code>
+   * @return Whether the lastUsedAt field is set.
+   */
+  boolean hasLastUsedAt();
+  /**
+   * <pre>
+   * When the key last authenticated a call, to within a minute; unset when never used.
+   * </pre>
+   *
+   * <code>.google.protobuf.Timestamp last_used_at = 7;</code>
+   * @return The lastUsedAt.
+   */
+  com.google.protobuf.Timestamp getLastUsedAt();
+  /**
+   * <pre>
+   * When the key last authenticated a call, to within a minute; unset when never used.
+   * </pre>
+   *
+   * <code>.google.protobuf.Timestamp last_used_at = 7;</code>
+   */
+  com.google.protobuf.TimestampOrBuilder getLastUsedAtOrBuilder();
 }

@@ -33,6 +33,7 @@ private static final long serialVersionUID = 0L;
   }
   private CreateApiKeyRequest() {
     scopes_ = emptyIntList();
+    name_ = "";
   }
 
   public static final com.google.protobuf.Descriptors.Descriptor
@@ -132,6 +133,55 @@ private static final long serialVersionUID = 0L;
   }
   private int scopesMemoizedSerializedSize;
 
+  public static final int NAME_FIELD_NUMBER = 2;
+  @SuppressWarnings("serial")
+  private volatile java.lang.Object name_ = "";
+  /**
+   * <pre>
+   * A label to tell keys apart in ListApiKeys, e.g. "ci" (at most 64 characters, no NUL);
+   * empty for none.
+   * </pre>
+   *
+   * <code>string name = 2 [(.quire.v1.bounds) = { ... }</code>
+   * @return The name.
+   */
+  @java.lang.Override
+  public java.lang.String getName() {
+    java.lang.Object ref = name_;
+    if (ref instanceof java.lang.String) {
+      return (java.lang.String) ref;
+    } else {
+      com.google.protobuf.ByteString bs = 
+          (com.google.protobuf.ByteString) ref;
+      java.lang.String s = bs.toStringUtf8();
+      name_ = s;
+      return s;
+    }
+  }
+  /**
+   * <pre>
+   * A label to tell keys apart in ListApiKeys, e.g. "ci" (at most 64 characters, no NUL);
+   * empty for none.
+   * </pre>
+   *
+   * <code>string name = 2 [(.quire.v1.bounds) = { ... }</code>
+   * @return The bytes for name.
+   */
+  @java.lang.Override
+  public com.google.protobuf.ByteString
+      getNameBytes() {
+    java.lang.Object ref = name_;
+    if (ref instanceof java.lang.String) {
+      com.google.protobuf.ByteString b = 
+          com.google.protobuf.ByteString.copyFromUtf8(
+              (java.lang.String) ref);
+      name_ = b;
+      return b;
+    } else {
+      return (com.google.protobuf.ByteString) ref;
+    }
+  }
+
   private byte memoizedIsInitialized = -1;
   @java.lang.Override
   public final boolean isInitialized() {
@@ -154,6 +204,9 @@ private static final long serialVersionUID = 0L;
     for (int i = 0; i < scopes_.size(); i++) {
       output.writeEnumNoTag(scopes_.getInt(i));
     }
+    if (!com.google.protobuf.GeneratedMessage.isStringEmpty(name_)) {
+      com.google.protobuf.GeneratedMessage.writeString(output, 2, name_);
+    }
     getUnknownFields().writeTo(output);
   }
   private int computeSerializedSize_0() {
@@ -169,6 +222,9 @@ private static final long serialVersionUID = 0L;
         size += com.google.protobuf.CodedOutputStream
           .computeUInt32SizeNoTag(dataSize);
       }scopesMemoizedSerializedSize = dataSize;
+    }
+    if (!com.google.protobuf.GeneratedMessage.isStringEmpty(name_)) {
+      size += com.google.protobuf.GeneratedMessage.computeStringSize(2, name_);
     }
     return size;
   }
@@ -195,6 +251,8 @@ private static final long serialVersionUID = 0L;
     dev.quire.v1.CreateApiKeyRequest other = (dev.quire.v1.CreateApiKeyRequest) obj;
 
     if (!scopes_.equals(other.scopes_)) return false;
+    if (!getName()
+        .equals(other.getName())) return false;
     if (!getUnknownFields().equals(other.getUnknownFields())) return false;
     return true;
   }
@@ -210,6 +268,8 @@ private static final long serialVersionUID = 0L;
       hash = (37 * hash) + SCOPES_FIELD_NUMBER;
       hash = (53 * hash) + scopes_.hashCode();
     }
+    hash = (37 * hash) + NAME_FIELD_NUMBER;
+    hash = (53 * hash) + getName().hashCode();
     hash = (29 * hash) + getUnknownFields().hashCode();
     memoizedHashCode = hash;
     return hash;
@@ -346,6 +406,7 @@ private static final long serialVersionUID = 0L;
       super.clear();
       bitField0_ = 0;
       scopes_ = emptyIntList();
+      name_ = "";
       return this;
     }
 
@@ -383,6 +444,9 @@ private static final long serialVersionUID = 0L;
         scopes_.makeImmutable();
         result.scopes_ = scopes_;
       }
+      if (((from_bitField0_ & 0x00000002) != 0)) {
+        result.name_ = name_;
+      }
     }
 
     @java.lang.Override
@@ -406,6 +470,11 @@ private static final long serialVersionUID = 0L;
           ensureScopesIsMutable();
           scopes_.addAll(other.scopes_);
         }
+        onChanged();
+      }
+      if (!other.getName().isEmpty()) {
+        name_ = other.name_;
+        bitField0_ |= 0x00000002;
         onChanged();
       }
       this.mergeUnknownFields(other.getUnknownFields());
@@ -448,6 +517,11 @@ private static final long serialVersionUID = 0L;
               input.popLimit(limit);
               break;
             } // case 10
+            case 18: {
+              name_ = input.readStringRequireUtf8();
+              bitField0_ |= 0x00000002;
+              break;
+            } // case 18
             default: {
               if (!super.parseUnknownField(input, extensionRegistry, tag)) {
                 done = true; // was an endgroup tag
@@ -647,6 +721,103 @@ private static final long serialVersionUID = 0L;
       for (int value : values) {
         scopes_.addInt(value);
       }
+      onChanged();
+      return this;
+    }
+
+    private java.lang.Object name_ = "";
+    /**
+     * <pre>
+     * A label to tell keys apart in ListApiKeys, e.g. "ci" (at most 64 characters, no NUL);
+     * empty for none.
+     * </pre>
+     *
+     * <code>string name = 2 [(.quire.v1.bounds) = { ... }</code>
+     * @return The name.
+     */
+    public java.lang.String getName() {
+      java.lang.Object ref = name_;
+      if (!(ref instanceof java.lang.String)) {
+        com.google.protobuf.ByteString bs =
+            (com.google.protobuf.ByteString) ref;
+        java.lang.String s = bs.toStringUtf8();
+        name_ = s;
+        return s;
+      } else {
+        return (java.lang.String) ref;
+      }
+    }
+    /**
+     * <pre>
+     * A label to tell keys apart in ListApiKeys, e.g. "ci" (at most 64 characters, no NUL);
+     * empty for none.
+     * </pre>
+     *
+     * <code>string name = 2 [(.quire.v1.bounds) = { ... }</code>
+     * @return The bytes for name.
+     */
+    public com.google.protobuf.ByteString
+        getNameBytes() {
+      java.lang.Object ref = name_;
+      if (ref instanceof String) {
+        com.google.protobuf.ByteString b = 
+            com.google.protobuf.ByteString.copyFromUtf8(
+                (java.lang.String) ref);
+        name_ = b;
+        return b;
+      } else {
+        return (com.google.protobuf.ByteString) ref;
+      }
+    }
+    /**
+     * <pre>
+     * A label to tell keys apart in ListApiKeys, e.g. "ci" (at most 64 characters, no NUL);
+     * empty for none.
+     * </pre>
+     *
+     * <code>string name = 2 [(.quire.v1.bounds) = { ... }</code>
+     * @param value The name to set.
+     * @return This builder for chaining.
+     */
+    public Builder setName(
+        java.lang.String value) {
+      java.util.Objects.requireNonNull(value);
+      name_ = value;
+      bitField0_ |= 0x00000002;
+      onChanged();
+      return this;
+    }
+    /**
+     * <pre>
+     * A label to tell keys apart in ListApiKeys, e.g. "ci" (at most 64 characters, no NUL);
+     * empty for none.
+     * </pre>
+     *
+     * <code>string name = 2 [(.quire.v1.bounds) = { ... }</code>
+     * @return This builder for chaining.
+     */
+    public Builder clearName() {
+      name_ = getDefaultInstance().getName();
+      bitField0_ = (bitField0_ & ~0x00000002);
+      onChanged();
+      return this;
+    }
+    /**
+     * <pre>
+     * A label to tell keys apart in ListApiKeys, e.g. "ci" (at most 64 characters, no NUL);
+     * empty for none.
+     * </pre>
+     *
+     * <code>string name = 2 [(.quire.v1.bounds) = { ... }</code>
+     * @param value The bytes for name to set.
+     * @return This builder for chaining.
+     */
+    public Builder setNameBytes(
+        com.google.protobuf.ByteString value) {
+      java.util.Objects.requireNonNull(value);
+      checkByteStringIsUtf8(value);
+      name_ = value;
+      bitField0_ |= 0x00000002;
       onChanged();
       return this;
     }

@@ -58,4 +58,26 @@ public interface CreateApiKeyRequestOrBuilder extends
    * @return The enum numeric value on the wire of scopes at the given index.
    */
   int getScopesValue(int index);
+
+  /**
+   * <pre>
+   * A label to tell keys apart in ListApiKeys, e.g. "ci" (at most 64 characters, no NUL);
+   * empty for none.
+   * </pre>
+   *
+   * <code>string name = 2 [(.quire.v1.bounds) = { ... }</code>
+   * @return The name.
+   */
+  java.lang.String getName();
+  /**
+   * <pre>
+   * A label to tell keys apart in ListApiKeys, e.g. "ci" (at most 64 characters, no NUL);
+   * empty for none.
+   * </pre>
+   *
+   * <code>string name = 2 [(.quire.v1.bounds) = { ... }</code>
+   * @return The bytes for name.
+   */
+  com.google.protobuf.ByteString
+      getNameBytes();
 }

@@ -455,6 +455,37 @@ public final class KnowledgeServiceGrpc {
     return getGetAgentMethod;
   }
 
+  private static volatile io.grpc.MethodDescriptor<dev.quire.v1.DeleteAgentRequest,
+      dev.quire.v1.DeleteAgentResponse> getDeleteAgentMethod;
+
+  @io.grpc.stub.annotations.RpcMethod(
+      fullMethodName = SERVICE_NAME + '/' + "DeleteAgent",
+      requestType = dev.quire.v1.DeleteAgentRequest.class,
+      responseType = dev.quire.v1.DeleteAgentResponse.class,
+      methodType = io.grpc.MethodDescriptor.MethodType.UNARY)
+  public static io.grpc.MethodDescriptor<dev.quire.v1.DeleteAgentRequest,
+      dev.quire.v1.DeleteAgentResponse> getDeleteAgentMethod() {
+    io.grpc.MethodDescriptor<dev.quire.v1.DeleteAgentRequest, dev.quire.v1.DeleteAgentResponse> getDeleteAgentMethod;
+    if ((getDeleteAgentMethod = KnowledgeServiceGrpc.getDeleteAgentMethod) == null) {
+      synchronized (KnowledgeServiceGrpc.class) {
+        if ((getDeleteAgentMethod = KnowledgeServiceGrpc.getDeleteAgentMethod) == null) {
+          KnowledgeServiceGrpc.getDeleteAgentMethod = getDeleteAgentMethod =
+              io.grpc.MethodDescriptor.<dev.quire.v1.DeleteAgentRequest, dev.quire.v1.DeleteAgentResponse>newBuilder()
+              .setType(io.grpc.MethodDescriptor.MethodType.UNARY)
+              .setFullMethodName(generateFullMethodName(SERVICE_NAME, "DeleteAgent"))
+              .setSampledToLocalTracing(true)
+              .setRequestMarshaller(io.grpc.protobuf.ProtoUtils.marshaller(
+                  dev.quire.v1.DeleteAgentRequest.getDefaultInstance()))
+              .setResponseMarshaller(io.grpc.protobuf.ProtoUtils.marshaller(
+                  dev.quire.v1.DeleteAgentResponse.getDefaultInstance()))
+              .setSchemaDescriptor(new KnowledgeServiceMethodDescriptorSupplier("DeleteAgent"))
+              .build();
+        }
+      }
+    }
+    return getDeleteAgentMethod;
+  }
+
   private static volatile io.grpc.MethodDescriptor<dev.quire.v1.ListAgentsRequest,
       dev.quire.v1.ListAgentsResponse> getListAgentsMethod;
 
@@ -833,6 +864,16 @@ public final class KnowledgeServiceGrpc {
 
     /**
      * <pre>
+     * Deletes an agent; its collections are untouched. An unknown agent is AGENT_NOT_FOUND.
+     * </pre>
+     */
+    default void deleteAgent(dev.quire.v1.DeleteAgentRequest request,
+        io.grpc.stub.StreamObserver<dev.quire.v1.DeleteAgentResponse> responseObserver) {
+      io.grpc.stub.ServerCalls.asyncUnimplementedUnaryCall(getDeleteAgentMethod(), responseObserver);
+    }
+
+    /**
+     * <pre>
      * The organisation's agents by id, paged.
      * </pre>
      */
@@ -1084,6 +1125,17 @@ public final class KnowledgeServiceGrpc {
 
     /**
      * <pre>
+     * Deletes an agent; its collections are untouched. An unknown agent is AGENT_NOT_FOUND.
+     * </pre>
+     */
+    public void deleteAgent(dev.quire.v1.DeleteAgentRequest request,
+        io.grpc.stub.StreamObserver<dev.quire.v1.DeleteAgentResponse> responseObserver) {
+      io.grpc.stub.ClientCalls.asyncUnaryCall(
+          getChannel().newCall(getDeleteAgentMethod(), getCallOptions()), request, responseObserver);
+    }
+
+    /**
+     * <pre>
      * The organisation's agents by id, paged.
      * </pre>
      */
@@ -1317,6 +1369,16 @@ public final class KnowledgeServiceGrpc {
 
     /**
      * <pre>
+     * Deletes an agent; its collections are untouched. An unknown agent is AGENT_NOT_FOUND.
+     * </pre>
+     */
+    public dev.quire.v1.DeleteAgentResponse deleteAgent(dev.quire.v1.DeleteAgentRequest request) throws io.grpc.StatusException {
+      return io.grpc.stub.ClientCalls.blockingV2UnaryCall(
+          getChannel(), getDeleteAgentMethod(), getCallOptions(), request);
+    }
+
+    /**
+     * <pre>
      * The organisation's agents by id, paged.
      * </pre>
      */
@@ -1512,6 +1574,16 @@ public final class KnowledgeServiceGrpc {
     public dev.quire.v1.GetAgentResponse getAgent(dev.quire.v1.GetAgentRequest request) {
       return io.grpc.stub.ClientCalls.blockingUnaryCall(
           getChannel(), getGetAgentMethod(), getCallOptions(), request);
+    }
+
+    /**
+     * <pre>
+     * Deletes an agent; its collections are untouched. An unknown agent is AGENT_NOT_FOUND.
+     * </pre>
+     */
+    public dev.quire.v1.DeleteAgentResponse deleteAgent(dev.quire.v1.DeleteAgentRequest request) {
+      return io.grpc.stub.ClientCalls.blockingUnaryCall(
+          getChannel(), getDeleteAgentMethod(), getCallOptions(), request);
     }
 
     /**
@@ -1713,6 +1785,17 @@ public final class KnowledgeServiceGrpc {
 
     /**
      * <pre>
+     * Deletes an agent; its collections are untouched. An unknown agent is AGENT_NOT_FOUND.
+     * </pre>
+     */
+    public com.google.common.util.concurrent.ListenableFuture<dev.quire.v1.DeleteAgentResponse> deleteAgent(
+        dev.quire.v1.DeleteAgentRequest request) {
+      return io.grpc.stub.ClientCalls.futureUnaryCall(
+          getChannel().newCall(getDeleteAgentMethod(), getCallOptions()), request);
+    }
+
+    /**
+     * <pre>
      * The organisation's agents by id, paged.
      * </pre>
      */
@@ -1769,13 +1852,14 @@ public final class KnowledgeServiceGrpc {
   private static final int METHODID_WATCH_DOCUMENTS = 9;
   private static final int METHODID_UPSERT_AGENT = 10;
   private static final int METHODID_GET_AGENT = 11;
-  private static final int METHODID_LIST_AGENTS = 12;
-  private static final int METHODID_SEARCH_KNOWLEDGE = 13;
-  private static final int METHODID_READ_DOCUMENT = 14;
-  private static final int METHODID_GET_INDEX_STATUS = 15;
-  private static final int METHODID_WATCH_INDEX_STATUS = 16;
-  private static final int METHODID_UPLOAD_DOCUMENT = 17;
-  private static final int METHODID_UPLOAD_DOCUMENTS = 18;
+  private static final int METHODID_DELETE_AGENT = 12;
+  private static final int METHODID_LIST_AGENTS = 13;
+  private static final int METHODID_SEARCH_KNOWLEDGE = 14;
+  private static final int METHODID_READ_DOCUMENT = 15;
+  private static final int METHODID_GET_INDEX_STATUS = 16;
+  private static final int METHODID_WATCH_INDEX_STATUS = 17;
+  private static final int METHODID_UPLOAD_DOCUMENT = 18;
+  private static final int METHODID_UPLOAD_DOCUMENTS = 19;
 
   private static final class MethodHandlers<Req, Resp> implements
       io.grpc.stub.ServerCalls.UnaryMethod<Req, Resp>,
@@ -1841,6 +1925,10 @@ public final class KnowledgeServiceGrpc {
         case METHODID_GET_AGENT:
           serviceImpl.getAgent((dev.quire.v1.GetAgentRequest) request,
               (io.grpc.stub.StreamObserver<dev.quire.v1.GetAgentResponse>) responseObserver);
+          break;
+        case METHODID_DELETE_AGENT:
+          serviceImpl.deleteAgent((dev.quire.v1.DeleteAgentRequest) request,
+              (io.grpc.stub.StreamObserver<dev.quire.v1.DeleteAgentResponse>) responseObserver);
           break;
         case METHODID_LIST_AGENTS:
           serviceImpl.listAgents((dev.quire.v1.ListAgentsRequest) request,
@@ -1985,6 +2073,13 @@ public final class KnowledgeServiceGrpc {
               dev.quire.v1.GetAgentResponse>(
                 service, METHODID_GET_AGENT)))
         .addMethod(
+          getDeleteAgentMethod(),
+          io.grpc.stub.ServerCalls.asyncUnaryCall(
+            new MethodHandlers<
+              dev.quire.v1.DeleteAgentRequest,
+              dev.quire.v1.DeleteAgentResponse>(
+                service, METHODID_DELETE_AGENT)))
+        .addMethod(
           getListAgentsMethod(),
           io.grpc.stub.ServerCalls.asyncUnaryCall(
             new MethodHandlers<
@@ -2081,6 +2176,7 @@ public final class KnowledgeServiceGrpc {
               .addMethod(getWatchDocumentsMethod())
               .addMethod(getUpsertAgentMethod())
               .addMethod(getGetAgentMethod())
+              .addMethod(getDeleteAgentMethod())
               .addMethod(getListAgentsMethod())
               .addMethod(getSearchKnowledgeMethod())
               .addMethod(getReadDocumentMethod())

@@ -177,6 +177,16 @@ public final class KnowledgeServiceProto extends com.google.protobuf.GeneratedFi
     com.google.protobuf.GeneratedMessage.FieldAccessorTable
       internal_static_quire_v1_GetAgentResponse_fieldAccessorTable;
   static final com.google.protobuf.Descriptors.Descriptor
+    internal_static_quire_v1_DeleteAgentRequest_descriptor;
+  static final 
+    com.google.protobuf.GeneratedMessage.FieldAccessorTable
+      internal_static_quire_v1_DeleteAgentRequest_fieldAccessorTable;
+  static final com.google.protobuf.Descriptors.Descriptor
+    internal_static_quire_v1_DeleteAgentResponse_descriptor;
+  static final 
+    com.google.protobuf.GeneratedMessage.FieldAccessorTable
+      internal_static_quire_v1_DeleteAgentResponse_fieldAccessorTable;
+  static final com.google.protobuf.Descriptors.Descriptor
     internal_static_quire_v1_ListAgentsRequest_descriptor;
   static final 
     com.google.protobuf.GeneratedMessage.FieldAccessorTable
@@ -311,92 +321,97 @@ public final class KnowledgeServiceProto extends com.google.protobuf.GeneratedFi
       " \001(\0132\017.quire.v1.Agent\",\n\017GetAgentRequest" +
       "\022\031\n\010agent_id\030\001 \001(\tB\007\362\266\030\003 \200\001\"2\n\020GetAgentR" +
       "esponse\022\036\n\005agent\030\001 \001(\0132\017.quire.v1.Agent\"" +
-      "S\n\021ListAgentsRequest\022\027\n\006cursor\030\001 \001(\tB\007\362\266" +
-      "\030\003 \200\010\022%\n\005limit\030\002 \001(\rB\026\362\266\030\022\010\001\020\364\003B\003100J\006ag" +
-      "ents\"b\n\022ListAgentsResponse\022\026\n\016schema_ver" +
-      "sion\030\001 \001(\r\022\037\n\006agents\030\002 \003(\0132\017.quire.v1.Ag" +
-      "ent\022\023\n\013next_cursor\030\003 \001(\t\"\372\001\n\026SearchKnowl" +
-      "edgeRequest\022\031\n\010agent_id\030\001 \001(\tB\007\362\266\030\003 \200\001\022\036" +
-      "\n\016collection_ids\030\002 \003(\tB\006\362\266\030\0020d\022\030\n\005query\030" +
-      "\003 \001(\tB\t\362\266\030\005\030\000 \364\003\022 \n\005limit\030\004 \001(\rB\021\362\266\030\r\010\001\020" +
-      "2B\0018J\004hits\022%\n\004mode\030\005 \001(\0162\027.quire.v1.Retr" +
-      "ievalMode\022(\n\006filter\030\006 \001(\0132\030.quire.v1.Met" +
-      "adataFilter\022\030\n\020include_metadata\030\007 \001(\010\"\216\001" +
-      "\n\027SearchKnowledgeResponse\022\026\n\016schema_vers" +
-      "ion\030\001 \001(\r\022$\n\004hits\030\002 \003(\0132\026.quire.v1.Knowl" +
-      "edgeHit\022%\n\004mode\030\003 \001(\0162\027.quire.v1.Retriev" +
-      "alMode\022\016\n\006cached\030\004 \001(\010\"\302\001\n\023ReadDocumentR" +
-      "equest\022\031\n\010agent_id\030\001 \001(\tB\007\362\266\030\003 \200\001\022\036\n\016col" +
-      "lection_ids\030\002 \003(\tB\006\362\266\030\0020d\022\023\n\013document_id" +
-      "\030\003 \001(\t\022*\n\006offset\030\004 \001(\004B\032\362\266\030\026\020\377\377\377\377\007B\0010J\013c" +
-      "ode points\022/\n\tmax_chars\030\005 \001(\rB\034\362\266\030\030\010\001\020\240\037" +
-      "B\0044000J\013code points\">\n\024ReadDocumentRespo" +
-      "nse\022&\n\005slice\030\001 \001(\0132\027.quire.v1.DocumentSl" +
-      "ice\".\n\025GetIndexStatusRequest\022\025\n\rcollecti" +
-      "on_id\030\001 \001(\t\"?\n\026GetIndexStatusResponse\022%\n" +
-      "\006status\030\001 \001(\0132\025.quire.v1.IndexStatus\"0\n\027" +
-      "WatchIndexStatusRequest\022\025\n\rcollection_id" +
-      "\030\001 \001(\t\"A\n\030WatchIndexStatusResponse\022%\n\006st" +
-      "atus\030\001 \001(\0132\025.quire.v1.IndexStatus2\366\021\n\020Kn" +
-      "owledgeService\022c\n\020CreateCollection\022!.qui" +
-      "re.v1.CreateCollectionRequest\032\".quire.v1" +
-      ".CreateCollectionResponse\"\010\322\265\030\004\010\003\020\002\022]\n\rG" +
-      "etCollection\022\036.quire.v1.GetCollectionReq" +
-      "uest\032\037.quire.v1.GetCollectionResponse\"\013\220" +
-      "\002\001\322\265\030\004\010\001\020\001\022c\n\017ListCollections\022 .quire.v1" +
-      ".ListCollectionsRequest\032!.quire.v1.ListC" +
-      "ollectionsResponse\"\013\220\002\001\322\265\030\004\010\001\020\001\022c\n\020Delet" +
-      "eCollection\022!.quire.v1.DeleteCollectionR" +
-      "equest\032\".quire.v1.DeleteCollectionRespon" +
-      "se\"\010\322\265\030\004\010\003\020\002\022_\n\016UploadDocument\022\037.quire.v" +
-      "1.UploadDocumentRequest\032 .quire.v1.Uploa" +
-      "dDocumentResponse\"\010\322\265\030\004\010\005\020\002(\001\022b\n\017UploadD" +
-      "ocuments\022 .quire.v1.UploadDocumentsReque" +
-      "st\032!.quire.v1.UploadDocumentsResponse\"\010\322" +
-      "\265\030\004\010\005\020\002(\001\022W\n\013GetDocument\022\034.quire.v1.GetD" +
-      "ocumentRequest\032\035.quire.v1.GetDocumentRes" +
-      "ponse\"\013\220\002\001\322\265\030\004\010\001\020\001\022]\n\rListDocuments\022\036.qu" +
-      "ire.v1.ListDocumentsRequest\032\037.quire.v1.L" +
-      "istDocumentsResponse\"\013\220\002\001\322\265\030\004\010\001\020\001\022]\n\016Del" +
-      "eteDocument\022\037.quire.v1.DeleteDocumentReq" +
-      "uest\032 .quire.v1.DeleteDocumentResponse\"\010" +
-      "\322\265\030\004\010\003\020\002\022`\n\017DeleteDocuments\022 .quire.v1.D" +
-      "eleteDocumentsRequest\032!.quire.v1.DeleteD" +
-      "ocumentsResponse\"\010\322\265\030\004\010\003\020\002\022u\n\026UpdateDocu" +
-      "mentMetadata\022\'.quire.v1.UpdateDocumentMe" +
-      "tadataRequest\032(.quire.v1.UpdateDocumentM" +
-      "etadataResponse\"\010\322\265\030\004\010\003\020\002\022_\n\016WatchDocume" +
-      "nts\022\037.quire.v1.WatchDocumentsRequest\032 .q" +
-      "uire.v1.WatchDocumentsResponse\"\010\322\265\030\004\010\006\020\001" +
-      "0\001\022T\n\013UpsertAgent\022\034.quire.v1.UpsertAgent" +
-      "Request\032\035.quire.v1.UpsertAgentResponse\"\010" +
-      "\322\265\030\004\010\003\020\002\022N\n\010GetAgent\022\031.quire.v1.GetAgent" +
-      "Request\032\032.quire.v1.GetAgentResponse\"\013\220\002\001" +
-      "\322\265\030\004\010\001\020\001\022T\n\nListAgents\022\033.quire.v1.ListAg" +
-      "entsRequest\032\034.quire.v1.ListAgentsRespons" +
-      "e\"\013\220\002\001\322\265\030\004\010\001\020\001\022\274\002\n\017SearchKnowledge\022 .qui" +
-      "re.v1.SearchKnowledgeRequest\032!.quire.v1." +
-      "SearchKnowledgeResponse\"\343\001\220\002\001\322\265\030\004\010\002\020\001\332\265\030" +
-      "\323\001\n\020search_knowledge\022\225\001Search the knowle" +
-      "dge collections attached to an agent. Re" +
-      "turns documents (or chunks) with a snipp" +
-      "et, best first; read more of one with re" +
-      "ad_document.\032\010agent_id\032\005query\032\005limit\"\010ag" +
-      "ent_id\"\005query\022\271\002\n\014ReadDocument\022\035.quire.v" +
-      "1.ReadDocumentRequest\032\036.quire.v1.ReadDoc" +
-      "umentResponse\"\351\001\220\002\001\322\265\030\004\010\001\020\001\332\265\030\331\001\n\rread_d" +
-      "ocument\022\206\001Read up to 4,000 code points o" +
-      "f a document\'s extracted text, starting " +
-      "at `offset`; continue with the next_offs" +
-      "et of the previous read.\032\010agent_id\032\013docu" +
-      "ment_id\032\006offset\032\tmax_chars\"\010agent_id\"\013do" +
-      "cument_id\022`\n\016GetIndexStatus\022\037.quire.v1.G" +
-      "etIndexStatusRequest\032 .quire.v1.GetIndex" +
-      "StatusResponse\"\013\220\002\001\322\265\030\004\010\001\020\001\022e\n\020WatchInde" +
-      "xStatus\022!.quire.v1.WatchIndexStatusReque" +
-      "st\032\".quire.v1.WatchIndexStatusResponse\"\010" +
-      "\322\265\030\004\010\006\020\0010\001B\'\n\014dev.quire.v1B\025KnowledgeSer" +
-      "viceProtoP\001b\006proto3"
+      "/\n\022DeleteAgentRequest\022\031\n\010agent_id\030\001 \001(\tB" +
+      "\007\362\266\030\003 \200\001\"5\n\023DeleteAgentResponse\022\036\n\005agent" +
+      "\030\001 \001(\0132\017.quire.v1.Agent\"S\n\021ListAgentsReq" +
+      "uest\022\027\n\006cursor\030\001 \001(\tB\007\362\266\030\003 \200\010\022%\n\005limit\030\002" +
+      " \001(\rB\026\362\266\030\022\010\001\020\364\003B\003100J\006agents\"b\n\022ListAgen" +
+      "tsResponse\022\026\n\016schema_version\030\001 \001(\r\022\037\n\006ag" +
+      "ents\030\002 \003(\0132\017.quire.v1.Agent\022\023\n\013next_curs" +
+      "or\030\003 \001(\t\"\372\001\n\026SearchKnowledgeRequest\022\031\n\010a" +
+      "gent_id\030\001 \001(\tB\007\362\266\030\003 \200\001\022\036\n\016collection_ids" +
+      "\030\002 \003(\tB\006\362\266\030\0020d\022\030\n\005query\030\003 \001(\tB\t\362\266\030\005\030\000 \364\003" +
+      "\022 \n\005limit\030\004 \001(\rB\021\362\266\030\r\010\001\0202B\0018J\004hits\022%\n\004mo" +
+      "de\030\005 \001(\0162\027.quire.v1.RetrievalMode\022(\n\006fil" +
+      "ter\030\006 \001(\0132\030.quire.v1.MetadataFilter\022\030\n\020i" +
+      "nclude_metadata\030\007 \001(\010\"\216\001\n\027SearchKnowledg" +
+      "eResponse\022\026\n\016schema_version\030\001 \001(\r\022$\n\004hit" +
+      "s\030\002 \003(\0132\026.quire.v1.KnowledgeHit\022%\n\004mode\030" +
+      "\003 \001(\0162\027.quire.v1.RetrievalMode\022\016\n\006cached" +
+      "\030\004 \001(\010\"\302\001\n\023ReadDocumentRequest\022\031\n\010agent_" +
+      "id\030\001 \001(\tB\007\362\266\030\003 \200\001\022\036\n\016collection_ids\030\002 \003(" +
+      "\tB\006\362\266\030\0020d\022\023\n\013document_id\030\003 \001(\t\022*\n\006offset" +
+      "\030\004 \001(\004B\032\362\266\030\026\020\377\377\377\377\007B\0010J\013code points\022/\n\tma" +
+      "x_chars\030\005 \001(\rB\034\362\266\030\030\010\001\020\240\037B\0044000J\013code poi" +
+      "nts\">\n\024ReadDocumentResponse\022&\n\005slice\030\001 \001" +
+      "(\0132\027.quire.v1.DocumentSlice\".\n\025GetIndexS" +
+      "tatusRequest\022\025\n\rcollection_id\030\001 \001(\t\"?\n\026G" +
+      "etIndexStatusResponse\022%\n\006status\030\001 \001(\0132\025." +
+      "quire.v1.IndexStatus\"0\n\027WatchIndexStatus" +
+      "Request\022\025\n\rcollection_id\030\001 \001(\t\"A\n\030WatchI" +
+      "ndexStatusResponse\022%\n\006status\030\001 \001(\0132\025.qui" +
+      "re.v1.IndexStatus2\314\022\n\020KnowledgeService\022c" +
+      "\n\020CreateCollection\022!.quire.v1.CreateColl" +
+      "ectionRequest\032\".quire.v1.CreateCollectio" +
+      "nResponse\"\010\322\265\030\004\010\003\020\002\022]\n\rGetCollection\022\036.q" +
+      "uire.v1.GetCollectionRequest\032\037.quire.v1." +
+      "GetCollectionResponse\"\013\220\002\001\322\265\030\004\010\001\020\001\022c\n\017Li" +
+      "stCollections\022 .quire.v1.ListCollections" +
+      "Request\032!.quire.v1.ListCollectionsRespon" +
+      "se\"\013\220\002\001\322\265\030\004\010\001\020\001\022c\n\020DeleteCollection\022!.qu" +
+      "ire.v1.DeleteCollectionRequest\032\".quire.v" +
+      "1.DeleteCollectionResponse\"\010\322\265\030\004\010\003\020\002\022_\n\016" +
+      "UploadDocument\022\037.quire.v1.UploadDocument" +
+      "Request\032 .quire.v1.UploadDocumentRespons" +
+      "e\"\010\322\265\030\004\010\005\020\002(\001\022b\n\017UploadDocuments\022 .quire" +
+      ".v1.UploadDocumentsRequest\032!.quire.v1.Up" +
+      "loadDocumentsResponse\"\010\322\265\030\004\010\005\020\002(\001\022W\n\013Get" +
+      "Document\022\034.quire.v1.GetDocumentRequest\032\035" +
+      ".quire.v1.GetDocumentResponse\"\013\220\002\001\322\265\030\004\010\001" +
+      "\020\001\022]\n\rListDocuments\022\036.quire.v1.ListDocum" +
+      "entsRequest\032\037.quire.v1.ListDocumentsResp" +
+      "onse\"\013\220\002\001\322\265\030\004\010\001\020\001\022]\n\016DeleteDocument\022\037.qu" +
+      "ire.v1.DeleteDocumentRequest\032 .quire.v1." +
+      "DeleteDocumentResponse\"\010\322\265\030\004\010\003\020\002\022`\n\017Dele" +
+      "teDocuments\022 .quire.v1.DeleteDocumentsRe" +
+      "quest\032!.quire.v1.DeleteDocumentsResponse" +
+      "\"\010\322\265\030\004\010\003\020\002\022u\n\026UpdateDocumentMetadata\022\'.q" +
+      "uire.v1.UpdateDocumentMetadataRequest\032(." +
+      "quire.v1.UpdateDocumentMetadataResponse\"" +
+      "\010\322\265\030\004\010\003\020\002\022_\n\016WatchDocuments\022\037.quire.v1.W" +
+      "atchDocumentsRequest\032 .quire.v1.WatchDoc" +
+      "umentsResponse\"\010\322\265\030\004\010\006\020\0010\001\022T\n\013UpsertAgen" +
+      "t\022\034.quire.v1.UpsertAgentRequest\032\035.quire." +
+      "v1.UpsertAgentResponse\"\010\322\265\030\004\010\003\020\002\022N\n\010GetA" +
+      "gent\022\031.quire.v1.GetAgentRequest\032\032.quire." +
+      "v1.GetAgentResponse\"\013\220\002\001\322\265\030\004\010\001\020\001\022T\n\013Dele" +
+      "teAgent\022\034.quire.v1.DeleteAgentRequest\032\035." +
+      "quire.v1.DeleteAgentResponse\"\010\322\265\030\004\010\003\020\002\022T" +
+      "\n\nListAgents\022\033.quire.v1.ListAgentsReques" +
+      "t\032\034.quire.v1.ListAgentsResponse\"\013\220\002\001\322\265\030\004" +
+      "\010\001\020\001\022\274\002\n\017SearchKnowledge\022 .quire.v1.Sear" +
+      "chKnowledgeRequest\032!.quire.v1.SearchKnow" +
+      "ledgeResponse\"\343\001\220\002\001\322\265\030\004\010\002\020\001\332\265\030\323\001\n\020search" +
+      "_knowledge\022\225\001Search the knowledge collec" +
+      "tions attached to an agent. Returns docu" +
+      "ments (or chunks) with a snippet, best f" +
+      "irst; read more of one with read_documen" +
+      "t.\032\010agent_id\032\005query\032\005limit\"\010agent_id\"\005qu" +
+      "ery\022\271\002\n\014ReadDocument\022\035.quire.v1.ReadDocu" +
+      "mentRequest\032\036.quire.v1.ReadDocumentRespo" +
+      "nse\"\351\001\220\002\001\322\265\030\004\010\001\020\001\332\265\030\331\001\n\rread_document\022\206\001" +
+      "Read up to 4,000 code points of a docume" +
+      "nt\'s extracted text, starting at `offset" +
+      "`; continue with the next_offset of the " +
+      "previous read.\032\010agent_id\032\013document_id\032\006o" +
+      "ffset\032\tmax_chars\"\010agent_id\"\013document_id\022" +
+      "`\n\016GetIndexStatus\022\037.quire.v1.GetIndexSta" +
+      "tusRequest\032 .quire.v1.GetIndexStatusResp" +
+      "onse\"\013\220\002\001\322\265\030\004\010\001\020\001\022e\n\020WatchIndexStatus\022!." +
+      "quire.v1.WatchIndexStatusRequest\032\".quire" +
+      ".v1.WatchIndexStatusResponse\"\010\322\265\030\004\010\006\020\0010\001" +
+      "B\'\n\014dev.quire.v1B\025KnowledgeServiceProtoP" +
+      "\001b\006proto3"
     };
     descriptor = com.google.protobuf.Descriptors.FileDescriptor
       .internalBuildGeneratedFileFrom(descriptorData,
@@ -587,62 +602,74 @@ public final class KnowledgeServiceProto extends com.google.protobuf.GeneratedFi
       com.google.protobuf.GeneratedMessage.FieldAccessorTable(
         internal_static_quire_v1_GetAgentResponse_descriptor,
         new java.lang.String[] { "Agent", });
-    internal_static_quire_v1_ListAgentsRequest_descriptor =
+    internal_static_quire_v1_DeleteAgentRequest_descriptor =
       getDescriptor().getMessageType(30);
+    internal_static_quire_v1_DeleteAgentRequest_fieldAccessorTable = new
+      com.google.protobuf.GeneratedMessage.FieldAccessorTable(
+        internal_static_quire_v1_DeleteAgentRequest_descriptor,
+        new java.lang.String[] { "AgentId", });
+    internal_static_quire_v1_DeleteAgentResponse_descriptor =
+      getDescriptor().getMessageType(31);
+    internal_static_quire_v1_DeleteAgentResponse_fieldAccessorTable = new
+      com.google.protobuf.GeneratedMessage.FieldAccessorTable(
+        internal_static_quire_v1_DeleteAgentResponse_descriptor,
+        new java.lang.String[] { "Agent", });
+    internal_static_quire_v1_ListAgentsRequest_descriptor =
+      getDescriptor().getMessageType(32);
     internal_static_quire_v1_ListAgentsRequest_fieldAccessorTable = new
       com.google.protobuf.GeneratedMessage.FieldAccessorTable(
         internal_static_quire_v1_ListAgentsRequest_descriptor,
         new java.lang.String[] { "Cursor", "Limit", });
     internal_static_quire_v1_ListAgentsResponse_descriptor =
-      getDescriptor().getMessageType(31);
+      getDescriptor().getMessageType(33);
     internal_static_quire_v1_ListAgentsResponse_fieldAccessorTable = new
       com.google.protobuf.GeneratedMessage.FieldAccessorTable(
         internal_static_quire_v1_ListAgentsResponse_descriptor,
         new java.lang.String[] { "SchemaVersion", "Agents", "NextCursor", });
     internal_static_quire_v1_SearchKnowledgeRequest_descriptor =
-      getDescriptor().getMessageType(32);
+      getDescriptor().getMessageType(34);
     internal_static_quire_v1_SearchKnowledgeRequest_fieldAccessorTable = new
       com.google.protobuf.GeneratedMessage.FieldAccessorTable(
         internal_static_quire_v1_SearchKnowledgeRequest_descriptor,
         new java.lang.String[] { "AgentId", "CollectionIds", "Query", "Limit", "Mode", "Filter", "IncludeMetadata", });
     internal_static_quire_v1_SearchKnowledgeResponse_descriptor =
-      getDescriptor().getMessageType(33);
+      getDescriptor().getMessageType(35);
     internal_static_quire_v1_SearchKnowledgeResponse_fieldAccessorTable = new
       com.google.protobuf.GeneratedMessage.FieldAccessorTable(
         internal_static_quire_v1_SearchKnowledgeResponse_descriptor,
         new java.lang.String[] { "SchemaVersion", "Hits", "Mode", "Cached", });
     internal_static_quire_v1_ReadDocumentRequest_descriptor =
-      getDescriptor().getMessageType(34);
+      getDescriptor().getMessageType(36);
     internal_static_quire_v1_ReadDocumentRequest_fieldAccessorTable = new
       com.google.protobuf.GeneratedMessage.FieldAccessorTable(
         internal_static_quire_v1_ReadDocumentRequest_descriptor,
         new java.lang.String[] { "AgentId", "CollectionIds", "DocumentId", "Offset", "MaxChars", });
     internal_static_quire_v1_ReadDocumentResponse_descriptor =
-      getDescriptor().getMessageType(35);
+      getDescriptor().getMessageType(37);
     internal_static_quire_v1_ReadDocumentResponse_fieldAccessorTable = new
       com.google.protobuf.GeneratedMessage.FieldAccessorTable(
         internal_static_quire_v1_ReadDocumentResponse_descriptor,
         new java.lang.String[] { "Slice", });
     internal_static_quire_v1_GetIndexStatusRequest_descriptor =
-      getDescriptor().getMessageType(36);
+      getDescriptor().getMessageType(38);
     internal_static_quire_v1_GetIndexStatusRequest_fieldAccessorTable = new
       com.google.protobuf.GeneratedMessage.FieldAccessorTable(
         internal_static_quire_v1_GetIndexStatusRequest_descriptor,
         new java.lang.String[] { "CollectionId", });
     internal_static_quire_v1_GetIndexStatusResponse_descriptor =
-      getDescriptor().getMessageType(37);
+      getDescriptor().getMessageType(39);
     internal_static_quire_v1_GetIndexStatusResponse_fieldAccessorTable = new
       com.google.protobuf.GeneratedMessage.FieldAccessorTable(
         internal_static_quire_v1_GetIndexStatusResponse_descriptor,
         new java.lang.String[] { "Status", });
     internal_static_quire_v1_WatchIndexStatusRequest_descriptor =
-      getDescriptor().getMessageType(38);
+      getDescriptor().getMessageType(40);
     internal_static_quire_v1_WatchIndexStatusRequest_fieldAccessorTable = new
       com.google.protobuf.GeneratedMessage.FieldAccessorTable(
         internal_static_quire_v1_WatchIndexStatusRequest_descriptor,
         new java.lang.String[] { "CollectionId", });
     internal_static_quire_v1_WatchIndexStatusResponse_descriptor =
-      getDescriptor().getMessageType(39);
+      getDescriptor().getMessageType(41);
     internal_static_quire_v1_WatchIndexStatusResponse_fieldAccessorTable = new
       com.google.protobuf.GeneratedMessage.FieldAccessorTable(
         internal_static_quire_v1_WatchIndexStatusResponse_descriptor,
