@@ -51,8 +51,11 @@ export interface ToolRunnerOptions {
   agentId?: string;
 }
 
-/** A model's arguments: the JSON text (OpenAI's `function.arguments`) or the object (Anthropic's `input`). */
-export type ToolArguments = string | JsonObject | null | undefined;
+/**
+ * A model's arguments: the JSON text (OpenAI's `function.arguments`) or the object (Anthropic's
+ * `input`). Their values are checked against the tool's schema, so any object will do.
+ */
+export type ToolArguments = string | Readonly<Record<string, unknown>> | null | undefined;
 
 type Arguments = Record<string, JsonValue>;
 type Request<K extends keyof ToolClient> = Parameters<ToolClient[K]>[0];
@@ -106,7 +109,7 @@ export function argumentError(field: string, description: string, bound: string)
   return new errors.InvalidRequest(message, { detail });
 }
 
-function isType(value: JsonValue, kind: string): boolean {
+function isType(value: unknown, kind: string): boolean {
   switch (kind) {
     case "string":
       return typeof value === "string";
@@ -145,8 +148,8 @@ function rangeError(name: string, value: number, schema: JsonObject): QuireError
  * given", as OpenAI's strict mode sends optional arguments. Throws `errors.InvalidRequest`
  * naming the first argument at fault, in the Python client's order and words.
  */
-export function checkedArguments(schema: JsonObject, args: JsonObject): Arguments {
-  const given: Arguments = {};
+export function checkedArguments(schema: JsonObject, args: Readonly<Record<string, unknown>>): Arguments {
+  const given: Record<string, unknown> = {};
   for (const [name, value] of Object.entries(args)) {
     if (value !== null && value !== undefined) given[name] = value;
   }
@@ -170,15 +173,15 @@ export function checkedArguments(schema: JsonObject, args: JsonObject): Argument
       if (refused !== undefined) throw refused;
     }
     const items = isObject(spec["items"]) ? spec["items"]["type"] : undefined;
-    if (kind === "array" && typeof items === "string" && items && !(value as JsonValue[]).every((v) => isType(v, items))) {
+    if (kind === "array" && typeof items === "string" && items && !(value as unknown[]).every((v) => isType(v, items))) {
       throw argumentError(name, `every item must be a JSON ${items}`, `array of ${items}`);
     }
   }
-  return given;
+  return given as Arguments;
 }
 
 /** A model's arguments as an object: JSON text is parsed, nothing is `{}`. */
-function argumentObject(args: ToolArguments): JsonObject {
+function argumentObject(args: ToolArguments): Readonly<Record<string, unknown>> {
   if (args === null || args === undefined || (typeof args === "string" && args.trim() === "")) return {};
   let value: unknown = args;
   if (typeof args === "string") {
