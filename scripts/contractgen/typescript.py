@@ -1,9 +1,13 @@
 """Writes the TypeScript client's tables (`src/contract.gen.ts`).
 
-errors.ts publishes the status mapping and policy.ts the call kinds and the retried RPCs.
+errors.ts publishes the status mapping, policy.ts the call kinds and the retried RPCs, and
+tools.ts the agent tools (the RPC behind each, its description and argument schema).
 """
 
 from __future__ import annotations
+
+import json
+from typing import Any
 
 from scripts.contractgen.contract import Contract
 from scripts.contractgen.facts import (
@@ -14,6 +18,7 @@ from scripts.contractgen.facts import (
     rpcs,
     status_member,
 )
+from scripts.contractgen.tools import tools
 
 TABLES = "clients/typescript/src/contract.gen.ts"
 
@@ -26,7 +31,8 @@ def _tables(contract: Contract) -> str:
         f"// {GENERATED_HEADER}.",
         "//",
         "// The contract's per-code and per-RPC facts for the TypeScript client; errors.ts and",
-        "// policy.ts publish them.",
+        "// policy.ts publish them, and tools.ts the agent tools.",
+        'import type { JsonObject } from "@bufbuild/protobuf";',
         'import { Code } from "@connectrpc/connect";',
         "",
         'import { ErrorCode } from "./gen/quire/v1/errors_pb.js";',
@@ -62,8 +68,55 @@ def _tables(contract: Contract) -> str:
         "export const IDEMPOTENT_RPCS: ReadonlySet<string> = new Set([",
         *(f'  "{rpc.name}",' for rpc in all_rpcs if rpc.retried),
         "]);",
+        "",
+        *_tools(contract),
     ]
     return "\n".join(lines) + "\n"
+
+
+def _literal(value: Any, indent: str) -> str:
+    """A JSON value as a TypeScript literal (JSON is one), its continuation lines indented."""
+    return json.dumps(value, ensure_ascii=False, indent=2).replace("\n", "\n" + indent)
+
+
+def _tools(contract: Contract) -> list[str]:
+    found = tools(contract)
+    return [
+        "/** The agent tools (`option (quire.v1.tool)`), by the name a model calls them. */",
+        "export type ToolName =",
+        *(f'  | "{t.name}"' + (";" if i == len(found) - 1 else "") for i, t in enumerate(found)),
+        "",
+        "/** One agent tool as the contract states it. */",
+        "export interface ToolContract {",
+        "  /** The service and RPC that answer a call of the tool. */",
+        "  readonly service: string;",
+        "  readonly rpc: string;",
+        "  /** What a model reads about the tool. */",
+        "  readonly description: string;",
+        "  /**",
+        "   * The JSON Schema of its arguments (request fields by their proto names).",
+        "   * DescribeTools gives it with the caller's bounds and bindings applied, which is",
+        "   * what a runner checks.",
+        "   */",
+        "  readonly inputSchema: JsonObject;",
+        "}",
+        "",
+        "/** Every agent tool, in the order DescribeTools lists them. */",
+        "export const TOOLS: Readonly<Record<ToolName, ToolContract>> = Object.freeze({",
+        *(
+            line
+            for t in found
+            for line in (
+                f"  {t.name}: {{",
+                f'    service: "{t.service}",',
+                f'    rpc: "{t.rpc}",',
+                f"    description: {_literal(t.description, '    ')},",
+                f"    inputSchema: {_literal(t.schema, '    ')},",
+                "  },",
+            )
+        ),
+        "});",
+    ]
 
 
 def emit(contract: Contract) -> dict[str, str]:

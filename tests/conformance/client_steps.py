@@ -4,13 +4,22 @@ Python client library (`QuireClient`) instead of one RPC, and the JSON its resul
 
 from __future__ import annotations
 
+import asyncio
+import json
 from collections.abc import Callable, Iterator
 from typing import Any
 
 from google.protobuf import json_format
 from google.protobuf.message import Message
 
-from quire.client import QuireClient, QuireError, UploadItem, WaitResult
+from quire.client import (
+    AsyncQuireClient,
+    QuireClient,
+    QuireError,
+    ToolRunner,
+    UploadItem,
+    WaitResult,
+)
 from quire.v1 import knowledge_service_pb2, pages_service_pb2
 
 # The RPCs each helper calls: an UNIMPLEMENTED from a helper is a skip when the scenario's
@@ -29,6 +38,16 @@ HELPER_RPCS = {
         "PagesService.ListPages",
     },
     "upload_documents": {"KnowledgeService.UploadDocuments"},
+    "tool_call": {
+        "PagesService.DescribeTools",
+        "PagesService.SearchPages",
+        "PagesService.ReadPage",
+        "PagesService.ListPages",
+        "PagesService.GrepPages",
+        "PagesService.RunCommand",
+        "KnowledgeService.SearchKnowledge",
+        "KnowledgeService.ReadDocument",
+    },
 }
 
 
@@ -132,3 +151,21 @@ def _upload_documents(client: QuireClient, args: dict[str, Any]) -> Any:
     ]
     reply = client.upload_documents(collection_id=args["collection_id"], items=documents)
     return json_format.MessageToDict(reply)
+
+
+def run_tool_call(address: str, token: str, args: dict[str, Any]) -> Any:
+    """The `tool_call` helper: the client's ToolRunner (an async one, so its own client) runs
+    one tool call, bound as `args` says; the outcome as the JSON of the format."""
+    tool, arguments = args.get("tool"), args.get("arguments", {})
+    if not isinstance(tool, str) or not isinstance(arguments, dict):
+        raise BadArgs("tool_call wants args.tool (a string) and args.arguments (an object)")
+
+    async def call() -> Any:
+        async with AsyncQuireClient(address, api_key=token) as client:
+            runner = ToolRunner(
+                client, namespace=args.get("namespace", ""), agent_id=args.get("agent_id", "")
+            )
+            outcome = await runner.call(tool, arguments)
+        return {"isError": outcome.is_error, "text": outcome.text, "json": json.loads(outcome.text)}
+
+    return asyncio.run(call())

@@ -38,9 +38,17 @@ from google.protobuf.message import Message
 from quire.client import QuireClient, QuireError
 from quire.client.rich_status import error_detail
 from quire.v1 import admin_service_pb2, knowledge_service_pb2, pages_service_pb2
-from tests.conformance.client_steps import HELPER_RPCS, BadArgs, error_json, run_helper
+from tests.conformance.client_steps import (
+    HELPER_RPCS,
+    BadArgs,
+    error_json,
+    run_helper,
+    run_tool_call,
+)
 
 SCENARIOS = Path(__file__).resolve().parent / "scenarios"
+# The tool runner's scenarios (README §11), run by the runners of the clients that have one.
+TOOL_SCENARIOS = Path(__file__).resolve().parent / "tool_scenarios"
 CHUNK = 1024 * 1024
 DEFAULT_TIMEOUT_MS = 30_000
 STREAM_TIMEOUT_MS = 300_000
@@ -311,20 +319,25 @@ class Runner:
         for client in self.clients.values():
             client.close()
 
-    def client_for(self, step: dict[str, Any], env: dict[str, Any]) -> QuireClient:
-        """The client library, sending the step's credential (`key: none` sends none)."""
+    def token(self, step: dict[str, Any], env: dict[str, Any]) -> str:
+        """The step's bearer token (`key: none` sends none)."""
         metadata = self.metadata(step, env)
-        token = metadata[0][1].removeprefix("Bearer ") if metadata else ""
+        return metadata[0][1].removeprefix("Bearer ") if metadata else ""
+
+    def client_for(self, token: str) -> QuireClient:
+        """The client library, sending this credential."""
         if token not in self.clients:
             self.clients[token] = QuireClient(self.address, api_key=token)
         return self.clients[token]
 
     def invoke_client(self, step: dict[str, Any], env: dict[str, Any]) -> Outcome:
         """A client step: the helper's result, or its typed error."""
-        client = self.client_for(step, env)
+        token = self.token(step, env)
         args = substitute(step.get("args", {}), env)
         try:
-            return Outcome(ok=run_helper(client, step["client"], args))
+            if step["client"] == "tool_call":
+                return Outcome(ok=run_tool_call(self.address, token, args))
+            return Outcome(ok=run_helper(self.client_for(token), step["client"], args))
         except BadArgs as exc:
             raise ScenarioError(str(exc)) from None
         except QuireError as exc:

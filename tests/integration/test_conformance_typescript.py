@@ -1,6 +1,7 @@
 """Runs the TypeScript client's conformance runner (and its integration tests) through the
 harness (one real server each) and wants 0 failed: the runner once over gRPC and once over
-the Connect protocol (JSON bodies, h2c) against the server's HTTP listener.
+the Connect protocol (JSON bodies, h2c) against the server's HTTP listener, with every
+client's scenarios and with the tool runner's (tests/conformance/tool_scenarios).
 
 Needs Node >= 20 and npm; `npm ci` runs once when clients/typescript/node_modules is missing.
 """
@@ -12,9 +13,11 @@ import re
 import shutil
 import subprocess
 import sys
+from pathlib import Path
 
 import pytest
 
+from tests.conformance.runner_python import SCENARIOS, TOOL_SCENARIOS
 from tests.conftest import REPO
 from tests.support.conformance_summary import assert_all_passed
 
@@ -59,14 +62,18 @@ def _under_harness(
     )
 
 
+@pytest.mark.parametrize(
+    "scenarios", [SCENARIOS, TOOL_SCENARIOS], ids=["scenarios", "tool_scenarios"]
+)
 @pytest.mark.parametrize("protocol", ["grpc", "connect"])
 def test_typescript_conformance_runner_passes(
-    postgres_url: str, built_client: str, protocol: str
+    postgres_url: str, built_client: str, protocol: str, scenarios: Path
 ) -> None:
+    runner = str(CLIENT / "dist" / "conformance" / "runner.js")
     proc = _under_harness(
-        postgres_url, [built_client, str(CLIENT / "dist" / "conformance" / "runner.js")], protocol
+        postgres_url, [built_client, runner, "--scenarios", str(scenarios)], protocol
     )
-    assert_all_passed(proc)
+    assert_all_passed(proc, scenarios)
 
 
 def test_typescript_client_integration_tests_pass(postgres_url: str, built_client: str) -> None:

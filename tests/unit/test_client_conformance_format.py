@@ -92,9 +92,10 @@ def test_error_expectations() -> None:
     assert r.check({"expect": {"ok": {}}}, outcome, {})
 
 
-def test_every_scenario_file_is_well_formed() -> None:
-    scenarios = r.load(r.SCENARIOS)
-    assert len(scenarios) >= 20
+@pytest.mark.parametrize(("directory", "least"), [(r.SCENARIOS, 20), (r.TOOL_SCENARIOS, 4)])
+def test_every_scenario_file_is_well_formed(directory: Path, least: int) -> None:
+    scenarios = r.load(directory)
+    assert len(scenarios) >= least
     keys = {"read", "write", "admin", "tune", "all", "none", "invalid"}
     keys |= {f"other_org_{k}" for k in ("read", "write", "admin", "tune", "all")}
     for scenario in scenarios:
@@ -118,14 +119,20 @@ def test_every_scenario_file_is_well_formed() -> None:
 
 
 def test_scenario_files_are_canonical_json() -> None:
-    for path in sorted(Path(r.SCENARIOS).glob("*.json")):
+    for path in sorted([*r.SCENARIOS.glob("*.json"), *r.TOOL_SCENARIOS.glob("*.json")]):
         json.loads(path.read_text())
+
+
+def test_scenario_names_are_unique_across_both_directories() -> None:
+    names = [s["name"] for d in (r.SCENARIOS, r.TOOL_SCENARIOS) for s in r.load(d)]
+    assert len(names) == len(set(names))
 
 
 CLIENT_ARGS = {
     "wait_until_searchable": {"document_ids", "collection_id", "timeout_ms"},
     "iterate": {"list", "request", "page_size"},
     "upload_documents": {"collection_id", "documents"},
+    "tool_call": {"tool", "arguments", "namespace", "agent_id"},
 }
 LISTS = {"collections", "documents", "agents", "namespaces", "pages"}
 UPLOAD_FIELDS = {"fileName", "text", "externalKey", "metadata", "mimeType"}
@@ -141,6 +148,8 @@ def assert_client_step(step: dict[str, Any]) -> None:
         assert ("document_ids" in args) != ("collection_id" in args), step
     elif step["client"] == "iterate":
         assert args["list"] in LISTS and isinstance(args.get("request", {}), dict), step
+    elif step["client"] == "tool_call":
+        assert isinstance(args["tool"], str) and isinstance(args["arguments"], dict), step
     else:
         for document in args["documents"]:
             assert "fileName" in document and set(document) <= UPLOAD_FIELDS, document
@@ -162,3 +171,4 @@ def test_client_steps_run_the_helper_and_report_unknown_ones() -> None:
         runner.close()
     assert "KnowledgeService.UploadDocuments" in HELPER_RPCS["upload_documents"]
     assert "KnowledgeService.ListAgents" in HELPER_RPCS["iterate"]
+    assert "PagesService.DescribeTools" in HELPER_RPCS["tool_call"]

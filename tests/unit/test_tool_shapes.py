@@ -202,3 +202,21 @@ async def test_runner_shapes_list_arguments_in_the_schemas_order() -> None:
         "namespace",
         "path",
     ]
+
+
+class _Wire(_Client):
+    """DescribeTools as a client gets it: the definitions through their bytes."""
+
+    async def describe_tools(self, *, namespace: str, agent_id: str) -> list[Any]:
+        listed = await super().describe_tools(namespace=namespace, agent_id=agent_id)
+        return [pages_pb2.ToolDefinition.FromString(d.SerializeToString()) for d in listed]
+
+
+async def test_runner_lists_the_arguments_in_the_schemas_order() -> None:
+    """The refusal of an unknown argument reads as the TypeScript and Java runners' (a Struct's
+    keys come in no set order; the schema's JSON keeps the order the model saw)."""
+    outcome = await ToolRunner(_Wire()).call("search_pages", {"namespace": "d", "qurey": "x"})  # type: ignore[arg-type]
+    assert outcome.text == (
+        '{"schema_version":1,"error":"invalid_request","message":"qurey: not an argument of this '
+        'tool","field":"qurey","bound":"one of: namespace, query, alternatives, limit"}'
+    )

@@ -15,6 +15,7 @@ import {
 import { NamespaceSchema, PageSchema } from "../src/gen/quire/v1/pages_pb.js";
 import { ListPagesRequestSchema } from "../src/gen/quire/v1/pages_service_pb.js";
 import type { UploadItem } from "../src/batches.js";
+import { ToolRunner, TOOLS } from "../src/tools.js";
 import type { WaitTarget } from "../src/waiting.js";
 
 type Obj = JsonObject;
@@ -41,6 +42,8 @@ export function helperRpcs(helper: string, args: Obj): string[] {
       const rpc = LIST_RPCS[String(args["list"])];
       return rpc ? [rpc] : [];
     }
+    case "tool_call":
+      return ["PagesService.DescribeTools", ...Object.values(TOOLS).map((t) => `${t.service}.${t.rpc}`)];
     default:
       return [];
   }
@@ -162,6 +165,21 @@ async function uploadStep(client: QuireClient, args: Obj, call: CallOptions): Pr
   return toJson(UploadDocumentsResponseSchema, create(UploadDocumentsResponseSchema, { results }));
 }
 
+/** The client's ToolRunner, bound as the step says, runs one tool call; it never throws for a failed call. */
+async function toolCall(client: QuireClient, args: Obj, call: CallOptions): Promise<JsonValue> {
+  const tool = args["tool"];
+  const given = args["arguments"] ?? {};
+  if (typeof tool !== "string" || !isObject(given)) {
+    throw new ClientStepError("tool_call wants args.tool (a string) and args.arguments (an object)");
+  }
+  const runner = new ToolRunner(client, {
+    namespace: optionalString(args, "namespace") ?? "",
+    agentId: optionalString(args, "agent_id") ?? "",
+  });
+  const outcome = await runner.call(tool, given, call);
+  return { isError: outcome.isError, text: outcome.text, json: JSON.parse(outcome.text) as JsonValue };
+}
+
 /** Runs one client step's helper; its typed errors propagate (the runner matches them). */
 export async function runClientStep(client: QuireClient, helper: string, args: Obj, call: CallOptions): Promise<JsonValue> {
   switch (helper) {
@@ -171,6 +189,8 @@ export async function runClientStep(client: QuireClient, helper: string, args: O
       return iterate(client, args, call);
     case "upload_documents":
       return uploadStep(client, args, call);
+    case "tool_call":
+      return toolCall(client, args, call);
     default:
       throw new ClientStepError(`unknown client helper ${JSON.stringify(helper)}`);
   }

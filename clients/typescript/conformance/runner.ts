@@ -5,6 +5,8 @@
  *
  *     node dist/conformance/runner.js [--scenarios DIR] [-k SUBSTRING] [-v]
  *
+ * (`--scenarios tests/conformance/tool_scenarios` runs the ToolRunner's scenarios.)
+ *
  * Reads QUIRE_CONFORMANCE_ADDRESS, QUIRE_CONFORMANCE_KEYS (JSON) and QUIRE_CONFORMANCE_FIXTURES
  * (JSON, optional). With QUIRE_CONFORMANCE_PROTOCOL=connect the calls go over the Connect
  * protocol (JSON bodies, h2c) to QUIRE_CONFORMANCE_HTTP_ADDRESS instead of gRPC. Prints one line per scenario and ends with `N passed, N failed` (plus
@@ -48,6 +50,8 @@ import { ClientStepError, helperRpcs, runClientStep } from "./client_steps.js";
 const HERE = dirname(fileURLToPath(import.meta.url));
 // dist/conformance/runner.js → <repo>/tests/conformance/scenarios
 export const SCENARIOS = resolve(HERE, "../../../../tests/conformance/scenarios");
+// The tool runner's scenarios (`--scenarios` with this directory; README §11).
+export const TOOL_SCENARIOS = resolve(HERE, "../../../../tests/conformance/tool_scenarios");
 const CHUNK = 1024 * 1024;
 const DEFAULT_TIMEOUT_MS = 30_000;
 const STREAM_TIMEOUT_MS = 300_000;

@@ -8,7 +8,8 @@
  *
  * Every failure throws the `QuireError` subclass of its `quire.v1.ErrorCode` (`errors.X`);
  * `toToolError(err)` turns any thrown value into the agent tool JSON, `toToolResult(result)` any
- * result (64-bit fields as strings, so no `bigint` reaches `JSON.stringify`). The generated messages,
+ * result (64-bit fields as strings, so no `bigint` reaches `JSON.stringify`); `ToolRunner` runs a
+ * model's tool calls (docs/agents.md). The generated messages,
  * enums and service descriptors of quire.v1 are re-exported.
  */
 export {
@@ -104,6 +105,19 @@ export {
   type WaitTarget,
 } from "./waiting.js";
 export { CHUNK_SIZE, rechunk, uploadChunks, type UploadSource } from "./uploads.js";
+export {
+  argumentError,
+  checkedArguments,
+  type ToolArguments,
+  type ToolClient,
+  type ToolContract,
+  type ToolName,
+  type ToolOutcome,
+  ToolRunner,
+  type ToolRunnerOptions,
+  TOOLS,
+  type ToolShape,
+} from "./tools.js";
 
 export * from "./gen/quire/v1/admin_pb.js";
 export * from "./gen/quire/v1/admin_service_pb.js";

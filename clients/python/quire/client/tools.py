@@ -189,7 +189,9 @@ class ToolRunner:
 
     def _schema(self, definition: pages_pb2.ToolDefinition) -> dict[str, Any]:
         if definition.name not in self._schemas:
-            self._schemas[definition.name] = plain(definition.input_schema)
+            # The JSON text keeps the schema's order (a Struct's keys come in no set order), so
+            # a refusal lists the arguments as the model saw them, as the other clients do.
+            self._schemas[definition.name] = json.loads(definition.input_schema_json)
         return self._schemas[definition.name]
 
     async def call(self, name: str, arguments: Mapping[str, Any] | None = None) -> ToolOutcome:

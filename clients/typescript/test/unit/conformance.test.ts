@@ -3,7 +3,8 @@ import { describe, test } from "node:test";
 
 import type { JsonObject, JsonValue } from "@bufbuild/protobuf";
 
-import { ABSENT, check, expandValues, load, match, resolvePath, SCENARIOS, ScenarioError, substitute } from "../../conformance/runner.js";
+import { helperRpcs } from "../../conformance/client_steps.js";
+import { ABSENT, check, expandValues, load, match, resolvePath, SCENARIOS, ScenarioError, substitute, TOOL_SCENARIOS } from "../../conformance/runner.js";
 
 describe("conformance runner semantics (same as runner_python.py)", () => {
   test("substitution keeps the JSON type of a whole ${var}", () => {
@@ -76,8 +77,16 @@ describe("conformance runner semantics (same as runner_python.py)", () => {
   });
 
   test("every scenario file loads, names are unique", () => {
-    const scenarios = load(SCENARIOS);
-    assert.ok(scenarios.length > 0);
-    for (const s of scenarios) assert.ok(Array.isArray(s.steps) && s.steps.length > 0, s.name);
+    for (const directory of [SCENARIOS, TOOL_SCENARIOS]) {
+      const scenarios = load(directory);
+      assert.ok(scenarios.length > 0);
+      for (const s of scenarios) assert.ok(Array.isArray(s.steps) && s.steps.length > 0, s.name);
+    }
+  });
+
+  test("a tool_call step stands for DescribeTools and every tool's RPC", () => {
+    const rpcs = helperRpcs("tool_call", {});
+    assert.ok(rpcs.includes("PagesService.DescribeTools"));
+    assert.ok(rpcs.includes("PagesService.RunCommand") && rpcs.includes("KnowledgeService.ReadDocument"));
   });
 });
