@@ -39,7 +39,8 @@ type PageSearchConfig struct {
 	ParallelTupleCost *float64 `protobuf:"fixed64,4,opt,name=parallel_tuple_cost,json=parallelTupleCost,proto3,oneof" json:"parallel_tuple_cost,omitempty"`
 	// PostgreSQL's max_parallel_workers_per_gather: 0–1024 workers.
 	MaxParallelWorkersPerGather *int32 `protobuf:"varint,5,opt,name=max_parallel_workers_per_gather,json=maxParallelWorkersPerGather,proto3,oneof" json:"max_parallel_workers_per_gather,omitempty"`
-	// PostgreSQL's min_parallel_table_scan_size: 0–2147483647 blocks of 8 KiB.
+	// PostgreSQL's min_parallel_table_scan_size: 0–715827882 blocks of 8 KiB (PostgreSQL's own
+	// maximum, INT_MAX / 3; a larger value is refused by set_config).
 	MinParallelTableScanSize *int64 `protobuf:"varint,6,opt,name=min_parallel_table_scan_size,json=minParallelTableScanSize,proto3,oneof" json:"min_parallel_table_scan_size,omitempty"`
 	unknownFields            protoimpl.UnknownFields
 	sizeCache                protoimpl.SizeCache
@@ -128,7 +129,7 @@ const file_quire_v1_search_config_proto_rawDesc = "" +
 	"\x13parallel_setup_cost\x18\x03 \x01(\x01B\x06\xf2\xb6\x18\x02\b\x00H\x02R\x11parallelSetupCost\x88\x01\x01\x12;\n" +
 	"\x13parallel_tuple_cost\x18\x04 \x01(\x01B\x06\xf2\xb6\x18\x02\b\x00H\x03R\x11parallelTupleCost\x88\x01\x01\x12]\n" +
 	"\x1fmax_parallel_workers_per_gather\x18\x05 \x01(\x05B\x12\xf2\xb6\x18\x0e\b\x00\x10\x80\bJ\aworkersH\x04R\x1bmaxParallelWorkersPerGather\x88\x01\x01\x12_\n" +
-	"\x1cmin_parallel_table_scan_size\x18\x06 \x01(\x03B\x1a\xf2\xb6\x18\x16\b\x00\x10\xff\xff\xff\xff\aJ\f8 KiB blocksH\x05R\x18minParallelTableScanSize\x88\x01\x01B\x12\n" +
+	"\x1cmin_parallel_table_scan_size\x18\x06 \x01(\x03B\x1a\xf2\xb6\x18\x16\b\x00\x10\xaaժ\xd5\x02J\f8 KiB blocksH\x05R\x18minParallelTableScanSize\x88\x01\x01B\x12\n" +
 	"\x10_plan_cache_modeB\x11\n" +
 	"\x0f_enable_seqscanB\x16\n" +
 	"\x14_parallel_setup_costB\x16\n" +

@@ -25,7 +25,7 @@ _sym_db = _symbol_database.Default()
 from quire.v1 import bounds_pb2 as quire_dot_v1_dot_bounds__pb2
 
 
-DESCRIPTOR = _descriptor_pool.Default().AddSerializedFile(b'\n\x1cquire/v1/search_config.proto\x12\x08quire.v1\x1a\x15quire/v1/bounds.proto\"\xfb\x03\n\x10PageSearchConfig\x12Q\n\x0fplan_cache_mode\x18\x01 \x01(\tB3\xf2\xb6\x18/:-^(auto|force_custom_plan|force_generic_plan)$H\x00\x88\x01\x01\x12\x1b\n\x0e\x65nable_seqscan\x18\x02 \x01(\x08H\x01\x88\x01\x01\x12(\n\x13parallel_setup_cost\x18\x03 \x01(\x01\x42\x06\xf2\xb6\x18\x02\x08\x00H\x02\x88\x01\x01\x12(\n\x13parallel_tuple_cost\x18\x04 \x01(\x01\x42\x06\xf2\xb6\x18\x02\x08\x00H\x03\x88\x01\x01\x12@\n\x1fmax_parallel_workers_per_gather\x18\x05 \x01(\x05\x42\x12\xf2\xb6\x18\x0e\x08\x00\x10\x80\x08J\x07workersH\x04\x88\x01\x01\x12\x45\n\x1cmin_parallel_table_scan_size\x18\x06 \x01(\x03\x42\x1a\xf2\xb6\x18\x16\x08\x00\x10\xff\xff\xff\xff\x07J\x0c\x38 KiB blocksH\x05\x88\x01\x01\x42\x12\n\x10_plan_cache_modeB\x11\n\x0f_enable_seqscanB\x16\n\x14_parallel_setup_costB\x16\n\x14_parallel_tuple_costB\"\n _max_parallel_workers_per_gatherB\x1f\n\x1d_min_parallel_table_scan_sizeb\x06proto3')
+DESCRIPTOR = _descriptor_pool.Default().AddSerializedFile(b'\n\x1cquire/v1/search_config.proto\x12\x08quire.v1\x1a\x15quire/v1/bounds.proto\"\xfb\x03\n\x10PageSearchConfig\x12Q\n\x0fplan_cache_mode\x18\x01 \x01(\tB3\xf2\xb6\x18/:-^(auto|force_custom_plan|force_generic_plan)$H\x00\x88\x01\x01\x12\x1b\n\x0e\x65nable_seqscan\x18\x02 \x01(\x08H\x01\x88\x01\x01\x12(\n\x13parallel_setup_cost\x18\x03 \x01(\x01\x42\x06\xf2\xb6\x18\x02\x08\x00H\x02\x88\x01\x01\x12(\n\x13parallel_tuple_cost\x18\x04 \x01(\x01\x42\x06\xf2\xb6\x18\x02\x08\x00H\x03\x88\x01\x01\x12@\n\x1fmax_parallel_workers_per_gather\x18\x05 \x01(\x05\x42\x12\xf2\xb6\x18\x0e\x08\x00\x10\x80\x08J\x07workersH\x04\x88\x01\x01\x12\x45\n\x1cmin_parallel_table_scan_size\x18\x06 \x01(\x03\x42\x1a\xf2\xb6\x18\x16\x08\x00\x10\xaa\xd5\xaa\xd5\x02J\x0c\x38 KiB blocksH\x05\x88\x01\x01\x42\x12\n\x10_plan_cache_modeB\x11\n\x0f_enable_seqscanB\x16\n\x14_parallel_setup_costB\x16\n\x14_parallel_tuple_costB\"\n _max_parallel_workers_per_gatherB\x1f\n\x1d_min_parallel_table_scan_sizeb\x06proto3')
 
 _globals = globals()
 _builder.BuildMessageAndEnumDescriptors(DESCRIPTOR, _globals)
@@ -41,7 +41,7 @@ if not _descriptor._USE_C_DESCRIPTORS:
   _globals['_PAGESEARCHCONFIG'].fields_by_name['max_parallel_workers_per_gather']._loaded_options = None
   _globals['_PAGESEARCHCONFIG'].fields_by_name['max_parallel_workers_per_gather']._serialized_options = b'\362\266\030\016\010\000\020\200\010J\007workers'
   _globals['_PAGESEARCHCONFIG'].fields_by_name['min_parallel_table_scan_size']._loaded_options = None
-  _globals['_PAGESEARCHCONFIG'].fields_by_name['min_parallel_table_scan_size']._serialized_options = b'\362\266\030\026\010\000\020\377\377\377\377\007J\0148 KiB blocks'
+  _globals['_PAGESEARCHCONFIG'].fields_by_name['min_parallel_table_scan_size']._serialized_options = b'\362\266\030\026\010\000\020\252\325\252\325\002J\0148 KiB blocks'
   _globals['_PAGESEARCHCONFIG']._serialized_start=66
   _globals['_PAGESEARCHCONFIG']._serialized_end=573
 # @@protoc_insertion_point(module_scope)

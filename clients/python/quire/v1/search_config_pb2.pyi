@@ -47,7 +47,9 @@ class PageSearchConfig(_message.Message):
     max_parallel_workers_per_gather: _builtins.int
     """PostgreSQL's max_parallel_workers_per_gather: 0–1024 workers."""
     min_parallel_table_scan_size: _builtins.int
-    """PostgreSQL's min_parallel_table_scan_size: 0–2147483647 blocks of 8 KiB."""
+    """PostgreSQL's min_parallel_table_scan_size: 0–715827882 blocks of 8 KiB (PostgreSQL's own
+    maximum, INT_MAX / 3; a larger value is refused by set_config).
+    """
     def __init__(
         self,
         *,

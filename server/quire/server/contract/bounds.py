@@ -38,7 +38,7 @@ class PageSearchConfig:
     parallel_setup_cost = FieldBounds(min=0)
     parallel_tuple_cost = FieldBounds(min=0)
     max_parallel_workers_per_gather = FieldBounds(min=0, max=1024, unit="workers")
-    min_parallel_table_scan_size = FieldBounds(min=0, max=2147483647, unit="8 KiB blocks")
+    min_parallel_table_scan_size = FieldBounds(min=0, max=715827882, unit="8 KiB blocks")
 
 
 class SetRetrievalPolicyRequest:

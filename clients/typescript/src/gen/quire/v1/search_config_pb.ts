@@ -11,7 +11,7 @@ import type { Message } from "@bufbuild/protobuf";
  * Describes the file quire/v1/search_config.proto.
  */
 export const file_quire_v1_search_config: GenFile = /*@__PURE__*/
-  fileDesc("ChxxdWlyZS92MS9zZWFyY2hfY29uZmlnLnByb3RvEghxdWlyZS52MSL7AwoQUGFnZVNlYXJjaENvbmZpZxJRCg9wbGFuX2NhY2hlX21vZGUYASABKAlCM/K2GC86LV4oYXV0b3xmb3JjZV9jdXN0b21fcGxhbnxmb3JjZV9nZW5lcmljX3BsYW4pJEgAiAEBEhsKDmVuYWJsZV9zZXFzY2FuGAIgASgISAGIAQESKAoTcGFyYWxsZWxfc2V0dXBfY29zdBgDIAEoAUIG8rYYAggASAKIAQESKAoTcGFyYWxsZWxfdHVwbGVfY29zdBgEIAEoAUIG8rYYAggASAOIAQESQAofbWF4X3BhcmFsbGVsX3dvcmtlcnNfcGVyX2dhdGhlchgFIAEoBUIS8rYYDggAEIAISgd3b3JrZXJzSASIAQESRQocbWluX3BhcmFsbGVsX3RhYmxlX3NjYW5fc2l6ZRgGIAEoA0Ia8rYYFggAEP////8HSgw4IEtpQiBibG9ja3NIBYgBAUISChBfcGxhbl9jYWNoZV9tb2RlQhEKD19lbmFibGVfc2Vxc2NhbkIWChRfcGFyYWxsZWxfc2V0dXBfY29zdEIWChRfcGFyYWxsZWxfdHVwbGVfY29zdEIiCiBfbWF4X3BhcmFsbGVsX3dvcmtlcnNfcGVyX2dhdGhlckIfCh1fbWluX3BhcmFsbGVsX3RhYmxlX3NjYW5fc2l6ZWIGcHJvdG8z", [file_quire_v1_bounds]);
+  fileDesc("ChxxdWlyZS92MS9zZWFyY2hfY29uZmlnLnByb3RvEghxdWlyZS52MSL7AwoQUGFnZVNlYXJjaENvbmZpZxJRCg9wbGFuX2NhY2hlX21vZGUYASABKAlCM/K2GC86LV4oYXV0b3xmb3JjZV9jdXN0b21fcGxhbnxmb3JjZV9nZW5lcmljX3BsYW4pJEgAiAEBEhsKDmVuYWJsZV9zZXFzY2FuGAIgASgISAGIAQESKAoTcGFyYWxsZWxfc2V0dXBfY29zdBgDIAEoAUIG8rYYAggASAKIAQESKAoTcGFyYWxsZWxfdHVwbGVfY29zdBgEIAEoAUIG8rYYAggASAOIAQESQAofbWF4X3BhcmFsbGVsX3dvcmtlcnNfcGVyX2dhdGhlchgFIAEoBUIS8rYYDggAEIAISgd3b3JrZXJzSASIAQESRQocbWluX3BhcmFsbGVsX3RhYmxlX3NjYW5fc2l6ZRgGIAEoA0Ia8rYYFggAEKrVqtUCSgw4IEtpQiBibG9ja3NIBYgBAUISChBfcGxhbl9jYWNoZV9tb2RlQhEKD19lbmFibGVfc2Vxc2NhbkIWChRfcGFyYWxsZWxfc2V0dXBfY29zdEIWChRfcGFyYWxsZWxfdHVwbGVfY29zdEIiCiBfbWF4X3BhcmFsbGVsX3dvcmtlcnNfcGVyX2dhdGhlckIfCh1fbWluX3BhcmFsbGVsX3RhYmxlX3NjYW5fc2l6ZWIGcHJvdG8z", [file_quire_v1_bounds]);
 
 /**
  * Planner settings applied with set_config(name, value, true) inside one search transaction
@@ -60,7 +60,8 @@ export type PageSearchConfig = Message<"quire.v1.PageSearchConfig"> & {
   maxParallelWorkersPerGather?: number | undefined;
 
   /**
-   * PostgreSQL's min_parallel_table_scan_size: 0–2147483647 blocks of 8 KiB.
+   * PostgreSQL's min_parallel_table_scan_size: 0–715827882 blocks of 8 KiB (PostgreSQL's own
+   * maximum, INT_MAX / 3; a larger value is refused by set_config).
    *
    * @generated from field: optional int64 min_parallel_table_scan_size = 6;
    */

@@ -233,7 +233,8 @@ private static final long serialVersionUID = 0L;
   private long minParallelTableScanSize_ = 0L;
   /**
    * <pre>
-   * PostgreSQL's min_parallel_table_scan_size: 0–2147483647 blocks of 8 KiB.
+   * PostgreSQL's min_parallel_table_scan_size: 0–715827882 blocks of 8 KiB (PostgreSQL's own
+   * maximum, INT_MAX / 3; a larger value is refused by set_config).
    * </pre>
    *
    * <code>optional int64 min_parallel_table_scan_size = 6 [(.quire.v1.bounds) = { ... }</code>
@@ -245,7 +246,8 @@ private static final long serialVersionUID = 0L;
   }
   /**
    * <pre>
-   * PostgreSQL's min_parallel_table_scan_size: 0–2147483647 blocks of 8 KiB.
+   * PostgreSQL's min_parallel_table_scan_size: 0–715827882 blocks of 8 KiB (PostgreSQL's own
+   * maximum, INT_MAX / 3; a larger value is refused by set_config).
    * </pre>
    *
    * <code>optional int64 min_parallel_table_scan_size = 6 [(.quire.v1.bounds) = { ... }</code>
@@ -1058,7 +1060,8 @@ private static final long serialVersionUID = 0L;
     private long minParallelTableScanSize_ ;
     /**
      * <pre>
-     * PostgreSQL's min_parallel_table_scan_size: 0–2147483647 blocks of 8 KiB.
+     * PostgreSQL's min_parallel_table_scan_size: 0–715827882 blocks of 8 KiB (PostgreSQL's own
+     * maximum, INT_MAX / 3; a larger value is refused by set_config).
      * </pre>
      *
      * <code>optional int64 min_parallel_table_scan_size = 6 [(.quire.v1.bounds) = { ... }</code>
@@ -1070,7 +1073,8 @@ private static final long serialVersionUID = 0L;
     }
     /**
      * <pre>
-     * PostgreSQL's min_parallel_table_scan_size: 0–2147483647 blocks of 8 KiB.
+     * PostgreSQL's min_parallel_table_scan_size: 0–715827882 blocks of 8 KiB (PostgreSQL's own
+     * maximum, INT_MAX / 3; a larger value is refused by set_config).
      * </pre>
      *
      * <code>optional int64 min_parallel_table_scan_size = 6 [(.quire.v1.bounds) = { ... }</code>
@@ -1082,7 +1086,8 @@ private static final long serialVersionUID = 0L;
     }
     /**
      * <pre>
-     * PostgreSQL's min_parallel_table_scan_size: 0–2147483647 blocks of 8 KiB.
+     * PostgreSQL's min_parallel_table_scan_size: 0–715827882 blocks of 8 KiB (PostgreSQL's own
+     * maximum, INT_MAX / 3; a larger value is refused by set_config).
      * </pre>
      *
      * <code>optional int64 min_parallel_table_scan_size = 6 [(.quire.v1.bounds) = { ... }</code>
@@ -1098,7 +1103,8 @@ private static final long serialVersionUID = 0L;
     }
     /**
      * <pre>
-     * PostgreSQL's min_parallel_table_scan_size: 0–2147483647 blocks of 8 KiB.
+     * PostgreSQL's min_parallel_table_scan_size: 0–715827882 blocks of 8 KiB (PostgreSQL's own
+     * maximum, INT_MAX / 3; a larger value is refused by set_config).
      * </pre>
      *
      * <code>optional int64 min_parallel_table_scan_size = 6 [(.quire.v1.bounds) = { ... }</code>

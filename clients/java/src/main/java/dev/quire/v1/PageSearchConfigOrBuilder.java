@@ -122,7 +122,8 @@ public interface PageSearchConfigOrBuilder extends
 
   /**
    * <pre>
-   * PostgreSQL's min_parallel_table_scan_size: 0–2147483647 blocks of 8 KiB.
+   * PostgreSQL's min_parallel_table_scan_size: 0–715827882 blocks of 8 KiB (PostgreSQL's own
+   * maximum, INT_MAX / 3; a larger value is refused by set_config).
    * </pre>
    *
    * <code>optional int64 min_parallel_table_scan_size = 6 [(.quire.v1.bounds) = { ... }</code>
@@ -131,7 +132,8 @@ public interface PageSearchConfigOrBuilder extends
   boolean hasMinParallelTableScanSize();
   /**
    * <pre>
-   * PostgreSQL's min_parallel_table_scan_size: 0–2147483647 blocks of 8 KiB.
+   * PostgreSQL's min_parallel_table_scan_size: 0–715827882 blocks of 8 KiB (PostgreSQL's own
+   * maximum, INT_MAX / 3; a larger value is refused by set_config).
    * </pre>
    *
    * <code>optional int64 min_parallel_table_scan_size = 6 [(.quire.v1.bounds) = { ... }</code>

@@ -49,7 +49,7 @@ public final class SearchConfigProto extends com.google.protobuf.GeneratedFile {
       "\n\023parallel_tuple_cost\030\004 \001(\001B\006\362\266\030\002\010\000H\003\210\001\001" +
       "\022@\n\037max_parallel_workers_per_gather\030\005 \001(" +
       "\005B\022\362\266\030\016\010\000\020\200\010J\007workersH\004\210\001\001\022E\n\034min_parall" +
-      "el_table_scan_size\030\006 \001(\003B\032\362\266\030\026\010\000\020\377\377\377\377\007J\014" +
+      "el_table_scan_size\030\006 \001(\003B\032\362\266\030\026\010\000\020\252\325\252\325\002J\014" +
       "8 KiB blocksH\005\210\001\001B\022\n\020_plan_cache_modeB\021\n" +
       "\017_enable_seqscanB\026\n\024_parallel_setup_cost" +
       "B\026\n\024_parallel_tuple_costB\"\n _max_paralle" +
