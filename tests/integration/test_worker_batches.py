@@ -256,6 +256,10 @@ async def test_the_last_batch_is_written_in_concurrent_parts_and_a_bad_document_
     poison = uploaded[5].document_id
     async with ExtractionPool() as extraction:
         worker = RecordingWorker(harness.pool, embeddings, extraction, poison=poison)
+        # Every document's vectors from the embedder, at once: store lookups (a round trip
+        # each) would hand them to the write stage one by one, not as the group of 8 this
+        # test splits.
+        worker.embedding.store = None
         await worker.run_until_idle()
     assert worker.most_at_once == 2, f"writes {worker.batches} never overlapped"
     # one group of 8 → two parts of 4; the poisoned part is retried document by document

@@ -2,8 +2,20 @@
 
 `Embedder.load()` opens a model prepared by `quire model prepare` (see
 `quire.indexer.modelprep`): `model-int8.onnx` or `model-fp32.onnx`, `tokenizer.json` and
-`manifest.json` under `$QUIRE_HOME/models/<name>/`. The ONNX graph does mean pooling and L2
-normalisation itself, so every row returned is a unit vector.
+`manifest.json` under `$QUIRE_HOME/models/<name>/`. The graph returns token embeddings; each
+row is pooled and L2-normalised here (`pool_rows`), so every vector returned is a unit vector.
+
+**A vector is a function of its text alone** (bit for bit, whatever it was batched with): the
+int8 model quantises activations with fixed, calibrated scales (no per-batch range), padded
+positions never reach a real token, and pooling runs per row in a fixed order (ONNX Runtime's
+reductions sum a batch of one in another order than a batch of several). So texts may be
+batched freely; tests/unit/test_embedding_invariance.py holds this.
+
+**Execution.** Each ONNX run is single-threaded and up to `threads` runs go at once, one per
+core, each on a micro-batch of similar-length texts (at most MICRO_BATCH_TOKENS tokens). A run
+alone on a core keeps its activations in that core's cache and never waits at an intra-op
+barrier, so nothing needs to spin, and a core taken by PostgreSQL or extraction slows one run,
+not every run (docs/embedding.md has the measurements).
 
 An `Embedder` is safe to share between threads: the tokenizer is only read after loading and
 `InferenceSession.run` is thread-safe. Calls are blocking and CPU-bound; from asyncio code run
@@ -14,8 +26,10 @@ from __future__ import annotations
 
 import hashlib
 import json
+import math
 import os
 from collections.abc import Sequence
+from concurrent.futures import ThreadPoolExecutor
 from pathlib import Path
 from typing import Any, Literal, cast
 
@@ -30,12 +44,14 @@ Precision = Literal["int8", "fp32"]
 FloatArray = npt.NDArray[np.float32]
 
 DEFAULT_MODEL_NAME = "all-minilm-l6-v2"
-# Texts per ONNX run: one. The int8 model quantises each matrix multiplication's input with one
-# scale for the whole run, so a text embedded beside others gets a slightly different vector
-# (cosine down to 0.998 on SciFact) depending on its neighbours, and rankings then depend on
-# how ingestion happened to batch it. One text per run makes every vector a function of its
-# text alone; it pads nothing and was measured as fast as batches of 4 (docs/embedding.md).
-DEFAULT_BATCH_SIZE = 1
+# The manifest format this embedder reads: 2 = the graph returns token embeddings and the
+# int8 model has fixed activation scales (batch-invariant vectors). Older models are refused
+# with the command that rebuilds them.
+MODEL_FORMAT = 2
+# Tokens (padded) per ONNX run. Long texts run alone: batching 256-token texts was slower per
+# text on one core (the activations leave the cache); short texts share a run so the per-run
+# overhead is paid once.
+MICRO_BATCH_TOKENS = 256
 MODEL_FILES: dict[str, str] = {"int8": "model-int8.onnx", "fp32": "model-fp32.onnx"}
 TOKENIZER_FILE = "tokenizer.json"
 MANIFEST_FILE = "manifest.json"
@@ -102,6 +118,34 @@ def clean_text(text: str | bytes) -> str:
     return text
 
 
+def pool_rows(hidden: FloatArray, lengths: Sequence[int]) -> FloatArray:
+    """Mean over each row's real tokens, then L2 normalisation: one row at a time, summed in
+    float64 in token order and normalised with an exactly rounded sum, so a row's vector does
+    not depend on the other rows or on padding."""
+    out = np.empty((len(lengths), hidden.shape[2]), dtype=np.float32)
+    for row, length in enumerate(lengths):
+        mean = hidden[row, : max(length, 1)].astype(np.float64).sum(axis=0) / max(length, 1)
+        norm = math.sqrt(math.fsum(float(v) * float(v) for v in mean))
+        out[row] = mean / max(norm, 1e-12)
+    return out
+
+
+def micro_batches(lengths: Sequence[int], max_tokens: int = MICRO_BATCH_TOKENS) -> list[list[int]]:
+    """Indices grouped by token length: sorted, and cut where the padded batch (rows × the
+    longest) would pass `max_tokens` (a longer text runs alone)."""
+    order = sorted(range(len(lengths)), key=lambda i: (lengths[i], i))
+    groups: list[list[int]] = []
+    current: list[int] = []
+    for i in order:
+        if current and (len(current) + 1) * lengths[i] > max_tokens:
+            groups.append(current)
+            current = []
+        current.append(i)
+    if current:
+        groups.append(current)
+    return groups
+
+
 class Embedder:
     """A loaded sentence encoder. Build it with `Embedder.load()`."""
 
@@ -116,21 +160,25 @@ class Embedder:
         max_tokens: int,
         pooling: str,
         fingerprint: str,
-        batch_size: int = DEFAULT_BATCH_SIZE,
+        threads: int = 1,
         pad_id: int = 0,
     ) -> None:
         self._session = session
         self._tokenizer = tokenizer
         self._pad_id = pad_id
         self._output = session.get_outputs()[0].name
+        self._inputs = {i.name for i in session.get_inputs()}
         self._char_cap = max_tokens * _CHARS_PER_TOKEN_CAP
+        self._runs = (
+            ThreadPoolExecutor(threads, thread_name_prefix="onnx-run") if threads > 1 else None
+        )
         self.directory = directory
         self.precision: Precision = precision
         self.dimension = dimension
         self.max_tokens = max_tokens
         self.pooling = pooling
         self.fingerprint = fingerprint
-        self.batch_size = batch_size
+        self.threads = threads
 
     @classmethod
     def load(
@@ -138,24 +186,23 @@ class Embedder:
         name_or_dir: str | Path | None = None,
         precision: Precision = "int8",
         threads: int | None = None,
-        batch_size: int = DEFAULT_BATCH_SIZE,
         verify: bool = True,
-        spinning: bool = False,
     ) -> Embedder:
-        """Open a prepared model. `threads`: ONNX Runtime intra-op threads (default: all cores
-        this process may use). `verify`: check the model file's sha256 against the manifest.
-        `spinning`: let idle intra-op threads busy-wait for the next operator (ONNX Runtime's
-        default). Off here: the process shares its cores with PostgreSQL, the event loop and
-        extraction, and a thread spinning at a barrier while another is descheduled burns the
-        CPU they need (docs/benchmarks.md, ingestion); alone on the cores it changes nothing.
+        """Open a prepared model. `threads`: ONNX runs at once, each single-threaded (default:
+        every core this process may use). `verify`: check the model file's sha256 against the
+        manifest.
 
-        Raises `ModelNotPreparedError` when the model is missing, incomplete or corrupt."""
+        Raises `ModelNotPreparedError` when the model is missing, incomplete, corrupt or of an
+        older format."""
         if precision not in MODEL_FILES:
             raise ValueError(f"precision must be 'int8' or 'fp32', not {precision!r}")
-        if batch_size < 1:
-            raise ValueError("batch_size must be at least 1")
         directory = resolve_model_dir(name_or_dir)
         manifest = cls._read_manifest(directory)
+        if manifest.get("format") != MODEL_FORMAT:
+            raise _not_prepared(
+                directory,
+                f"manifest format {manifest.get('format')!r}, this Quire reads {MODEL_FORMAT}",
+            )
         model_file = MODEL_FILES[precision]
         files = manifest.get("files")
         if not isinstance(files, dict):
@@ -178,6 +225,8 @@ class Embedder:
             pooling = str(manifest["pooling"])
         except (KeyError, TypeError, ValueError) as exc:
             raise _not_prepared(directory, f"manifest field missing: {exc}") from exc
+        if pooling != "mean":
+            raise _not_prepared(directory, f"pooling {pooling!r} is not supported")
 
         try:
             tokenizer = Tokenizer.from_file(str(directory / TOKENIZER_FILE))
@@ -185,15 +234,15 @@ class Embedder:
             raise _not_prepared(directory, f"tokenizer.json cannot be read: {exc}") from exc
         padding = cast(dict[str, Any] | None, tokenizer.padding) or {}
         pad_id = int(padding.get("pad_id", 0))
-        tokenizer.no_padding()  # batches are padded here, per length bucket
+        tokenizer.no_padding()  # batches are padded here, per micro-batch
         tokenizer.enable_truncation(max_length=max_tokens)
 
         options = ort.SessionOptions()
-        options.intra_op_num_threads = threads if threads else _available_cores()
+        # One thread per run; parallelism comes from running micro-batches side by side.
+        options.intra_op_num_threads = 1
         options.inter_op_num_threads = 1
         options.execution_mode = ort.ExecutionMode.ORT_SEQUENTIAL
         options.graph_optimization_level = ort.GraphOptimizationLevel.ORT_ENABLE_ALL
-        options.add_session_config_entry("session.intra_op.allow_spinning", str(int(spinning)))
         disabled = manifest.get("session_disabled_optimizers", _DEFAULT_DISABLED_OPTIMIZERS)
         try:
             session = ort.InferenceSession(
@@ -205,22 +254,20 @@ class Embedder:
         except Exception as exc:
             raise _not_prepared(directory, f"{model_file} cannot be loaded: {exc}") from exc
         out_shape = session.get_outputs()[0].shape
-        if len(out_shape) != 2 or out_shape[1] != dimension:
+        if len(out_shape) != 3 or out_shape[2] != dimension:
             raise _not_prepared(
-                directory, f"model output shape {out_shape} != [batch, {dimension}]"
+                directory, f"model output shape {out_shape} != [batch, sequence, {dimension}]"
             )
 
-        normalize = bool(manifest.get("normalize", True))
         key = "|".join(
             [
                 hashes[model_file],
                 hashes[TOKENIZER_FILE],
                 f"pooling={pooling}",
-                f"normalize={normalize}",
+                "normalize=True",
                 f"max_tokens={max_tokens}",
                 f"precision={precision}",
-                # Vectors from batched runs differ (see DEFAULT_BATCH_SIZE): say which these are.
-                f"batch={batch_size}",
+                f"format={MODEL_FORMAT}",
             ]
         )
         return cls(
@@ -232,7 +279,7 @@ class Embedder:
             max_tokens=max_tokens,
             pooling=pooling,
             fingerprint=hashlib.sha256(key.encode()).hexdigest(),
-            batch_size=batch_size,
+            threads=threads if threads else _available_cores(),
             pad_id=pad_id,
         )
 
@@ -277,30 +324,43 @@ class Embedder:
             "attention_mask": mask,
             "token_type_ids": np.zeros_like(input_ids),
         }
-        result = self._session.run([self._output], feed)[0]
-        return np.asarray(result, dtype=np.float32)
+        hidden = self._session.run(
+            [self._output], {k: v for k, v in feed.items() if k in self._inputs}
+        )[0]
+        return pool_rows(np.asarray(hidden, dtype=np.float32), [len(ids) for ids in batch])
 
-    def embed(self, texts: Sequence[str | bytes], batch_size: int | None = None) -> FloatArray:
-        """Embed texts: array (len(texts), dimension), float32, rows L2-normalised.
-
-        Texts are sorted by token count and run in batches of `batch_size` (default: the
-        embedder's) so each batch pads only to its own longest text; rows come back in input
-        order. Text beyond the model's window is truncated."""
-        size = batch_size or self.batch_size
+    def embed(
+        self, texts: Sequence[str | bytes], max_batch_tokens: int = MICRO_BATCH_TOKENS
+    ) -> FloatArray:
+        """Embed texts: array (len(texts), dimension), float32, rows L2-normalised, in input
+        order. Text beyond the model's window is truncated. How texts are grouped into runs
+        (`max_batch_tokens`) changes speed, never a vector."""
         out = np.empty((len(texts), self.dimension), dtype=np.float32)
         if not texts:
             return out
         ids = self.token_ids(texts)
-        order = sorted(range(len(ids)), key=lambda i: len(ids[i]))
-        for start in range(0, len(order), size):
-            chunk = order[start : start + size]
-            out[chunk] = self._run([ids[i] for i in chunk])
+        groups = micro_batches([len(i) for i in ids], max_batch_tokens)
+
+        def run(group: list[int]) -> None:
+            out[group] = self._run([ids[i] for i in group])
+
+        if self._runs is None or len(groups) == 1:
+            for group in groups:
+                run(group)
+        else:
+            for _ in self._runs.map(run, groups):
+                pass
         return out
 
     def embed_query(self, text: str | bytes) -> FloatArray:
-        """Embed one text with no padding: shape (dimension,), float32, unit norm."""
+        """Embed one text: shape (dimension,), float32, unit norm (the same vector `embed`
+        gives it)."""
         ids = self._tokenizer.encode(self._prepare(text)).ids
         return cast(FloatArray, self._run([ids])[0])
+
+    def close(self) -> None:
+        if self._runs is not None:
+            self._runs.shutdown(wait=False, cancel_futures=True)
 
     def __repr__(self) -> str:
         return (

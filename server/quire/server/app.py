@@ -17,6 +17,7 @@ from grpc import aio
 from grpc_health.v1 import health, health_pb2, health_pb2_grpc
 from grpc_reflection.v1alpha import reflection
 
+from quire.indexer.ingest.vector_store import VectorStore
 from quire.indexer.pages.guard import SourcePolicy
 from quire.server import cursors, telemetry
 from quire.server.auth import KeyVerifier
@@ -211,6 +212,9 @@ async def start(
         database=database,
     )
     state.replicas = await open_replicas(settings, pool)
+    if embeddings is not None:
+        # Page syncs and (under `quire up`) the worker look vectors up before embedding.
+        embeddings.ingest_stage.store = VectorStore(pool)
     notifications = Notifications(settings.session_database_url)
     notifications.start()
     state.notifications = notifications
@@ -364,6 +368,8 @@ async def run_worker(settings: Settings, embeddings: EmbeddingService, stop: asy
         if settings.behind_pooler
         else pool
     )
+    if embeddings.ingest_stage.store is None:  # `quire worker` alone: no server attached one
+        embeddings.ingest_stage.store = VectorStore(pool)
     try:
         async with ExtractionPool() as extraction:
             # The server's embedding stage: page syncs and documents take turns at the embedder.

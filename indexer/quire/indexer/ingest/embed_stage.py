@@ -15,6 +15,13 @@ page sync by a fifth). A newly queued entry so waits at most two groups.
 
 The loop runs while anything is scheduled or embedding and ends when nothing is (the next
 `put` starts it again), so the stage needs no start or stop of its own.
+
+With a vector store (vector_store.py; the server attaches one), `put` first looks the entry's
+texts up: stored vectors are used as they are, and only the texts never embedded by the
+organisation under this model go to the schedule (as a smaller entry standing in for the
+original, so `clear` still returns one entry per `put`). Newly embedded texts are stored
+before their entry is handed back. A lookup or store that fails only costs the reuse: the
+texts are embedded as without a store.
 """
 
 from __future__ import annotations
@@ -31,6 +38,7 @@ import numpy as np
 import numpy.typing as npt
 
 from quire.indexer.ingest.schedule import EmbedSchedule, Queued, Slice
+from quire.indexer.ingest.vector_store import VectorStore
 
 log = logging.getLogger(__name__)
 
@@ -75,8 +83,14 @@ class EmbedStage:
     """`busy` while groups are with the embedder; `listeners` are called whenever the loop
     takes a group or runs out of work (the worker's claim loop refills then)."""
 
-    def __init__(self, embedder: BulkEmbedder) -> None:
+    def __init__(self, embedder: BulkEmbedder, store: VectorStore | None = None) -> None:
         self.embedder = embedder
+        self.store = store
+        # Texts embedded, and texts whose stored vector was reused (benchmarks, tests).
+        self.texts_embedded = 0
+        self.texts_reused = 0
+        # Entries whose texts are being looked up, by owner (not yet in the schedule).
+        self._looking_up: dict[EmbedEntry, Hashable] = {}
         self._schedule: EmbedSchedule[EmbedEntry] = EmbedSchedule(ENTRY_CHARS_CAP)
         self._loop_task: asyncio.Task[None] | None = None
         self._embedding = 0  # groups handed to the embedder and not yet back
@@ -96,14 +110,47 @@ class EmbedStage:
         return self._schedule.queued(owner)
 
     def put(self, entry: EmbedEntry) -> None:
+        if self.store is None or not entry.texts:
+            self._schedule_entry(entry)
+            return
+        self._looking_up[entry] = entry.owner
+        asyncio.get_running_loop().create_task(self._look_up(entry, self.store))
+
+    def _schedule_entry(self, entry: EmbedEntry) -> None:
         self._schedule.put(entry)
         if self._loop_task is None or self._loop_task.done():
             self._loop_task = asyncio.get_running_loop().create_task(self._run())
 
+    async def _look_up(self, entry: EmbedEntry, store: VectorStore) -> None:
+        try:
+            found = await store.lookup(entry.org_id, self.fingerprint, entry.texts)
+        except Exception:
+            log.warning("vector store lookup failed; embedding instead", exc_info=True)
+            found = {}
+        if self._looking_up.pop(entry, None) is None:
+            return  # cleared meanwhile
+        self.texts_reused += len(found)
+        missing = [i for i in range(len(entry.texts)) if i not in found]
+        for i, vector in found.items():
+            entry.vectors[i] = vector
+        if not missing:
+            await self._done(entry, entry.vectors)
+        elif not found:
+            self._schedule_entry(entry)
+        else:
+            self._schedule_entry(_remainder(entry, missing, self._done))
+
     def clear(self, owner: Hashable, *, lane: Hashable | None = None) -> list[EmbedEntry]:
         """Takes the owner's waiting entries (of one `lane`, if given) out, those partly
-        embedded too; their `on_done` is not called."""
-        return self._schedule.clear(owner, lane=lane)
+        embedded or being looked up too; their `on_done` is not called."""
+        looking = [
+            e
+            for e, o in self._looking_up.items()
+            if o == owner and (lane is None or e.lane == lane)
+        ]
+        for entry in looking:
+            del self._looking_up[entry]
+        return looking + self._schedule.clear(owner, lane=lane)
 
     def _notify(self) -> None:
         for listener in list(self.listeners):
@@ -169,8 +216,18 @@ class EmbedStage:
             else:
                 entry.vectors[part.start : part.end] = vectors[offset : offset + size]
                 if part.last:
+                    await self._remember(entry)
                     await self._done(entry, entry.vectors)
             offset += size
+
+    async def _remember(self, entry: EmbedEntry) -> None:
+        self.texts_embedded += len(entry.texts)
+        if self.store is None:
+            return
+        try:
+            await self.store.remember(entry.org_id, self.fingerprint, entry.texts, entry.vectors)
+        except Exception:
+            log.warning("vector store write failed; vectors not kept for reuse", exc_info=True)
 
     def _forget_failed(self, entry: EmbedEntry, end: int) -> None:
         """After the failed entry's last slice that was out (it left the schedule then)."""
@@ -182,3 +239,27 @@ class EmbedStage:
             await entry.on_done(outcome)
         except Exception:  # one owner's failure must not stop everyone's embedding
             log.exception("handing over embedded texts failed")
+
+
+def _remainder(
+    entry: EmbedEntry,
+    missing: list[int],
+    done: Callable[[EmbedEntry, Vectors | Exception], Awaitable[None]],
+) -> EmbedEntry:
+    """An entry for `entry`'s texts at `missing` only, standing in for it in the schedule:
+    when embedded, its vectors fill `entry`, which is then handed back."""
+
+    async def merged(outcome: Vectors | Exception) -> None:
+        if not isinstance(outcome, Exception):
+            entry.vectors[missing] = outcome
+            outcome = entry.vectors
+        await done(entry, outcome)
+
+    return EmbedEntry(
+        org_id=entry.org_id,
+        lane=entry.lane,
+        owner=entry.owner,
+        texts=[entry.texts[i] for i in missing],
+        on_done=merged,
+        subject=entry.subject,
+    )

@@ -106,6 +106,11 @@ LONG_TEXTS: tuple[str, ...] = (
 )
 
 
+def calibration_texts() -> list[str]:
+    """Every calibration text once, short ones first."""
+    return [*SHORT_TEXTS, *LONG_TEXTS]
+
+
 def calibration_batches(batch_size: int = 8) -> list[list[str]]:
     """Texts grouped the way they will be seen at run time: alone, and in mixed padded batches."""
     batches: list[list[str]] = [[t] for t in SHORT_TEXTS[:8]]

@@ -1,4 +1,10 @@
-"""Build a BERT sentence encoder (mean pooling + L2 normalisation) as an ONNX graph.
+"""Build a BERT encoder as an ONNX graph: token ids → the last layer's token embeddings.
+
+Pooling and normalisation are not in the graph: ONNX Runtime's reductions (`ReduceSum` over the
+sequence, `ReduceL2`) pick a different summation order for a batch of one than for a batch of
+several, so a text's vector changed in its last bits with its batch-mates. The embedder pools
+each row on its own (`quire.indexer.embedding.pool_rows`), which makes a vector a function of its
+text alone (docs/embedding.md, "Batch-invariant vectors").
 
 The graph has the shape of a Hugging Face BERT export (the one `torch.onnx.export` produces for
 `BertModel`), so ONNX Runtime's transformer optimizer recognises and fuses it: embeddings with a
@@ -19,7 +25,7 @@ import onnx
 from onnx import TensorProto, helper, numpy_helper
 
 OPSET = 17
-OUTPUT_NAME = "sentence_embedding"
+OUTPUT_NAME = "token_embeddings"
 INPUT_NAMES = ("input_ids", "attention_mask", "token_type_ids")
 
 
@@ -85,7 +91,8 @@ class _Builder:
 
 
 def build_bert_graph(config: BertConfig, weights: dict[str, np.ndarray]) -> onnx.ModelProto:
-    """Return the fp32 ONNX model: input_ids, attention_mask, token_type_ids → [batch, hidden]."""
+    """Return the fp32 ONNX model: input_ids, attention_mask, token_type_ids →
+    [batch, sequence, hidden] (the last layer's output; padded positions are meaningless)."""
     w = _strip_prefix(weights)
     c = config
     b = _Builder()
@@ -110,15 +117,12 @@ def build_bert_graph(config: BertConfig, weights: dict[str, np.ndarray]) -> onnx
     b.const("axes_0", np.array([0], dtype=np.int64))
     b.const("axes_1", np.array([1], dtype=np.int64))
     b.const("axes_2", np.array([2], dtype=np.int64))
-    b.const("axes_m1", np.array([-1], dtype=np.int64))
     b.const("one_i64", np.array(1, dtype=np.int64))
     b.const("one_f", np.array(1.0, dtype=np.float32))
     b.const("mask_min", np.array(-10000.0, dtype=np.float32))
     b.const("sqrt_head_dim", np.array(math.sqrt(c.head_dim), dtype=np.float32))
     b.const("sqrt2", np.array(math.sqrt(2.0), dtype=np.float32))
     b.const("half", np.array(0.5, dtype=np.float32))
-    b.const("eps_pool", np.array(1e-9, dtype=np.float32))
-    b.const("eps_norm", np.array(1e-12, dtype=np.float32))
     b.const("shape_heads", np.array([0, 0, c.num_heads, c.head_dim], dtype=np.int64))
     b.const("shape_hidden", np.array([0, 0, c.hidden_size], dtype=np.int64))
 
@@ -188,25 +192,16 @@ def build_bert_graph(config: BertConfig, weights: dict[str, np.ndarray]) -> onnx
         out = linear(g, f"{p}.output.dense", f"{n}/output")
         out = b.node("Add", [out, hidden], f"{n}/output/Add_residual")
         hidden = layer_norm(out, f"{p}.output.LayerNorm", f"{n}/output/LayerNorm")
-
-    # Mean pooling over real tokens, then L2 normalisation (sentence-transformers semantics).
-    pm = b.node("Cast", ["attention_mask"], "pool/Cast", to=TensorProto.FLOAT)
-    pm = b.node("Unsqueeze", [pm, "axes_m1"], "pool/Unsqueeze")
-    masked = b.node("Mul", [hidden, pm], "pool/Mul")
-    total = b.node("ReduceSum", [masked, "axes_1"], "pool/ReduceSum", keepdims=0)
-    count = b.node("ReduceSum", [pm, "axes_1"], "pool/ReduceSum_count", keepdims=0)
-    count = b.node("Max", [count, "eps_pool"], "pool/Clamp")
-    mean = b.node("Div", [total, count], "pool/Div")
-    norm = b.node("ReduceL2", [mean], "normalize/ReduceL2", axes=[-1], keepdims=1)
-    norm = b.node("Max", [norm, "eps_norm"], "normalize/Clamp")
-    b.nodes.append(helper.make_node("Div", [mean, norm], [OUTPUT_NAME], name="normalize/Div"))
+    b.nodes.append(helper.make_node("Identity", [hidden], [OUTPUT_NAME], name="output"))
 
     inputs = [
         helper.make_tensor_value_info(name, TensorProto.INT64, ["batch", "sequence"])
         for name in INPUT_NAMES
     ]
     outputs = [
-        helper.make_tensor_value_info(OUTPUT_NAME, TensorProto.FLOAT, ["batch", c.hidden_size])
+        helper.make_tensor_value_info(
+            OUTPUT_NAME, TensorProto.FLOAT, ["batch", "sequence", c.hidden_size]
+        )
     ]
     graph = helper.make_graph(b.nodes, "bert_sentence_encoder", inputs, outputs, b.inits)
     model = helper.make_model(

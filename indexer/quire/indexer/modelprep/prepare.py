@@ -17,8 +17,9 @@ from typing import Any
 
 import numpy as np
 
+from quire.indexer.embedding import MODEL_FORMAT, pool_rows
 from quire.indexer.home import models_dir
-from quire.indexer.modelprep.calibration import calibration_batches
+from quire.indexer.modelprep.calibration import calibration_batches, calibration_texts
 from quire.indexer.modelprep.source import (
     Checkpoint,
     ModelSourceError,
@@ -37,7 +38,7 @@ MODEL_FILES = (FP32_FILE, INT8_FILE, TOKENIZER_FILE)
 
 # The int8 recipe (see docs/embedding.md for the measurements behind it). Bump RECIPE whenever the
 # graph or the quantisation changes: prepared models with another recipe are rebuilt.
-RECIPE = "bert-onnx-v2-noskipln+smoothquant-a0.70-mask-attn-ffnin"
+RECIPE = "bert-onnx-v3-tokens+smoothquant-a0.70-mask-attn-ffnin+frozen-scales-ctx2.5"
 INT8_ALPHA = 0.7
 INT8_SMOOTH_KINDS = ("attention", "attn_out", "ffn_in", "ffn_out")
 INT8_MASK_KINDS = ("attention", "ffn_in")
@@ -195,7 +196,7 @@ def _build(checkpoint: Checkpoint, out: Path, work: Path, name: str) -> None:
     from safetensors.numpy import load_file
     from tokenizers import Tokenizer
 
-    from quire.indexer.modelprep.graph import BertConfig, build_bert_graph
+    from quire.indexer.modelprep.graph import OUTPUT_NAME, BertConfig, build_bert_graph
     from quire.indexer.modelprep.quantize import quantize_int8
 
     ckpt = checkpoint.directory
@@ -251,7 +252,8 @@ def _build(checkpoint: Checkpoint, out: Path, work: Path, name: str) -> None:
     if fused.get("Attention", 0) != config.num_layers:
         log.warning("attention fusion incomplete: %s", fused)
 
-    calibration = [_feed(tokenizer, batch) for batch in calibration_batches()]
+    # Each calibration text alone: padding must not widen a frozen activation range.
+    calibration = [_feed(tokenizer, [text]) for text in calibration_texts()]
     with _quiet_onnxruntime_tools():
         quantize_int8(
             out / FP32_FILE,
@@ -261,14 +263,14 @@ def _build(checkpoint: Checkpoint, out: Path, work: Path, name: str) -> None:
             smooth_kinds=INT8_SMOOTH_KINDS,
             mask_kinds=INT8_MASK_KINDS,
         )
-    check = _self_check(out, calibration)
+    check = _self_check(out, [_feed(tokenizer, batch) for batch in calibration_batches()])
 
     files = {
         fname: {"sha256": sha256_file(out / fname), "bytes": (out / fname).stat().st_size}
         for fname in MODEL_FILES
     }
     manifest = {
-        "format": 1,
+        "format": MODEL_FORMAT,
         "name": name,
         "recipe": RECIPE,
         "source": checkpoint.source,
@@ -279,13 +281,14 @@ def _build(checkpoint: Checkpoint, out: Path, work: Path, name: str) -> None:
         "normalize": True,
         "source_pipeline_normalizes": source_normalizes,
         "inputs": ["input_ids", "attention_mask", "token_type_ids"],
-        "output": "sentence_embedding",
+        "output": OUTPUT_NAME,
         "files": files,
         "fused_operators": fused,
         "session_disabled_optimizers": list(SESSION_DISABLED_OPTIMIZERS),
         "int8": {
             "method": "SmoothQuant-style scaling + zeroed padded rows + quantize_dynamic "
-            "(QInt8 weights per channel, uint8 dynamic activations)",
+            "(QInt8 weights per channel) + activation scales frozen to the calibrated ranges "
+            "(uint8, batch-invariant)",
             "alpha": INT8_ALPHA,
             "smooth": list(INT8_SMOOTH_KINDS),
             "zero_padded_rows": list(INT8_MASK_KINDS),
@@ -305,7 +308,8 @@ def _feed(tokenizer: Any, texts: Sequence[str]) -> dict[str, np.ndarray]:
 
 
 def _self_check(out: Path, feeds: Sequence[dict[str, np.ndarray]]) -> float:
-    """Min cosine int8 vs fp32 on the calibration batches; fails loudly on a broken graph."""
+    """Min cosine int8 vs fp32 on the calibration batches (pooled as the embedder pools);
+    fails loudly on a broken graph."""
     import onnxruntime as ort
 
     sessions = [
@@ -318,7 +322,8 @@ def _self_check(out: Path, feeds: Sequence[dict[str, np.ndarray]]) -> float:
     ]
     worst = 1.0
     for feed in feeds:
-        ref, q = (s.run(None, feed)[0] for s in sessions)
+        lengths = [int(n) for n in feed["attention_mask"].sum(axis=1)]
+        ref, q = (pool_rows(s.run(None, feed)[0], lengths) for s in sessions)
         norms = np.linalg.norm(ref, axis=1)
         if not np.allclose(norms, 1.0, atol=1e-3):
             raise ModelPrepareError(f"fp32 model output is not unit-norm: {norms}")

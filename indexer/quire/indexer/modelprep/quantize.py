@@ -16,6 +16,17 @@ Smoothing alone fixes texts embedded one at a time but not short texts padded in
 long ones; padded rows also enter the per-tensor range. They never reach real tokens (keys are
 masked, pooling ignores them), so multiplying a node's input by the attention mask changes
 nothing in fp32 and keeps them out of the range. docs/embedding.md has the measurements.
+
+Finally every activation scale is frozen (`freeze_activation_scales`): each
+`DynamicQuantizeLinear` that `quantize_dynamic` put in front of a quantised node becomes a
+`QuantizeLinear` with the scale and zero point of the range seen over the calibration texts,
+each run alone. A dynamic scale is taken over the whole padded batch, so a text's vector
+changed with its batch-mates; a fixed one makes it a function of the text alone, and the
+integer kernels (`MatMulInteger`, `QAttention`) stay the same. Values beyond the calibrated
+range saturate. The attention context (the input of each attention output projection) ranged
+up to 2.5 times wider on SciFact than on the built-in texts, so its range is widened by
+ATTENTION_CONTEXT_MARGIN; with it the minimum cosine to fp32 over 300 SciFact documents and 600
+queries is 0.995 (0.985 without).
 """
 
 from __future__ import annotations
@@ -214,6 +225,78 @@ def _insert_before_consumers(graph: onnx.GraphProto, new_nodes: list[onnx.NodePr
     graph.node.extend(ordered)
 
 
+def activation_ranges(
+    model: onnx.ModelProto, names: Sequence[str], feeds: Iterable[dict[str, np.ndarray]]
+) -> dict[str, tuple[float, float]]:
+    """(min, max) of each named tensor over the feeds, 0 always inside (as the quantiser's
+    own range is)."""
+    import onnxruntime as ort
+
+    tapped = onnx.ModelProto.FromString(model.SerializeToString())
+    existing = {o.name for o in tapped.graph.output}
+    for name in names:
+        if name not in existing:
+            tapped.graph.output.append(helper.make_tensor_value_info(name, TensorProto.FLOAT, None))
+    opts = ort.SessionOptions()
+    opts.graph_optimization_level = ort.GraphOptimizationLevel.ORT_DISABLE_ALL
+    session = ort.InferenceSession(
+        tapped.SerializeToString(), opts, providers=["CPUExecutionProvider"]
+    )
+    ranges = {name: (0.0, 0.0) for name in names}
+    for feed in feeds:
+        wanted = {i.name for i in session.get_inputs()}
+        for name, value in zip(
+            names,
+            session.run(list(names), {k: v for k, v in feed.items() if k in wanted}),
+            strict=True,
+        ):
+            low, high = ranges[name]
+            ranges[name] = (min(low, float(value.min())), max(high, float(value.max())))
+    return ranges
+
+
+ATTENTION_CONTEXT_MARGIN = 2.5
+
+
+def freeze_activation_scales(
+    model: onnx.ModelProto, feeds: Sequence[dict[str, np.ndarray]]
+) -> onnx.ModelProto:
+    """Replace every `DynamicQuantizeLinear` by a `QuantizeLinear` with the uint8 scale and
+    zero point that `DynamicQuantizeLinear` would compute for the range seen over `feeds`
+    (each feed one unpadded text, so padding never widens a range), widened for the
+    attention context (ATTENTION_CONTEXT_MARGIN)."""
+    model = onnx.ModelProto.FromString(model.SerializeToString())
+    graph = model.graph
+    producers = {o: n for n in graph.node for o in n.output}
+    dynamic = [n for n in graph.node if n.op_type == "DynamicQuantizeLinear"]
+    ranges = activation_ranges(model, [n.input[0] for n in dynamic], feeds)
+    nodes: list[onnx.NodeProto] = []
+    for node in graph.node:
+        if node.op_type != "DynamicQuantizeLinear":
+            nodes.append(node)
+            continue
+        low, high = ranges[node.input[0]]
+        producer = producers.get(node.input[0])
+        if producer is not None and producer.op_type in ("Attention", "QAttention"):
+            low, high = low * ATTENTION_CONTEXT_MARGIN, high * ATTENTION_CONTEXT_MARGIN
+        scale = np.float32((high - low) / 255.0) if high > low else np.float32(1.0)
+        zero_point = np.uint8(np.clip(np.round(-low / scale), 0, 255))
+        quantized, scale_name, zero_name = node.output
+        graph.initializer.append(numpy_helper.from_array(np.array(scale, np.float32), scale_name))
+        graph.initializer.append(numpy_helper.from_array(np.array(zero_point, np.uint8), zero_name))
+        nodes.append(
+            helper.make_node(
+                "QuantizeLinear",
+                [node.input[0], scale_name, zero_name],
+                [quantized],
+                name=f"{node.name}/frozen",
+            )
+        )
+    del graph.node[:]
+    graph.node.extend(nodes)
+    return model
+
+
 def quantize_int8(
     fp32_path: Path,
     out_path: Path,
@@ -224,7 +307,8 @@ def quantize_int8(
     smooth_kinds: Iterable[str] = NODE_KINDS,
     mask_kinds: Iterable[str] = (),
 ) -> None:
-    """Write the int8 model: optional SmoothQuant, then `quantize_dynamic` (weights int8)."""
+    """Write the int8 model: optional SmoothQuant, `quantize_dynamic` (weights int8), then,
+    with calibration feeds, activation scales frozen to the calibrated ranges."""
     from onnxruntime.quantization import QuantType, quantize_dynamic
 
     model = onnx.load(str(fp32_path))
@@ -248,3 +332,5 @@ def quantize_int8(
             nodes_to_quantize=[n.name for n in nodes if n.name not in set(exclude)],
             extra_options={"DefaultTensorType": TensorProto.FLOAT},
         )
+    if calibration:
+        onnx.save(freeze_activation_scales(onnx.load(str(out_path)), calibration), str(out_path))

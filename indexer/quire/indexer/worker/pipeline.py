@@ -70,6 +70,7 @@ from quire.indexer.extraction import (
 )
 from quire.indexer.ingest.chunks import chunk_for_embedding
 from quire.indexer.ingest.embed_stage import BulkEmbedder, EmbedEntry, EmbedStage, Vectors
+from quire.indexer.ingest.vector_store import VectorStore
 from quire.indexer.worker import (
     cancel,
     document_queries,
@@ -214,7 +215,7 @@ class Worker:
         self.pool = pool
         self.session_pool = session_pool or pool
         self.embedder = embedder
-        self.embedding = embed_stage or EmbedStage(embedder)
+        self.embedding = embed_stage or EmbedStage(embedder, VectorStore(pool))
         self.extraction = extraction
         self.index_version = index_version
         self.title_mode = title_mode

@@ -55,6 +55,7 @@ PLACEMENT: dict[str, Placement] = {
     "generation_stats": Placement.DISTRIBUTED,
     "index_backlog": Placement.DISTRIBUTED,
     "search_cache": Placement.DISTRIBUTED,
+    "vector_store": Placement.DISTRIBUTED,
     "shadow_samples": Placement.DISTRIBUTED,
 }
 
