@@ -95,17 +95,13 @@ async def test_reingesting_into_a_second_collection_embeds_nothing(
     stage = harness.running.state.embeddings.ingest_stage  # type: ignore[attr-defined]
     first = await client.create_collection(name="first")
     for name, data in FILES.items():
-        await client.upload_document(
-            collection_id=first.collection_id, file_name=name, data=data
-        )
+        await client.upload_document(collection_id=first.collection_id, file_name=name, data=data)
     await wait_indexed(client, first.collection_id)
     embedded = stage.texts_embedded
     reused = stage.texts_reused
     second = await client.create_collection(name="second")
     for name, data in FILES.items():
-        await client.upload_document(
-            collection_id=second.collection_id, file_name=name, data=data
-        )
+        await client.upload_document(collection_id=second.collection_id, file_name=name, data=data)
     await wait_indexed(client, second.collection_id)
     assert stage.texts_embedded == embedded, "re-ingestion embedded texts again"
     assert stage.texts_reused - reused >= len(FILES)
