@@ -115,6 +115,9 @@ async def test_a_ready_document_missing_from_the_serving_generation_is_found_and
     gated = GatedEmbedder(embeddings)
     async with ExtractionPool() as extraction:
         worker = Worker(harness.pool, gated, extraction)  # type: ignore[arg-type]
+        # The gate holds the embedder: vectors stored by this module's earlier tests (the
+        # same organisation, the same texts) would let the document past it.
+        worker.embedding.store = None
         await asyncio.wait_for(worker.run_until_idle(), 120)
         first = await client.get_collection(collection_id=cid)
         assert first.serving_generation >= 1
@@ -192,6 +195,9 @@ async def test_a_collection_without_a_ready_generation_answers_flagged_pending(
     gated.open.clear()
     async with ExtractionPool() as extraction:
         worker = Worker(harness.pool, gated, extraction)  # type: ignore[arg-type]
+        # The gate holds the embedder: vectors stored by this module's earlier tests (the
+        # same organisation, the same texts) would let the document past it.
+        worker.embedding.store = None
         running = asyncio.create_task(worker.run_until_idle())
         try:
             await wait_ready(client, [late], after=0)

@@ -121,4 +121,4 @@ def test_string_bounds_are_the_hand_written_ones() -> None:
     assert c.SetRetrievalPolicyRequest.max_search_limit.max == 50
     assert c.RevokeApiKeyRequest.key_id.max_chars == 64
     assert c.PageSearchConfig.max_parallel_workers_per_gather.max == 1024
-    assert c.PageSearchConfig.min_parallel_table_scan_size.max == 2_147_483_647
+    assert c.PageSearchConfig.min_parallel_table_scan_size.max == 715_827_882
