@@ -30,6 +30,7 @@ from quire.server.health import DatabaseHealth
 from quire.server.http.asgi import ASGIApp
 from quire.server.http.endpoints import HandlerCollector
 from quire.server.http.listener import HttpListener, start_listener
+from quire.server.http.metrics import METRICS_PATH, MetricsApp, metrics_off
 from quire.server.mcp.http import MCP_PATH, McpHttpApp, McpListener, start_mcp_listener
 from quire.server.rpc import QuireInterceptor
 from quire.server.services.admin import AdminService
@@ -269,10 +270,17 @@ async def start(
     http = None
     if http_mounts and not settings.http_address:
         log.warning("HTTP mounts given but the HTTP listener is off (no http_address)")
+    if settings.metrics and not settings.http_address:
+        log.warning("metrics asked for but the HTTP listener is off: /metrics is not served")
     if settings.http_address:
         mounts = list(http_mounts)
         if not settings.tls_cert_file:  # mcp_app needs plaintext gRPC for its loopback calls
             mounts.append((MCP_PATH, mcp_app(settings, port, state)))
+        if settings.metrics:
+            telemetry.enable_prometheus()
+            mounts.append((METRICS_PATH, MetricsApp(state.verifier)))
+        else:
+            mounts.append((METRICS_PATH, metrics_off))
         if settings.console:
             mounts.append(("/", ConsoleApp()))
         try:
