@@ -19,7 +19,7 @@ from grpc_reflection.v1alpha import reflection
 
 from quire.indexer.ingest.vector_store import VectorStore
 from quire.indexer.pages.guard import SourcePolicy
-from quire.server import cursors, telemetry
+from quire.server import cursors, telemetry, workers
 from quire.server.auth import KeyVerifier
 from quire.server.background import cancel
 from quire.server.config import Settings
@@ -330,6 +330,8 @@ async def serve(
     try:
         pool = await prepare_database(settings.database_url, settings)
         embeddings = await asyncio.to_thread(load_embeddings)
+        if not with_worker:  # `quire serve`: the workers are other processes, if any
+            await workers.warn_if_absent(pool)
         running = await start(settings, pool, embeddings, http_mounts)
         stop = asyncio.Event()
         worker_task = None
