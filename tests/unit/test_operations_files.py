@@ -58,3 +58,25 @@ def test_metrics_are_off_unless_asked(monkeypatch: pytest.MonkeyPatch) -> None:
         assert _settings(parser.parse_args([command, "--metrics"])).metrics is True
     monkeypatch.setenv("QUIRE_METRICS", "1")
     assert _settings(parser.parse_args(["serve"])).metrics is True
+
+
+def test_the_compose_file_runs_real_quire_commands() -> None:
+    import yaml
+
+    from quire.server.cli import build_parser
+
+    compose = yaml.safe_load((ROOT / "deploy" / "compose.yaml").read_text())
+    services = compose["services"]
+    assert services["postgres"]["image"].startswith("pgvector/pgvector:")
+    commands = {
+        name: service["command"]
+        for name, service in services.items()
+        if service.get("image", "").startswith("${QUIRE_IMAGE")
+    }
+    # A server, workers and the migration, each a real subcommand the image's entrypoint runs.
+    assert commands == {"migrate": ["migrate"], "quire": ["serve"], "worker": ["worker"]}
+    for command in commands.values():  # argparse exits on a command it does not know
+        assert build_parser().parse_args(command).command == command[0]
+    assert services["worker"]["deploy"]["replicas"] >= 1
+    assert services["quire"]["environment"]["QUIRE_DATABASE_URL"].endswith("@postgres:5432/quire")
+    assert services["worker"]["environment"]["QUIRE_DATABASE_URL"].endswith("@postgres:5432/quire")
