@@ -148,7 +148,7 @@ async def harness(database_url: str, request: pytest.FixtureRequest) -> AsyncIte
     Modules that need vectors mark themselves `pytest.mark.usefixtures("embeddings")`-style by
     requesting the `embeddings` fixture; the server then has the real model loaded. A module
     with `HTTP_LISTENER = True` also gets the Connect listener on a free port
-    (`harness.running.http.port`).
+    (`harness.running.http.port`); one with `METRICS = True` also serves `/metrics` on it.
     """
     from quire.server.app import prepare_database, start
     from quire.server.config import Settings
@@ -164,6 +164,7 @@ async def harness(database_url: str, request: pytest.FixtureRequest) -> AsyncIte
         database_url=database_url,
         grace_seconds=1.0,
         gate_datasets=str(request.getfixturevalue("gate_datasets")),
+        metrics=getattr(request.module, "METRICS", False),
     )
     pool = await prepare_database(database_url, settings)
     running = await start(settings, pool, model)  # type: ignore[arg-type]

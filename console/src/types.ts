@@ -76,6 +76,7 @@ export interface IndexStatus {
   servingGeneration?: string;
   buildingGeneration?: string;
   generations?: IndexGeneration[];
+  workerLastSeen?: string;
 }
 
 export interface RetrievalPolicy {

@@ -228,6 +228,8 @@ async def test_upload_watch_read_search_and_roll_back(
     await page.goto(url(harness, f"#/rollout/{collection_id}"))
     serving = page.locator("#serving-generation")
     await expect(serving).to_have_text("1", timeout=WAIT_MS)
+    # The harness's worker beats every 5 s: no "no indexing worker" warning.
+    await expect(page.locator("#worker-absent")).to_have_count(0)
     # Timestamps in local time, the server's ISO 8601 text in the tooltip.
     ready = page.locator("#generations time").first
     iso = await ready.get_attribute("title")

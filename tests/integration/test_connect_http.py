@@ -514,3 +514,12 @@ async def test_mcp_is_mounted_at_slash_mcp_beside_connect(
     assert not found.is_error and "/guide/intro.md" in found.content[0].text  # type: ignore[union-attr]
     async with httpx.AsyncClient() as anonymous:
         assert (await anonymous.post(url, json={})).status_code == 401
+
+
+async def test_metrics_are_off_by_default(http1: httpx.AsyncClient, keys: Keys) -> None:
+    """Without --metrics, /metrics is a 404 that says how to turn it on, even to an admin key
+    (not the console's page, which answers every other path)."""
+    response = await http1.get("/metrics", headers={"authorization": f"Bearer {keys.admin}"})
+    assert response.status_code == 404
+    assert response.json()["code"] == "not_found"
+    assert "--metrics" in response.json()["message"]

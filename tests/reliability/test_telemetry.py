@@ -46,9 +46,12 @@ def exporters() -> Any:
 
     spans = in_memory_spans()
     reader = InMemoryMetricReader()
-    meter_provider = MeterProvider(metric_readers=[reader])
-    metrics.set_meter_provider(meter_provider)
-    have_metrics = metrics.get_meter_provider() is meter_provider
+    installed = metrics.get_meter_provider()
+    if isinstance(installed, MeterProvider):  # e.g. the /metrics test's, earlier in the process
+        installed.add_metric_reader(reader)
+    else:
+        metrics.set_meter_provider(MeterProvider(metric_readers=[reader]))
+    have_metrics = isinstance(metrics.get_meter_provider(), MeterProvider)
     yield spans, (reader if have_metrics else None)
     spans.clear()
     spans.shutdown()

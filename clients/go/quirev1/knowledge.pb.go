@@ -1640,9 +1640,13 @@ type IndexStatus struct {
 	// 0 when no build is running.
 	BuildingGeneration int64 `protobuf:"varint,4,opt,name=building_generation,json=buildingGeneration,proto3" json:"building_generation,omitempty"`
 	// The collection's generations, newest first.
-	Generations   []*IndexGeneration `protobuf:"bytes,5,rep,name=generations,proto3" json:"generations,omitempty"`
-	unknownFields protoimpl.UnknownFields
-	sizeCache     protoimpl.SizeCache
+	Generations []*IndexGeneration `protobuf:"bytes,5,rep,name=generations,proto3" json:"generations,omitempty"`
+	// When an indexer worker of the deployment last showed it was alive (it writes a heartbeat
+	// at start and every 5 s); unset when none ever has. Older than 30 s means no worker is
+	// running: uploads stay PENDING until one is (`quire worker`).
+	WorkerLastSeen *timestamppb.Timestamp `protobuf:"bytes,6,opt,name=worker_last_seen,json=workerLastSeen,proto3" json:"worker_last_seen,omitempty"`
+	unknownFields  protoimpl.UnknownFields
+	sizeCache      protoimpl.SizeCache
 }
 
 func (x *IndexStatus) Reset() {
@@ -1706,6 +1710,13 @@ func (x *IndexStatus) GetBuildingGeneration() int64 {
 func (x *IndexStatus) GetGenerations() []*IndexGeneration {
 	if x != nil {
 		return x.Generations
+	}
+	return nil
+}
+
+func (x *IndexStatus) GetWorkerLastSeen() *timestamppb.Timestamp {
+	if x != nil {
+		return x.WorkerLastSeen
 	}
 	return nil
 }
@@ -1829,13 +1840,14 @@ const file_quire_v1_knowledge_proto_rawDesc = "" +
 	"\n" +
 	"created_at\x18\a \x01(\v2\x1a.google.protobuf.TimestampR\tcreatedAt\x125\n" +
 	"\bready_at\x18\b \x01(\v2\x1a.google.protobuf.TimestampR\areadyAt\x12\x14\n" +
-	"\x05error\x18\t \x01(\tR\x05error\"\xf6\x01\n" +
+	"\x05error\x18\t \x01(\tR\x05error\"\xbc\x02\n" +
 	"\vIndexStatus\x12%\n" +
 	"\x0eschema_version\x18\x01 \x01(\rR\rschemaVersion\x12#\n" +
 	"\rcollection_id\x18\x02 \x01(\tR\fcollectionId\x12-\n" +
 	"\x12serving_generation\x18\x03 \x01(\x03R\x11servingGeneration\x12/\n" +
 	"\x13building_generation\x18\x04 \x01(\x03R\x12buildingGeneration\x12;\n" +
-	"\vgenerations\x18\x05 \x03(\v2\x19.quire.v1.IndexGenerationR\vgenerations*\x8b\x01\n" +
+	"\vgenerations\x18\x05 \x03(\v2\x19.quire.v1.IndexGenerationR\vgenerations\x12D\n" +
+	"\x10worker_last_seen\x18\x06 \x01(\v2\x1a.google.protobuf.TimestampR\x0eworkerLastSeen*\x8b\x01\n" +
 	"\rRetrievalMode\x12\x1e\n" +
 	"\x1aRETRIEVAL_MODE_UNSPECIFIED\x10\x00\x12\x1d\n" +
 	"\x19RETRIEVAL_MODE_LEGACY_FTS\x10\x01\x12 \n" +
@@ -1935,11 +1947,12 @@ var file_quire_v1_knowledge_proto_depIdxs = []int32{
 	18, // 22: quire.v1.IndexGeneration.created_at:type_name -> google.protobuf.Timestamp
 	18, // 23: quire.v1.IndexGeneration.ready_at:type_name -> google.protobuf.Timestamp
 	16, // 24: quire.v1.IndexStatus.generations:type_name -> quire.v1.IndexGeneration
-	25, // [25:25] is the sub-list for method output_type
-	25, // [25:25] is the sub-list for method input_type
-	25, // [25:25] is the sub-list for extension type_name
-	25, // [25:25] is the sub-list for extension extendee
-	0,  // [0:25] is the sub-list for field type_name
+	18, // 25: quire.v1.IndexStatus.worker_last_seen:type_name -> google.protobuf.Timestamp
+	26, // [26:26] is the sub-list for method output_type
+	26, // [26:26] is the sub-list for method input_type
+	26, // [26:26] is the sub-list for extension type_name
+	26, // [26:26] is the sub-list for extension extendee
+	0,  // [0:26] is the sub-list for field type_name
 }
 
 func init() { file_quire_v1_knowledge_proto_init() }

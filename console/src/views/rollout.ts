@@ -7,6 +7,8 @@ import { append, errorLine, h, int, replace, when } from "../dom.js";
 import type { ApiKey, Collection, GateResult, IndexStatus, ModeMetrics, RetrievalPolicy, ShadowReport } from "../types.js";
 
 const MODES = ["RETRIEVAL_MODE_LEGACY_FTS", "RETRIEVAL_MODE_HYBRID_SHADOW", "RETRIEVAL_MODE_HYBRID"];
+// As the server's start-up warning (server/quire/server/workers.py): six missed 5 s heartbeats.
+const WORKER_ABSENT_MS = 30_000;
 const short = (mode?: string) => (mode ?? "UNSPECIFIED").replace("RETRIEVAL_MODE_", "");
 
 export async function rolloutView(root: HTMLElement, collectionId: string | undefined, signal: AbortSignal): Promise<void> {
@@ -142,6 +144,7 @@ async function generationsCard(card: HTMLElement, collectionId: string | undefin
     replace(body,
       h("p", {}, "Serving generation ", h("strong", { id: "serving-generation" }, int(s.servingGeneration) || "—"),
         int(s.buildingGeneration) ? ` · building ${int(s.buildingGeneration)}` : ""),
+      workerAbsence(s.workerLastSeen),
       h("div", { class: "inline" }, rebuild, rollback),
       h("table", {}, h("thead", {}, h("tr", {}, ...["Generation", "State", "Indexed", "Index version", "Ready at", "Error"].map((t) => h("th", {}, t)))),
         h("tbody", {}, ...(s.generations ?? []).map((g) => h("tr", { "data-generation": int(g.generation), class: int(g.generation) === int(s.servingGeneration) ? "serving" : "" },
@@ -162,6 +165,18 @@ async function generationsCard(card: HTMLElement, collectionId: string | undefin
   } catch (error) {
     if (!signal.aborted) message.append(errorLine(error));
   }
+}
+
+/** A warning when no indexer worker has shown a heartbeat lately: uploads then stay pending. */
+function workerAbsence(lastSeen: string | undefined): HTMLElement | string {
+  const seen = lastSeen ? new Date(lastSeen).getTime() : NaN;
+  if (Date.now() - seen <= WORKER_ABSENT_MS) return "";
+  return h("p", { id: "worker-absent", class: "warn" },
+    lastSeen ? "No indexing worker seen since " : "No indexing worker has run yet",
+    lastSeen ? when(lastSeen) : "",
+    ": uploads stay pending until one runs (",
+    h("code", {}, "quire worker"),
+    ").");
 }
 
 /** The organisation's live keys (ListApiKeys, scope admin): never a secret, none is stored. */

@@ -19,7 +19,7 @@ from grpc_reflection.v1alpha import reflection
 
 from quire.indexer.ingest.vector_store import VectorStore
 from quire.indexer.pages.guard import SourcePolicy
-from quire.server import cursors, telemetry
+from quire.server import cursors, telemetry, workers
 from quire.server.auth import KeyVerifier
 from quire.server.background import cancel
 from quire.server.config import Settings
@@ -30,6 +30,7 @@ from quire.server.health import DatabaseHealth
 from quire.server.http.asgi import ASGIApp
 from quire.server.http.endpoints import HandlerCollector
 from quire.server.http.listener import HttpListener, start_listener
+from quire.server.http.metrics import METRICS_PATH, MetricsApp, metrics_off
 from quire.server.mcp.http import MCP_PATH, McpHttpApp, McpListener, start_mcp_listener
 from quire.server.rpc import QuireInterceptor
 from quire.server.services.admin import AdminService
@@ -269,10 +270,17 @@ async def start(
     http = None
     if http_mounts and not settings.http_address:
         log.warning("HTTP mounts given but the HTTP listener is off (no http_address)")
+    if settings.metrics and not settings.http_address:
+        log.warning("metrics asked for but the HTTP listener is off: /metrics is not served")
     if settings.http_address:
         mounts = list(http_mounts)
         if not settings.tls_cert_file:  # mcp_app needs plaintext gRPC for its loopback calls
             mounts.append((MCP_PATH, mcp_app(settings, port, state)))
+        if settings.metrics:
+            telemetry.enable_prometheus()
+            mounts.append((METRICS_PATH, MetricsApp(state.verifier)))
+        else:
+            mounts.append((METRICS_PATH, metrics_off))
         if settings.console:
             mounts.append(("/", ConsoleApp()))
         try:
@@ -322,6 +330,8 @@ async def serve(
     try:
         pool = await prepare_database(settings.database_url, settings)
         embeddings = await asyncio.to_thread(load_embeddings)
+        if not with_worker:  # `quire serve`: the workers are other processes, if any
+            await workers.warn_if_absent(pool)
         running = await start(settings, pool, embeddings, http_mounts)
         stop = asyncio.Event()
         worker_task = None

@@ -62,6 +62,8 @@ def _settings(args: argparse.Namespace) -> Settings:
         settings.gate_datasets = args.gate_datasets
     if getattr(args, "mcp_address", None):
         settings.mcp_address = args.mcp_address
+    if getattr(args, "metrics", False):
+        settings.metrics = True
     try:
         settings.check_pooler()
     except RuntimeError as exc:  # before anything starts: a message, not a traceback
@@ -361,6 +363,12 @@ def build_parser() -> argparse.ArgumentParser:
             metavar="HOST:PORT",
             help="also serve MCP over streamable HTTP at http://HOST:PORT/mcp, authenticated "
             "with the same API keys ($QUIRE_MCP_ADDRESS; unset: not served)",
+        )
+        p.add_argument(
+            "--metrics",
+            action="store_true",
+            help="serve Prometheus metrics at /metrics of the HTTP listener, to keys with scope "
+            "admin ($QUIRE_METRICS=1; default off)",
         )
         p.add_argument(
             "--gate-datasets",

@@ -74,6 +74,8 @@ class Settings:
     mcp_address: str = ""
     # The web console at `/` of the HTTP listener (server/quire/server/console/).
     console: bool = True
+    # `/metrics` on the HTTP listener (Prometheus text, admin keys only): off unless asked.
+    metrics: bool = False
 
     @property
     def behind_pooler(self) -> bool:
@@ -144,4 +146,5 @@ class Settings:
             gate_datasets=os.environ.get("QUIRE_GATE_DATASETS", ""),
             mcp_address=os.environ.get("QUIRE_MCP_ADDRESS", ""),
             console=os.environ.get("QUIRE_CONSOLE", "on") not in ("0", "off", "false", "no"),
+            metrics=os.environ.get("QUIRE_METRICS", "") in ("1", "on", "true", "yes"),
         )

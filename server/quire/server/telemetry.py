@@ -29,6 +29,9 @@ cache_lookups = meter.create_counter(
 )
 
 _configured = False
+# The reader behind `/metrics` (http/metrics.py), one a process: it registers itself in
+# prometheus_client's global registry.
+_prometheus: Any = None
 
 
 def _exporters_requested() -> bool:
@@ -68,6 +71,30 @@ def configure() -> None:
     configurator = OpenTelemetryConfigurator()  # type: ignore[no-untyped-call]
     configurator.configure(  # type: ignore[no-untyped-call]
         resource_attributes=None if named else {"service.name": "quire"}
+    )
+
+
+def enable_prometheus() -> None:
+    """Adds the OpenTelemetry Prometheus exporter's reader to the process's meter provider, once,
+    so `/metrics` serves every `quire.*` instrument. The provider `configure()` installed for
+    ``OTEL_METRICS_EXPORTER`` (or a test's) gets it beside its own readers; with none, an SDK
+    provider holding only this reader is installed."""
+    global _prometheus
+    if _prometheus is not None:
+        return
+    from opentelemetry.exporter.prometheus import PrometheusMetricReader
+    from opentelemetry.sdk.metrics import MeterProvider
+    from opentelemetry.sdk.resources import Resource
+
+    _prometheus = PrometheusMetricReader()
+    provider = metrics.get_meter_provider()
+    if isinstance(provider, MeterProvider):
+        provider.add_metric_reader(_prometheus)
+        return
+    metrics.set_meter_provider(
+        MeterProvider(
+            resource=Resource.create({"service.name": "quire"}), metric_readers=[_prometheus]
+        )
     )
 
 

@@ -841,6 +841,7 @@ class IndexStatus(_message.Message):
     SERVING_GENERATION_FIELD_NUMBER: _builtins.int
     BUILDING_GENERATION_FIELD_NUMBER: _builtins.int
     GENERATIONS_FIELD_NUMBER: _builtins.int
+    WORKER_LAST_SEEN_FIELD_NUMBER: _builtins.int
     schema_version: _builtins.int
     """The version of this message's layout; 1 for every message of quire.v1 today."""
     collection_id: _builtins.str
@@ -853,6 +854,13 @@ class IndexStatus(_message.Message):
     def generations(self) -> _containers.RepeatedCompositeFieldContainer[Global___IndexGeneration]:
         """The collection's generations, newest first."""
 
+    @_builtins.property
+    def worker_last_seen(self) -> _timestamp_pb2.Timestamp:
+        """When an indexer worker of the deployment last showed it was alive (it writes a heartbeat
+        at start and every 5 s); unset when none ever has. Older than 30 s means no worker is
+        running: uploads stay PENDING until one is (`quire worker`).
+        """
+
     def __init__(
         self,
         *,
@@ -861,10 +869,11 @@ class IndexStatus(_message.Message):
         serving_generation: _builtins.int = ...,
         building_generation: _builtins.int = ...,
         generations: _abc.Iterable[Global___IndexGeneration] | None = ...,
+        worker_last_seen: _timestamp_pb2.Timestamp | None = ...,
     ) -> None: ...
-    _HasFieldArgType: _TypeAlias = _Never  # noqa: Y015
+    _HasFieldArgType: _TypeAlias = _typing.Literal["worker_last_seen", b"worker_last_seen"]  # noqa: Y015
     def HasField(self, field_name: _HasFieldArgType) -> _builtins.bool: ...
-    _ClearFieldArgType: _TypeAlias = _typing.Literal["building_generation", b"building_generation", "collection_id", b"collection_id", "generations", b"generations", "schema_version", b"schema_version", "serving_generation", b"serving_generation"]  # noqa: Y015
+    _ClearFieldArgType: _TypeAlias = _typing.Literal["building_generation", b"building_generation", "collection_id", b"collection_id", "generations", b"generations", "schema_version", b"schema_version", "serving_generation", b"serving_generation", "worker_last_seen", b"worker_last_seen"]  # noqa: Y015
     def ClearField(self, field_name: _ClearFieldArgType) -> None: ...
     def WhichOneof(self, oneof_group: _Never) -> None: ...
 

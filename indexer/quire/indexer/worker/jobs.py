@@ -105,6 +105,12 @@ RETURNING job_id
 """
 DEPTH = "SELECT count(*) FROM jobs WHERE state = 'queued'"
 RENEW = "UPDATE jobs SET locked_at = now() WHERE locked_by = $1 AND state = 'running'"
+# A worker's sign of life (migration 0015), read by the server (quire/server/workers.py).
+BEAT = """
+INSERT INTO worker_heartbeats (worker_id) VALUES ($1)
+ON CONFLICT (worker_id) DO UPDATE SET seen_at = now()
+"""
+FORGET_WORKERS = "DELETE FROM worker_heartbeats WHERE seen_at < now() - interval '7 days'"
 
 
 @dataclass(frozen=True)
@@ -186,6 +192,17 @@ async def recover_expired(conn: asyncpg.Connection, lease_s: float | None = None
 async def renew_leases(conn: asyncpg.Connection, worker_id: str) -> None:
     """Keeps this worker's running jobs (e.g. a long generation build) from being re-queued."""
     await conn.execute(RENEW, worker_id)
+
+
+async def beat(conn: asyncpg.Connection, worker_id: str) -> None:
+    """Records that this worker is alive (at start and every HEARTBEAT_SECONDS), so servers
+    can say when no worker runs."""
+    await conn.execute(BEAT, worker_id)
+
+
+async def forget_old_workers(conn: asyncpg.Connection) -> None:
+    """Drops the heartbeats of workers gone for a week (each process has a fresh id)."""
+    await conn.execute(FORGET_WORKERS)
 
 
 async def release(conn: asyncpg.Connection, worker_id: str) -> int:

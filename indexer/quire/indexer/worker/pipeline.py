@@ -827,6 +827,7 @@ class Worker:
                         last_maintenance = now
                         await conn.execute(EXPIRE_CACHE)
                         queue_depth_gauge.set(await jobs.queue_depth(conn))
+                        await jobs.forget_old_workers(conn)
                         await settle.sweep(conn)
             self._progress.clear()
             room = self._room() if self._refill.is_set() else 0
@@ -908,6 +909,7 @@ class Worker:
                     self._wake.set()  # notifications sent meanwhile were lost: claim now
                 assert self._listener is not None
                 await jobs.renew_leases(self._listener, self.worker_id)
+                await jobs.beat(self._listener, self.worker_id)
                 # A cancellation this worker did not hear (cancel.py): asked here too.
                 held = self._held_collections()
                 for collection in await cancel.deleted_among(self._listener, held):
@@ -918,6 +920,8 @@ class Worker:
     async def run(self, stop: asyncio.Event, *, until_idle: bool = False) -> None:
         self._stopping = False  # a worker may be run again after it stopped
         await self._listen()
+        assert self._listener is not None
+        await jobs.beat(self._listener, self.worker_id)  # seen at once, not a heartbeat later
         self.embedding.listeners.add(self._on_embedder_turn)
         try:
             stages = [

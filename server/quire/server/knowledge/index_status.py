@@ -6,6 +6,7 @@ import uuid
 
 import asyncpg
 
+from quire.server import workers
 from quire.server.failures import QuireError
 from quire.server.storage.timestamps import timestamp
 from quire.v1 import errors_pb2, knowledge_pb2
@@ -43,6 +44,7 @@ async def index_status(
         collection_id=str(collection_id),
         serving_generation=serving,
         building_generation=building,
+        worker_last_seen=timestamp(seen) if (seen := await workers.last_seen(conn)) else None,
         generations=[
             knowledge_pb2.IndexGeneration(
                 generation=r["generation"],

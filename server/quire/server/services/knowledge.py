@@ -750,8 +750,12 @@ class KnowledgeService(knowledge_service_pb2_grpc.KnowledgeServiceServicer):
             while True:
                 async with self.state.pool.acquire() as conn:
                     status = await index_status(conn, org_id, collection_id)
-                if status != last:
-                    last = status
+                # A newer worker heartbeat alone is no change worth a message.
+                progress = knowledge_pb2.IndexStatus()
+                progress.CopyFrom(status)
+                progress.ClearField("worker_last_seen")
+                if progress != last:
+                    last = progress
                     yield knowledge_service_pb2.WatchIndexStatusResponse(status=status)
                 while True:
                     event = await queue.get()

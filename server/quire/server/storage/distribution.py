@@ -39,6 +39,8 @@ PLACEMENT: dict[str, Placement] = {
     # across shards.
     "jobs": Placement.COORDINATOR,
     "schema_migrations": Placement.COORDINATOR,
+    # Deployment-wide: each worker's last heartbeat, read by servers (quire/server/workers.py).
+    "worker_heartbeats": Placement.COORDINATOR,
     "audit_log": Placement.DISTRIBUTED,
     "namespaces": Placement.DISTRIBUTED,
     "pages": Placement.DISTRIBUTED,

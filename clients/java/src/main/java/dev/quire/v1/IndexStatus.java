@@ -54,6 +54,7 @@ private static final long serialVersionUID = 0L;
             dev.quire.v1.IndexStatus.class, dev.quire.v1.IndexStatus.Builder.class);
   }
 
+  private int bitField0_;
   public static final int SCHEMA_VERSION_FIELD_NUMBER = 1;
   private int schemaVersion_ = 0;
   /**
@@ -207,6 +208,50 @@ private static final long serialVersionUID = 0L;
     return generations_.get(index);
   }
 
+  public static final int WORKER_LAST_SEEN_FIELD_NUMBER = 6;
+  private com.google.protobuf.Timestamp workerLastSeen_;
+  /**
+   * <pre>
+   * When an indexer worker of the deployment last showed it was alive (it writes a heartbeat
+   * at start and every 5 s); unset when none ever has. Older than 30 s means no worker is
+   * running: uploads stay PENDING until one is (`quire worker`).
+   * </pre>
+   *
+   * <code>.google.protobuf.Timestamp worker_last_seen = 6;</code>
+   * @return Whether the workerLastSeen field is set.
+   */
+  @java.lang.Override
+  public boolean hasWorkerLastSeen() {
+    return ((bitField0_ & 0x00000001) != 0);
+  }
+  /**
+   * <pre>
+   * When an indexer worker of the deployment last showed it was alive (it writes a heartbeat
+   * at start and every 5 s); unset when none ever has. Older than 30 s means no worker is
+   * running: uploads stay PENDING until one is (`quire worker`).
+   * </pre>
+   *
+   * <code>.google.protobuf.Timestamp worker_last_seen = 6;</code>
+   * @return The workerLastSeen.
+   */
+  @java.lang.Override
+  public com.google.protobuf.Timestamp getWorkerLastSeen() {
+    return workerLastSeen_ == null ? com.google.protobuf.Timestamp.getDefaultInstance() : workerLastSeen_;
+  }
+  /**
+   * <pre>
+   * When an indexer worker of the deployment last showed it was alive (it writes a heartbeat
+   * at start and every 5 s); unset when none ever has. Older than 30 s means no worker is
+   * running: uploads stay PENDING until one is (`quire worker`).
+   * </pre>
+   *
+   * <code>.google.protobuf.Timestamp worker_last_seen = 6;</code>
+   */
+  @java.lang.Override
+  public com.google.protobuf.TimestampOrBuilder getWorkerLastSeenOrBuilder() {
+    return workerLastSeen_ == null ? com.google.protobuf.Timestamp.getDefaultInstance() : workerLastSeen_;
+  }
+
   private byte memoizedIsInitialized = -1;
   @java.lang.Override
   public final boolean isInitialized() {
@@ -236,6 +281,9 @@ private static final long serialVersionUID = 0L;
     for (int i = 0; i < generations_.size(); i++) {
       output.writeMessage(5, generations_.get(i));
     }
+    if (((bitField0_ & 0x00000001) != 0)) {
+      output.writeMessage(6, getWorkerLastSeen());
+    }
     getUnknownFields().writeTo(output);
   }
   private int computeSerializedSize_0() {
@@ -264,6 +312,10 @@ private static final long serialVersionUID = 0L;
           }
           size += 1 * count;
         }
+    if (((bitField0_ & 0x00000001) != 0)) {
+      size += com.google.protobuf.CodedOutputStream
+        .computeMessageSize(6, getWorkerLastSeen());
+    }
     return size;
   }
   @java.lang.Override
@@ -298,6 +350,11 @@ private static final long serialVersionUID = 0L;
         != other.getBuildingGeneration()) return false;
     if (!getGenerationsList()
         .equals(other.getGenerationsList())) return false;
+    if (hasWorkerLastSeen() != other.hasWorkerLastSeen()) return false;
+    if (hasWorkerLastSeen()) {
+      if (!getWorkerLastSeen()
+          .equals(other.getWorkerLastSeen())) return false;
+    }
     if (!getUnknownFields().equals(other.getUnknownFields())) return false;
     return true;
   }
@@ -322,6 +379,10 @@ private static final long serialVersionUID = 0L;
     if (getGenerationsCount() > 0) {
       hash = (37 * hash) + GENERATIONS_FIELD_NUMBER;
       hash = (53 * hash) + getGenerationsList().hashCode();
+    }
+    if (hasWorkerLastSeen()) {
+      hash = (37 * hash) + WORKER_LAST_SEEN_FIELD_NUMBER;
+      hash = (53 * hash) + getWorkerLastSeen().hashCode();
     }
     hash = (29 * hash) + getUnknownFields().hashCode();
     memoizedHashCode = hash;
@@ -446,13 +507,20 @@ private static final long serialVersionUID = 0L;
 
     // Construct using dev.quire.v1.IndexStatus.newBuilder()
     private Builder() {
-
+      maybeForceBuilderInitialization();
     }
 
     private Builder(
         com.google.protobuf.GeneratedMessage.BuilderParent parent) {
       super(parent);
-
+      maybeForceBuilderInitialization();
+    }
+    private void maybeForceBuilderInitialization() {
+      if (com.google.protobuf.GeneratedMessage
+              .alwaysUseFieldBuilders) {
+        internalGetGenerationsFieldBuilder();
+        internalGetWorkerLastSeenFieldBuilder();
+      }
     }
     @java.lang.Override
     public Builder clear() {
@@ -469,6 +537,11 @@ private static final long serialVersionUID = 0L;
         generationsBuilder_.clear();
       }
       bitField0_ = (bitField0_ & ~0x00000010);
+      workerLastSeen_ = null;
+      if (workerLastSeenBuilder_ != null) {
+        workerLastSeenBuilder_.dispose();
+        workerLastSeenBuilder_ = null;
+      }
       return this;
     }
 
@@ -527,6 +600,14 @@ private static final long serialVersionUID = 0L;
       if (((from_bitField0_ & 0x00000008) != 0)) {
         result.buildingGeneration_ = buildingGeneration_;
       }
+      int to_bitField0_ = 0;
+      if (((from_bitField0_ & 0x00000020) != 0)) {
+        result.workerLastSeen_ = workerLastSeenBuilder_ == null
+            ? workerLastSeen_
+            : workerLastSeenBuilder_.build();
+        to_bitField0_ |= 0x00000001;
+      }
+      result.bitField0_ |= to_bitField0_;
     }
 
     @java.lang.Override
@@ -580,6 +661,9 @@ private static final long serialVersionUID = 0L;
             generationsBuilder_.addAllMessages(other.generations_);
           }
         }
+      }
+      if (other.hasWorkerLastSeen()) {
+        mergeWorkerLastSeen(other.getWorkerLastSeen());
       }
       this.mergeUnknownFields(other.getUnknownFields());
       onChanged();
@@ -638,6 +722,13 @@ private static final long serialVersionUID = 0L;
               }
               break;
             } // case 42
+            case 50: {
+              input.readMessage(
+                  internalGetWorkerLastSeenFieldBuilder().getBuilder(),
+                  extensionRegistry);
+              bitField0_ |= 0x00000020;
+              break;
+            } // case 50
             default: {
               if (!super.parseUnknownField(input, extensionRegistry, tag)) {
                 done = true; // was an endgroup tag
@@ -1183,6 +1274,179 @@ private static final long serialVersionUID = 0L;
         generations_ = null;
       }
       return generationsBuilder_;
+    }
+
+    private com.google.protobuf.Timestamp workerLastSeen_;
+    private com.google.protobuf.SingleFieldBuilder<
+        com.google.protobuf.Timestamp, com.google.protobuf.Timestamp.Builder, com.google.protobuf.TimestampOrBuilder> workerLastSeenBuilder_;
+    /**
+     * <pre>
+     * When an indexer worker of the deployment last showed it was alive (it writes a heartbeat
+     * at start and every 5 s); unset when none ever has. Older than 30 s means no worker is
+     * running: uploads stay PENDING until one is (`quire worker`).
+     * </pre>
+     *
+     * <code>.google.protobuf.Timestamp worker_last_seen = 6;</code>
+     * @return Whether the workerLastSeen field is set.
+     */
+    public boolean hasWorkerLastSeen() {
+      return ((bitField0_ & 0x00000020) != 0);
+    }
+    /**
+     * <pre>
+     * When an indexer worker of the deployment last showed it was alive (it writes a heartbeat
+     * at start and every 5 s); unset when none ever has. Older than 30 s means no worker is
+     * running: uploads stay PENDING until one is (`quire worker`).
+     * </pre>
+     *
+     * <code>.google.protobuf.Timestamp worker_last_seen = 6;</code>
+     * @return The workerLastSeen.
+     */
+    public com.google.protobuf.Timestamp getWorkerLastSeen() {
+      if (workerLastSeenBuilder_ == null) {
+        return workerLastSeen_ == null ? com.google.protobuf.Timestamp.getDefaultInstance() : workerLastSeen_;
+      } else {
+        return workerLastSeenBuilder_.getMessage();
+      }
+    }
+    /**
+     * <pre>
+     * When an indexer worker of the deployment last showed it was alive (it writes a heartbeat
+     * at start and every 5 s); unset when none ever has. Older than 30 s means no worker is
+     * running: uploads stay PENDING until one is (`quire worker`).
+     * </pre>
+     *
+     * <code>.google.protobuf.Timestamp worker_last_seen = 6;</code>
+     */
+    public Builder setWorkerLastSeen(com.google.protobuf.Timestamp value) {
+      if (workerLastSeenBuilder_ == null) {
+        java.util.Objects.requireNonNull(value);
+        workerLastSeen_ = value;
+      } else {
+        workerLastSeenBuilder_.setMessage(value);
+      }
+      bitField0_ |= 0x00000020;
+      onChanged();
+      return this;
+    }
+    /**
+     * <pre>
+     * When an indexer worker of the deployment last showed it was alive (it writes a heartbeat
+     * at start and every 5 s); unset when none ever has. Older than 30 s means no worker is
+     * running: uploads stay PENDING until one is (`quire worker`).
+     * </pre>
+     *
+     * <code>.google.protobuf.Timestamp worker_last_seen = 6;</code>
+     */
+    public Builder setWorkerLastSeen(
+        com.google.protobuf.Timestamp.Builder builderForValue) {
+      if (workerLastSeenBuilder_ == null) {
+        workerLastSeen_ = builderForValue.build();
+      } else {
+        workerLastSeenBuilder_.setMessage(builderForValue.build());
+      }
+      bitField0_ |= 0x00000020;
+      onChanged();
+      return this;
+    }
+    /**
+     * <pre>
+     * When an indexer worker of the deployment last showed it was alive (it writes a heartbeat
+     * at start and every 5 s); unset when none ever has. Older than 30 s means no worker is
+     * running: uploads stay PENDING until one is (`quire worker`).
+     * </pre>
+     *
+     * <code>.google.protobuf.Timestamp worker_last_seen = 6;</code>
+     */
+    public Builder mergeWorkerLastSeen(com.google.protobuf.Timestamp value) {
+      if (workerLastSeenBuilder_ == null) {
+        if (((bitField0_ & 0x00000020) != 0) &&
+          workerLastSeen_ != null &&
+          workerLastSeen_ != com.google.protobuf.Timestamp.getDefaultInstance()) {
+          getWorkerLastSeenBuilder().mergeFrom(value);
+        } else {
+          workerLastSeen_ = value;
+        }
+      } else {
+        workerLastSeenBuilder_.mergeFrom(value);
+      }
+      if (workerLastSeen_ != null) {
+        bitField0_ |= 0x00000020;
+        onChanged();
+      }
+      return this;
+    }
+    /**
+     * <pre>
+     * When an indexer worker of the deployment last showed it was alive (it writes a heartbeat
+     * at start and every 5 s); unset when none ever has. Older than 30 s means no worker is
+     * running: uploads stay PENDING until one is (`quire worker`).
+     * </pre>
+     *
+     * <code>.google.protobuf.Timestamp worker_last_seen = 6;</code>
+     */
+    public Builder clearWorkerLastSeen() {
+      bitField0_ = (bitField0_ & ~0x00000020);
+      workerLastSeen_ = null;
+      if (workerLastSeenBuilder_ != null) {
+        workerLastSeenBuilder_.dispose();
+        workerLastSeenBuilder_ = null;
+      }
+      onChanged();
+      return this;
+    }
+    /**
+     * <pre>
+     * When an indexer worker of the deployment last showed it was alive (it writes a heartbeat
+     * at start and every 5 s); unset when none ever has. Older than 30 s means no worker is
+     * running: uploads stay PENDING until one is (`quire worker`).
+     * </pre>
+     *
+     * <code>.google.protobuf.Timestamp worker_last_seen = 6;</code>
+     */
+    public com.google.protobuf.Timestamp.Builder getWorkerLastSeenBuilder() {
+      bitField0_ |= 0x00000020;
+      onChanged();
+      return internalGetWorkerLastSeenFieldBuilder().getBuilder();
+    }
+    /**
+     * <pre>
+     * When an indexer worker of the deployment last showed it was alive (it writes a heartbeat
+     * at start and every 5 s); unset when none ever has. Older than 30 s means no worker is
+     * running: uploads stay PENDING until one is (`quire worker`).
+     * </pre>
+     *
+     * <code>.google.protobuf.Timestamp worker_last_seen = 6;</code>
+     */
+    public com.google.protobuf.TimestampOrBuilder getWorkerLastSeenOrBuilder() {
+      if (workerLastSeenBuilder_ != null) {
+        return workerLastSeenBuilder_.getMessageOrBuilder();
+      } else {
+        return workerLastSeen_ == null ?
+            com.google.protobuf.Timestamp.getDefaultInstance() : workerLastSeen_;
+      }
+    }
+    /**
+     * <pre>
+     * When an indexer worker of the deployment last showed it was alive (it writes a heartbeat
+     * at start and every 5 s); unset when none ever has. Older than 30 s means no worker is
+     * running: uploads stay PENDING until one is (`quire worker`).
+     * </pre>
+     *
+     * <code>.google.protobuf.Timestamp worker_last_seen = 6;</code>
+     */
+    private com.google.protobuf.SingleFieldBuilder<
+        com.google.protobuf.Timestamp, com.google.protobuf.Timestamp.Builder, com.google.protobuf.TimestampOrBuilder> 
+        internalGetWorkerLastSeenFieldBuilder() {
+      if (workerLastSeenBuilder_ == null) {
+        workerLastSeenBuilder_ = new com.google.protobuf.SingleFieldBuilder<
+            com.google.protobuf.Timestamp, com.google.protobuf.Timestamp.Builder, com.google.protobuf.TimestampOrBuilder>(
+                getWorkerLastSeen(),
+                getParentForChildren(),
+                isClean());
+        workerLastSeen_ = null;
+      }
+      return workerLastSeenBuilder_;
     }
 
     // @@protoc_insertion_point(builder_scope:quire.v1.IndexStatus)

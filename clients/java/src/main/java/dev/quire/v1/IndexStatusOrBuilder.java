@@ -103,4 +103,37 @@ public interface IndexStatusOrBuilder extends
    */
   dev.quire.v1.IndexGenerationOrBuilder getGenerationsOrBuilder(
       int index);
+
+  /**
+   * <pre>
+   * When an indexer worker of the deployment last showed it was alive (it writes a heartbeat
+   * at start and every 5 s); unset when none ever has. Older than 30 s means no worker is
+   * running: uploads stay PENDING until one is (`quire worker`).
+   * </pre>
+   *
+   * <code>.google.protobuf.Timestamp worker_last_seen = 6;</code>
+   * @return Whether the workerLastSeen field is set.
+   */
+  boolean hasWorkerLastSeen();
+  /**
+   * <pre>
+   * When an indexer worker of the deployment last showed it was alive (it writes a heartbeat
+   * at start and every 5 s); unset when none ever has. Older than 30 s means no worker is
+   * running: uploads stay PENDING until one is (`quire worker`).
+   * </pre>
+   *
+   * <code>.google.protobuf.Timestamp worker_last_seen = 6;</code>
+   * @return The workerLastSeen.
+   */
+  com.google.protobuf.Timestamp getWorkerLastSeen();
+  /**
+   * <pre>
+   * When an indexer worker of the deployment last showed it was alive (it writes a heartbeat
+   * at start and every 5 s); unset when none ever has. Older than 30 s means no worker is
+   * running: uploads stay PENDING until one is (`quire worker`).
+   * </pre>
+   *
+   * <code>.google.protobuf.Timestamp worker_last_seen = 6;</code>
+   */
+  com.google.protobuf.TimestampOrBuilder getWorkerLastSeenOrBuilder();
 }

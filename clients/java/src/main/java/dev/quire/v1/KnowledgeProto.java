@@ -157,37 +157,38 @@ public final class KnowledgeProto extends com.google.protobuf.GeneratedFile {
       "ed\030\005 \001(\r\022\027\n\017documents_total\030\006 \001(\r\022.\n\ncre" +
       "ated_at\030\007 \001(\0132\032.google.protobuf.Timestam" +
       "p\022,\n\010ready_at\030\010 \001(\0132\032.google.protobuf.Ti" +
-      "mestamp\022\r\n\005error\030\t \001(\t\"\245\001\n\013IndexStatus\022\026" +
+      "mestamp\022\r\n\005error\030\t \001(\t\"\333\001\n\013IndexStatus\022\026" +
       "\n\016schema_version\030\001 \001(\r\022\025\n\rcollection_id\030" +
       "\002 \001(\t\022\032\n\022serving_generation\030\003 \001(\003\022\033\n\023bui" +
       "lding_generation\030\004 \001(\003\022.\n\013generations\030\005 " +
-      "\003(\0132\031.quire.v1.IndexGeneration*\213\001\n\rRetri" +
-      "evalMode\022\036\n\032RETRIEVAL_MODE_UNSPECIFIED\020\000" +
-      "\022\035\n\031RETRIEVAL_MODE_LEGACY_FTS\020\001\022 \n\034RETRI" +
-      "EVAL_MODE_HYBRID_SHADOW\020\002\022\031\n\025RETRIEVAL_M" +
-      "ODE_HYBRID\020\003*\302\001\n\016DocumentStatus\022\037\n\033DOCUM" +
-      "ENT_STATUS_UNSPECIFIED\020\000\022\033\n\027DOCUMENT_STA" +
-      "TUS_PENDING\020\001\022\036\n\032DOCUMENT_STATUS_PROCESS" +
-      "ING\020\002\022\031\n\025DOCUMENT_STATUS_READY\020\003\022\032\n\026DOCU" +
-      "MENT_STATUS_FAILED\020\004\022\033\n\027DOCUMENT_STATUS_" +
-      "DELETED\020\005*\301\001\n\022DocumentIndexState\022$\n DOCU" +
-      "MENT_INDEX_STATE_UNSPECIFIED\020\000\022 \n\034DOCUME" +
-      "NT_INDEX_STATE_PENDING\020\001\022 \n\034DOCUMENT_IND" +
-      "EX_STATE_INDEXED\020\002\022\037\n\033DOCUMENT_INDEX_STA" +
-      "TE_FAILED\020\003\022 \n\034DOCUMENT_INDEX_STATE_NO_T" +
-      "EXT\020\004*\253\001\n\rUploadOutcome\022\036\n\032UPLOAD_OUTCOM" +
-      "E_UNSPECIFIED\020\000\022\032\n\026UPLOAD_OUTCOME_CREATE" +
-      "D\020\001\022\033\n\027UPLOAD_OUTCOME_REPLACED\020\002\022\034\n\030UPLO" +
-      "AD_OUTCOME_UNCHANGED\020\003\022#\n\037UPLOAD_OUTCOME" +
-      "_METADATA_UPDATED\020\004*j\n\rHitIndexState\022\037\n\033" +
-      "HIT_INDEX_STATE_UNSPECIFIED\020\000\022\033\n\027HIT_IND" +
-      "EX_STATE_INDEXED\020\001\022\033\n\027HIT_INDEX_STATE_PE" +
-      "NDING\020\002*\251\001\n\017GenerationState\022 \n\034GENERATIO" +
-      "N_STATE_UNSPECIFIED\020\000\022\035\n\031GENERATION_STAT" +
-      "E_BUILDING\020\001\022\032\n\026GENERATION_STATE_READY\020\002" +
-      "\022\034\n\030GENERATION_STATE_RETIRED\020\003\022\033\n\027GENERA" +
-      "TION_STATE_FAILED\020\004B \n\014dev.quire.v1B\016Kno" +
-      "wledgeProtoP\001b\006proto3"
+      "\003(\0132\031.quire.v1.IndexGeneration\0224\n\020worker" +
+      "_last_seen\030\006 \001(\0132\032.google.protobuf.Times" +
+      "tamp*\213\001\n\rRetrievalMode\022\036\n\032RETRIEVAL_MODE" +
+      "_UNSPECIFIED\020\000\022\035\n\031RETRIEVAL_MODE_LEGACY_" +
+      "FTS\020\001\022 \n\034RETRIEVAL_MODE_HYBRID_SHADOW\020\002\022" +
+      "\031\n\025RETRIEVAL_MODE_HYBRID\020\003*\302\001\n\016DocumentS" +
+      "tatus\022\037\n\033DOCUMENT_STATUS_UNSPECIFIED\020\000\022\033" +
+      "\n\027DOCUMENT_STATUS_PENDING\020\001\022\036\n\032DOCUMENT_" +
+      "STATUS_PROCESSING\020\002\022\031\n\025DOCUMENT_STATUS_R" +
+      "EADY\020\003\022\032\n\026DOCUMENT_STATUS_FAILED\020\004\022\033\n\027DO" +
+      "CUMENT_STATUS_DELETED\020\005*\301\001\n\022DocumentInde" +
+      "xState\022$\n DOCUMENT_INDEX_STATE_UNSPECIFI" +
+      "ED\020\000\022 \n\034DOCUMENT_INDEX_STATE_PENDING\020\001\022 " +
+      "\n\034DOCUMENT_INDEX_STATE_INDEXED\020\002\022\037\n\033DOCU" +
+      "MENT_INDEX_STATE_FAILED\020\003\022 \n\034DOCUMENT_IN" +
+      "DEX_STATE_NO_TEXT\020\004*\253\001\n\rUploadOutcome\022\036\n" +
+      "\032UPLOAD_OUTCOME_UNSPECIFIED\020\000\022\032\n\026UPLOAD_" +
+      "OUTCOME_CREATED\020\001\022\033\n\027UPLOAD_OUTCOME_REPL" +
+      "ACED\020\002\022\034\n\030UPLOAD_OUTCOME_UNCHANGED\020\003\022#\n\037" +
+      "UPLOAD_OUTCOME_METADATA_UPDATED\020\004*j\n\rHit" +
+      "IndexState\022\037\n\033HIT_INDEX_STATE_UNSPECIFIE" +
+      "D\020\000\022\033\n\027HIT_INDEX_STATE_INDEXED\020\001\022\033\n\027HIT_" +
+      "INDEX_STATE_PENDING\020\002*\251\001\n\017GenerationStat" +
+      "e\022 \n\034GENERATION_STATE_UNSPECIFIED\020\000\022\035\n\031G" +
+      "ENERATION_STATE_BUILDING\020\001\022\032\n\026GENERATION" +
+      "_STATE_READY\020\002\022\034\n\030GENERATION_STATE_RETIR" +
+      "ED\020\003\022\033\n\027GENERATION_STATE_FAILED\020\004B \n\014dev" +
+      ".quire.v1B\016KnowledgeProtoP\001b\006proto3"
     };
     descriptor = com.google.protobuf.Descriptors.FileDescriptor
       .internalBuildGeneratedFileFrom(descriptorData,
@@ -266,7 +267,7 @@ public final class KnowledgeProto extends com.google.protobuf.GeneratedFile {
     internal_static_quire_v1_IndexStatus_fieldAccessorTable = new
       com.google.protobuf.GeneratedMessage.FieldAccessorTable(
         internal_static_quire_v1_IndexStatus_descriptor,
-        new java.lang.String[] { "SchemaVersion", "CollectionId", "ServingGeneration", "BuildingGeneration", "Generations", });
+        new java.lang.String[] { "SchemaVersion", "CollectionId", "ServingGeneration", "BuildingGeneration", "Generations", "WorkerLastSeen", });
     descriptor.resolveAllFeaturesImmutable();
     com.google.protobuf.StructProto.getDescriptor();
     com.google.protobuf.TimestampProto.getDescriptor();
