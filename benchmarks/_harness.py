@@ -31,6 +31,7 @@ import shutil
 import statistics
 import sys
 import tempfile
+import threading
 import time
 import uuid
 from collections.abc import AsyncIterator, Awaitable, Callable, Sequence
@@ -138,6 +139,47 @@ def cpu_spent(start: CpuSample, end: CpuSample) -> dict[str, float]:
         "postgres_s": round(max(0.0, end.postgres_s - start.postgres_s), 2),
         "idle_core_s": round(end.idle_s - start.idle_s, 2),
     }
+
+
+def thread_cpu() -> dict[str, float]:
+    """CPU seconds of this process's threads so far, by thread name without its pool index
+    (`onnx-run_1` → `onnx-run`); threads Python does not know (native ones) are `native`."""
+    import psutil
+
+    names = {t.native_id: re.sub(r"_\d+$", "", t.name) for t in threading.enumerate()}
+    out: dict[str, float] = {}
+    for t in psutil.Process().threads():
+        name = names.get(t.id, "native")
+        out[name] = out.get(name, 0.0) + t.user_time + t.system_time
+    return out
+
+
+def thread_cpu_spent(start: dict[str, float], end: dict[str, float]) -> dict[str, float]:
+    spent = {k: round(v - start.get(k, 0.0), 2) for k, v in end.items()}
+    return {k: v for k, v in sorted(spent.items(), key=lambda kv: -kv[1]) if v > 0}
+
+
+async def postgres_cpu(url: str) -> float:
+    """CPU seconds so far of the PostgreSQL server behind `url` (its postmaster and every
+    live child), so other servers on the machine do not count."""
+    import asyncpg
+    import psutil
+
+    conn = await asyncpg.connect(url)
+    try:
+        backend = await conn.fetchval("SELECT pg_backend_pid()")
+    finally:
+        await conn.close()
+    try:
+        postmaster = psutil.Process(backend).parent()
+    except psutil.Error:
+        return 0.0
+    total = 0.0
+    for proc in [postmaster, *postmaster.children()]:
+        with contextlib.suppress(psutil.Error):
+            times = proc.cpu_times()
+            total += times.user + times.system
+    return total
 
 
 def machine() -> dict[str, Any]:

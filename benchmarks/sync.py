@@ -24,6 +24,7 @@ the serving process ≤ 360 MB.
 from __future__ import annotations
 
 import argparse
+import logging
 import tempfile
 import time
 from pathlib import Path
@@ -95,6 +96,52 @@ async def raw_embedding(embeddings: Any, texts: list[str]) -> dict[str, Any]:
     }
 
 
+class SyncLogLines(logging.Handler):
+    """Keeps the sync's own "sync finished" lines (stage seconds, embedder busy time)."""
+
+    def __init__(self) -> None:
+        super().__init__(logging.INFO)
+        self.lines: list[dict[str, Any]] = []
+
+    def emit(self, record: logging.LogRecord) -> None:
+        if record.getMessage() == "sync finished":
+            self.lines.append(
+                {
+                    "stage_seconds": getattr(record, "stage_seconds", {}),
+                    "embedder_busy_s": getattr(record, "embedder_busy_s", None),
+                }
+            )
+
+
+async def cpu_now(url: str) -> dict[str, Any]:
+    return {
+        "threads": h.thread_cpu(),
+        "postgres_s": await h.postgres_cpu(url),
+        "sample": h.cpu_sample(),
+    }
+
+
+def cpu_split(start: dict[str, Any], end: dict[str, Any]) -> dict[str, Any]:
+    """CPU seconds of the first sync by who spent them: this process's threads by name (the
+    ONNX runs are `onnx-run` and `embed-bulk`; `MainThread` is the event loop, server and
+    client), this run's PostgreSQL, the site server (a child process)."""
+    spent = h.cpu_spent(start["sample"], end["sample"])
+    threads = h.thread_cpu_spent(start["threads"], end["threads"])
+    embedding = sum(v for k, v in threads.items() if k in ("onnx-run", "embed-bulk"))
+    postgres = round(end["postgres_s"] - start["postgres_s"], 2)
+    other = round(sum(threads.values()) - embedding + postgres, 2)
+    return {
+        "wall_s": spent["wall_s"],
+        "threads_s": threads,
+        "postgres_s": postgres,
+        "site_server_s": spent["children_s"],
+        "embedding_cpu_s": round(embedding, 2),
+        "non_embedding_cpu_s": other,
+        "non_embedding_share": h.ratio(other, other + embedding),
+        "machine_idle_core_s": spent["idle_core_s"],
+    }
+
+
 async def main(args: argparse.Namespace) -> dict[str, Any]:
     h.setup_logging(args.verbose)
     pages = 60 if args.quick and not args.pages else args.pages
@@ -113,9 +160,14 @@ async def main(args: argparse.Namespace) -> dict[str, Any]:
             ):
                 key = await quire.key()
                 rss_before = h.rss_mb()
+                log_lines = SyncLogLines()
+                logging.getLogger("quire.indexer.pages.sync").addHandler(log_lines)
+                logging.getLogger("quire.indexer.pages.sync").setLevel(logging.INFO)
+                cpu_start = await cpu_now(url)
                 async with quire.client(key.token) as client:
                     h.note(f"first sync of {len(kept)} pages from {base_url}")
                     first, first_s = await h.sync_site(client, NAMESPACE, f"{base_url}/llms.txt")
+                    first_cpu = cpu_split(cpu_start, await cpu_now(url))
                     peak_after_first = h.peak_rss_mb()
                     h.note(f"first sync {first_s:.1f} s; raw embedding of the same chunks")
                     texts, stored = await chunk_texts(quire.pool, key.org_id)
@@ -134,6 +186,11 @@ async def main(args: argparse.Namespace) -> dict[str, Any]:
     report.update(
         {
             "first_sync": {"wall_s": round(first_s, 2), **h.report_fields(first)},
+            "first_sync_split": {
+                "cpu": first_cpu,
+                "stages": log_lines.lines[0] if log_lines.lines else None,
+                "note": "stage seconds are summed over pages and overlap one another",
+            },
             "unchanged_sync": {"wall_s": round(unchanged_s, 3), **h.report_fields(unchanged)},
             "edited_sync": {
                 "wall_s": round(edited_s, 3),
@@ -148,6 +205,9 @@ async def main(args: argparse.Namespace) -> dict[str, Any]:
                 "first_sync_over_raw_one_call": h.ratio(first_s, raw["one_call_s"]),
                 "first_sync_over_raw_sync_groups": h.ratio(first_s, raw["sync_groups_s"]),
                 "first_sync_chunks_per_s": round(first.embedded_chunks / first_s, 1),
+                "first_sync_over_embedder_busy": h.ratio(
+                    first_s, (log_lines.lines[0] if log_lines.lines else {}).get("embedder_busy_s")
+                ),
             },
             "memory": {
                 "rss_before_first_sync_mb": rss_before,

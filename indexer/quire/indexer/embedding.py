@@ -15,7 +15,9 @@ batched freely; tests/unit/test_embedding_invariance.py holds this.
 core, each on a micro-batch of similar-length texts (at most MICRO_BATCH_TOKENS tokens). A run
 alone on a core keeps its activations in that core's cache and never waits at an intra-op
 barrier, so nothing needs to spin, and a core taken by PostgreSQL or extraction slows one run,
-not every run (docs/embedding.md has the measurements).
+not every run (docs/embedding.md has the measurements). The runs of every `embed` call share
+one pool, first come first served: while one call's last text runs, a concurrent call's first
+texts use the other cores (the sync's embedding stage keeps two calls in flight for this).
 
 An `Embedder` is safe to share between threads: the tokenizer is only read after loading and
 `InferenceSession.run` is thread-safe. Calls are blocking and CPU-bound; from asyncio code run
@@ -68,8 +70,15 @@ class ModelNotPreparedError(RuntimeError):
     """No usable prepared model: missing, incomplete or corrupt. Run `quire model prepare`."""
 
 
-def _not_prepared(directory: Path, problem: str) -> ModelNotPreparedError:
-    return ModelNotPreparedError(
+class ModelTamperedError(ModelNotPreparedError):
+    """A prepared model's files no longer match its manifest (edited, truncated or replaced).
+    The server refuses to start on it: its vectors would not match the stored ones."""
+
+
+def _not_prepared(
+    directory: Path, problem: str, error: type[ModelNotPreparedError] = ModelNotPreparedError
+) -> ModelNotPreparedError:
+    return error(
         f"embedding model at {directory} is not usable ({problem}); "
         f"run `quire model prepare` to (re)build it"
     )
@@ -215,9 +224,11 @@ class Embedder:
                 raise _not_prepared(directory, f"{fname} is missing")
             expected = str(meta.get("sha256", ""))
             if path.stat().st_size != meta.get("bytes"):
-                raise _not_prepared(directory, f"{fname} has the wrong size")
+                raise _not_prepared(directory, f"{fname} has the wrong size", ModelTamperedError)
             if verify and _sha256(path) != expected:
-                raise _not_prepared(directory, f"{fname} does not match its sha256")
+                raise _not_prepared(
+                    directory, f"{fname} does not match its sha256", ModelTamperedError
+                )
             hashes[fname] = expected
         try:
             dimension = int(manifest["dimension"])
@@ -344,7 +355,7 @@ class Embedder:
         def run(group: list[int]) -> None:
             out[group] = self._run([ids[i] for i in group])
 
-        if self._runs is None or len(groups) == 1:
+        if self._runs is None or len(groups) == 1:  # one run: no hand-over to the pool
             for group in groups:
                 run(group)
         else:

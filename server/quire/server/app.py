@@ -17,6 +17,7 @@ from grpc import aio
 from grpc_health.v1 import health, health_pb2, health_pb2_grpc
 from grpc_reflection.v1alpha import reflection
 
+from quire.indexer.embedding import ModelTamperedError
 from quire.indexer.ingest.vector_store import VectorStore
 from quire.indexer.pages.guard import SourcePolicy
 from quire.server import cursors, telemetry, workers
@@ -176,10 +177,14 @@ def server_credentials(settings: Settings) -> grpc.ServerCredentials | None:
 
 
 def load_embeddings() -> EmbeddingService | None:
-    """The prepared model, or None (with a warning) so the server still serves everything else."""
+    """The prepared model, or None (with a warning) when none is prepared, so the server still
+    serves everything else. A model whose files no longer match its manifest is refused
+    (`ModelTamperedError`): serving it would mix its vectors with the stored ones."""
     try:
         return load_default()
-    except Exception as exc:  # missing or corrupt model: say what to run
+    except ModelTamperedError:
+        raise
+    except Exception as exc:  # missing or incomplete model: say what to run
         log.warning("embedding model unavailable: %s", exc)
         return None
 

@@ -481,7 +481,13 @@ def build_parser() -> argparse.ArgumentParser:
 def main(argv: Sequence[str] | None = None) -> int:
     args = build_parser().parse_args(argv)
     configure_logging(args.log_level)
-    result: int = args.func(args)
+    from quire.indexer.embedding import ModelTamperedError
+
+    try:
+        result: int = args.func(args)
+    except ModelTamperedError as exc:  # refused at start-up: say what to run, no traceback
+        print(f"quire: cannot start: {exc}", file=sys.stderr, flush=True)
+        return 1
     return result
 
 

@@ -1,8 +1,9 @@
 """The server's handle on the embedder: CPU work off the event loop.
 
-Queries and bulk work use separate single-thread executors: ONNX Runtime already spreads
-one run over all cores, so more threads would only oversubscribe them, and a long bulk batch
-must not queue in front of a user's query.
+Queries and bulk work use separate executors, so a long bulk batch never queues in front of a
+user's query. A query runs on its own thread; bulk calls hand their ONNX runs to the embedder's
+run pool (one run per core), and BULK_CALLS of them may be in flight, so one call's last run
+never leaves a core idle while the next call waits (quire.indexer.embedding).
 """
 
 from __future__ import annotations
@@ -22,6 +23,8 @@ Vectors = npt.NDArray[np.float32]
 # many query embeddings are queued ahead: waiting its turn, it would hold a pooled connection
 # idle, and a burst of searches would drain the pool.
 OVERLAP_MAX_AHEAD = 2
+# Bulk calls in flight at once: the embedding stage's GROUPS_AHEAD.
+BULK_CALLS = 2
 
 
 class TextEmbedder(Protocol):
@@ -37,7 +40,7 @@ class EmbeddingService:
     def __init__(self, embedder: TextEmbedder) -> None:
         self.embedder = embedder
         self._query_pool = ThreadPoolExecutor(1, thread_name_prefix="embed-query")
-        self._bulk_pool = ThreadPoolExecutor(1, thread_name_prefix="embed-bulk")
+        self._bulk_pool = ThreadPoolExecutor(BULK_CALLS, thread_name_prefix="embed-bulk")
         self._queries_in_flight = 0
         # Page syncs and (under `quire up`) the knowledge worker embed their chunks here, in
         # turns (quire.indexer.ingest), rather than each calling embed_bulk on its own.

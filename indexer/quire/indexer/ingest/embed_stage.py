@@ -28,6 +28,7 @@ from __future__ import annotations
 
 import asyncio
 import logging
+import time
 from collections import deque
 from collections.abc import Awaitable, Callable, Hashable
 from dataclasses import dataclass, field
@@ -89,6 +90,9 @@ class EmbedStage:
         # Texts embedded, and texts whose stored vector was reused (benchmarks, tests).
         self.texts_embedded = 0
         self.texts_reused = 0
+        # Wall seconds with at least one group at the embedder (a sync's log line uses it).
+        self._busy_s = 0.0
+        self._busy_since = 0.0
         # Entries whose texts are being looked up, by owner (not yet in the schedule).
         self._looking_up: dict[EmbedEntry, Hashable] = {}
         self._schedule: EmbedSchedule[EmbedEntry] = EmbedSchedule(ENTRY_CHARS_CAP)
@@ -101,6 +105,11 @@ class EmbedStage:
     @property
     def busy(self) -> bool:
         return self._embedding > 0
+
+    @property
+    def busy_s(self) -> float:
+        running = time.perf_counter() - self._busy_since if self._embedding else 0.0
+        return self._busy_s + running
 
     @property
     def fingerprint(self) -> str:
@@ -164,16 +173,22 @@ class EmbedStage:
                     group = self._schedule.take(GROUP_TEXTS, GROUP_CHARS)
                     self._notify()
                     out.append((group, asyncio.ensure_future(self._embed(group))))
+                    if not self._embedding:
+                        self._busy_since = time.perf_counter()
                     self._embedding += 1
                 group, embedding = out.popleft()
                 try:
                     await asyncio.wait([embedding])
                 finally:
                     self._embedding -= 1
+                    if not self._embedding:
+                        self._busy_s += time.perf_counter() - self._busy_since
                 await self._hand_over(group, embedding)
         finally:
             for _, embedding in out:
                 embedding.cancel()
+            if self._embedding:
+                self._busy_s += time.perf_counter() - self._busy_since
             self._embedding = 0
             self._notify()
 

@@ -56,6 +56,9 @@ PAGE_CEILING = DEFAULT_CEILING
 # How often a running sync checks its namespace's term statistics for drift.
 STATS_EVERY_S = 10.0
 DISCOVERY_DECISION_TIMEOUT_S = 60.0
+# The stages a sync's log line times (_Tally.seconds); the embedding stage's own busy time is
+# logged beside them.
+STAGES = ("fetch", "transform", "chunk", "write", "statistics")
 
 _ANALYSIS = ThreadPoolExecutor(1, thread_name_prefix="page-analysis")
 
@@ -121,6 +124,9 @@ class _Tally:
     embedded_chunks: int = 0
     errors: list[str] = field(default_factory=list)
     failed_paths: list[str] = field(default_factory=list)
+    # Wall seconds spent in each stage, summed over pages (stages overlap: pages are fetched,
+    # embedded and written at once). Logged when the sync ends.
+    seconds: dict[str, float] = field(default_factory=lambda: dict.fromkeys(STAGES, 0.0))
 
     def fail(self, path: str, message: str) -> None:
         self.failed += 1
@@ -182,6 +188,9 @@ class PageSync:
         self._at_embedder = 0  # pages in the embedding stage
         self._none_at_embedder = asyncio.Event()
         self._none_at_embedder.set()
+        # The shared embedder's busy time when this sync began (its log line reports the
+        # difference: other syncs' and the worker's embedding count too, if any ran).
+        self._busy_at_start = embedding.busy_s
         self._ended = False  # the fetch stage is over (done, or failed)
 
     def cancel(self) -> None:
@@ -400,8 +409,13 @@ class PageSync:
     ) -> _Pending | None:
         """Fetches and classifies a page; returns work for the embedder, or None when done."""
         req = self.request
+        seconds = self.tally.seconds
+        started = time.perf_counter()
         fetched = await fetcher.fetch(found.url)
+        fetched_at = time.perf_counter()
+        seconds["fetch"] += fetched_at - started
         page_text = apply_transform(req.transform, fetched.text)
+        seconds["transform"] += time.perf_counter() - fetched_at
         text = page_text.text
         title = found.title or page_text.title or title_from_markdown(text) or found.path
         url = citation_url(req.public_url or _site_base(req.url), found.path)
@@ -429,6 +443,7 @@ class PageSync:
         # CPU work (language detection, chunking) off the event loop, on one thread shared by
         # every sync: the language detector run on the default pool's many threads held
         # 250 MB more at peak (freed buffers kept per thread) for no gain on two cores.
+        started = time.perf_counter()
         language, chunked = await asyncio.get_running_loop().run_in_executor(
             _ANALYSIS,
             _analyse,
@@ -439,6 +454,7 @@ class PageSync:
             title,
             description,
         )
+        seconds["chunk"] += time.perf_counter() - started
         new_chunks = [
             store.NewChunk(content, heading)
             for content, heading in zip(chunked.contents, chunked.headings, strict=True)
@@ -476,6 +492,7 @@ class PageSync:
 
     async def _publish(self, p: _Pending) -> None:
         assert p.vectors is not None
+        started = time.perf_counter()
         try:
             async with self.pool.acquire() as conn:
                 await store.publish_page(
@@ -485,12 +502,15 @@ class PageSync:
             self.tally.fail(p.page.path, f"publish failed: {type(exc).__name__}")
             self.tally.processed += 1
             return
+        finally:
+            self.tally.seconds["write"] += time.perf_counter() - started
         self.tally.updated += 1
         self.tally.embedded_chunks += len(p.texts)
         self.tally.processed += 1
         await self._progress(pages_pb2.SYNC_STAGE_FETCHING, p.page.path)
 
     async def _refresh_term_stats(self, *, force: bool) -> None:
+        started = time.perf_counter()
         try:
             async with self.pool.acquire() as conn:
                 written = self.tally.embedded_chunks
@@ -505,6 +525,8 @@ class PageSync:
         except (asyncpg.PostgresError, OSError):
             # Statistics only weight the full-text arm; the next sync refreshes them.
             log.warning("term statistics refresh failed", exc_info=True)
+        finally:
+            self.tally.seconds["statistics"] += time.perf_counter() - started
 
     async def _finish(
         self, started: timestamp_pb2.Timestamp, complete: bool
@@ -546,6 +568,16 @@ class PageSync:
                     conn, self.org_id, self.request.namespace, report.SerializeToString()
                 )
         sync_outcomes.add(1, {"status": pages_pb2.SyncStatus.Name(status)})
+        log.info(
+            "sync finished",
+            extra={
+                "namespace": self.request.namespace,
+                "status": pages_pb2.SyncStatus.Name(status),
+                "embedded_chunks": t.embedded_chunks,
+                "stage_seconds": {k: round(v, 3) for k, v in t.seconds.items()},
+                "embedder_busy_s": round(self.embedding.busy_s - self._busy_at_start, 3),
+            },
+        )
         await self._progress(pages_pb2.SYNC_STAGE_DONE)
         return report
 
