@@ -8,7 +8,7 @@ import io
 import pytest
 from rich.console import Console
 
-from quire.server.cli_commands.output import Output, highlighted, progress_column_names
+from quire.client.cli.output import Output, highlighted, progress_column_names
 
 
 def drawn_progress(width: int) -> str:

@@ -5,8 +5,8 @@ from __future__ import annotations
 
 from pathlib import Path
 
-from quire.server.cli_commands.upload import plan
-from quire.server.cli_commands.upload_files import find
+from quire.client.cli.upload import plan
+from quire.client.cli.upload_files import find
 
 
 def make(root: Path) -> None:

@@ -1,11 +1,12 @@
-"""The `quire` command line."""
+"""The server package's `quire` commands: `up`, `serve`, `worker`, `migrate`, `model`, `mcp`,
+`keys create` and `gate run`. They are added to the client's command line
+(quire.client.cli, which holds the network commands and the one `quire` script) by `extend`,
+found through the `quire.cli` entry point of pyproject.toml."""
 
 from __future__ import annotations
 
 import argparse
 import asyncio
-import difflib
-import importlib.metadata
 import json
 import os
 import sys
@@ -14,35 +15,15 @@ from typing import Any
 
 import asyncpg
 
+from quire.client.cli import command_line
+from quire.client.cli.extensions import CommandLine, package_version
+from quire.indexer.embedding import ModelTamperedError
 from quire.indexer.home import quire_home
-from quire.server import auth, cli_commands
+from quire.server import auth
 from quire.server.config import DEFAULT_ADDRESS, DEFAULT_HTTP_ADDRESS, Settings
 from quire.server.telemetry import configure_logging
 
 DEV_ORG = "dev"
-
-
-class Parser(argparse.ArgumentParser):
-    """argparse with "did you mean" for a mistyped command or action (sub-parsers made by
-    `add_subparsers` are of this class too)."""
-
-    def _check_value(self, action: argparse.Action, value: Any) -> None:
-        choices = action.choices
-        if choices is not None and isinstance(value, str) and value not in choices:
-            names = [str(c) for c in choices]
-            close = difflib.get_close_matches(value, names, n=1, cutoff=0.6)
-            hint = f"did you mean {close[0]!r}? " if close else ""
-            raise argparse.ArgumentError(
-                action, f"invalid choice: {value!r} ({hint}choose from {', '.join(names)})"
-            )
-        super()._check_value(action, value)
-
-
-def _version() -> str:
-    try:
-        return importlib.metadata.version("quire-server")
-    except importlib.metadata.PackageNotFoundError:  # run from a source tree, not installed
-        return "unknown"
 
 
 def _settings(args: argparse.Namespace) -> Settings:
@@ -92,7 +73,15 @@ def _serving(run: Coroutine[Any, Any, None]) -> int:
     except GaveUp as exc:
         print(f"quire: {exc}; stopped", file=sys.stderr, flush=True)
         return 1
+    except ModelTamperedError as exc:
+        return _refused(exc)
     return 0
+
+
+def _refused(exc: Exception) -> int:
+    """A start refused before serving (a tampered model): the message names what to run."""
+    print(f"quire: cannot start: {exc}", file=sys.stderr, flush=True)
+    return 1
 
 
 def cmd_serve(args: argparse.Namespace) -> int:
@@ -189,7 +178,10 @@ def cmd_worker(args: argparse.Namespace) -> int:
             if embedded is not None:
                 embedded.stop()  # type: ignore[attr-defined]
 
-    asyncio.run(run())
+    try:
+        asyncio.run(run())
+    except ModelTamperedError as exc:
+        return _refused(exc)
     return 0
 
 
@@ -318,18 +310,17 @@ def cmd_model_prepare(args: argparse.Namespace) -> int:
     return 0
 
 
-def build_parser() -> argparse.ArgumentParser:
-    parser: argparse.ArgumentParser = Parser(
-        prog="quire",
-        description=(
-            "Quire: a gRPC knowledge retrieval service over PostgreSQL full-text + pgvector. "
-            "Without QUIRE_DATABASE_URL it runs an embedded PostgreSQL under $QUIRE_HOME "
-            "(default ~/.local/share/quire)."
-        ),
+def extend(cli: CommandLine) -> None:
+    """Adds the server's commands to `quire` (the `quire.cli` entry point)."""
+    cli.parser.description = (
+        "Quire: a gRPC knowledge retrieval service over PostgreSQL full-text + pgvector. "
+        "Without QUIRE_DATABASE_URL the server commands run an embedded PostgreSQL under "
+        "$QUIRE_HOME (default ~/.local/share/quire); the network commands talk to a running "
+        "server (--address, --api-key)."
     )
-    parser.add_argument("--log-level", default=os.environ.get("QUIRE_LOG_LEVEL", "INFO"))
-    parser.add_argument("--version", action="version", version=f"quire {_version()}")
-    sub = parser.add_subparsers(dest="command", required=True, metavar="COMMAND")
+    cli.versions.append(package_version("quire-server"))
+    cli.configure_logging = configure_logging
+    sub = cli.commands
 
     def server_flags(p: argparse.ArgumentParser) -> None:
         p.add_argument("--tls-cert", help="PEM certificate chain (enables TLS; $QUIRE_TLS_CERT)")
@@ -422,9 +413,7 @@ def build_parser() -> argparse.ArgumentParser:
     migrate = sub.add_parser("migrate", help="apply pending database migrations and exit")
     migrate.set_defaults(func=cmd_migrate)
 
-    keys = sub.add_parser("keys", help="manage API keys")
-    keys_sub = keys.add_subparsers(dest="keys_command", required=True, metavar="ACTION")
-    create = keys_sub.add_parser(
+    create = cli.groups["keys"].add_parser(
         "create", help="create a key for an organisation (created if new); prints the secret once"
     )
     create.add_argument(
@@ -444,11 +433,8 @@ def build_parser() -> argparse.ArgumentParser:
         "--json", action="store_true", help="print the new key as JSON (secret included)"
     )
     create.set_defaults(func=cmd_keys_create)
-    cli_commands.admin.extend_keys(keys_sub)
 
-    gate = sub.add_parser("gate", help="the FTS baseline gate")
-    gate_sub = gate.add_subparsers(dest="gate_command", required=True, metavar="ACTION")
-    gate_run = gate_sub.add_parser(
+    gate_run = cli.groups["gate"].add_parser(
         "run",
         help="index a judged BEIR data set into a scratch organisation, compare LEGACY_FTS and "
         "HYBRID, record the result for the current fingerprint (exit 1 if the gate fails)",
@@ -459,7 +445,6 @@ def build_parser() -> argparse.ArgumentParser:
     gate_run.add_argument("--max-queries", type=int, default=0, help="0: all")
     gate_run.add_argument("--json", help="also write the summary as JSON to this file")
     gate_run.set_defaults(func=cmd_gate_run)
-    cli_commands.admin.extend_gate(gate_sub)
 
     model = sub.add_parser("model", help="manage the embedding model")
     model_sub = model.add_subparsers(dest="model_command", required=True, metavar="ACTION")
@@ -474,21 +459,17 @@ def build_parser() -> argparse.ArgumentParser:
     )
     prepare.add_argument("--force", action="store_true", help="rebuild even if prepared")
     prepare.set_defaults(func=cmd_model_prepare)
-    cli_commands.register(sub)
-    return parser
+
+
+def build_parser() -> argparse.ArgumentParser:
+    """The whole `quire` parser: the client's network commands and these."""
+    return command_line.build_parser([extend])
 
 
 def main(argv: Sequence[str] | None = None) -> int:
-    args = build_parser().parse_args(argv)
-    configure_logging(args.log_level)
-    from quire.indexer.embedding import ModelTamperedError
-
-    try:
-        result: int = args.func(args)
-    except ModelTamperedError as exc:  # refused at start-up: say what to run, no traceback
-        print(f"quire: cannot start: {exc}", file=sys.stderr, flush=True)
-        return 1
-    return result
+    """`python -m quire.server.cli`: `quire` with these commands, found without entry points
+    (a source tree that is not installed)."""
+    return command_line.main(argv, [extend])
 
 
 if __name__ == "__main__":

@@ -9,9 +9,9 @@ from typing import Any
 from rich.console import Console
 
 from quire.client import AsyncQuireClient
-from quire.server.cli_commands import connection, exit_codes
-from quire.server.cli_commands.output import Output, as_dict, pairs, rate, table
-from quire.server.cli_commands.runner import run
+from quire.client.cli import connection, exit_codes
+from quire.client.cli.output import Output, as_dict, pairs, rate, table
+from quire.client.cli.runner import run
 from quire.v1 import pages_pb2
 
 

@@ -9,7 +9,10 @@ import os
 
 from quire.client import AsyncQuireClient
 from quire.client.policy import DEFAULT_TIMEOUTS
-from quire.server.config import DEFAULT_ADDRESS
+
+# Where `quire up` and `quire serve` listen unless told otherwise (quire.server.config has the
+# same default; tests/unit/test_cli_extensions.py holds them equal).
+DEFAULT_ADDRESS = "127.0.0.1:50051"
 
 # A big file over a slow link, or a large site, can outlast the client's default upload and
 # sync deadlines; a person at a terminal watches the progress and stops with Ctrl-C instead.
@@ -59,4 +62,4 @@ def open_client(args: argparse.Namespace) -> AsyncQuireClient:
     )
 
 
-__all__ = ["MissingKey", "flags", "open_client"]
+__all__ = ["DEFAULT_ADDRESS", "MissingKey", "flags", "open_client"]

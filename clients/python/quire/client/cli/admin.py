@@ -1,8 +1,9 @@
 """`quire keys revoke`, `quire gate status`, `quire index status|rebuild|rollback`: the
 admin commands that run over the network (`quire keys ls` is in account.py).
 
-`quire keys create` (cli.py) writes to the local database directly; `quire keys revoke` goes
-through RevokeApiKey and needs a key with scope admin.
+`quire keys create` and `quire gate run` (the server package's quire.server.cli) work on the
+local database directly; they are added to the `keys` and `gate` groups made here.
+`quire keys revoke` goes through RevokeApiKey and needs a key with scope admin.
 """
 
 from __future__ import annotations
@@ -13,10 +14,11 @@ from collections.abc import Callable
 from rich.console import Console
 
 from quire.client import AsyncQuireClient
-from quire.server.cli_commands import account, connection, exit_codes
-from quire.server.cli_commands.collections import resolve
-from quire.server.cli_commands.output import Output, as_dict, pairs, table
-from quire.server.cli_commands.runner import run
+from quire.client.cli import account, connection, exit_codes
+from quire.client.cli.collections import resolve
+from quire.client.cli.extensions import Actions
+from quire.client.cli.output import Output, as_dict, pairs, table
+from quire.client.cli.runner import run
 from quire.v1 import knowledge_pb2
 
 
@@ -111,10 +113,17 @@ async def cmd_index(client: AsyncQuireClient, args: argparse.Namespace, output: 
     return exit_codes.OK
 
 
-def register(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
+def register(sub: Actions) -> dict[str, Actions]:
+    """`keys`, `gate` and `index`; returns the `keys` and `gate` groups, to which the server
+    package adds its local actions (`keys create`, `gate run`)."""
+    keys = sub.add_parser("keys", help="manage API keys")
+    keys_actions = keys.add_subparsers(dest="keys_command", required=True, metavar="ACTION")
+    _add_key_actions(keys_actions)
+    gate = sub.add_parser("gate", help="the FTS baseline gate")
+    gate_actions = gate.add_subparsers(dest="gate_command", required=True, metavar="ACTION")
+    _add_gate_actions(gate_actions)
+
     shared = connection.flags()
-    # `keys` and `gate` already exist in cli.py (their local actions); the network actions are
-    # added to those parsers by `extend_keys` and `extend_gate`.
     index = sub.add_parser("index", help="a collection's index generations")
     actions = index.add_subparsers(dest="index_command", required=True, metavar="ACTION")
     status = actions.add_parser("status", parents=[shared], help="the generations")
@@ -131,9 +140,10 @@ def register(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
     )
     rollback.add_argument("--collection", required=True, help="collection id or name")
     rollback.set_defaults(func=run(cmd_index))
+    return {"keys": keys_actions, "gate": gate_actions}
 
 
-def extend_keys(actions: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
+def _add_key_actions(actions: Actions) -> None:
     account.extend_keys(actions)
     revoke = actions.add_parser(
         "revoke", parents=[connection.flags()], help="revoke a key by id (over the network)"
@@ -142,7 +152,7 @@ def extend_keys(actions: argparse._SubParsersAction[argparse.ArgumentParser]) ->
     revoke.set_defaults(func=run(cmd_keys_revoke))
 
 
-def extend_gate(actions: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
+def _add_gate_actions(actions: Actions) -> None:
     status = actions.add_parser(
         "status",
         parents=[connection.flags()],
@@ -151,4 +161,4 @@ def extend_gate(actions: argparse._SubParsersAction[argparse.ArgumentParser]) ->
     status.set_defaults(func=run(cmd_gate_status))
 
 
-__all__ = ["extend_gate", "extend_keys", "register"]
+__all__ = ["register"]

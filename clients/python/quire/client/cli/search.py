@@ -13,10 +13,10 @@ import time
 from rich.console import Console
 
 from quire.client import AsyncQuireClient
-from quire.server.cli_commands import connection, exit_codes
-from quire.server.cli_commands.collections import names, resolve
-from quire.server.cli_commands.output import Output, as_dict, highlighted, plain_rows, table
-from quire.server.cli_commands.runner import run
+from quire.client.cli import connection, exit_codes
+from quire.client.cli.collections import names, resolve
+from quire.client.cli.output import Output, as_dict, highlighted, plain_rows, table
+from quire.client.cli.runner import run
 from quire.v1 import knowledge_pb2
 
 # The serving modes, by their names without the enum prefix (UNSPECIFIED is not one).

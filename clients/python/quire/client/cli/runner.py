@@ -10,9 +10,9 @@ from collections.abc import Awaitable, Callable
 
 from quire.client import AsyncQuireClient
 from quire.client import exceptions as qe
-from quire.server.cli_commands import exit_codes
-from quire.server.cli_commands.connection import MissingKey, open_client
-from quire.server.cli_commands.output import Output, error_envelope, write_json
+from quire.client.cli import exit_codes
+from quire.client.cli.connection import MissingKey, open_client
+from quire.client.cli.output import Output, error_envelope, write_json
 
 Command = Callable[[AsyncQuireClient, argparse.Namespace, Output], Awaitable[int]]
 

@@ -9,9 +9,9 @@ import uuid
 from rich.console import Console
 
 from quire.client import AsyncQuireClient, CollectionNotFound
-from quire.server.cli_commands import connection, exit_codes
-from quire.server.cli_commands.output import Output, as_dict, pairs, table
-from quire.server.cli_commands.runner import Declined, run
+from quire.client.cli import connection, exit_codes
+from quire.client.cli.output import Output, as_dict, pairs, table
+from quire.client.cli.runner import Declined, run
 from quire.v1 import knowledge_pb2
 
 

@@ -12,10 +12,10 @@ from rich.console import Console
 from rich.progress import Progress, TaskID
 
 from quire.client import AsyncQuireClient, CollectionNotFound, DocumentNotFound
-from quire.server.cli_commands import connection, exit_codes, upload, upload_files
-from quire.server.cli_commands.collections import resolve
-from quire.server.cli_commands.output import Output, as_dict, pairs, rate, table
-from quire.server.cli_commands.runner import explain, run
+from quire.client.cli import connection, exit_codes, upload, upload_files
+from quire.client.cli.collections import resolve
+from quire.client.cli.output import Output, as_dict, pairs, rate, table
+from quire.client.cli.runner import explain, run
 from quire.v1 import knowledge_pb2
 
 _MIB = 1024 * 1024
