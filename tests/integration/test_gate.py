@@ -9,6 +9,7 @@ import asyncio
 import uuid
 from collections.abc import AsyncIterator
 from dataclasses import dataclass
+from pathlib import Path
 
 import pytest
 import pytest_asyncio
@@ -193,3 +194,35 @@ async def test_gate_needs_admin_and_a_real_dataset(
     with pytest.raises(qe.InvalidRequest):
         async for _ in client.run_gate(dataset=MINI, split="no-such-split"):
             pass
+
+
+async def test_a_second_index_of_a_data_set_embeds_nothing(
+    harness: Harness, gate_datasets: Path
+) -> None:
+    """The gate files a data set's vectors under the organisation running it (each run indexes
+    into a new scratch organisation, purged after): its next run looks every text up instead
+    of embedding it again (issue 31), whichever worker indexes it (the gate's own or the
+    server's, which claims some of the jobs here), and stores the same vectors."""
+    from quire.server.gate import dataset, runner
+
+    data = dataset.load(gate_datasets / MINI, "pass")
+    keys = await harness.keys("gate-vectors-org")  # nothing filed under it yet
+    embeddings = harness.running.state.embeddings  # type: ignore[attr-defined]
+    server_stage = embeddings.ingest_stage
+    runs = []
+    for _ in range(2):
+        before = server_stage.texts_embedded
+        index = await runner.build_index(harness.pool, embeddings, data, vectors_of=keys.org_id)
+        embedded = index.texts_embedded + server_stage.texts_embedded - before
+        async with harness.pool.acquire() as conn:
+            vectors = await conn.fetch(
+                "SELECT content, embedding::text AS v FROM knowledge_chunks WHERE org_id = $1 "
+                "ORDER BY content, embedding::text",
+                index.org_id,
+            )
+            await runner.purge_organisation(conn, index.org_id)
+        runs.append((embedded, [tuple(r) for r in vectors]))
+    (first, first_vectors), (second, second_vectors) = runs
+    assert first >= MINI_DOCUMENTS
+    assert second == 0
+    assert first_vectors and first_vectors == second_vectors

@@ -8,6 +8,9 @@ restarts and are shared by every worker of the deployment.
 
 - **Per organisation.** Keyed by (organisation, model, sha256 of the text), never shared: a
   hit is faster than an embedding, which would tell one tenant that another holds a text.
+  An organisation with `vectors_filed_under` set (migration 0017) files its rows under that
+  one instead: the gate indexes public data sets into a new scratch organisation each run and
+  keeps their vectors under the organisation that runs it, so its next run embeds nothing.
 - **Never mixes models.** `model` is the sha256 of the embedder's fingerprint (model files,
   tokenizer, pooling, precision); a row of another model is never read.
 - **Bounded.** At most `max_rows` rows per organisation (DEFAULT_MAX_ROWS, about 0.6 KiB each
@@ -48,6 +51,11 @@ REMEMBER = """
 INSERT INTO vector_store (org_id, model, text_sha256, embedding) VALUES ($1, $2, $3, $4)
 ON CONFLICT DO NOTHING
 """
+FILED_UNDER = """
+SELECT coalesce(vectors_filed_under, org_id) FROM organisations WHERE org_id = $1
+"""
+# Organisations whose filing is remembered (it never changes): past this, forgotten at once.
+FILING_CACHE = 10_000
 # Keeps the organisation's `$2` most recently used rows (any model).
 EVICT = """
 DELETE FROM vector_store v
@@ -72,6 +80,7 @@ class VectorStore:
             raise ValueError("max_rows must be at least 1")
         self._pool = pool
         self.max_rows = max_rows
+        self._filing: dict[uuid.UUID, uuid.UUID] = {}
         # New rows per organisation since its last eviction check (None: never checked).
         self._added: dict[uuid.UUID, int] = {}
 
@@ -82,6 +91,7 @@ class VectorStore:
         keys = [text_key(t) for t in texts]
         model = model_key(fingerprint)
         async with self._pool.acquire() as conn:
+            org_id = await self._filed_under(conn, org_id)
             rows = await conn.fetch(LOOKUP, org_id, model, list(set(keys)))
             if rows:
                 await conn.execute(TOUCH, org_id, model, [bytes(r["text_sha256"]) for r in rows])
@@ -99,6 +109,7 @@ class VectorStore:
         for text, vector in zip(texts, vectors, strict=True):
             unique.setdefault(text_key(text), vector)
         async with self._pool.acquire() as conn:
+            org_id = await self._filed_under(conn, org_id)
             model = model_key(fingerprint)
             await conn.executemany(
                 REMEMBER, [(org_id, model, key, vector) for key, vector in unique.items()]
@@ -114,3 +125,13 @@ class VectorStore:
                     )
                 added = 0
             self._added[org_id] = added
+
+    async def _filed_under(self, conn: asyncpg.Connection, org_id: uuid.UUID) -> uuid.UUID:
+        """The organisation `org_id`'s rows are filed under (itself, unless set otherwise)."""
+        filed = self._filing.get(org_id)
+        if filed is None:
+            filed = await conn.fetchval(FILED_UNDER, org_id) or org_id
+            if len(self._filing) >= FILING_CACHE:
+                self._filing.clear()
+            self._filing[org_id] = filed
+        return filed

@@ -16,6 +16,8 @@ import asyncpg
 
 from quire.indexer.api import TITLE_MODE, Worker
 from quire.indexer.extraction import ExtractionPool
+from quire.indexer.ingest.embed_stage import EmbedStage
+from quire.indexer.ingest.vector_store import VectorStore
 from quire.server.embeddings import EmbeddingService
 from quire.server.gate.dataset import Dataset
 from quire.server.gate.metrics import Scores, evaluate
@@ -29,7 +31,7 @@ log = logging.getLogger(__name__)
 DEPTH = 100
 Progress = Callable[[str, int, int], Awaitable[None]]
 
-CREATE_ORG = "INSERT INTO organisations (org_id, name) VALUES ($1, $2)"
+CREATE_ORG = "INSERT INTO organisations (org_id, name, vectors_filed_under) VALUES ($1, $2, $3)"
 CREATE_COLLECTION = "INSERT INTO collections (org_id, collection_id, name) VALUES ($1, $2, $3)"
 PENDING_JOBS = """
 SELECT count(*) FROM jobs WHERE org_id = $1 AND state IN ('queued', 'running')
@@ -134,9 +136,11 @@ async def ingest(
     collection_id: uuid.UUID,
     progress: Progress,
     title_mode: str = TITLE_MODE,
+    embed_stage: EmbedStage | None = None,
 ) -> float:
     """Uploads every document through the UploadDocument storage path, then runs the worker
-    until every job is done; returns the elapsed seconds."""
+    until every job is done; returns the elapsed seconds. `embed_stage`: where the worker
+    embeds (default: a stage of its own, its vectors stored for `org_id`)."""
     started = time.perf_counter()
     items = list(dataset.corpus.items())
 
@@ -146,7 +150,9 @@ async def ingest(
     await store_texts(pool, org_id, collection_id, items, uploaded)
     await progress("indexing", 0, len(items))
     async with ExtractionPool() as extraction:
-        worker = Worker(pool, embeddings, extraction, title_mode=title_mode)
+        worker = Worker(
+            pool, embeddings, extraction, title_mode=title_mode, embed_stage=embed_stage
+        )
         await worker.run_until_idle()
     await wait_settled(pool, org_id)
     await progress("indexing", len(items), len(items))
@@ -174,6 +180,8 @@ class ScratchIndex:
     scope: list[ScopedCollection]
     corpus_id: dict[str, str]  # Quire document id → data set document id
     ingest_seconds: float
+    texts_embedded: int = 0  # by the model; the others came from the vector store
+    texts_reused: int = 0
 
 
 async def build_index(
@@ -182,15 +190,20 @@ async def build_index(
     dataset: Dataset,
     progress: Progress = _noop,
     title_mode: str = TITLE_MODE,
+    vectors_of: uuid.UUID | None = None,
 ) -> ScratchIndex:
+    """The data set indexed into a new scratch organisation. `vectors_of`: the organisation
+    its vectors are filed under (vector_store.py), so they outlive the scratch organisation
+    and the next run reuses them; None: they go with it."""
     org_id = uuid.uuid4()
     collection_id = uuid.uuid4()
     async with pool.acquire() as conn:
-        await conn.execute(CREATE_ORG, org_id, f"gate-scratch-{org_id.hex[:12]}")
+        await conn.execute(CREATE_ORG, org_id, f"gate-scratch-{org_id.hex[:12]}", vectors_of)
         await conn.execute(CREATE_COLLECTION, org_id, collection_id, dataset.name)
     try:
+        stage = EmbedStage(embeddings, VectorStore(pool))
         ingest_s = await ingest(
-            pool, embeddings, dataset, org_id, collection_id, progress, title_mode
+            pool, embeddings, dataset, org_id, collection_id, progress, title_mode, stage
         )
         async with pool.acquire() as conn:
             scoped = await resolve(conn, org_id, "", [str(collection_id)])
@@ -205,6 +218,8 @@ async def build_index(
         scope=scoped,
         corpus_id={str(k): v.removesuffix(".txt") for k, v in names.items()},
         ingest_seconds=ingest_s,
+        texts_embedded=stage.texts_embedded,
+        texts_reused=stage.texts_reused,
     )
 
 
@@ -296,7 +311,8 @@ async def run_gate(
     progress: Progress = _noop,
     keep_rankings: bool = False,
 ) -> GateRun:
-    index = await build_index(pool, embeddings, dataset, progress)
+    # Data sets are public: the runner's organisation keeps their vectors for its next run.
+    index = await build_index(pool, embeddings, dataset, progress, vectors_of=recorded_by)
     try:
         started = time.perf_counter()
         rankings = await rank_queries(pool, embeddings, index, dataset, tuning, progress)
