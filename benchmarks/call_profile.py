@@ -87,13 +87,9 @@ def breakdown(profile: cProfile.Profile, calls: int, top: int = 12) -> dict[str,
 async def profile_calls(call: Callable[[int], Awaitable[Any]], requests: int) -> dict[str, Any]:
     for i in range(20):
         await call(i)
-    profile = cProfile.Profile()
-    profile.enable()
-    try:
+    with Profiled() as profiled:
         result = await h.run_load(call, requests=requests, concurrency=1)
-    finally:
-        profile.disable()
-    out = breakdown(profile, requests)
+    out = profiled.breakdown(requests)
     out["p50_ms_under_profiler"] = result.as_dict().get("p50_ms")
     return out
 
@@ -139,3 +135,31 @@ async def servicer_floor(token: str, requests: int) -> dict[str, Any]:
     finally:
         await server.stop(None)
     return out
+
+
+def extra_cost(base: dict[str, Any], other: dict[str, Any]) -> dict[str, float]:
+    """What `other` spends per call beyond `base`, part by part (µs, from two breakdowns),
+    largest first."""
+    names = set(base["parts"]) | set(other["parts"])
+
+    def us(breakdown: dict[str, Any], name: str) -> float:
+        return float(breakdown["parts"].get(name, {}).get("us_per_call", 0.0))
+
+    diff = {name: round(us(other, name) - us(base, name), 1) for name in names}
+    diff["busy_total"] = round(other["busy_us_per_call"] - base["busy_us_per_call"], 1)
+    return dict(sorted(diff.items(), key=lambda kv: -abs(kv[1])))
+
+
+class Profiled:
+    """`with Profiled() as p:` around work of `calls` calls; `p.breakdown(calls)` after."""
+
+    def __enter__(self) -> Profiled:
+        self.profile = cProfile.Profile()
+        self.profile.enable()
+        return self
+
+    def __exit__(self, *exc: object) -> None:
+        self.profile.disable()
+
+    def breakdown(self, calls: int) -> dict[str, Any]:
+        return breakdown(self.profile, calls)

@@ -67,3 +67,54 @@ def test_fit_text_keeps_the_result_within_its_budget() -> None:
     reading.fit_text(read, 24_000)
     assert 0 < canonical_json.size(read) <= 24_000
     assert canonical_json.size(read) > 24_000 - 8  # cut at the budget, not far below it
+
+
+def reference_fit(result: pages_pb2.SearchResult, max_bytes: int) -> int:
+    """The hits kept by converting the whole result once per hit dropped (the old way)."""
+    hits = list(result.hits)
+    keep = len(hits)
+    while True:
+        trial = pages_pb2.SearchResult()
+        trial.CopyFrom(result)
+        del trial.hits[:]
+        trial.hits.extend(hits[:keep])
+        trial.truncated = keep < len(hits)
+        trial.omitted_count = len(hits) - keep
+        if canonical_json.size(trial) <= max_bytes or keep == 0:
+            return keep
+        keep -= 1
+
+
+@pytest.mark.parametrize("budget", [0, 300, 2_000, 5_000, 12_000, 24_000, 100_000])
+@pytest.mark.parametrize("count", [0, 1, 3, 12])
+def test_search_budget_keeps_what_the_whole_conversion_keeps(budget: int, count: int) -> None:
+    from quire.server.pages.search import fit_budget
+
+    result = pages_pb2.SearchResult(
+        schema_version=1,
+        namespace="docs",
+        query="how do I é",
+        warnings=["alternative 1 failed"],
+        filesystem_version=42,
+        hits=[
+            pages_pb2.SearchHit(
+                schema_version=1,
+                path=f"/p/{i}",
+                url=f"https://example.com/p/{i}",
+                title=f'Title "{i}"',
+                revision="r",
+                chunk_id=f"c{i}",
+                content="text é\n " * (40 * (i + 1)),
+                score=0.5 / (i + 1),
+                rank=i + 1,
+                heading_path=["A", "B"],
+            )
+            for i in range(count)
+        ],
+    )
+    expected = reference_fit(result, budget)
+    fitted = fit_budget(result, budget)
+    assert len(fitted.hits) == expected
+    assert fitted.omitted_count == count - expected and fitted.truncated == (expected < count)
+    if expected:
+        assert canonical_json.size(fitted) <= budget
