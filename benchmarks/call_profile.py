@@ -9,10 +9,12 @@ Two measurements, both in the benchmark's process and run:
 - `profile`: cProfile around `--requests` calls of each RPC kind at concurrency 1 (client
   and server share the event loop, so one profile sees both), its own time (tottime) summed
   into the parts of the path by module: key verification, rpc.py's wrapper and limiter,
-  telemetry, replica routing, validation, protobuf, the JSON budget, logging, the servicers,
-  asyncpg, grpc, the client, the event loop. The event loop's wait in epoll is idle time
-  (the database or the peer working), reported apart. cProfile slows Python calls down, so
-  the shares overstate many small Python functions; use `calls` for how long a call takes.
+  telemetry, replica routing, validation, protobuf, the JSON encoding (output budgets, tool
+  results, Connect bodies), logging, the servicers, asyncpg, grpc, the client, socket system
+  calls (on loopback the kernel delivers to the peer inside `send`), the event loop. The
+  event loop's wait in epoll is idle time (the database or the peer working), reported apart.
+  cProfile slows Python calls down, so the shares overstate many small Python functions; use
+  `calls` for how long a call takes.
 """
 
 from __future__ import annotations
@@ -34,7 +36,11 @@ PARTS: tuple[tuple[str, tuple[str, ...]], ...] = (
     ("telemetry", ("opentelemetry/", "quire/server/telemetry.py")),
     ("replica_routing", ("quire/server/read_routing.py", "quire/server/storage/replicas.py")),
     ("validation", ("quire/server/validation.py", "quire/server/contract/")),
-    ("json_budget", ("quire/server/canonical_json.py", "json_format.py", "/json/")),
+    ("socket_syscalls", ("of '_socket.socket'",)),
+    (
+        "json_encoding",
+        ("quire/server/canonical_json.py", "proto_json.py", "json_format.py", "/json/"),
+    ),
     ("logging", ("/logging/",)),
     ("servicer", ("quire/server/services/", "quire/server/pages/", "quire/server/knowledge/")),
     ("database_transaction", ("quire/server/storage/",)),

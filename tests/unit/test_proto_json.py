@@ -1,5 +1,6 @@
-"""`proto_json.canonical_dict` must give exactly json_format's result (proto names, fields
-without presence printed) for every message of quire.v1: empty, and filled field by field."""
+"""`proto_json` must give exactly json_format's results for every message of quire.v1, empty
+and filled field by field: the canonical form (proto names, fields without presence printed)
+and the default one, byte for byte as the Connect listener writes it."""
 
 from __future__ import annotations
 
@@ -14,11 +15,12 @@ from google.protobuf.descriptor import FieldDescriptor
 from google.protobuf.message import Message
 
 import quire.v1
-from quire.client.proto_json import canonical_dict
+from quire.client.proto_json import canonical_dict, json_dict
+from quire.server.http.codecs import StrictCompactJson
 
 STRINGS = ["", 'quo"te \\ é 漢 🙂 \n\t\x01', "plain"]
 NUMBERS = [0, 1, 7, 2**31 - 1]
-DOUBLES = [0.0, 1.0, -2.5, 1e-7, 3.141592653589793, float("inf"), float("nan")]
+DOUBLES = [0.0, -0.0, 1.0, -2.5, 1e-7, 3.141592653589793, float("inf"), float("nan")]
 
 
 def message_classes() -> list[type[Message]]:
@@ -98,10 +100,14 @@ def test_every_message_of_the_contract_is_covered() -> None:
 
 @pytest.mark.parametrize("cls", CLASSES, ids=lambda c: c.DESCRIPTOR.full_name)
 def test_canonical_dict_equals_json_format(cls: type[Message]) -> None:
-    for seed in range(4):
+    for seed in range(8):
         message = cls()
         if seed:
             fill(message, seed)
         fast, expected = canonical_dict(message), slow(message)
         # Compared as JSON text (sorted keys): NaN is the string "NaN" in both.
         assert json.dumps(fast, sort_keys=True) == json.dumps(expected, sort_keys=True)
+        # The default form in json_format's key order: the Connect response bytes.
+        connect = StrictCompactJson().encode(message)
+        assert connect == json_format.MessageToJson(message, indent=None).encode()
+        assert json.dumps(json_dict(message)) == json.dumps(json_format.MessageToDict(message))
