@@ -28,6 +28,11 @@ run:
    telemetry, replica routing, validation, protobuf, JSON budget, logging, servicer, asyncpg,
    grpc, client, event loop).
 
+5. `cpu_c1`: CPU milliseconds of this process per call at concurrency 1 (client, server and
+   grpc's threads; PostgreSQL's CPU is not in it), service and direct, alternated in four
+   blocks (median): on a shared machine wall-clock latency mostly measures the wait for a
+   core, CPU time much less so. The servicer floor has it too.
+
 The timers add a little to every call, so the section run is slower than `calls`; use it for
 where the time goes, and `calls` for how long a call takes.
 """
@@ -348,6 +353,40 @@ async def measure_calls(
     return out
 
 
+async def cpu_per_call(call: Any, requests: int) -> float:
+    """CPU milliseconds this process (client, server, grpc's threads) spends per call at
+    concurrency 1: on a machine shared with other work, wall-clock latency mostly measures
+    the wait for a core, CPU time much less so. PostgreSQL's own CPU is not in it."""
+    for i in range(10):
+        await call(i)
+    started = time.process_time()
+    await h.run_load(call, requests=requests, concurrency=1)
+    return round((time.process_time() - started) / requests * 1000, 3)
+
+
+async def measure_cpu(ops: dict[str, Any], requests: int) -> dict[str, Any]:
+    """Per RPC kind: CPU ms per call of the service call and of the direct one, alternated
+    in four blocks each, and what the service path adds."""
+    out: dict[str, Any] = {}
+    for name, (service_call, direct_call) in ops.items():
+        h.note(f"CPU per call of {name}")
+        block = max(requests // 4, 10)
+        service: list[float] = []
+        direct: list[float] = []
+        for _ in range(4):
+            service.append(await cpu_per_call(service_call, block))
+            if direct_call is not None:
+                direct.append(await cpu_per_call(direct_call, block))
+        cell: dict[str, Any] = {"service_cpu_ms": round(statistics.median(service), 3)}
+        if direct:
+            cell["direct_cpu_ms"] = round(statistics.median(direct), 3)
+            cell["service_minus_direct_cpu_ms"] = round(
+                cell["service_cpu_ms"] - cell["direct_cpu_ms"], 3
+            )
+        out[name] = cell
+    return out
+
+
 async def measure_sections(
     sections: Sections, ops: dict[str, Any], requests: int
 ) -> dict[str, Any]:
@@ -411,6 +450,7 @@ async def main(args: argparse.Namespace) -> dict[str, Any]:
                         stub = pages_service_pb2_grpc.PagesServiceStub(bare)
                         ops = operations(client, stub, key.token, direct, paths)
                         report["calls"] = await measure_calls(ops, requests, concurrencies)
+                        report["cpu_c1"] = await measure_cpu(ops, requests)
                         if args.sections:
                             report["sections_c1"] = await measure_sections(sections, ops, requests)
                         if args.profile:
@@ -450,9 +490,15 @@ def summary(report: dict[str, Any]) -> dict[str, Any]:
             if "direct" in cells[last]
         },
     }
+    if "cpu_c1" in report:
+        out["cpu_ms_per_call_c1"] = report["cpu_c1"]
     if "servicer_floor" in report:
         out["servicer_floor_p50_ms_c1"] = {
             name: cells["c1"].get("p50_ms") for name, cells in report["servicer_floor"].items()
+        }
+        out["servicer_floor_cpu_ms_per_call_c1"] = {
+            name: cells.get("cpu_ms_per_call_c1")
+            for name, cells in report["servicer_floor"].items()
         }
     if "profile_c1" in report:
         out["profile_busy_us_per_call"] = {

@@ -21,6 +21,7 @@ from __future__ import annotations
 
 import cProfile
 import pstats
+import time
 from collections import defaultdict
 from collections.abc import Awaitable, Callable
 from typing import Any
@@ -137,7 +138,10 @@ async def servicer_floor(token: str, requests: int) -> dict[str, Any]:
             for name, call in ops.items():
                 c1 = await h.run_load(call, requests=requests, concurrency=1, warmup=20)
                 c16 = await h.run_load(call, requests=requests * 2, concurrency=16)
-                out[name] = {"c1": c1.as_dict(), "c16": c16.as_dict()}
+                started = time.process_time()
+                await h.run_load(call, requests=requests, concurrency=1)
+                cpu_ms = round((time.process_time() - started) / requests * 1000, 3)
+                out[name] = {"c1": c1.as_dict(), "c16": c16.as_dict(), "cpu_ms_per_call_c1": cpu_ms}
     finally:
         await server.stop(None)
     return out
