@@ -1,7 +1,7 @@
 """The service's own cost per call (issue 33): where the time of one RPC goes. Prints JSON.
 
     .venv/bin/python benchmarks/call_cost.py [--requests 300] [--pages 30] [--quick]
-        [--concurrency 1,16] [--no-sections]
+        [--concurrency 1,16] [--no-sections] [--profile] [--out FILE]
 
 Syncs the first `--pages` pages of the FastAPI site into a fresh database and starts Quire in
 this process (as pages_search.py does; the client runs in the same event loop). Then, in one
@@ -20,6 +20,18 @@ run:
    database transaction, and `fit_text` (the JSON budget of a ReadPage). Section times are
    inclusive; `derived` subtracts the nested ones: what each layer costs by itself, and
    `transport_and_client` (what the client observed minus what the server's Python spent).
+
+4. `servicer_floor` and `profile_c1` (with `--profile`; call_profile.py): a bare grpc.aio
+   PagesService answering with empty messages, through the same client and a bare stub (the
+   floor no Python change in Quire can beat), and a cProfile of each RPC kind at c1 with its
+   own time summed into the parts of the path (key verification, wrapper and limiter,
+   telemetry, replica routing, validation, protobuf, JSON budget, logging, servicer, asyncpg,
+   grpc, client, event loop).
+
+5. `cpu_c1`: CPU milliseconds of this process per call at concurrency 1 (client, server and
+   grpc's threads; PostgreSQL's CPU is not in it), service and direct, alternated in four
+   blocks (median): on a shared machine wall-clock latency mostly measures the wait for a
+   core, CPU time much less so. The servicer floor has it too.
 
 The timers add a little to every call, so the section run is slower than `calls`; use it for
 where the time goes, and `calls` for how long a call takes.
@@ -40,6 +52,7 @@ from pathlib import Path
 from typing import Any
 
 import _harness as h
+import call_profile
 import pages_search
 
 NAMESPACE = pages_search.NAMESPACE
@@ -192,6 +205,9 @@ def instrument(sections: Sections) -> None:
     sections.patch(rpc, "_wrap", timed_wrap)
     sections.coroutine(rpc._Call, "enter", "quire_enter")
     sections.coroutine(auth.KeyVerifier, "verify", "key_check")
+    sections.context(rpc.OrgLimiter, "turn", "limiter_turn")
+    with contextlib.suppress(AttributeError):  # an SDK instrument may refuse new attributes
+        sections.function(telemetry.rpc_duration, "record", "telemetry_record")
     sections.coroutine(rpc, "routed", "replica_routing")
     for method in ("DescribeTools", "ReadPage", "SearchPages", "GrepPages"):
         sections.coroutine(pages.PagesService, method, "servicer")
@@ -219,7 +235,12 @@ def derived(s: dict[str, Any]) -> dict[str, Any]:
         "codec": p50("server_decode_request") + p50("server_encode_response"),
         "opentelemetry_interceptor": p50("server_total") - p50("quire_wrapper"),
         # Without replicas rpc.py calls the servicer directly, not through routing.
-        "quire_wrapper_own": p50("quire_wrapper") - p50("quire_enter") - below_wrapper,
+        "quire_wrapper_own": p50("quire_wrapper")
+        - p50("quire_enter")
+        - (p50("limiter_turn") or below_wrapper)
+        - p50("telemetry_record"),
+        "limiter_turn_own": max(p50("limiter_turn") - below_wrapper, 0.0),
+        "telemetry_record": p50("telemetry_record"),
         "quire_enter_own": p50("quire_enter") - p50("key_check"),
         "key_check": p50("key_check"),
         "replica_routing_own": below_wrapper - p50("servicer"),
@@ -332,6 +353,40 @@ async def measure_calls(
     return out
 
 
+async def cpu_per_call(call: Any, requests: int) -> float:
+    """CPU milliseconds this process (client, server, grpc's threads) spends per call at
+    concurrency 1: on a machine shared with other work, wall-clock latency mostly measures
+    the wait for a core, CPU time much less so. PostgreSQL's own CPU is not in it."""
+    for i in range(10):
+        await call(i)
+    started = time.process_time()
+    await h.run_load(call, requests=requests, concurrency=1)
+    return round((time.process_time() - started) / requests * 1000, 3)
+
+
+async def measure_cpu(ops: dict[str, Any], requests: int) -> dict[str, Any]:
+    """Per RPC kind: CPU ms per call of the service call and of the direct one, alternated
+    in four blocks each, and what the service path adds."""
+    out: dict[str, Any] = {}
+    for name, (service_call, direct_call) in ops.items():
+        h.note(f"CPU per call of {name}")
+        block = max(requests // 4, 10)
+        service: list[float] = []
+        direct: list[float] = []
+        for _ in range(4):
+            service.append(await cpu_per_call(service_call, block))
+            if direct_call is not None:
+                direct.append(await cpu_per_call(direct_call, block))
+        cell: dict[str, Any] = {"service_cpu_ms": round(statistics.median(service), 3)}
+        if direct:
+            cell["direct_cpu_ms"] = round(statistics.median(direct), 3)
+            cell["service_minus_direct_cpu_ms"] = round(
+                cell["service_cpu_ms"] - cell["direct_cpu_ms"], 3
+            )
+        out[name] = cell
+    return out
+
+
 async def measure_sections(
     sections: Sections, ops: dict[str, Any], requests: int
 ) -> dict[str, Any]:
@@ -395,8 +450,17 @@ async def main(args: argparse.Namespace) -> dict[str, Any]:
                         stub = pages_service_pb2_grpc.PagesServiceStub(bare)
                         ops = operations(client, stub, key.token, direct, paths)
                         report["calls"] = await measure_calls(ops, requests, concurrencies)
+                        report["cpu_c1"] = await measure_cpu(ops, requests)
                         if args.sections:
                             report["sections_c1"] = await measure_sections(sections, ops, requests)
+                        if args.profile:
+                            report["servicer_floor"] = await call_profile.servicer_floor(
+                                key.token, requests
+                            )
+                            report["profile_c1"] = {
+                                name: await call_profile.profile_calls(service_call, requests)
+                                for name, (service_call, _) in ops.items()
+                            }
     finally:
         sections.undo()
     report["summary"] = summary(report)
@@ -426,11 +490,30 @@ def summary(report: dict[str, Any]) -> dict[str, Any]:
             if "direct" in cells[last]
         },
     }
+    if "cpu_c1" in report:
+        out["cpu_ms_per_call_c1"] = report["cpu_c1"]
+    if "servicer_floor" in report:
+        out["servicer_floor_p50_ms_c1"] = {
+            name: cells["c1"].get("p50_ms") for name, cells in report["servicer_floor"].items()
+        }
+        out["servicer_floor_cpu_ms_per_call_c1"] = {
+            name: cells.get("cpu_ms_per_call_c1")
+            for name, cells in report["servicer_floor"].items()
+        }
+    if "profile_c1" in report:
+        out["profile_busy_us_per_call"] = {
+            name: p["busy_us_per_call"] for name, p in report["profile_c1"].items()
+        }
     return out
 
 
 if __name__ == "__main__":
     parser = h.load_arguments(__doc__, pages=30, max_cell_s=120.0, quick="60 requests per cell")
     parser.add_argument("--no-sections", dest="sections", action="store_false")
+    parser.add_argument(
+        "--profile",
+        action="store_true",
+        help="also the bare-servicer floor and a cProfile breakdown per RPC kind",
+    )
     arguments = parser.parse_args()
     h.emit(h.run(main(arguments)), arguments.out)

@@ -1,7 +1,7 @@
 """SearchPages over gRPC and over Connect/JSON (HTTP/1.1), side by side in one run. Prints JSON.
 
     .venv/bin/python benchmarks/connect_http.py [--requests 200] [--concurrency 1,16]
-        [--pages 60] [--quick]
+        [--pages 60] [--quick] [--profile]
 
 Syncs the first `--pages` pages of the FastAPI site (served from a child process) into a fresh
 database, then for each concurrency runs the same list of queries (pages_search.QUERIES) both
@@ -33,6 +33,7 @@ from pathlib import Path
 from typing import Any
 
 import _harness as h
+import call_profile
 import httpx
 from pages_search import QUERIES
 
@@ -42,9 +43,15 @@ TARGET_RATIO = 1.5
 
 
 async def measure(
-    client: Any, http: httpx.AsyncClient, token: str, requests: int, concurrency: int, cap: float
+    client: Any,
+    http: httpx.AsyncClient,
+    token: str,
+    requests: int,
+    concurrency: int,
+    cap: float,
+    only: str = "",
 ) -> dict[str, Any]:
-    """One cell, run in the load process."""
+    """One cell, run in the load process (`only`: "grpc" or "connect" runs that one alone)."""
     # No response compression, as curl asks by default and as gRPC runs here: gzip of a
     # 24,000-byte result costs both ends CPU that a loopback link does not pay back.
     headers = {
@@ -63,6 +70,15 @@ async def measure(
         response.raise_for_status()
         return len(response.json()["result"].get("hits", ()))
 
+    if only:
+        alone = await h.run_load(
+            over_grpc if only == "grpc" else over_connect,
+            requests=requests,
+            concurrency=concurrency,
+            warmup=5,
+            deadline_s=cap,
+        )
+        return {only: alone.as_dict()}
     grpc_result, connect_result = await h.run_side_by_side(
         over_grpc,
         over_connect,
@@ -107,6 +123,8 @@ async def main(args: argparse.Namespace) -> dict[str, Any]:
                         quire, key.token, requests, concurrency, args.max_cell_s
                     )
                 report["cells"] = cells
+                if args.profile:
+                    report["profile"] = await profile_server(quire, key.token, requests, args)
     report["ratios_p50"] = {c: cell["ratio_p50"] for c, cell in report["cells"].items()}
     report["target"] = {
         "connect_over_grpc_p50": TARGET_RATIO,
@@ -115,8 +133,25 @@ async def main(args: argparse.Namespace) -> dict[str, Any]:
     return report
 
 
+async def profile_server(
+    quire: h.Quire, token: str, requests: int, args: argparse.Namespace
+) -> dict[str, Any]:
+    """The server process profiled (cProfile) while the load process sends SearchPages over
+    gRPC alone, then over Connect alone, at the last concurrency: what Connect adds per call
+    in the server, part by part (call_profile.py; the clients are in the child process)."""
+    concurrency = int(args.concurrency.split(",")[-1])
+    out: dict[str, Any] = {"concurrency": concurrency}
+    for only in ("grpc", "connect"):
+        h.note(f"profile: {only} alone at concurrency {concurrency}")
+        with call_profile.Profiled() as profiled:
+            cell = await load_process(quire, token, requests, concurrency, args.max_cell_s, only)
+        out[only] = {"cell": cell[only], **profiled.breakdown(cell[only]["n"] or 1)}
+    out["connect_extra_us_per_call"] = call_profile.extra_cost(out["grpc"], out["connect"])
+    return out
+
+
 async def load_process(
-    quire: h.Quire, token: str, requests: int, concurrency: int, cap: float
+    quire: h.Quire, token: str, requests: int, concurrency: int, cap: float, only: str = ""
 ) -> dict[str, Any]:
     """Runs one cell in a child process against this process's server; its JSON result."""
     command = [
@@ -128,6 +163,7 @@ async def load_process(
         str(requests),
         str(concurrency),
         str(cap),
+        only,
     ]
     child = await asyncio.create_subprocess_exec(
         *command, stdin=subprocess.PIPE, stdout=subprocess.PIPE
@@ -139,7 +175,9 @@ async def load_process(
     return result
 
 
-async def load(address: str, http_url: str, requests: int, concurrency: int, cap: float) -> None:
+async def load(
+    address: str, http_url: str, requests: int, concurrency: int, cap: float, only: str
+) -> None:
     """The load process: both clients, one cell, the result as JSON on stdout."""
     from quire.client import AsyncQuireClient
 
@@ -149,19 +187,24 @@ async def load(address: str, http_url: str, requests: int, concurrency: int, cap
         AsyncQuireClient(address, api_key=token) as client,
         httpx.AsyncClient(base_url=http_url, limits=limits, timeout=60) as http,
     ):
-        cell = await measure(client, http, token, requests, concurrency, cap)
+        cell = await measure(client, http, token, requests, concurrency, cap, only)
     print(json.dumps(cell), flush=True)
 
 
 def parse(argv: list[str] | None = None) -> argparse.Namespace:
     parser = h.load_arguments(__doc__, pages=60, max_cell_s=240.0, quick="40 requests per cell")
+    parser.add_argument(
+        "--profile",
+        action="store_true",
+        help="also profile the server under gRPC alone and Connect alone (call_profile.py)",
+    )
     return parser.parse_args(argv)
 
 
 if __name__ == "__main__":
-    if len(sys.argv) == 7 and sys.argv[1] == "load":
-        _, _, grpc_address, url, n, c, seconds = sys.argv
-        asyncio.run(load(grpc_address, url, int(n), int(c), float(seconds)))
+    if len(sys.argv) == 8 and sys.argv[1] == "load":
+        _, _, grpc_address, url, n, c, seconds, only = sys.argv
+        asyncio.run(load(grpc_address, url, int(n), int(c), float(seconds), only))
     else:
         arguments = parse()
         h.emit(h.run(main(arguments)), arguments.out)

@@ -1,6 +1,7 @@
 """MCP round trip against the same search over gRPC, in one run. Prints JSON.
 
     .venv/bin/python benchmarks/mcp_roundtrip.py [--requests 100] [--pages 100] [--quick]
+        [--profile]
 
 Syncs the first pages of the FastAPI site (served on 127.0.0.1 from a child process) into a
 fresh database, starts Quire in this process with its streamable-HTTP MCP endpoint, and runs
@@ -14,6 +15,10 @@ falls on both columns of a pair alike:
 - mcp_http_with_list: the same preceded by `tools/list`, as an agent that lists before it
   calls (the issue's "list tools, call search_pages");
 - mcp_stdio: `tools/call` to a `quire mcp` child process over its pipes.
+
+With `--profile`, the gRPC and MCP-over-HTTP searches are then profiled apart (cProfile,
+call_profile.py; the MCP client's own work included, as it shares the loop) and
+`mcp_extra_us_per_call` gives what MCP adds per call, part by part.
 
 Each MCP column is measured beside its own gRPC column. Goal: MCP p50 ≤ 1.5× gRPC p50 at
 concurrency 1 (an agent's calls are sequential). The MCP client runs in the server's process
@@ -32,6 +37,7 @@ from pathlib import Path
 from typing import Any
 
 import _harness as h
+import call_profile
 import pages_search
 
 NAMESPACE = "fastapi"
@@ -127,6 +133,15 @@ async def main(args: argparse.Namespace) -> dict[str, Any]:
                             h.percentile(mcp.latencies, 50), h.percentile(base.latencies, 50)
                         ),
                     }
+                if args.profile:
+                    h.note("profiles: grpc, then mcp_http")
+                    base = await call_profile.profile_calls(grpc, requests)
+                    over_mcp = await call_profile.profile_calls(mcp_search(over_http), requests)
+                    report["profile_c1"] = {
+                        "grpc": base,
+                        "mcp_http": over_mcp,
+                        "mcp_extra_us_per_call": call_profile.extra_cost(base, over_mcp),
+                    }
     ratios = {name: report[name]["p50_ratio"] for name in columns}
     report["p50_ratios"] = ratios
     report["goal"] = "MCP p50 ≤ 1.5× gRPC p50"
@@ -141,5 +156,10 @@ if __name__ == "__main__":
     parser.add_argument("--quick", action="store_true", help="30 pages, 30 requests")
     parser.add_argument("--verbose", action="store_true")
     parser.add_argument("--out", type=Path, default=None)
+    parser.add_argument(
+        "--profile",
+        action="store_true",
+        help="also cProfile grpc and mcp_http calls: MCP's extra cost per part (call_profile.py)",
+    )
     arguments = parser.parse_args()
     h.emit(h.run(main(arguments)), arguments.out)

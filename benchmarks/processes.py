@@ -22,7 +22,9 @@ core-seconds); the load average before and after; per server process, the connec
 accepted (SO_REUSEPORT spreads connections, not calls, over the processes); and the ceiling:
 the machine's cores over the CPU one call costs (servers + backends + load generator). Then the
 ratio of the 2-process throughput to the 1-process one, and the most it could be on this
-machine (the 1-process ceiling over the 1-process throughput).
+machine (the 1-process ceiling over the 1-process throughput). With `--rpc get-collection`, a
+`direct` phase follows: GetCollection's transaction on asyncpg from one Python process at the
+same concurrency, no Quire (`ratio_to_direct`).
 """
 
 from __future__ import annotations
@@ -252,6 +254,72 @@ async def phase(
     }
 
 
+async def direct_load(database_url: str, org_id: str, collection_id: str, args: Any) -> None:
+    """The direct phase's child process: GetCollection's transaction (BEGIN READ ONLY,
+    statement_timeout, the SELECT, COMMIT) on asyncpg at `--concurrency` for `--seconds`; one
+    JSON line on stdout."""
+    import asyncpg
+
+    from quire.server.services.knowledge import GET_COLLECTION
+    from quire.server.storage.database import SET_CONFIG
+
+    org, cid = uuid.UUID(org_id), uuid.UUID(collection_id)
+    pool = await asyncpg.create_pool(database_url, min_size=20, max_size=20)
+    latencies: list[float] = []
+    stop_at = time.perf_counter() + args.seconds
+
+    async def worker() -> None:
+        while time.perf_counter() < stop_at:
+            t0 = time.perf_counter()
+            async with pool.acquire() as conn, conn.transaction(readonly=True):
+                await conn.execute(SET_CONFIG, "statement_timeout", "30000")
+                await conn.fetchrow(GET_COLLECTION, org, cid)
+            latencies.append(time.perf_counter() - t0)
+
+    started = time.perf_counter()
+    await asyncio.gather(*(worker() for _ in range(args.concurrency)))
+    elapsed = time.perf_counter() - started
+    await pool.close()
+    latencies.sort()
+    print(
+        json.dumps(
+            {
+                "requests": len(latencies),
+                "requests_per_s": round(len(latencies) / elapsed, 1),
+                "p50_ms": round(1000 * latencies[len(latencies) // 2], 2),
+                "p95_ms": round(1000 * latencies[int(len(latencies) * 0.95)], 2),
+                "cpu_s": round(time.process_time(), 1),
+            }
+        ),
+        flush=True,
+    )
+
+
+async def direct_phase(database_url: str, target: dict[str, Any], args: Any) -> dict[str, Any]:
+    """The same calls without Quire: one Python process on asyncpg (the direct path beside
+    which the server processes are read), its load average and PostgreSQL's CPU."""
+    backends = {pid: cpu_s(pid) for pid in await backend_pids(database_url)}
+    load_before = [round(x, 2) for x in os.getloadavg()]
+    child = await asyncio.create_subprocess_exec(
+        sys.executable,
+        __file__,
+        "direct",
+        database_url,
+        target["org_id"],
+        target["collection"],
+        str(args.concurrency),
+        str(args.seconds),
+        stdout=asyncio.subprocess.PIPE,
+    )
+    out, _ = await child.communicate()
+    ends = {pid: cpu_s(pid) for pid in await backend_pids(database_url)}
+    result: dict[str, Any] = json.loads(out)
+    result["cpu_s_postgres_backends"] = round(sum(ends[p] - backends.get(p, 0.0) for p in ends), 1)
+    result["loadavg_before"] = load_before
+    result["loadavg_after"] = [round(x, 2) for x in os.getloadavg()]
+    return result
+
+
 async def main(args: argparse.Namespace) -> dict[str, Any]:
     import tempfile
 
@@ -281,13 +349,22 @@ async def main(args: argparse.Namespace) -> dict[str, Any]:
                     quire, org.org_id, cid, args.documents
                 )
             embeddings.close()
-            target = {"key": org.token, "collection": str(cid)}
+            target = {"key": org.token, "collection": str(cid), "org_id": str(org.org_id)}
             phases = []
             for n in (1, 2):
                 h.note(f"{n} process(es): {args.seconds} s at concurrency {args.concurrency}")
                 phases.append(await phase(n, binary, args, url, target, queries, warm_up))
                 h.note(f"  {phases[-1]['requests_per_s']} requests/s")
+            if args.rpc == "get-collection":
+                h.note(f"direct: asyncpg alone, {args.seconds} s")
+                report["direct"] = await direct_phase(url, target, args)
+                h.note(f"  {report['direct']['requests_per_s']} requests/s")
     report["phases"] = phases
+    if "direct" in report:
+        direct_rps = report["direct"]["requests_per_s"]
+        report["ratio_to_direct"] = {
+            f"{p['processes']}_process": h.ratio(p["requests_per_s"], direct_rps) for p in phases
+        }
     report["ratio_2_vs_1"] = h.ratio(phases[1]["requests_per_s"], phases[0]["requests_per_s"])
     # The most a second process could add on this machine: the 1-process ceiling over the
     # 1-process throughput.
@@ -297,7 +374,17 @@ async def main(args: argparse.Namespace) -> dict[str, Any]:
     return report
 
 
-if __name__ == "__main__":
+if __name__ == "__main__" and len(sys.argv) == 7 and sys.argv[1] == "direct":
+    _, _, dsn, org_arg, collection_arg, concurrency_arg, seconds_arg = sys.argv
+    asyncio.run(
+        direct_load(
+            dsn,
+            org_arg,
+            collection_arg,
+            argparse.Namespace(concurrency=int(concurrency_arg), seconds=float(seconds_arg)),
+        )
+    )
+elif __name__ == "__main__":
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     parser.add_argument("--documents", type=int, default=300)
     parser.add_argument("--seconds", type=float, default=20.0)

@@ -5,15 +5,16 @@ modes and the kill switch, reads, the cache and cross-organisation isolation."""
 from __future__ import annotations
 
 import asyncio
+import json
 import uuid
-from collections.abc import AsyncIterator
+from collections.abc import AsyncIterator, Sequence
 
 import pytest
 import pytest_asyncio
 
 from quire.client import AsyncQuireClient
 from quire.client import exceptions as qe
-from quire.v1 import knowledge_pb2
+from quire.v1 import knowledge_pb2, pages_pb2
 from tests.conftest import Harness, Keys
 from tests.support.index_waits import wait_indexed
 from tests.support.sample_files import CORRUPT, SAMPLES
@@ -469,6 +470,12 @@ async def test_legacy_results_are_cached_until_the_collection_changes(
     assert fourth.cached and fourth.hits == third.hits
 
 
+def stated_search_bound(tools: Sequence[pages_pb2.ToolDefinition]) -> int:
+    """The `limit` maximum DescribeTools states for search_knowledge."""
+    tool = next(t for t in tools if t.name == "search_knowledge")
+    return int(json.loads(tool.input_schema_json)["properties"]["limit"]["maximum"])
+
+
 async def test_search_limit_follows_the_organisation_policy(
     client: AsyncQuireClient, samples: tuple[str, dict[str, knowledge_pb2.Document]]
 ) -> None:
@@ -478,8 +485,11 @@ async def test_search_limit_follows_the_organisation_policy(
     # The message says whose bound it is and how it is raised.
     assert "must be 1–8, the organisation's bound" in refused.value.message
     assert "quire policy set --max-search-limit" in refused.value.message
+    assert stated_search_bound(await client.describe_tools()) == 8  # now cached a few seconds
     await client.set_retrieval_policy(max_search_limit=50)
     try:
+        # The process that changed the policy forgets its cached bound at once.
+        assert stated_search_bound(await client.describe_tools()) == 50
         await client.search_knowledge(collection_ids=[collection_id], query="the", limit=50)
         with pytest.raises(qe.InvalidRequest):
             await client.search_knowledge(collection_ids=[collection_id], query="the", limit=51)

@@ -10,14 +10,15 @@ from __future__ import annotations
 import json
 from typing import Any
 
-from google.protobuf import json_format
 from google.protobuf.message import Message
+
+from quire.client.proto_json import canonical_dict
 
 
 def as_dict(message: Message) -> dict[str, Any]:
-    return json_format.MessageToDict(
-        message, preserving_proto_field_name=True, always_print_fields_with_no_presence=True
-    )
+    """Protobuf's JSON mapping with those options (json_format's result, made faster)."""
+    value: dict[str, Any] = canonical_dict(message)
+    return value
 
 
 def dumps(value: Any) -> bytes:

@@ -25,7 +25,7 @@ import grpc
 from grpc import aio
 from opentelemetry import trace
 
-from quire.server import telemetry
+from quire.server import shared_responses, telemetry
 from quire.server.auth import KeyVerifier, Principal, Scope, bearer_token
 from quire.server.contract.tables import SCOPE_BY_METHOD
 from quire.server.failures import (
@@ -75,17 +75,26 @@ class OrgLimiter:
     @contextlib.asynccontextmanager
     async def turn(self, org_id: uuid.UUID) -> AsyncIterator[None]:
         """Waits until fewer than `running` of the organisation's unary calls run."""
-        turns = self._turns.get(org_id)
-        if turns is None:
-            turns = self._turns[org_id] = _Turns(asyncio.Semaphore(self.running))
-        turns.users += 1
+        turns = self.queue(org_id)
         try:
             async with turns.semaphore:
                 yield
         finally:
-            turns.users -= 1
-            if turns.users == 0:  # nobody running or waiting: drop the organisation's state
-                del self._turns[org_id]
+            self.unqueue(org_id, turns)
+
+    # `turn` in two plain calls, for rpc.py's per-call path (no generator per call):
+    # `turns = queue(org)`, then `async with turns.semaphore`, and `unqueue(org, turns)` after.
+    def queue(self, org_id: uuid.UUID) -> _Turns:
+        turns = self._turns.get(org_id)
+        if turns is None:
+            turns = self._turns[org_id] = _Turns(asyncio.Semaphore(self.running))
+        turns.users += 1
+        return turns
+
+    def unqueue(self, org_id: uuid.UUID, turns: _Turns) -> None:
+        turns.users -= 1
+        if turns.users == 0:  # nobody running or waiting: drop the organisation's state
+            del self._turns[org_id]
 
     @property
     def queued_organisations(self) -> int:
@@ -128,6 +137,47 @@ class _Call:
         self.scope = scope
         self.database = database
         self.replicas = replicas
+        # The latency metric's attributes by status code, built once: the same dict each call.
+        self._labels: dict[str, dict[str, str]] = {}
+
+    def label_span(self) -> None:
+        # The span is telemetry.rpc_interceptor's (it runs first); `rpc.method` is set to the
+        # full path, as on quire.rpc.duration, so spans and the histogram join on one value.
+        # Without a tracer provider the current span is the no-op one: nothing to label.
+        span = trace.get_current_span()
+        if span.is_recording():
+            span.set_attribute("rpc.method", self.method)
+
+    async def finish(
+        self,
+        context: aio.ServicerContext[Any, Any],
+        exc: BaseException | None,
+        org_id: uuid.UUID | None,
+        started: float,
+    ) -> None:
+        """Ends a call that raised `exc` (None: OK): a failure becomes the typed status
+        (`context.abort`, which raises), the organisation's slot is freed (once `enter` took
+        it) and the latency recorded by status."""
+        code = "OK"
+        try:
+            if isinstance(exc, asyncio.CancelledError | aio.AbortError):
+                code = "CANCELLED"
+            elif isinstance(exc, Exception):  # every failure becomes a typed status
+                if self.database is not None and lost_database(exc):
+                    self.database.suspect()
+                status = status_for(exc)
+                code = status.grpc_code.name
+                await context.abort(status.grpc_code, status.message, status.trailing_metadata)
+        finally:
+            if org_id is not None:
+                self.limiter.leave(org_id)
+            self.record(started, code)
+
+    def record(self, started: float, code: str) -> None:
+        labels = self._labels.get(code)
+        if labels is None:
+            labels = self._labels[code] = {"rpc.method": self.method, "rpc.code": code}
+        telemetry.rpc_duration.record((time.perf_counter() - started) * 1000, labels)
 
     async def enter(self, context: aio.ServicerContext[Any, Any]) -> uuid.UUID:
         """Authenticates, checks the scope and the organisation's bound; the organisation,
@@ -161,12 +211,7 @@ class _Outcome:
 
     async def __aenter__(self) -> _Outcome:
         self.started = time.perf_counter()
-        # The span is telemetry.rpc_interceptor's (it runs first); `rpc.method` is set to the
-        # full path, as on quire.rpc.duration, so spans and the histogram join on one value.
-        # Without a tracer provider the current span is the no-op one: nothing to label.
-        span = trace.get_current_span()
-        if span.is_recording():
-            span.set_attribute("rpc.method", self.call.method)
+        self.call.label_span()
         return self
 
     async def enter(self) -> uuid.UUID:
@@ -179,48 +224,46 @@ class _Outcome:
         exc: BaseException | None,
         tb: TracebackType | None,
     ) -> None:
-        call = self.call
-        code = "OK"
-        try:
-            if isinstance(exc, asyncio.CancelledError | aio.AbortError):
-                code = "CANCELLED"
-            elif isinstance(exc, Exception):  # every failure becomes a typed status
-                if call.database is not None and lost_database(exc):
-                    call.database.suspect()
-                status = status_for(exc)
-                code = status.grpc_code.name
-                await self.context.abort(status.grpc_code, status.message, status.trailing_metadata)
-        finally:
-            if self.org_id is not None:
-                call.limiter.leave(self.org_id)
-                self.org_id = None
-            telemetry.rpc_duration.record(
-                (time.perf_counter() - self.started) * 1000,
-                {"rpc.method": call.method, "rpc.code": code},
-            )
+        org_id, self.org_id = self.org_id, None
+        await self.call.finish(self.context, exc, org_id, self.started)
 
 
 def _wrap(handler: Any, call: _Call) -> Any:
     if handler.unary_unary or handler.stream_unary:
         inner: Callable[..., Awaitable[Any]] = handler.unary_unary or handler.stream_unary
 
-        async def unary(request: Any, context: aio.ServicerContext[Any, Any]) -> Any:
-            async with _Outcome(call, context) as outcome:
-                org_id = await outcome.enter()
-                async with call.limiter.turn(org_id):
-                    if call.replicas is None:  # nothing to route, no token to send
-                        return await inner(request, context)
-                    return await routed(
-                        call.replicas, call.method, context, lambda: inner(request, context)
-                    )
+        limiter = call.limiter
 
+        async def unary(request: Any, context: aio.ServicerContext[Any, Any]) -> Any:
+            # `_Outcome` and `limiter.turn` written out: this runs on every unary call, and
+            # the two context managers' objects and generator cost more than the work.
+            started = time.perf_counter()
+            call.label_span()
+            failure: BaseException | None = None
+            org_id: uuid.UUID | None = None
+            try:
+                org_id = await call.enter(context)
+                turns = limiter.queue(org_id)
+                try:
+                    async with turns.semaphore:
+                        if call.replicas is None:  # nothing to route, no token to send
+                            return await inner(request, context)
+                        return await routed(
+                            call.replicas, call.method, context, lambda: inner(request, context)
+                        )
+                finally:
+                    limiter.unqueue(org_id, turns)
+            except BaseException as exc:
+                failure = exc
+                raise
+            finally:
+                await call.finish(context, failure, org_id, started)
+
+        # A response shared between calls (DescribeTools) is sent from its kept bytes.
+        encode = shared_responses.serializer(handler.response_serializer)
         if handler.unary_unary:
-            return grpc.unary_unary_rpc_method_handler(
-                unary, handler.request_deserializer, handler.response_serializer
-            )
-        return grpc.stream_unary_rpc_method_handler(
-            unary, handler.request_deserializer, handler.response_serializer
-        )
+            return grpc.unary_unary_rpc_method_handler(unary, handler.request_deserializer, encode)
+        return grpc.stream_unary_rpc_method_handler(unary, handler.request_deserializer, encode)
 
     streaming: Callable[..., AsyncIterator[Any]] = handler.unary_stream or handler.stream_stream
 

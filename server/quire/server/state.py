@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 
 import asyncpg
 
@@ -12,6 +12,7 @@ from quire.server.cursors import CursorCodec
 from quire.server.embeddings import EmbeddingService
 from quire.server.failures import QuireError
 from quire.server.health import DatabaseHealth
+from quire.server.knowledge.search_limits import SearchLimits
 from quire.server.storage.notifications import Notifications
 from quire.server.storage.replicas import ReplicaSet
 from quire.v1 import errors_pb2
@@ -37,6 +38,9 @@ class AppState:
     notifications: Notifications | None = None
     # The read replicas (QUIRE_DATABASE_REPLICA_URLS); None: every read goes to `pool`.
     replicas: ReplicaSet | None = None
+    # Each organisation's search bound, for DescribeTools (a few seconds; SetRetrievalPolicy
+    # forgets its organisation's entry).
+    search_limits: SearchLimits = field(default_factory=SearchLimits)
 
     async def read_pool(self) -> asyncpg.Pool:
         """Where a read-only transaction of the current call goes: a healthy replica for the

@@ -14,16 +14,15 @@ import json
 from collections.abc import Sequence
 from typing import Any
 
-from google.protobuf import json_format
 from google.protobuf.message import Message
+
+from quire.client.proto_json import canonical_dict
 
 
 def tool_result_value(result: Message | Sequence[Message]) -> Any:
     """The JSON value (dict, or list for list-returning calls such as `list_collections`)."""
     if isinstance(result, Message):
-        return json_format.MessageToDict(
-            result, preserving_proto_field_name=True, always_print_fields_with_no_presence=True
-        )
+        return canonical_dict(result)  # json_format.MessageToDict with those options, faster
     return [tool_result_value(item) for item in result]
 
 

@@ -24,6 +24,7 @@ from typing import Any
 from google.protobuf import json_format
 from google.protobuf.message import Message
 
+from quire.client.proto_json import json_dict
 from quire.server.failures import QuireError
 from quire.server.http import body_faults
 from quire.server.http.servicer_context import connect_error
@@ -78,7 +79,9 @@ class StrictCompactJson:
         return "json"
 
     def encode(self, message: Message) -> bytes:
-        return json_format.MessageToJson(message, indent=None).encode()
+        # `json_format.MessageToJson(message, indent=None)`, byte for byte, without its
+        # reflection over every field (proto_json.py).
+        return json.dumps(json_dict(message)).encode()
 
     decode = _decoded(_read_json)
 

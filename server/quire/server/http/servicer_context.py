@@ -4,7 +4,7 @@ Connect request.
 The gRPC servicers and the interceptor chain (telemetry, then auth, scope, limits, deadline
 and error mapping in rpc.py) run unchanged behind the Connect listener; this adapter is what
 they see as `context`. They read the request's metadata, the time left before its deadline and
-the peer, and end a failed call with `abort` (rpc.py's `_Outcome` is the only caller). Here
+the peer, and end a failed call with `abort` (rpc.py's `_Call.finish` is the only caller). Here
 `abort` raises `Aborted`, which `connect_error` turns into the Connect error the client gets:
 the same code and message as over gRPC, with the `google.rpc.Status` details (the
 `quire.v1.ErrorDetail` and the `google.rpc.ErrorInfo`) as the Connect error's `details`.

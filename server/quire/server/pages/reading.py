@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import functools
 import json
 import uuid
 from dataclasses import dataclass
@@ -63,13 +64,33 @@ def _json_cost(ch: str) -> int:
     return len(json.dumps(ch, ensure_ascii=False).encode()) - 2
 
 
+@functools.lru_cache(maxsize=1024)
+def _frame_size(frame: bytes) -> int:
+    """The canonical JSON size of a serialized PageRead holding only its schema version and
+    page: the same for every slice of one page revision, so each is converted once."""
+    return canonical_json.size(pages_pb2.PageRead.FromString(frame))
+
+
+def json_size(read: pages_pb2.PageRead) -> int:
+    """`canonical_json.size(read)`, exactly, without converting the whole message per call:
+    the frame (schema version and page) is sized once per page revision, and the rest is
+    added by hand. Every field is printed (zeros too), so against the frame the content
+    replaces `""`, each number `"0"` (uint64: a JSON string) and `truncated` `false`."""
+    frame = pages_pb2.PageRead(schema_version=read.schema_version, page=read.page)
+    size = _frame_size(frame.SerializeToString(deterministic=True))
+    size += len(json.encoder.encode_basestring(read.content).encode()) - 2
+    for number in (read.offset, read.next_offset, read.total_chars):
+        size += len(str(number)) - 1
+    return size - 1 if read.truncated else size
+
+
 def fit_text(read: pages_pb2.PageRead, max_bytes: int) -> None:
     """Shortens `content` (never below one code point of progress) so the JSON fits."""
-    if canonical_json.size(read) <= max_bytes:
+    if json_size(read) <= max_bytes:
         return
     content = read.content
     read.content = ""
-    room = max_bytes - canonical_json.size(read)
+    room = max_bytes - json_size(read)
     used = 0
     cut = 0
     for ch in content:

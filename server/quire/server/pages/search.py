@@ -510,18 +510,32 @@ def _cap_per_page(fused: Sequence[tuple[Key, float]], limit: int) -> list[tuple[
 
 
 def fit_budget(result: pages_pb2.SearchResult, max_bytes: int) -> pages_pb2.SearchResult:
-    """Drops hits from the tail until the canonical JSON of the whole result fits."""
+    """Drops hits from the tail until the canonical JSON of the whole result fits.
+
+    Each hit is converted once, not the whole result once per hit dropped: the JSON of the
+    result with `keep` hits is that of the result without hits (`"hits":[]`, `truncated`
+    false, `omitted_count` 0), plus the hits' own JSON and the commas between them, `true`
+    one byte shorter than `false`, and the count's digits beyond the one of `0`."""
     hits = list(result.hits)
     total = len(hits)
+    del result.hits[:]
+    result.truncated = False
+    result.omitted_count = 0
+    frame = canonical_json.size(result)
+    sizes = [canonical_json.size(hit) for hit in hits]
+
+    def size(keep: int) -> int:
+        dropped = total - keep
+        hits_json = sum(sizes[:keep]) + max(keep - 1, 0)
+        return frame + hits_json + (len(str(dropped)) - 1) - (1 if dropped else 0)
+
     keep = total
-    while True:
-        del result.hits[:]
-        result.hits.extend(hits[:keep])
-        result.truncated = keep < total
-        result.omitted_count = total - keep
-        if canonical_json.size(result) <= max_bytes or keep == 0:
-            return result
+    while keep > 0 and size(keep) > max_bytes:
         keep -= 1
+    result.hits.extend(hits[:keep])
+    result.truncated = keep < total
+    result.omitted_count = total - keep
+    return result
 
 
 @functools.lru_cache(maxsize=1024)  # once per namespace and field, not on every search

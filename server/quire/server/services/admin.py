@@ -128,6 +128,7 @@ class AdminService(admin_service_pb2_grpc.AdminServiceServicer):
                 },
             )
             policy = await load_policy(conn, who.org_id, self.state)
+        self.state.search_limits.forget(who.org_id)  # DescribeTools states the new bound
         return admin_service_pb2.SetRetrievalPolicyResponse(policy=policy)
 
     async def GetRetrievalPolicy(

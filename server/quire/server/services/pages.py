@@ -13,6 +13,7 @@ from grpc import aio
 from quire.indexer.pages.guard import SourcePolicy
 from quire.indexer.pages.language import DEFAULT_LANGUAGE, normalise_tag
 from quire.indexer.pages.sync import PageSync, SyncRefused, SyncRequest
+from quire.server import shared_responses
 from quire.server.auth import Scope
 from quire.server.contract import SCHEMA_VERSION
 from quire.server.contract import bounds as contract_bounds
@@ -69,8 +70,10 @@ def _tools_response(caller: tools.ToolCaller) -> pages_service_pb2.DescribeTools
     """The tool definitions for one bound and binding, built once per process (building them
     costs more than the rest of the call). The message is shared between calls: never
     changed after this."""
-    return pages_service_pb2.DescribeToolsResponse(
-        schema_version=SCHEMA_VERSION, tools=tools.tool_definitions(caller)
+    return shared_responses.keep(
+        pages_service_pb2.DescribeToolsResponse(
+            schema_version=SCHEMA_VERSION, tools=tools.tool_definitions(caller)
+        )
     )
 
 
@@ -372,13 +375,19 @@ class PagesService(pages_service_pb2_grpc.PagesServiceServicer):
             longest = f"at most {limits.agent_id.max_chars} characters"
             raise invalid("agent_id", longest, longest)
         # The schemas state the caller's own bound: a model told 50 would be refused above it.
-        # One statement, so no transaction around it (a BEGIN and a COMMIT fewer).
-        remaining_ms()  # DEADLINE_EXCEEDED before the pool, as `transaction` does
-        async with (await self.state.read_pool()).acquire() as conn:
-            policy = await load_policy(conn, principal().org_id, self.state)
+        # Cached for the key cache's few seconds (knowledge/search_limits.py).
+        org_id = principal().org_id
+
+        async def load() -> int:
+            # One statement, so no transaction around it (a BEGIN and a COMMIT fewer).
+            remaining_ms()  # DEADLINE_EXCEEDED before the pool, as `transaction` does
+            async with (await self.state.read_pool()).acquire() as conn:
+                policy = await load_policy(conn, org_id, self.state)
+            return policy.max_search_limit
+
         return _tools_response(
             tools.ToolCaller(
-                search_limit=policy.max_search_limit,
+                search_limit=await self.state.search_limits.get(org_id, load),
                 namespace=request.namespace,
                 agent_id=request.agent_id,
             )
