@@ -38,7 +38,7 @@ MODEL_FILES = (FP32_FILE, INT8_FILE, TOKENIZER_FILE)
 
 # The int8 recipe (see docs/embedding.md for the measurements behind it). Bump RECIPE whenever the
 # graph or the quantisation changes: prepared models with another recipe are rebuilt.
-RECIPE = "bert-onnx-v3-tokens+smoothquant-a0.70-mask-attn-ffnin+frozen-scales-ctx2.5"
+RECIPE = "bert-onnx-v3-tokens+smoothquant-a0.70-mask-attn-ffnin+frozen-scales-x1.25"
 INT8_ALPHA = 0.7
 INT8_SMOOTH_KINDS = ("attention", "attn_out", "ffn_in", "ffn_out")
 INT8_MASK_KINDS = ("attention", "ffn_in")
