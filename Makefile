@@ -5,7 +5,7 @@ VENV := .venv
 BIN := $(VENV)/bin
 STAMP := $(VENV)/.installed
 
-.PHONY: install model run test lint generate check-generated pytest clients-go clients-ts clients-java console check-console browser-deps pooler-deps clean
+.PHONY: install model run test test-fast lint generate check-generated pytest clients-go clients-ts clients-java console check-console browser-deps pooler-deps clean
 
 $(STAMP): pyproject.toml clients/python/pyproject.toml
 	test -x $(BIN)/python || $(PYTHON) -m venv $(VENV)
@@ -78,6 +78,14 @@ console:
 
 check-console:
 	cd console && (test -d node_modules || npm ci --no-audit --no-fund) && npm run ci
+
+## The developer's fast lane, not CI's (`make test` is CI's): the unit tests and the in-process
+## integration tests (real PostgreSQL, gRPC and ONNX) but those marked `slow` (the Go, Java and
+## TypeScript toolchain runs and the longest end-to-end tests) or `large_data`. No browser, no
+## Java, no replica, no packaging: those live in tests/browser, tests/reliability and
+## tests/packaging, which it leaves out. docs/testing.md.
+test-fast: install model
+	$(BIN)/pytest -q -m "not slow and not large_data" tests/unit tests/integration
 
 ## Everything CI runs: lint, generated-code checks, client checks, the whole test suite.
 test: install model lint check-generated check-console clients-go clients-ts clients-java pytest

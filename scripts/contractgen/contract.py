@@ -14,7 +14,7 @@ import tempfile
 from dataclasses import dataclass
 from pathlib import Path
 
-from google.protobuf import descriptor_pb2, descriptor_pool, message_factory
+from google.protobuf import descriptor_pb2, descriptor_pool
 
 ROOT = Path(__file__).resolve().parents[2]
 PROTO_DIR = ROOT / "proto"
@@ -58,11 +58,6 @@ class Contract:
 
     def files(self) -> list[descriptor_pb2.FileDescriptorProto]:
         return [f for f in self.fds.file if f.package == PACKAGE]
-
-    def option_messages(self) -> dict[str, type]:
-        """Python classes of quire.v1's option messages in this pool, by full name."""
-        classes = message_factory.GetMessages([f for f in self.fds.file])
-        return {name: cls for name, cls in classes.items() if name.startswith(PACKAGE + ".")}
 
     def comment(self, file: str, path: tuple[int, ...]) -> str:
         return self.comments.get((file, path), "")

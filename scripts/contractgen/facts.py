@@ -7,7 +7,7 @@ proto element, before any table is written.
 
 from __future__ import annotations
 
-from collections.abc import Callable, Iterable
+from collections.abc import Callable, Iterable, Iterator
 from dataclasses import dataclass
 from typing import Any
 
@@ -67,10 +67,27 @@ class ErrorCodeFacts:
 
 @dataclass(frozen=True)
 class CallKindFacts:
-    """One value of quire.v1.CallKind but UNSPECIFIED."""
+    """One value of quire.v1.CallKind but UNSPECIFIED and its `(quire.v1.call_kind)` option."""
 
     name: str  # without its prefix, e.g. "READ"
     comment: str
+    deadline_s: int | None = None  # the default deadline in seconds; None: no default deadline
+
+    @property
+    def deadline_words(self) -> str:
+        """The default deadline in words, e.g. "Default deadline 30 min." (as comments say it)."""
+        if self.deadline_s is None:
+            return "No default deadline."
+        count, unit = largest_unit(self.deadline_s)
+        return f"Default deadline {count} {unit}."
+
+
+def largest_unit(seconds: int) -> tuple[int, str]:
+    """`seconds` in the largest unit that holds it whole: (2, "h"), (30, "min") or (90, "s")."""
+    for unit, size in (("h", 3600), ("min", 60)):
+        if seconds % size == 0:
+            return seconds // size, unit
+    return seconds, "s"
 
 
 @dataclass(frozen=True)
@@ -83,6 +100,9 @@ class RpcFacts:
     scope: str  # Scope without its prefix, e.g. "WRITE"
     streaming: bool
     retried: bool  # a unary call marked NO_SIDE_EFFECTS or IDEMPOTENT
+    # A unary call marked NO_SIDE_EFFECTS: a read replica may serve it. (Watches stream, so
+    # they are not: their first state is read beside a LISTEN, which a standby cannot do.)
+    replica_read: bool = False
 
     @property
     def method_path(self) -> str:
@@ -91,7 +111,8 @@ class RpcFacts:
 
 
 def _option(options: object, name: str) -> Any:
-    """The typed value of custom option `name` ("error" or "call"), or None when unset."""
+    """The typed value of custom option `name` ("error", "call" or "call_kind"), or None when
+    unset."""
     # Imported late: the generated module registers the extensions in the default pool.
     from quire.v1 import options_pb2
 
@@ -116,17 +137,48 @@ def _enum(contract: Contract, name: str) -> tuple[str, int, descriptor_pb2.EnumD
     return found[0]
 
 
+def _valued_options(
+    contract: Contract, enum_name: str, option_name: str, example: str
+) -> Iterator[tuple[descriptor_pb2.EnumValueDescriptorProto, Any, str]]:
+    """Each value of enum `enum_name` but the zero one, in number order, with its
+    `(quire.v1.<option_name>)` option (required: `example` says how to add it) and comment."""
+    file, index, enum = _enum(contract, enum_name)
+    for position, value in sorted(enumerate(enum.value), key=lambda p: p[1].number):
+        if value.number == 0:
+            continue
+        option = _option(value.options, option_name)
+        if option is None:
+            raise ContractError(
+                f"{PACKAGE}.{value.name} has no (quire.v1.{option_name}) option: add {example}"
+            )
+        yield value, option, contract.comment(file, (_ENUM_TYPE, index, _ENUM_VALUE, position))
+
+
 def call_kinds(contract: Contract) -> list[CallKindFacts]:
-    """The values of quire.v1.CallKind but UNSPECIFIED, in number order."""
-    file, index, enum = _enum(contract, "CallKind")
-    return [
-        CallKindFacts(
-            name=value.name.removeprefix("CALL_KIND_"),
-            comment=contract.comment(file, (_ENUM_TYPE, index, _ENUM_VALUE, position)),
+    """The values of quire.v1.CallKind but UNSPECIFIED, in number order, with their deadlines."""
+    kinds: list[CallKindFacts] = []
+    example = (
+        "[(quire.v1.call_kind) = {default_deadline: {seconds: N}}] (or {} for no default "
+        "deadline) to the value in options.proto"
+    )
+    for value, option, comment in _valued_options(contract, "CallKind", "call_kind", example):
+        deadline_s: int | None = None
+        if option.HasField("default_deadline"):
+            deadline = option.default_deadline
+            if deadline.nanos or deadline.seconds <= 0:
+                raise ContractError(
+                    f"(quire.v1.call_kind) of {PACKAGE}.{value.name}: the default deadline "
+                    "must be a positive whole number of seconds"
+                )
+            deadline_s = deadline.seconds
+        kinds.append(
+            CallKindFacts(
+                name=value.name.removeprefix("CALL_KIND_"),
+                comment=comment,
+                deadline_s=deadline_s,
+            )
         )
-        for position, value in sorted(enumerate(enum.value), key=lambda p: p[1].number)
-        if value.number != 0
-    ]
+    return kinds
 
 
 def _enum_names(contract: Contract, enum: str, prefix: str) -> dict[int, str]:
@@ -144,18 +196,10 @@ def _status_names(names: Iterable[str], where: str) -> tuple[str, ...]:
 
 def error_codes(contract: Contract) -> list[ErrorCodeFacts]:
     """Every ErrorCode value but UNSPECIFIED, in number order, with its status facts."""
-    file, index, enum = _enum(contract, ERROR_CODE_ENUM)
     codes: list[ErrorCodeFacts] = []
     assumed_by: dict[str, str] = {}
-    for position, value in sorted(enumerate(enum.value), key=lambda p: p[1].number):
-        if value.number == 0:
-            continue
-        option = _option(value.options, "error")
-        if option is None:
-            raise ContractError(
-                f"{PACKAGE}.{value.name} has no (quire.v1.error) option: add "
-                '[(quire.v1.error) = {grpc_status: "..."}] to the value in errors.proto'
-            )
+    example = '[(quire.v1.error) = {grpc_status: "..."}] to the value in errors.proto'
+    for value, option, comment in _valued_options(contract, ERROR_CODE_ENUM, "error", example):
         where = f"(quire.v1.error) of {PACKAGE}.{value.name}"
         if not option.grpc_status:
             raise ContractError(f"{where} has no grpc_status")
@@ -165,7 +209,7 @@ def error_codes(contract: Contract) -> list[ErrorCodeFacts]:
             number=value.number,
             grpc_status=status,
             assumed_for=_status_names(option.assumed_for, where),
-            comment=contract.comment(file, (_ENUM_TYPE, index, _ENUM_VALUE, position)),
+            comment=comment,
         )
         for assumed in facts.assumed_for:
             if assumed in assumed_by:
@@ -202,7 +246,11 @@ def _rpc_facts(
         raise ContractError(
             f"{where} is a stream: clients never retry streams, so it takes no idempotency_level"
         )
-    return RpcFacts(service, method.name, kind, scope, streaming, retried)
+    replica_read = (
+        not streaming
+        and method.options.idempotency_level == descriptor_pb2.MethodOptions.NO_SIDE_EFFECTS
+    )
+    return RpcFacts(service, method.name, kind, scope, streaming, retried, replica_read)
 
 
 def rpcs(contract: Contract) -> list[RpcFacts]:

@@ -16,6 +16,7 @@ from scripts.contractgen.facts import (
     ContractError,
     call_kinds,
     error_codes,
+    largest_unit,
     pascal,
     rows_by_service,
     rpcs,
@@ -68,12 +69,23 @@ def _errors(contract: Contract) -> list[str]:
     ]
 
 
+_GO_UNIT = {"h": "time.Hour", "min": "time.Minute", "s": "time.Second"}
+
+
+def _go_duration(deadline_s: int | None) -> str:
+    """A Go time.Duration expression in the largest whole unit (NoDeadline: none)."""
+    if deadline_s is None:
+        return "NoDeadline"
+    count, unit = largest_unit(deadline_s)
+    return f"{count} * {_GO_UNIT[unit]}"
+
+
 def _calls(contract: Contract) -> list[str]:
     kinds = call_kinds(contract)
     all_rpcs = rpcs(contract)
     lines = ["", "// The values of quire.v1.CallKind.", "const ("]
     for i, kind in enumerate(kinds):
-        lines.append(f"\t// Kind{pascal(kind.name)}: {kind.comment}")
+        lines.append(f"\t// Kind{pascal(kind.name)}: {kind.comment} {kind.deadline_words}")
         lines.append(f"\tKind{pascal(kind.name)}" + (" CallKind = iota" if i == 0 else ""))
     lines += [
         ")",
@@ -86,6 +98,12 @@ def _calls(contract: Contract) -> list[str]:
     lines += [
         "\t}",
         '\treturn "unknown"',
+        "}",
+        "",
+        "// defaultDeadlines is (quire.v1.call_kind).default_deadline of every kind; NoDeadline:",
+        "// none.",
+        "var defaultDeadlines = map[CallKind]time.Duration{",
+        *(f"\tKind{pascal(k.name)}: {_go_duration(k.deadline_s)}," for k in kinds),
         "}",
         "",
         "// RPCKinds maps every RPC of quire.v1 (bare name) to its kind: (quire.v1.call).kind.",
@@ -111,6 +129,8 @@ def _tables(contract: Contract) -> str:
         "package quire",
         "",
         "import (",
+        '\t"time"',
+        "",
         '\t"google.golang.org/grpc/codes"',
         "",
         '\t"github.com/quire/quire/clients/go/quirev1"',

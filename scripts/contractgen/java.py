@@ -8,16 +8,15 @@ documented by the value's comment in errors.proto.
 
 from __future__ import annotations
 
-import re
 import textwrap
 
 from scripts.contractgen.contract import Contract
 from scripts.contractgen.facts import (
     GENERATED_HEADER,
     CallKindFacts,
-    ContractError,
     call_kinds,
     error_codes,
+    largest_unit,
     pascal,
     rows_by_service,
     rpcs,
@@ -27,24 +26,17 @@ CLIENT_DIR = "clients/java/src/main/java/dev/quire/client"
 TABLES = f"{CLIENT_DIR}/Contract.java"
 ERROR_CLASSES = f"{CLIENT_DIR}/QuireErrors.java"
 
-# A CallKind value's comment states its default deadline ("Default deadline 10 s." or "No
-# default deadline."), which every client applies; the Java table reads it from there.
-_DEADLINE = re.compile(r"Default deadline (\d+) (s|min|h)\b")
-_NO_DEADLINE = "No default deadline"
-_UNITS = {"s": "ofSeconds", "min": "ofMinutes", "h": "ofHours"}
+
+_DURATION_OF = {"h": "ofHours", "min": "ofMinutes", "s": "ofSeconds"}
 
 
 def _deadline(kind: CallKindFacts) -> str:
-    """The Java expression of a kind's default deadline (null: none)."""
-    match = _DEADLINE.search(kind.comment)
-    if match:
-        return f"Duration.{_UNITS[match[2]]}({match[1]})"
-    if _NO_DEADLINE in kind.comment:
+    """The Java expression of a kind's default deadline (`(quire.v1.call_kind)`; null: none),
+    in the largest whole unit."""
+    if kind.deadline_s is None:
         return "null"
-    raise ContractError(
-        f"quire.v1.CALL_KIND_{kind.name}: its comment must say 'Default deadline N s|min|h.' "
-        f"or '{_NO_DEADLINE}.' (the clients' default deadline): {kind.comment!r}"
-    )
+    count, unit = largest_unit(kind.deadline_s)
+    return f"Duration.{_DURATION_OF[unit]}({count})"
 
 
 def _javadoc(text: str, indent: str) -> list[str]:
@@ -83,7 +75,8 @@ def _tables(contract: Contract) -> str:
     ]
     for i, kind in enumerate(kinds):
         end = ";" if i == len(kinds) - 1 else ","
-        lines += [*_javadoc(kind.comment, "    "), f"    {kind.name}({_deadline(kind)}){end}"]
+        doc = f"{kind.comment} {kind.deadline_words}"
+        lines += [*_javadoc(doc, "    "), f"    {kind.name}({_deadline(kind)}){end}"]
     lines += [
         "",
         "    private final Duration defaultDeadline;",

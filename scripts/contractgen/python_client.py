@@ -1,6 +1,7 @@
 """Writes the Python client's tables and its exception classes, one per ErrorCode.
 
-`quire/client/_contract.py` holds the status mapping, the call kinds and the retried RPCs
+`quire/client/_contract.py` holds the status mapping, the call kinds with their default
+deadlines and the retried RPCs
 (`codes.py` and `policy.py` publish them); `quire/client/_error_classes.py` holds the classes
 `quire.client.exceptions` re-exports.
 """
@@ -47,6 +48,10 @@ def _status_tables(contract: Contract) -> list[str]:
     return lines
 
 
+def _seconds(deadline_s: int | None) -> str:
+    return "None" if deadline_s is None else f"{float(deadline_s)!r}"
+
+
 def _call_tables(contract: Contract) -> list[str]:
     lines = [
         "",
@@ -55,10 +60,18 @@ def _call_tables(contract: Contract) -> list[str]:
         '    """quire.v1.CallKind: how a client treats a call; picks its default deadline."""',
         "",
     ]
-    for kind in call_kinds(contract):
-        lines.append(f"    # {kind.comment}")
+    kinds = call_kinds(contract)
+    for kind in kinds:
+        lines.append(f"    # {kind.comment} {kind.deadline_words}")
         lines.append(f'    {kind.name} = "{kind.name.lower()}"')
     lines += [
+        "",
+        "",
+        "# (quire.v1.call_kind).default_deadline of each kind in seconds; None: no default",
+        "# deadline.",
+        "DEFAULT_DEADLINE_S: dict[CallKind, float | None] = {",
+        *(f"    CallKind.{k.name}: {_seconds(k.deadline_s)}," for k in kinds),
+        "}",
         "",
         "",
         "# (quire.v1.call).kind of every RPC of quire.v1, by bare name.",

@@ -1,4 +1,5 @@
-"""Writes the server's own tables: the status and reason of each ErrorCode, the scope per RPC.
+"""Writes the server's own tables: the status and reason of each ErrorCode, the scope per RPC,
+the reads a replica may serve.
 
 The server enforces these facts, so it reads them from its own generated module
 (`quire/server/contract/tables.py`), never from the client package.
@@ -18,7 +19,8 @@ def _tables(contract: Contract) -> str:
         f'"""{GENERATED_HEADER}.',
         "",
         "The contract's per-code and per-RPC facts the server enforces: the status and the",
-        "ErrorInfo reason each ErrorCode is sent with, and the API-key scope each RPC needs.",
+        "ErrorInfo reason each ErrorCode is sent with, the API-key scope each RPC needs, and the",
+        "reads a replica may serve.",
         '"""',
         "",
         "from __future__ import annotations",
@@ -42,6 +44,14 @@ def _tables(contract: Contract) -> str:
         "SCOPE_BY_METHOD: dict[str, str] = {",
         *(f'    "{rpc.method_path}": "{rpc.scope.lower()}",' for rpc in rpcs(contract)),
         "}",
+        "",
+        "# The unary RPCs whose idempotency_level is NO_SIDE_EFFECTS, by gRPC method path: the",
+        "# reads a replica may serve (read_routing.py). Streams never are.",
+        "REPLICA_READS: frozenset[str] = frozenset(",
+        "    {",
+        *(f'        "{rpc.method_path}",' for rpc in rpcs(contract) if rpc.replica_read),
+        "    }",
+        ")",
     ]
     return "\n".join(lines) + "\n"
 

@@ -59,6 +59,19 @@ def _tables(contract: Contract) -> str:
         "/** quire.v1.CallKind: how a client treats a call; picks its default deadline. */",
         f"export type CallKind = {kinds};",
         "",
+        "/**",
+        " * (quire.v1.call_kind).default_deadline of every kind in milliseconds; undefined: no",
+        " * default deadline.",
+        " */",
+        "export const DEFAULT_DEADLINES_MS: Readonly<Record<CallKind, number | undefined>> = "
+        "Object.freeze({",
+        *(
+            f"  {k.name.lower()}: "
+            f"{'undefined' if k.deadline_s is None else f'{k.deadline_s * 1000:_}'},"
+            for k in call_kinds(contract)
+        ),
+        "});",
+        "",
         "/** (quire.v1.call).kind of every RPC of quire.v1, by bare name. */",
         "export const RPC_KINDS: Readonly<Record<string, CallKind>> = Object.freeze({",
         *rows_by_service(all_rpcs, "  // ", lambda r: f'  {r.name}: "{r.kind.lower()}",'),

@@ -139,6 +139,7 @@ def write_folder(folder: Path) -> None:
     (folder / ".hidden.txt").write_text("left out")
 
 
+@pytest.mark.slow  # over 10 s under load (`make test-fast` leaves it out)
 async def test_pages_sync_json_then_search_read_grep_ls(
     harness: Harness, keys: Keys, site: SiteServer
 ) -> None:
@@ -191,6 +192,7 @@ async def test_pages_sync_json_then_search_read_grep_ls(
     assert listed.code == 0 and f"{SITE_PAGES} pages" in listed.stdout  # the human table
 
 
+@pytest.mark.slow  # over 10 s under load (`make test-fast` leaves it out)
 async def test_upload_folder_reports_failures_and_rerun_skips_unchanged(
     harness: Harness, keys: Keys, tmp_path: Path
 ) -> None:
@@ -368,6 +370,7 @@ async def test_wrong_key_is_a_clear_message_and_exit_3(harness: Harness, tmp_pat
     assert "Traceback" not in refused.stderr
 
 
+@pytest.mark.slow  # over 10 s under load (`make test-fast` leaves it out)
 async def test_server_gone_mid_upload_then_rerun_resumes(
     harness: Harness, keys: Keys, client: AsyncQuireClient, database_url: str, tmp_path: Path
 ) -> None:

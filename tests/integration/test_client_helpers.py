@@ -35,13 +35,8 @@ async def client(harness: Harness, keys: Keys) -> AsyncIterator[AsyncQuireClient
 
 
 async def new_collection(client: AsyncQuireClient, name: str) -> str:
-    """A fresh collection; skips the test on a server without the document-keys RPCs."""
-    cid = (await client.create_collection(name=name)).collection_id
-    try:
-        await client.delete_documents(collection_id=cid, external_keys=["probe"])
-    except qc.Unimplemented:
-        pytest.skip("the server has no DeleteDocuments/UploadDocuments yet")
-    return cid
+    """A fresh collection."""
+    return (await client.create_collection(name=name)).collection_id
 
 
 async def all_extracted(client: AsyncQuireClient, cid: str, within: float = 60) -> None:
@@ -163,8 +158,7 @@ async def test_wait_until_searchable(
     text = await client.upload_document(
         collection_id=cid, file_name="t.txt", data=b"Lapwing counts by the marsh.\n"
     )
-    if text.index_state == knowledge_pb2.DOCUMENT_INDEX_STATE_UNSPECIFIED:
-        pytest.skip("the server does not report Document.index_state yet")
+    assert text.index_state == knowledge_pb2.DOCUMENT_INDEX_STATE_PENDING
     empty = await client.upload_document(collection_id=cid, file_name="e.txt", data=b"")
     missing = "00000000-0000-4000-8000-000000000000"
 
@@ -199,10 +193,7 @@ async def test_iterators(client: AsyncQuireClient) -> None:
     cid = (await client.create_collection(name="iterate")).collection_id
     for i in range(3):
         await client.upsert_agent(agent_id=f"iter-{i}", attached_collection_ids=[cid])
-    try:
-        agents = [a.agent_id async for a in client.iter_agents(page_size=2)]
-    except qc.Unimplemented:
-        pytest.skip("the server has no ListAgents yet")
+    agents = [a.agent_id async for a in client.iter_agents(page_size=2)]
     assert agents == sorted(agents) and {"iter-0", "iter-1", "iter-2"} <= set(agents)
     assert cid in [c.collection_id async for c in client.iter_collections()]
     assert [n async for n in client.iter_namespaces()] == []

@@ -15,11 +15,14 @@ import pytest_asyncio
 
 import quire.client as qc
 from quire.client import AsyncQuireClient, QuireClient, RetryPolicy
+from quire.server.contract import bounds as B
 from quire.v1 import knowledge_pb2, search_config_pb2
 from tests.conftest import Harness, Keys
 
 pytestmark = pytest.mark.asyncio(loop_scope="session")
 T = TypeVar("T")
+
+MOST_HITS = B.SetRetrievalPolicyRequest.max_search_limit.max or 0
 
 
 @pytest_asyncio.fixture(scope="module", loop_scope="session")
@@ -85,11 +88,11 @@ async def test_collections_round_trip_blocking(harness: Harness, keys: Keys) -> 
 async def test_admin_calls_async(client: AsyncQuireClient, harness: Harness) -> None:
     policy = await client.get_retrieval_policy()
     assert policy.max_search_limit == 8
-    policy = await client.set_retrieval_policy(mode="hybrid", max_search_limit=50)
+    policy = await client.set_retrieval_policy(mode="hybrid", max_search_limit=MOST_HITS)
     assert policy.effective_mode == knowledge_pb2.RETRIEVAL_MODE_HYBRID
-    assert policy.max_search_limit == 50
+    assert policy.max_search_limit == MOST_HITS
     with pytest.raises(qc.InvalidRequest):
-        await client.set_retrieval_policy(max_search_limit=51)
+        await client.set_retrieval_policy(max_search_limit=MOST_HITS + 1)
     engaged = await client.set_kill_switch(engaged=True)
     assert engaged.kill_switch_engaged
     assert engaged.effective_mode == knowledge_pb2.RETRIEVAL_MODE_LEGACY_FTS

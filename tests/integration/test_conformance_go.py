@@ -14,6 +14,9 @@ import pytest
 from tests.conftest import REPO
 from tests.support.conformance_summary import assert_all_passed
 
+# A toolchain build and a run against a live server: minutes, outside `make test-fast`.
+pytestmark = pytest.mark.slow
+
 GO_MODULE = REPO / "clients" / "go"
 
 

@@ -21,6 +21,9 @@ from tests.conformance.runner_python import SCENARIOS, TOOL_SCENARIOS
 from tests.conftest import REPO
 from tests.support.conformance_summary import assert_all_passed
 
+# A toolchain build and a run against a live server: minutes, outside `make test-fast`.
+pytestmark = pytest.mark.slow
+
 CLIENT = REPO / "clients" / "typescript"
 
 

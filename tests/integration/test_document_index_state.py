@@ -17,10 +17,12 @@ import pytest_asyncio
 from quire.client import AsyncQuireClient
 from quire.client import exceptions as qe
 from quire.client.exceptions import QuireError, from_rpc_error
+from quire.server.contract import bounds as B
 from quire.v1 import knowledge_pb2, knowledge_service_pb2, knowledge_service_pb2_grpc
 from tests.conftest import Harness, Keys, bearer
 from tests.support.index_waits import wait_indexed
 from tests.support.sample_files import CORRUPT
+from tests.support.waits import one_more_watcher, watchers
 
 pytestmark = pytest.mark.asyncio(loop_scope="session")
 NEEDS_MODEL = True
@@ -32,6 +34,8 @@ FAILED = knowledge_pb2.DOCUMENT_INDEX_STATE_FAILED
 NO_TEXT = knowledge_pb2.DOCUMENT_INDEX_STATE_NO_TEXT
 UNSPECIFIED = knowledge_pb2.DOCUMENT_INDEX_STATE_UNSPECIFIED
 DELETED = knowledge_pb2.DOCUMENT_STATUS_DELETED
+
+AGENTS = B.ListAgentsRequest
 
 
 @pytest_asyncio.fixture(scope="module", loop_scope="session")
@@ -127,9 +131,11 @@ async def test_uploads_go_from_pending_to_indexed_on_the_watch(
 ) -> None:
     collection = await client.create_collection(name="pending-to-indexed")
     cid = collection.collection_id
+    count = watchers(harness)
+    before = count()
     watch = Watch(harness, keys.read, cid)
     try:
-        await asyncio.sleep(0.3)  # subscribed before the upload
+        await one_more_watcher(count, before)  # subscribed before the upload
         # The collection's first document: indexed when its first generation starts serving.
         first = await client.upload_document(
             collection_id=cid, file_name="first.txt", data=b"the first wombat burrows"
@@ -370,12 +376,12 @@ async def test_list_agents_pages_by_id_within_the_organisation(
     assert [a.agent_id for a in rest.agents] == ["agent-7"] and rest.next_cursor == ""
 
     with pytest.raises(qe.InvalidRequest) as over:
-        await _list_agents(harness, keys.read, limit=501)
+        await _list_agents(harness, keys.read, limit=AGENTS.limit.max + 1)
     assert over.value.detail.field_violations[0].field == "limit"
-    assert over.value.detail.field_violations[0].bound == "1–500"
+    assert over.value.detail.field_violations[0].bound == f"1–{AGENTS.limit.max}"
     # A cursor is bound to the organisation and the listing it came from.
     mine_cursor = (await _list_agents(harness, keys.read, limit=3)).next_cursor
-    for bad in ("not-a-cursor", mine_cursor[:-2], "A" * 1025):
+    for bad in ("not-a-cursor", mine_cursor[:-2], "A" * (AGENTS.cursor.max_chars + 1)):
         with pytest.raises(qe.InvalidRequest) as refused:
             await _list_agents(harness, keys.read, bad)
         assert refused.value.field_violations[0][0] == "cursor"

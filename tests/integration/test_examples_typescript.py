@@ -23,7 +23,8 @@ from quire.v1 import pages_pb2
 from tests.conftest import REPO, Harness, Keys
 from tests.support.site_server import SiteServer
 
-pytestmark = pytest.mark.asyncio(loop_scope="session")
+# Node builds and runs the examples: outside `make test-fast`.
+pytestmark = [pytest.mark.asyncio(loop_scope="session"), pytest.mark.slow]
 NEEDS_MODEL = True
 NS = "ts-examples"
 CLIENT = REPO / "clients" / "typescript"

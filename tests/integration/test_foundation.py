@@ -14,6 +14,7 @@ from grpc_reflection.v1alpha import reflection_pb2, reflection_pb2_grpc
 
 from quire.client.exceptions import from_rpc_error, to_tool_error
 from quire.client.rich_status import error_reasons
+from quire.server.contract import bounds as B
 from quire.server.services import admin, knowledge, pages
 from quire.server.storage import migrations
 from quire.server.storage.database import request_deadline, transaction
@@ -29,6 +30,10 @@ from quire.v1 import (
 from tests.conftest import Harness, bearer
 
 pytestmark = pytest.mark.asyncio(loop_scope="session")
+
+NAME_CHARS = B.CreateCollectionRequest.name.max_chars or 0
+KEY_NAME_CHARS = B.CreateApiKeyRequest.name.max_chars or 0
+MOST_HITS = B.SetRetrievalPolicyRequest.max_search_limit.max or 0
 
 
 async def expect_error(call: object, code: grpc.StatusCode) -> errors_pb2.ErrorDetail:
@@ -276,10 +281,11 @@ async def test_collection_name_bounds(harness: Harness) -> None:
     keys = await harness.keys("name-org")
     stub = knowledge_service_pb2_grpc.KnowledgeServiceStub(harness.channel)
     ok = await stub.CreateCollection(
-        knowledge_service_pb2.CreateCollectionRequest(name="n" * 200), metadata=bearer(keys.write)
+        knowledge_service_pb2.CreateCollectionRequest(name="n" * NAME_CHARS),
+        metadata=bearer(keys.write),
     )
-    assert len(ok.collection.name) == 200
-    for name in ("n" * 201, "", "   ", "a\x00b"):
+    assert len(ok.collection.name) == NAME_CHARS
+    for name in ("n" * (NAME_CHARS + 1), "", "   ", "a\x00b"):
         detail = await expect_error(
             stub.CreateCollection(
                 knowledge_service_pb2.CreateCollectionRequest(name=name),
@@ -387,7 +393,9 @@ async def test_api_keys_are_listed_without_secrets_and_whoami_names_the_caller(
     assert made.key.key_id not in {k.key_id for k in after.keys} and len(after.keys) == 5
     detail = await expect_error(
         stub.CreateApiKey(
-            admin_service_pb2.CreateApiKeyRequest(scopes=[admin_pb2.SCOPE_READ], name="n" * 65),
+            admin_service_pb2.CreateApiKeyRequest(
+                scopes=[admin_pb2.SCOPE_READ], name="n" * (KEY_NAME_CHARS + 1)
+            ),
             metadata=bearer(keys.admin),
         ),
         grpc.StatusCode.INVALID_ARGUMENT,
@@ -402,15 +410,15 @@ async def test_kill_switch_forces_legacy(harness: Harness) -> None:
 
     reply = await stub.SetRetrievalPolicy(
         admin_service_pb2.SetRetrievalPolicyRequest(
-            mode=knowledge_pb2.RETRIEVAL_MODE_HYBRID, max_search_limit=50
+            mode=knowledge_pb2.RETRIEVAL_MODE_HYBRID, max_search_limit=MOST_HITS
         ),
         metadata=bearer(keys.admin),
     )
     assert reply.policy.effective_mode == knowledge_pb2.RETRIEVAL_MODE_HYBRID
-    assert reply.policy.max_search_limit == 50
+    assert reply.policy.max_search_limit == MOST_HITS
     await expect_error(
         stub.SetRetrievalPolicy(
-            admin_service_pb2.SetRetrievalPolicyRequest(max_search_limit=51),
+            admin_service_pb2.SetRetrievalPolicyRequest(max_search_limit=MOST_HITS + 1),
             metadata=bearer(keys.admin),
         ),
         grpc.StatusCode.INVALID_ARGUMENT,

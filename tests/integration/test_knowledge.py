@@ -14,15 +14,21 @@ import pytest_asyncio
 
 from quire.client import AsyncQuireClient
 from quire.client import exceptions as qe
+from quire.server.contract import bounds as B
 from quire.v1 import knowledge_pb2, pages_pb2
 from tests.conftest import Harness, Keys
 from tests.support.index_waits import wait_indexed
 from tests.support.sample_files import CORRUPT, SAMPLES
+from tests.support.waits import one_more_watcher, watchers
 
 pytestmark = pytest.mark.asyncio(loop_scope="session")
 NEEDS_MODEL = True
 NEEDS_WORKER = True
 TERMINAL = (knowledge_pb2.DOCUMENT_STATUS_READY, knowledge_pb2.DOCUMENT_STATUS_FAILED)
+
+READ_CHARS = B.ReadDocumentRequest.max_chars.max or 0
+MOST_HITS = B.SetRetrievalPolicyRequest.max_search_limit.max or 0
+QUERY_CHARS = B.SearchKnowledgeRequest.query.max_chars or 0
 
 
 @pytest_asyncio.fixture(scope="module", loop_scope="session")
@@ -385,12 +391,12 @@ async def test_read_document_bounds_and_scope(
     assert part.text == whole.text[2:5] and part.next_offset == 5
     assert (
         await client.read_document(
-            collection_ids=[collection_id], document_id=doc.document_id, max_chars=4000
+            collection_ids=[collection_id], document_id=doc.document_id, max_chars=READ_CHARS
         )
     ).text == whole.text
     with pytest.raises(qe.InvalidRequest):
         await client.read_document(
-            collection_ids=[collection_id], document_id=doc.document_id, max_chars=4001
+            collection_ids=[collection_id], document_id=doc.document_id, max_chars=READ_CHARS + 1
         )
     unrelated = await client.create_collection(name="unrelated")
     with pytest.raises(qe.DocumentNotFound) as info:
@@ -489,10 +495,12 @@ async def test_search_limit_follows_the_organisation_policy(
     await client.set_retrieval_policy(max_search_limit=50)
     try:
         # The process that changed the policy forgets its cached bound at once.
-        assert stated_search_bound(await client.describe_tools()) == 50
-        await client.search_knowledge(collection_ids=[collection_id], query="the", limit=50)
+        assert stated_search_bound(await client.describe_tools()) == MOST_HITS
+        await client.search_knowledge(collection_ids=[collection_id], query="the", limit=MOST_HITS)
         with pytest.raises(qe.InvalidRequest):
-            await client.search_knowledge(collection_ids=[collection_id], query="the", limit=51)
+            await client.search_knowledge(
+                collection_ids=[collection_id], query="the", limit=MOST_HITS + 1
+            )
     finally:
         await client.set_retrieval_policy(max_search_limit=8)
 
@@ -519,7 +527,7 @@ async def test_policy_reset_returns_to_the_deployment_default(client: AsyncQuire
 
 
 async def test_watch_documents_streams_status_changes_and_deletions(
-    client: AsyncQuireClient,
+    client: AsyncQuireClient, harness: Harness
 ) -> None:
     collection = await client.create_collection(name="watched")
     seen: list[tuple[str, int]] = []
@@ -533,8 +541,10 @@ async def test_watch_documents_streams_status_changes_and_deletions(
             if doc.status == knowledge_pb2.DOCUMENT_STATUS_DELETED:
                 return
 
+    count = watchers(harness)
+    before = count()
     watcher = asyncio.create_task(watch())
-    await asyncio.sleep(0.3)
+    await one_more_watcher(count, before)  # subscribed before the upload
     doc = await client.upload_document(
         collection_id=collection.collection_id, file_name="w.txt", data=b"watch me"
     )
@@ -837,6 +847,8 @@ async def test_any_query_text_gives_a_ranking_or_nothing(
                 scores = [h.score for h in result.hits]
                 assert scores == sorted(scores, reverse=True), (query, scores)
             with pytest.raises(qe.InvalidRequest):
-                await client.search_knowledge(collection_ids=[collection_id], query="x" * 501)
+                await client.search_knowledge(
+                    collection_ids=[collection_id], query="x" * (QUERY_CHARS + 1)
+                )
     finally:
         await client.set_retrieval_policy(mode=knowledge_pb2.RETRIEVAL_MODE_LEGACY_FTS)

@@ -11,6 +11,7 @@ from collections.abc import AsyncIterator
 import pytest
 import pytest_asyncio
 
+from quire.server.contract import bounds as B
 from quire.v1 import errors_pb2, knowledge_pb2, knowledge_service_pb2
 from tests.conftest import Harness
 from tests.integration.knowledge_calls import Calls, Doc, violation
@@ -21,6 +22,8 @@ CREATED = knowledge_pb2.UPLOAD_OUTCOME_CREATED
 REPLACED = knowledge_pb2.UPLOAD_OUTCOME_REPLACED
 UNCHANGED = knowledge_pb2.UPLOAD_OUTCOME_UNCHANGED
 MISSING = "00000000-0000-0000-0000-000000000000"
+
+MOST_IDS = B.DeleteDocumentsRequest.document_ids.max_items or 0
 
 
 @pytest_asyncio.fixture(scope="module", loop_scope="session")
@@ -183,15 +186,15 @@ async def test_delete_documents_refusals(calls: Calls) -> None:
         detail = await calls.refused(calls.stub.DeleteDocuments(request, metadata=calls.md))
         assert violation(detail) == ("external_keys", bound)
     at_bound = knowledge_service_pb2.DeleteDocumentsRequest(
-        collection_id=cid, external_keys=[f"k{i}" for i in range(1000)]
+        collection_id=cid, external_keys=[f"k{i}" for i in range(MOST_IDS)]
     )
     response = await calls.stub.DeleteDocuments(at_bound, metadata=calls.md)
-    assert len(response.missing_keys) == 1000
+    assert len(response.missing_keys) == MOST_IDS
     over = knowledge_service_pb2.DeleteDocumentsRequest(
-        collection_id=cid, document_ids=[str(uuid.uuid4()) for _ in range(1001)]
+        collection_id=cid, document_ids=[str(uuid.uuid4()) for _ in range(MOST_IDS + 1)]
     )
     detail = await calls.refused(calls.stub.DeleteDocuments(over, metadata=calls.md))
-    assert violation(detail) == ("document_ids", "1–1000 items")
+    assert violation(detail) == ("document_ids", f"1–{MOST_IDS} items")
     empty_key = knowledge_service_pb2.DeleteDocumentsRequest(
         collection_id=cid, external_keys=["ok", ""]
     )

@@ -15,6 +15,7 @@ import pytest_asyncio
 from quire.v1 import errors_pb2, knowledge_pb2, knowledge_service_pb2
 from tests.conftest import Harness
 from tests.integration.knowledge_calls import Calls, Doc, violation
+from tests.support.waits import lock_waiters, until
 
 pytestmark = pytest.mark.asyncio(loop_scope="session")
 
@@ -342,7 +343,12 @@ async def test_an_edit_taking_a_key_another_upload_takes_first_is_refused(calls:
                 )
             else:
                 call = asyncio.ensure_future(calls.upload(cid, edit))
-            await asyncio.sleep(0.5)  # the edit is now waiting on the unique index
+            async with calls.harness.pool.acquire() as watcher:
+
+                async def edit_waits() -> bool:
+                    return await lock_waiters(watcher) > 0
+
+                await until(edit_waits, within_s=30, what="the edit never met the unique index")
             assert not call.done()
             await writer.commit()
         if batch:

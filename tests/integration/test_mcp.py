@@ -35,7 +35,9 @@ from quire.server.mcp.http import start_mcp_listener
 from quire.server.mcp.tools_server import tools_server
 from quire.v1 import knowledge_pb2, pages_pb2
 from tests.conftest import REPO, Harness, Keys
+from tests.support import waits
 from tests.support.site_server import SiteServer
+from tests.support.waits import lock_waiters
 
 pytestmark = pytest.mark.asyncio(loop_scope="session")
 NEEDS_MODEL = True
@@ -421,12 +423,6 @@ async def test_tool_loop_examples_run_with_the_stand_in_model(
     assert lines[-1].startswith("From /install.md:") and "pip install frobnicator" in lines[-1]
 
 
-WAITING_ON_A_LOCK = (
-    "SELECT count(*) FROM pg_stat_activity WHERE datname = current_database() "
-    "AND wait_event_type = 'Lock'"
-)
-
-
 @asynccontextmanager
 async def pages_locked(database_url: str) -> AsyncIterator[asyncpg.Connection]:
     """The pages table locked by another transaction: a read_page waits on it (in PostgreSQL,
@@ -446,11 +442,10 @@ async def pages_locked(database_url: str) -> AsyncIterator[asyncpg.Connection]:
 
 
 async def until(watcher: asyncpg.Connection, waiting: bool, within_s: float, what: str) -> None:
-    clock = asyncio.get_running_loop().time
-    started = clock()
-    while (await watcher.fetchval(WAITING_ON_A_LOCK) > 0) != waiting:
-        assert clock() - started < within_s, what
-        await asyncio.sleep(0.02)
+    async def now() -> bool:
+        return (await lock_waiters(watcher) > 0) == waiting
+
+    await waits.until(now, within_s=within_s, what=what)
 
 
 @pytest.mark.parametrize("transport", ["http", "stdio"])

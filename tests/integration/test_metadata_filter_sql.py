@@ -276,6 +276,7 @@ async def test_types_are_told_apart(
     assert all(holds(f, {"t": samples[name]}) for name in expected)
 
 
+@pytest.mark.slow  # 300 examples, over 10 s under load (`make test-fast` leaves it out)
 @settings(
     max_examples=300,
     deadline=None,

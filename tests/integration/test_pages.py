@@ -25,6 +25,7 @@ from quire.client import AsyncQuireClient
 from quire.client import exceptions as qe
 from quire.client.tools import TOOL_METHODS
 from quire.server import canonical_json
+from quire.server.contract import bounds as B
 from quire.v1 import pages_pb2, search_config_pb2
 from tests.conftest import Harness, Keys
 from tests.support import docs_site
@@ -34,6 +35,8 @@ pytestmark = pytest.mark.asyncio(loop_scope="session")
 NEEDS_MODEL = True
 NS = "docs"
 PAGES = docs_site.PAGES
+
+SEARCH = B.SearchPagesRequest
 
 
 @pytest.fixture(scope="module")
@@ -250,12 +253,15 @@ async def test_search_budget_counts_the_whole_json(
 @pytest.mark.parametrize(
     ("kwargs", "field"),
     [
-        ({"query": "x" * 501}, "query"),
+        ({"query": "x" * (SEARCH.query.max_chars + 1)}, "query"),
         ({"query": " "}, "query"),
         ({"query": "ok", "alternatives": ["a", "b", "c", "d"]}, "alternatives"),
-        ({"query": "ok", "alternatives": ["y" * 501]}, "alternatives[0]"),
-        ({"query": "ok", "limit": 21}, "limit"),
-        ({"query": "ok", "max_output_bytes": 23_999}, "max_output_bytes"),
+        (
+            {"query": "ok", "alternatives": ["y" * (SEARCH.alternatives.max_chars + 1)]},
+            "alternatives[0]",
+        ),
+        ({"query": "ok", "limit": SEARCH.limit.max + 1}, "limit"),
+        ({"query": "ok", "max_output_bytes": SEARCH.max_output_bytes.min - 1}, "max_output_bytes"),
         ({"query": "ok", "max_output_bytes": 32_001}, "max_output_bytes"),
     ],
 )

@@ -264,6 +264,7 @@ async def example_keys(harness: Harness, site: SiteServer) -> Keys:
     return keys
 
 
+@pytest.mark.slow  # over 10 s under load (`make test-fast` leaves it out)
 @pytest.mark.parametrize("script", ["langchain_retriever.py", "llamaindex_retriever.py"])
 async def test_example_runs(harness: Harness, example_keys: Keys, script: str) -> None:
     code, out = await run(script, harness.address, NS, env={"QUIRE_API_KEY": example_keys.write})

@@ -65,6 +65,7 @@ async def worker_last_seen(harness: Harness, token: str, cid: str) -> datetime |
     return got.status.worker_last_seen.ToDatetime(tzinfo=UTC)
 
 
+@pytest.mark.slow  # over 10 s under load (`make test-fast` leaves it out)
 async def test_without_a_worker_then_with_one(
     harness: Harness, database_url: str, embeddings: object
 ) -> None:

@@ -118,9 +118,24 @@ def test_every_scenario_file_is_well_formed(directory: Path, least: int) -> None
             r._method(req)
 
 
+def canonical_json(value: object) -> str:
+    """The one form scenario files are written in: two-space indent, keys in the order
+    written, non-ASCII as itself, a final newline; so a file reformatted by an editor shows
+    as a diff of its content only."""
+    return json.dumps(value, indent=2, ensure_ascii=False) + "\n"
+
+
 def test_scenario_files_are_canonical_json() -> None:
-    for path in sorted([*r.SCENARIOS.glob("*.json"), *r.TOOL_SCENARIOS.glob("*.json")]):
-        json.loads(path.read_text())
+    paths = sorted([*r.SCENARIOS.glob("*.json"), *r.TOOL_SCENARIOS.glob("*.json")])
+    assert paths
+    for path in paths:
+        text = path.read_text(encoding="utf-8")
+        assert text == canonical_json(json.loads(text)), f"{path.name} is not canonical JSON"
+
+
+def test_canonical_json_refuses_another_layout() -> None:
+    assert canonical_json({"a": [1]}) == '{\n  "a": [\n    1\n  ]\n}\n'
+    assert canonical_json({"a": [1]}) != '{"a": [1]}\n'
 
 
 def test_scenario_names_are_unique_across_both_directories() -> None:

@@ -1,5 +1,5 @@
-"""The Java client's generated tables: default deadlines read from the CallKind comments (and
-refused when a comment does not state one), every RPC and every ErrorCode present."""
+"""The Java client's generated tables: default deadlines from the CallKind values'
+`(quire.v1.call_kind)` option, every RPC and every ErrorCode present."""
 
 from __future__ import annotations
 
@@ -15,20 +15,19 @@ def contract() -> Contract:
     return load()
 
 
-def test_deadlines_come_from_the_call_kind_comments() -> None:
-    read = CallKindFacts("READ", "A point read or listing. Default deadline 10 s.")
+def test_deadlines_come_from_the_call_kind_option() -> None:
+    read = CallKindFacts("READ", "A point read or listing.", deadline_s=10)
     assert java._deadline(read) == "Duration.ofSeconds(10)"
-    assert (
-        java._deadline(CallKindFacts("SYNC", "Default deadline 30 min."))
-        == "Duration.ofMinutes(30)"
-    )
-    assert java._deadline(CallKindFacts("GATE", "Default deadline 2 h.")) == "Duration.ofHours(2)"
-    assert java._deadline(CallKindFacts("WATCH", "A watch stream. No default deadline.")) == "null"
+    assert java._deadline(CallKindFacts("SYNC", "", deadline_s=1800)) == "Duration.ofMinutes(30)"
+    assert java._deadline(CallKindFacts("GATE", "", deadline_s=7200)) == "Duration.ofHours(2)"
+    assert java._deadline(CallKindFacts("ODD", "", deadline_s=90)) == "Duration.ofSeconds(90)"
+    assert java._deadline(CallKindFacts("WATCH", "A watch stream.")) == "null"
 
 
-def test_a_call_kind_without_a_stated_deadline_is_refused() -> None:
-    with pytest.raises(facts.ContractError, match=r"CALL_KIND_SLOW: its comment must say"):
-        java._deadline(CallKindFacts("SLOW", "A slow call."))
+def test_the_java_deadlines_are_the_contracts(contract: Contract) -> None:
+    tables = java.emit(contract)[java.TABLES]
+    for kind in facts.call_kinds(contract):
+        assert f"    {kind.name}({java._deadline(kind)})" in tables
 
 
 def test_the_tables_hold_every_rpc_and_every_code(contract: Contract) -> None:

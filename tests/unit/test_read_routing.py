@@ -67,8 +67,9 @@ def test_the_replica_reads_are_real_read_only_methods() -> None:
 
 
 def test_the_replica_reads_are_the_contracts_idempotent_reads() -> None:
-    """A read-only RPC added to the contract (`idempotent` in the proto) must be placed here
-    too: served by a replica, or kept on the primary with a reason."""
+    """Both sets are generated from `idempotency_level`: the replica reads (NO_SIDE_EFFECTS)
+    and the retried calls (NO_SIDE_EFFECTS or IDEMPOTENT). They are equal while no RPC is
+    IDEMPOTENT only; one that is (a retryable write) must never reach a replica."""
     from quire.client._contract import IDEMPOTENT_RPCS
 
     assert {m.rpartition("/")[2] for m in REPLICA_READS} == set(IDEMPOTENT_RPCS)

@@ -12,6 +12,9 @@ import pytest
 
 from tests.support.shared_data import ABSENT, REPO
 
+# Each test runs a pytest of its own (seconds apiece): outside `make test-fast`.
+pytestmark = pytest.mark.slow
+
 HEADER = f"""
 import pytest
 

@@ -143,7 +143,8 @@ def test_runner_refuses_malformed_arguments_naming_the_field(
 ) -> None:
     with pytest.raises(InvalidRequest) as info:
         checked_arguments(SCHEMA, arguments)
-    error = info.value.to_tool_error()
+    error = info.value.tool_error_object()
+    assert json.loads(info.value.to_tool_error()) == error
     assert error["error"] == "invalid_request" and error["field"] == field
     assert error["message"].startswith(f"{field}: ")
     assert error["bound"] == bound if bound else error["bound"].startswith("one of: ")

@@ -3,6 +3,8 @@
 package quire
 
 import (
+	"time"
+
 	"google.golang.org/grpc/codes"
 
 	"github.com/quire/quire/clients/go/quirev1"
@@ -112,7 +114,7 @@ const (
 	KindSync
 	// KindUpload: A document upload stream. Default deadline 10 min.
 	KindUpload
-	// KindWatch: A watch stream. No default deadline.
+	// KindWatch: A watch stream: it runs until the caller ends it. No default deadline.
 	KindWatch
 	// KindGate: A baseline gate run. Default deadline 2 h.
 	KindGate
@@ -136,6 +138,18 @@ func (k CallKind) String() string {
 		return "gate"
 	}
 	return "unknown"
+}
+
+// defaultDeadlines is (quire.v1.call_kind).default_deadline of every kind; NoDeadline:
+// none.
+var defaultDeadlines = map[CallKind]time.Duration{
+	KindRead:   10 * time.Second,
+	KindSearch: 15 * time.Second,
+	KindWrite:  30 * time.Second,
+	KindSync:   30 * time.Minute,
+	KindUpload: 10 * time.Minute,
+	KindWatch:  NoDeadline,
+	KindGate:   2 * time.Hour,
 }
 
 // RPCKinds maps every RPC of quire.v1 (bare name) to its kind: (quire.v1.call).kind.

@@ -154,9 +154,6 @@ func TestIntegrationUploadAndSearch(t *testing.T) {
 	}
 	doc, err := write.UploadDocument(ctx, &quirev1.UploadMetadata{CollectionId: collection.GetCollectionId(), FileName: "notes.txt"},
 		strings.NewReader(strings.Repeat("quince marmalade recipe\n", 100000)))
-	if errors.Is(err, quire.ErrUnimplemented) {
-		t.Skip("UploadDocument is not built in this server yet")
-	}
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -197,9 +194,6 @@ func TestIntegrationFolderKeysAndWait(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if len(first) == 2 && errors.Is(first[0].Err, quire.ErrUnimplemented) {
-		t.Skip("UploadDocuments is not built in this server yet")
-	}
 	var docs []*quirev1.Document
 	for _, r := range first {
 		if r.Err != nil || r.Outcome != quirev1.UploadOutcome_UPLOAD_OUTCOME_CREATED || r.Document.GetExternalKey() != r.Path {
@@ -219,9 +213,6 @@ func TestIntegrationFolderKeysAndWait(t *testing.T) {
 	byKey, err := write.GetDocumentByKey(ctx, cid, "guide/b.md")
 	if err != nil || byKey.GetDocumentId() != docs[1].GetDocumentId() || byKey.GetMetadata().AsMap()["section"] != "guide" {
 		t.Fatalf("by key: %v, %v", byKey, err)
-	}
-	if docs[0].GetIndexState() == quirev1.DocumentIndexState_DOCUMENT_INDEX_STATE_UNSPECIFIED {
-		t.Skip("this server does not report index_state yet")
 	}
 	res, err := write.WaitUntilSearchable(ctx, quire.WaitTarget{Documents: docs}, 90*time.Second)
 	if err != nil || !res.Complete || res.Outcomes[0].Outcome != quire.WaitIndexed || res.Outcomes[1].Outcome != quire.WaitIndexed {

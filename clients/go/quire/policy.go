@@ -19,27 +19,28 @@ type CallKind int
 const NoDeadline time.Duration = -1
 
 // Timeouts is the default deadline per call kind, applied only when the call's context has
-// no deadline of its own. A zero field keeps the built-in default; NoDeadline disables it.
+// no deadline of its own. A zero field keeps the built-in default (the contract's,
+// `(quire.v1.call_kind).default_deadline`: the comment on each Kind); NoDeadline disables it.
 type Timeouts struct {
-	Read   time.Duration // default 10 s
-	Search time.Duration // default 15 s
-	Write  time.Duration // default 30 s
-	Sync   time.Duration // default 30 min
-	Upload time.Duration // default 10 min
-	Watch  time.Duration // default none (runs until the context is cancelled)
-	Gate   time.Duration // default 2 h
+	Read   time.Duration
+	Search time.Duration
+	Write  time.Duration
+	Sync   time.Duration
+	Upload time.Duration
+	Watch  time.Duration // none by default: runs until the context is cancelled
+	Gate   time.Duration
 }
 
-// DefaultTimeouts returns the built-in defaults.
+// DefaultTimeouts returns the built-in defaults, generated from the contract.
 func DefaultTimeouts() Timeouts {
 	return Timeouts{
-		Read:   10 * time.Second,
-		Search: 15 * time.Second,
-		Write:  30 * time.Second,
-		Sync:   30 * time.Minute,
-		Upload: 10 * time.Minute,
-		Watch:  NoDeadline,
-		Gate:   2 * time.Hour,
+		Read:   defaultDeadlines[KindRead],
+		Search: defaultDeadlines[KindSearch],
+		Write:  defaultDeadlines[KindWrite],
+		Sync:   defaultDeadlines[KindSync],
+		Upload: defaultDeadlines[KindUpload],
+		Watch:  defaultDeadlines[KindWatch],
+		Gate:   defaultDeadlines[KindGate],
 	}
 }
 

@@ -34,7 +34,9 @@ const (
 	RetrievalMode_RETRIEVAL_MODE_LEGACY_FTS RetrievalMode = 1
 	// Serves LEGACY_FTS; runs HYBRID off the response path and records the comparison.
 	RetrievalMode_RETRIEVAL_MODE_HYBRID_SHADOW RetrievalMode = 2
-	// Chunk-level full-text + vector + file-name arms fused with RRF.
+	// Chunk-level full-text (BM25) and vector arms and a file-name arm, fused per document by a
+	// weighted sum of each arm's per-query normalised (z-score) scores; each hit carries its
+	// document's best chunk.
 	RetrievalMode_RETRIEVAL_MODE_HYBRID RetrievalMode = 3
 )
 
@@ -1249,7 +1251,8 @@ type KnowledgeHit struct {
 	CollectionId string `protobuf:"bytes,3,opt,name=collection_id,json=collectionId,proto3" json:"collection_id,omitempty"`
 	// The document's file name.
 	FileName string `protobuf:"bytes,4,opt,name=file_name,json=fileName,proto3" json:"file_name,omitempty"`
-	// LEGACY_FTS: ts_rank. HYBRID: reciprocal-rank-fusion score. Higher is better.
+	// LEGACY_FTS: ts_rank. HYBRID: the fused score (the weighted sum of the arms' normalised
+	// scores), comparable only within one result. Higher is better.
 	Score float64 `protobuf:"fixed64,5,opt,name=score,proto3" json:"score,omitempty"`
 	// LEGACY_FTS: ts_headline (MaxWords=32). HYBRID: the raw chunk text (≤ the chunk ceiling).
 	Snippet string `protobuf:"bytes,6,opt,name=snippet,proto3" json:"snippet,omitempty"`

@@ -10,6 +10,7 @@ import (
 	protoreflect "google.golang.org/protobuf/reflect/protoreflect"
 	protoimpl "google.golang.org/protobuf/runtime/protoimpl"
 	descriptorpb "google.golang.org/protobuf/types/descriptorpb"
+	durationpb "google.golang.org/protobuf/types/known/durationpb"
 	reflect "reflect"
 	sync "sync"
 	unsafe "unsafe"
@@ -22,25 +23,26 @@ const (
 	_ = protoimpl.EnforceVersion(protoimpl.MaxVersion - 20)
 )
 
-// How a client treats a call: the kind picks the call's default deadline.
+// How a client treats a call: the kind picks the call's default deadline, which every client
+// applies when the caller sets none (its `(quire.v1.call_kind)` option).
 type CallKind int32
 
 const (
 	// Never valid on an RPC.
 	CallKind_CALL_KIND_UNSPECIFIED CallKind = 0
-	// A point read or listing. Default deadline 10 s.
+	// A point read or listing.
 	CallKind_CALL_KIND_READ CallKind = 1
-	// A search, grep or command run. Default deadline 15 s.
+	// A search, grep or command run.
 	CallKind_CALL_KIND_SEARCH CallKind = 2
-	// A change of state. Default deadline 30 s.
+	// A change of state.
 	CallKind_CALL_KIND_WRITE CallKind = 3
-	// A page sync stream. Default deadline 30 min.
+	// A page sync stream.
 	CallKind_CALL_KIND_SYNC CallKind = 4
-	// A document upload stream. Default deadline 10 min.
+	// A document upload stream.
 	CallKind_CALL_KIND_UPLOAD CallKind = 5
-	// A watch stream. No default deadline.
+	// A watch stream: it runs until the caller ends it.
 	CallKind_CALL_KIND_WATCH CallKind = 6
-	// A baseline gate run. Default deadline 2 h.
+	// A baseline gate run.
 	CallKind_CALL_KIND_GATE CallKind = 7
 )
 
@@ -95,6 +97,53 @@ func (CallKind) EnumDescriptor() ([]byte, []int) {
 	return file_quire_v1_options_proto_rawDescGZIP(), []int{0}
 }
 
+// The facts of one CallKind value, set with `[(quire.v1.call_kind) = {...}]`.
+type CallKindOptions struct {
+	state protoimpl.MessageState `protogen:"open.v1"`
+	// The deadline a client gives a call of this kind when the caller sets none; unset: no
+	// default deadline. Whole seconds.
+	DefaultDeadline *durationpb.Duration `protobuf:"bytes,1,opt,name=default_deadline,json=defaultDeadline,proto3" json:"default_deadline,omitempty"`
+	unknownFields   protoimpl.UnknownFields
+	sizeCache       protoimpl.SizeCache
+}
+
+func (x *CallKindOptions) Reset() {
+	*x = CallKindOptions{}
+	mi := &file_quire_v1_options_proto_msgTypes[0]
+	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+	ms.StoreMessageInfo(mi)
+}
+
+func (x *CallKindOptions) String() string {
+	return protoimpl.X.MessageStringOf(x)
+}
+
+func (*CallKindOptions) ProtoMessage() {}
+
+func (x *CallKindOptions) ProtoReflect() protoreflect.Message {
+	mi := &file_quire_v1_options_proto_msgTypes[0]
+	if x != nil {
+		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+		if ms.LoadMessageInfo() == nil {
+			ms.StoreMessageInfo(mi)
+		}
+		return ms
+	}
+	return mi.MessageOf(x)
+}
+
+// Deprecated: Use CallKindOptions.ProtoReflect.Descriptor instead.
+func (*CallKindOptions) Descriptor() ([]byte, []int) {
+	return file_quire_v1_options_proto_rawDescGZIP(), []int{0}
+}
+
+func (x *CallKindOptions) GetDefaultDeadline() *durationpb.Duration {
+	if x != nil {
+		return x.DefaultDeadline
+	}
+	return nil
+}
+
 // The facts of one RPC, set with `option (quire.v1.call) = {kind: ..., scope: ...};`.
 type CallOptions struct {
 	state protoimpl.MessageState `protogen:"open.v1"`
@@ -108,7 +157,7 @@ type CallOptions struct {
 
 func (x *CallOptions) Reset() {
 	*x = CallOptions{}
-	mi := &file_quire_v1_options_proto_msgTypes[0]
+	mi := &file_quire_v1_options_proto_msgTypes[1]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -120,7 +169,7 @@ func (x *CallOptions) String() string {
 func (*CallOptions) ProtoMessage() {}
 
 func (x *CallOptions) ProtoReflect() protoreflect.Message {
-	mi := &file_quire_v1_options_proto_msgTypes[0]
+	mi := &file_quire_v1_options_proto_msgTypes[1]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -133,7 +182,7 @@ func (x *CallOptions) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use CallOptions.ProtoReflect.Descriptor instead.
 func (*CallOptions) Descriptor() ([]byte, []int) {
-	return file_quire_v1_options_proto_rawDescGZIP(), []int{0}
+	return file_quire_v1_options_proto_rawDescGZIP(), []int{1}
 }
 
 func (x *CallOptions) GetKind() CallKind {
@@ -165,7 +214,7 @@ type ErrorCodeOptions struct {
 
 func (x *ErrorCodeOptions) Reset() {
 	*x = ErrorCodeOptions{}
-	mi := &file_quire_v1_options_proto_msgTypes[1]
+	mi := &file_quire_v1_options_proto_msgTypes[2]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -177,7 +226,7 @@ func (x *ErrorCodeOptions) String() string {
 func (*ErrorCodeOptions) ProtoMessage() {}
 
 func (x *ErrorCodeOptions) ProtoReflect() protoreflect.Message {
-	mi := &file_quire_v1_options_proto_msgTypes[1]
+	mi := &file_quire_v1_options_proto_msgTypes[2]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -190,7 +239,7 @@ func (x *ErrorCodeOptions) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use ErrorCodeOptions.ProtoReflect.Descriptor instead.
 func (*ErrorCodeOptions) Descriptor() ([]byte, []int) {
-	return file_quire_v1_options_proto_rawDescGZIP(), []int{1}
+	return file_quire_v1_options_proto_rawDescGZIP(), []int{2}
 }
 
 func (x *ErrorCodeOptions) GetGrpcStatus() string {
@@ -226,7 +275,7 @@ type ToolOptions struct {
 
 func (x *ToolOptions) Reset() {
 	*x = ToolOptions{}
-	mi := &file_quire_v1_options_proto_msgTypes[2]
+	mi := &file_quire_v1_options_proto_msgTypes[3]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -238,7 +287,7 @@ func (x *ToolOptions) String() string {
 func (*ToolOptions) ProtoMessage() {}
 
 func (x *ToolOptions) ProtoReflect() protoreflect.Message {
-	mi := &file_quire_v1_options_proto_msgTypes[2]
+	mi := &file_quire_v1_options_proto_msgTypes[3]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -251,7 +300,7 @@ func (x *ToolOptions) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use ToolOptions.ProtoReflect.Descriptor instead.
 func (*ToolOptions) Descriptor() ([]byte, []int) {
-	return file_quire_v1_options_proto_rawDescGZIP(), []int{2}
+	return file_quire_v1_options_proto_rawDescGZIP(), []int{3}
 }
 
 func (x *ToolOptions) GetName() string {
@@ -307,6 +356,14 @@ var file_quire_v1_options_proto_extTypes = []protoimpl.ExtensionInfo{
 		Tag:           "bytes,50020,opt,name=error",
 		Filename:      "quire/v1/options.proto",
 	},
+	{
+		ExtendedType:  (*descriptorpb.EnumValueOptions)(nil),
+		ExtensionType: (*CallKindOptions)(nil),
+		Field:         50021,
+		Name:          "quire.v1.call_kind",
+		Tag:           "bytes,50021,opt,name=call_kind",
+		Filename:      "quire/v1/options.proto",
+	},
 }
 
 // Extension fields to descriptorpb.MethodOptions.
@@ -327,13 +384,19 @@ var (
 	//
 	// optional quire.v1.ErrorCodeOptions error = 50020;
 	E_Error = &file_quire_v1_options_proto_extTypes[2]
+	// Required on every CallKind value but UNSPECIFIED.
+	//
+	// optional quire.v1.CallKindOptions call_kind = 50021;
+	E_CallKind = &file_quire_v1_options_proto_extTypes[3]
 )
 
 var File_quire_v1_options_proto protoreflect.FileDescriptor
 
 const file_quire_v1_options_proto_rawDesc = "" +
 	"\n" +
-	"\x16quire/v1/options.proto\x12\bquire.v1\x1a google/protobuf/descriptor.proto\x1a\x14quire/v1/admin.proto\"\\\n" +
+	"\x16quire/v1/options.proto\x12\bquire.v1\x1a google/protobuf/descriptor.proto\x1a\x1egoogle/protobuf/duration.proto\x1a\x14quire/v1/admin.proto\"W\n" +
+	"\x0fCallKindOptions\x12D\n" +
+	"\x10default_deadline\x18\x01 \x01(\v2\x19.google.protobuf.DurationR\x0fdefaultDeadline\"\\\n" +
 	"\vCallOptions\x12&\n" +
 	"\x04kind\x18\x01 \x01(\x0e2\x12.quire.v1.CallKindR\x04kind\x12%\n" +
 	"\x05scope\x18\x02 \x01(\x0e2\x0f.quire.v1.ScopeR\x05scope\"T\n" +
@@ -346,19 +409,27 @@ const file_quire_v1_options_proto_rawDesc = "" +
 	"\x04name\x18\x01 \x01(\tR\x04name\x12 \n" +
 	"\vdescription\x18\x02 \x01(\tR\vdescription\x12\x16\n" +
 	"\x06fields\x18\x03 \x03(\tR\x06fields\x12\x1a\n" +
-	"\brequired\x18\x04 \x03(\tR\brequired*\xb7\x01\n" +
+	"\brequired\x18\x04 \x03(\tR\brequired*\xfc\x01\n" +
 	"\bCallKind\x12\x19\n" +
-	"\x15CALL_KIND_UNSPECIFIED\x10\x00\x12\x12\n" +
-	"\x0eCALL_KIND_READ\x10\x01\x12\x14\n" +
-	"\x10CALL_KIND_SEARCH\x10\x02\x12\x13\n" +
-	"\x0fCALL_KIND_WRITE\x10\x03\x12\x12\n" +
-	"\x0eCALL_KIND_SYNC\x10\x04\x12\x14\n" +
-	"\x10CALL_KIND_UPLOAD\x10\x05\x12\x13\n" +
-	"\x0fCALL_KIND_WATCH\x10\x06\x12\x12\n" +
-	"\x0eCALL_KIND_GATE\x10\a:K\n" +
+	"\x15CALL_KIND_UNSPECIFIED\x10\x00\x12\x1c\n" +
+	"\x0eCALL_KIND_READ\x10\x01\x1a\b\xaa\xb6\x18\x04\n" +
+	"\x02\b\n" +
+	"\x12\x1e\n" +
+	"\x10CALL_KIND_SEARCH\x10\x02\x1a\b\xaa\xb6\x18\x04\n" +
+	"\x02\b\x0f\x12\x1d\n" +
+	"\x0fCALL_KIND_WRITE\x10\x03\x1a\b\xaa\xb6\x18\x04\n" +
+	"\x02\b\x1e\x12\x1d\n" +
+	"\x0eCALL_KIND_SYNC\x10\x04\x1a\t\xaa\xb6\x18\x05\n" +
+	"\x03\b\x88\x0e\x12\x1f\n" +
+	"\x10CALL_KIND_UPLOAD\x10\x05\x1a\t\xaa\xb6\x18\x05\n" +
+	"\x03\b\xd8\x04\x12\x19\n" +
+	"\x0fCALL_KIND_WATCH\x10\x06\x1a\x04\xaa\xb6\x18\x00\x12\x1d\n" +
+	"\x0eCALL_KIND_GATE\x10\a\x1a\t\xaa\xb6\x18\x05\n" +
+	"\x03\b\xa08:K\n" +
 	"\x04call\x12\x1e.google.protobuf.MethodOptions\x18چ\x03 \x01(\v2\x15.quire.v1.CallOptionsR\x04call:K\n" +
 	"\x04tool\x12\x1e.google.protobuf.MethodOptions\x18ۆ\x03 \x01(\v2\x15.quire.v1.ToolOptionsR\x04tool:U\n" +
-	"\x05error\x12!.google.protobuf.EnumValueOptions\x18\xe4\x86\x03 \x01(\v2\x1a.quire.v1.ErrorCodeOptionsR\x05errorb\x06proto3"
+	"\x05error\x12!.google.protobuf.EnumValueOptions\x18\xe4\x86\x03 \x01(\v2\x1a.quire.v1.ErrorCodeOptionsR\x05error:[\n" +
+	"\tcall_kind\x12!.google.protobuf.EnumValueOptions\x18\xe5\x86\x03 \x01(\v2\x19.quire.v1.CallKindOptionsR\bcallKindb\x06proto3"
 
 var (
 	file_quire_v1_options_proto_rawDescOnce sync.Once
@@ -373,30 +444,35 @@ func file_quire_v1_options_proto_rawDescGZIP() []byte {
 }
 
 var file_quire_v1_options_proto_enumTypes = make([]protoimpl.EnumInfo, 1)
-var file_quire_v1_options_proto_msgTypes = make([]protoimpl.MessageInfo, 3)
+var file_quire_v1_options_proto_msgTypes = make([]protoimpl.MessageInfo, 4)
 var file_quire_v1_options_proto_goTypes = []any{
 	(CallKind)(0),                         // 0: quire.v1.CallKind
-	(*CallOptions)(nil),                   // 1: quire.v1.CallOptions
-	(*ErrorCodeOptions)(nil),              // 2: quire.v1.ErrorCodeOptions
-	(*ToolOptions)(nil),                   // 3: quire.v1.ToolOptions
-	(Scope)(0),                            // 4: quire.v1.Scope
-	(*descriptorpb.MethodOptions)(nil),    // 5: google.protobuf.MethodOptions
-	(*descriptorpb.EnumValueOptions)(nil), // 6: google.protobuf.EnumValueOptions
+	(*CallKindOptions)(nil),               // 1: quire.v1.CallKindOptions
+	(*CallOptions)(nil),                   // 2: quire.v1.CallOptions
+	(*ErrorCodeOptions)(nil),              // 3: quire.v1.ErrorCodeOptions
+	(*ToolOptions)(nil),                   // 4: quire.v1.ToolOptions
+	(*durationpb.Duration)(nil),           // 5: google.protobuf.Duration
+	(Scope)(0),                            // 6: quire.v1.Scope
+	(*descriptorpb.MethodOptions)(nil),    // 7: google.protobuf.MethodOptions
+	(*descriptorpb.EnumValueOptions)(nil), // 8: google.protobuf.EnumValueOptions
 }
 var file_quire_v1_options_proto_depIdxs = []int32{
-	0, // 0: quire.v1.CallOptions.kind:type_name -> quire.v1.CallKind
-	4, // 1: quire.v1.CallOptions.scope:type_name -> quire.v1.Scope
-	5, // 2: quire.v1.call:extendee -> google.protobuf.MethodOptions
-	5, // 3: quire.v1.tool:extendee -> google.protobuf.MethodOptions
-	6, // 4: quire.v1.error:extendee -> google.protobuf.EnumValueOptions
-	1, // 5: quire.v1.call:type_name -> quire.v1.CallOptions
-	3, // 6: quire.v1.tool:type_name -> quire.v1.ToolOptions
-	2, // 7: quire.v1.error:type_name -> quire.v1.ErrorCodeOptions
-	8, // [8:8] is the sub-list for method output_type
-	8, // [8:8] is the sub-list for method input_type
-	5, // [5:8] is the sub-list for extension type_name
-	2, // [2:5] is the sub-list for extension extendee
-	0, // [0:2] is the sub-list for field type_name
+	5,  // 0: quire.v1.CallKindOptions.default_deadline:type_name -> google.protobuf.Duration
+	0,  // 1: quire.v1.CallOptions.kind:type_name -> quire.v1.CallKind
+	6,  // 2: quire.v1.CallOptions.scope:type_name -> quire.v1.Scope
+	7,  // 3: quire.v1.call:extendee -> google.protobuf.MethodOptions
+	7,  // 4: quire.v1.tool:extendee -> google.protobuf.MethodOptions
+	8,  // 5: quire.v1.error:extendee -> google.protobuf.EnumValueOptions
+	8,  // 6: quire.v1.call_kind:extendee -> google.protobuf.EnumValueOptions
+	2,  // 7: quire.v1.call:type_name -> quire.v1.CallOptions
+	4,  // 8: quire.v1.tool:type_name -> quire.v1.ToolOptions
+	3,  // 9: quire.v1.error:type_name -> quire.v1.ErrorCodeOptions
+	1,  // 10: quire.v1.call_kind:type_name -> quire.v1.CallKindOptions
+	11, // [11:11] is the sub-list for method output_type
+	11, // [11:11] is the sub-list for method input_type
+	7,  // [7:11] is the sub-list for extension type_name
+	3,  // [3:7] is the sub-list for extension extendee
+	0,  // [0:3] is the sub-list for field type_name
 }
 
 func init() { file_quire_v1_options_proto_init() }
@@ -411,8 +487,8 @@ func file_quire_v1_options_proto_init() {
 			GoPackagePath: reflect.TypeOf(x{}).PkgPath(),
 			RawDescriptor: unsafe.Slice(unsafe.StringData(file_quire_v1_options_proto_rawDesc), len(file_quire_v1_options_proto_rawDesc)),
 			NumEnums:      1,
-			NumMessages:   3,
-			NumExtensions: 3,
+			NumMessages:   4,
+			NumExtensions: 4,
 			NumServices:   0,
 		},
 		GoTypes:           file_quire_v1_options_proto_goTypes,

@@ -43,8 +43,10 @@ type PagesServiceClient interface {
 	// `decision`. The server streams progress and ends with exactly one SyncReport. Closing the
 	// stream cancels cooperatively: the page in flight finishes, nothing is pruned.
 	SyncPages(ctx context.Context, opts ...grpc.CallOption) (grpc.BidiStreamingClient[SyncPagesRequest, SyncPagesResponse], error)
-	// Hybrid search (full-text + vector, RRF) over the query and up to 3 alternative phrasings,
-	// all read from one snapshot. At most 3 hits per page. The canonical JSON of the whole result
+	// Hybrid search over the query and up to 3 alternative phrasings, all read from one
+	// snapshot: per phrasing a full-text (BM25) and a vector arm fused by a weighted sum of their
+	// per-query normalised (z-score) scores, then the phrasings by a weighted sum of their
+	// min-max normalised scores (each alternative weighing half the query). At most 3 hits per page. The canonical JSON of the whole result
 	// stays within max_output_bytes by dropping hits from the tail.
 	SearchPages(ctx context.Context, in *SearchPagesRequest, opts ...grpc.CallOption) (*SearchPagesResponse, error)
 	// Reads a slice of a page in Unicode code points, optionally pinned to a revision
@@ -180,8 +182,10 @@ type PagesServiceServer interface {
 	// `decision`. The server streams progress and ends with exactly one SyncReport. Closing the
 	// stream cancels cooperatively: the page in flight finishes, nothing is pruned.
 	SyncPages(grpc.BidiStreamingServer[SyncPagesRequest, SyncPagesResponse]) error
-	// Hybrid search (full-text + vector, RRF) over the query and up to 3 alternative phrasings,
-	// all read from one snapshot. At most 3 hits per page. The canonical JSON of the whole result
+	// Hybrid search over the query and up to 3 alternative phrasings, all read from one
+	// snapshot: per phrasing a full-text (BM25) and a vector arm fused by a weighted sum of their
+	// per-query normalised (z-score) scores, then the phrasings by a weighted sum of their
+	// min-max normalised scores (each alternative weighing half the query). At most 3 hits per page. The canonical JSON of the whole result
 	// stays within max_output_bytes by dropping hits from the tail.
 	SearchPages(context.Context, *SearchPagesRequest) (*SearchPagesResponse, error)
 	// Reads a slice of a page in Unicode code points, optionally pinned to a revision

@@ -54,6 +54,20 @@ export const CODE_BY_GRPC_STATUS: ReadonlyMap<Code, ErrorCode> = new Map([
 /** quire.v1.CallKind: how a client treats a call; picks its default deadline. */
 export type CallKind = "read" | "search" | "write" | "sync" | "upload" | "watch" | "gate";
 
+/**
+ * (quire.v1.call_kind).default_deadline of every kind in milliseconds; undefined: no
+ * default deadline.
+ */
+export const DEFAULT_DEADLINES_MS: Readonly<Record<CallKind, number | undefined>> = Object.freeze({
+  read: 10_000,
+  search: 15_000,
+  write: 30_000,
+  sync: 1_800_000,
+  upload: 600_000,
+  watch: undefined,
+  gate: 7_200_000,
+});
+
 /** (quire.v1.call).kind of every RPC of quire.v1, by bare name. */
 export const RPC_KINDS: Readonly<Record<string, CallKind>> = Object.freeze({
   // quire.v1.AdminService

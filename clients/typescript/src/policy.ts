@@ -8,7 +8,7 @@
  */
 import { Code } from "@connectrpc/connect";
 
-import { type CallKind, IDEMPOTENT_RPCS, RPC_KINDS } from "./contract.gen.js";
+import { type CallKind, DEFAULT_DEADLINES_MS, IDEMPOTENT_RPCS, RPC_KINDS } from "./contract.gen.js";
 import type { QuireError } from "./errors.js";
 
 export { type CallKind, RPC_KINDS };
@@ -24,15 +24,8 @@ export interface Timeouts {
   gate?: number | undefined;
 }
 
-export const DEFAULT_TIMEOUTS: Readonly<Timeouts> = Object.freeze({
-  read: 10_000,
-  search: 15_000,
-  write: 30_000,
-  sync: 30 * 60_000,
-  upload: 10 * 60_000,
-  watch: undefined,
-  gate: 2 * 60 * 60_000,
-});
+/** The contract's defaults (`(quire.v1.call_kind).default_deadline`, generated). */
+export const DEFAULT_TIMEOUTS: Readonly<Timeouts> = DEFAULT_DEADLINES_MS;
 
 /** True for the unary reads that may be retried (`rpc` is the bare RPC name). */
 export function isIdempotent(rpc: string): boolean {

@@ -216,7 +216,6 @@ def _sections(blocks: list[_Block]) -> list[_Section]:
 _SENTENCE_END = re.compile(r"(?:[.!?…][\"'”’»)\]]*\s++(?![a-z])|[。！？][」』）”’]*\s*)")
 _WORD_START = re.compile(r"(?<=\s)\S")
 _RUN_START = re.compile(r"(?<=\s)\S|(?<=\S)\s")
-_HARD = -1
 
 
 def _match_ends(pattern: re.Pattern[str]) -> Callable[[str, int, int], list[int]]:

@@ -1,6 +1,7 @@
 """Which calls read from a replica, and the consistency token in call metadata.
 
-With read replicas configured (storage/replicas.py), the read-only RPCs below run with a
+With read replicas configured (storage/replicas.py), the read-only RPCs (`REPLICA_READS`, the
+contract's unary NO_SIDE_EFFECTS calls, generated into contract/tables.py) run with a
 `ReadRoute`, so their read-only transactions go to a healthy replica. A call that fails there
 with a connection error (or a query cancelled by a conflict with recovery) is run once more
 on the primary, so a replica dying costs only the calls that were reading from it at that
@@ -20,6 +21,7 @@ from typing import Any, TypeVar
 import asyncpg
 from grpc import aio
 
+from quire.server.contract.tables import REPLICA_READS as GENERATED_REPLICA_READS
 from quire.server.failures import QuireError, lost_database
 from quire.server.storage.replicas import (
     PRIMARY_LSN,
@@ -36,24 +38,10 @@ log = logging.getLogger(__name__)
 TOKEN_KEY = "quire-consistency-token"
 TOKEN_MAX_CHARS = 17  # "FFFFFFFF/FFFFFFFF"
 
-_READS = {
-    "PagesService": (
-        "SearchPages", "ReadPage", "ListPages", "GrepPages", "RunCommand", "DescribeTools",
-        "GetSyncReport", "ListNamespaces",
-    ),
-    "KnowledgeService": (
-        "SearchKnowledge", "ReadDocument", "GetCollection", "ListCollections", "GetDocument",
-        "ListDocuments", "GetAgent", "ListAgents", "GetIndexStatus",
-    ),
-    "AdminService": (
-        "GetRetrievalPolicy", "GetGateStatus", "GetShadowReport", "ListApiKeys", "WhoAmI",
-    ),
-}  # fmt: skip
-# The read-only unary RPCs a replica may serve. Watches are not here: their first state is
-# read on the primary, beside the LISTEN that follows it (a standby cannot LISTEN).
-REPLICA_READS: frozenset[str] = frozenset(
-    f"/quire.v1.{service}/{method}" for service, methods in _READS.items() for method in methods
-)
+# The read-only unary RPCs a replica may serve: those the contract marks
+# `idempotency_level = NO_SIDE_EFFECTS` (generated). Watches are not among them: their first
+# state is read on the primary, beside the LISTEN that follows it (a standby cannot LISTEN).
+REPLICA_READS = GENERATED_REPLICA_READS
 
 T = TypeVar("T")
 

@@ -1,9 +1,10 @@
 """The RPC layer every handler runs inside: auth, scope, deadline, metrics, errors.
 
 A server interceptor wraps each method handler. The wrapper authenticates the bearer key,
-checks the method's scope, publishes the Principal and deadline in context variables, records
-the call's latency and turns any exception into a status via `errors.status_for` — handlers
-never build a status themselves. The RPC's span is opened before it, by OpenTelemetry's
+checks the method's scope, holds one of the organisation's slots (`OrgLimiter`), publishes the
+Principal and deadline in context variables, routes a read to a replica (read_routing.py),
+records the call's latency and turns any exception into a status via `failures.status_for` —
+handlers never build a status themselves. The RPC's span is opened before it, by OpenTelemetry's
 interceptor (`telemetry.rpc_interceptor`), which also sees the status through `context.abort`.
 While the database is unavailable (health.py), calls are refused at once with UNAVAILABLE, and
 a call that fails on a lost connection makes health probe at once.

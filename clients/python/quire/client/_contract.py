@@ -67,10 +67,23 @@ class CallKind(enum.Enum):
     SYNC = "sync"
     # A document upload stream. Default deadline 10 min.
     UPLOAD = "upload"
-    # A watch stream. No default deadline.
+    # A watch stream: it runs until the caller ends it. No default deadline.
     WATCH = "watch"
     # A baseline gate run. Default deadline 2 h.
     GATE = "gate"
+
+
+# (quire.v1.call_kind).default_deadline of each kind in seconds; None: no default
+# deadline.
+DEFAULT_DEADLINE_S: dict[CallKind, float | None] = {
+    CallKind.READ: 10.0,
+    CallKind.SEARCH: 15.0,
+    CallKind.WRITE: 30.0,
+    CallKind.SYNC: 1800.0,
+    CallKind.UPLOAD: 600.0,
+    CallKind.WATCH: None,
+    CallKind.GATE: 7200.0,
+}
 
 
 # (quire.v1.call).kind of every RPC of quire.v1, by bare name.

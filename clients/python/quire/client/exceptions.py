@@ -14,7 +14,7 @@ from quire.client._error_classes import ERROR_CLASSES
 from quire.client.codes import CODE_BY_GRPC_STATUS, code_name
 from quire.client.quire_error import QuireError as QuireError
 from quire.client.rich_status import call_error_detail
-from quire.client.tool_error import compact_json, tool_error_json
+from quire.client.tool_error import tool_error_json
 from quire.v1 import errors_pb2
 
 
@@ -44,5 +44,5 @@ def to_tool_error(exc: BaseException) -> str:
     if isinstance(exc, grpc.RpcError):
         exc = from_rpc_error(exc)
     if isinstance(exc, QuireError):
-        return compact_json(exc.to_tool_error())
+        return exc.to_tool_error()
     return tool_error_json(errors_pb2.ERROR_CODE_INTERNAL)

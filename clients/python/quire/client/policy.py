@@ -1,9 +1,10 @@
 """Call kinds, default deadlines and the retry policy shared by both clients.
 
 Every RPC of the contract has one `CallKind` (its `(quire.v1.call)` option); the kind picks the
-default deadline. Only the unary RPCs the contract marks `idempotency_level = NO_SIDE_EFFECTS`
-(or `IDEMPOTENT`) are retried, only on `UNAVAILABLE`, never writes or streams. `CallKind`,
-`RPC_KINDS` and the retried RPCs are generated from the proto into `_contract.py`.
+default deadline (the kind's `(quire.v1.call_kind)` option). Only the unary RPCs the contract
+marks `idempotency_level = NO_SIDE_EFFECTS` (or `IDEMPOTENT`) are retried, only on
+`UNAVAILABLE`, never writes or streams. `CallKind`, `RPC_KINDS`, the default deadlines and the
+retried RPCs are generated from the proto into `_contract.py`.
 """
 
 from __future__ import annotations
@@ -15,7 +16,7 @@ from datetime import timedelta
 
 import grpc
 
-from quire.client._contract import IDEMPOTENT_RPCS
+from quire.client._contract import DEFAULT_DEADLINE_S, IDEMPOTENT_RPCS
 from quire.client._contract import RPC_KINDS as RPC_KINDS
 from quire.client._contract import CallKind as CallKind
 from quire.client.exceptions import QuireError
@@ -29,16 +30,18 @@ class Timeouts:
     all attempts together (the client never waits past it).
     """
 
-    read: float | None = 10.0
-    search: float | None = 15.0
-    write: float | None = 30.0
-    sync: float | None = 30 * 60.0
-    upload: float | None = 10 * 60.0
-    watch: float | None = None
-    gate: float | None = 2 * 60 * 60.0
+    # The defaults are the contract's (`(quire.v1.call_kind).default_deadline`, generated).
+    read: float | None = DEFAULT_DEADLINE_S[CallKind.READ]
+    search: float | None = DEFAULT_DEADLINE_S[CallKind.SEARCH]
+    write: float | None = DEFAULT_DEADLINE_S[CallKind.WRITE]
+    sync: float | None = DEFAULT_DEADLINE_S[CallKind.SYNC]
+    upload: float | None = DEFAULT_DEADLINE_S[CallKind.UPLOAD]
+    watch: float | None = DEFAULT_DEADLINE_S[CallKind.WATCH]
+    gate: float | None = DEFAULT_DEADLINE_S[CallKind.GATE]
 
     def for_kind(self, kind: CallKind) -> float | None:
-        value: float | None = getattr(self, kind.value)
+        # A kind newer than this class's fields gets the contract's default.
+        value: float | None = getattr(self, kind.value, DEFAULT_DEADLINE_S[kind])
         return value
 
 

@@ -12,7 +12,7 @@ from typing import Any
 import grpc
 
 from quire.client.codes import code_name
-from quire.client.tool_error import tool_error_dict
+from quire.client.tool_error import compact_json, tool_error_dict
 from quire.v1 import errors_pb2
 
 
@@ -52,9 +52,14 @@ class QuireError(Exception):
             return None
         return self.detail.retry_after.ToTimedelta()
 
-    def to_tool_error(self) -> dict[str, Any]:
-        """The tool_error object: `message` is the ErrorDetail's, `field` and `bound` come from
-        the first field violation."""
+    def to_tool_error(self) -> str:
+        """The tool_error JSON (compact, as a tool result carries it), like the module function
+        `quire.client.exceptions.to_tool_error` and the other clients' `toToolError`."""
+        return compact_json(self.tool_error_object())
+
+    def tool_error_object(self) -> dict[str, Any]:
+        """The tool_error object (TypeScript's `toToolErrorObject`): `message` is the
+        ErrorDetail's, `field` and `bound` come from the first field violation."""
         first = self.detail.field_violations[0] if self.detail.field_violations else None
         return tool_error_dict(
             self.code,

@@ -34,7 +34,10 @@ class _RetrievalModeEnumTypeWrapper(_enum_type_wrapper._EnumTypeWrapper[_Retriev
     RETRIEVAL_MODE_HYBRID_SHADOW: _RetrievalMode.ValueType  # 2
     """Serves LEGACY_FTS; runs HYBRID off the response path and records the comparison."""
     RETRIEVAL_MODE_HYBRID: _RetrievalMode.ValueType  # 3
-    """Chunk-level full-text + vector + file-name arms fused with RRF."""
+    """Chunk-level full-text (BM25) and vector arms and a file-name arm, fused per document by a
+    weighted sum of each arm's per-query normalised (z-score) scores; each hit carries its
+    document's best chunk.
+    """
 
 class RetrievalMode(_RetrievalMode, metaclass=_RetrievalModeEnumTypeWrapper):
     """How SearchKnowledge retrieves. A deployment setting with a per-organisation override;
@@ -48,7 +51,10 @@ RETRIEVAL_MODE_LEGACY_FTS: RetrievalMode.ValueType  # 1
 RETRIEVAL_MODE_HYBRID_SHADOW: RetrievalMode.ValueType  # 2
 """Serves LEGACY_FTS; runs HYBRID off the response path and records the comparison."""
 RETRIEVAL_MODE_HYBRID: RetrievalMode.ValueType  # 3
-"""Chunk-level full-text + vector + file-name arms fused with RRF."""
+"""Chunk-level full-text (BM25) and vector arms and a file-name arm, fused per document by a
+weighted sum of each arm's per-query normalised (z-score) scores; each hit carries its
+document's best chunk.
+"""
 Global___RetrievalMode: _TypeAlias = RetrievalMode  # noqa: Y015
 
 class _DocumentStatus:
@@ -673,7 +679,9 @@ class KnowledgeHit(_message.Message):
     file_name: _builtins.str
     """The document's file name."""
     score: _builtins.float
-    """LEGACY_FTS: ts_rank. HYBRID: reciprocal-rank-fusion score. Higher is better."""
+    """LEGACY_FTS: ts_rank. HYBRID: the fused score (the weighted sum of the arms' normalised
+    scores), comparable only within one result. Higher is better.
+    """
     snippet: _builtins.str
     """LEGACY_FTS: ts_headline (MaxWords=32). HYBRID: the raw chunk text (≤ the chunk ceiling)."""
     chunk_id: _builtins.str

@@ -23,22 +23,39 @@ _sym_db = _symbol_database.Default()
 
 
 from google.protobuf import descriptor_pb2 as google_dot_protobuf_dot_descriptor__pb2
+from google.protobuf import duration_pb2 as google_dot_protobuf_dot_duration__pb2
 from quire.v1 import admin_pb2 as quire_dot_v1_dot_admin__pb2
 
 
-DESCRIPTOR = _descriptor_pool.Default().AddSerializedFile(b'\n\x16quire/v1/options.proto\x12\x08quire.v1\x1a google/protobuf/descriptor.proto\x1a\x14quire/v1/admin.proto\"O\n\x0b\x43\x61llOptions\x12 \n\x04kind\x18\x01 \x01(\x0e\x32\x12.quire.v1.CallKind\x12\x1e\n\x05scope\x18\x02 \x01(\x0e\x32\x0f.quire.v1.Scope\"<\n\x10\x45rrorCodeOptions\x12\x13\n\x0bgrpc_status\x18\x01 \x01(\t\x12\x13\n\x0b\x61ssumed_for\x18\x02 \x03(\t\"R\n\x0bToolOptions\x12\x0c\n\x04name\x18\x01 \x01(\t\x12\x13\n\x0b\x64\x65scription\x18\x02 \x01(\t\x12\x0e\n\x06\x66ields\x18\x03 \x03(\t\x12\x10\n\x08required\x18\x04 \x03(\t*\xb7\x01\n\x08\x43\x61llKind\x12\x19\n\x15\x43\x41LL_KIND_UNSPECIFIED\x10\x00\x12\x12\n\x0e\x43\x41LL_KIND_READ\x10\x01\x12\x14\n\x10\x43\x41LL_KIND_SEARCH\x10\x02\x12\x13\n\x0f\x43\x41LL_KIND_WRITE\x10\x03\x12\x12\n\x0e\x43\x41LL_KIND_SYNC\x10\x04\x12\x14\n\x10\x43\x41LL_KIND_UPLOAD\x10\x05\x12\x13\n\x0f\x43\x41LL_KIND_WATCH\x10\x06\x12\x12\n\x0e\x43\x41LL_KIND_GATE\x10\x07:E\n\x04\x63\x61ll\x12\x1e.google.protobuf.MethodOptions\x18\xda\x86\x03 \x01(\x0b\x32\x15.quire.v1.CallOptions:E\n\x04tool\x12\x1e.google.protobuf.MethodOptions\x18\xdb\x86\x03 \x01(\x0b\x32\x15.quire.v1.ToolOptions:N\n\x05\x65rror\x12!.google.protobuf.EnumValueOptions\x18\xe4\x86\x03 \x01(\x0b\x32\x1a.quire.v1.ErrorCodeOptionsb\x06proto3')
+DESCRIPTOR = _descriptor_pool.Default().AddSerializedFile(b'\n\x16quire/v1/options.proto\x12\x08quire.v1\x1a google/protobuf/descriptor.proto\x1a\x1egoogle/protobuf/duration.proto\x1a\x14quire/v1/admin.proto\"F\n\x0f\x43\x61llKindOptions\x12\x33\n\x10\x64\x65\x66\x61ult_deadline\x18\x01 \x01(\x0b\x32\x19.google.protobuf.Duration\"O\n\x0b\x43\x61llOptions\x12 \n\x04kind\x18\x01 \x01(\x0e\x32\x12.quire.v1.CallKind\x12\x1e\n\x05scope\x18\x02 \x01(\x0e\x32\x0f.quire.v1.Scope\"<\n\x10\x45rrorCodeOptions\x12\x13\n\x0bgrpc_status\x18\x01 \x01(\t\x12\x13\n\x0b\x61ssumed_for\x18\x02 \x03(\t\"R\n\x0bToolOptions\x12\x0c\n\x04name\x18\x01 \x01(\t\x12\x13\n\x0b\x64\x65scription\x18\x02 \x01(\t\x12\x0e\n\x06\x66ields\x18\x03 \x03(\t\x12\x10\n\x08required\x18\x04 \x03(\t*\xfc\x01\n\x08\x43\x61llKind\x12\x19\n\x15\x43\x41LL_KIND_UNSPECIFIED\x10\x00\x12\x1c\n\x0e\x43\x41LL_KIND_READ\x10\x01\x1a\x08\xaa\xb6\x18\x04\n\x02\x08\n\x12\x1e\n\x10\x43\x41LL_KIND_SEARCH\x10\x02\x1a\x08\xaa\xb6\x18\x04\n\x02\x08\x0f\x12\x1d\n\x0f\x43\x41LL_KIND_WRITE\x10\x03\x1a\x08\xaa\xb6\x18\x04\n\x02\x08\x1e\x12\x1d\n\x0e\x43\x41LL_KIND_SYNC\x10\x04\x1a\t\xaa\xb6\x18\x05\n\x03\x08\x88\x0e\x12\x1f\n\x10\x43\x41LL_KIND_UPLOAD\x10\x05\x1a\t\xaa\xb6\x18\x05\n\x03\x08\xd8\x04\x12\x19\n\x0f\x43\x41LL_KIND_WATCH\x10\x06\x1a\x04\xaa\xb6\x18\x00\x12\x1d\n\x0e\x43\x41LL_KIND_GATE\x10\x07\x1a\t\xaa\xb6\x18\x05\n\x03\x08\xa0\x38:E\n\x04\x63\x61ll\x12\x1e.google.protobuf.MethodOptions\x18\xda\x86\x03 \x01(\x0b\x32\x15.quire.v1.CallOptions:E\n\x04tool\x12\x1e.google.protobuf.MethodOptions\x18\xdb\x86\x03 \x01(\x0b\x32\x15.quire.v1.ToolOptions:N\n\x05\x65rror\x12!.google.protobuf.EnumValueOptions\x18\xe4\x86\x03 \x01(\x0b\x32\x1a.quire.v1.ErrorCodeOptions:Q\n\tcall_kind\x12!.google.protobuf.EnumValueOptions\x18\xe5\x86\x03 \x01(\x0b\x32\x19.quire.v1.CallKindOptionsb\x06proto3')
 
 _globals = globals()
 _builder.BuildMessageAndEnumDescriptors(DESCRIPTOR, _globals)
 _builder.BuildTopDescriptorsAndMessages(DESCRIPTOR, 'quire.v1.options_pb2', _globals)
 if not _descriptor._USE_C_DESCRIPTORS:
   DESCRIPTOR._loaded_options = None
-  _globals['_CALLKIND']._serialized_start=320
-  _globals['_CALLKIND']._serialized_end=503
-  _globals['_CALLOPTIONS']._serialized_start=92
-  _globals['_CALLOPTIONS']._serialized_end=171
-  _globals['_ERRORCODEOPTIONS']._serialized_start=173
-  _globals['_ERRORCODEOPTIONS']._serialized_end=233
-  _globals['_TOOLOPTIONS']._serialized_start=235
-  _globals['_TOOLOPTIONS']._serialized_end=317
+  _globals['_CALLKIND'].values_by_name["CALL_KIND_READ"]._loaded_options = None
+  _globals['_CALLKIND'].values_by_name["CALL_KIND_READ"]._serialized_options = b'\252\266\030\004\n\002\010\n'
+  _globals['_CALLKIND'].values_by_name["CALL_KIND_SEARCH"]._loaded_options = None
+  _globals['_CALLKIND'].values_by_name["CALL_KIND_SEARCH"]._serialized_options = b'\252\266\030\004\n\002\010\017'
+  _globals['_CALLKIND'].values_by_name["CALL_KIND_WRITE"]._loaded_options = None
+  _globals['_CALLKIND'].values_by_name["CALL_KIND_WRITE"]._serialized_options = b'\252\266\030\004\n\002\010\036'
+  _globals['_CALLKIND'].values_by_name["CALL_KIND_SYNC"]._loaded_options = None
+  _globals['_CALLKIND'].values_by_name["CALL_KIND_SYNC"]._serialized_options = b'\252\266\030\005\n\003\010\210\016'
+  _globals['_CALLKIND'].values_by_name["CALL_KIND_UPLOAD"]._loaded_options = None
+  _globals['_CALLKIND'].values_by_name["CALL_KIND_UPLOAD"]._serialized_options = b'\252\266\030\005\n\003\010\330\004'
+  _globals['_CALLKIND'].values_by_name["CALL_KIND_WATCH"]._loaded_options = None
+  _globals['_CALLKIND'].values_by_name["CALL_KIND_WATCH"]._serialized_options = b'\252\266\030\000'
+  _globals['_CALLKIND'].values_by_name["CALL_KIND_GATE"]._loaded_options = None
+  _globals['_CALLKIND'].values_by_name["CALL_KIND_GATE"]._serialized_options = b'\252\266\030\005\n\003\010\2408'
+  _globals['_CALLKIND']._serialized_start=424
+  _globals['_CALLKIND']._serialized_end=676
+  _globals['_CALLKINDOPTIONS']._serialized_start=124
+  _globals['_CALLKINDOPTIONS']._serialized_end=194
+  _globals['_CALLOPTIONS']._serialized_start=196
+  _globals['_CALLOPTIONS']._serialized_end=275
+  _globals['_ERRORCODEOPTIONS']._serialized_start=277
+  _globals['_ERRORCODEOPTIONS']._serialized_end=337
+  _globals['_TOOLOPTIONS']._serialized_start=339
+  _globals['_TOOLOPTIONS']._serialized_end=421
 # @@protoc_insertion_point(module_scope)

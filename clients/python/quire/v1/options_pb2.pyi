@@ -6,6 +6,7 @@ isort:skip_file
 from collections import abc as _abc
 from google.protobuf import descriptor as _descriptor
 from google.protobuf import descriptor_pb2 as _descriptor_pb2
+from google.protobuf import duration_pb2 as _duration_pb2
 from google.protobuf import message as _message
 from google.protobuf.internal import containers as _containers
 from google.protobuf.internal import enum_type_wrapper as _enum_type_wrapper
@@ -31,47 +32,75 @@ class _CallKindEnumTypeWrapper(_enum_type_wrapper._EnumTypeWrapper[_CallKind.Val
     CALL_KIND_UNSPECIFIED: _CallKind.ValueType  # 0
     """Never valid on an RPC."""
     CALL_KIND_READ: _CallKind.ValueType  # 1
-    """A point read or listing. Default deadline 10 s."""
+    """A point read or listing."""
     CALL_KIND_SEARCH: _CallKind.ValueType  # 2
-    """A search, grep or command run. Default deadline 15 s."""
+    """A search, grep or command run."""
     CALL_KIND_WRITE: _CallKind.ValueType  # 3
-    """A change of state. Default deadline 30 s."""
+    """A change of state."""
     CALL_KIND_SYNC: _CallKind.ValueType  # 4
-    """A page sync stream. Default deadline 30 min."""
+    """A page sync stream."""
     CALL_KIND_UPLOAD: _CallKind.ValueType  # 5
-    """A document upload stream. Default deadline 10 min."""
+    """A document upload stream."""
     CALL_KIND_WATCH: _CallKind.ValueType  # 6
-    """A watch stream. No default deadline."""
+    """A watch stream: it runs until the caller ends it."""
     CALL_KIND_GATE: _CallKind.ValueType  # 7
-    """A baseline gate run. Default deadline 2 h."""
+    """A baseline gate run."""
 
 class CallKind(_CallKind, metaclass=_CallKindEnumTypeWrapper):
     """Custom options that make the contract the one source of the per-RPC and per-code facts.
     `scripts/contractgen` reads them and writes every table the server and the clients use
-    (status mapping, call kinds, deadlines, retries, scopes); `make check-generated` fails when a
-    generated table is stale. Whether a call may be retried is the standard `idempotency_level`
-    (NO_SIDE_EFFECTS or IDEMPOTENT on a unary call), not an option of ours.
+    (status mapping, call kinds, deadlines, retries, scopes, replica reads); `make
+    check-generated` fails when a generated table is stale. Whether a call may be retried is the
+    standard `idempotency_level` (NO_SIDE_EFFECTS or IDEMPOTENT on a unary call), not an option
+    of ours; a unary NO_SIDE_EFFECTS call is also one a read replica may serve.
 
-    How a client treats a call: the kind picks the call's default deadline.
+    How a client treats a call: the kind picks the call's default deadline, which every client
+    applies when the caller sets none (its `(quire.v1.call_kind)` option).
     """
 
 CALL_KIND_UNSPECIFIED: CallKind.ValueType  # 0
 """Never valid on an RPC."""
 CALL_KIND_READ: CallKind.ValueType  # 1
-"""A point read or listing. Default deadline 10 s."""
+"""A point read or listing."""
 CALL_KIND_SEARCH: CallKind.ValueType  # 2
-"""A search, grep or command run. Default deadline 15 s."""
+"""A search, grep or command run."""
 CALL_KIND_WRITE: CallKind.ValueType  # 3
-"""A change of state. Default deadline 30 s."""
+"""A change of state."""
 CALL_KIND_SYNC: CallKind.ValueType  # 4
-"""A page sync stream. Default deadline 30 min."""
+"""A page sync stream."""
 CALL_KIND_UPLOAD: CallKind.ValueType  # 5
-"""A document upload stream. Default deadline 10 min."""
+"""A document upload stream."""
 CALL_KIND_WATCH: CallKind.ValueType  # 6
-"""A watch stream. No default deadline."""
+"""A watch stream: it runs until the caller ends it."""
 CALL_KIND_GATE: CallKind.ValueType  # 7
-"""A baseline gate run. Default deadline 2 h."""
+"""A baseline gate run."""
 Global___CallKind: _TypeAlias = CallKind  # noqa: Y015
+
+@_typing.final
+class CallKindOptions(_message.Message):
+    """The facts of one CallKind value, set with `[(quire.v1.call_kind) = {...}]`."""
+
+    DESCRIPTOR: _descriptor.Descriptor
+
+    DEFAULT_DEADLINE_FIELD_NUMBER: _builtins.int
+    @_builtins.property
+    def default_deadline(self) -> _duration_pb2.Duration:
+        """The deadline a client gives a call of this kind when the caller sets none; unset: no
+        default deadline. Whole seconds.
+        """
+
+    def __init__(
+        self,
+        *,
+        default_deadline: _duration_pb2.Duration | None = ...,
+    ) -> None: ...
+    _HasFieldArgType: _TypeAlias = _typing.Literal["default_deadline", b"default_deadline"]  # noqa: Y015
+    def HasField(self, field_name: _HasFieldArgType) -> _builtins.bool: ...
+    _ClearFieldArgType: _TypeAlias = _typing.Literal["default_deadline", b"default_deadline"]  # noqa: Y015
+    def ClearField(self, field_name: _ClearFieldArgType) -> None: ...
+    def WhichOneof(self, oneof_group: _Never) -> None: ...
+
+Global___CallKindOptions: _TypeAlias = CallKindOptions  # noqa: Y015
 
 @_typing.final
 class CallOptions(_message.Message):
@@ -174,9 +203,12 @@ Global___ToolOptions: _TypeAlias = ToolOptions  # noqa: Y015
 CALL_FIELD_NUMBER: _builtins.int
 TOOL_FIELD_NUMBER: _builtins.int
 ERROR_FIELD_NUMBER: _builtins.int
+CALL_KIND_FIELD_NUMBER: _builtins.int
 call: _extension_dict._ExtensionFieldDescriptor[_descriptor_pb2.MethodOptions, Global___CallOptions]
 """Required on every RPC of quire.v1."""
 tool: _extension_dict._ExtensionFieldDescriptor[_descriptor_pb2.MethodOptions, Global___ToolOptions]
 """Set on the RPCs that are agent tools."""
 error: _extension_dict._ExtensionFieldDescriptor[_descriptor_pb2.EnumValueOptions, Global___ErrorCodeOptions]
 """Required on every ErrorCode value but UNSPECIFIED."""
+call_kind: _extension_dict._ExtensionFieldDescriptor[_descriptor_pb2.EnumValueOptions, Global___CallKindOptions]
+"""Required on every CallKind value but UNSPECIFIED."""

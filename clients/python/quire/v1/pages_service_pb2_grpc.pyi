@@ -43,8 +43,10 @@ class PagesServiceStub:
     stream cancels cooperatively: the page in flight finishes, nothing is pruned.
     """
     SearchPages: _grpc.UnaryUnaryMultiCallable[_pages_service_pb2.SearchPagesRequest, _pages_service_pb2.SearchPagesResponse]
-    """Hybrid search (full-text + vector, RRF) over the query and up to 3 alternative phrasings,
-    all read from one snapshot. At most 3 hits per page. The canonical JSON of the whole result
+    """Hybrid search over the query and up to 3 alternative phrasings, all read from one
+    snapshot: per phrasing a full-text (BM25) and a vector arm fused by a weighted sum of their
+    per-query normalised (z-score) scores, then the phrasings by a weighted sum of their
+    min-max normalised scores (each alternative weighing half the query). At most 3 hits per page. The canonical JSON of the whole result
     stays within max_output_bytes by dropping hits from the tail.
     """
     ReadPage: _grpc.UnaryUnaryMultiCallable[_pages_service_pb2.ReadPageRequest, _pages_service_pb2.ReadPageResponse]
@@ -83,8 +85,10 @@ class PagesServiceAsyncStub(PagesServiceStub):
     stream cancels cooperatively: the page in flight finishes, nothing is pruned.
     """
     SearchPages: _aio.UnaryUnaryMultiCallable[_pages_service_pb2.SearchPagesRequest, _pages_service_pb2.SearchPagesResponse]  # type: ignore[assignment]
-    """Hybrid search (full-text + vector, RRF) over the query and up to 3 alternative phrasings,
-    all read from one snapshot. At most 3 hits per page. The canonical JSON of the whole result
+    """Hybrid search over the query and up to 3 alternative phrasings, all read from one
+    snapshot: per phrasing a full-text (BM25) and a vector arm fused by a weighted sum of their
+    per-query normalised (z-score) scores, then the phrasings by a weighted sum of their
+    min-max normalised scores (each alternative weighing half the query). At most 3 hits per page. The canonical JSON of the whole result
     stays within max_output_bytes by dropping hits from the tail.
     """
     ReadPage: _aio.UnaryUnaryMultiCallable[_pages_service_pb2.ReadPageRequest, _pages_service_pb2.ReadPageResponse]  # type: ignore[assignment]
@@ -132,8 +136,10 @@ class PagesServiceServicer(metaclass=_abc_1.ABCMeta):
         request: _pages_service_pb2.SearchPagesRequest,
         context: _ServicerContext,
     ) -> _typing.Union[_pages_service_pb2.SearchPagesResponse, _abc.Awaitable[_pages_service_pb2.SearchPagesResponse]]:
-        """Hybrid search (full-text + vector, RRF) over the query and up to 3 alternative phrasings,
-        all read from one snapshot. At most 3 hits per page. The canonical JSON of the whole result
+        """Hybrid search over the query and up to 3 alternative phrasings, all read from one
+        snapshot: per phrasing a full-text (BM25) and a vector arm fused by a weighted sum of their
+        per-query normalised (z-score) scores, then the phrasings by a weighted sum of their
+        min-max normalised scores (each alternative weighing half the query). At most 3 hits per page. The canonical JSON of the whole result
         stays within max_output_bytes by dropping hits from the tail.
         """
 

@@ -12,7 +12,7 @@ import { randomBytes } from "node:crypto";
 import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
-import { after, describe, test, type TestContext } from "node:test";
+import { after, describe, test } from "node:test";
 
 import {
   ErrorCode,
@@ -21,7 +21,6 @@ import {
   isQuireError,
   isSyncReport,
   QuireClient,
-  QuireError,
   RetrievalMode,
   Scope,
   SyncStatus,
@@ -43,19 +42,6 @@ function client(key: string | undefined): QuireClient {
   const c = new QuireClient({ address: ADDRESS ?? "127.0.0.1:1", ...(key === undefined ? {} : { apiKey: key }) });
   clients.push(c);
   return c;
-}
-
-/** Skips the test when the server does not implement the RPC yet. */
-async function orSkipUnimplemented<T>(t: TestContext, call: Promise<T>): Promise<T | undefined> {
-  try {
-    return await call;
-  } catch (err) {
-    if (isQuireError(err, ErrorCode.UNIMPLEMENTED)) {
-      t.skip(`not built in this server yet: ${(err as QuireError).message}`);
-      return undefined;
-    }
-    throw err;
-  }
 }
 
 describe("QuireClient against a live server", { skip: SKIP }, () => {
@@ -132,8 +118,7 @@ describe("QuireClient against a live server", { skip: SKIP }, () => {
   test("listNamespaces and describeTools", async (t) => {
     const reader = client(KEYS["read"]);
     assert.ok(Array.isArray(await reader.listNamespaces()));
-    const tools = await orSkipUnimplemented(t, reader.describeTools());
-    if (tools === undefined) return;
+    const tools = await reader.describeTools();
     assert.ok(tools.some((tool) => tool.name === "search_pages"));
   });
 
@@ -157,7 +142,6 @@ describe("QuireClient against a live server", { skip: SKIP }, () => {
       }
       assert.fail("expected DiscoveryRejected");
     } catch (err) {
-      if (isQuireError(err, ErrorCode.UNIMPLEMENTED)) return t.skip("SyncPages is not built in this server yet");
       if (isQuireError(err, ErrorCode.SEARCH_UNAVAILABLE)) return t.skip(`server cannot sync: ${(err as Error).message}`);
       assert.ok(err instanceof errors.DiscoveryRejected, String(err));
       assert.deepEqual(checks, [4]);
@@ -178,7 +162,7 @@ describe("QuireClient against a live server", { skip: SKIP }, () => {
         items.push(item);
       }
     } catch (err) {
-      if (isQuireError(err, ErrorCode.UNIMPLEMENTED) || isQuireError(err, ErrorCode.SEARCH_UNAVAILABLE)) {
+      if (isQuireError(err, ErrorCode.SEARCH_UNAVAILABLE)) {
         return t.skip(`server cannot sync: ${(err as Error).message}`);
       }
       throw err;
@@ -241,11 +225,7 @@ describe("QuireClient against a live server", { skip: SKIP }, () => {
     const writer = client(KEYS["write"]);
     const collection = await writer.createCollection({ name: `ts-upload-${runId}` });
     const data = new TextEncoder().encode("marmalade ".repeat(150_000)); // 1.5 MB: two chunks
-    const doc = await orSkipUnimplemented(
-      t,
-      writer.uploadDocument({ collectionId: collection.collectionId, fileName: "notes.txt" }, data),
-    );
-    if (doc === undefined) return;
+    const doc = await writer.uploadDocument({ collectionId: collection.collectionId, fileName: "notes.txt" }, data);
     assert.equal(Number(doc.sizeBytes), data.length);
     assert.equal(doc.fileName, "notes.txt");
   });
@@ -260,7 +240,6 @@ describe("QuireClient against a live server", { skip: SKIP }, () => {
       writeFileSync(join(dir, "faq.txt"), "apricot questions and answers");
       writeFileSync(join(dir, "empty.xyz"), "not a supported type");
       const first = await writer.uploadFolder(cid, dir, { concurrency: 2, metadata: (path) => ({ top: path.split("/")[0] ?? "" }) });
-      if (first.some((r) => r.error instanceof errors.Unimplemented)) return t.skip("UploadDocuments is not built in this server yet");
       assert.deepEqual(
         first.map((r) => [r.path, UploadOutcome[r.outcome], r.error?.name]),
         [
@@ -296,7 +275,6 @@ describe("QuireClient against a live server", { skip: SKIP }, () => {
     const upload = (metadata: { customer: string; version: number }) =>
       writer.uploadDocumentWithOutcome({ collectionId: cid, fileName: "jam.txt", externalKey: "jam", metadata }, text);
     const created = await upload({ customer: "acme", version: 1 });
-    if (created.outcome === UploadOutcome.UNSPECIFIED) return t.skip("this server does not take external keys yet");
     assert.equal(created.outcome, UploadOutcome.CREATED);
     const same = await upload({ customer: "acme", version: 1 });
     assert.equal(same.outcome, UploadOutcome.UNCHANGED);
@@ -331,12 +309,7 @@ describe("QuireClient against a live server", { skip: SKIP }, () => {
     const writer = client(KEYS["write"]);
     for (const n of [1, 2, 3]) await writer.upsertAgent({ agentId: `ts-it-${runId}-${n}` });
     const ids: string[] = [];
-    try {
-      for await (const a of writer.iterAgents({ pageSize: 2 })) if (a.agentId.startsWith(`ts-it-${runId}`)) ids.push(a.agentId);
-    } catch (err) {
-      if (isQuireError(err, ErrorCode.UNIMPLEMENTED)) return t.skip("ListAgents is not built in this server yet");
-      throw err;
-    }
+    for await (const a of writer.iterAgents({ pageSize: 2 })) if (a.agentId.startsWith(`ts-it-${runId}`)) ids.push(a.agentId);
     assert.deepEqual(ids, [1, 2, 3].map((n) => `ts-it-${runId}-${n}`));
   });
 });

@@ -22,13 +22,6 @@ CHANNEL = "quire_documents"
 # tsvector has a 1 MiB limit; the legacy full-text column indexes the first part of huge texts.
 TSV_CHARS = 300_000
 
-MARK = """
-UPDATE documents SET status = $3::smallint,
-       attempts = attempts + CASE WHEN $3::smallint = 2 THEN 1 ELSE 0 END,
-       updated_at = now()
-WHERE org_id = $1 AND document_id = $2 AND deleted_at IS NULL
-RETURNING collection_id
-"""
 STORE_TEXT = f"""
 UPDATE documents SET status = {knowledge_pb2.DOCUMENT_STATUS_READY}, extracted_text = $3,
        extract_error = $4,

@@ -89,7 +89,7 @@ def refusal(exc: BaseException) -> Refusal:
     jsonrpc_code, http_status = _BY_STATUS.get(status, _INTERNAL)
     if (jsonrpc_code, http_status) == _INTERNAL:
         log.error("MCP request failed: %s", tool_error_name(failure.code), exc_info=exc)
-    return Refusal(jsonrpc_code, http_status, failure.to_tool_error())
+    return Refusal(jsonrpc_code, http_status, failure.tool_error_object())
 
 
 def invalid_parameter(name: str, description: str, bound: str) -> Refusal:

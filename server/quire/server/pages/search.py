@@ -19,7 +19,8 @@ multiplied by `language_penalty`, so an English question does not land on the Ja
 of the page it wants, and a Japanese one does not land on the English original.
 
 Alternatives run in parallel on their own connections that import the primary transaction's
-exported snapshot, with zero parallel workers; the phrasings' rankings are fused with RRF.
+exported snapshot, with zero parallel workers; the phrasings' rankings are fused by a convex
+combination of their min-max normalised scores (RRF is the alternative, `phrasing_fusion`).
 """
 
 from __future__ import annotations

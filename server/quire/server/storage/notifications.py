@@ -98,6 +98,10 @@ class Notifications:
             await asyncio.sleep(delay)
             delay = min(delay * 2, 10.0)
 
+    def subscribers(self, channel: str) -> int:
+        """How many watches listen on `channel` now (a test waits for its watch to be one)."""
+        return len(self._subscribers[channel])
+
     @asynccontextmanager
     async def subscribe(self, channel: str) -> AsyncIterator[asyncio.Queue[dict[str, Any]]]:
         queue: asyncio.Queue[dict[str, Any]] = asyncio.Queue()

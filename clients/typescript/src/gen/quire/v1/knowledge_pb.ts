@@ -533,7 +533,8 @@ export type KnowledgeHit = Message<"quire.v1.KnowledgeHit"> & {
   fileName: string;
 
   /**
-   * LEGACY_FTS: ts_rank. HYBRID: reciprocal-rank-fusion score. Higher is better.
+   * LEGACY_FTS: ts_rank. HYBRID: the fused score (the weighted sum of the arms' normalised
+   * scores), comparable only within one result. Higher is better.
    *
    * @generated from field: double score = 5;
    */
@@ -844,7 +845,9 @@ export enum RetrievalMode {
   HYBRID_SHADOW = 2,
 
   /**
-   * Chunk-level full-text + vector + file-name arms fused with RRF.
+   * Chunk-level full-text (BM25) and vector arms and a file-name arm, fused per document by a
+   * weighted sum of each arm's per-query normalised (z-score) scores; each hit carries its
+   * document's best chunk.
    *
    * @generated from enum value: RETRIEVAL_MODE_HYBRID = 3;
    */

@@ -4,8 +4,8 @@
 
 import type { GenEnum, GenExtension, GenFile, GenMessage } from "@bufbuild/protobuf/codegenv2";
 import { enumDesc, extDesc, fileDesc, messageDesc } from "@bufbuild/protobuf/codegenv2";
-import type { EnumValueOptions, MethodOptions } from "@bufbuild/protobuf/wkt";
-import { file_google_protobuf_descriptor } from "@bufbuild/protobuf/wkt";
+import type { Duration, EnumValueOptions, MethodOptions } from "@bufbuild/protobuf/wkt";
+import { file_google_protobuf_descriptor, file_google_protobuf_duration } from "@bufbuild/protobuf/wkt";
 import type { Scope } from "./admin_pb.js";
 import { file_quire_v1_admin } from "./admin_pb.js";
 import type { Message } from "@bufbuild/protobuf";
@@ -14,7 +14,29 @@ import type { Message } from "@bufbuild/protobuf";
  * Describes the file quire/v1/options.proto.
  */
 export const file_quire_v1_options: GenFile = /*@__PURE__*/
-  fileDesc("ChZxdWlyZS92MS9vcHRpb25zLnByb3RvEghxdWlyZS52MSJPCgtDYWxsT3B0aW9ucxIgCgRraW5kGAEgASgOMhIucXVpcmUudjEuQ2FsbEtpbmQSHgoFc2NvcGUYAiABKA4yDy5xdWlyZS52MS5TY29wZSI8ChBFcnJvckNvZGVPcHRpb25zEhMKC2dycGNfc3RhdHVzGAEgASgJEhMKC2Fzc3VtZWRfZm9yGAIgAygJIlIKC1Rvb2xPcHRpb25zEgwKBG5hbWUYASABKAkSEwoLZGVzY3JpcHRpb24YAiABKAkSDgoGZmllbGRzGAMgAygJEhAKCHJlcXVpcmVkGAQgAygJKrcBCghDYWxsS2luZBIZChVDQUxMX0tJTkRfVU5TUEVDSUZJRUQQABISCg5DQUxMX0tJTkRfUkVBRBABEhQKEENBTExfS0lORF9TRUFSQ0gQAhITCg9DQUxMX0tJTkRfV1JJVEUQAxISCg5DQUxMX0tJTkRfU1lOQxAEEhQKEENBTExfS0lORF9VUExPQUQQBRITCg9DQUxMX0tJTkRfV0FUQ0gQBhISCg5DQUxMX0tJTkRfR0FURRAHOksKBGNhbGwSHi5nb29nbGUucHJvdG9idWYuTWV0aG9kT3B0aW9ucxjahgMgASgLMhUucXVpcmUudjEuQ2FsbE9wdGlvbnNSBGNhbGw6SwoEdG9vbBIeLmdvb2dsZS5wcm90b2J1Zi5NZXRob2RPcHRpb25zGNuGAyABKAsyFS5xdWlyZS52MS5Ub29sT3B0aW9uc1IEdG9vbDpVCgVlcnJvchIhLmdvb2dsZS5wcm90b2J1Zi5FbnVtVmFsdWVPcHRpb25zGOSGAyABKAsyGi5xdWlyZS52MS5FcnJvckNvZGVPcHRpb25zUgVlcnJvcmIGcHJvdG8z", [file_google_protobuf_descriptor, file_quire_v1_admin]);
+  fileDesc("ChZxdWlyZS92MS9vcHRpb25zLnByb3RvEghxdWlyZS52MSJGCg9DYWxsS2luZE9wdGlvbnMSMwoQZGVmYXVsdF9kZWFkbGluZRgBIAEoCzIZLmdvb2dsZS5wcm90b2J1Zi5EdXJhdGlvbiJPCgtDYWxsT3B0aW9ucxIgCgRraW5kGAEgASgOMhIucXVpcmUudjEuQ2FsbEtpbmQSHgoFc2NvcGUYAiABKA4yDy5xdWlyZS52MS5TY29wZSI8ChBFcnJvckNvZGVPcHRpb25zEhMKC2dycGNfc3RhdHVzGAEgASgJEhMKC2Fzc3VtZWRfZm9yGAIgAygJIlIKC1Rvb2xPcHRpb25zEgwKBG5hbWUYASABKAkSEwoLZGVzY3JpcHRpb24YAiABKAkSDgoGZmllbGRzGAMgAygJEhAKCHJlcXVpcmVkGAQgAygJKvwBCghDYWxsS2luZBIZChVDQUxMX0tJTkRfVU5TUEVDSUZJRUQQABIcCg5DQUxMX0tJTkRfUkVBRBABGgiqthgECgIIChIeChBDQUxMX0tJTkRfU0VBUkNIEAIaCKq2GAQKAggPEh0KD0NBTExfS0lORF9XUklURRADGgiqthgECgIIHhIdCg5DQUxMX0tJTkRfU1lOQxAEGgmqthgFCgMIiA4SHwoQQ0FMTF9LSU5EX1VQTE9BRBAFGgmqthgFCgMI2AQSGQoPQ0FMTF9LSU5EX1dBVENIEAYaBKq2GAASHQoOQ0FMTF9LSU5EX0dBVEUQBxoJqrYYBQoDCKA4OksKBGNhbGwSHi5nb29nbGUucHJvdG9idWYuTWV0aG9kT3B0aW9ucxjahgMgASgLMhUucXVpcmUudjEuQ2FsbE9wdGlvbnNSBGNhbGw6SwoEdG9vbBIeLmdvb2dsZS5wcm90b2J1Zi5NZXRob2RPcHRpb25zGNuGAyABKAsyFS5xdWlyZS52MS5Ub29sT3B0aW9uc1IEdG9vbDpVCgVlcnJvchIhLmdvb2dsZS5wcm90b2J1Zi5FbnVtVmFsdWVPcHRpb25zGOSGAyABKAsyGi5xdWlyZS52MS5FcnJvckNvZGVPcHRpb25zUgVlcnJvcjpbCgljYWxsX2tpbmQSIS5nb29nbGUucHJvdG9idWYuRW51bVZhbHVlT3B0aW9ucxjlhgMgASgLMhkucXVpcmUudjEuQ2FsbEtpbmRPcHRpb25zUghjYWxsS2luZGIGcHJvdG8z", [file_google_protobuf_descriptor, file_google_protobuf_duration, file_quire_v1_admin]);
+
+/**
+ * The facts of one CallKind value, set with `[(quire.v1.call_kind) = {...}]`.
+ *
+ * @generated from message quire.v1.CallKindOptions
+ */
+export type CallKindOptions = Message<"quire.v1.CallKindOptions"> & {
+  /**
+   * The deadline a client gives a call of this kind when the caller sets none; unset: no
+   * default deadline. Whole seconds.
+   *
+   * @generated from field: google.protobuf.Duration default_deadline = 1;
+   */
+  defaultDeadline?: Duration | undefined;
+};
+
+/**
+ * Describes the message quire.v1.CallKindOptions.
+ * Use `create(CallKindOptionsSchema)` to create a new message.
+ */
+export const CallKindOptionsSchema: GenMessage<CallKindOptions> = /*@__PURE__*/
+  messageDesc(file_quire_v1_options, 0);
 
 /**
  * The facts of one RPC, set with `option (quire.v1.call) = {kind: ..., scope: ...};`.
@@ -42,7 +64,7 @@ export type CallOptions = Message<"quire.v1.CallOptions"> & {
  * Use `create(CallOptionsSchema)` to create a new message.
  */
 export const CallOptionsSchema: GenMessage<CallOptions> = /*@__PURE__*/
-  messageDesc(file_quire_v1_options, 0);
+  messageDesc(file_quire_v1_options, 1);
 
 /**
  * The facts of one ErrorCode value.
@@ -72,7 +94,7 @@ export type ErrorCodeOptions = Message<"quire.v1.ErrorCodeOptions"> & {
  * Use `create(ErrorCodeOptionsSchema)` to create a new message.
  */
 export const ErrorCodeOptionsSchema: GenMessage<ErrorCodeOptions> = /*@__PURE__*/
-  messageDesc(file_quire_v1_options, 1);
+  messageDesc(file_quire_v1_options, 2);
 
 /**
  * Marks an RPC as a tool an agent runtime can give a model (DescribeTools, MCP). The tool's
@@ -116,10 +138,11 @@ export type ToolOptions = Message<"quire.v1.ToolOptions"> & {
  * Use `create(ToolOptionsSchema)` to create a new message.
  */
 export const ToolOptionsSchema: GenMessage<ToolOptions> = /*@__PURE__*/
-  messageDesc(file_quire_v1_options, 2);
+  messageDesc(file_quire_v1_options, 3);
 
 /**
- * How a client treats a call: the kind picks the call's default deadline.
+ * How a client treats a call: the kind picks the call's default deadline, which every client
+ * applies when the caller sets none (its `(quire.v1.call_kind)` option).
  *
  * @generated from enum quire.v1.CallKind
  */
@@ -132,49 +155,49 @@ export enum CallKind {
   UNSPECIFIED = 0,
 
   /**
-   * A point read or listing. Default deadline 10 s.
+   * A point read or listing.
    *
    * @generated from enum value: CALL_KIND_READ = 1;
    */
   READ = 1,
 
   /**
-   * A search, grep or command run. Default deadline 15 s.
+   * A search, grep or command run.
    *
    * @generated from enum value: CALL_KIND_SEARCH = 2;
    */
   SEARCH = 2,
 
   /**
-   * A change of state. Default deadline 30 s.
+   * A change of state.
    *
    * @generated from enum value: CALL_KIND_WRITE = 3;
    */
   WRITE = 3,
 
   /**
-   * A page sync stream. Default deadline 30 min.
+   * A page sync stream.
    *
    * @generated from enum value: CALL_KIND_SYNC = 4;
    */
   SYNC = 4,
 
   /**
-   * A document upload stream. Default deadline 10 min.
+   * A document upload stream.
    *
    * @generated from enum value: CALL_KIND_UPLOAD = 5;
    */
   UPLOAD = 5,
 
   /**
-   * A watch stream. No default deadline.
+   * A watch stream: it runs until the caller ends it.
    *
    * @generated from enum value: CALL_KIND_WATCH = 6;
    */
   WATCH = 6,
 
   /**
-   * A baseline gate run. Default deadline 2 h.
+   * A baseline gate run.
    *
    * @generated from enum value: CALL_KIND_GATE = 7;
    */
@@ -210,4 +233,12 @@ export const tool: GenExtension<MethodOptions, ToolOptions> = /*@__PURE__*/
  */
 export const error: GenExtension<EnumValueOptions, ErrorCodeOptions> = /*@__PURE__*/
   extDesc(file_quire_v1_options, 2);
+
+/**
+ * Required on every CallKind value but UNSPECIFIED.
+ *
+ * @generated from extension: quire.v1.CallKindOptions call_kind = 50021;
+ */
+export const call_kind: GenExtension<EnumValueOptions, CallKindOptions> = /*@__PURE__*/
+  extDesc(file_quire_v1_options, 3);
 

@@ -23,7 +23,7 @@ public final class Contract {
     SYNC(Duration.ofMinutes(30)),
     /** A document upload stream. Default deadline 10 min. */
     UPLOAD(Duration.ofMinutes(10)),
-    /** A watch stream. No default deadline. */
+    /** A watch stream: it runs until the caller ends it. No default deadline. */
     WATCH(null),
     /** A baseline gate run. Default deadline 2 h. */
     GATE(Duration.ofHours(2));

@@ -7,7 +7,8 @@ package dev.quire.v1;
 
 /**
  * <pre>
- * How a client treats a call: the kind picks the call's default deadline.
+ * How a client treats a call: the kind picks the call's default deadline, which every client
+ * applies when the caller sets none (its `(quire.v1.call_kind)` option).
  * </pre>
  *
  * Protobuf enum {@code quire.v1.CallKind}
@@ -25,58 +26,58 @@ public enum CallKind
   CALL_KIND_UNSPECIFIED(0),
   /**
    * <pre>
-   * A point read or listing. Default deadline 10 s.
+   * A point read or listing.
    * </pre>
    *
-   * <code>CALL_KIND_READ = 1;</code>
+   * <code>CALL_KIND_READ = 1 [(.quire.v1.call_kind) = { ... }</code>
    */
   CALL_KIND_READ(1),
   /**
    * <pre>
-   * A search, grep or command run. Default deadline 15 s.
+   * A search, grep or command run.
    * </pre>
    *
-   * <code>CALL_KIND_SEARCH = 2;</code>
+   * <code>CALL_KIND_SEARCH = 2 [(.quire.v1.call_kind) = { ... }</code>
    */
   CALL_KIND_SEARCH(2),
   /**
    * <pre>
-   * A change of state. Default deadline 30 s.
+   * A change of state.
    * </pre>
    *
-   * <code>CALL_KIND_WRITE = 3;</code>
+   * <code>CALL_KIND_WRITE = 3 [(.quire.v1.call_kind) = { ... }</code>
    */
   CALL_KIND_WRITE(3),
   /**
    * <pre>
-   * A page sync stream. Default deadline 30 min.
+   * A page sync stream.
    * </pre>
    *
-   * <code>CALL_KIND_SYNC = 4;</code>
+   * <code>CALL_KIND_SYNC = 4 [(.quire.v1.call_kind) = { ... }</code>
    */
   CALL_KIND_SYNC(4),
   /**
    * <pre>
-   * A document upload stream. Default deadline 10 min.
+   * A document upload stream.
    * </pre>
    *
-   * <code>CALL_KIND_UPLOAD = 5;</code>
+   * <code>CALL_KIND_UPLOAD = 5 [(.quire.v1.call_kind) = { ... }</code>
    */
   CALL_KIND_UPLOAD(5),
   /**
    * <pre>
-   * A watch stream. No default deadline.
+   * A watch stream: it runs until the caller ends it.
    * </pre>
    *
-   * <code>CALL_KIND_WATCH = 6;</code>
+   * <code>CALL_KIND_WATCH = 6 [(.quire.v1.call_kind) = { ... }</code>
    */
   CALL_KIND_WATCH(6),
   /**
    * <pre>
-   * A baseline gate run. Default deadline 2 h.
+   * A baseline gate run.
    * </pre>
    *
-   * <code>CALL_KIND_GATE = 7;</code>
+   * <code>CALL_KIND_GATE = 7 [(.quire.v1.call_kind) = { ... }</code>
    */
   CALL_KIND_GATE(7),
   UNRECOGNIZED(-1),
@@ -101,58 +102,58 @@ public enum CallKind
   public static final int CALL_KIND_UNSPECIFIED_VALUE = 0;
   /**
    * <pre>
-   * A point read or listing. Default deadline 10 s.
+   * A point read or listing.
    * </pre>
    *
-   * <code>CALL_KIND_READ = 1;</code>
+   * <code>CALL_KIND_READ = 1 [(.quire.v1.call_kind) = { ... }</code>
    */
   public static final int CALL_KIND_READ_VALUE = 1;
   /**
    * <pre>
-   * A search, grep or command run. Default deadline 15 s.
+   * A search, grep or command run.
    * </pre>
    *
-   * <code>CALL_KIND_SEARCH = 2;</code>
+   * <code>CALL_KIND_SEARCH = 2 [(.quire.v1.call_kind) = { ... }</code>
    */
   public static final int CALL_KIND_SEARCH_VALUE = 2;
   /**
    * <pre>
-   * A change of state. Default deadline 30 s.
+   * A change of state.
    * </pre>
    *
-   * <code>CALL_KIND_WRITE = 3;</code>
+   * <code>CALL_KIND_WRITE = 3 [(.quire.v1.call_kind) = { ... }</code>
    */
   public static final int CALL_KIND_WRITE_VALUE = 3;
   /**
    * <pre>
-   * A page sync stream. Default deadline 30 min.
+   * A page sync stream.
    * </pre>
    *
-   * <code>CALL_KIND_SYNC = 4;</code>
+   * <code>CALL_KIND_SYNC = 4 [(.quire.v1.call_kind) = { ... }</code>
    */
   public static final int CALL_KIND_SYNC_VALUE = 4;
   /**
    * <pre>
-   * A document upload stream. Default deadline 10 min.
+   * A document upload stream.
    * </pre>
    *
-   * <code>CALL_KIND_UPLOAD = 5;</code>
+   * <code>CALL_KIND_UPLOAD = 5 [(.quire.v1.call_kind) = { ... }</code>
    */
   public static final int CALL_KIND_UPLOAD_VALUE = 5;
   /**
    * <pre>
-   * A watch stream. No default deadline.
+   * A watch stream: it runs until the caller ends it.
    * </pre>
    *
-   * <code>CALL_KIND_WATCH = 6;</code>
+   * <code>CALL_KIND_WATCH = 6 [(.quire.v1.call_kind) = { ... }</code>
    */
   public static final int CALL_KIND_WATCH_VALUE = 6;
   /**
    * <pre>
-   * A baseline gate run. Default deadline 2 h.
+   * A baseline gate run.
    * </pre>
    *
-   * <code>CALL_KIND_GATE = 7;</code>
+   * <code>CALL_KIND_GATE = 7 [(.quire.v1.call_kind) = { ... }</code>
    */
   public static final int CALL_KIND_GATE_VALUE = 7;
 

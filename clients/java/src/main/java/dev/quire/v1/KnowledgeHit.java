@@ -222,7 +222,8 @@ private static final long serialVersionUID = 0L;
   private double score_ = 0D;
   /**
    * <pre>
-   * LEGACY_FTS: ts_rank. HYBRID: reciprocal-rank-fusion score. Higher is better.
+   * LEGACY_FTS: ts_rank. HYBRID: the fused score (the weighted sum of the arms' normalised
+   * scores), comparable only within one result. Higher is better.
    * </pre>
    *
    * <code>double score = 5;</code>
@@ -1502,7 +1503,8 @@ private static final long serialVersionUID = 0L;
     private double score_ ;
     /**
      * <pre>
-     * LEGACY_FTS: ts_rank. HYBRID: reciprocal-rank-fusion score. Higher is better.
+     * LEGACY_FTS: ts_rank. HYBRID: the fused score (the weighted sum of the arms' normalised
+     * scores), comparable only within one result. Higher is better.
      * </pre>
      *
      * <code>double score = 5;</code>
@@ -1514,7 +1516,8 @@ private static final long serialVersionUID = 0L;
     }
     /**
      * <pre>
-     * LEGACY_FTS: ts_rank. HYBRID: reciprocal-rank-fusion score. Higher is better.
+     * LEGACY_FTS: ts_rank. HYBRID: the fused score (the weighted sum of the arms' normalised
+     * scores), comparable only within one result. Higher is better.
      * </pre>
      *
      * <code>double score = 5;</code>
@@ -1530,7 +1533,8 @@ private static final long serialVersionUID = 0L;
     }
     /**
      * <pre>
-     * LEGACY_FTS: ts_rank. HYBRID: reciprocal-rank-fusion score. Higher is better.
+     * LEGACY_FTS: ts_rank. HYBRID: the fused score (the weighted sum of the arms' normalised
+     * scores), comparable only within one result. Higher is better.
      * </pre>
      *
      * <code>double score = 5;</code>

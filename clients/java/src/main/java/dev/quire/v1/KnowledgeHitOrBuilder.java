@@ -82,7 +82,8 @@ public interface KnowledgeHitOrBuilder extends
 
   /**
    * <pre>
-   * LEGACY_FTS: ts_rank. HYBRID: reciprocal-rank-fusion score. Higher is better.
+   * LEGACY_FTS: ts_rank. HYBRID: the fused score (the weighted sum of the arms' normalised
+   * scores), comparable only within one result. Higher is better.
    * </pre>
    *
    * <code>double score = 5;</code>

@@ -22,6 +22,7 @@ public final class OptionsProto extends com.google.protobuf.GeneratedFile {
     registry.add(dev.quire.v1.OptionsProto.call);
     registry.add(dev.quire.v1.OptionsProto.tool);
     registry.add(dev.quire.v1.OptionsProto.error);
+    registry.add(dev.quire.v1.OptionsProto.callKind);
   }
 
   public static void registerAllExtensions(
@@ -74,6 +75,26 @@ public final class OptionsProto extends com.google.protobuf.GeneratedFile {
           .newFileScopedGeneratedExtension(
         dev.quire.v1.ErrorCodeOptions.class,
         dev.quire.v1.ErrorCodeOptions.getDefaultInstance());
+  public static final int CALL_KIND_FIELD_NUMBER = 50021;
+  /**
+   * <pre>
+   * Required on every CallKind value but UNSPECIFIED.
+   * </pre>
+   *
+   * <code>extend .google.protobuf.EnumValueOptions { ... }</code>
+   */
+  public static final
+    com.google.protobuf.GeneratedMessage.GeneratedExtension<
+      com.google.protobuf.DescriptorProtos.EnumValueOptions,
+      dev.quire.v1.CallKindOptions> callKind = com.google.protobuf.GeneratedMessage
+          .newFileScopedGeneratedExtension(
+        dev.quire.v1.CallKindOptions.class,
+        dev.quire.v1.CallKindOptions.getDefaultInstance());
+  static final com.google.protobuf.Descriptors.Descriptor
+    internal_static_quire_v1_CallKindOptions_descriptor;
+  static final 
+    com.google.protobuf.GeneratedMessage.FieldAccessorTable
+      internal_static_quire_v1_CallKindOptions_fieldAccessorTable;
   static final com.google.protobuf.Descriptors.Descriptor
     internal_static_quire_v1_CallOptions_descriptor;
   static final 
@@ -99,46 +120,59 @@ public final class OptionsProto extends com.google.protobuf.GeneratedFile {
   static {
     java.lang.String[] descriptorData = {
       "\n\026quire/v1/options.proto\022\010quire.v1\032 goog" +
-      "le/protobuf/descriptor.proto\032\024quire/v1/a" +
-      "dmin.proto\"O\n\013CallOptions\022 \n\004kind\030\001 \001(\0162" +
-      "\022.quire.v1.CallKind\022\036\n\005scope\030\002 \001(\0162\017.qui" +
-      "re.v1.Scope\"<\n\020ErrorCodeOptions\022\023\n\013grpc_" +
-      "status\030\001 \001(\t\022\023\n\013assumed_for\030\002 \003(\t\"R\n\013Too" +
-      "lOptions\022\014\n\004name\030\001 \001(\t\022\023\n\013description\030\002 " +
-      "\001(\t\022\016\n\006fields\030\003 \003(\t\022\020\n\010required\030\004 \003(\t*\267\001" +
-      "\n\010CallKind\022\031\n\025CALL_KIND_UNSPECIFIED\020\000\022\022\n" +
-      "\016CALL_KIND_READ\020\001\022\024\n\020CALL_KIND_SEARCH\020\002\022" +
-      "\023\n\017CALL_KIND_WRITE\020\003\022\022\n\016CALL_KIND_SYNC\020\004" +
-      "\022\024\n\020CALL_KIND_UPLOAD\020\005\022\023\n\017CALL_KIND_WATC" +
-      "H\020\006\022\022\n\016CALL_KIND_GATE\020\007:E\n\004call\022\036.google" +
-      ".protobuf.MethodOptions\030\332\206\003 \001(\0132\025.quire." +
-      "v1.CallOptions:E\n\004tool\022\036.google.protobuf" +
-      ".MethodOptions\030\333\206\003 \001(\0132\025.quire.v1.ToolOp" +
-      "tions:N\n\005error\022!.google.protobuf.EnumVal" +
-      "ueOptions\030\344\206\003 \001(\0132\032.quire.v1.ErrorCodeOp" +
-      "tionsB\036\n\014dev.quire.v1B\014OptionsProtoP\001b\006p" +
-      "roto3"
+      "le/protobuf/descriptor.proto\032\036google/pro" +
+      "tobuf/duration.proto\032\024quire/v1/admin.pro" +
+      "to\"F\n\017CallKindOptions\0223\n\020default_deadlin" +
+      "e\030\001 \001(\0132\031.google.protobuf.Duration\"O\n\013Ca" +
+      "llOptions\022 \n\004kind\030\001 \001(\0162\022.quire.v1.CallK" +
+      "ind\022\036\n\005scope\030\002 \001(\0162\017.quire.v1.Scope\"<\n\020E" +
+      "rrorCodeOptions\022\023\n\013grpc_status\030\001 \001(\t\022\023\n\013" +
+      "assumed_for\030\002 \003(\t\"R\n\013ToolOptions\022\014\n\004name" +
+      "\030\001 \001(\t\022\023\n\013description\030\002 \001(\t\022\016\n\006fields\030\003 " +
+      "\003(\t\022\020\n\010required\030\004 \003(\t*\374\001\n\010CallKind\022\031\n\025CA" +
+      "LL_KIND_UNSPECIFIED\020\000\022\034\n\016CALL_KIND_READ\020" +
+      "\001\032\010\252\266\030\004\n\002\010\n\022\036\n\020CALL_KIND_SEARCH\020\002\032\010\252\266\030\004\n" +
+      "\002\010\017\022\035\n\017CALL_KIND_WRITE\020\003\032\010\252\266\030\004\n\002\010\036\022\035\n\016CA" +
+      "LL_KIND_SYNC\020\004\032\t\252\266\030\005\n\003\010\210\016\022\037\n\020CALL_KIND_U" +
+      "PLOAD\020\005\032\t\252\266\030\005\n\003\010\330\004\022\031\n\017CALL_KIND_WATCH\020\006\032" +
+      "\004\252\266\030\000\022\035\n\016CALL_KIND_GATE\020\007\032\t\252\266\030\005\n\003\010\2408:E\n\004" +
+      "call\022\036.google.protobuf.MethodOptions\030\332\206\003" +
+      " \001(\0132\025.quire.v1.CallOptions:E\n\004tool\022\036.go" +
+      "ogle.protobuf.MethodOptions\030\333\206\003 \001(\0132\025.qu" +
+      "ire.v1.ToolOptions:N\n\005error\022!.google.pro" +
+      "tobuf.EnumValueOptions\030\344\206\003 \001(\0132\032.quire.v" +
+      "1.ErrorCodeOptions:Q\n\tcall_kind\022!.google" +
+      ".protobuf.EnumValueOptions\030\345\206\003 \001(\0132\031.qui" +
+      "re.v1.CallKindOptionsB\036\n\014dev.quire.v1B\014O" +
+      "ptionsProtoP\001b\006proto3"
     };
     descriptor = com.google.protobuf.Descriptors.FileDescriptor
       .internalBuildGeneratedFileFrom(descriptorData,
         new com.google.protobuf.Descriptors.FileDescriptor[] {
           com.google.protobuf.DescriptorProtos.getDescriptor(),
+          com.google.protobuf.DurationProto.getDescriptor(),
           dev.quire.v1.AdminProto.getDescriptor(),
         });
-    internal_static_quire_v1_CallOptions_descriptor =
+    internal_static_quire_v1_CallKindOptions_descriptor =
       getDescriptor().getMessageType(0);
+    internal_static_quire_v1_CallKindOptions_fieldAccessorTable = new
+      com.google.protobuf.GeneratedMessage.FieldAccessorTable(
+        internal_static_quire_v1_CallKindOptions_descriptor,
+        new java.lang.String[] { "DefaultDeadline", });
+    internal_static_quire_v1_CallOptions_descriptor =
+      getDescriptor().getMessageType(1);
     internal_static_quire_v1_CallOptions_fieldAccessorTable = new
       com.google.protobuf.GeneratedMessage.FieldAccessorTable(
         internal_static_quire_v1_CallOptions_descriptor,
         new java.lang.String[] { "Kind", "Scope", });
     internal_static_quire_v1_ErrorCodeOptions_descriptor =
-      getDescriptor().getMessageType(1);
+      getDescriptor().getMessageType(2);
     internal_static_quire_v1_ErrorCodeOptions_fieldAccessorTable = new
       com.google.protobuf.GeneratedMessage.FieldAccessorTable(
         internal_static_quire_v1_ErrorCodeOptions_descriptor,
         new java.lang.String[] { "GrpcStatus", "AssumedFor", });
     internal_static_quire_v1_ToolOptions_descriptor =
-      getDescriptor().getMessageType(2);
+      getDescriptor().getMessageType(3);
     internal_static_quire_v1_ToolOptions_fieldAccessorTable = new
       com.google.protobuf.GeneratedMessage.FieldAccessorTable(
         internal_static_quire_v1_ToolOptions_descriptor,
@@ -146,9 +180,16 @@ public final class OptionsProto extends com.google.protobuf.GeneratedFile {
     call.internalInit(descriptor.getExtension(0));
     tool.internalInit(descriptor.getExtension(1));
     error.internalInit(descriptor.getExtension(2));
+    callKind.internalInit(descriptor.getExtension(3));
     descriptor.resolveAllFeaturesImmutable();
     com.google.protobuf.DescriptorProtos.getDescriptor();
+    com.google.protobuf.DurationProto.getDescriptor();
     dev.quire.v1.AdminProto.getDescriptor();
+    com.google.protobuf.ExtensionRegistry registry =
+        com.google.protobuf.ExtensionRegistry.newInstance();
+    registry.add(dev.quire.v1.OptionsProto.callKind);
+    com.google.protobuf.Descriptors.FileDescriptor
+        .internalUpdateFileDescriptor(descriptor, registry);
   }
 
   // @@protoc_insertion_point(outer_class_scope)

@@ -387,8 +387,10 @@ public final class PagesServiceGrpc {
 
     /**
      * <pre>
-     * Hybrid search (full-text + vector, RRF) over the query and up to 3 alternative phrasings,
-     * all read from one snapshot. At most 3 hits per page. The canonical JSON of the whole result
+     * Hybrid search over the query and up to 3 alternative phrasings, all read from one
+     * snapshot: per phrasing a full-text (BM25) and a vector arm fused by a weighted sum of their
+     * per-query normalised (z-score) scores, then the phrasings by a weighted sum of their
+     * min-max normalised scores (each alternative weighing half the query). At most 3 hits per page. The canonical JSON of the whole result
      * stays within max_output_bytes by dropping hits from the tail.
      * </pre>
      */
@@ -524,8 +526,10 @@ public final class PagesServiceGrpc {
 
     /**
      * <pre>
-     * Hybrid search (full-text + vector, RRF) over the query and up to 3 alternative phrasings,
-     * all read from one snapshot. At most 3 hits per page. The canonical JSON of the whole result
+     * Hybrid search over the query and up to 3 alternative phrasings, all read from one
+     * snapshot: per phrasing a full-text (BM25) and a vector arm fused by a weighted sum of their
+     * per-query normalised (z-score) scores, then the phrasings by a weighted sum of their
+     * min-max normalised scores (each alternative weighing half the query). At most 3 hits per page. The canonical JSON of the whole result
      * stays within max_output_bytes by dropping hits from the tail.
      * </pre>
      */
@@ -654,8 +658,10 @@ public final class PagesServiceGrpc {
 
     /**
      * <pre>
-     * Hybrid search (full-text + vector, RRF) over the query and up to 3 alternative phrasings,
-     * all read from one snapshot. At most 3 hits per page. The canonical JSON of the whole result
+     * Hybrid search over the query and up to 3 alternative phrasings, all read from one
+     * snapshot: per phrasing a full-text (BM25) and a vector arm fused by a weighted sum of their
+     * per-query normalised (z-score) scores, then the phrasings by a weighted sum of their
+     * min-max normalised scores (each alternative weighing half the query). At most 3 hits per page. The canonical JSON of the whole result
      * stays within max_output_bytes by dropping hits from the tail.
      * </pre>
      */
@@ -761,8 +767,10 @@ public final class PagesServiceGrpc {
 
     /**
      * <pre>
-     * Hybrid search (full-text + vector, RRF) over the query and up to 3 alternative phrasings,
-     * all read from one snapshot. At most 3 hits per page. The canonical JSON of the whole result
+     * Hybrid search over the query and up to 3 alternative phrasings, all read from one
+     * snapshot: per phrasing a full-text (BM25) and a vector arm fused by a weighted sum of their
+     * per-query normalised (z-score) scores, then the phrasings by a weighted sum of their
+     * min-max normalised scores (each alternative weighing half the query). At most 3 hits per page. The canonical JSON of the whole result
      * stays within max_output_bytes by dropping hits from the tail.
      * </pre>
      */
@@ -868,8 +876,10 @@ public final class PagesServiceGrpc {
 
     /**
      * <pre>
-     * Hybrid search (full-text + vector, RRF) over the query and up to 3 alternative phrasings,
-     * all read from one snapshot. At most 3 hits per page. The canonical JSON of the whole result
+     * Hybrid search over the query and up to 3 alternative phrasings, all read from one
+     * snapshot: per phrasing a full-text (BM25) and a vector arm fused by a weighted sum of their
+     * per-query normalised (z-score) scores, then the phrasings by a weighted sum of their
+     * min-max normalised scores (each alternative weighing half the query). At most 3 hits per page. The canonical JSON of the whole result
      * stays within max_output_bytes by dropping hits from the tail.
      * </pre>
      */

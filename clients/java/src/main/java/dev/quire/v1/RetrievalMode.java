@@ -42,7 +42,9 @@ public enum RetrievalMode
   RETRIEVAL_MODE_HYBRID_SHADOW(2),
   /**
    * <pre>
-   * Chunk-level full-text + vector + file-name arms fused with RRF.
+   * Chunk-level full-text (BM25) and vector arms and a file-name arm, fused per document by a
+   * weighted sum of each arm's per-query normalised (z-score) scores; each hit carries its
+   * document's best chunk.
    * </pre>
    *
    * <code>RETRIEVAL_MODE_HYBRID = 3;</code>
@@ -86,7 +88,9 @@ public enum RetrievalMode
   public static final int RETRIEVAL_MODE_HYBRID_SHADOW_VALUE = 2;
   /**
    * <pre>
-   * Chunk-level full-text + vector + file-name arms fused with RRF.
+   * Chunk-level full-text (BM25) and vector arms and a file-name arm, fused per document by a
+   * weighted sum of each arm's per-query normalised (z-score) scores; each hit carries its
+   * document's best chunk.
    * </pre>
    *
    * <code>RETRIEVAL_MODE_HYBRID = 3;</code>
