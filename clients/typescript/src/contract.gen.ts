@@ -72,6 +72,7 @@ export const RPC_KINDS: Readonly<Record<string, CallKind>> = Object.freeze({
   WhoAmI: "read",
   // quire.v1.KnowledgeService
   CreateCollection: "write",
+  ListModels: "read",
   GetCollection: "read",
   ListCollections: "read",
   DeleteCollection: "write",
@@ -110,6 +111,7 @@ export const IDEMPOTENT_RPCS: ReadonlySet<string> = new Set([
   "GetShadowReport",
   "ListApiKeys",
   "WhoAmI",
+  "ListModels",
   "GetCollection",
   "ListCollections",
   "GetDocument",

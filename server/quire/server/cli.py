@@ -64,6 +64,8 @@ def _settings(args: argparse.Namespace) -> Settings:
         settings.mcp_address = args.mcp_address
     if getattr(args, "metrics", False):
         settings.metrics = True
+    if getattr(args, "models", None):
+        settings.models = [m.strip() for m in args.models.split(",") if m.strip()]
     try:
         settings.check_pooler()
     except RuntimeError as exc:  # before anything starts: a message, not a traceback
@@ -169,6 +171,7 @@ def cmd_worker(args: argparse.Namespace) -> int:
     import signal
 
     from quire.server.app import load_embeddings, run_worker
+    from quire.server.models import load_extra
 
     settings = _settings(args)
 
@@ -180,11 +183,18 @@ def cmd_worker(args: argparse.Namespace) -> int:
             embeddings = await asyncio.to_thread(load_embeddings)
             if embeddings is None:
                 raise SystemExit("the embedding model is missing: run `quire model prepare`")
+            try:
+                extra = await asyncio.to_thread(load_extra, settings.models)
+            except RuntimeError as exc:
+                raise SystemExit(f"quire: {exc}") from None
             stop = asyncio.Event()
             loop = asyncio.get_running_loop()
             for sig in (signal.SIGINT, signal.SIGTERM):
                 loop.add_signal_handler(sig, stop.set)
-            await run_worker(settings, embeddings, stop)
+            await asyncio.gather(
+                run_worker(settings, embeddings, stop),
+                *(run_worker(settings, e, stop, model=n) for n, e in extra.items()),
+            )
         finally:
             if embedded is not None:
                 embedded.stop()  # type: ignore[attr-defined]
@@ -349,6 +359,12 @@ def build_parser() -> argparse.ArgumentParser:
     sub = parser.add_subparsers(dest="command", required=True, metavar="COMMAND")
 
     def server_flags(p: argparse.ArgumentParser) -> None:
+        p.add_argument(
+            "--models",
+            metavar="NAME[,NAME]",
+            help="embedding models to load beside the default all-minilm-l6-v2, e.g. "
+            "bge-small-en-v1.5 ($QUIRE_MODELS; `quire model list`)",
+        )
         p.add_argument("--tls-cert", help="PEM certificate chain (enables TLS; $QUIRE_TLS_CERT)")
         p.add_argument("--tls-key", help="PEM private key ($QUIRE_TLS_KEY)")
         p.add_argument(
@@ -433,6 +449,12 @@ def build_parser() -> argparse.ArgumentParser:
     worker = sub.add_parser(
         "worker",
         help="run the indexer worker (extraction, chunking, embedding, generation builds)",
+    )
+    worker.add_argument(
+        "--models",
+        metavar="NAME[,NAME]",
+        help="also index the collections of these embedding models, one worker each "
+        "($QUIRE_MODELS; the default all-minilm-l6-v2 is always indexed)",
     )
     worker.set_defaults(func=cmd_worker)
 

@@ -2,10 +2,11 @@
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 
 import asyncpg
 
+from quire.server import models
 from quire.server.auth import KeyVerifier
 from quire.server.config import Settings
 from quire.server.cursors import CursorCodec
@@ -37,6 +38,9 @@ class AppState:
     notifications: Notifications | None = None
     # The read replicas (QUIRE_DATABASE_REPLICA_URLS); None: every read goes to `pool`.
     replicas: ReplicaSet | None = None
+    # The models loaded beside the default (`--models`), by name: collections created with
+    # one of them embed and search with it.
+    extra_models: dict[str, EmbeddingService] = field(default_factory=dict)
 
     async def read_pool(self) -> asyncpg.Pool:
         """Where a read-only transaction of the current call goes: a healthy replica for the
@@ -58,3 +62,17 @@ class AppState:
                 "The embedding model is not loaded; run `quire model prepare` and restart",
             )
         return self.embeddings
+
+    @property
+    def models(self) -> dict[str, EmbeddingService | None]:
+        """Every model of this server by name, the default first (None when it is not loaded)."""
+        return {models.DEFAULT_MODEL: self.embeddings, **self.extra_models}
+
+    def embeddings_for(self, name: str) -> EmbeddingService:
+        """The loaded model `name`, or SEARCH_UNAVAILABLE naming the command that prepares it."""
+        if name == models.DEFAULT_MODEL:
+            return self.require_embeddings()
+        found = self.extra_models.get(name)
+        if found is None:
+            raise models.unavailable(name)
+        return found

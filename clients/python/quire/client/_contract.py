@@ -91,6 +91,7 @@ RPC_KINDS: dict[str, CallKind] = {
     "WhoAmI": CallKind.READ,
     # quire.v1.KnowledgeService
     "CreateCollection": CallKind.WRITE,
+    "ListModels": CallKind.READ,
     "GetCollection": CallKind.READ,
     "ListCollections": CallKind.READ,
     "DeleteCollection": CallKind.WRITE,
@@ -131,6 +132,7 @@ IDEMPOTENT_RPCS: frozenset[str] = frozenset(
         "GetShadowReport",
         "ListApiKeys",
         "WhoAmI",
+        "ListModels",
         "GetCollection",
         "ListCollections",
         "GetDocument",

@@ -79,6 +79,7 @@ SCOPE_BY_METHOD: dict[str, str] = {
     "/quire.v1.AdminService/ListApiKeys": "admin",
     "/quire.v1.AdminService/WhoAmI": "read",
     "/quire.v1.KnowledgeService/CreateCollection": "write",
+    "/quire.v1.KnowledgeService/ListModels": "read",
     "/quire.v1.KnowledgeService/GetCollection": "read",
     "/quire.v1.KnowledgeService/ListCollections": "read",
     "/quire.v1.KnowledgeService/DeleteCollection": "write",
