@@ -46,6 +46,8 @@ def _version() -> str:
 
 
 def _settings(args: argparse.Namespace) -> Settings:
+    from quire.server.models import check_configured
+
     settings = Settings.from_env()
     if getattr(args, "address", None):
         settings.address = args.address
@@ -68,6 +70,7 @@ def _settings(args: argparse.Namespace) -> Settings:
         settings.models = [m.strip() for m in args.models.split(",") if m.strip()]
     try:
         settings.check_pooler()
+        check_configured(settings.models)
     except RuntimeError as exc:  # before anything starts: a message, not a traceback
         raise SystemExit(f"quire: {exc}") from None
     return settings
@@ -87,12 +90,16 @@ async def _session_dsn() -> tuple[str, object | None]:
 
 def _serving(run: Coroutine[Any, Any, None]) -> int:
     """Runs the server; 1 when its embedded PostgreSQL died and could not be restarted."""
+    from quire.server.models import ModelsUnavailable
     from quire.server.storage.supervisor import GaveUp
 
     try:
         asyncio.run(run)
     except GaveUp as exc:
         print(f"quire: {exc}; stopped", file=sys.stderr, flush=True)
+        return 1
+    except ModelsUnavailable as exc:  # a --models entry that cannot be loaded
+        print(f"quire: {exc}", file=sys.stderr, flush=True)
         return 1
     return 0
 
@@ -171,7 +178,7 @@ def cmd_worker(args: argparse.Namespace) -> int:
     import signal
 
     from quire.server.app import load_embeddings, run_worker
-    from quire.server.models import load_extra
+    from quire.server.models import ModelsUnavailable, load_extra
 
     settings = _settings(args)
 
@@ -185,7 +192,7 @@ def cmd_worker(args: argparse.Namespace) -> int:
                 raise SystemExit("the embedding model is missing: run `quire model prepare`")
             try:
                 extra = await asyncio.to_thread(load_extra, settings.models)
-            except RuntimeError as exc:
+            except ModelsUnavailable as exc:
                 raise SystemExit(f"quire: {exc}") from None
             stop = asyncio.Event()
             loop = asyncio.get_running_loop()

@@ -19,6 +19,11 @@ log = logging.getLogger(__name__)
 DEFAULT_MODEL = "all-minilm-l6-v2"
 
 
+class ModelsUnavailable(RuntimeError):
+    """A model of `--models` is unknown, not prepared or tampered with: the server does not
+    start (the message names the command to run)."""
+
+
 def prepare_command(name: str) -> str:
     return f"quire model prepare --model {name}"
 
@@ -34,7 +39,7 @@ def check_configured(names: Iterable[str]) -> list[str]:
     wanted = [DEFAULT_MODEL, *(n.strip() for n in names if n.strip())]
     unknown = [n for n in wanted if n not in known_names()]
     if unknown:
-        raise RuntimeError(
+        raise ModelsUnavailable(
             f"unknown embedding model {unknown[0]!r} in --models (QUIRE_MODELS): "
             f"known models are {', '.join(known_names())}"
         )
@@ -54,7 +59,7 @@ def load_extra(names: Iterable[str]) -> dict[str, EmbeddingService]:
         except ModelNotPreparedError as exc:
             for service in loaded.values():
                 service.close()
-            raise RuntimeError(
+            raise ModelsUnavailable(
                 f"embedding model {name} cannot be loaded ({exc}); run `{prepare_command(name)}`"
             ) from exc
         log.info("embedding model loaded", extra={"model": name})
