@@ -18,7 +18,7 @@ from typing import Any
 import numpy as np
 import pytest
 
-from quire.indexer.embedding import Embedder, ModelNotPreparedError, pool_rows
+from quire.indexer.embedding import Embedder, ModelNotPreparedError, micro_batches, pool_rows
 from quire.indexer.model_prepare import KNOWN_MODELS, ModelSourceError, prepare_model
 from tests.conftest import FIXTURES
 from tests.support.models import prepared_or_skip
@@ -79,6 +79,14 @@ def test_cls_pooling_takes_each_rows_first_token() -> None:
         first = hidden[row, 0] / np.linalg.norm(hidden[row, 0])
         np.testing.assert_allclose(pooled[row], first, rtol=1e-6)
     assert not np.allclose(pool_rows(hidden, [3, 1], "mean")[0], pooled[0])
+
+
+def test_a_run_holds_at_most_max_texts() -> None:
+    lengths = [5, 7, 5, 9, 3]
+    assert sorted(map(len, micro_batches(lengths, 4096, max_texts=1))) == [1] * 5
+    two = micro_batches(lengths, 4096, max_texts=2)
+    assert max(map(len, two)) == 2 and sorted(i for g in two for i in g) == list(range(5))
+    assert len(micro_batches(lengths, 4096)) == 1  # no text limit: one run
 
 
 def test_vectors_do_not_depend_on_batch_mates(bge: Embedder, golden: dict[str, Any]) -> None:
