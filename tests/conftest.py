@@ -130,6 +130,16 @@ def embeddings() -> object:
 
 
 @pytest.fixture(scope="session")
+def bge_embeddings() -> object:
+    """bge-small-en-v1.5, loaded once (prepared by `make model`; skips, saying so, without)."""
+    from quire.server.models import load_extra
+    from tests.support.models import prepared_or_skip
+
+    prepared_or_skip("bge-small-en-v1.5")
+    return load_extra(["bge-small-en-v1.5"])["bge-small-en-v1.5"]
+
+
+@pytest.fixture(scope="session")
 def gate_datasets(tmp_path_factory: pytest.TempPathFactory) -> Path:
     """The directory RunGate reads data sets from, by name: the repository's judged set
     `mini` (tests/fixtures/gate) and, when the shared data is there, its data sets (e.g.
@@ -166,8 +176,14 @@ async def harness(database_url: str, request: pytest.FixtureRequest) -> AsyncIte
         gate_datasets=str(request.getfixturevalue("gate_datasets")),
         metrics=getattr(request.module, "METRICS", False),
     )
+    # A module with `EXTRA_MODELS = True` also gets bge-small-en-v1.5 loaded (and its worker).
+    extra = (
+        {"bge-small-en-v1.5": request.getfixturevalue("bge_embeddings")}
+        if getattr(request.module, "EXTRA_MODELS", False)
+        else {}
+    )
     pool = await prepare_database(database_url, settings)
-    running = await start(settings, pool, model)  # type: ignore[arg-type]
+    running = await start(settings, pool, model, extra_models=extra)  # type: ignore[arg-type]
     address = f"127.0.0.1:{running.port}"
     channel = aio.insecure_channel(address)
     stop = asyncio.Event()
@@ -175,7 +191,12 @@ async def harness(database_url: str, request: pytest.FixtureRequest) -> AsyncIte
     if model is not None and getattr(request.module, "NEEDS_WORKER", False):
         from quire.server.app import run_worker
 
-        worker = asyncio.create_task(run_worker(settings, model, stop))  # type: ignore[arg-type]
+        worker = asyncio.ensure_future(
+            asyncio.gather(
+                run_worker(settings, model, stop),  # type: ignore[arg-type]
+                *(run_worker(settings, e, stop, model=n) for n, e in extra.items()),  # type: ignore[arg-type]
+            )
+        )
     try:
         yield Harness(running=running, address=address, channel=channel, pool=pool)
     finally:

@@ -170,6 +170,7 @@ var RPCKinds = map[string]CallKind{
 	"WhoAmI":                   KindRead,
 	// quire.v1.KnowledgeService
 	"CreateCollection":       KindWrite,
+	"ListModels":             KindRead,
 	"GetCollection":          KindRead,
 	"ListCollections":        KindRead,
 	"DeleteCollection":       KindWrite,
@@ -209,6 +210,7 @@ var idempotentRPCs = map[string]bool{
 	"GetShadowReport":    true,
 	"ListApiKeys":        true,
 	"WhoAmI":             true,
+	"ListModels":         true,
 	"GetCollection":      true,
 	"ListCollections":    true,
 	"GetDocument":        true,

@@ -15,11 +15,27 @@ import (
 // CreateCollection creates a collection (name 1–200 characters, unique among non-deleted
 // collections; ErrAlreadyExists otherwise).
 func (c *Client) CreateCollection(ctx context.Context, name string) (*quirev1.Collection, error) {
-	req := &quirev1.CreateCollectionRequest{Name: name}
+	return c.CreateCollectionWithModel(ctx, name, "")
+}
+
+// CreateCollectionWithModel creates a collection whose vectors come from embeddingModel (a
+// name from ListModels that the server has loaded; "" for the deployment's default), fixed
+// for the collection's life. An unknown or unloaded model is ErrInvalidRequest.
+func (c *Client) CreateCollectionWithModel(ctx context.Context, name, embeddingModel string) (*quirev1.Collection, error) {
+	req := &quirev1.CreateCollectionRequest{Name: name, EmbeddingModel: embeddingModel}
 	resp, err := unary(ctx, req, func(ctx context.Context, r *quirev1.CreateCollectionRequest) (*quirev1.CreateCollectionResponse, error) {
 		return c.knowledge.CreateCollection(ctx, r)
 	})
 	return resp.GetCollection(), err
+}
+
+// ListModels returns the embedding models the deployment knows: dimensions, whether each is
+// prepared and loaded, and which is the default.
+func (c *Client) ListModels(ctx context.Context) ([]*quirev1.EmbeddingModel, error) {
+	resp, err := unary(ctx, &quirev1.ListModelsRequest{}, func(ctx context.Context, r *quirev1.ListModelsRequest) (*quirev1.ListModelsResponse, error) {
+		return c.knowledge.ListModels(ctx, r)
+	})
+	return resp.GetModels(), err
 }
 
 // GetCollection returns a collection (ErrCollectionNotFound when unknown or deleted).

@@ -411,9 +411,12 @@ type Collection struct {
 	// 0 when no generation is ready yet.
 	ServingGeneration int64 `protobuf:"varint,6,opt,name=serving_generation,json=servingGeneration,proto3" json:"serving_generation,omitempty"`
 	// When the collection was created.
-	CreatedAt     *timestamppb.Timestamp `protobuf:"bytes,7,opt,name=created_at,json=createdAt,proto3" json:"created_at,omitempty"`
-	unknownFields protoimpl.UnknownFields
-	sizeCache     protoimpl.SizeCache
+	CreatedAt *timestamppb.Timestamp `protobuf:"bytes,7,opt,name=created_at,json=createdAt,proto3" json:"created_at,omitempty"`
+	// The embedding model its vectors come from (ListModels), fixed at creation: every
+	// generation of the collection is built with it, so its vectors are never mixed.
+	EmbeddingModel string `protobuf:"bytes,8,opt,name=embedding_model,json=embeddingModel,proto3" json:"embedding_model,omitempty"`
+	unknownFields  protoimpl.UnknownFields
+	sizeCache      protoimpl.SizeCache
 }
 
 func (x *Collection) Reset() {
@@ -493,6 +496,13 @@ func (x *Collection) GetCreatedAt() *timestamppb.Timestamp {
 		return x.CreatedAt
 	}
 	return nil
+}
+
+func (x *Collection) GetEmbeddingModel() string {
+	if x != nil {
+		return x.EmbeddingModel
+	}
+	return ""
 }
 
 // An uploaded file of a collection and the state of its extraction.
@@ -1648,6 +1658,8 @@ type IndexStatus struct {
 	// at start and every 5 s); unset when none ever has. Older than 30 s means no worker is
 	// running: uploads stay PENDING until one is (`quire worker`).
 	WorkerLastSeen *timestamppb.Timestamp `protobuf:"bytes,6,opt,name=worker_last_seen,json=workerLastSeen,proto3" json:"worker_last_seen,omitempty"`
+	// The collection's embedding model (Collection.embedding_model).
+	EmbeddingModel string `protobuf:"bytes,7,opt,name=embedding_model,json=embeddingModel,proto3" json:"embedding_model,omitempty"`
 	unknownFields  protoimpl.UnknownFields
 	sizeCache      protoimpl.SizeCache
 }
@@ -1724,11 +1736,118 @@ func (x *IndexStatus) GetWorkerLastSeen() *timestamppb.Timestamp {
 	return nil
 }
 
+func (x *IndexStatus) GetEmbeddingModel() string {
+	if x != nil {
+		return x.EmbeddingModel
+	}
+	return ""
+}
+
+// An embedding model the deployment knows (ListModels).
+type EmbeddingModel struct {
+	state protoimpl.MessageState `protogen:"open.v1"`
+	// The name a collection is created with, e.g. "all-minilm-l6-v2", "bge-small-en-v1.5".
+	Name string `protobuf:"bytes,1,opt,name=name,proto3" json:"name,omitempty"`
+	// The length of its vectors.
+	Dimensions uint32 `protobuf:"varint,2,opt,name=dimensions,proto3" json:"dimensions,omitempty"`
+	// The most tokens of a text it reads; the rest is truncated.
+	MaxTokens uint32 `protobuf:"varint,3,opt,name=max_tokens,json=maxTokens,proto3" json:"max_tokens,omitempty"`
+	// Prepared under the server's $QUIRE_HOME (`quire model prepare --model <name>`).
+	Prepared bool `protobuf:"varint,4,opt,name=prepared,proto3" json:"prepared,omitempty"`
+	// Loaded by this server (its --models option): only these can embed new collections.
+	Loaded bool `protobuf:"varint,5,opt,name=loaded,proto3" json:"loaded,omitempty"`
+	// The deployment's default: what a collection gets when it names no model.
+	IsDefault bool `protobuf:"varint,6,opt,name=is_default,json=isDefault,proto3" json:"is_default,omitempty"`
+	// One line on what it is and what it costs.
+	Summary       string `protobuf:"bytes,7,opt,name=summary,proto3" json:"summary,omitempty"`
+	unknownFields protoimpl.UnknownFields
+	sizeCache     protoimpl.SizeCache
+}
+
+func (x *EmbeddingModel) Reset() {
+	*x = EmbeddingModel{}
+	mi := &file_quire_v1_knowledge_proto_msgTypes[12]
+	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+	ms.StoreMessageInfo(mi)
+}
+
+func (x *EmbeddingModel) String() string {
+	return protoimpl.X.MessageStringOf(x)
+}
+
+func (*EmbeddingModel) ProtoMessage() {}
+
+func (x *EmbeddingModel) ProtoReflect() protoreflect.Message {
+	mi := &file_quire_v1_knowledge_proto_msgTypes[12]
+	if x != nil {
+		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+		if ms.LoadMessageInfo() == nil {
+			ms.StoreMessageInfo(mi)
+		}
+		return ms
+	}
+	return mi.MessageOf(x)
+}
+
+// Deprecated: Use EmbeddingModel.ProtoReflect.Descriptor instead.
+func (*EmbeddingModel) Descriptor() ([]byte, []int) {
+	return file_quire_v1_knowledge_proto_rawDescGZIP(), []int{12}
+}
+
+func (x *EmbeddingModel) GetName() string {
+	if x != nil {
+		return x.Name
+	}
+	return ""
+}
+
+func (x *EmbeddingModel) GetDimensions() uint32 {
+	if x != nil {
+		return x.Dimensions
+	}
+	return 0
+}
+
+func (x *EmbeddingModel) GetMaxTokens() uint32 {
+	if x != nil {
+		return x.MaxTokens
+	}
+	return 0
+}
+
+func (x *EmbeddingModel) GetPrepared() bool {
+	if x != nil {
+		return x.Prepared
+	}
+	return false
+}
+
+func (x *EmbeddingModel) GetLoaded() bool {
+	if x != nil {
+		return x.Loaded
+	}
+	return false
+}
+
+func (x *EmbeddingModel) GetIsDefault() bool {
+	if x != nil {
+		return x.IsDefault
+	}
+	return false
+}
+
+func (x *EmbeddingModel) GetSummary() string {
+	if x != nil {
+		return x.Summary
+	}
+	return ""
+}
+
 var File_quire_v1_knowledge_proto protoreflect.FileDescriptor
 
 const file_quire_v1_knowledge_proto_rawDesc = "" +
 	"\n" +
-	"\x18quire/v1/knowledge.proto\x12\bquire.v1\x1a\x1cgoogle/protobuf/struct.proto\x1a\x1fgoogle/protobuf/timestamp.proto\"\x99\x02\n" +
+	"\x18quire/v1/knowledge.proto\x12\bquire.v1\x1a\x1cgoogle/protobuf/struct.proto\x1a\x1fgoogle/protobuf/timestamp.proto\"\xc2\x02\n" +
 	"\n" +
 	"Collection\x12%\n" +
 	"\x0eschema_version\x18\x01 \x01(\rR\rschemaVersion\x12#\n" +
@@ -1738,7 +1857,8 @@ const file_quire_v1_knowledge_proto_rawDesc = "" +
 	"\x0edocument_count\x18\x05 \x01(\rR\rdocumentCount\x12-\n" +
 	"\x12serving_generation\x18\x06 \x01(\x03R\x11servingGeneration\x129\n" +
 	"\n" +
-	"created_at\x18\a \x01(\v2\x1a.google.protobuf.TimestampR\tcreatedAt\"\xd2\x05\n" +
+	"created_at\x18\a \x01(\v2\x1a.google.protobuf.TimestampR\tcreatedAt\x12'\n" +
+	"\x0fembedding_model\x18\b \x01(\tR\x0eembeddingModel\"\xd2\x05\n" +
 	"\bDocument\x12%\n" +
 	"\x0eschema_version\x18\x01 \x01(\rR\rschemaVersion\x12\x1f\n" +
 	"\vdocument_id\x18\x02 \x01(\tR\n" +
@@ -1843,14 +1963,27 @@ const file_quire_v1_knowledge_proto_rawDesc = "" +
 	"\n" +
 	"created_at\x18\a \x01(\v2\x1a.google.protobuf.TimestampR\tcreatedAt\x125\n" +
 	"\bready_at\x18\b \x01(\v2\x1a.google.protobuf.TimestampR\areadyAt\x12\x14\n" +
-	"\x05error\x18\t \x01(\tR\x05error\"\xbc\x02\n" +
+	"\x05error\x18\t \x01(\tR\x05error\"\xe5\x02\n" +
 	"\vIndexStatus\x12%\n" +
 	"\x0eschema_version\x18\x01 \x01(\rR\rschemaVersion\x12#\n" +
 	"\rcollection_id\x18\x02 \x01(\tR\fcollectionId\x12-\n" +
 	"\x12serving_generation\x18\x03 \x01(\x03R\x11servingGeneration\x12/\n" +
 	"\x13building_generation\x18\x04 \x01(\x03R\x12buildingGeneration\x12;\n" +
 	"\vgenerations\x18\x05 \x03(\v2\x19.quire.v1.IndexGenerationR\vgenerations\x12D\n" +
-	"\x10worker_last_seen\x18\x06 \x01(\v2\x1a.google.protobuf.TimestampR\x0eworkerLastSeen*\x8b\x01\n" +
+	"\x10worker_last_seen\x18\x06 \x01(\v2\x1a.google.protobuf.TimestampR\x0eworkerLastSeen\x12'\n" +
+	"\x0fembedding_model\x18\a \x01(\tR\x0eembeddingModel\"\xd0\x01\n" +
+	"\x0eEmbeddingModel\x12\x12\n" +
+	"\x04name\x18\x01 \x01(\tR\x04name\x12\x1e\n" +
+	"\n" +
+	"dimensions\x18\x02 \x01(\rR\n" +
+	"dimensions\x12\x1d\n" +
+	"\n" +
+	"max_tokens\x18\x03 \x01(\rR\tmaxTokens\x12\x1a\n" +
+	"\bprepared\x18\x04 \x01(\bR\bprepared\x12\x16\n" +
+	"\x06loaded\x18\x05 \x01(\bR\x06loaded\x12\x1d\n" +
+	"\n" +
+	"is_default\x18\x06 \x01(\bR\tisDefault\x12\x18\n" +
+	"\asummary\x18\a \x01(\tR\asummary*\x8b\x01\n" +
 	"\rRetrievalMode\x12\x1e\n" +
 	"\x1aRETRIEVAL_MODE_UNSPECIFIED\x10\x00\x12\x1d\n" +
 	"\x19RETRIEVAL_MODE_LEGACY_FTS\x10\x01\x12 \n" +
@@ -1899,7 +2032,7 @@ func file_quire_v1_knowledge_proto_rawDescGZIP() []byte {
 }
 
 var file_quire_v1_knowledge_proto_enumTypes = make([]protoimpl.EnumInfo, 6)
-var file_quire_v1_knowledge_proto_msgTypes = make([]protoimpl.MessageInfo, 12)
+var file_quire_v1_knowledge_proto_msgTypes = make([]protoimpl.MessageInfo, 13)
 var file_quire_v1_knowledge_proto_goTypes = []any{
 	(RetrievalMode)(0),            // 0: quire.v1.RetrievalMode
 	(DocumentStatus)(0),           // 1: quire.v1.DocumentStatus
@@ -1919,38 +2052,39 @@ var file_quire_v1_knowledge_proto_goTypes = []any{
 	(*DocumentSlice)(nil),         // 15: quire.v1.DocumentSlice
 	(*IndexGeneration)(nil),       // 16: quire.v1.IndexGeneration
 	(*IndexStatus)(nil),           // 17: quire.v1.IndexStatus
-	(*timestamppb.Timestamp)(nil), // 18: google.protobuf.Timestamp
-	(*structpb.Struct)(nil),       // 19: google.protobuf.Struct
-	(*structpb.Value)(nil),        // 20: google.protobuf.Value
-	(*structpb.ListValue)(nil),    // 21: google.protobuf.ListValue
+	(*EmbeddingModel)(nil),        // 18: quire.v1.EmbeddingModel
+	(*timestamppb.Timestamp)(nil), // 19: google.protobuf.Timestamp
+	(*structpb.Struct)(nil),       // 20: google.protobuf.Struct
+	(*structpb.Value)(nil),        // 21: google.protobuf.Value
+	(*structpb.ListValue)(nil),    // 22: google.protobuf.ListValue
 }
 var file_quire_v1_knowledge_proto_depIdxs = []int32{
-	18, // 0: quire.v1.Collection.created_at:type_name -> google.protobuf.Timestamp
+	19, // 0: quire.v1.Collection.created_at:type_name -> google.protobuf.Timestamp
 	1,  // 1: quire.v1.Document.status:type_name -> quire.v1.DocumentStatus
-	18, // 2: quire.v1.Document.created_at:type_name -> google.protobuf.Timestamp
-	18, // 3: quire.v1.Document.updated_at:type_name -> google.protobuf.Timestamp
-	19, // 4: quire.v1.Document.metadata:type_name -> google.protobuf.Struct
+	19, // 2: quire.v1.Document.created_at:type_name -> google.protobuf.Timestamp
+	19, // 3: quire.v1.Document.updated_at:type_name -> google.protobuf.Timestamp
+	20, // 4: quire.v1.Document.metadata:type_name -> google.protobuf.Struct
 	2,  // 5: quire.v1.Document.index_state:type_name -> quire.v1.DocumentIndexState
 	10, // 6: quire.v1.MetadataFilter.field:type_name -> quire.v1.FieldCondition
 	9,  // 7: quire.v1.MetadataFilter.all:type_name -> quire.v1.FilterList
 	9,  // 8: quire.v1.MetadataFilter.any:type_name -> quire.v1.FilterList
 	8,  // 9: quire.v1.MetadataFilter.not:type_name -> quire.v1.MetadataFilter
 	8,  // 10: quire.v1.FilterList.filters:type_name -> quire.v1.MetadataFilter
-	20, // 11: quire.v1.FieldCondition.equals:type_name -> google.protobuf.Value
-	21, // 12: quire.v1.FieldCondition.in:type_name -> google.protobuf.ListValue
+	21, // 11: quire.v1.FieldCondition.equals:type_name -> google.protobuf.Value
+	22, // 12: quire.v1.FieldCondition.in:type_name -> google.protobuf.ListValue
 	11, // 13: quire.v1.FieldCondition.number_range:type_name -> quire.v1.NumberRange
 	12, // 14: quire.v1.FieldCondition.time_range:type_name -> quire.v1.TimeRange
-	18, // 15: quire.v1.TimeRange.gt:type_name -> google.protobuf.Timestamp
-	18, // 16: quire.v1.TimeRange.gte:type_name -> google.protobuf.Timestamp
-	18, // 17: quire.v1.TimeRange.lt:type_name -> google.protobuf.Timestamp
-	18, // 18: quire.v1.TimeRange.lte:type_name -> google.protobuf.Timestamp
+	19, // 15: quire.v1.TimeRange.gt:type_name -> google.protobuf.Timestamp
+	19, // 16: quire.v1.TimeRange.gte:type_name -> google.protobuf.Timestamp
+	19, // 17: quire.v1.TimeRange.lt:type_name -> google.protobuf.Timestamp
+	19, // 18: quire.v1.TimeRange.lte:type_name -> google.protobuf.Timestamp
 	4,  // 19: quire.v1.KnowledgeHit.index_state:type_name -> quire.v1.HitIndexState
-	19, // 20: quire.v1.KnowledgeHit.metadata:type_name -> google.protobuf.Struct
+	20, // 20: quire.v1.KnowledgeHit.metadata:type_name -> google.protobuf.Struct
 	5,  // 21: quire.v1.IndexGeneration.state:type_name -> quire.v1.GenerationState
-	18, // 22: quire.v1.IndexGeneration.created_at:type_name -> google.protobuf.Timestamp
-	18, // 23: quire.v1.IndexGeneration.ready_at:type_name -> google.protobuf.Timestamp
+	19, // 22: quire.v1.IndexGeneration.created_at:type_name -> google.protobuf.Timestamp
+	19, // 23: quire.v1.IndexGeneration.ready_at:type_name -> google.protobuf.Timestamp
 	16, // 24: quire.v1.IndexStatus.generations:type_name -> quire.v1.IndexGeneration
-	18, // 25: quire.v1.IndexStatus.worker_last_seen:type_name -> google.protobuf.Timestamp
+	19, // 25: quire.v1.IndexStatus.worker_last_seen:type_name -> google.protobuf.Timestamp
 	26, // [26:26] is the sub-list for method output_type
 	26, // [26:26] is the sub-list for method input_type
 	26, // [26:26] is the sub-list for extension type_name
@@ -1983,7 +2117,7 @@ func file_quire_v1_knowledge_proto_init() {
 			GoPackagePath: reflect.TypeOf(x{}).PkgPath(),
 			RawDescriptor: unsafe.Slice(unsafe.StringData(file_quire_v1_knowledge_proto_rawDesc), len(file_quire_v1_knowledge_proto_rawDesc)),
 			NumEnums:      6,
-			NumMessages:   12,
+			NumMessages:   13,
 			NumExtensions: 0,
 			NumServices:   0,
 		},

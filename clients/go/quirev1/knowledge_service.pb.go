@@ -27,9 +27,14 @@ type CreateCollectionRequest struct {
 	state protoimpl.MessageState `protogen:"open.v1"`
 	// The collection's name: 1–200 characters, not blank, unique among the organisation's
 	// non-deleted collections (else ALREADY_EXISTS).
-	Name          string `protobuf:"bytes,1,opt,name=name,proto3" json:"name,omitempty"`
-	unknownFields protoimpl.UnknownFields
-	sizeCache     protoimpl.SizeCache
+	Name string `protobuf:"bytes,1,opt,name=name,proto3" json:"name,omitempty"`
+	// The embedding model (a name from ListModels that this server has loaded), at most 64
+	// characters; empty: the deployment's default. Fixed for the collection's life. An unknown
+	// name, or one the server has not loaded, is INVALID_REQUEST naming the model and the
+	// command to prepare it; nothing is created.
+	EmbeddingModel string `protobuf:"bytes,2,opt,name=embedding_model,json=embeddingModel,proto3" json:"embedding_model,omitempty"`
+	unknownFields  protoimpl.UnknownFields
+	sizeCache      protoimpl.SizeCache
 }
 
 func (x *CreateCollectionRequest) Reset() {
@@ -65,6 +70,13 @@ func (*CreateCollectionRequest) Descriptor() ([]byte, []int) {
 func (x *CreateCollectionRequest) GetName() string {
 	if x != nil {
 		return x.Name
+	}
+	return ""
+}
+
+func (x *CreateCollectionRequest) GetEmbeddingModel() string {
+	if x != nil {
+		return x.EmbeddingModel
 	}
 	return ""
 }
@@ -115,6 +127,98 @@ func (x *CreateCollectionResponse) GetCollection() *Collection {
 	return nil
 }
 
+// Asks for the embedding models; takes no arguments.
+type ListModelsRequest struct {
+	state         protoimpl.MessageState `protogen:"open.v1"`
+	unknownFields protoimpl.UnknownFields
+	sizeCache     protoimpl.SizeCache
+}
+
+func (x *ListModelsRequest) Reset() {
+	*x = ListModelsRequest{}
+	mi := &file_quire_v1_knowledge_service_proto_msgTypes[2]
+	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+	ms.StoreMessageInfo(mi)
+}
+
+func (x *ListModelsRequest) String() string {
+	return protoimpl.X.MessageStringOf(x)
+}
+
+func (*ListModelsRequest) ProtoMessage() {}
+
+func (x *ListModelsRequest) ProtoReflect() protoreflect.Message {
+	mi := &file_quire_v1_knowledge_service_proto_msgTypes[2]
+	if x != nil {
+		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+		if ms.LoadMessageInfo() == nil {
+			ms.StoreMessageInfo(mi)
+		}
+		return ms
+	}
+	return mi.MessageOf(x)
+}
+
+// Deprecated: Use ListModelsRequest.ProtoReflect.Descriptor instead.
+func (*ListModelsRequest) Descriptor() ([]byte, []int) {
+	return file_quire_v1_knowledge_service_proto_rawDescGZIP(), []int{2}
+}
+
+// The answer to ListModels.
+type ListModelsResponse struct {
+	state protoimpl.MessageState `protogen:"open.v1"`
+	// The version of this message's layout; 1 for every message of quire.v1 today.
+	SchemaVersion uint32 `protobuf:"varint,1,opt,name=schema_version,json=schemaVersion,proto3" json:"schema_version,omitempty"`
+	// Every known model, by name.
+	Models        []*EmbeddingModel `protobuf:"bytes,2,rep,name=models,proto3" json:"models,omitempty"`
+	unknownFields protoimpl.UnknownFields
+	sizeCache     protoimpl.SizeCache
+}
+
+func (x *ListModelsResponse) Reset() {
+	*x = ListModelsResponse{}
+	mi := &file_quire_v1_knowledge_service_proto_msgTypes[3]
+	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+	ms.StoreMessageInfo(mi)
+}
+
+func (x *ListModelsResponse) String() string {
+	return protoimpl.X.MessageStringOf(x)
+}
+
+func (*ListModelsResponse) ProtoMessage() {}
+
+func (x *ListModelsResponse) ProtoReflect() protoreflect.Message {
+	mi := &file_quire_v1_knowledge_service_proto_msgTypes[3]
+	if x != nil {
+		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+		if ms.LoadMessageInfo() == nil {
+			ms.StoreMessageInfo(mi)
+		}
+		return ms
+	}
+	return mi.MessageOf(x)
+}
+
+// Deprecated: Use ListModelsResponse.ProtoReflect.Descriptor instead.
+func (*ListModelsResponse) Descriptor() ([]byte, []int) {
+	return file_quire_v1_knowledge_service_proto_rawDescGZIP(), []int{3}
+}
+
+func (x *ListModelsResponse) GetSchemaVersion() uint32 {
+	if x != nil {
+		return x.SchemaVersion
+	}
+	return 0
+}
+
+func (x *ListModelsResponse) GetModels() []*EmbeddingModel {
+	if x != nil {
+		return x.Models
+	}
+	return nil
+}
+
 // Asks for one collection.
 type GetCollectionRequest struct {
 	state protoimpl.MessageState `protogen:"open.v1"`
@@ -126,7 +230,7 @@ type GetCollectionRequest struct {
 
 func (x *GetCollectionRequest) Reset() {
 	*x = GetCollectionRequest{}
-	mi := &file_quire_v1_knowledge_service_proto_msgTypes[2]
+	mi := &file_quire_v1_knowledge_service_proto_msgTypes[4]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -138,7 +242,7 @@ func (x *GetCollectionRequest) String() string {
 func (*GetCollectionRequest) ProtoMessage() {}
 
 func (x *GetCollectionRequest) ProtoReflect() protoreflect.Message {
-	mi := &file_quire_v1_knowledge_service_proto_msgTypes[2]
+	mi := &file_quire_v1_knowledge_service_proto_msgTypes[4]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -151,7 +255,7 @@ func (x *GetCollectionRequest) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use GetCollectionRequest.ProtoReflect.Descriptor instead.
 func (*GetCollectionRequest) Descriptor() ([]byte, []int) {
-	return file_quire_v1_knowledge_service_proto_rawDescGZIP(), []int{2}
+	return file_quire_v1_knowledge_service_proto_rawDescGZIP(), []int{4}
 }
 
 func (x *GetCollectionRequest) GetCollectionId() string {
@@ -172,7 +276,7 @@ type GetCollectionResponse struct {
 
 func (x *GetCollectionResponse) Reset() {
 	*x = GetCollectionResponse{}
-	mi := &file_quire_v1_knowledge_service_proto_msgTypes[3]
+	mi := &file_quire_v1_knowledge_service_proto_msgTypes[5]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -184,7 +288,7 @@ func (x *GetCollectionResponse) String() string {
 func (*GetCollectionResponse) ProtoMessage() {}
 
 func (x *GetCollectionResponse) ProtoReflect() protoreflect.Message {
-	mi := &file_quire_v1_knowledge_service_proto_msgTypes[3]
+	mi := &file_quire_v1_knowledge_service_proto_msgTypes[5]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -197,7 +301,7 @@ func (x *GetCollectionResponse) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use GetCollectionResponse.ProtoReflect.Descriptor instead.
 func (*GetCollectionResponse) Descriptor() ([]byte, []int) {
-	return file_quire_v1_knowledge_service_proto_rawDescGZIP(), []int{3}
+	return file_quire_v1_knowledge_service_proto_rawDescGZIP(), []int{5}
 }
 
 func (x *GetCollectionResponse) GetCollection() *Collection {
@@ -216,7 +320,7 @@ type ListCollectionsRequest struct {
 
 func (x *ListCollectionsRequest) Reset() {
 	*x = ListCollectionsRequest{}
-	mi := &file_quire_v1_knowledge_service_proto_msgTypes[4]
+	mi := &file_quire_v1_knowledge_service_proto_msgTypes[6]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -228,7 +332,7 @@ func (x *ListCollectionsRequest) String() string {
 func (*ListCollectionsRequest) ProtoMessage() {}
 
 func (x *ListCollectionsRequest) ProtoReflect() protoreflect.Message {
-	mi := &file_quire_v1_knowledge_service_proto_msgTypes[4]
+	mi := &file_quire_v1_knowledge_service_proto_msgTypes[6]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -241,7 +345,7 @@ func (x *ListCollectionsRequest) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use ListCollectionsRequest.ProtoReflect.Descriptor instead.
 func (*ListCollectionsRequest) Descriptor() ([]byte, []int) {
-	return file_quire_v1_knowledge_service_proto_rawDescGZIP(), []int{4}
+	return file_quire_v1_knowledge_service_proto_rawDescGZIP(), []int{6}
 }
 
 // The answer to ListCollections.
@@ -257,7 +361,7 @@ type ListCollectionsResponse struct {
 
 func (x *ListCollectionsResponse) Reset() {
 	*x = ListCollectionsResponse{}
-	mi := &file_quire_v1_knowledge_service_proto_msgTypes[5]
+	mi := &file_quire_v1_knowledge_service_proto_msgTypes[7]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -269,7 +373,7 @@ func (x *ListCollectionsResponse) String() string {
 func (*ListCollectionsResponse) ProtoMessage() {}
 
 func (x *ListCollectionsResponse) ProtoReflect() protoreflect.Message {
-	mi := &file_quire_v1_knowledge_service_proto_msgTypes[5]
+	mi := &file_quire_v1_knowledge_service_proto_msgTypes[7]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -282,7 +386,7 @@ func (x *ListCollectionsResponse) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use ListCollectionsResponse.ProtoReflect.Descriptor instead.
 func (*ListCollectionsResponse) Descriptor() ([]byte, []int) {
-	return file_quire_v1_knowledge_service_proto_rawDescGZIP(), []int{5}
+	return file_quire_v1_knowledge_service_proto_rawDescGZIP(), []int{7}
 }
 
 func (x *ListCollectionsResponse) GetSchemaVersion() uint32 {
@@ -310,7 +414,7 @@ type DeleteCollectionRequest struct {
 
 func (x *DeleteCollectionRequest) Reset() {
 	*x = DeleteCollectionRequest{}
-	mi := &file_quire_v1_knowledge_service_proto_msgTypes[6]
+	mi := &file_quire_v1_knowledge_service_proto_msgTypes[8]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -322,7 +426,7 @@ func (x *DeleteCollectionRequest) String() string {
 func (*DeleteCollectionRequest) ProtoMessage() {}
 
 func (x *DeleteCollectionRequest) ProtoReflect() protoreflect.Message {
-	mi := &file_quire_v1_knowledge_service_proto_msgTypes[6]
+	mi := &file_quire_v1_knowledge_service_proto_msgTypes[8]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -335,7 +439,7 @@ func (x *DeleteCollectionRequest) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use DeleteCollectionRequest.ProtoReflect.Descriptor instead.
 func (*DeleteCollectionRequest) Descriptor() ([]byte, []int) {
-	return file_quire_v1_knowledge_service_proto_rawDescGZIP(), []int{6}
+	return file_quire_v1_knowledge_service_proto_rawDescGZIP(), []int{8}
 }
 
 func (x *DeleteCollectionRequest) GetCollectionId() string {
@@ -356,7 +460,7 @@ type DeleteCollectionResponse struct {
 
 func (x *DeleteCollectionResponse) Reset() {
 	*x = DeleteCollectionResponse{}
-	mi := &file_quire_v1_knowledge_service_proto_msgTypes[7]
+	mi := &file_quire_v1_knowledge_service_proto_msgTypes[9]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -368,7 +472,7 @@ func (x *DeleteCollectionResponse) String() string {
 func (*DeleteCollectionResponse) ProtoMessage() {}
 
 func (x *DeleteCollectionResponse) ProtoReflect() protoreflect.Message {
-	mi := &file_quire_v1_knowledge_service_proto_msgTypes[7]
+	mi := &file_quire_v1_knowledge_service_proto_msgTypes[9]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -381,7 +485,7 @@ func (x *DeleteCollectionResponse) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use DeleteCollectionResponse.ProtoReflect.Descriptor instead.
 func (*DeleteCollectionResponse) Descriptor() ([]byte, []int) {
-	return file_quire_v1_knowledge_service_proto_rawDescGZIP(), []int{7}
+	return file_quire_v1_knowledge_service_proto_rawDescGZIP(), []int{9}
 }
 
 func (x *DeleteCollectionResponse) GetCollection() *Collection {
@@ -422,7 +526,7 @@ type UploadMetadata struct {
 
 func (x *UploadMetadata) Reset() {
 	*x = UploadMetadata{}
-	mi := &file_quire_v1_knowledge_service_proto_msgTypes[8]
+	mi := &file_quire_v1_knowledge_service_proto_msgTypes[10]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -434,7 +538,7 @@ func (x *UploadMetadata) String() string {
 func (*UploadMetadata) ProtoMessage() {}
 
 func (x *UploadMetadata) ProtoReflect() protoreflect.Message {
-	mi := &file_quire_v1_knowledge_service_proto_msgTypes[8]
+	mi := &file_quire_v1_knowledge_service_proto_msgTypes[10]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -447,7 +551,7 @@ func (x *UploadMetadata) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use UploadMetadata.ProtoReflect.Descriptor instead.
 func (*UploadMetadata) Descriptor() ([]byte, []int) {
-	return file_quire_v1_knowledge_service_proto_rawDescGZIP(), []int{8}
+	return file_quire_v1_knowledge_service_proto_rawDescGZIP(), []int{10}
 }
 
 func (x *UploadMetadata) GetCollectionId() string {
@@ -508,7 +612,7 @@ type UploadDocumentRequest struct {
 
 func (x *UploadDocumentRequest) Reset() {
 	*x = UploadDocumentRequest{}
-	mi := &file_quire_v1_knowledge_service_proto_msgTypes[9]
+	mi := &file_quire_v1_knowledge_service_proto_msgTypes[11]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -520,7 +624,7 @@ func (x *UploadDocumentRequest) String() string {
 func (*UploadDocumentRequest) ProtoMessage() {}
 
 func (x *UploadDocumentRequest) ProtoReflect() protoreflect.Message {
-	mi := &file_quire_v1_knowledge_service_proto_msgTypes[9]
+	mi := &file_quire_v1_knowledge_service_proto_msgTypes[11]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -533,7 +637,7 @@ func (x *UploadDocumentRequest) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use UploadDocumentRequest.ProtoReflect.Descriptor instead.
 func (*UploadDocumentRequest) Descriptor() ([]byte, []int) {
-	return file_quire_v1_knowledge_service_proto_rawDescGZIP(), []int{9}
+	return file_quire_v1_knowledge_service_proto_rawDescGZIP(), []int{11}
 }
 
 func (x *UploadDocumentRequest) GetMessage() isUploadDocumentRequest_Message {
@@ -594,7 +698,7 @@ type UploadDocumentResponse struct {
 
 func (x *UploadDocumentResponse) Reset() {
 	*x = UploadDocumentResponse{}
-	mi := &file_quire_v1_knowledge_service_proto_msgTypes[10]
+	mi := &file_quire_v1_knowledge_service_proto_msgTypes[12]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -606,7 +710,7 @@ func (x *UploadDocumentResponse) String() string {
 func (*UploadDocumentResponse) ProtoMessage() {}
 
 func (x *UploadDocumentResponse) ProtoReflect() protoreflect.Message {
-	mi := &file_quire_v1_knowledge_service_proto_msgTypes[10]
+	mi := &file_quire_v1_knowledge_service_proto_msgTypes[12]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -619,7 +723,7 @@ func (x *UploadDocumentResponse) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use UploadDocumentResponse.ProtoReflect.Descriptor instead.
 func (*UploadDocumentResponse) Descriptor() ([]byte, []int) {
-	return file_quire_v1_knowledge_service_proto_rawDescGZIP(), []int{10}
+	return file_quire_v1_knowledge_service_proto_rawDescGZIP(), []int{12}
 }
 
 func (x *UploadDocumentResponse) GetDocument() *Document {
@@ -653,7 +757,7 @@ type UploadDocumentsRequest struct {
 
 func (x *UploadDocumentsRequest) Reset() {
 	*x = UploadDocumentsRequest{}
-	mi := &file_quire_v1_knowledge_service_proto_msgTypes[11]
+	mi := &file_quire_v1_knowledge_service_proto_msgTypes[13]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -665,7 +769,7 @@ func (x *UploadDocumentsRequest) String() string {
 func (*UploadDocumentsRequest) ProtoMessage() {}
 
 func (x *UploadDocumentsRequest) ProtoReflect() protoreflect.Message {
-	mi := &file_quire_v1_knowledge_service_proto_msgTypes[11]
+	mi := &file_quire_v1_knowledge_service_proto_msgTypes[13]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -678,7 +782,7 @@ func (x *UploadDocumentsRequest) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use UploadDocumentsRequest.ProtoReflect.Descriptor instead.
 func (*UploadDocumentsRequest) Descriptor() ([]byte, []int) {
-	return file_quire_v1_knowledge_service_proto_rawDescGZIP(), []int{11}
+	return file_quire_v1_knowledge_service_proto_rawDescGZIP(), []int{13}
 }
 
 func (x *UploadDocumentsRequest) GetMessage() isUploadDocumentsRequest_Message {
@@ -741,7 +845,7 @@ type UploadResult struct {
 
 func (x *UploadResult) Reset() {
 	*x = UploadResult{}
-	mi := &file_quire_v1_knowledge_service_proto_msgTypes[12]
+	mi := &file_quire_v1_knowledge_service_proto_msgTypes[14]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -753,7 +857,7 @@ func (x *UploadResult) String() string {
 func (*UploadResult) ProtoMessage() {}
 
 func (x *UploadResult) ProtoReflect() protoreflect.Message {
-	mi := &file_quire_v1_knowledge_service_proto_msgTypes[12]
+	mi := &file_quire_v1_knowledge_service_proto_msgTypes[14]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -766,7 +870,7 @@ func (x *UploadResult) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use UploadResult.ProtoReflect.Descriptor instead.
 func (*UploadResult) Descriptor() ([]byte, []int) {
-	return file_quire_v1_knowledge_service_proto_rawDescGZIP(), []int{12}
+	return file_quire_v1_knowledge_service_proto_rawDescGZIP(), []int{14}
 }
 
 func (x *UploadResult) GetIndex() uint32 {
@@ -810,7 +914,7 @@ type UploadDocumentsResponse struct {
 
 func (x *UploadDocumentsResponse) Reset() {
 	*x = UploadDocumentsResponse{}
-	mi := &file_quire_v1_knowledge_service_proto_msgTypes[13]
+	mi := &file_quire_v1_knowledge_service_proto_msgTypes[15]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -822,7 +926,7 @@ func (x *UploadDocumentsResponse) String() string {
 func (*UploadDocumentsResponse) ProtoMessage() {}
 
 func (x *UploadDocumentsResponse) ProtoReflect() protoreflect.Message {
-	mi := &file_quire_v1_knowledge_service_proto_msgTypes[13]
+	mi := &file_quire_v1_knowledge_service_proto_msgTypes[15]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -835,7 +939,7 @@ func (x *UploadDocumentsResponse) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use UploadDocumentsResponse.ProtoReflect.Descriptor instead.
 func (*UploadDocumentsResponse) Descriptor() ([]byte, []int) {
-	return file_quire_v1_knowledge_service_proto_rawDescGZIP(), []int{13}
+	return file_quire_v1_knowledge_service_proto_rawDescGZIP(), []int{15}
 }
 
 func (x *UploadDocumentsResponse) GetSchemaVersion() uint32 {
@@ -868,7 +972,7 @@ type GetDocumentRequest struct {
 
 func (x *GetDocumentRequest) Reset() {
 	*x = GetDocumentRequest{}
-	mi := &file_quire_v1_knowledge_service_proto_msgTypes[14]
+	mi := &file_quire_v1_knowledge_service_proto_msgTypes[16]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -880,7 +984,7 @@ func (x *GetDocumentRequest) String() string {
 func (*GetDocumentRequest) ProtoMessage() {}
 
 func (x *GetDocumentRequest) ProtoReflect() protoreflect.Message {
-	mi := &file_quire_v1_knowledge_service_proto_msgTypes[14]
+	mi := &file_quire_v1_knowledge_service_proto_msgTypes[16]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -893,7 +997,7 @@ func (x *GetDocumentRequest) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use GetDocumentRequest.ProtoReflect.Descriptor instead.
 func (*GetDocumentRequest) Descriptor() ([]byte, []int) {
-	return file_quire_v1_knowledge_service_proto_rawDescGZIP(), []int{14}
+	return file_quire_v1_knowledge_service_proto_rawDescGZIP(), []int{16}
 }
 
 func (x *GetDocumentRequest) GetDocumentId() string {
@@ -928,7 +1032,7 @@ type GetDocumentResponse struct {
 
 func (x *GetDocumentResponse) Reset() {
 	*x = GetDocumentResponse{}
-	mi := &file_quire_v1_knowledge_service_proto_msgTypes[15]
+	mi := &file_quire_v1_knowledge_service_proto_msgTypes[17]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -940,7 +1044,7 @@ func (x *GetDocumentResponse) String() string {
 func (*GetDocumentResponse) ProtoMessage() {}
 
 func (x *GetDocumentResponse) ProtoReflect() protoreflect.Message {
-	mi := &file_quire_v1_knowledge_service_proto_msgTypes[15]
+	mi := &file_quire_v1_knowledge_service_proto_msgTypes[17]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -953,7 +1057,7 @@ func (x *GetDocumentResponse) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use GetDocumentResponse.ProtoReflect.Descriptor instead.
 func (*GetDocumentResponse) Descriptor() ([]byte, []int) {
-	return file_quire_v1_knowledge_service_proto_rawDescGZIP(), []int{15}
+	return file_quire_v1_knowledge_service_proto_rawDescGZIP(), []int{17}
 }
 
 func (x *GetDocumentResponse) GetDocument() *Document {
@@ -980,7 +1084,7 @@ type ListDocumentsRequest struct {
 
 func (x *ListDocumentsRequest) Reset() {
 	*x = ListDocumentsRequest{}
-	mi := &file_quire_v1_knowledge_service_proto_msgTypes[16]
+	mi := &file_quire_v1_knowledge_service_proto_msgTypes[18]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -992,7 +1096,7 @@ func (x *ListDocumentsRequest) String() string {
 func (*ListDocumentsRequest) ProtoMessage() {}
 
 func (x *ListDocumentsRequest) ProtoReflect() protoreflect.Message {
-	mi := &file_quire_v1_knowledge_service_proto_msgTypes[16]
+	mi := &file_quire_v1_knowledge_service_proto_msgTypes[18]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -1005,7 +1109,7 @@ func (x *ListDocumentsRequest) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use ListDocumentsRequest.ProtoReflect.Descriptor instead.
 func (*ListDocumentsRequest) Descriptor() ([]byte, []int) {
-	return file_quire_v1_knowledge_service_proto_rawDescGZIP(), []int{16}
+	return file_quire_v1_knowledge_service_proto_rawDescGZIP(), []int{18}
 }
 
 func (x *ListDocumentsRequest) GetCollectionId() string {
@@ -1051,7 +1155,7 @@ type ListDocumentsResponse struct {
 
 func (x *ListDocumentsResponse) Reset() {
 	*x = ListDocumentsResponse{}
-	mi := &file_quire_v1_knowledge_service_proto_msgTypes[17]
+	mi := &file_quire_v1_knowledge_service_proto_msgTypes[19]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -1063,7 +1167,7 @@ func (x *ListDocumentsResponse) String() string {
 func (*ListDocumentsResponse) ProtoMessage() {}
 
 func (x *ListDocumentsResponse) ProtoReflect() protoreflect.Message {
-	mi := &file_quire_v1_knowledge_service_proto_msgTypes[17]
+	mi := &file_quire_v1_knowledge_service_proto_msgTypes[19]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -1076,7 +1180,7 @@ func (x *ListDocumentsResponse) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use ListDocumentsResponse.ProtoReflect.Descriptor instead.
 func (*ListDocumentsResponse) Descriptor() ([]byte, []int) {
-	return file_quire_v1_knowledge_service_proto_rawDescGZIP(), []int{17}
+	return file_quire_v1_knowledge_service_proto_rawDescGZIP(), []int{19}
 }
 
 func (x *ListDocumentsResponse) GetSchemaVersion() uint32 {
@@ -1116,7 +1220,7 @@ type DeleteDocumentRequest struct {
 
 func (x *DeleteDocumentRequest) Reset() {
 	*x = DeleteDocumentRequest{}
-	mi := &file_quire_v1_knowledge_service_proto_msgTypes[18]
+	mi := &file_quire_v1_knowledge_service_proto_msgTypes[20]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -1128,7 +1232,7 @@ func (x *DeleteDocumentRequest) String() string {
 func (*DeleteDocumentRequest) ProtoMessage() {}
 
 func (x *DeleteDocumentRequest) ProtoReflect() protoreflect.Message {
-	mi := &file_quire_v1_knowledge_service_proto_msgTypes[18]
+	mi := &file_quire_v1_knowledge_service_proto_msgTypes[20]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -1141,7 +1245,7 @@ func (x *DeleteDocumentRequest) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use DeleteDocumentRequest.ProtoReflect.Descriptor instead.
 func (*DeleteDocumentRequest) Descriptor() ([]byte, []int) {
-	return file_quire_v1_knowledge_service_proto_rawDescGZIP(), []int{18}
+	return file_quire_v1_knowledge_service_proto_rawDescGZIP(), []int{20}
 }
 
 func (x *DeleteDocumentRequest) GetDocumentId() string {
@@ -1183,7 +1287,7 @@ type DeleteDocumentsRequest struct {
 
 func (x *DeleteDocumentsRequest) Reset() {
 	*x = DeleteDocumentsRequest{}
-	mi := &file_quire_v1_knowledge_service_proto_msgTypes[19]
+	mi := &file_quire_v1_knowledge_service_proto_msgTypes[21]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -1195,7 +1299,7 @@ func (x *DeleteDocumentsRequest) String() string {
 func (*DeleteDocumentsRequest) ProtoMessage() {}
 
 func (x *DeleteDocumentsRequest) ProtoReflect() protoreflect.Message {
-	mi := &file_quire_v1_knowledge_service_proto_msgTypes[19]
+	mi := &file_quire_v1_knowledge_service_proto_msgTypes[21]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -1208,7 +1312,7 @@ func (x *DeleteDocumentsRequest) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use DeleteDocumentsRequest.ProtoReflect.Descriptor instead.
 func (*DeleteDocumentsRequest) Descriptor() ([]byte, []int) {
-	return file_quire_v1_knowledge_service_proto_rawDescGZIP(), []int{19}
+	return file_quire_v1_knowledge_service_proto_rawDescGZIP(), []int{21}
 }
 
 func (x *DeleteDocumentsRequest) GetCollectionId() string {
@@ -1256,7 +1360,7 @@ type DeleteDocumentsResponse struct {
 
 func (x *DeleteDocumentsResponse) Reset() {
 	*x = DeleteDocumentsResponse{}
-	mi := &file_quire_v1_knowledge_service_proto_msgTypes[20]
+	mi := &file_quire_v1_knowledge_service_proto_msgTypes[22]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -1268,7 +1372,7 @@ func (x *DeleteDocumentsResponse) String() string {
 func (*DeleteDocumentsResponse) ProtoMessage() {}
 
 func (x *DeleteDocumentsResponse) ProtoReflect() protoreflect.Message {
-	mi := &file_quire_v1_knowledge_service_proto_msgTypes[20]
+	mi := &file_quire_v1_knowledge_service_proto_msgTypes[22]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -1281,7 +1385,7 @@ func (x *DeleteDocumentsResponse) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use DeleteDocumentsResponse.ProtoReflect.Descriptor instead.
 func (*DeleteDocumentsResponse) Descriptor() ([]byte, []int) {
-	return file_quire_v1_knowledge_service_proto_rawDescGZIP(), []int{20}
+	return file_quire_v1_knowledge_service_proto_rawDescGZIP(), []int{22}
 }
 
 func (x *DeleteDocumentsResponse) GetDeletedCount() uint32 {
@@ -1333,7 +1437,7 @@ type UpdateDocumentMetadataRequest struct {
 
 func (x *UpdateDocumentMetadataRequest) Reset() {
 	*x = UpdateDocumentMetadataRequest{}
-	mi := &file_quire_v1_knowledge_service_proto_msgTypes[21]
+	mi := &file_quire_v1_knowledge_service_proto_msgTypes[23]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -1345,7 +1449,7 @@ func (x *UpdateDocumentMetadataRequest) String() string {
 func (*UpdateDocumentMetadataRequest) ProtoMessage() {}
 
 func (x *UpdateDocumentMetadataRequest) ProtoReflect() protoreflect.Message {
-	mi := &file_quire_v1_knowledge_service_proto_msgTypes[21]
+	mi := &file_quire_v1_knowledge_service_proto_msgTypes[23]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -1358,7 +1462,7 @@ func (x *UpdateDocumentMetadataRequest) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use UpdateDocumentMetadataRequest.ProtoReflect.Descriptor instead.
 func (*UpdateDocumentMetadataRequest) Descriptor() ([]byte, []int) {
-	return file_quire_v1_knowledge_service_proto_rawDescGZIP(), []int{21}
+	return file_quire_v1_knowledge_service_proto_rawDescGZIP(), []int{23}
 }
 
 func (x *UpdateDocumentMetadataRequest) GetDocumentId() string {
@@ -1407,7 +1511,7 @@ type UpdateDocumentMetadataResponse struct {
 
 func (x *UpdateDocumentMetadataResponse) Reset() {
 	*x = UpdateDocumentMetadataResponse{}
-	mi := &file_quire_v1_knowledge_service_proto_msgTypes[22]
+	mi := &file_quire_v1_knowledge_service_proto_msgTypes[24]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -1419,7 +1523,7 @@ func (x *UpdateDocumentMetadataResponse) String() string {
 func (*UpdateDocumentMetadataResponse) ProtoMessage() {}
 
 func (x *UpdateDocumentMetadataResponse) ProtoReflect() protoreflect.Message {
-	mi := &file_quire_v1_knowledge_service_proto_msgTypes[22]
+	mi := &file_quire_v1_knowledge_service_proto_msgTypes[24]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -1432,7 +1536,7 @@ func (x *UpdateDocumentMetadataResponse) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use UpdateDocumentMetadataResponse.ProtoReflect.Descriptor instead.
 func (*UpdateDocumentMetadataResponse) Descriptor() ([]byte, []int) {
-	return file_quire_v1_knowledge_service_proto_rawDescGZIP(), []int{22}
+	return file_quire_v1_knowledge_service_proto_rawDescGZIP(), []int{24}
 }
 
 func (x *UpdateDocumentMetadataResponse) GetDocument() *Document {
@@ -1453,7 +1557,7 @@ type DeleteDocumentResponse struct {
 
 func (x *DeleteDocumentResponse) Reset() {
 	*x = DeleteDocumentResponse{}
-	mi := &file_quire_v1_knowledge_service_proto_msgTypes[23]
+	mi := &file_quire_v1_knowledge_service_proto_msgTypes[25]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -1465,7 +1569,7 @@ func (x *DeleteDocumentResponse) String() string {
 func (*DeleteDocumentResponse) ProtoMessage() {}
 
 func (x *DeleteDocumentResponse) ProtoReflect() protoreflect.Message {
-	mi := &file_quire_v1_knowledge_service_proto_msgTypes[23]
+	mi := &file_quire_v1_knowledge_service_proto_msgTypes[25]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -1478,7 +1582,7 @@ func (x *DeleteDocumentResponse) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use DeleteDocumentResponse.ProtoReflect.Descriptor instead.
 func (*DeleteDocumentResponse) Descriptor() ([]byte, []int) {
-	return file_quire_v1_knowledge_service_proto_rawDescGZIP(), []int{23}
+	return file_quire_v1_knowledge_service_proto_rawDescGZIP(), []int{25}
 }
 
 func (x *DeleteDocumentResponse) GetDocument() *Document {
@@ -1501,7 +1605,7 @@ type WatchDocumentsRequest struct {
 
 func (x *WatchDocumentsRequest) Reset() {
 	*x = WatchDocumentsRequest{}
-	mi := &file_quire_v1_knowledge_service_proto_msgTypes[24]
+	mi := &file_quire_v1_knowledge_service_proto_msgTypes[26]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -1513,7 +1617,7 @@ func (x *WatchDocumentsRequest) String() string {
 func (*WatchDocumentsRequest) ProtoMessage() {}
 
 func (x *WatchDocumentsRequest) ProtoReflect() protoreflect.Message {
-	mi := &file_quire_v1_knowledge_service_proto_msgTypes[24]
+	mi := &file_quire_v1_knowledge_service_proto_msgTypes[26]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -1526,7 +1630,7 @@ func (x *WatchDocumentsRequest) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use WatchDocumentsRequest.ProtoReflect.Descriptor instead.
 func (*WatchDocumentsRequest) Descriptor() ([]byte, []int) {
-	return file_quire_v1_knowledge_service_proto_rawDescGZIP(), []int{24}
+	return file_quire_v1_knowledge_service_proto_rawDescGZIP(), []int{26}
 }
 
 func (x *WatchDocumentsRequest) GetCollectionId() string {
@@ -1559,7 +1663,7 @@ type WatchDocumentsResponse struct {
 
 func (x *WatchDocumentsResponse) Reset() {
 	*x = WatchDocumentsResponse{}
-	mi := &file_quire_v1_knowledge_service_proto_msgTypes[25]
+	mi := &file_quire_v1_knowledge_service_proto_msgTypes[27]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -1571,7 +1675,7 @@ func (x *WatchDocumentsResponse) String() string {
 func (*WatchDocumentsResponse) ProtoMessage() {}
 
 func (x *WatchDocumentsResponse) ProtoReflect() protoreflect.Message {
-	mi := &file_quire_v1_knowledge_service_proto_msgTypes[25]
+	mi := &file_quire_v1_knowledge_service_proto_msgTypes[27]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -1584,7 +1688,7 @@ func (x *WatchDocumentsResponse) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use WatchDocumentsResponse.ProtoReflect.Descriptor instead.
 func (*WatchDocumentsResponse) Descriptor() ([]byte, []int) {
-	return file_quire_v1_knowledge_service_proto_rawDescGZIP(), []int{25}
+	return file_quire_v1_knowledge_service_proto_rawDescGZIP(), []int{27}
 }
 
 func (x *WatchDocumentsResponse) GetDocument() *Document {
@@ -1615,7 +1719,7 @@ type UpsertAgentRequest struct {
 
 func (x *UpsertAgentRequest) Reset() {
 	*x = UpsertAgentRequest{}
-	mi := &file_quire_v1_knowledge_service_proto_msgTypes[26]
+	mi := &file_quire_v1_knowledge_service_proto_msgTypes[28]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -1627,7 +1731,7 @@ func (x *UpsertAgentRequest) String() string {
 func (*UpsertAgentRequest) ProtoMessage() {}
 
 func (x *UpsertAgentRequest) ProtoReflect() protoreflect.Message {
-	mi := &file_quire_v1_knowledge_service_proto_msgTypes[26]
+	mi := &file_quire_v1_knowledge_service_proto_msgTypes[28]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -1640,7 +1744,7 @@ func (x *UpsertAgentRequest) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use UpsertAgentRequest.ProtoReflect.Descriptor instead.
 func (*UpsertAgentRequest) Descriptor() ([]byte, []int) {
-	return file_quire_v1_knowledge_service_proto_rawDescGZIP(), []int{26}
+	return file_quire_v1_knowledge_service_proto_rawDescGZIP(), []int{28}
 }
 
 func (x *UpsertAgentRequest) GetAgentId() string {
@@ -1668,7 +1772,7 @@ type UpsertAgentResponse struct {
 
 func (x *UpsertAgentResponse) Reset() {
 	*x = UpsertAgentResponse{}
-	mi := &file_quire_v1_knowledge_service_proto_msgTypes[27]
+	mi := &file_quire_v1_knowledge_service_proto_msgTypes[29]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -1680,7 +1784,7 @@ func (x *UpsertAgentResponse) String() string {
 func (*UpsertAgentResponse) ProtoMessage() {}
 
 func (x *UpsertAgentResponse) ProtoReflect() protoreflect.Message {
-	mi := &file_quire_v1_knowledge_service_proto_msgTypes[27]
+	mi := &file_quire_v1_knowledge_service_proto_msgTypes[29]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -1693,7 +1797,7 @@ func (x *UpsertAgentResponse) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use UpsertAgentResponse.ProtoReflect.Descriptor instead.
 func (*UpsertAgentResponse) Descriptor() ([]byte, []int) {
-	return file_quire_v1_knowledge_service_proto_rawDescGZIP(), []int{27}
+	return file_quire_v1_knowledge_service_proto_rawDescGZIP(), []int{29}
 }
 
 func (x *UpsertAgentResponse) GetAgent() *Agent {
@@ -1714,7 +1818,7 @@ type GetAgentRequest struct {
 
 func (x *GetAgentRequest) Reset() {
 	*x = GetAgentRequest{}
-	mi := &file_quire_v1_knowledge_service_proto_msgTypes[28]
+	mi := &file_quire_v1_knowledge_service_proto_msgTypes[30]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -1726,7 +1830,7 @@ func (x *GetAgentRequest) String() string {
 func (*GetAgentRequest) ProtoMessage() {}
 
 func (x *GetAgentRequest) ProtoReflect() protoreflect.Message {
-	mi := &file_quire_v1_knowledge_service_proto_msgTypes[28]
+	mi := &file_quire_v1_knowledge_service_proto_msgTypes[30]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -1739,7 +1843,7 @@ func (x *GetAgentRequest) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use GetAgentRequest.ProtoReflect.Descriptor instead.
 func (*GetAgentRequest) Descriptor() ([]byte, []int) {
-	return file_quire_v1_knowledge_service_proto_rawDescGZIP(), []int{28}
+	return file_quire_v1_knowledge_service_proto_rawDescGZIP(), []int{30}
 }
 
 func (x *GetAgentRequest) GetAgentId() string {
@@ -1760,7 +1864,7 @@ type GetAgentResponse struct {
 
 func (x *GetAgentResponse) Reset() {
 	*x = GetAgentResponse{}
-	mi := &file_quire_v1_knowledge_service_proto_msgTypes[29]
+	mi := &file_quire_v1_knowledge_service_proto_msgTypes[31]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -1772,7 +1876,7 @@ func (x *GetAgentResponse) String() string {
 func (*GetAgentResponse) ProtoMessage() {}
 
 func (x *GetAgentResponse) ProtoReflect() protoreflect.Message {
-	mi := &file_quire_v1_knowledge_service_proto_msgTypes[29]
+	mi := &file_quire_v1_knowledge_service_proto_msgTypes[31]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -1785,7 +1889,7 @@ func (x *GetAgentResponse) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use GetAgentResponse.ProtoReflect.Descriptor instead.
 func (*GetAgentResponse) Descriptor() ([]byte, []int) {
-	return file_quire_v1_knowledge_service_proto_rawDescGZIP(), []int{29}
+	return file_quire_v1_knowledge_service_proto_rawDescGZIP(), []int{31}
 }
 
 func (x *GetAgentResponse) GetAgent() *Agent {
@@ -1806,7 +1910,7 @@ type DeleteAgentRequest struct {
 
 func (x *DeleteAgentRequest) Reset() {
 	*x = DeleteAgentRequest{}
-	mi := &file_quire_v1_knowledge_service_proto_msgTypes[30]
+	mi := &file_quire_v1_knowledge_service_proto_msgTypes[32]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -1818,7 +1922,7 @@ func (x *DeleteAgentRequest) String() string {
 func (*DeleteAgentRequest) ProtoMessage() {}
 
 func (x *DeleteAgentRequest) ProtoReflect() protoreflect.Message {
-	mi := &file_quire_v1_knowledge_service_proto_msgTypes[30]
+	mi := &file_quire_v1_knowledge_service_proto_msgTypes[32]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -1831,7 +1935,7 @@ func (x *DeleteAgentRequest) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use DeleteAgentRequest.ProtoReflect.Descriptor instead.
 func (*DeleteAgentRequest) Descriptor() ([]byte, []int) {
-	return file_quire_v1_knowledge_service_proto_rawDescGZIP(), []int{30}
+	return file_quire_v1_knowledge_service_proto_rawDescGZIP(), []int{32}
 }
 
 func (x *DeleteAgentRequest) GetAgentId() string {
@@ -1852,7 +1956,7 @@ type DeleteAgentResponse struct {
 
 func (x *DeleteAgentResponse) Reset() {
 	*x = DeleteAgentResponse{}
-	mi := &file_quire_v1_knowledge_service_proto_msgTypes[31]
+	mi := &file_quire_v1_knowledge_service_proto_msgTypes[33]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -1864,7 +1968,7 @@ func (x *DeleteAgentResponse) String() string {
 func (*DeleteAgentResponse) ProtoMessage() {}
 
 func (x *DeleteAgentResponse) ProtoReflect() protoreflect.Message {
-	mi := &file_quire_v1_knowledge_service_proto_msgTypes[31]
+	mi := &file_quire_v1_knowledge_service_proto_msgTypes[33]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -1877,7 +1981,7 @@ func (x *DeleteAgentResponse) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use DeleteAgentResponse.ProtoReflect.Descriptor instead.
 func (*DeleteAgentResponse) Descriptor() ([]byte, []int) {
-	return file_quire_v1_knowledge_service_proto_rawDescGZIP(), []int{31}
+	return file_quire_v1_knowledge_service_proto_rawDescGZIP(), []int{33}
 }
 
 func (x *DeleteAgentResponse) GetAgent() *Agent {
@@ -1900,7 +2004,7 @@ type ListAgentsRequest struct {
 
 func (x *ListAgentsRequest) Reset() {
 	*x = ListAgentsRequest{}
-	mi := &file_quire_v1_knowledge_service_proto_msgTypes[32]
+	mi := &file_quire_v1_knowledge_service_proto_msgTypes[34]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -1912,7 +2016,7 @@ func (x *ListAgentsRequest) String() string {
 func (*ListAgentsRequest) ProtoMessage() {}
 
 func (x *ListAgentsRequest) ProtoReflect() protoreflect.Message {
-	mi := &file_quire_v1_knowledge_service_proto_msgTypes[32]
+	mi := &file_quire_v1_knowledge_service_proto_msgTypes[34]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -1925,7 +2029,7 @@ func (x *ListAgentsRequest) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use ListAgentsRequest.ProtoReflect.Descriptor instead.
 func (*ListAgentsRequest) Descriptor() ([]byte, []int) {
-	return file_quire_v1_knowledge_service_proto_rawDescGZIP(), []int{32}
+	return file_quire_v1_knowledge_service_proto_rawDescGZIP(), []int{34}
 }
 
 func (x *ListAgentsRequest) GetCursor() string {
@@ -1957,7 +2061,7 @@ type ListAgentsResponse struct {
 
 func (x *ListAgentsResponse) Reset() {
 	*x = ListAgentsResponse{}
-	mi := &file_quire_v1_knowledge_service_proto_msgTypes[33]
+	mi := &file_quire_v1_knowledge_service_proto_msgTypes[35]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -1969,7 +2073,7 @@ func (x *ListAgentsResponse) String() string {
 func (*ListAgentsResponse) ProtoMessage() {}
 
 func (x *ListAgentsResponse) ProtoReflect() protoreflect.Message {
-	mi := &file_quire_v1_knowledge_service_proto_msgTypes[33]
+	mi := &file_quire_v1_knowledge_service_proto_msgTypes[35]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -1982,7 +2086,7 @@ func (x *ListAgentsResponse) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use ListAgentsResponse.ProtoReflect.Descriptor instead.
 func (*ListAgentsResponse) Descriptor() ([]byte, []int) {
-	return file_quire_v1_knowledge_service_proto_rawDescGZIP(), []int{33}
+	return file_quire_v1_knowledge_service_proto_rawDescGZIP(), []int{35}
 }
 
 func (x *ListAgentsResponse) GetSchemaVersion() uint32 {
@@ -2043,7 +2147,7 @@ type SearchKnowledgeRequest struct {
 
 func (x *SearchKnowledgeRequest) Reset() {
 	*x = SearchKnowledgeRequest{}
-	mi := &file_quire_v1_knowledge_service_proto_msgTypes[34]
+	mi := &file_quire_v1_knowledge_service_proto_msgTypes[36]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -2055,7 +2159,7 @@ func (x *SearchKnowledgeRequest) String() string {
 func (*SearchKnowledgeRequest) ProtoMessage() {}
 
 func (x *SearchKnowledgeRequest) ProtoReflect() protoreflect.Message {
-	mi := &file_quire_v1_knowledge_service_proto_msgTypes[34]
+	mi := &file_quire_v1_knowledge_service_proto_msgTypes[36]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -2068,7 +2172,7 @@ func (x *SearchKnowledgeRequest) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use SearchKnowledgeRequest.ProtoReflect.Descriptor instead.
 func (*SearchKnowledgeRequest) Descriptor() ([]byte, []int) {
-	return file_quire_v1_knowledge_service_proto_rawDescGZIP(), []int{34}
+	return file_quire_v1_knowledge_service_proto_rawDescGZIP(), []int{36}
 }
 
 func (x *SearchKnowledgeRequest) GetAgentId() string {
@@ -2137,7 +2241,7 @@ type SearchKnowledgeResponse struct {
 
 func (x *SearchKnowledgeResponse) Reset() {
 	*x = SearchKnowledgeResponse{}
-	mi := &file_quire_v1_knowledge_service_proto_msgTypes[35]
+	mi := &file_quire_v1_knowledge_service_proto_msgTypes[37]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -2149,7 +2253,7 @@ func (x *SearchKnowledgeResponse) String() string {
 func (*SearchKnowledgeResponse) ProtoMessage() {}
 
 func (x *SearchKnowledgeResponse) ProtoReflect() protoreflect.Message {
-	mi := &file_quire_v1_knowledge_service_proto_msgTypes[35]
+	mi := &file_quire_v1_knowledge_service_proto_msgTypes[37]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -2162,7 +2266,7 @@ func (x *SearchKnowledgeResponse) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use SearchKnowledgeResponse.ProtoReflect.Descriptor instead.
 func (*SearchKnowledgeResponse) Descriptor() ([]byte, []int) {
-	return file_quire_v1_knowledge_service_proto_rawDescGZIP(), []int{35}
+	return file_quire_v1_knowledge_service_proto_rawDescGZIP(), []int{37}
 }
 
 func (x *SearchKnowledgeResponse) GetSchemaVersion() uint32 {
@@ -2222,7 +2326,7 @@ type ReadDocumentRequest struct {
 
 func (x *ReadDocumentRequest) Reset() {
 	*x = ReadDocumentRequest{}
-	mi := &file_quire_v1_knowledge_service_proto_msgTypes[36]
+	mi := &file_quire_v1_knowledge_service_proto_msgTypes[38]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -2234,7 +2338,7 @@ func (x *ReadDocumentRequest) String() string {
 func (*ReadDocumentRequest) ProtoMessage() {}
 
 func (x *ReadDocumentRequest) ProtoReflect() protoreflect.Message {
-	mi := &file_quire_v1_knowledge_service_proto_msgTypes[36]
+	mi := &file_quire_v1_knowledge_service_proto_msgTypes[38]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -2247,7 +2351,7 @@ func (x *ReadDocumentRequest) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use ReadDocumentRequest.ProtoReflect.Descriptor instead.
 func (*ReadDocumentRequest) Descriptor() ([]byte, []int) {
-	return file_quire_v1_knowledge_service_proto_rawDescGZIP(), []int{36}
+	return file_quire_v1_knowledge_service_proto_rawDescGZIP(), []int{38}
 }
 
 func (x *ReadDocumentRequest) GetAgentId() string {
@@ -2296,7 +2400,7 @@ type ReadDocumentResponse struct {
 
 func (x *ReadDocumentResponse) Reset() {
 	*x = ReadDocumentResponse{}
-	mi := &file_quire_v1_knowledge_service_proto_msgTypes[37]
+	mi := &file_quire_v1_knowledge_service_proto_msgTypes[39]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -2308,7 +2412,7 @@ func (x *ReadDocumentResponse) String() string {
 func (*ReadDocumentResponse) ProtoMessage() {}
 
 func (x *ReadDocumentResponse) ProtoReflect() protoreflect.Message {
-	mi := &file_quire_v1_knowledge_service_proto_msgTypes[37]
+	mi := &file_quire_v1_knowledge_service_proto_msgTypes[39]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -2321,7 +2425,7 @@ func (x *ReadDocumentResponse) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use ReadDocumentResponse.ProtoReflect.Descriptor instead.
 func (*ReadDocumentResponse) Descriptor() ([]byte, []int) {
-	return file_quire_v1_knowledge_service_proto_rawDescGZIP(), []int{37}
+	return file_quire_v1_knowledge_service_proto_rawDescGZIP(), []int{39}
 }
 
 func (x *ReadDocumentResponse) GetSlice() *DocumentSlice {
@@ -2342,7 +2446,7 @@ type GetIndexStatusRequest struct {
 
 func (x *GetIndexStatusRequest) Reset() {
 	*x = GetIndexStatusRequest{}
-	mi := &file_quire_v1_knowledge_service_proto_msgTypes[38]
+	mi := &file_quire_v1_knowledge_service_proto_msgTypes[40]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -2354,7 +2458,7 @@ func (x *GetIndexStatusRequest) String() string {
 func (*GetIndexStatusRequest) ProtoMessage() {}
 
 func (x *GetIndexStatusRequest) ProtoReflect() protoreflect.Message {
-	mi := &file_quire_v1_knowledge_service_proto_msgTypes[38]
+	mi := &file_quire_v1_knowledge_service_proto_msgTypes[40]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -2367,7 +2471,7 @@ func (x *GetIndexStatusRequest) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use GetIndexStatusRequest.ProtoReflect.Descriptor instead.
 func (*GetIndexStatusRequest) Descriptor() ([]byte, []int) {
-	return file_quire_v1_knowledge_service_proto_rawDescGZIP(), []int{38}
+	return file_quire_v1_knowledge_service_proto_rawDescGZIP(), []int{40}
 }
 
 func (x *GetIndexStatusRequest) GetCollectionId() string {
@@ -2388,7 +2492,7 @@ type GetIndexStatusResponse struct {
 
 func (x *GetIndexStatusResponse) Reset() {
 	*x = GetIndexStatusResponse{}
-	mi := &file_quire_v1_knowledge_service_proto_msgTypes[39]
+	mi := &file_quire_v1_knowledge_service_proto_msgTypes[41]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -2400,7 +2504,7 @@ func (x *GetIndexStatusResponse) String() string {
 func (*GetIndexStatusResponse) ProtoMessage() {}
 
 func (x *GetIndexStatusResponse) ProtoReflect() protoreflect.Message {
-	mi := &file_quire_v1_knowledge_service_proto_msgTypes[39]
+	mi := &file_quire_v1_knowledge_service_proto_msgTypes[41]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -2413,7 +2517,7 @@ func (x *GetIndexStatusResponse) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use GetIndexStatusResponse.ProtoReflect.Descriptor instead.
 func (*GetIndexStatusResponse) Descriptor() ([]byte, []int) {
-	return file_quire_v1_knowledge_service_proto_rawDescGZIP(), []int{39}
+	return file_quire_v1_knowledge_service_proto_rawDescGZIP(), []int{41}
 }
 
 func (x *GetIndexStatusResponse) GetStatus() *IndexStatus {
@@ -2434,7 +2538,7 @@ type WatchIndexStatusRequest struct {
 
 func (x *WatchIndexStatusRequest) Reset() {
 	*x = WatchIndexStatusRequest{}
-	mi := &file_quire_v1_knowledge_service_proto_msgTypes[40]
+	mi := &file_quire_v1_knowledge_service_proto_msgTypes[42]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -2446,7 +2550,7 @@ func (x *WatchIndexStatusRequest) String() string {
 func (*WatchIndexStatusRequest) ProtoMessage() {}
 
 func (x *WatchIndexStatusRequest) ProtoReflect() protoreflect.Message {
-	mi := &file_quire_v1_knowledge_service_proto_msgTypes[40]
+	mi := &file_quire_v1_knowledge_service_proto_msgTypes[42]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -2459,7 +2563,7 @@ func (x *WatchIndexStatusRequest) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use WatchIndexStatusRequest.ProtoReflect.Descriptor instead.
 func (*WatchIndexStatusRequest) Descriptor() ([]byte, []int) {
-	return file_quire_v1_knowledge_service_proto_rawDescGZIP(), []int{40}
+	return file_quire_v1_knowledge_service_proto_rawDescGZIP(), []int{42}
 }
 
 func (x *WatchIndexStatusRequest) GetCollectionId() string {
@@ -2480,7 +2584,7 @@ type WatchIndexStatusResponse struct {
 
 func (x *WatchIndexStatusResponse) Reset() {
 	*x = WatchIndexStatusResponse{}
-	mi := &file_quire_v1_knowledge_service_proto_msgTypes[41]
+	mi := &file_quire_v1_knowledge_service_proto_msgTypes[43]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -2492,7 +2596,7 @@ func (x *WatchIndexStatusResponse) String() string {
 func (*WatchIndexStatusResponse) ProtoMessage() {}
 
 func (x *WatchIndexStatusResponse) ProtoReflect() protoreflect.Message {
-	mi := &file_quire_v1_knowledge_service_proto_msgTypes[41]
+	mi := &file_quire_v1_knowledge_service_proto_msgTypes[43]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -2505,7 +2609,7 @@ func (x *WatchIndexStatusResponse) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use WatchIndexStatusResponse.ProtoReflect.Descriptor instead.
 func (*WatchIndexStatusResponse) Descriptor() ([]byte, []int) {
-	return file_quire_v1_knowledge_service_proto_rawDescGZIP(), []int{41}
+	return file_quire_v1_knowledge_service_proto_rawDescGZIP(), []int{43}
 }
 
 func (x *WatchIndexStatusResponse) GetStatus() *IndexStatus {
@@ -2519,13 +2623,18 @@ var File_quire_v1_knowledge_service_proto protoreflect.FileDescriptor
 
 const file_quire_v1_knowledge_service_proto_rawDesc = "" +
 	"\n" +
-	" quire/v1/knowledge_service.proto\x12\bquire.v1\x1a\x1cgoogle/protobuf/struct.proto\x1a\x15quire/v1/bounds.proto\x1a\x15quire/v1/errors.proto\x1a\x18quire/v1/knowledge.proto\x1a\x16quire/v1/options.proto\"8\n" +
+	" quire/v1/knowledge_service.proto\x12\bquire.v1\x1a\x1cgoogle/protobuf/struct.proto\x1a\x15quire/v1/bounds.proto\x1a\x15quire/v1/errors.proto\x1a\x18quire/v1/knowledge.proto\x1a\x16quire/v1/options.proto\"i\n" +
 	"\x17CreateCollectionRequest\x12\x1d\n" +
-	"\x04name\x18\x01 \x01(\tB\t\xf2\xb6\x18\x05\x18\x01 \xc8\x01R\x04name\"P\n" +
+	"\x04name\x18\x01 \x01(\tB\t\xf2\xb6\x18\x05\x18\x01 \xc8\x01R\x04name\x12/\n" +
+	"\x0fembedding_model\x18\x02 \x01(\tB\x06\xf2\xb6\x18\x02 @R\x0eembeddingModel\"P\n" +
 	"\x18CreateCollectionResponse\x124\n" +
 	"\n" +
 	"collection\x18\x01 \x01(\v2\x14.quire.v1.CollectionR\n" +
-	"collection\";\n" +
+	"collection\"\x13\n" +
+	"\x11ListModelsRequest\"m\n" +
+	"\x12ListModelsResponse\x12%\n" +
+	"\x0eschema_version\x18\x01 \x01(\rR\rschemaVersion\x120\n" +
+	"\x06models\x18\x02 \x03(\v2\x18.quire.v1.EmbeddingModelR\x06models\";\n" +
 	"\x14GetCollectionRequest\x12#\n" +
 	"\rcollection_id\x18\x01 \x01(\tR\fcollectionId\"M\n" +
 	"\x15GetCollectionResponse\x124\n" +
@@ -2672,9 +2781,11 @@ const file_quire_v1_knowledge_service_proto_rawDesc = "" +
 	"\x17WatchIndexStatusRequest\x12#\n" +
 	"\rcollection_id\x18\x01 \x01(\tR\fcollectionId\"I\n" +
 	"\x18WatchIndexStatusResponse\x12-\n" +
-	"\x06status\x18\x01 \x01(\v2\x15.quire.v1.IndexStatusR\x06status2\xcc\x12\n" +
+	"\x06status\x18\x01 \x01(\v2\x15.quire.v1.IndexStatusR\x06status2\xa2\x13\n" +
 	"\x10KnowledgeService\x12c\n" +
-	"\x10CreateCollection\x12!.quire.v1.CreateCollectionRequest\x1a\".quire.v1.CreateCollectionResponse\"\bҵ\x18\x04\b\x03\x10\x02\x12]\n" +
+	"\x10CreateCollection\x12!.quire.v1.CreateCollectionRequest\x1a\".quire.v1.CreateCollectionResponse\"\bҵ\x18\x04\b\x03\x10\x02\x12T\n" +
+	"\n" +
+	"ListModels\x12\x1b.quire.v1.ListModelsRequest\x1a\x1c.quire.v1.ListModelsResponse\"\vҵ\x18\x04\b\x01\x10\x01\x90\x02\x01\x12]\n" +
 	"\rGetCollection\x12\x1e.quire.v1.GetCollectionRequest\x1a\x1f.quire.v1.GetCollectionResponse\"\vҵ\x18\x04\b\x01\x10\x01\x90\x02\x01\x12c\n" +
 	"\x0fListCollections\x12 .quire.v1.ListCollectionsRequest\x1a!.quire.v1.ListCollectionsResponse\"\vҵ\x18\x04\b\x01\x10\x01\x90\x02\x01\x12c\n" +
 	"\x10DeleteCollection\x12!.quire.v1.DeleteCollectionRequest\x1a\".quire.v1.DeleteCollectionResponse\"\bҵ\x18\x04\b\x03\x10\x02\x12_\n" +
@@ -2710,140 +2821,146 @@ func file_quire_v1_knowledge_service_proto_rawDescGZIP() []byte {
 	return file_quire_v1_knowledge_service_proto_rawDescData
 }
 
-var file_quire_v1_knowledge_service_proto_msgTypes = make([]protoimpl.MessageInfo, 42)
+var file_quire_v1_knowledge_service_proto_msgTypes = make([]protoimpl.MessageInfo, 44)
 var file_quire_v1_knowledge_service_proto_goTypes = []any{
 	(*CreateCollectionRequest)(nil),        // 0: quire.v1.CreateCollectionRequest
 	(*CreateCollectionResponse)(nil),       // 1: quire.v1.CreateCollectionResponse
-	(*GetCollectionRequest)(nil),           // 2: quire.v1.GetCollectionRequest
-	(*GetCollectionResponse)(nil),          // 3: quire.v1.GetCollectionResponse
-	(*ListCollectionsRequest)(nil),         // 4: quire.v1.ListCollectionsRequest
-	(*ListCollectionsResponse)(nil),        // 5: quire.v1.ListCollectionsResponse
-	(*DeleteCollectionRequest)(nil),        // 6: quire.v1.DeleteCollectionRequest
-	(*DeleteCollectionResponse)(nil),       // 7: quire.v1.DeleteCollectionResponse
-	(*UploadMetadata)(nil),                 // 8: quire.v1.UploadMetadata
-	(*UploadDocumentRequest)(nil),          // 9: quire.v1.UploadDocumentRequest
-	(*UploadDocumentResponse)(nil),         // 10: quire.v1.UploadDocumentResponse
-	(*UploadDocumentsRequest)(nil),         // 11: quire.v1.UploadDocumentsRequest
-	(*UploadResult)(nil),                   // 12: quire.v1.UploadResult
-	(*UploadDocumentsResponse)(nil),        // 13: quire.v1.UploadDocumentsResponse
-	(*GetDocumentRequest)(nil),             // 14: quire.v1.GetDocumentRequest
-	(*GetDocumentResponse)(nil),            // 15: quire.v1.GetDocumentResponse
-	(*ListDocumentsRequest)(nil),           // 16: quire.v1.ListDocumentsRequest
-	(*ListDocumentsResponse)(nil),          // 17: quire.v1.ListDocumentsResponse
-	(*DeleteDocumentRequest)(nil),          // 18: quire.v1.DeleteDocumentRequest
-	(*DeleteDocumentsRequest)(nil),         // 19: quire.v1.DeleteDocumentsRequest
-	(*DeleteDocumentsResponse)(nil),        // 20: quire.v1.DeleteDocumentsResponse
-	(*UpdateDocumentMetadataRequest)(nil),  // 21: quire.v1.UpdateDocumentMetadataRequest
-	(*UpdateDocumentMetadataResponse)(nil), // 22: quire.v1.UpdateDocumentMetadataResponse
-	(*DeleteDocumentResponse)(nil),         // 23: quire.v1.DeleteDocumentResponse
-	(*WatchDocumentsRequest)(nil),          // 24: quire.v1.WatchDocumentsRequest
-	(*WatchDocumentsResponse)(nil),         // 25: quire.v1.WatchDocumentsResponse
-	(*UpsertAgentRequest)(nil),             // 26: quire.v1.UpsertAgentRequest
-	(*UpsertAgentResponse)(nil),            // 27: quire.v1.UpsertAgentResponse
-	(*GetAgentRequest)(nil),                // 28: quire.v1.GetAgentRequest
-	(*GetAgentResponse)(nil),               // 29: quire.v1.GetAgentResponse
-	(*DeleteAgentRequest)(nil),             // 30: quire.v1.DeleteAgentRequest
-	(*DeleteAgentResponse)(nil),            // 31: quire.v1.DeleteAgentResponse
-	(*ListAgentsRequest)(nil),              // 32: quire.v1.ListAgentsRequest
-	(*ListAgentsResponse)(nil),             // 33: quire.v1.ListAgentsResponse
-	(*SearchKnowledgeRequest)(nil),         // 34: quire.v1.SearchKnowledgeRequest
-	(*SearchKnowledgeResponse)(nil),        // 35: quire.v1.SearchKnowledgeResponse
-	(*ReadDocumentRequest)(nil),            // 36: quire.v1.ReadDocumentRequest
-	(*ReadDocumentResponse)(nil),           // 37: quire.v1.ReadDocumentResponse
-	(*GetIndexStatusRequest)(nil),          // 38: quire.v1.GetIndexStatusRequest
-	(*GetIndexStatusResponse)(nil),         // 39: quire.v1.GetIndexStatusResponse
-	(*WatchIndexStatusRequest)(nil),        // 40: quire.v1.WatchIndexStatusRequest
-	(*WatchIndexStatusResponse)(nil),       // 41: quire.v1.WatchIndexStatusResponse
-	(*Collection)(nil),                     // 42: quire.v1.Collection
-	(*structpb.Struct)(nil),                // 43: google.protobuf.Struct
-	(*Document)(nil),                       // 44: quire.v1.Document
-	(UploadOutcome)(0),                     // 45: quire.v1.UploadOutcome
-	(*ErrorDetail)(nil),                    // 46: quire.v1.ErrorDetail
-	(*MetadataFilter)(nil),                 // 47: quire.v1.MetadataFilter
-	(*Agent)(nil),                          // 48: quire.v1.Agent
-	(RetrievalMode)(0),                     // 49: quire.v1.RetrievalMode
-	(*KnowledgeHit)(nil),                   // 50: quire.v1.KnowledgeHit
-	(*DocumentSlice)(nil),                  // 51: quire.v1.DocumentSlice
-	(*IndexStatus)(nil),                    // 52: quire.v1.IndexStatus
+	(*ListModelsRequest)(nil),              // 2: quire.v1.ListModelsRequest
+	(*ListModelsResponse)(nil),             // 3: quire.v1.ListModelsResponse
+	(*GetCollectionRequest)(nil),           // 4: quire.v1.GetCollectionRequest
+	(*GetCollectionResponse)(nil),          // 5: quire.v1.GetCollectionResponse
+	(*ListCollectionsRequest)(nil),         // 6: quire.v1.ListCollectionsRequest
+	(*ListCollectionsResponse)(nil),        // 7: quire.v1.ListCollectionsResponse
+	(*DeleteCollectionRequest)(nil),        // 8: quire.v1.DeleteCollectionRequest
+	(*DeleteCollectionResponse)(nil),       // 9: quire.v1.DeleteCollectionResponse
+	(*UploadMetadata)(nil),                 // 10: quire.v1.UploadMetadata
+	(*UploadDocumentRequest)(nil),          // 11: quire.v1.UploadDocumentRequest
+	(*UploadDocumentResponse)(nil),         // 12: quire.v1.UploadDocumentResponse
+	(*UploadDocumentsRequest)(nil),         // 13: quire.v1.UploadDocumentsRequest
+	(*UploadResult)(nil),                   // 14: quire.v1.UploadResult
+	(*UploadDocumentsResponse)(nil),        // 15: quire.v1.UploadDocumentsResponse
+	(*GetDocumentRequest)(nil),             // 16: quire.v1.GetDocumentRequest
+	(*GetDocumentResponse)(nil),            // 17: quire.v1.GetDocumentResponse
+	(*ListDocumentsRequest)(nil),           // 18: quire.v1.ListDocumentsRequest
+	(*ListDocumentsResponse)(nil),          // 19: quire.v1.ListDocumentsResponse
+	(*DeleteDocumentRequest)(nil),          // 20: quire.v1.DeleteDocumentRequest
+	(*DeleteDocumentsRequest)(nil),         // 21: quire.v1.DeleteDocumentsRequest
+	(*DeleteDocumentsResponse)(nil),        // 22: quire.v1.DeleteDocumentsResponse
+	(*UpdateDocumentMetadataRequest)(nil),  // 23: quire.v1.UpdateDocumentMetadataRequest
+	(*UpdateDocumentMetadataResponse)(nil), // 24: quire.v1.UpdateDocumentMetadataResponse
+	(*DeleteDocumentResponse)(nil),         // 25: quire.v1.DeleteDocumentResponse
+	(*WatchDocumentsRequest)(nil),          // 26: quire.v1.WatchDocumentsRequest
+	(*WatchDocumentsResponse)(nil),         // 27: quire.v1.WatchDocumentsResponse
+	(*UpsertAgentRequest)(nil),             // 28: quire.v1.UpsertAgentRequest
+	(*UpsertAgentResponse)(nil),            // 29: quire.v1.UpsertAgentResponse
+	(*GetAgentRequest)(nil),                // 30: quire.v1.GetAgentRequest
+	(*GetAgentResponse)(nil),               // 31: quire.v1.GetAgentResponse
+	(*DeleteAgentRequest)(nil),             // 32: quire.v1.DeleteAgentRequest
+	(*DeleteAgentResponse)(nil),            // 33: quire.v1.DeleteAgentResponse
+	(*ListAgentsRequest)(nil),              // 34: quire.v1.ListAgentsRequest
+	(*ListAgentsResponse)(nil),             // 35: quire.v1.ListAgentsResponse
+	(*SearchKnowledgeRequest)(nil),         // 36: quire.v1.SearchKnowledgeRequest
+	(*SearchKnowledgeResponse)(nil),        // 37: quire.v1.SearchKnowledgeResponse
+	(*ReadDocumentRequest)(nil),            // 38: quire.v1.ReadDocumentRequest
+	(*ReadDocumentResponse)(nil),           // 39: quire.v1.ReadDocumentResponse
+	(*GetIndexStatusRequest)(nil),          // 40: quire.v1.GetIndexStatusRequest
+	(*GetIndexStatusResponse)(nil),         // 41: quire.v1.GetIndexStatusResponse
+	(*WatchIndexStatusRequest)(nil),        // 42: quire.v1.WatchIndexStatusRequest
+	(*WatchIndexStatusResponse)(nil),       // 43: quire.v1.WatchIndexStatusResponse
+	(*Collection)(nil),                     // 44: quire.v1.Collection
+	(*EmbeddingModel)(nil),                 // 45: quire.v1.EmbeddingModel
+	(*structpb.Struct)(nil),                // 46: google.protobuf.Struct
+	(*Document)(nil),                       // 47: quire.v1.Document
+	(UploadOutcome)(0),                     // 48: quire.v1.UploadOutcome
+	(*ErrorDetail)(nil),                    // 49: quire.v1.ErrorDetail
+	(*MetadataFilter)(nil),                 // 50: quire.v1.MetadataFilter
+	(*Agent)(nil),                          // 51: quire.v1.Agent
+	(RetrievalMode)(0),                     // 52: quire.v1.RetrievalMode
+	(*KnowledgeHit)(nil),                   // 53: quire.v1.KnowledgeHit
+	(*DocumentSlice)(nil),                  // 54: quire.v1.DocumentSlice
+	(*IndexStatus)(nil),                    // 55: quire.v1.IndexStatus
 }
 var file_quire_v1_knowledge_service_proto_depIdxs = []int32{
-	42, // 0: quire.v1.CreateCollectionResponse.collection:type_name -> quire.v1.Collection
-	42, // 1: quire.v1.GetCollectionResponse.collection:type_name -> quire.v1.Collection
-	42, // 2: quire.v1.ListCollectionsResponse.collections:type_name -> quire.v1.Collection
-	42, // 3: quire.v1.DeleteCollectionResponse.collection:type_name -> quire.v1.Collection
-	43, // 4: quire.v1.UploadMetadata.metadata:type_name -> google.protobuf.Struct
-	8,  // 5: quire.v1.UploadDocumentRequest.metadata:type_name -> quire.v1.UploadMetadata
-	44, // 6: quire.v1.UploadDocumentResponse.document:type_name -> quire.v1.Document
-	45, // 7: quire.v1.UploadDocumentResponse.outcome:type_name -> quire.v1.UploadOutcome
-	8,  // 8: quire.v1.UploadDocumentsRequest.metadata:type_name -> quire.v1.UploadMetadata
-	45, // 9: quire.v1.UploadResult.outcome:type_name -> quire.v1.UploadOutcome
-	44, // 10: quire.v1.UploadResult.document:type_name -> quire.v1.Document
-	46, // 11: quire.v1.UploadResult.error:type_name -> quire.v1.ErrorDetail
-	12, // 12: quire.v1.UploadDocumentsResponse.results:type_name -> quire.v1.UploadResult
-	44, // 13: quire.v1.GetDocumentResponse.document:type_name -> quire.v1.Document
-	47, // 14: quire.v1.ListDocumentsRequest.filter:type_name -> quire.v1.MetadataFilter
-	44, // 15: quire.v1.ListDocumentsResponse.documents:type_name -> quire.v1.Document
-	47, // 16: quire.v1.DeleteDocumentsRequest.filter:type_name -> quire.v1.MetadataFilter
-	43, // 17: quire.v1.UpdateDocumentMetadataRequest.patch:type_name -> google.protobuf.Struct
-	44, // 18: quire.v1.UpdateDocumentMetadataResponse.document:type_name -> quire.v1.Document
-	44, // 19: quire.v1.DeleteDocumentResponse.document:type_name -> quire.v1.Document
-	44, // 20: quire.v1.WatchDocumentsResponse.document:type_name -> quire.v1.Document
-	48, // 21: quire.v1.UpsertAgentResponse.agent:type_name -> quire.v1.Agent
-	48, // 22: quire.v1.GetAgentResponse.agent:type_name -> quire.v1.Agent
-	48, // 23: quire.v1.DeleteAgentResponse.agent:type_name -> quire.v1.Agent
-	48, // 24: quire.v1.ListAgentsResponse.agents:type_name -> quire.v1.Agent
-	49, // 25: quire.v1.SearchKnowledgeRequest.mode:type_name -> quire.v1.RetrievalMode
-	47, // 26: quire.v1.SearchKnowledgeRequest.filter:type_name -> quire.v1.MetadataFilter
-	50, // 27: quire.v1.SearchKnowledgeResponse.hits:type_name -> quire.v1.KnowledgeHit
-	49, // 28: quire.v1.SearchKnowledgeResponse.mode:type_name -> quire.v1.RetrievalMode
-	51, // 29: quire.v1.ReadDocumentResponse.slice:type_name -> quire.v1.DocumentSlice
-	52, // 30: quire.v1.GetIndexStatusResponse.status:type_name -> quire.v1.IndexStatus
-	52, // 31: quire.v1.WatchIndexStatusResponse.status:type_name -> quire.v1.IndexStatus
-	0,  // 32: quire.v1.KnowledgeService.CreateCollection:input_type -> quire.v1.CreateCollectionRequest
-	2,  // 33: quire.v1.KnowledgeService.GetCollection:input_type -> quire.v1.GetCollectionRequest
-	4,  // 34: quire.v1.KnowledgeService.ListCollections:input_type -> quire.v1.ListCollectionsRequest
-	6,  // 35: quire.v1.KnowledgeService.DeleteCollection:input_type -> quire.v1.DeleteCollectionRequest
-	9,  // 36: quire.v1.KnowledgeService.UploadDocument:input_type -> quire.v1.UploadDocumentRequest
-	11, // 37: quire.v1.KnowledgeService.UploadDocuments:input_type -> quire.v1.UploadDocumentsRequest
-	14, // 38: quire.v1.KnowledgeService.GetDocument:input_type -> quire.v1.GetDocumentRequest
-	16, // 39: quire.v1.KnowledgeService.ListDocuments:input_type -> quire.v1.ListDocumentsRequest
-	18, // 40: quire.v1.KnowledgeService.DeleteDocument:input_type -> quire.v1.DeleteDocumentRequest
-	19, // 41: quire.v1.KnowledgeService.DeleteDocuments:input_type -> quire.v1.DeleteDocumentsRequest
-	21, // 42: quire.v1.KnowledgeService.UpdateDocumentMetadata:input_type -> quire.v1.UpdateDocumentMetadataRequest
-	24, // 43: quire.v1.KnowledgeService.WatchDocuments:input_type -> quire.v1.WatchDocumentsRequest
-	26, // 44: quire.v1.KnowledgeService.UpsertAgent:input_type -> quire.v1.UpsertAgentRequest
-	28, // 45: quire.v1.KnowledgeService.GetAgent:input_type -> quire.v1.GetAgentRequest
-	30, // 46: quire.v1.KnowledgeService.DeleteAgent:input_type -> quire.v1.DeleteAgentRequest
-	32, // 47: quire.v1.KnowledgeService.ListAgents:input_type -> quire.v1.ListAgentsRequest
-	34, // 48: quire.v1.KnowledgeService.SearchKnowledge:input_type -> quire.v1.SearchKnowledgeRequest
-	36, // 49: quire.v1.KnowledgeService.ReadDocument:input_type -> quire.v1.ReadDocumentRequest
-	38, // 50: quire.v1.KnowledgeService.GetIndexStatus:input_type -> quire.v1.GetIndexStatusRequest
-	40, // 51: quire.v1.KnowledgeService.WatchIndexStatus:input_type -> quire.v1.WatchIndexStatusRequest
-	1,  // 52: quire.v1.KnowledgeService.CreateCollection:output_type -> quire.v1.CreateCollectionResponse
-	3,  // 53: quire.v1.KnowledgeService.GetCollection:output_type -> quire.v1.GetCollectionResponse
-	5,  // 54: quire.v1.KnowledgeService.ListCollections:output_type -> quire.v1.ListCollectionsResponse
-	7,  // 55: quire.v1.KnowledgeService.DeleteCollection:output_type -> quire.v1.DeleteCollectionResponse
-	10, // 56: quire.v1.KnowledgeService.UploadDocument:output_type -> quire.v1.UploadDocumentResponse
-	13, // 57: quire.v1.KnowledgeService.UploadDocuments:output_type -> quire.v1.UploadDocumentsResponse
-	15, // 58: quire.v1.KnowledgeService.GetDocument:output_type -> quire.v1.GetDocumentResponse
-	17, // 59: quire.v1.KnowledgeService.ListDocuments:output_type -> quire.v1.ListDocumentsResponse
-	23, // 60: quire.v1.KnowledgeService.DeleteDocument:output_type -> quire.v1.DeleteDocumentResponse
-	20, // 61: quire.v1.KnowledgeService.DeleteDocuments:output_type -> quire.v1.DeleteDocumentsResponse
-	22, // 62: quire.v1.KnowledgeService.UpdateDocumentMetadata:output_type -> quire.v1.UpdateDocumentMetadataResponse
-	25, // 63: quire.v1.KnowledgeService.WatchDocuments:output_type -> quire.v1.WatchDocumentsResponse
-	27, // 64: quire.v1.KnowledgeService.UpsertAgent:output_type -> quire.v1.UpsertAgentResponse
-	29, // 65: quire.v1.KnowledgeService.GetAgent:output_type -> quire.v1.GetAgentResponse
-	31, // 66: quire.v1.KnowledgeService.DeleteAgent:output_type -> quire.v1.DeleteAgentResponse
-	33, // 67: quire.v1.KnowledgeService.ListAgents:output_type -> quire.v1.ListAgentsResponse
-	35, // 68: quire.v1.KnowledgeService.SearchKnowledge:output_type -> quire.v1.SearchKnowledgeResponse
-	37, // 69: quire.v1.KnowledgeService.ReadDocument:output_type -> quire.v1.ReadDocumentResponse
-	39, // 70: quire.v1.KnowledgeService.GetIndexStatus:output_type -> quire.v1.GetIndexStatusResponse
-	41, // 71: quire.v1.KnowledgeService.WatchIndexStatus:output_type -> quire.v1.WatchIndexStatusResponse
-	52, // [52:72] is the sub-list for method output_type
-	32, // [32:52] is the sub-list for method input_type
-	32, // [32:32] is the sub-list for extension type_name
-	32, // [32:32] is the sub-list for extension extendee
-	0,  // [0:32] is the sub-list for field type_name
+	44, // 0: quire.v1.CreateCollectionResponse.collection:type_name -> quire.v1.Collection
+	45, // 1: quire.v1.ListModelsResponse.models:type_name -> quire.v1.EmbeddingModel
+	44, // 2: quire.v1.GetCollectionResponse.collection:type_name -> quire.v1.Collection
+	44, // 3: quire.v1.ListCollectionsResponse.collections:type_name -> quire.v1.Collection
+	44, // 4: quire.v1.DeleteCollectionResponse.collection:type_name -> quire.v1.Collection
+	46, // 5: quire.v1.UploadMetadata.metadata:type_name -> google.protobuf.Struct
+	10, // 6: quire.v1.UploadDocumentRequest.metadata:type_name -> quire.v1.UploadMetadata
+	47, // 7: quire.v1.UploadDocumentResponse.document:type_name -> quire.v1.Document
+	48, // 8: quire.v1.UploadDocumentResponse.outcome:type_name -> quire.v1.UploadOutcome
+	10, // 9: quire.v1.UploadDocumentsRequest.metadata:type_name -> quire.v1.UploadMetadata
+	48, // 10: quire.v1.UploadResult.outcome:type_name -> quire.v1.UploadOutcome
+	47, // 11: quire.v1.UploadResult.document:type_name -> quire.v1.Document
+	49, // 12: quire.v1.UploadResult.error:type_name -> quire.v1.ErrorDetail
+	14, // 13: quire.v1.UploadDocumentsResponse.results:type_name -> quire.v1.UploadResult
+	47, // 14: quire.v1.GetDocumentResponse.document:type_name -> quire.v1.Document
+	50, // 15: quire.v1.ListDocumentsRequest.filter:type_name -> quire.v1.MetadataFilter
+	47, // 16: quire.v1.ListDocumentsResponse.documents:type_name -> quire.v1.Document
+	50, // 17: quire.v1.DeleteDocumentsRequest.filter:type_name -> quire.v1.MetadataFilter
+	46, // 18: quire.v1.UpdateDocumentMetadataRequest.patch:type_name -> google.protobuf.Struct
+	47, // 19: quire.v1.UpdateDocumentMetadataResponse.document:type_name -> quire.v1.Document
+	47, // 20: quire.v1.DeleteDocumentResponse.document:type_name -> quire.v1.Document
+	47, // 21: quire.v1.WatchDocumentsResponse.document:type_name -> quire.v1.Document
+	51, // 22: quire.v1.UpsertAgentResponse.agent:type_name -> quire.v1.Agent
+	51, // 23: quire.v1.GetAgentResponse.agent:type_name -> quire.v1.Agent
+	51, // 24: quire.v1.DeleteAgentResponse.agent:type_name -> quire.v1.Agent
+	51, // 25: quire.v1.ListAgentsResponse.agents:type_name -> quire.v1.Agent
+	52, // 26: quire.v1.SearchKnowledgeRequest.mode:type_name -> quire.v1.RetrievalMode
+	50, // 27: quire.v1.SearchKnowledgeRequest.filter:type_name -> quire.v1.MetadataFilter
+	53, // 28: quire.v1.SearchKnowledgeResponse.hits:type_name -> quire.v1.KnowledgeHit
+	52, // 29: quire.v1.SearchKnowledgeResponse.mode:type_name -> quire.v1.RetrievalMode
+	54, // 30: quire.v1.ReadDocumentResponse.slice:type_name -> quire.v1.DocumentSlice
+	55, // 31: quire.v1.GetIndexStatusResponse.status:type_name -> quire.v1.IndexStatus
+	55, // 32: quire.v1.WatchIndexStatusResponse.status:type_name -> quire.v1.IndexStatus
+	0,  // 33: quire.v1.KnowledgeService.CreateCollection:input_type -> quire.v1.CreateCollectionRequest
+	2,  // 34: quire.v1.KnowledgeService.ListModels:input_type -> quire.v1.ListModelsRequest
+	4,  // 35: quire.v1.KnowledgeService.GetCollection:input_type -> quire.v1.GetCollectionRequest
+	6,  // 36: quire.v1.KnowledgeService.ListCollections:input_type -> quire.v1.ListCollectionsRequest
+	8,  // 37: quire.v1.KnowledgeService.DeleteCollection:input_type -> quire.v1.DeleteCollectionRequest
+	11, // 38: quire.v1.KnowledgeService.UploadDocument:input_type -> quire.v1.UploadDocumentRequest
+	13, // 39: quire.v1.KnowledgeService.UploadDocuments:input_type -> quire.v1.UploadDocumentsRequest
+	16, // 40: quire.v1.KnowledgeService.GetDocument:input_type -> quire.v1.GetDocumentRequest
+	18, // 41: quire.v1.KnowledgeService.ListDocuments:input_type -> quire.v1.ListDocumentsRequest
+	20, // 42: quire.v1.KnowledgeService.DeleteDocument:input_type -> quire.v1.DeleteDocumentRequest
+	21, // 43: quire.v1.KnowledgeService.DeleteDocuments:input_type -> quire.v1.DeleteDocumentsRequest
+	23, // 44: quire.v1.KnowledgeService.UpdateDocumentMetadata:input_type -> quire.v1.UpdateDocumentMetadataRequest
+	26, // 45: quire.v1.KnowledgeService.WatchDocuments:input_type -> quire.v1.WatchDocumentsRequest
+	28, // 46: quire.v1.KnowledgeService.UpsertAgent:input_type -> quire.v1.UpsertAgentRequest
+	30, // 47: quire.v1.KnowledgeService.GetAgent:input_type -> quire.v1.GetAgentRequest
+	32, // 48: quire.v1.KnowledgeService.DeleteAgent:input_type -> quire.v1.DeleteAgentRequest
+	34, // 49: quire.v1.KnowledgeService.ListAgents:input_type -> quire.v1.ListAgentsRequest
+	36, // 50: quire.v1.KnowledgeService.SearchKnowledge:input_type -> quire.v1.SearchKnowledgeRequest
+	38, // 51: quire.v1.KnowledgeService.ReadDocument:input_type -> quire.v1.ReadDocumentRequest
+	40, // 52: quire.v1.KnowledgeService.GetIndexStatus:input_type -> quire.v1.GetIndexStatusRequest
+	42, // 53: quire.v1.KnowledgeService.WatchIndexStatus:input_type -> quire.v1.WatchIndexStatusRequest
+	1,  // 54: quire.v1.KnowledgeService.CreateCollection:output_type -> quire.v1.CreateCollectionResponse
+	3,  // 55: quire.v1.KnowledgeService.ListModels:output_type -> quire.v1.ListModelsResponse
+	5,  // 56: quire.v1.KnowledgeService.GetCollection:output_type -> quire.v1.GetCollectionResponse
+	7,  // 57: quire.v1.KnowledgeService.ListCollections:output_type -> quire.v1.ListCollectionsResponse
+	9,  // 58: quire.v1.KnowledgeService.DeleteCollection:output_type -> quire.v1.DeleteCollectionResponse
+	12, // 59: quire.v1.KnowledgeService.UploadDocument:output_type -> quire.v1.UploadDocumentResponse
+	15, // 60: quire.v1.KnowledgeService.UploadDocuments:output_type -> quire.v1.UploadDocumentsResponse
+	17, // 61: quire.v1.KnowledgeService.GetDocument:output_type -> quire.v1.GetDocumentResponse
+	19, // 62: quire.v1.KnowledgeService.ListDocuments:output_type -> quire.v1.ListDocumentsResponse
+	25, // 63: quire.v1.KnowledgeService.DeleteDocument:output_type -> quire.v1.DeleteDocumentResponse
+	22, // 64: quire.v1.KnowledgeService.DeleteDocuments:output_type -> quire.v1.DeleteDocumentsResponse
+	24, // 65: quire.v1.KnowledgeService.UpdateDocumentMetadata:output_type -> quire.v1.UpdateDocumentMetadataResponse
+	27, // 66: quire.v1.KnowledgeService.WatchDocuments:output_type -> quire.v1.WatchDocumentsResponse
+	29, // 67: quire.v1.KnowledgeService.UpsertAgent:output_type -> quire.v1.UpsertAgentResponse
+	31, // 68: quire.v1.KnowledgeService.GetAgent:output_type -> quire.v1.GetAgentResponse
+	33, // 69: quire.v1.KnowledgeService.DeleteAgent:output_type -> quire.v1.DeleteAgentResponse
+	35, // 70: quire.v1.KnowledgeService.ListAgents:output_type -> quire.v1.ListAgentsResponse
+	37, // 71: quire.v1.KnowledgeService.SearchKnowledge:output_type -> quire.v1.SearchKnowledgeResponse
+	39, // 72: quire.v1.KnowledgeService.ReadDocument:output_type -> quire.v1.ReadDocumentResponse
+	41, // 73: quire.v1.KnowledgeService.GetIndexStatus:output_type -> quire.v1.GetIndexStatusResponse
+	43, // 74: quire.v1.KnowledgeService.WatchIndexStatus:output_type -> quire.v1.WatchIndexStatusResponse
+	54, // [54:75] is the sub-list for method output_type
+	33, // [33:54] is the sub-list for method input_type
+	33, // [33:33] is the sub-list for extension type_name
+	33, // [33:33] is the sub-list for extension extendee
+	0,  // [0:33] is the sub-list for field type_name
 }
 
 func init() { file_quire_v1_knowledge_service_proto_init() }
@@ -2855,25 +2972,25 @@ func file_quire_v1_knowledge_service_proto_init() {
 	file_quire_v1_errors_proto_init()
 	file_quire_v1_knowledge_proto_init()
 	file_quire_v1_options_proto_init()
-	file_quire_v1_knowledge_service_proto_msgTypes[8].OneofWrappers = []any{}
-	file_quire_v1_knowledge_service_proto_msgTypes[9].OneofWrappers = []any{
+	file_quire_v1_knowledge_service_proto_msgTypes[10].OneofWrappers = []any{}
+	file_quire_v1_knowledge_service_proto_msgTypes[11].OneofWrappers = []any{
 		(*UploadDocumentRequest_Metadata)(nil),
 		(*UploadDocumentRequest_Data)(nil),
 	}
-	file_quire_v1_knowledge_service_proto_msgTypes[11].OneofWrappers = []any{
+	file_quire_v1_knowledge_service_proto_msgTypes[13].OneofWrappers = []any{
 		(*UploadDocumentsRequest_Metadata)(nil),
 		(*UploadDocumentsRequest_Data)(nil),
 	}
-	file_quire_v1_knowledge_service_proto_msgTypes[14].OneofWrappers = []any{}
-	file_quire_v1_knowledge_service_proto_msgTypes[18].OneofWrappers = []any{}
-	file_quire_v1_knowledge_service_proto_msgTypes[21].OneofWrappers = []any{}
+	file_quire_v1_knowledge_service_proto_msgTypes[16].OneofWrappers = []any{}
+	file_quire_v1_knowledge_service_proto_msgTypes[20].OneofWrappers = []any{}
+	file_quire_v1_knowledge_service_proto_msgTypes[23].OneofWrappers = []any{}
 	type x struct{}
 	out := protoimpl.TypeBuilder{
 		File: protoimpl.DescBuilder{
 			GoPackagePath: reflect.TypeOf(x{}).PkgPath(),
 			RawDescriptor: unsafe.Slice(unsafe.StringData(file_quire_v1_knowledge_service_proto_rawDesc), len(file_quire_v1_knowledge_service_proto_rawDesc)),
 			NumEnums:      0,
-			NumMessages:   42,
+			NumMessages:   44,
 			NumExtensions: 0,
 			NumServices:   1,
 		},

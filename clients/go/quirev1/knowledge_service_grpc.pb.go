@@ -20,6 +20,7 @@ const _ = grpc.SupportPackageIsVersion9
 
 const (
 	KnowledgeService_CreateCollection_FullMethodName       = "/quire.v1.KnowledgeService/CreateCollection"
+	KnowledgeService_ListModels_FullMethodName             = "/quire.v1.KnowledgeService/ListModels"
 	KnowledgeService_GetCollection_FullMethodName          = "/quire.v1.KnowledgeService/GetCollection"
 	KnowledgeService_ListCollections_FullMethodName        = "/quire.v1.KnowledgeService/ListCollections"
 	KnowledgeService_DeleteCollection_FullMethodName       = "/quire.v1.KnowledgeService/DeleteCollection"
@@ -50,6 +51,9 @@ const (
 type KnowledgeServiceClient interface {
 	// Creates a collection (name 1–200 characters, unique among non-deleted collections).
 	CreateCollection(ctx context.Context, in *CreateCollectionRequest, opts ...grpc.CallOption) (*CreateCollectionResponse, error)
+	// The embedding models the deployment knows: dimensions, whether each is prepared and
+	// loaded, and which is the default.
+	ListModels(ctx context.Context, in *ListModelsRequest, opts ...grpc.CallOption) (*ListModelsResponse, error)
 	// One collection of the caller's organisation, by id.
 	GetCollection(ctx context.Context, in *GetCollectionRequest, opts ...grpc.CallOption) (*GetCollectionResponse, error)
 	// Non-deleted collections by name.
@@ -113,6 +117,16 @@ func (c *knowledgeServiceClient) CreateCollection(ctx context.Context, in *Creat
 	cOpts := append([]grpc.CallOption{grpc.StaticMethod()}, opts...)
 	out := new(CreateCollectionResponse)
 	err := c.cc.Invoke(ctx, KnowledgeService_CreateCollection_FullMethodName, in, out, cOpts...)
+	if err != nil {
+		return nil, err
+	}
+	return out, nil
+}
+
+func (c *knowledgeServiceClient) ListModels(ctx context.Context, in *ListModelsRequest, opts ...grpc.CallOption) (*ListModelsResponse, error) {
+	cOpts := append([]grpc.CallOption{grpc.StaticMethod()}, opts...)
+	out := new(ListModelsResponse)
+	err := c.cc.Invoke(ctx, KnowledgeService_ListModels_FullMethodName, in, out, cOpts...)
 	if err != nil {
 		return nil, err
 	}
@@ -342,6 +356,9 @@ type KnowledgeService_WatchIndexStatusClient = grpc.ServerStreamingClient[WatchI
 type KnowledgeServiceServer interface {
 	// Creates a collection (name 1–200 characters, unique among non-deleted collections).
 	CreateCollection(context.Context, *CreateCollectionRequest) (*CreateCollectionResponse, error)
+	// The embedding models the deployment knows: dimensions, whether each is prepared and
+	// loaded, and which is the default.
+	ListModels(context.Context, *ListModelsRequest) (*ListModelsResponse, error)
 	// One collection of the caller's organisation, by id.
 	GetCollection(context.Context, *GetCollectionRequest) (*GetCollectionResponse, error)
 	// Non-deleted collections by name.
@@ -403,6 +420,9 @@ type UnimplementedKnowledgeServiceServer struct{}
 
 func (UnimplementedKnowledgeServiceServer) CreateCollection(context.Context, *CreateCollectionRequest) (*CreateCollectionResponse, error) {
 	return nil, status.Error(codes.Unimplemented, "method CreateCollection not implemented")
+}
+func (UnimplementedKnowledgeServiceServer) ListModels(context.Context, *ListModelsRequest) (*ListModelsResponse, error) {
+	return nil, status.Error(codes.Unimplemented, "method ListModels not implemented")
 }
 func (UnimplementedKnowledgeServiceServer) GetCollection(context.Context, *GetCollectionRequest) (*GetCollectionResponse, error) {
 	return nil, status.Error(codes.Unimplemented, "method GetCollection not implemented")
@@ -496,6 +516,24 @@ func _KnowledgeService_CreateCollection_Handler(srv interface{}, ctx context.Con
 	}
 	handler := func(ctx context.Context, req interface{}) (interface{}, error) {
 		return srv.(KnowledgeServiceServer).CreateCollection(ctx, req.(*CreateCollectionRequest))
+	}
+	return interceptor(ctx, in, info, handler)
+}
+
+func _KnowledgeService_ListModels_Handler(srv interface{}, ctx context.Context, dec func(interface{}) error, interceptor grpc.UnaryServerInterceptor) (interface{}, error) {
+	in := new(ListModelsRequest)
+	if err := dec(in); err != nil {
+		return nil, err
+	}
+	if interceptor == nil {
+		return srv.(KnowledgeServiceServer).ListModels(ctx, in)
+	}
+	info := &grpc.UnaryServerInfo{
+		Server:     srv,
+		FullMethod: KnowledgeService_ListModels_FullMethodName,
+	}
+	handler := func(ctx context.Context, req interface{}) (interface{}, error) {
+		return srv.(KnowledgeServiceServer).ListModels(ctx, req.(*ListModelsRequest))
 	}
 	return interceptor(ctx, in, info, handler)
 }
@@ -816,6 +854,10 @@ var KnowledgeService_ServiceDesc = grpc.ServiceDesc{
 		{
 			MethodName: "CreateCollection",
 			Handler:    _KnowledgeService_CreateCollection_Handler,
+		},
+		{
+			MethodName: "ListModels",
+			Handler:    _KnowledgeService_ListModels_Handler,
 		},
 		{
 			MethodName: "GetCollection",

@@ -38,6 +38,7 @@ import {
   DocumentSchema,
   type DocumentSlice,
   DocumentSliceSchema,
+  type EmbeddingModel,
   type IndexStatus,
   IndexStatusSchema,
   type MetadataFilter,
@@ -651,9 +652,19 @@ export class QuireClient {
 
   // ------------------------------------------------------------------ KnowledgeService
 
-  async createCollection(request: { name: string }, options?: CallOptions): Promise<Collection> {
-    const reply = await this.unary((o) => this.knowledge.createCollection({ name: request.name }, o), options);
+  /** `embeddingModel`: a name from listModels that the server has loaded (default: the deployment's); fixed for the collection's life. */
+  async createCollection(request: { name: string; embeddingModel?: string }, options?: CallOptions): Promise<Collection> {
+    const reply = await this.unary(
+      (o) => this.knowledge.createCollection({ name: request.name, embeddingModel: request.embeddingModel ?? "" }, o),
+      options,
+    );
     return reply.collection ?? create(CollectionSchema);
+  }
+
+  /** The embedding models the deployment knows: dimensions, prepared, loaded, default. */
+  async listModels(options?: CallOptions): Promise<EmbeddingModel[]> {
+    const reply = await this.unary((o) => this.knowledge.listModels({}, o), options);
+    return reply.models;
   }
 
   async getCollection(request: { collectionId: string }, options?: CallOptions): Promise<Collection> {

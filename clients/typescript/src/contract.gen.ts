@@ -86,6 +86,7 @@ export const RPC_KINDS: Readonly<Record<string, CallKind>> = Object.freeze({
   WhoAmI: "read",
   // quire.v1.KnowledgeService
   CreateCollection: "write",
+  ListModels: "read",
   GetCollection: "read",
   ListCollections: "read",
   DeleteCollection: "write",
@@ -124,6 +125,7 @@ export const IDEMPOTENT_RPCS: ReadonlySet<string> = new Set([
   "GetShadowReport",
   "ListApiKeys",
   "WhoAmI",
+  "ListModels",
   "GetCollection",
   "ListCollections",
   "GetDocument",

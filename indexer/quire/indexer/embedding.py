@@ -80,7 +80,7 @@ def _not_prepared(
 ) -> ModelNotPreparedError:
     return error(
         f"embedding model at {directory} is not usable ({problem}); "
-        f"run `quire model prepare` to (re)build it"
+        f"run `quire model prepare --model {directory.name}` to (re)build it"
     )
 
 
@@ -127,26 +127,36 @@ def clean_text(text: str | bytes) -> str:
     return text
 
 
-def pool_rows(hidden: FloatArray, lengths: Sequence[int]) -> FloatArray:
-    """Mean over each row's real tokens, then L2 normalisation: one row at a time, summed in
-    float64 in token order and normalised with an exactly rounded sum, so a row's vector does
-    not depend on the other rows or on padding."""
+POOLINGS = ("mean", "cls")
+
+
+def pool_rows(hidden: FloatArray, lengths: Sequence[int], pooling: str = "mean") -> FloatArray:
+    """Mean over each row's real tokens (or, for "cls", the row's first token), then L2
+    normalisation: one row at a time, summed in float64 in token order and normalised with an
+    exactly rounded sum, so a row's vector does not depend on the other rows or on padding."""
     out = np.empty((len(lengths), hidden.shape[2]), dtype=np.float32)
     for row, length in enumerate(lengths):
-        mean = hidden[row, : max(length, 1)].astype(np.float64).sum(axis=0) / max(length, 1)
-        norm = math.sqrt(math.fsum(float(v) * float(v) for v in mean))
-        out[row] = mean / max(norm, 1e-12)
+        if pooling == "cls":
+            pooled = hidden[row, 0].astype(np.float64)
+        else:
+            pooled = hidden[row, : max(length, 1)].astype(np.float64).sum(axis=0) / max(length, 1)
+        norm = math.sqrt(math.fsum(float(v) * float(v) for v in pooled))
+        out[row] = pooled / max(norm, 1e-12)
     return out
 
 
-def micro_batches(lengths: Sequence[int], max_tokens: int = MICRO_BATCH_TOKENS) -> list[list[int]]:
+def micro_batches(
+    lengths: Sequence[int], max_tokens: int = MICRO_BATCH_TOKENS, max_texts: int = 0
+) -> list[list[int]]:
     """Indices grouped by token length: sorted, and cut where the padded batch (rows × the
-    longest) would pass `max_tokens` (a longer text runs alone)."""
+    longest) would pass `max_tokens` (a longer text runs alone) or, when `max_texts` > 0, where
+    it would hold more than `max_texts` texts."""
     order = sorted(range(len(lengths)), key=lambda i: (lengths[i], i))
     groups: list[list[int]] = []
     current: list[int] = []
     for i in order:
-        if current and (len(current) + 1) * lengths[i] > max_tokens:
+        full = 0 < max_texts <= len(current)
+        if current and (full or (len(current) + 1) * lengths[i] > max_tokens):
             groups.append(current)
             current = []
         current.append(i)
@@ -171,6 +181,8 @@ class Embedder:
         fingerprint: str,
         threads: int = 1,
         pad_id: int = 0,
+        query_prefix: str = "",
+        max_batch_texts: int = 0,
     ) -> None:
         self._session = session
         self._tokenizer = tokenizer
@@ -188,6 +200,11 @@ class Embedder:
         self.pooling = pooling
         self.fingerprint = fingerprint
         self.threads = threads
+        # Prepended to queries only (bge-small's retrieval instruction; "" for MiniLM).
+        self.query_prefix = query_prefix
+        # Texts per ONNX run at most (0: no limit); 1 for a model whose int8 activation ranges
+        # are taken per run, so that a vector never depends on its batch-mates.
+        self.max_batch_texts = max_batch_texts
 
     @classmethod
     def load(
@@ -234,9 +251,11 @@ class Embedder:
             dimension = int(manifest["dimension"])
             max_tokens = int(manifest["max_tokens"])
             pooling = str(manifest["pooling"])
+            query_prefix = str(manifest.get("query_prefix", ""))
+            max_batch_texts = int(manifest.get("max_batch_texts", 0))
         except (KeyError, TypeError, ValueError) as exc:
             raise _not_prepared(directory, f"manifest field missing: {exc}") from exc
-        if pooling != "mean":
+        if pooling not in POOLINGS:
             raise _not_prepared(directory, f"pooling {pooling!r} is not supported")
 
         try:
@@ -280,6 +299,9 @@ class Embedder:
                 f"precision={precision}",
                 f"format={MODEL_FORMAT}",
             ]
+            # Only models with an instruction add it, so the default model's fingerprint (and
+            # the vectors stored under it) stay valid.
+            + ([f"query_prefix={query_prefix}"] if query_prefix else [])
         )
         return cls(
             session=session,
@@ -292,6 +314,8 @@ class Embedder:
             fingerprint=hashlib.sha256(key.encode()).hexdigest(),
             threads=threads if threads else _available_cores(),
             pad_id=pad_id,
+            query_prefix=query_prefix,
+            max_batch_texts=max_batch_texts,
         )
 
     @staticmethod
@@ -338,7 +362,9 @@ class Embedder:
         hidden = self._session.run(
             [self._output], {k: v for k, v in feed.items() if k in self._inputs}
         )[0]
-        return pool_rows(np.asarray(hidden, dtype=np.float32), [len(ids) for ids in batch])
+        return pool_rows(
+            np.asarray(hidden, dtype=np.float32), [len(ids) for ids in batch], self.pooling
+        )
 
     def embed(
         self, texts: Sequence[str | bytes], max_batch_tokens: int = MICRO_BATCH_TOKENS
@@ -350,7 +376,7 @@ class Embedder:
         if not texts:
             return out
         ids = self.token_ids(texts)
-        groups = micro_batches([len(i) for i in ids], max_batch_tokens)
+        groups = micro_batches([len(i) for i in ids], max_batch_tokens, self.max_batch_texts)
 
         def run(group: list[int]) -> None:
             out[group] = self._run([ids[i] for i in group])
@@ -364,10 +390,14 @@ class Embedder:
         return out
 
     def embed_query(self, text: str | bytes) -> FloatArray:
-        """Embed one text: shape (dimension,), float32, unit norm (the same vector `embed`
-        gives it)."""
-        ids = self._tokenizer.encode(self._prepare(text)).ids
+        """Embed one query: shape (dimension,), float32, unit norm (the vector `embed` gives
+        the query with the model's `query_prefix` in front)."""
+        ids = self._tokenizer.encode(self._prepare(self.query_prefix + clean_text(text))).ids
         return cast(FloatArray, self._run([ids])[0])
+
+    def embed_queries(self, texts: Sequence[str | bytes]) -> FloatArray:
+        """`embed_query` for several queries at once (rows in input order)."""
+        return self.embed([self.query_prefix + clean_text(t) for t in texts])
 
     def close(self) -> None:
         if self._runs is not None:

@@ -2,6 +2,7 @@
 
 from quire.indexer.modelprep import (
     DEFAULT_MODEL_NAME,
+    KNOWN_MODELS,
     ModelPrepareError,
     ModelSourceError,
     is_prepared,
@@ -10,6 +11,7 @@ from quire.indexer.modelprep import (
 
 __all__ = [
     "DEFAULT_MODEL_NAME",
+    "KNOWN_MODELS",
     "ModelPrepareError",
     "ModelSourceError",
     "is_prepared",

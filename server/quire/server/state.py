@@ -6,6 +6,7 @@ from dataclasses import dataclass, field
 
 import asyncpg
 
+from quire.server import models
 from quire.server.auth import KeyVerifier
 from quire.server.config import Settings
 from quire.server.cursors import CursorCodec
@@ -41,6 +42,9 @@ class AppState:
     # Each organisation's search bound, for DescribeTools (a few seconds; SetRetrievalPolicy
     # forgets its organisation's entry).
     search_limits: SearchLimits = field(default_factory=SearchLimits)
+    # The models loaded beside the default (`--models`), by name: collections created with
+    # one of them embed and search with it.
+    extra_models: dict[str, EmbeddingService] = field(default_factory=dict)
 
     async def read_pool(self) -> asyncpg.Pool:
         """Where a read-only transaction of the current call goes: a healthy replica for the
@@ -62,3 +66,17 @@ class AppState:
                 "The embedding model is not loaded; run `quire model prepare` and restart",
             )
         return self.embeddings
+
+    @property
+    def models(self) -> dict[str, EmbeddingService | None]:
+        """Every model of this server by name, the default first (None when it is not loaded)."""
+        return {models.DEFAULT_MODEL: self.embeddings, **self.extra_models}
+
+    def embeddings_for(self, name: str) -> EmbeddingService:
+        """The loaded model `name`, or SEARCH_UNAVAILABLE naming the command that prepares it."""
+        if name == models.DEFAULT_MODEL:
+            return self.require_embeddings()
+        found = self.extra_models.get(name)
+        if found is None:
+            raise models.unavailable(name)
+        return found

@@ -104,6 +104,7 @@ RPC_KINDS: dict[str, CallKind] = {
     "WhoAmI": CallKind.READ,
     # quire.v1.KnowledgeService
     "CreateCollection": CallKind.WRITE,
+    "ListModels": CallKind.READ,
     "GetCollection": CallKind.READ,
     "ListCollections": CallKind.READ,
     "DeleteCollection": CallKind.WRITE,
@@ -144,6 +145,7 @@ IDEMPOTENT_RPCS: frozenset[str] = frozenset(
         "GetShadowReport",
         "ListApiKeys",
         "WhoAmI",
+        "ListModels",
         "GetCollection",
         "ListCollections",
         "GetDocument",

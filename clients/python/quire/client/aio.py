@@ -388,12 +388,24 @@ class AsyncQuireClient:
     # ------------------------------------------------------------------ KnowledgeService
 
     async def create_collection(
-        self, *, name: str, timeout: float | None = None
+        self, *, name: str, embedding_model: str = "", timeout: float | None = None
     ) -> knowledge_pb2.Collection:
-        request = knowledge_service_pb2.CreateCollectionRequest(name=name)
+        """`embedding_model`: a name from `list_models` that the server has loaded; empty for
+        the deployment's default. Fixed for the collection's life."""
+        request = knowledge_service_pb2.CreateCollectionRequest(
+            name=name, embedding_model=embedding_model
+        )
         k = self._knowledge
         reply = await self._unary(k.CreateCollection, request, timeout)
         return reply.collection
+
+    async def list_models(
+        self, *, timeout: float | None = None
+    ) -> list[knowledge_pb2.EmbeddingModel]:
+        """The embedding models the deployment knows: dimensions, prepared, loaded, default."""
+        request = knowledge_service_pb2.ListModelsRequest()
+        reply = await self._unary(self._knowledge.ListModels, request, timeout)
+        return list(reply.models)
 
     async def get_collection(
         self, *, collection_id: str, timeout: float | None = None

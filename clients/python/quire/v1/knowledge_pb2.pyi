@@ -262,6 +262,7 @@ class Collection(_message.Message):
     DOCUMENT_COUNT_FIELD_NUMBER: _builtins.int
     SERVING_GENERATION_FIELD_NUMBER: _builtins.int
     CREATED_AT_FIELD_NUMBER: _builtins.int
+    EMBEDDING_MODEL_FIELD_NUMBER: _builtins.int
     schema_version: _builtins.int
     """The version of this message's layout; 1 for every message of quire.v1 today."""
     collection_id: _builtins.str
@@ -274,6 +275,10 @@ class Collection(_message.Message):
     """Live documents in the collection."""
     serving_generation: _builtins.int
     """0 when no generation is ready yet."""
+    embedding_model: _builtins.str
+    """The embedding model its vectors come from (ListModels), fixed at creation: every
+    generation of the collection is built with it, so its vectors are never mixed.
+    """
     @_builtins.property
     def created_at(self) -> _timestamp_pb2.Timestamp:
         """When the collection was created."""
@@ -288,10 +293,11 @@ class Collection(_message.Message):
         document_count: _builtins.int = ...,
         serving_generation: _builtins.int = ...,
         created_at: _timestamp_pb2.Timestamp | None = ...,
+        embedding_model: _builtins.str = ...,
     ) -> None: ...
     _HasFieldArgType: _TypeAlias = _typing.Literal["created_at", b"created_at"]  # noqa: Y015
     def HasField(self, field_name: _HasFieldArgType) -> _builtins.bool: ...
-    _ClearFieldArgType: _TypeAlias = _typing.Literal["collection_id", b"collection_id", "created_at", b"created_at", "document_count", b"document_count", "name", b"name", "revision", b"revision", "schema_version", b"schema_version", "serving_generation", b"serving_generation"]  # noqa: Y015
+    _ClearFieldArgType: _TypeAlias = _typing.Literal["collection_id", b"collection_id", "created_at", b"created_at", "document_count", b"document_count", "embedding_model", b"embedding_model", "name", b"name", "revision", b"revision", "schema_version", b"schema_version", "serving_generation", b"serving_generation"]  # noqa: Y015
     def ClearField(self, field_name: _ClearFieldArgType) -> None: ...
     def WhichOneof(self, oneof_group: _Never) -> None: ...
 
@@ -850,6 +856,7 @@ class IndexStatus(_message.Message):
     BUILDING_GENERATION_FIELD_NUMBER: _builtins.int
     GENERATIONS_FIELD_NUMBER: _builtins.int
     WORKER_LAST_SEEN_FIELD_NUMBER: _builtins.int
+    EMBEDDING_MODEL_FIELD_NUMBER: _builtins.int
     schema_version: _builtins.int
     """The version of this message's layout; 1 for every message of quire.v1 today."""
     collection_id: _builtins.str
@@ -858,6 +865,8 @@ class IndexStatus(_message.Message):
     """0 when none is ready."""
     building_generation: _builtins.int
     """0 when no build is running."""
+    embedding_model: _builtins.str
+    """The collection's embedding model (Collection.embedding_model)."""
     @_builtins.property
     def generations(self) -> _containers.RepeatedCompositeFieldContainer[Global___IndexGeneration]:
         """The collection's generations, newest first."""
@@ -878,11 +887,58 @@ class IndexStatus(_message.Message):
         building_generation: _builtins.int = ...,
         generations: _abc.Iterable[Global___IndexGeneration] | None = ...,
         worker_last_seen: _timestamp_pb2.Timestamp | None = ...,
+        embedding_model: _builtins.str = ...,
     ) -> None: ...
     _HasFieldArgType: _TypeAlias = _typing.Literal["worker_last_seen", b"worker_last_seen"]  # noqa: Y015
     def HasField(self, field_name: _HasFieldArgType) -> _builtins.bool: ...
-    _ClearFieldArgType: _TypeAlias = _typing.Literal["building_generation", b"building_generation", "collection_id", b"collection_id", "generations", b"generations", "schema_version", b"schema_version", "serving_generation", b"serving_generation", "worker_last_seen", b"worker_last_seen"]  # noqa: Y015
+    _ClearFieldArgType: _TypeAlias = _typing.Literal["building_generation", b"building_generation", "collection_id", b"collection_id", "embedding_model", b"embedding_model", "generations", b"generations", "schema_version", b"schema_version", "serving_generation", b"serving_generation", "worker_last_seen", b"worker_last_seen"]  # noqa: Y015
     def ClearField(self, field_name: _ClearFieldArgType) -> None: ...
     def WhichOneof(self, oneof_group: _Never) -> None: ...
 
 Global___IndexStatus: _TypeAlias = IndexStatus  # noqa: Y015
+
+@_typing.final
+class EmbeddingModel(_message.Message):
+    """An embedding model the deployment knows (ListModels)."""
+
+    DESCRIPTOR: _descriptor.Descriptor
+
+    NAME_FIELD_NUMBER: _builtins.int
+    DIMENSIONS_FIELD_NUMBER: _builtins.int
+    MAX_TOKENS_FIELD_NUMBER: _builtins.int
+    PREPARED_FIELD_NUMBER: _builtins.int
+    LOADED_FIELD_NUMBER: _builtins.int
+    IS_DEFAULT_FIELD_NUMBER: _builtins.int
+    SUMMARY_FIELD_NUMBER: _builtins.int
+    name: _builtins.str
+    """The name a collection is created with, e.g. "all-minilm-l6-v2", "bge-small-en-v1.5"."""
+    dimensions: _builtins.int
+    """The length of its vectors."""
+    max_tokens: _builtins.int
+    """The most tokens of a text it reads; the rest is truncated."""
+    prepared: _builtins.bool
+    """Prepared under the server's $QUIRE_HOME (`quire model prepare --model <name>`)."""
+    loaded: _builtins.bool
+    """Loaded by this server (its --models option): only these can embed new collections."""
+    is_default: _builtins.bool
+    """The deployment's default: what a collection gets when it names no model."""
+    summary: _builtins.str
+    """One line on what it is and what it costs."""
+    def __init__(
+        self,
+        *,
+        name: _builtins.str = ...,
+        dimensions: _builtins.int = ...,
+        max_tokens: _builtins.int = ...,
+        prepared: _builtins.bool = ...,
+        loaded: _builtins.bool = ...,
+        is_default: _builtins.bool = ...,
+        summary: _builtins.str = ...,
+    ) -> None: ...
+    _HasFieldArgType: _TypeAlias = _Never  # noqa: Y015
+    def HasField(self, field_name: _HasFieldArgType) -> _builtins.bool: ...
+    _ClearFieldArgType: _TypeAlias = _typing.Literal["dimensions", b"dimensions", "is_default", b"is_default", "loaded", b"loaded", "max_tokens", b"max_tokens", "name", b"name", "prepared", b"prepared", "summary", b"summary"]  # noqa: Y015
+    def ClearField(self, field_name: _ClearFieldArgType) -> None: ...
+    def WhichOneof(self, oneof_group: _Never) -> None: ...
+
+Global___EmbeddingModel: _TypeAlias = EmbeddingModel  # noqa: Y015

@@ -28,18 +28,26 @@ class CreateCollectionRequest(_message.Message):
     DESCRIPTOR: _descriptor.Descriptor
 
     NAME_FIELD_NUMBER: _builtins.int
+    EMBEDDING_MODEL_FIELD_NUMBER: _builtins.int
     name: _builtins.str
     """The collection's name: 1–200 characters, not blank, unique among the organisation's
     non-deleted collections (else ALREADY_EXISTS).
+    """
+    embedding_model: _builtins.str
+    """The embedding model (a name from ListModels that this server has loaded), at most 64
+    characters; empty: the deployment's default. Fixed for the collection's life. An unknown
+    name, or one the server has not loaded, is INVALID_REQUEST naming the model and the
+    command to prepare it; nothing is created.
     """
     def __init__(
         self,
         *,
         name: _builtins.str = ...,
+        embedding_model: _builtins.str = ...,
     ) -> None: ...
     _HasFieldArgType: _TypeAlias = _Never  # noqa: Y015
     def HasField(self, field_name: _HasFieldArgType) -> _builtins.bool: ...
-    _ClearFieldArgType: _TypeAlias = _typing.Literal["name", b"name"]  # noqa: Y015
+    _ClearFieldArgType: _TypeAlias = _typing.Literal["embedding_model", b"embedding_model", "name", b"name"]  # noqa: Y015
     def ClearField(self, field_name: _ClearFieldArgType) -> None: ...
     def WhichOneof(self, oneof_group: _Never) -> None: ...
 
@@ -68,6 +76,51 @@ class CreateCollectionResponse(_message.Message):
     def WhichOneof(self, oneof_group: _Never) -> None: ...
 
 Global___CreateCollectionResponse: _TypeAlias = CreateCollectionResponse  # noqa: Y015
+
+@_typing.final
+class ListModelsRequest(_message.Message):
+    """Asks for the embedding models; takes no arguments."""
+
+    DESCRIPTOR: _descriptor.Descriptor
+
+    def __init__(
+        self,
+    ) -> None: ...
+    _HasFieldArgType: _TypeAlias = _Never  # noqa: Y015
+    def HasField(self, field_name: _HasFieldArgType) -> _builtins.bool: ...
+    _ClearFieldArgType: _TypeAlias = _Never  # noqa: Y015
+    def ClearField(self, field_name: _ClearFieldArgType) -> None: ...
+    def WhichOneof(self, oneof_group: _Never) -> None: ...
+
+Global___ListModelsRequest: _TypeAlias = ListModelsRequest  # noqa: Y015
+
+@_typing.final
+class ListModelsResponse(_message.Message):
+    """The answer to ListModels."""
+
+    DESCRIPTOR: _descriptor.Descriptor
+
+    SCHEMA_VERSION_FIELD_NUMBER: _builtins.int
+    MODELS_FIELD_NUMBER: _builtins.int
+    schema_version: _builtins.int
+    """The version of this message's layout; 1 for every message of quire.v1 today."""
+    @_builtins.property
+    def models(self) -> _containers.RepeatedCompositeFieldContainer[_knowledge_pb2.EmbeddingModel]:
+        """Every known model, by name."""
+
+    def __init__(
+        self,
+        *,
+        schema_version: _builtins.int = ...,
+        models: _abc.Iterable[_knowledge_pb2.EmbeddingModel] | None = ...,
+    ) -> None: ...
+    _HasFieldArgType: _TypeAlias = _Never  # noqa: Y015
+    def HasField(self, field_name: _HasFieldArgType) -> _builtins.bool: ...
+    _ClearFieldArgType: _TypeAlias = _typing.Literal["models", b"models", "schema_version", b"schema_version"]  # noqa: Y015
+    def ClearField(self, field_name: _ClearFieldArgType) -> None: ...
+    def WhichOneof(self, oneof_group: _Never) -> None: ...
+
+Global___ListModelsResponse: _TypeAlias = ListModelsResponse  # noqa: Y015
 
 @_typing.final
 class GetCollectionRequest(_message.Message):

@@ -41,6 +41,11 @@ class KnowledgeServiceStub:
                 request_serializer=quire_dot_v1_dot_knowledge__service__pb2.CreateCollectionRequest.SerializeToString,
                 response_deserializer=quire_dot_v1_dot_knowledge__service__pb2.CreateCollectionResponse.FromString,
                 _registered_method=True)
+        self.ListModels = channel.unary_unary(
+                '/quire.v1.KnowledgeService/ListModels',
+                request_serializer=quire_dot_v1_dot_knowledge__service__pb2.ListModelsRequest.SerializeToString,
+                response_deserializer=quire_dot_v1_dot_knowledge__service__pb2.ListModelsResponse.FromString,
+                _registered_method=True)
         self.GetCollection = channel.unary_unary(
                 '/quire.v1.KnowledgeService/GetCollection',
                 request_serializer=quire_dot_v1_dot_knowledge__service__pb2.GetCollectionRequest.SerializeToString,
@@ -145,6 +150,14 @@ class KnowledgeServiceServicer:
 
     def CreateCollection(self, request, context):
         """Creates a collection (name 1–200 characters, unique among non-deleted collections).
+        """
+        context.set_code(grpc.StatusCode.UNIMPLEMENTED)
+        context.set_details('Method not implemented!')
+        raise NotImplementedError('Method not implemented!')
+
+    def ListModels(self, request, context):
+        """The embedding models the deployment knows: dimensions, whether each is prepared and
+        loaded, and which is the default.
         """
         context.set_code(grpc.StatusCode.UNIMPLEMENTED)
         context.set_details('Method not implemented!')
@@ -302,6 +315,11 @@ def add_KnowledgeServiceServicer_to_server(servicer, server):
                     request_deserializer=quire_dot_v1_dot_knowledge__service__pb2.CreateCollectionRequest.FromString,
                     response_serializer=quire_dot_v1_dot_knowledge__service__pb2.CreateCollectionResponse.SerializeToString,
             ),
+            'ListModels': grpc.unary_unary_rpc_method_handler(
+                    servicer.ListModels,
+                    request_deserializer=quire_dot_v1_dot_knowledge__service__pb2.ListModelsRequest.FromString,
+                    response_serializer=quire_dot_v1_dot_knowledge__service__pb2.ListModelsResponse.SerializeToString,
+            ),
             'GetCollection': grpc.unary_unary_rpc_method_handler(
                     servicer.GetCollection,
                     request_deserializer=quire_dot_v1_dot_knowledge__service__pb2.GetCollectionRequest.FromString,
@@ -427,6 +445,33 @@ class KnowledgeService:
             '/quire.v1.KnowledgeService/CreateCollection',
             quire_dot_v1_dot_knowledge__service__pb2.CreateCollectionRequest.SerializeToString,
             quire_dot_v1_dot_knowledge__service__pb2.CreateCollectionResponse.FromString,
+            options,
+            channel_credentials,
+            insecure,
+            call_credentials,
+            compression,
+            wait_for_ready,
+            timeout,
+            metadata,
+            _registered_method=True)
+
+    @staticmethod
+    def ListModels(request,
+            target,
+            options=(),
+            channel_credentials=None,
+            call_credentials=None,
+            insecure=False,
+            compression=None,
+            wait_for_ready=None,
+            timeout=None,
+            metadata=None):
+        return grpc.experimental.unary_unary(
+            request,
+            target,
+            '/quire.v1.KnowledgeService/ListModels',
+            quire_dot_v1_dot_knowledge__service__pb2.ListModelsRequest.SerializeToString,
+            quire_dot_v1_dot_knowledge__service__pb2.ListModelsResponse.FromString,
             options,
             channel_credentials,
             insecure,

@@ -37,6 +37,10 @@ class KnowledgeServiceStub:
     def __new__(cls, channel: _aio.Channel) -> KnowledgeServiceAsyncStub: ...
     CreateCollection: _grpc.UnaryUnaryMultiCallable[_knowledge_service_pb2.CreateCollectionRequest, _knowledge_service_pb2.CreateCollectionResponse]
     """Creates a collection (name 1–200 characters, unique among non-deleted collections)."""
+    ListModels: _grpc.UnaryUnaryMultiCallable[_knowledge_service_pb2.ListModelsRequest, _knowledge_service_pb2.ListModelsResponse]
+    """The embedding models the deployment knows: dimensions, whether each is prepared and
+    loaded, and which is the default.
+    """
     GetCollection: _grpc.UnaryUnaryMultiCallable[_knowledge_service_pb2.GetCollectionRequest, _knowledge_service_pb2.GetCollectionResponse]
     """One collection of the caller's organisation, by id."""
     ListCollections: _grpc.UnaryUnaryMultiCallable[_knowledge_service_pb2.ListCollectionsRequest, _knowledge_service_pb2.ListCollectionsResponse]
@@ -103,6 +107,10 @@ class KnowledgeServiceAsyncStub(KnowledgeServiceStub):
     def __init__(self, channel: _aio.Channel) -> None: ...
     CreateCollection: _aio.UnaryUnaryMultiCallable[_knowledge_service_pb2.CreateCollectionRequest, _knowledge_service_pb2.CreateCollectionResponse]  # type: ignore[assignment]
     """Creates a collection (name 1–200 characters, unique among non-deleted collections)."""
+    ListModels: _aio.UnaryUnaryMultiCallable[_knowledge_service_pb2.ListModelsRequest, _knowledge_service_pb2.ListModelsResponse]  # type: ignore[assignment]
+    """The embedding models the deployment knows: dimensions, whether each is prepared and
+    loaded, and which is the default.
+    """
     GetCollection: _aio.UnaryUnaryMultiCallable[_knowledge_service_pb2.GetCollectionRequest, _knowledge_service_pb2.GetCollectionResponse]  # type: ignore[assignment]
     """One collection of the caller's organisation, by id."""
     ListCollections: _aio.UnaryUnaryMultiCallable[_knowledge_service_pb2.ListCollectionsRequest, _knowledge_service_pb2.ListCollectionsResponse]  # type: ignore[assignment]
@@ -172,6 +180,16 @@ class KnowledgeServiceServicer(metaclass=_abc_1.ABCMeta):
         context: _ServicerContext,
     ) -> _typing.Union[_knowledge_service_pb2.CreateCollectionResponse, _abc.Awaitable[_knowledge_service_pb2.CreateCollectionResponse]]:
         """Creates a collection (name 1–200 characters, unique among non-deleted collections)."""
+
+    @_abc_1.abstractmethod
+    def ListModels(
+        self,
+        request: _knowledge_service_pb2.ListModelsRequest,
+        context: _ServicerContext,
+    ) -> _typing.Union[_knowledge_service_pb2.ListModelsResponse, _abc.Awaitable[_knowledge_service_pb2.ListModelsResponse]]:
+        """The embedding models the deployment knows: dimensions, whether each is prepared and
+        loaded, and which is the default.
+        """
 
     @_abc_1.abstractmethod
     def GetCollection(

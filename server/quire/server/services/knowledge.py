@@ -16,6 +16,7 @@ import numpy.typing as npt
 from grpc import aio
 
 from quire.indexer import api as indexer
+from quire.server import models
 from quire.server.contract import SCHEMA_VERSION
 from quire.server.contract import bounds as contract_bounds
 from quire.server.embeddings import discard
@@ -60,11 +61,13 @@ from quire.v1 import (
 )
 
 COLLECTION_COLUMNS = """
-c.collection_id, c.name, c.revision, c.serving_generation, c.created_at,
+c.collection_id, c.name, c.revision, c.serving_generation, c.created_at, c.embedding_model,
 (SELECT count(*) FROM documents d WHERE d.org_id = c.org_id AND d.collection_id = c.collection_id
    AND d.deleted_at IS NULL) AS document_count
 """
-INSERT_COLLECTION = "INSERT INTO collections (org_id, collection_id, name) VALUES ($1, $2, $3)"
+INSERT_COLLECTION = """
+INSERT INTO collections (org_id, collection_id, name, embedding_model) VALUES ($1, $2, $3, $4)
+"""
 GET_COLLECTION = f"""
 SELECT {COLLECTION_COLUMNS} FROM collections c
 WHERE c.org_id = $1 AND c.collection_id = $2 AND c.deleted_at IS NULL
@@ -119,6 +122,7 @@ def collection_message(row: asyncpg.Record) -> knowledge_pb2.Collection:
         document_count=row["document_count"],
         serving_generation=row["serving_generation"],
         created_at=timestamp(row["created_at"]),
+        embedding_model=row["embedding_model"],
     )
 
 
@@ -169,16 +173,35 @@ class KnowledgeService(knowledge_service_pb2_grpc.KnowledgeServiceServicer):
     ) -> knowledge_service_pb2.CreateCollectionResponse:
         longest = number(contract_bounds.CreateCollectionRequest.name.max_chars)
         name = clean_text("name", request.name, max_chars=longest)
+        model = models.choose(
+            clean_text(
+                "embedding_model",
+                request.embedding_model,
+                max_chars=number(contract_bounds.CreateCollectionRequest.embedding_model.max_chars),
+                allow_empty=True,
+            ),
+            self.state.models,
+        )
         cid = uuid.uuid4()
         async with transaction(self.state.pool) as conn:
             try:
-                await conn.execute(INSERT_COLLECTION, principal().org_id, cid, name)
+                await conn.execute(INSERT_COLLECTION, principal().org_id, cid, name, model)
             except asyncpg.UniqueViolationError:
                 raise QuireError(
                     errors_pb2.ERROR_CODE_ALREADY_EXISTS, f"A collection named {name!r} exists"
                 ) from None
             collection = await self._collection(conn, str(cid))
         return knowledge_service_pb2.CreateCollectionResponse(collection=collection)
+
+    async def ListModels(
+        self,
+        request: knowledge_service_pb2.ListModelsRequest,
+        context: aio.ServicerContext[Any, Any],
+    ) -> knowledge_service_pb2.ListModelsResponse:
+        listed = await asyncio.to_thread(models.listing, self.state.models)
+        return knowledge_service_pb2.ListModelsResponse(
+            schema_version=SCHEMA_VERSION, models=listed
+        )
 
     async def GetCollection(
         self,
@@ -543,12 +566,25 @@ class KnowledgeService(knowledge_service_pb2_grpc.KnowledgeServiceServicer):
 
     # --- search and read --------------------------------------------------------------------
 
-    def _index_fingerprint(self) -> str:
-        embedder = self.state.embeddings.fingerprint if self.state.embeddings else "none"
-        return search.serving_fingerprint(embedder, self.tuning)
+    def _index_fingerprint(self, collections: Sequence[scope.ScopedCollection]) -> str:
+        """The serving fingerprint of the models in scope (cache keys, gate results): with the
+        default model alone, the one it always was."""
+        loaded = self.state.models
+        names = sorted({c.embedding_model for c in collections}) or [models.DEFAULT_MODEL]
+        embedders = "+".join(
+            service.fingerprint if (service := loaded.get(name)) else "none" for name in names
+        )
+        return search.serving_fingerprint(embedders, self.tuning)
 
-    async def _vector(self, query: str) -> Any:
-        return (await self.state.require_embeddings().embed_queries([query]))[0]
+    async def _vectors(
+        self, query: str, collections: Sequence[scope.ScopedCollection]
+    ) -> dict[str, Any]:
+        """The query embedded once under each model of the collections in scope."""
+        names = sorted({c.embedding_model for c in collections})
+        return {
+            name: (await self.state.embeddings_for(name).embed_queries([query]))[0]
+            for name in names
+        }
 
     async def SearchKnowledge(
         self,
@@ -581,7 +617,7 @@ class KnowledgeService(knowledge_service_pb2_grpc.KnowledgeServiceServicer):
             )
             if not query.strip() or not collections:
                 return response
-            index_fp = self._index_fingerprint()
+            index_fp = self._index_fingerprint(collections)
             cache_key = cache.key(
                 org_id,
                 mode,
@@ -616,14 +652,20 @@ class KnowledgeService(knowledge_service_pb2_grpc.KnowledgeServiceServicer):
             # embeddings are queued (start_queries). The search reads the generations resolved
             # above: a flip in between still leaves them readable (retired generations keep
             # their chunks).
-            vectors = await self.state.require_embeddings().start_queries([query])
-            vector = asyncio.ensure_future(_first(vectors))
+            # Once per embedding model of the collections in scope.
+            names = sorted({c.embedding_model for c in collections})
+            services = [self.state.embeddings_for(name) for name in names]
+            started_queries = [await service.start_queries([query]) for service in services]
+            vectors = {
+                name: asyncio.ensure_future(_first(each))
+                for name, each in zip(names, started_queries, strict=True)
+            }
             try:
                 hits, passed = await self._hybrid(
                     org_id,
                     collections,
                     query,
-                    vector,
+                    vectors,
                     limit,
                     gate_for=index_fp,
                     where=where,
@@ -631,8 +673,9 @@ class KnowledgeService(knowledge_service_pb2_grpc.KnowledgeServiceServicer):
                 )
                 may_cache = passed and settled
             finally:
-                discard(vector)  # not awaited when no collection in scope has a generation
-                discard(vectors)
+                for pending_query in (*vectors.values(), *started_queries):
+                    # Not awaited when no collection in scope has a generation.
+                    discard(pending_query)
         elapsed_ms = (time.perf_counter() - started) * 1000
         response.hits.extend(hits)
         if mode == knowledge_pb2.RETRIEVAL_MODE_HYBRID_SHADOW:
@@ -647,7 +690,7 @@ class KnowledgeService(knowledge_service_pb2_grpc.KnowledgeServiceServicer):
         org_id: uuid.UUID,
         collections: list[scope.ScopedCollection],
         query: str,
-        vector: npt.NDArray[np.float32] | Awaitable[npt.NDArray[np.float32]],
+        vector: search.QueryVectors,
         limit: int,
         *,
         gate_for: str | None = None,
@@ -686,8 +729,8 @@ class KnowledgeService(knowledge_service_pb2_grpc.KnowledgeServiceServicer):
     ) -> None:
         async def run_hybrid() -> tuple[list[str], float]:
             started = time.perf_counter()
-            vector = await self._vector(query)
-            hits, _ = await self._hybrid(org_id, collections, query, vector, limit, where=where)
+            vectors = await self._vectors(query, collections)
+            hits, _ = await self._hybrid(org_id, collections, query, vectors, limit, where=where)
             return [h.document_id for h in hits], (time.perf_counter() - started) * 1000
 
         self.shadow.submit(

@@ -48,12 +48,19 @@ async def names(client: AsyncQuireClient) -> dict[str, str]:
 
 def _rows(collections: list[knowledge_pb2.Collection]) -> list[list[object]]:
     return [
-        [c.name, c.collection_id, c.document_count, c.serving_generation, c.revision]
+        [
+            c.name,
+            c.collection_id,
+            c.document_count,
+            c.serving_generation,
+            c.revision,
+            c.embedding_model,
+        ]
         for c in collections
     ]
 
 
-_COLUMNS = ["name", "id", "documents", "serving generation", "revision"]
+_COLUMNS = ["name", "id", "documents", "serving generation", "revision", "model"]
 
 
 async def cmd_ls(client: AsyncQuireClient, args: argparse.Namespace, output: Output) -> int:
@@ -74,7 +81,21 @@ def _show(output: Output, collection: knowledge_pb2.Collection) -> None:
 
 
 async def cmd_create(client: AsyncQuireClient, args: argparse.Namespace, output: Output) -> int:
-    _show(output, await client.create_collection(name=args.name))
+    _show(output, await client.create_collection(name=args.name, embedding_model=args.model))
+    return exit_codes.OK
+
+
+async def cmd_models(client: AsyncQuireClient, args: argparse.Namespace, output: Output) -> int:
+    listed = await client.list_models()
+    columns = ["name", "dimensions", "max tokens", "prepared", "loaded", "default"]
+    rows: list[list[object]] = [
+        [m.name, m.dimensions, m.max_tokens, m.prepared, m.loaded, m.is_default] for m in listed
+    ]
+
+    def render(console: Console) -> None:
+        console.print(table(None, columns, rows))
+
+    output.result({"models": [as_dict(m) for m in listed]}, render)
     return exit_codes.OK
 
 
@@ -118,12 +139,22 @@ async def cmd_rm(client: AsyncQuireClient, args: argparse.Namespace, output: Out
 
 def register(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
     shared = connection.flags()
+    models = sub.add_parser(
+        "models", parents=[shared], help="the server's embedding models (ListModels)"
+    )
+    models.set_defaults(func=run(cmd_models))
     parser = sub.add_parser("collections", help="list, create, show and delete collections")
     actions = parser.add_subparsers(dest="collections_command", required=True, metavar="ACTION")
     ls = actions.add_parser("ls", parents=[shared], help="the organisation's collections")
     ls.set_defaults(func=run(cmd_ls))
     create = actions.add_parser("create", parents=[shared], help="create a collection")
     create.add_argument("name")
+    create.add_argument(
+        "--model",
+        default="",
+        help="the embedding model, fixed for the collection's life (default: the server's "
+        "default; `quire models` lists them)",
+    )
     create.set_defaults(func=run(cmd_create))
     show = actions.add_parser("show", parents=[shared], help="one collection, by id or name")
     show.add_argument("collection")

@@ -8,7 +8,7 @@ import { file_google_protobuf_struct } from "@bufbuild/protobuf/wkt";
 import { file_quire_v1_bounds } from "./bounds_pb.js";
 import type { ErrorDetail } from "./errors_pb.js";
 import { file_quire_v1_errors } from "./errors_pb.js";
-import type { Agent, Collection, Document, DocumentSlice, IndexStatus, KnowledgeHit, MetadataFilter, RetrievalMode, UploadOutcome } from "./knowledge_pb.js";
+import type { Agent, Collection, Document, DocumentSlice, EmbeddingModel, IndexStatus, KnowledgeHit, MetadataFilter, RetrievalMode, UploadOutcome } from "./knowledge_pb.js";
 import { file_quire_v1_knowledge } from "./knowledge_pb.js";
 import { file_quire_v1_options } from "./options_pb.js";
 import type { JsonObject, Message } from "@bufbuild/protobuf";
@@ -17,7 +17,7 @@ import type { JsonObject, Message } from "@bufbuild/protobuf";
  * Describes the file quire/v1/knowledge_service.proto.
  */
 export const file_quire_v1_knowledge_service: GenFile = /*@__PURE__*/
-  fileDesc("CiBxdWlyZS92MS9rbm93bGVkZ2Vfc2VydmljZS5wcm90bxIIcXVpcmUudjEiMgoXQ3JlYXRlQ29sbGVjdGlvblJlcXVlc3QSFwoEbmFtZRgBIAEoCUIJ8rYYBRgBIMgBIkQKGENyZWF0ZUNvbGxlY3Rpb25SZXNwb25zZRIoCgpjb2xsZWN0aW9uGAEgASgLMhQucXVpcmUudjEuQ29sbGVjdGlvbiItChRHZXRDb2xsZWN0aW9uUmVxdWVzdBIVCg1jb2xsZWN0aW9uX2lkGAEgASgJIkEKFUdldENvbGxlY3Rpb25SZXNwb25zZRIoCgpjb2xsZWN0aW9uGAEgASgLMhQucXVpcmUudjEuQ29sbGVjdGlvbiIYChZMaXN0Q29sbGVjdGlvbnNSZXF1ZXN0IlwKF0xpc3RDb2xsZWN0aW9uc1Jlc3BvbnNlEhYKDnNjaGVtYV92ZXJzaW9uGAEgASgNEikKC2NvbGxlY3Rpb25zGAIgAygLMhQucXVpcmUudjEuQ29sbGVjdGlvbiIwChdEZWxldGVDb2xsZWN0aW9uUmVxdWVzdBIVCg1jb2xsZWN0aW9uX2lkGAEgASgJIkQKGERlbGV0ZUNvbGxlY3Rpb25SZXNwb25zZRIoCgpjb2xsZWN0aW9uGAEgASgLMhQucXVpcmUudjEuQ29sbGVjdGlvbiLtAQoOVXBsb2FkTWV0YWRhdGESFQoNY29sbGVjdGlvbl9pZBgBIAEoCRIcCglmaWxlX25hbWUYAiABKAlCCfK2GAUYASD/ARIaCgltaW1lX3R5cGUYAyABKAlCB/K2GAMg/wESEwoLZG9jdW1lbnRfaWQYBCABKAkSOQoMZXh0ZXJuYWxfa2V5GAUgASgJQh7ythgaGAEggAI6E15bXlx4MDAtXHgxZlx4N2ZdKyRIAIgBARIpCghtZXRhZGF0YRgGIAEoCzIXLmdvb2dsZS5wcm90b2J1Zi5TdHJ1Y3RCDwoNX2V4dGVybmFsX2tleSJgChVVcGxvYWREb2N1bWVudFJlcXVlc3QSLAoIbWV0YWRhdGEYASABKAsyGC5xdWlyZS52MS5VcGxvYWRNZXRhZGF0YUgAEg4KBGRhdGEYAiABKAxIAEIJCgdtZXNzYWdlImgKFlVwbG9hZERvY3VtZW50UmVzcG9uc2USJAoIZG9jdW1lbnQYASABKAsyEi5xdWlyZS52MS5Eb2N1bWVudBIoCgdvdXRjb21lGAIgASgOMhcucXVpcmUudjEuVXBsb2FkT3V0Y29tZSJhChZVcGxvYWREb2N1bWVudHNSZXF1ZXN0EiwKCG1ldGFkYXRhGAEgASgLMhgucXVpcmUudjEuVXBsb2FkTWV0YWRhdGFIABIOCgRkYXRhGAIgASgMSABCCQoHbWVzc2FnZSKTAQoMVXBsb2FkUmVzdWx0Eg0KBWluZGV4GAEgASgNEigKB291dGNvbWUYAiABKA4yFy5xdWlyZS52MS5VcGxvYWRPdXRjb21lEiQKCGRvY3VtZW50GAMgASgLMhIucXVpcmUudjEuRG9jdW1lbnQSJAoFZXJyb3IYBCABKAsyFS5xdWlyZS52MS5FcnJvckRldGFpbCJaChdVcGxvYWREb2N1bWVudHNSZXNwb25zZRIWCg5zY2hlbWFfdmVyc2lvbhgBIAEoDRInCgdyZXN1bHRzGAIgAygLMhYucXVpcmUudjEuVXBsb2FkUmVzdWx0IncKEkdldERvY3VtZW50UmVxdWVzdBITCgtkb2N1bWVudF9pZBgBIAEoCRIVCg1jb2xsZWN0aW9uX2lkGAIgASgJEiQKDGV4dGVybmFsX2tleRgDIAEoCUIJ8rYYBRgBIIACSACIAQFCDwoNX2V4dGVybmFsX2tleSI7ChNHZXREb2N1bWVudFJlc3BvbnNlEiQKCGRvY3VtZW50GAEgASgLMhIucXVpcmUudjEuRG9jdW1lbnQimgEKFExpc3REb2N1bWVudHNSZXF1ZXN0EhUKDWNvbGxlY3Rpb25faWQYASABKAkSFwoGY3Vyc29yGAIgASgJQgfythgDIIAIEigKBWxpbWl0GAMgASgNQhnythgVCAEQ9ANCAzEwMEoJZG9jdW1lbnRzEigKBmZpbHRlchgEIAEoCzIYLnF1aXJlLnYxLk1ldGFkYXRhRmlsdGVyImsKFUxpc3REb2N1bWVudHNSZXNwb25zZRIWCg5zY2hlbWFfdmVyc2lvbhgBIAEoDRIlCglkb2N1bWVudHMYAiADKAsyEi5xdWlyZS52MS5Eb2N1bWVudBITCgtuZXh0X2N1cnNvchgDIAEoCSJ6ChVEZWxldGVEb2N1bWVudFJlcXVlc3QSEwoLZG9jdW1lbnRfaWQYASABKAkSFQoNY29sbGVjdGlvbl9pZBgCIAEoCRIkCgxleHRlcm5hbF9rZXkYAyABKAlCCfK2GAUYASCAAkgAiAEBQg8KDV9leHRlcm5hbF9rZXkimAEKFkRlbGV0ZURvY3VtZW50c1JlcXVlc3QSFQoNY29sbGVjdGlvbl9pZBgBIAEoCRIeCg1leHRlcm5hbF9rZXlzGAIgAygJQgfythgDMOgHEh0KDGRvY3VtZW50X2lkcxgDIAMoCUIH8rYYAzDoBxIoCgZmaWx0ZXIYBCABKAsyGC5xdWlyZS52MS5NZXRhZGF0YUZpbHRlciJ2ChdEZWxldGVEb2N1bWVudHNSZXNwb25zZRIVCg1kZWxldGVkX2NvdW50GAEgASgNEhAKCHJldmlzaW9uGAIgASgDEhQKDG1pc3Npbmdfa2V5cxgDIAMoCRIcChRtaXNzaW5nX2RvY3VtZW50X2lkcxgEIAMoCSK7AQodVXBkYXRlRG9jdW1lbnRNZXRhZGF0YVJlcXVlc3QSEwoLZG9jdW1lbnRfaWQYASABKAkSFQoNY29sbGVjdGlvbl9pZBgCIAEoCRIkCgxleHRlcm5hbF9rZXkYAyABKAlCCfK2GAUYASCAAkgAiAEBEiYKBXBhdGNoGAQgASgLMhcuZ29vZ2xlLnByb3RvYnVmLlN0cnVjdBIPCgdyZXBsYWNlGAUgASgIQg8KDV9leHRlcm5hbF9rZXkiRgoeVXBkYXRlRG9jdW1lbnRNZXRhZGF0YVJlc3BvbnNlEiQKCGRvY3VtZW50GAEgASgLMhIucXVpcmUudjEuRG9jdW1lbnQiPgoWRGVsZXRlRG9jdW1lbnRSZXNwb25zZRIkCghkb2N1bWVudBgBIAEoCzISLnF1aXJlLnYxLkRvY3VtZW50Ik0KFVdhdGNoRG9jdW1lbnRzUmVxdWVzdBIVCg1jb2xsZWN0aW9uX2lkGAEgASgJEh0KDGRvY3VtZW50X2lkcxgCIAMoCUIH8rYYAzDoByJZChZXYXRjaERvY3VtZW50c1Jlc3BvbnNlEiQKCGRvY3VtZW50GAEgASgLMhIucXVpcmUudjEuRG9jdW1lbnQSGQoRY29uc2lzdGVuY3lfdG9rZW4YAiABKAkibgoSVXBzZXJ0QWdlbnRSZXF1ZXN0Ei8KCGFnZW50X2lkGAEgASgJQh3ythgZGAEggAE6El5bQS1aYS16MC05Ll86LV0rJBInChdhdHRhY2hlZF9jb2xsZWN0aW9uX2lkcxgCIAMoCUIG8rYYAjBkIjUKE1Vwc2VydEFnZW50UmVzcG9uc2USHgoFYWdlbnQYASABKAsyDy5xdWlyZS52MS5BZ2VudCIsCg9HZXRBZ2VudFJlcXVlc3QSGQoIYWdlbnRfaWQYASABKAlCB/K2GAMggAEiMgoQR2V0QWdlbnRSZXNwb25zZRIeCgVhZ2VudBgBIAEoCzIPLnF1aXJlLnYxLkFnZW50Ii8KEkRlbGV0ZUFnZW50UmVxdWVzdBIZCghhZ2VudF9pZBgBIAEoCUIH8rYYAyCAASI1ChNEZWxldGVBZ2VudFJlc3BvbnNlEh4KBWFnZW50GAEgASgLMg8ucXVpcmUudjEuQWdlbnQiUwoRTGlzdEFnZW50c1JlcXVlc3QSFwoGY3Vyc29yGAEgASgJQgfythgDIIAIEiUKBWxpbWl0GAIgASgNQhbythgSCAEQ9ANCAzEwMEoGYWdlbnRzImIKEkxpc3RBZ2VudHNSZXNwb25zZRIWCg5zY2hlbWFfdmVyc2lvbhgBIAEoDRIfCgZhZ2VudHMYAiADKAsyDy5xdWlyZS52MS5BZ2VudBITCgtuZXh0X2N1cnNvchgDIAEoCSL6AQoWU2VhcmNoS25vd2xlZGdlUmVxdWVzdBIZCghhZ2VudF9pZBgBIAEoCUIH8rYYAyCAARIeCg5jb2xsZWN0aW9uX2lkcxgCIAMoCUIG8rYYAjBkEhgKBXF1ZXJ5GAMgASgJQgnythgFGAAg9AMSIAoFbGltaXQYBCABKA1CEfK2GA0IARAyQgE4SgRoaXRzEiUKBG1vZGUYBSABKA4yFy5xdWlyZS52MS5SZXRyaWV2YWxNb2RlEigKBmZpbHRlchgGIAEoCzIYLnF1aXJlLnYxLk1ldGFkYXRhRmlsdGVyEhgKEGluY2x1ZGVfbWV0YWRhdGEYByABKAgijgEKF1NlYXJjaEtub3dsZWRnZVJlc3BvbnNlEhYKDnNjaGVtYV92ZXJzaW9uGAEgASgNEiQKBGhpdHMYAiADKAsyFi5xdWlyZS52MS5Lbm93bGVkZ2VIaXQSJQoEbW9kZRgDIAEoDjIXLnF1aXJlLnYxLlJldHJpZXZhbE1vZGUSDgoGY2FjaGVkGAQgASgIIsIBChNSZWFkRG9jdW1lbnRSZXF1ZXN0EhkKCGFnZW50X2lkGAEgASgJQgfythgDIIABEh4KDmNvbGxlY3Rpb25faWRzGAIgAygJQgbythgCMGQSEwoLZG9jdW1lbnRfaWQYAyABKAkSKgoGb2Zmc2V0GAQgASgEQhrythgWEP////8HQgEwSgtjb2RlIHBvaW50cxIvCgltYXhfY2hhcnMYBSABKA1CHPK2GBgIARCgH0IENDAwMEoLY29kZSBwb2ludHMiPgoUUmVhZERvY3VtZW50UmVzcG9uc2USJgoFc2xpY2UYASABKAsyFy5xdWlyZS52MS5Eb2N1bWVudFNsaWNlIi4KFUdldEluZGV4U3RhdHVzUmVxdWVzdBIVCg1jb2xsZWN0aW9uX2lkGAEgASgJIj8KFkdldEluZGV4U3RhdHVzUmVzcG9uc2USJQoGc3RhdHVzGAEgASgLMhUucXVpcmUudjEuSW5kZXhTdGF0dXMiMAoXV2F0Y2hJbmRleFN0YXR1c1JlcXVlc3QSFQoNY29sbGVjdGlvbl9pZBgBIAEoCSJBChhXYXRjaEluZGV4U3RhdHVzUmVzcG9uc2USJQoGc3RhdHVzGAEgASgLMhUucXVpcmUudjEuSW5kZXhTdGF0dXMyzBIKEEtub3dsZWRnZVNlcnZpY2USYwoQQ3JlYXRlQ29sbGVjdGlvbhIhLnF1aXJlLnYxLkNyZWF0ZUNvbGxlY3Rpb25SZXF1ZXN0GiIucXVpcmUudjEuQ3JlYXRlQ29sbGVjdGlvblJlc3BvbnNlIgjStRgECAMQAhJdCg1HZXRDb2xsZWN0aW9uEh4ucXVpcmUudjEuR2V0Q29sbGVjdGlvblJlcXVlc3QaHy5xdWlyZS52MS5HZXRDb2xsZWN0aW9uUmVzcG9uc2UiC5ACAdK1GAQIARABEmMKD0xpc3RDb2xsZWN0aW9ucxIgLnF1aXJlLnYxLkxpc3RDb2xsZWN0aW9uc1JlcXVlc3QaIS5xdWlyZS52MS5MaXN0Q29sbGVjdGlvbnNSZXNwb25zZSILkAIB0rUYBAgBEAESYwoQRGVsZXRlQ29sbGVjdGlvbhIhLnF1aXJlLnYxLkRlbGV0ZUNvbGxlY3Rpb25SZXF1ZXN0GiIucXVpcmUudjEuRGVsZXRlQ29sbGVjdGlvblJlc3BvbnNlIgjStRgECAMQAhJfCg5VcGxvYWREb2N1bWVudBIfLnF1aXJlLnYxLlVwbG9hZERvY3VtZW50UmVxdWVzdBogLnF1aXJlLnYxLlVwbG9hZERvY3VtZW50UmVzcG9uc2UiCNK1GAQIBRACKAESYgoPVXBsb2FkRG9jdW1lbnRzEiAucXVpcmUudjEuVXBsb2FkRG9jdW1lbnRzUmVxdWVzdBohLnF1aXJlLnYxLlVwbG9hZERvY3VtZW50c1Jlc3BvbnNlIgjStRgECAUQAigBElcKC0dldERvY3VtZW50EhwucXVpcmUudjEuR2V0RG9jdW1lbnRSZXF1ZXN0Gh0ucXVpcmUudjEuR2V0RG9jdW1lbnRSZXNwb25zZSILkAIB0rUYBAgBEAESXQoNTGlzdERvY3VtZW50cxIeLnF1aXJlLnYxLkxpc3REb2N1bWVudHNSZXF1ZXN0Gh8ucXVpcmUudjEuTGlzdERvY3VtZW50c1Jlc3BvbnNlIguQAgHStRgECAEQARJdCg5EZWxldGVEb2N1bWVudBIfLnF1aXJlLnYxLkRlbGV0ZURvY3VtZW50UmVxdWVzdBogLnF1aXJlLnYxLkRlbGV0ZURvY3VtZW50UmVzcG9uc2UiCNK1GAQIAxACEmAKD0RlbGV0ZURvY3VtZW50cxIgLnF1aXJlLnYxLkRlbGV0ZURvY3VtZW50c1JlcXVlc3QaIS5xdWlyZS52MS5EZWxldGVEb2N1bWVudHNSZXNwb25zZSII0rUYBAgDEAISdQoWVXBkYXRlRG9jdW1lbnRNZXRhZGF0YRInLnF1aXJlLnYxLlVwZGF0ZURvY3VtZW50TWV0YWRhdGFSZXF1ZXN0GigucXVpcmUudjEuVXBkYXRlRG9jdW1lbnRNZXRhZGF0YVJlc3BvbnNlIgjStRgECAMQAhJfCg5XYXRjaERvY3VtZW50cxIfLnF1aXJlLnYxLldhdGNoRG9jdW1lbnRzUmVxdWVzdBogLnF1aXJlLnYxLldhdGNoRG9jdW1lbnRzUmVzcG9uc2UiCNK1GAQIBhABMAESVAoLVXBzZXJ0QWdlbnQSHC5xdWlyZS52MS5VcHNlcnRBZ2VudFJlcXVlc3QaHS5xdWlyZS52MS5VcHNlcnRBZ2VudFJlc3BvbnNlIgjStRgECAMQAhJOCghHZXRBZ2VudBIZLnF1aXJlLnYxLkdldEFnZW50UmVxdWVzdBoaLnF1aXJlLnYxLkdldEFnZW50UmVzcG9uc2UiC5ACAdK1GAQIARABElQKC0RlbGV0ZUFnZW50EhwucXVpcmUudjEuRGVsZXRlQWdlbnRSZXF1ZXN0Gh0ucXVpcmUudjEuRGVsZXRlQWdlbnRSZXNwb25zZSII0rUYBAgDEAISVAoKTGlzdEFnZW50cxIbLnF1aXJlLnYxLkxpc3RBZ2VudHNSZXF1ZXN0GhwucXVpcmUudjEuTGlzdEFnZW50c1Jlc3BvbnNlIguQAgHStRgECAEQARK8AgoPU2VhcmNoS25vd2xlZGdlEiAucXVpcmUudjEuU2VhcmNoS25vd2xlZGdlUmVxdWVzdBohLnF1aXJlLnYxLlNlYXJjaEtub3dsZWRnZVJlc3BvbnNlIuMBkAIB0rUYBAgCEAHatRjTAQoQc2VhcmNoX2tub3dsZWRnZRKVAVNlYXJjaCB0aGUga25vd2xlZGdlIGNvbGxlY3Rpb25zIGF0dGFjaGVkIHRvIGFuIGFnZW50LiBSZXR1cm5zIGRvY3VtZW50cyAob3IgY2h1bmtzKSB3aXRoIGEgc25pcHBldCwgYmVzdCBmaXJzdDsgcmVhZCBtb3JlIG9mIG9uZSB3aXRoIHJlYWRfZG9jdW1lbnQuGghhZ2VudF9pZBoFcXVlcnkaBWxpbWl0IghhZ2VudF9pZCIFcXVlcnkSuQIKDFJlYWREb2N1bWVudBIdLnF1aXJlLnYxLlJlYWREb2N1bWVudFJlcXVlc3QaHi5xdWlyZS52MS5SZWFkRG9jdW1lbnRSZXNwb25zZSLpAZACAdK1GAQIARAB2rUY2QEKDXJlYWRfZG9jdW1lbnQShgFSZWFkIHVwIHRvIDQsMDAwIGNvZGUgcG9pbnRzIG9mIGEgZG9jdW1lbnQncyBleHRyYWN0ZWQgdGV4dCwgc3RhcnRpbmcgYXQgYG9mZnNldGA7IGNvbnRpbnVlIHdpdGggdGhlIG5leHRfb2Zmc2V0IG9mIHRoZSBwcmV2aW91cyByZWFkLhoIYWdlbnRfaWQaC2RvY3VtZW50X2lkGgZvZmZzZXQaCW1heF9jaGFycyIIYWdlbnRfaWQiC2RvY3VtZW50X2lkEmAKDkdldEluZGV4U3RhdHVzEh8ucXVpcmUudjEuR2V0SW5kZXhTdGF0dXNSZXF1ZXN0GiAucXVpcmUudjEuR2V0SW5kZXhTdGF0dXNSZXNwb25zZSILkAIB0rUYBAgBEAESZQoQV2F0Y2hJbmRleFN0YXR1cxIhLnF1aXJlLnYxLldhdGNoSW5kZXhTdGF0dXNSZXF1ZXN0GiIucXVpcmUudjEuV2F0Y2hJbmRleFN0YXR1c1Jlc3BvbnNlIgjStRgECAYQATABYgZwcm90bzM", [file_google_protobuf_struct, file_quire_v1_bounds, file_quire_v1_errors, file_quire_v1_knowledge, file_quire_v1_options]);
+  fileDesc("CiBxdWlyZS92MS9rbm93bGVkZ2Vfc2VydmljZS5wcm90bxIIcXVpcmUudjEiUwoXQ3JlYXRlQ29sbGVjdGlvblJlcXVlc3QSFwoEbmFtZRgBIAEoCUIJ8rYYBRgBIMgBEh8KD2VtYmVkZGluZ19tb2RlbBgCIAEoCUIG8rYYAiBAIkQKGENyZWF0ZUNvbGxlY3Rpb25SZXNwb25zZRIoCgpjb2xsZWN0aW9uGAEgASgLMhQucXVpcmUudjEuQ29sbGVjdGlvbiITChFMaXN0TW9kZWxzUmVxdWVzdCJWChJMaXN0TW9kZWxzUmVzcG9uc2USFgoOc2NoZW1hX3ZlcnNpb24YASABKA0SKAoGbW9kZWxzGAIgAygLMhgucXVpcmUudjEuRW1iZWRkaW5nTW9kZWwiLQoUR2V0Q29sbGVjdGlvblJlcXVlc3QSFQoNY29sbGVjdGlvbl9pZBgBIAEoCSJBChVHZXRDb2xsZWN0aW9uUmVzcG9uc2USKAoKY29sbGVjdGlvbhgBIAEoCzIULnF1aXJlLnYxLkNvbGxlY3Rpb24iGAoWTGlzdENvbGxlY3Rpb25zUmVxdWVzdCJcChdMaXN0Q29sbGVjdGlvbnNSZXNwb25zZRIWCg5zY2hlbWFfdmVyc2lvbhgBIAEoDRIpCgtjb2xsZWN0aW9ucxgCIAMoCzIULnF1aXJlLnYxLkNvbGxlY3Rpb24iMAoXRGVsZXRlQ29sbGVjdGlvblJlcXVlc3QSFQoNY29sbGVjdGlvbl9pZBgBIAEoCSJEChhEZWxldGVDb2xsZWN0aW9uUmVzcG9uc2USKAoKY29sbGVjdGlvbhgBIAEoCzIULnF1aXJlLnYxLkNvbGxlY3Rpb24i7QEKDlVwbG9hZE1ldGFkYXRhEhUKDWNvbGxlY3Rpb25faWQYASABKAkSHAoJZmlsZV9uYW1lGAIgASgJQgnythgFGAEg/wESGgoJbWltZV90eXBlGAMgASgJQgfythgDIP8BEhMKC2RvY3VtZW50X2lkGAQgASgJEjkKDGV4dGVybmFsX2tleRgFIAEoCUIe8rYYGhgBIIACOhNeW15ceDAwLVx4MWZceDdmXSskSACIAQESKQoIbWV0YWRhdGEYBiABKAsyFy5nb29nbGUucHJvdG9idWYuU3RydWN0Qg8KDV9leHRlcm5hbF9rZXkiYAoVVXBsb2FkRG9jdW1lbnRSZXF1ZXN0EiwKCG1ldGFkYXRhGAEgASgLMhgucXVpcmUudjEuVXBsb2FkTWV0YWRhdGFIABIOCgRkYXRhGAIgASgMSABCCQoHbWVzc2FnZSJoChZVcGxvYWREb2N1bWVudFJlc3BvbnNlEiQKCGRvY3VtZW50GAEgASgLMhIucXVpcmUudjEuRG9jdW1lbnQSKAoHb3V0Y29tZRgCIAEoDjIXLnF1aXJlLnYxLlVwbG9hZE91dGNvbWUiYQoWVXBsb2FkRG9jdW1lbnRzUmVxdWVzdBIsCghtZXRhZGF0YRgBIAEoCzIYLnF1aXJlLnYxLlVwbG9hZE1ldGFkYXRhSAASDgoEZGF0YRgCIAEoDEgAQgkKB21lc3NhZ2UikwEKDFVwbG9hZFJlc3VsdBINCgVpbmRleBgBIAEoDRIoCgdvdXRjb21lGAIgASgOMhcucXVpcmUudjEuVXBsb2FkT3V0Y29tZRIkCghkb2N1bWVudBgDIAEoCzISLnF1aXJlLnYxLkRvY3VtZW50EiQKBWVycm9yGAQgASgLMhUucXVpcmUudjEuRXJyb3JEZXRhaWwiWgoXVXBsb2FkRG9jdW1lbnRzUmVzcG9uc2USFgoOc2NoZW1hX3ZlcnNpb24YASABKA0SJwoHcmVzdWx0cxgCIAMoCzIWLnF1aXJlLnYxLlVwbG9hZFJlc3VsdCJ3ChJHZXREb2N1bWVudFJlcXVlc3QSEwoLZG9jdW1lbnRfaWQYASABKAkSFQoNY29sbGVjdGlvbl9pZBgCIAEoCRIkCgxleHRlcm5hbF9rZXkYAyABKAlCCfK2GAUYASCAAkgAiAEBQg8KDV9leHRlcm5hbF9rZXkiOwoTR2V0RG9jdW1lbnRSZXNwb25zZRIkCghkb2N1bWVudBgBIAEoCzISLnF1aXJlLnYxLkRvY3VtZW50IpoBChRMaXN0RG9jdW1lbnRzUmVxdWVzdBIVCg1jb2xsZWN0aW9uX2lkGAEgASgJEhcKBmN1cnNvchgCIAEoCUIH8rYYAyCACBIoCgVsaW1pdBgDIAEoDUIZ8rYYFQgBEPQDQgMxMDBKCWRvY3VtZW50cxIoCgZmaWx0ZXIYBCABKAsyGC5xdWlyZS52MS5NZXRhZGF0YUZpbHRlciJrChVMaXN0RG9jdW1lbnRzUmVzcG9uc2USFgoOc2NoZW1hX3ZlcnNpb24YASABKA0SJQoJZG9jdW1lbnRzGAIgAygLMhIucXVpcmUudjEuRG9jdW1lbnQSEwoLbmV4dF9jdXJzb3IYAyABKAkiegoVRGVsZXRlRG9jdW1lbnRSZXF1ZXN0EhMKC2RvY3VtZW50X2lkGAEgASgJEhUKDWNvbGxlY3Rpb25faWQYAiABKAkSJAoMZXh0ZXJuYWxfa2V5GAMgASgJQgnythgFGAEggAJIAIgBAUIPCg1fZXh0ZXJuYWxfa2V5IpgBChZEZWxldGVEb2N1bWVudHNSZXF1ZXN0EhUKDWNvbGxlY3Rpb25faWQYASABKAkSHgoNZXh0ZXJuYWxfa2V5cxgCIAMoCUIH8rYYAzDoBxIdCgxkb2N1bWVudF9pZHMYAyADKAlCB/K2GAMw6AcSKAoGZmlsdGVyGAQgASgLMhgucXVpcmUudjEuTWV0YWRhdGFGaWx0ZXIidgoXRGVsZXRlRG9jdW1lbnRzUmVzcG9uc2USFQoNZGVsZXRlZF9jb3VudBgBIAEoDRIQCghyZXZpc2lvbhgCIAEoAxIUCgxtaXNzaW5nX2tleXMYAyADKAkSHAoUbWlzc2luZ19kb2N1bWVudF9pZHMYBCADKAkiuwEKHVVwZGF0ZURvY3VtZW50TWV0YWRhdGFSZXF1ZXN0EhMKC2RvY3VtZW50X2lkGAEgASgJEhUKDWNvbGxlY3Rpb25faWQYAiABKAkSJAoMZXh0ZXJuYWxfa2V5GAMgASgJQgnythgFGAEggAJIAIgBARImCgVwYXRjaBgEIAEoCzIXLmdvb2dsZS5wcm90b2J1Zi5TdHJ1Y3QSDwoHcmVwbGFjZRgFIAEoCEIPCg1fZXh0ZXJuYWxfa2V5IkYKHlVwZGF0ZURvY3VtZW50TWV0YWRhdGFSZXNwb25zZRIkCghkb2N1bWVudBgBIAEoCzISLnF1aXJlLnYxLkRvY3VtZW50Ij4KFkRlbGV0ZURvY3VtZW50UmVzcG9uc2USJAoIZG9jdW1lbnQYASABKAsyEi5xdWlyZS52MS5Eb2N1bWVudCJNChVXYXRjaERvY3VtZW50c1JlcXVlc3QSFQoNY29sbGVjdGlvbl9pZBgBIAEoCRIdCgxkb2N1bWVudF9pZHMYAiADKAlCB/K2GAMw6AciWQoWV2F0Y2hEb2N1bWVudHNSZXNwb25zZRIkCghkb2N1bWVudBgBIAEoCzISLnF1aXJlLnYxLkRvY3VtZW50EhkKEWNvbnNpc3RlbmN5X3Rva2VuGAIgASgJIm4KElVwc2VydEFnZW50UmVxdWVzdBIvCghhZ2VudF9pZBgBIAEoCUId8rYYGRgBIIABOhJeW0EtWmEtejAtOS5fOi1dKyQSJwoXYXR0YWNoZWRfY29sbGVjdGlvbl9pZHMYAiADKAlCBvK2GAIwZCI1ChNVcHNlcnRBZ2VudFJlc3BvbnNlEh4KBWFnZW50GAEgASgLMg8ucXVpcmUudjEuQWdlbnQiLAoPR2V0QWdlbnRSZXF1ZXN0EhkKCGFnZW50X2lkGAEgASgJQgfythgDIIABIjIKEEdldEFnZW50UmVzcG9uc2USHgoFYWdlbnQYASABKAsyDy5xdWlyZS52MS5BZ2VudCIvChJEZWxldGVBZ2VudFJlcXVlc3QSGQoIYWdlbnRfaWQYASABKAlCB/K2GAMggAEiNQoTRGVsZXRlQWdlbnRSZXNwb25zZRIeCgVhZ2VudBgBIAEoCzIPLnF1aXJlLnYxLkFnZW50IlMKEUxpc3RBZ2VudHNSZXF1ZXN0EhcKBmN1cnNvchgBIAEoCUIH8rYYAyCACBIlCgVsaW1pdBgCIAEoDUIW8rYYEggBEPQDQgMxMDBKBmFnZW50cyJiChJMaXN0QWdlbnRzUmVzcG9uc2USFgoOc2NoZW1hX3ZlcnNpb24YASABKA0SHwoGYWdlbnRzGAIgAygLMg8ucXVpcmUudjEuQWdlbnQSEwoLbmV4dF9jdXJzb3IYAyABKAki+gEKFlNlYXJjaEtub3dsZWRnZVJlcXVlc3QSGQoIYWdlbnRfaWQYASABKAlCB/K2GAMggAESHgoOY29sbGVjdGlvbl9pZHMYAiADKAlCBvK2GAIwZBIYCgVxdWVyeRgDIAEoCUIJ8rYYBRgAIPQDEiAKBWxpbWl0GAQgASgNQhHythgNCAEQMkIBOEoEaGl0cxIlCgRtb2RlGAUgASgOMhcucXVpcmUudjEuUmV0cmlldmFsTW9kZRIoCgZmaWx0ZXIYBiABKAsyGC5xdWlyZS52MS5NZXRhZGF0YUZpbHRlchIYChBpbmNsdWRlX21ldGFkYXRhGAcgASgIIo4BChdTZWFyY2hLbm93bGVkZ2VSZXNwb25zZRIWCg5zY2hlbWFfdmVyc2lvbhgBIAEoDRIkCgRoaXRzGAIgAygLMhYucXVpcmUudjEuS25vd2xlZGdlSGl0EiUKBG1vZGUYAyABKA4yFy5xdWlyZS52MS5SZXRyaWV2YWxNb2RlEg4KBmNhY2hlZBgEIAEoCCLCAQoTUmVhZERvY3VtZW50UmVxdWVzdBIZCghhZ2VudF9pZBgBIAEoCUIH8rYYAyCAARIeCg5jb2xsZWN0aW9uX2lkcxgCIAMoCUIG8rYYAjBkEhMKC2RvY3VtZW50X2lkGAMgASgJEioKBm9mZnNldBgEIAEoBEIa8rYYFhD/////B0IBMEoLY29kZSBwb2ludHMSLwoJbWF4X2NoYXJzGAUgASgNQhzythgYCAEQoB9CBDQwMDBKC2NvZGUgcG9pbnRzIj4KFFJlYWREb2N1bWVudFJlc3BvbnNlEiYKBXNsaWNlGAEgASgLMhcucXVpcmUudjEuRG9jdW1lbnRTbGljZSIuChVHZXRJbmRleFN0YXR1c1JlcXVlc3QSFQoNY29sbGVjdGlvbl9pZBgBIAEoCSI/ChZHZXRJbmRleFN0YXR1c1Jlc3BvbnNlEiUKBnN0YXR1cxgBIAEoCzIVLnF1aXJlLnYxLkluZGV4U3RhdHVzIjAKF1dhdGNoSW5kZXhTdGF0dXNSZXF1ZXN0EhUKDWNvbGxlY3Rpb25faWQYASABKAkiQQoYV2F0Y2hJbmRleFN0YXR1c1Jlc3BvbnNlEiUKBnN0YXR1cxgBIAEoCzIVLnF1aXJlLnYxLkluZGV4U3RhdHVzMqITChBLbm93bGVkZ2VTZXJ2aWNlEmMKEENyZWF0ZUNvbGxlY3Rpb24SIS5xdWlyZS52MS5DcmVhdGVDb2xsZWN0aW9uUmVxdWVzdBoiLnF1aXJlLnYxLkNyZWF0ZUNvbGxlY3Rpb25SZXNwb25zZSII0rUYBAgDEAISVAoKTGlzdE1vZGVscxIbLnF1aXJlLnYxLkxpc3RNb2RlbHNSZXF1ZXN0GhwucXVpcmUudjEuTGlzdE1vZGVsc1Jlc3BvbnNlIguQAgHStRgECAEQARJdCg1HZXRDb2xsZWN0aW9uEh4ucXVpcmUudjEuR2V0Q29sbGVjdGlvblJlcXVlc3QaHy5xdWlyZS52MS5HZXRDb2xsZWN0aW9uUmVzcG9uc2UiC5ACAdK1GAQIARABEmMKD0xpc3RDb2xsZWN0aW9ucxIgLnF1aXJlLnYxLkxpc3RDb2xsZWN0aW9uc1JlcXVlc3QaIS5xdWlyZS52MS5MaXN0Q29sbGVjdGlvbnNSZXNwb25zZSILkAIB0rUYBAgBEAESYwoQRGVsZXRlQ29sbGVjdGlvbhIhLnF1aXJlLnYxLkRlbGV0ZUNvbGxlY3Rpb25SZXF1ZXN0GiIucXVpcmUudjEuRGVsZXRlQ29sbGVjdGlvblJlc3BvbnNlIgjStRgECAMQAhJfCg5VcGxvYWREb2N1bWVudBIfLnF1aXJlLnYxLlVwbG9hZERvY3VtZW50UmVxdWVzdBogLnF1aXJlLnYxLlVwbG9hZERvY3VtZW50UmVzcG9uc2UiCNK1GAQIBRACKAESYgoPVXBsb2FkRG9jdW1lbnRzEiAucXVpcmUudjEuVXBsb2FkRG9jdW1lbnRzUmVxdWVzdBohLnF1aXJlLnYxLlVwbG9hZERvY3VtZW50c1Jlc3BvbnNlIgjStRgECAUQAigBElcKC0dldERvY3VtZW50EhwucXVpcmUudjEuR2V0RG9jdW1lbnRSZXF1ZXN0Gh0ucXVpcmUudjEuR2V0RG9jdW1lbnRSZXNwb25zZSILkAIB0rUYBAgBEAESXQoNTGlzdERvY3VtZW50cxIeLnF1aXJlLnYxLkxpc3REb2N1bWVudHNSZXF1ZXN0Gh8ucXVpcmUudjEuTGlzdERvY3VtZW50c1Jlc3BvbnNlIguQAgHStRgECAEQARJdCg5EZWxldGVEb2N1bWVudBIfLnF1aXJlLnYxLkRlbGV0ZURvY3VtZW50UmVxdWVzdBogLnF1aXJlLnYxLkRlbGV0ZURvY3VtZW50UmVzcG9uc2UiCNK1GAQIAxACEmAKD0RlbGV0ZURvY3VtZW50cxIgLnF1aXJlLnYxLkRlbGV0ZURvY3VtZW50c1JlcXVlc3QaIS5xdWlyZS52MS5EZWxldGVEb2N1bWVudHNSZXNwb25zZSII0rUYBAgDEAISdQoWVXBkYXRlRG9jdW1lbnRNZXRhZGF0YRInLnF1aXJlLnYxLlVwZGF0ZURvY3VtZW50TWV0YWRhdGFSZXF1ZXN0GigucXVpcmUudjEuVXBkYXRlRG9jdW1lbnRNZXRhZGF0YVJlc3BvbnNlIgjStRgECAMQAhJfCg5XYXRjaERvY3VtZW50cxIfLnF1aXJlLnYxLldhdGNoRG9jdW1lbnRzUmVxdWVzdBogLnF1aXJlLnYxLldhdGNoRG9jdW1lbnRzUmVzcG9uc2UiCNK1GAQIBhABMAESVAoLVXBzZXJ0QWdlbnQSHC5xdWlyZS52MS5VcHNlcnRBZ2VudFJlcXVlc3QaHS5xdWlyZS52MS5VcHNlcnRBZ2VudFJlc3BvbnNlIgjStRgECAMQAhJOCghHZXRBZ2VudBIZLnF1aXJlLnYxLkdldEFnZW50UmVxdWVzdBoaLnF1aXJlLnYxLkdldEFnZW50UmVzcG9uc2UiC5ACAdK1GAQIARABElQKC0RlbGV0ZUFnZW50EhwucXVpcmUudjEuRGVsZXRlQWdlbnRSZXF1ZXN0Gh0ucXVpcmUudjEuRGVsZXRlQWdlbnRSZXNwb25zZSII0rUYBAgDEAISVAoKTGlzdEFnZW50cxIbLnF1aXJlLnYxLkxpc3RBZ2VudHNSZXF1ZXN0GhwucXVpcmUudjEuTGlzdEFnZW50c1Jlc3BvbnNlIguQAgHStRgECAEQARK8AgoPU2VhcmNoS25vd2xlZGdlEiAucXVpcmUudjEuU2VhcmNoS25vd2xlZGdlUmVxdWVzdBohLnF1aXJlLnYxLlNlYXJjaEtub3dsZWRnZVJlc3BvbnNlIuMBkAIB0rUYBAgCEAHatRjTAQoQc2VhcmNoX2tub3dsZWRnZRKVAVNlYXJjaCB0aGUga25vd2xlZGdlIGNvbGxlY3Rpb25zIGF0dGFjaGVkIHRvIGFuIGFnZW50LiBSZXR1cm5zIGRvY3VtZW50cyAob3IgY2h1bmtzKSB3aXRoIGEgc25pcHBldCwgYmVzdCBmaXJzdDsgcmVhZCBtb3JlIG9mIG9uZSB3aXRoIHJlYWRfZG9jdW1lbnQuGghhZ2VudF9pZBoFcXVlcnkaBWxpbWl0IghhZ2VudF9pZCIFcXVlcnkSuQIKDFJlYWREb2N1bWVudBIdLnF1aXJlLnYxLlJlYWREb2N1bWVudFJlcXVlc3QaHi5xdWlyZS52MS5SZWFkRG9jdW1lbnRSZXNwb25zZSLpAZACAdK1GAQIARAB2rUY2QEKDXJlYWRfZG9jdW1lbnQShgFSZWFkIHVwIHRvIDQsMDAwIGNvZGUgcG9pbnRzIG9mIGEgZG9jdW1lbnQncyBleHRyYWN0ZWQgdGV4dCwgc3RhcnRpbmcgYXQgYG9mZnNldGA7IGNvbnRpbnVlIHdpdGggdGhlIG5leHRfb2Zmc2V0IG9mIHRoZSBwcmV2aW91cyByZWFkLhoIYWdlbnRfaWQaC2RvY3VtZW50X2lkGgZvZmZzZXQaCW1heF9jaGFycyIIYWdlbnRfaWQiC2RvY3VtZW50X2lkEmAKDkdldEluZGV4U3RhdHVzEh8ucXVpcmUudjEuR2V0SW5kZXhTdGF0dXNSZXF1ZXN0GiAucXVpcmUudjEuR2V0SW5kZXhTdGF0dXNSZXNwb25zZSILkAIB0rUYBAgBEAESZQoQV2F0Y2hJbmRleFN0YXR1cxIhLnF1aXJlLnYxLldhdGNoSW5kZXhTdGF0dXNSZXF1ZXN0GiIucXVpcmUudjEuV2F0Y2hJbmRleFN0YXR1c1Jlc3BvbnNlIgjStRgECAYQATABYgZwcm90bzM", [file_google_protobuf_struct, file_quire_v1_bounds, file_quire_v1_errors, file_quire_v1_knowledge, file_quire_v1_options]);
 
 /**
  * Creates a collection.
@@ -32,6 +32,16 @@ export type CreateCollectionRequest = Message<"quire.v1.CreateCollectionRequest"
    * @generated from field: string name = 1;
    */
   name: string;
+
+  /**
+   * The embedding model (a name from ListModels that this server has loaded), at most 64
+   * characters; empty: the deployment's default. Fixed for the collection's life. An unknown
+   * name, or one the server has not loaded, is INVALID_REQUEST naming the model and the
+   * command to prepare it; nothing is created.
+   *
+   * @generated from field: string embedding_model = 2;
+   */
+  embeddingModel: string;
 };
 
 /**
@@ -63,6 +73,49 @@ export const CreateCollectionResponseSchema: GenMessage<CreateCollectionResponse
   messageDesc(file_quire_v1_knowledge_service, 1);
 
 /**
+ * Asks for the embedding models; takes no arguments.
+ *
+ * @generated from message quire.v1.ListModelsRequest
+ */
+export type ListModelsRequest = Message<"quire.v1.ListModelsRequest"> & {
+};
+
+/**
+ * Describes the message quire.v1.ListModelsRequest.
+ * Use `create(ListModelsRequestSchema)` to create a new message.
+ */
+export const ListModelsRequestSchema: GenMessage<ListModelsRequest> = /*@__PURE__*/
+  messageDesc(file_quire_v1_knowledge_service, 2);
+
+/**
+ * The answer to ListModels.
+ *
+ * @generated from message quire.v1.ListModelsResponse
+ */
+export type ListModelsResponse = Message<"quire.v1.ListModelsResponse"> & {
+  /**
+   * The version of this message's layout; 1 for every message of quire.v1 today.
+   *
+   * @generated from field: uint32 schema_version = 1;
+   */
+  schemaVersion: number;
+
+  /**
+   * Every known model, by name.
+   *
+   * @generated from field: repeated quire.v1.EmbeddingModel models = 2;
+   */
+  models: EmbeddingModel[];
+};
+
+/**
+ * Describes the message quire.v1.ListModelsResponse.
+ * Use `create(ListModelsResponseSchema)` to create a new message.
+ */
+export const ListModelsResponseSchema: GenMessage<ListModelsResponse> = /*@__PURE__*/
+  messageDesc(file_quire_v1_knowledge_service, 3);
+
+/**
  * Asks for one collection.
  *
  * @generated from message quire.v1.GetCollectionRequest
@@ -81,7 +134,7 @@ export type GetCollectionRequest = Message<"quire.v1.GetCollectionRequest"> & {
  * Use `create(GetCollectionRequestSchema)` to create a new message.
  */
 export const GetCollectionRequestSchema: GenMessage<GetCollectionRequest> = /*@__PURE__*/
-  messageDesc(file_quire_v1_knowledge_service, 2);
+  messageDesc(file_quire_v1_knowledge_service, 4);
 
 /**
  * The answer to GetCollection.
@@ -102,7 +155,7 @@ export type GetCollectionResponse = Message<"quire.v1.GetCollectionResponse"> & 
  * Use `create(GetCollectionResponseSchema)` to create a new message.
  */
 export const GetCollectionResponseSchema: GenMessage<GetCollectionResponse> = /*@__PURE__*/
-  messageDesc(file_quire_v1_knowledge_service, 3);
+  messageDesc(file_quire_v1_knowledge_service, 5);
 
 /**
  * Asks for the caller organisation's collections; takes no arguments.
@@ -117,7 +170,7 @@ export type ListCollectionsRequest = Message<"quire.v1.ListCollectionsRequest"> 
  * Use `create(ListCollectionsRequestSchema)` to create a new message.
  */
 export const ListCollectionsRequestSchema: GenMessage<ListCollectionsRequest> = /*@__PURE__*/
-  messageDesc(file_quire_v1_knowledge_service, 4);
+  messageDesc(file_quire_v1_knowledge_service, 6);
 
 /**
  * The answer to ListCollections.
@@ -145,7 +198,7 @@ export type ListCollectionsResponse = Message<"quire.v1.ListCollectionsResponse"
  * Use `create(ListCollectionsResponseSchema)` to create a new message.
  */
 export const ListCollectionsResponseSchema: GenMessage<ListCollectionsResponse> = /*@__PURE__*/
-  messageDesc(file_quire_v1_knowledge_service, 5);
+  messageDesc(file_quire_v1_knowledge_service, 7);
 
 /**
  * Soft-deletes a collection.
@@ -166,7 +219,7 @@ export type DeleteCollectionRequest = Message<"quire.v1.DeleteCollectionRequest"
  * Use `create(DeleteCollectionRequestSchema)` to create a new message.
  */
 export const DeleteCollectionRequestSchema: GenMessage<DeleteCollectionRequest> = /*@__PURE__*/
-  messageDesc(file_quire_v1_knowledge_service, 6);
+  messageDesc(file_quire_v1_knowledge_service, 8);
 
 /**
  * The answer to DeleteCollection.
@@ -187,7 +240,7 @@ export type DeleteCollectionResponse = Message<"quire.v1.DeleteCollectionRespons
  * Use `create(DeleteCollectionResponseSchema)` to create a new message.
  */
 export const DeleteCollectionResponseSchema: GenMessage<DeleteCollectionResponse> = /*@__PURE__*/
-  messageDesc(file_quire_v1_knowledge_service, 7);
+  messageDesc(file_quire_v1_knowledge_service, 9);
 
 /**
  * What an upload is: the first message of UploadDocument.
@@ -253,7 +306,7 @@ export type UploadMetadata = Message<"quire.v1.UploadMetadata"> & {
  * Use `create(UploadMetadataSchema)` to create a new message.
  */
 export const UploadMetadataSchema: GenMessage<UploadMetadata> = /*@__PURE__*/
-  messageDesc(file_quire_v1_knowledge_service, 8);
+  messageDesc(file_quire_v1_knowledge_service, 10);
 
 /**
  * A client message of UploadDocument: first `metadata`, then `data` pieces.
@@ -292,7 +345,7 @@ export type UploadDocumentRequest = Message<"quire.v1.UploadDocumentRequest"> & 
  * Use `create(UploadDocumentRequestSchema)` to create a new message.
  */
 export const UploadDocumentRequestSchema: GenMessage<UploadDocumentRequest> = /*@__PURE__*/
-  messageDesc(file_quire_v1_knowledge_service, 9);
+  messageDesc(file_quire_v1_knowledge_service, 11);
 
 /**
  * The answer to UploadDocument.
@@ -320,7 +373,7 @@ export type UploadDocumentResponse = Message<"quire.v1.UploadDocumentResponse"> 
  * Use `create(UploadDocumentResponseSchema)` to create a new message.
  */
 export const UploadDocumentResponseSchema: GenMessage<UploadDocumentResponse> = /*@__PURE__*/
-  messageDesc(file_quire_v1_knowledge_service, 10);
+  messageDesc(file_quire_v1_knowledge_service, 12);
 
 /**
  * A client message of UploadDocuments: a `metadata` message starts each document, `data`
@@ -358,7 +411,7 @@ export type UploadDocumentsRequest = Message<"quire.v1.UploadDocumentsRequest"> 
  * Use `create(UploadDocumentsRequestSchema)` to create a new message.
  */
 export const UploadDocumentsRequestSchema: GenMessage<UploadDocumentsRequest> = /*@__PURE__*/
-  messageDesc(file_quire_v1_knowledge_service, 11);
+  messageDesc(file_quire_v1_knowledge_service, 13);
 
 /**
  * One document's result in UploadDocuments.
@@ -400,7 +453,7 @@ export type UploadResult = Message<"quire.v1.UploadResult"> & {
  * Use `create(UploadResultSchema)` to create a new message.
  */
 export const UploadResultSchema: GenMessage<UploadResult> = /*@__PURE__*/
-  messageDesc(file_quire_v1_knowledge_service, 12);
+  messageDesc(file_quire_v1_knowledge_service, 14);
 
 /**
  * The answer to UploadDocuments.
@@ -428,7 +481,7 @@ export type UploadDocumentsResponse = Message<"quire.v1.UploadDocumentsResponse"
  * Use `create(UploadDocumentsResponseSchema)` to create a new message.
  */
 export const UploadDocumentsResponseSchema: GenMessage<UploadDocumentsResponse> = /*@__PURE__*/
-  messageDesc(file_quire_v1_knowledge_service, 13);
+  messageDesc(file_quire_v1_knowledge_service, 15);
 
 /**
  * Asks for one document: by document_id, or by collection_id and external_key.
@@ -464,7 +517,7 @@ export type GetDocumentRequest = Message<"quire.v1.GetDocumentRequest"> & {
  * Use `create(GetDocumentRequestSchema)` to create a new message.
  */
 export const GetDocumentRequestSchema: GenMessage<GetDocumentRequest> = /*@__PURE__*/
-  messageDesc(file_quire_v1_knowledge_service, 14);
+  messageDesc(file_quire_v1_knowledge_service, 16);
 
 /**
  * The answer to GetDocument.
@@ -485,7 +538,7 @@ export type GetDocumentResponse = Message<"quire.v1.GetDocumentResponse"> & {
  * Use `create(GetDocumentResponseSchema)` to create a new message.
  */
 export const GetDocumentResponseSchema: GenMessage<GetDocumentResponse> = /*@__PURE__*/
-  messageDesc(file_quire_v1_knowledge_service, 15);
+  messageDesc(file_quire_v1_knowledge_service, 17);
 
 /**
  * Asks for one page of a collection's documents, newest first.
@@ -527,7 +580,7 @@ export type ListDocumentsRequest = Message<"quire.v1.ListDocumentsRequest"> & {
  * Use `create(ListDocumentsRequestSchema)` to create a new message.
  */
 export const ListDocumentsRequestSchema: GenMessage<ListDocumentsRequest> = /*@__PURE__*/
-  messageDesc(file_quire_v1_knowledge_service, 16);
+  messageDesc(file_quire_v1_knowledge_service, 18);
 
 /**
  * The answer to ListDocuments.
@@ -562,7 +615,7 @@ export type ListDocumentsResponse = Message<"quire.v1.ListDocumentsResponse"> & 
  * Use `create(ListDocumentsResponseSchema)` to create a new message.
  */
 export const ListDocumentsResponseSchema: GenMessage<ListDocumentsResponse> = /*@__PURE__*/
-  messageDesc(file_quire_v1_knowledge_service, 17);
+  messageDesc(file_quire_v1_knowledge_service, 19);
 
 /**
  * Removes a document: by document_id, or by collection_id and external_key.
@@ -598,7 +651,7 @@ export type DeleteDocumentRequest = Message<"quire.v1.DeleteDocumentRequest"> & 
  * Use `create(DeleteDocumentRequestSchema)` to create a new message.
  */
 export const DeleteDocumentRequestSchema: GenMessage<DeleteDocumentRequest> = /*@__PURE__*/
-  messageDesc(file_quire_v1_knowledge_service, 18);
+  messageDesc(file_quire_v1_knowledge_service, 20);
 
 /**
  * Removes many documents of one collection: exactly one of external_keys, document_ids or
@@ -641,7 +694,7 @@ export type DeleteDocumentsRequest = Message<"quire.v1.DeleteDocumentsRequest"> 
  * Use `create(DeleteDocumentsRequestSchema)` to create a new message.
  */
 export const DeleteDocumentsRequestSchema: GenMessage<DeleteDocumentsRequest> = /*@__PURE__*/
-  messageDesc(file_quire_v1_knowledge_service, 19);
+  messageDesc(file_quire_v1_knowledge_service, 21);
 
 /**
  * The answer to DeleteDocuments.
@@ -683,7 +736,7 @@ export type DeleteDocumentsResponse = Message<"quire.v1.DeleteDocumentsResponse"
  * Use `create(DeleteDocumentsResponseSchema)` to create a new message.
  */
 export const DeleteDocumentsResponseSchema: GenMessage<DeleteDocumentsResponse> = /*@__PURE__*/
-  messageDesc(file_quire_v1_knowledge_service, 20);
+  messageDesc(file_quire_v1_knowledge_service, 22);
 
 /**
  * Changes one document's metadata: by document_id, or by collection_id and external_key.
@@ -734,7 +787,7 @@ export type UpdateDocumentMetadataRequest = Message<"quire.v1.UpdateDocumentMeta
  * Use `create(UpdateDocumentMetadataRequestSchema)` to create a new message.
  */
 export const UpdateDocumentMetadataRequestSchema: GenMessage<UpdateDocumentMetadataRequest> = /*@__PURE__*/
-  messageDesc(file_quire_v1_knowledge_service, 21);
+  messageDesc(file_quire_v1_knowledge_service, 23);
 
 /**
  * The answer to UpdateDocumentMetadata.
@@ -755,7 +808,7 @@ export type UpdateDocumentMetadataResponse = Message<"quire.v1.UpdateDocumentMet
  * Use `create(UpdateDocumentMetadataResponseSchema)` to create a new message.
  */
 export const UpdateDocumentMetadataResponseSchema: GenMessage<UpdateDocumentMetadataResponse> = /*@__PURE__*/
-  messageDesc(file_quire_v1_knowledge_service, 22);
+  messageDesc(file_quire_v1_knowledge_service, 24);
 
 /**
  * The answer to DeleteDocument.
@@ -776,7 +829,7 @@ export type DeleteDocumentResponse = Message<"quire.v1.DeleteDocumentResponse"> 
  * Use `create(DeleteDocumentResponseSchema)` to create a new message.
  */
 export const DeleteDocumentResponseSchema: GenMessage<DeleteDocumentResponse> = /*@__PURE__*/
-  messageDesc(file_quire_v1_knowledge_service, 23);
+  messageDesc(file_quire_v1_knowledge_service, 25);
 
 /**
  * Watches a collection's documents.
@@ -804,7 +857,7 @@ export type WatchDocumentsRequest = Message<"quire.v1.WatchDocumentsRequest"> & 
  * Use `create(WatchDocumentsRequestSchema)` to create a new message.
  */
 export const WatchDocumentsRequestSchema: GenMessage<WatchDocumentsRequest> = /*@__PURE__*/
-  messageDesc(file_quire_v1_knowledge_service, 24);
+  messageDesc(file_quire_v1_knowledge_service, 26);
 
 /**
  * A server message of WatchDocuments.
@@ -835,7 +888,7 @@ export type WatchDocumentsResponse = Message<"quire.v1.WatchDocumentsResponse"> 
  * Use `create(WatchDocumentsResponseSchema)` to create a new message.
  */
 export const WatchDocumentsResponseSchema: GenMessage<WatchDocumentsResponse> = /*@__PURE__*/
-  messageDesc(file_quire_v1_knowledge_service, 25);
+  messageDesc(file_quire_v1_knowledge_service, 27);
 
 /**
  * Creates or replaces an agent's attachments.
@@ -864,7 +917,7 @@ export type UpsertAgentRequest = Message<"quire.v1.UpsertAgentRequest"> & {
  * Use `create(UpsertAgentRequestSchema)` to create a new message.
  */
 export const UpsertAgentRequestSchema: GenMessage<UpsertAgentRequest> = /*@__PURE__*/
-  messageDesc(file_quire_v1_knowledge_service, 26);
+  messageDesc(file_quire_v1_knowledge_service, 28);
 
 /**
  * The answer to UpsertAgent.
@@ -885,7 +938,7 @@ export type UpsertAgentResponse = Message<"quire.v1.UpsertAgentResponse"> & {
  * Use `create(UpsertAgentResponseSchema)` to create a new message.
  */
 export const UpsertAgentResponseSchema: GenMessage<UpsertAgentResponse> = /*@__PURE__*/
-  messageDesc(file_quire_v1_knowledge_service, 27);
+  messageDesc(file_quire_v1_knowledge_service, 29);
 
 /**
  * Asks for one agent.
@@ -906,7 +959,7 @@ export type GetAgentRequest = Message<"quire.v1.GetAgentRequest"> & {
  * Use `create(GetAgentRequestSchema)` to create a new message.
  */
 export const GetAgentRequestSchema: GenMessage<GetAgentRequest> = /*@__PURE__*/
-  messageDesc(file_quire_v1_knowledge_service, 28);
+  messageDesc(file_quire_v1_knowledge_service, 30);
 
 /**
  * The answer to GetAgent.
@@ -927,7 +980,7 @@ export type GetAgentResponse = Message<"quire.v1.GetAgentResponse"> & {
  * Use `create(GetAgentResponseSchema)` to create a new message.
  */
 export const GetAgentResponseSchema: GenMessage<GetAgentResponse> = /*@__PURE__*/
-  messageDesc(file_quire_v1_knowledge_service, 29);
+  messageDesc(file_quire_v1_knowledge_service, 31);
 
 /**
  * Deletes an agent.
@@ -948,7 +1001,7 @@ export type DeleteAgentRequest = Message<"quire.v1.DeleteAgentRequest"> & {
  * Use `create(DeleteAgentRequestSchema)` to create a new message.
  */
 export const DeleteAgentRequestSchema: GenMessage<DeleteAgentRequest> = /*@__PURE__*/
-  messageDesc(file_quire_v1_knowledge_service, 30);
+  messageDesc(file_quire_v1_knowledge_service, 32);
 
 /**
  * The answer to DeleteAgent.
@@ -969,7 +1022,7 @@ export type DeleteAgentResponse = Message<"quire.v1.DeleteAgentResponse"> & {
  * Use `create(DeleteAgentResponseSchema)` to create a new message.
  */
 export const DeleteAgentResponseSchema: GenMessage<DeleteAgentResponse> = /*@__PURE__*/
-  messageDesc(file_quire_v1_knowledge_service, 31);
+  messageDesc(file_quire_v1_knowledge_service, 33);
 
 /**
  * Asks for one page of the organisation's agents, by id.
@@ -997,7 +1050,7 @@ export type ListAgentsRequest = Message<"quire.v1.ListAgentsRequest"> & {
  * Use `create(ListAgentsRequestSchema)` to create a new message.
  */
 export const ListAgentsRequestSchema: GenMessage<ListAgentsRequest> = /*@__PURE__*/
-  messageDesc(file_quire_v1_knowledge_service, 32);
+  messageDesc(file_quire_v1_knowledge_service, 34);
 
 /**
  * The answer to ListAgents.
@@ -1032,7 +1085,7 @@ export type ListAgentsResponse = Message<"quire.v1.ListAgentsResponse"> & {
  * Use `create(ListAgentsResponseSchema)` to create a new message.
  */
 export const ListAgentsResponseSchema: GenMessage<ListAgentsResponse> = /*@__PURE__*/
-  messageDesc(file_quire_v1_knowledge_service, 33);
+  messageDesc(file_quire_v1_knowledge_service, 35);
 
 /**
  * A search of an agent's (or the named) collections.
@@ -1109,7 +1162,7 @@ export type SearchKnowledgeRequest = Message<"quire.v1.SearchKnowledgeRequest"> 
  * Use `create(SearchKnowledgeRequestSchema)` to create a new message.
  */
 export const SearchKnowledgeRequestSchema: GenMessage<SearchKnowledgeRequest> = /*@__PURE__*/
-  messageDesc(file_quire_v1_knowledge_service, 34);
+  messageDesc(file_quire_v1_knowledge_service, 36);
 
 /**
  * The answer to SearchKnowledge.
@@ -1151,7 +1204,7 @@ export type SearchKnowledgeResponse = Message<"quire.v1.SearchKnowledgeResponse"
  * Use `create(SearchKnowledgeResponseSchema)` to create a new message.
  */
 export const SearchKnowledgeResponseSchema: GenMessage<SearchKnowledgeResponse> = /*@__PURE__*/
-  messageDesc(file_quire_v1_knowledge_service, 35);
+  messageDesc(file_quire_v1_knowledge_service, 37);
 
 /**
  * A read of a slice of a document's extracted text.
@@ -1210,7 +1263,7 @@ export type ReadDocumentRequest = Message<"quire.v1.ReadDocumentRequest"> & {
  * Use `create(ReadDocumentRequestSchema)` to create a new message.
  */
 export const ReadDocumentRequestSchema: GenMessage<ReadDocumentRequest> = /*@__PURE__*/
-  messageDesc(file_quire_v1_knowledge_service, 36);
+  messageDesc(file_quire_v1_knowledge_service, 38);
 
 /**
  * The answer to ReadDocument.
@@ -1231,7 +1284,7 @@ export type ReadDocumentResponse = Message<"quire.v1.ReadDocumentResponse"> & {
  * Use `create(ReadDocumentResponseSchema)` to create a new message.
  */
 export const ReadDocumentResponseSchema: GenMessage<ReadDocumentResponse> = /*@__PURE__*/
-  messageDesc(file_quire_v1_knowledge_service, 37);
+  messageDesc(file_quire_v1_knowledge_service, 39);
 
 /**
  * Asks for a collection's index generations.
@@ -1252,7 +1305,7 @@ export type GetIndexStatusRequest = Message<"quire.v1.GetIndexStatusRequest"> & 
  * Use `create(GetIndexStatusRequestSchema)` to create a new message.
  */
 export const GetIndexStatusRequestSchema: GenMessage<GetIndexStatusRequest> = /*@__PURE__*/
-  messageDesc(file_quire_v1_knowledge_service, 38);
+  messageDesc(file_quire_v1_knowledge_service, 40);
 
 /**
  * The answer to GetIndexStatus.
@@ -1273,7 +1326,7 @@ export type GetIndexStatusResponse = Message<"quire.v1.GetIndexStatusResponse"> 
  * Use `create(GetIndexStatusResponseSchema)` to create a new message.
  */
 export const GetIndexStatusResponseSchema: GenMessage<GetIndexStatusResponse> = /*@__PURE__*/
-  messageDesc(file_quire_v1_knowledge_service, 39);
+  messageDesc(file_quire_v1_knowledge_service, 41);
 
 /**
  * Watches a collection's index generations.
@@ -1294,7 +1347,7 @@ export type WatchIndexStatusRequest = Message<"quire.v1.WatchIndexStatusRequest"
  * Use `create(WatchIndexStatusRequestSchema)` to create a new message.
  */
 export const WatchIndexStatusRequestSchema: GenMessage<WatchIndexStatusRequest> = /*@__PURE__*/
-  messageDesc(file_quire_v1_knowledge_service, 40);
+  messageDesc(file_quire_v1_knowledge_service, 42);
 
 /**
  * A server message of WatchIndexStatus.
@@ -1315,7 +1368,7 @@ export type WatchIndexStatusResponse = Message<"quire.v1.WatchIndexStatusRespons
  * Use `create(WatchIndexStatusResponseSchema)` to create a new message.
  */
 export const WatchIndexStatusResponseSchema: GenMessage<WatchIndexStatusResponse> = /*@__PURE__*/
-  messageDesc(file_quire_v1_knowledge_service, 41);
+  messageDesc(file_quire_v1_knowledge_service, 43);
 
 /**
  * Knowledge collections: an organisation's uploaded files, extracted and indexed, attached to
@@ -1333,6 +1386,17 @@ export const KnowledgeService: GenService<{
     methodKind: "unary";
     input: typeof CreateCollectionRequestSchema;
     output: typeof CreateCollectionResponseSchema;
+  },
+  /**
+   * The embedding models the deployment knows: dimensions, whether each is prepared and
+   * loaded, and which is the default.
+   *
+   * @generated from rpc quire.v1.KnowledgeService.ListModels
+   */
+  listModels: {
+    methodKind: "unary";
+    input: typeof ListModelsRequestSchema;
+    output: typeof ListModelsResponseSchema;
   },
   /**
    * One collection of the caller's organisation, by id.

@@ -59,6 +59,7 @@ public final class Contract {
           Map.entry("WhoAmI", CallKind.READ),
           // quire.v1.KnowledgeService
           Map.entry("CreateCollection", CallKind.WRITE),
+          Map.entry("ListModels", CallKind.READ),
           Map.entry("GetCollection", CallKind.READ),
           Map.entry("ListCollections", CallKind.READ),
           Map.entry("DeleteCollection", CallKind.WRITE),
@@ -98,6 +99,7 @@ public final class Contract {
           "GetShadowReport",
           "ListApiKeys",
           "WhoAmI",
+          "ListModels",
           "GetCollection",
           "ListCollections",
           "GetDocument",

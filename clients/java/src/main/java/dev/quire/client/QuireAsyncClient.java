@@ -70,6 +70,18 @@ public final class QuireAsyncClient {
     return calls.unary(KnowledgeServiceGrpc.getCreateCollectionMethod(), request).thenApply(CreateCollectionResponse::getCollection);
   }
 
+  /** A collection whose vectors come from {@code embeddingModel} (a name from listModels; "" for the default). */
+  public CompletableFuture<Collection> createCollection(String name, String embeddingModel) {
+    var request = CreateCollectionRequest.newBuilder().setName(name).setEmbeddingModel(embeddingModel).build();
+    return calls.unary(KnowledgeServiceGrpc.getCreateCollectionMethod(), request).thenApply(CreateCollectionResponse::getCollection);
+  }
+
+  /** The embedding models the deployment knows: dimensions, prepared, loaded, default. */
+  public CompletableFuture<List<EmbeddingModel>> listModels() {
+    return calls.unary(KnowledgeServiceGrpc.getListModelsMethod(), ListModelsRequest.getDefaultInstance())
+        .thenApply(ListModelsResponse::getModelsList);
+  }
+
   public CompletableFuture<Collection> getCollection(String collectionId) {
     var request = GetCollectionRequest.newBuilder().setCollectionId(collectionId).build();
     return calls.unary(KnowledgeServiceGrpc.getGetCollectionMethod(), request).thenApply(GetCollectionResponse::getCollection);

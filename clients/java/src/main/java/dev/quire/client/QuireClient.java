@@ -216,6 +216,14 @@ public final class QuireClient implements AutoCloseable {
     return await(async.createCollection(name));
   }
 
+  public Collection createCollection(String name, String embeddingModel) {
+    return await(async.createCollection(name, embeddingModel));
+  }
+
+  public List<EmbeddingModel> listModels() {
+    return await(async.listModels());
+  }
+
   public Collection getCollection(String collectionId) {
     return await(async.getCollection(collectionId));
   }

@@ -34,6 +34,7 @@ private static final long serialVersionUID = 0L;
   private Collection() {
     collectionId_ = "";
     name_ = "";
+    embeddingModel_ = "";
   }
 
   public static final com.google.protobuf.Descriptors.Descriptor
@@ -247,6 +248,55 @@ private static final long serialVersionUID = 0L;
     return createdAt_ == null ? com.google.protobuf.Timestamp.getDefaultInstance() : createdAt_;
   }
 
+  public static final int EMBEDDING_MODEL_FIELD_NUMBER = 8;
+  @SuppressWarnings("serial")
+  private volatile java.lang.Object embeddingModel_ = "";
+  /**
+   * <pre>
+   * The embedding model its vectors come from (ListModels), fixed at creation: every
+   * generation of the collection is built with it, so its vectors are never mixed.
+   * </pre>
+   *
+   * <code>string embedding_model = 8;</code>
+   * @return The embeddingModel.
+   */
+  @java.lang.Override
+  public java.lang.String getEmbeddingModel() {
+    java.lang.Object ref = embeddingModel_;
+    if (ref instanceof java.lang.String) {
+      return (java.lang.String) ref;
+    } else {
+      com.google.protobuf.ByteString bs = 
+          (com.google.protobuf.ByteString) ref;
+      java.lang.String s = bs.toStringUtf8();
+      embeddingModel_ = s;
+      return s;
+    }
+  }
+  /**
+   * <pre>
+   * The embedding model its vectors come from (ListModels), fixed at creation: every
+   * generation of the collection is built with it, so its vectors are never mixed.
+   * </pre>
+   *
+   * <code>string embedding_model = 8;</code>
+   * @return The bytes for embeddingModel.
+   */
+  @java.lang.Override
+  public com.google.protobuf.ByteString
+      getEmbeddingModelBytes() {
+    java.lang.Object ref = embeddingModel_;
+    if (ref instanceof java.lang.String) {
+      com.google.protobuf.ByteString b = 
+          com.google.protobuf.ByteString.copyFromUtf8(
+              (java.lang.String) ref);
+      embeddingModel_ = b;
+      return b;
+    } else {
+      return (com.google.protobuf.ByteString) ref;
+    }
+  }
+
   private byte memoizedIsInitialized = -1;
   @java.lang.Override
   public final boolean isInitialized() {
@@ -282,6 +332,9 @@ private static final long serialVersionUID = 0L;
     if (((bitField0_ & 0x00000001) != 0)) {
       output.writeMessage(7, getCreatedAt());
     }
+    if (!com.google.protobuf.GeneratedMessage.isStringEmpty(embeddingModel_)) {
+      com.google.protobuf.GeneratedMessage.writeString(output, 8, embeddingModel_);
+    }
     getUnknownFields().writeTo(output);
   }
   private int computeSerializedSize_0() {
@@ -311,6 +364,9 @@ private static final long serialVersionUID = 0L;
     if (((bitField0_ & 0x00000001) != 0)) {
       size += com.google.protobuf.CodedOutputStream
         .computeMessageSize(7, getCreatedAt());
+    }
+    if (!com.google.protobuf.GeneratedMessage.isStringEmpty(embeddingModel_)) {
+      size += com.google.protobuf.GeneratedMessage.computeStringSize(8, embeddingModel_);
     }
     return size;
   }
@@ -353,6 +409,8 @@ private static final long serialVersionUID = 0L;
       if (!getCreatedAt()
           .equals(other.getCreatedAt())) return false;
     }
+    if (!getEmbeddingModel()
+        .equals(other.getEmbeddingModel())) return false;
     if (!getUnknownFields().equals(other.getUnknownFields())) return false;
     return true;
   }
@@ -382,6 +440,8 @@ private static final long serialVersionUID = 0L;
       hash = (37 * hash) + CREATED_AT_FIELD_NUMBER;
       hash = (53 * hash) + getCreatedAt().hashCode();
     }
+    hash = (37 * hash) + EMBEDDING_MODEL_FIELD_NUMBER;
+    hash = (53 * hash) + getEmbeddingModel().hashCode();
     hash = (29 * hash) + getUnknownFields().hashCode();
     memoizedHashCode = hash;
     return hash;
@@ -534,6 +594,7 @@ private static final long serialVersionUID = 0L;
         createdAtBuilder_.dispose();
         createdAtBuilder_ = null;
       }
+      embeddingModel_ = "";
       return this;
     }
 
@@ -592,6 +653,9 @@ private static final long serialVersionUID = 0L;
             : createdAtBuilder_.build();
         to_bitField0_ |= 0x00000001;
       }
+      if (((from_bitField0_ & 0x00000080) != 0)) {
+        result.embeddingModel_ = embeddingModel_;
+      }
       result.bitField0_ |= to_bitField0_;
     }
 
@@ -631,6 +695,11 @@ private static final long serialVersionUID = 0L;
       }
       if (other.hasCreatedAt()) {
         mergeCreatedAt(other.getCreatedAt());
+      }
+      if (!other.getEmbeddingModel().isEmpty()) {
+        embeddingModel_ = other.embeddingModel_;
+        bitField0_ |= 0x00000080;
+        onChanged();
       }
       this.mergeUnknownFields(other.getUnknownFields());
       onChanged();
@@ -693,6 +762,11 @@ private static final long serialVersionUID = 0L;
               bitField0_ |= 0x00000040;
               break;
             } // case 58
+            case 66: {
+              embeddingModel_ = input.readStringRequireUtf8();
+              bitField0_ |= 0x00000080;
+              break;
+            } // case 66
             default: {
               if (!super.parseUnknownField(input, extensionRegistry, tag)) {
                 done = true; // was an endgroup tag
@@ -1223,6 +1297,103 @@ private static final long serialVersionUID = 0L;
         createdAt_ = null;
       }
       return createdAtBuilder_;
+    }
+
+    private java.lang.Object embeddingModel_ = "";
+    /**
+     * <pre>
+     * The embedding model its vectors come from (ListModels), fixed at creation: every
+     * generation of the collection is built with it, so its vectors are never mixed.
+     * </pre>
+     *
+     * <code>string embedding_model = 8;</code>
+     * @return The embeddingModel.
+     */
+    public java.lang.String getEmbeddingModel() {
+      java.lang.Object ref = embeddingModel_;
+      if (!(ref instanceof java.lang.String)) {
+        com.google.protobuf.ByteString bs =
+            (com.google.protobuf.ByteString) ref;
+        java.lang.String s = bs.toStringUtf8();
+        embeddingModel_ = s;
+        return s;
+      } else {
+        return (java.lang.String) ref;
+      }
+    }
+    /**
+     * <pre>
+     * The embedding model its vectors come from (ListModels), fixed at creation: every
+     * generation of the collection is built with it, so its vectors are never mixed.
+     * </pre>
+     *
+     * <code>string embedding_model = 8;</code>
+     * @return The bytes for embeddingModel.
+     */
+    public com.google.protobuf.ByteString
+        getEmbeddingModelBytes() {
+      java.lang.Object ref = embeddingModel_;
+      if (ref instanceof String) {
+        com.google.protobuf.ByteString b = 
+            com.google.protobuf.ByteString.copyFromUtf8(
+                (java.lang.String) ref);
+        embeddingModel_ = b;
+        return b;
+      } else {
+        return (com.google.protobuf.ByteString) ref;
+      }
+    }
+    /**
+     * <pre>
+     * The embedding model its vectors come from (ListModels), fixed at creation: every
+     * generation of the collection is built with it, so its vectors are never mixed.
+     * </pre>
+     *
+     * <code>string embedding_model = 8;</code>
+     * @param value The embeddingModel to set.
+     * @return This builder for chaining.
+     */
+    public Builder setEmbeddingModel(
+        java.lang.String value) {
+      java.util.Objects.requireNonNull(value);
+      embeddingModel_ = value;
+      bitField0_ |= 0x00000080;
+      onChanged();
+      return this;
+    }
+    /**
+     * <pre>
+     * The embedding model its vectors come from (ListModels), fixed at creation: every
+     * generation of the collection is built with it, so its vectors are never mixed.
+     * </pre>
+     *
+     * <code>string embedding_model = 8;</code>
+     * @return This builder for chaining.
+     */
+    public Builder clearEmbeddingModel() {
+      embeddingModel_ = getDefaultInstance().getEmbeddingModel();
+      bitField0_ = (bitField0_ & ~0x00000080);
+      onChanged();
+      return this;
+    }
+    /**
+     * <pre>
+     * The embedding model its vectors come from (ListModels), fixed at creation: every
+     * generation of the collection is built with it, so its vectors are never mixed.
+     * </pre>
+     *
+     * <code>string embedding_model = 8;</code>
+     * @param value The bytes for embeddingModel to set.
+     * @return This builder for chaining.
+     */
+    public Builder setEmbeddingModelBytes(
+        com.google.protobuf.ByteString value) {
+      java.util.Objects.requireNonNull(value);
+      checkByteStringIsUtf8(value);
+      embeddingModel_ = value;
+      bitField0_ |= 0x00000080;
+      onChanged();
+      return this;
     }
 
     // @@protoc_insertion_point(builder_scope:quire.v1.Collection)

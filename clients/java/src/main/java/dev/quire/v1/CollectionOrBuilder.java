@@ -116,4 +116,26 @@ public interface CollectionOrBuilder extends
    * <code>.google.protobuf.Timestamp created_at = 7;</code>
    */
   com.google.protobuf.TimestampOrBuilder getCreatedAtOrBuilder();
+
+  /**
+   * <pre>
+   * The embedding model its vectors come from (ListModels), fixed at creation: every
+   * generation of the collection is built with it, so its vectors are never mixed.
+   * </pre>
+   *
+   * <code>string embedding_model = 8;</code>
+   * @return The embeddingModel.
+   */
+  java.lang.String getEmbeddingModel();
+  /**
+   * <pre>
+   * The embedding model its vectors come from (ListModels), fixed at creation: every
+   * generation of the collection is built with it, so its vectors are never mixed.
+   * </pre>
+   *
+   * <code>string embedding_model = 8;</code>
+   * @return The bytes for embeddingModel.
+   */
+  com.google.protobuf.ByteString
+      getEmbeddingModelBytes();
 }

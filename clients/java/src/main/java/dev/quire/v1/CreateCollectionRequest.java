@@ -33,6 +33,7 @@ private static final long serialVersionUID = 0L;
   }
   private CreateCollectionRequest() {
     name_ = "";
+    embeddingModel_ = "";
   }
 
   public static final com.google.protobuf.Descriptors.Descriptor
@@ -102,6 +103,59 @@ private static final long serialVersionUID = 0L;
     }
   }
 
+  public static final int EMBEDDING_MODEL_FIELD_NUMBER = 2;
+  @SuppressWarnings("serial")
+  private volatile java.lang.Object embeddingModel_ = "";
+  /**
+   * <pre>
+   * The embedding model (a name from ListModels that this server has loaded), at most 64
+   * characters; empty: the deployment's default. Fixed for the collection's life. An unknown
+   * name, or one the server has not loaded, is INVALID_REQUEST naming the model and the
+   * command to prepare it; nothing is created.
+   * </pre>
+   *
+   * <code>string embedding_model = 2 [(.quire.v1.bounds) = { ... }</code>
+   * @return The embeddingModel.
+   */
+  @java.lang.Override
+  public java.lang.String getEmbeddingModel() {
+    java.lang.Object ref = embeddingModel_;
+    if (ref instanceof java.lang.String) {
+      return (java.lang.String) ref;
+    } else {
+      com.google.protobuf.ByteString bs = 
+          (com.google.protobuf.ByteString) ref;
+      java.lang.String s = bs.toStringUtf8();
+      embeddingModel_ = s;
+      return s;
+    }
+  }
+  /**
+   * <pre>
+   * The embedding model (a name from ListModels that this server has loaded), at most 64
+   * characters; empty: the deployment's default. Fixed for the collection's life. An unknown
+   * name, or one the server has not loaded, is INVALID_REQUEST naming the model and the
+   * command to prepare it; nothing is created.
+   * </pre>
+   *
+   * <code>string embedding_model = 2 [(.quire.v1.bounds) = { ... }</code>
+   * @return The bytes for embeddingModel.
+   */
+  @java.lang.Override
+  public com.google.protobuf.ByteString
+      getEmbeddingModelBytes() {
+    java.lang.Object ref = embeddingModel_;
+    if (ref instanceof java.lang.String) {
+      com.google.protobuf.ByteString b = 
+          com.google.protobuf.ByteString.copyFromUtf8(
+              (java.lang.String) ref);
+      embeddingModel_ = b;
+      return b;
+    } else {
+      return (com.google.protobuf.ByteString) ref;
+    }
+  }
+
   private byte memoizedIsInitialized = -1;
   @java.lang.Override
   public final boolean isInitialized() {
@@ -119,12 +173,18 @@ private static final long serialVersionUID = 0L;
     if (!com.google.protobuf.GeneratedMessage.isStringEmpty(name_)) {
       com.google.protobuf.GeneratedMessage.writeString(output, 1, name_);
     }
+    if (!com.google.protobuf.GeneratedMessage.isStringEmpty(embeddingModel_)) {
+      com.google.protobuf.GeneratedMessage.writeString(output, 2, embeddingModel_);
+    }
     getUnknownFields().writeTo(output);
   }
   private int computeSerializedSize_0() {
     int size = 0;
     if (!com.google.protobuf.GeneratedMessage.isStringEmpty(name_)) {
       size += com.google.protobuf.GeneratedMessage.computeStringSize(1, name_);
+    }
+    if (!com.google.protobuf.GeneratedMessage.isStringEmpty(embeddingModel_)) {
+      size += com.google.protobuf.GeneratedMessage.computeStringSize(2, embeddingModel_);
     }
     return size;
   }
@@ -152,6 +212,8 @@ private static final long serialVersionUID = 0L;
 
     if (!getName()
         .equals(other.getName())) return false;
+    if (!getEmbeddingModel()
+        .equals(other.getEmbeddingModel())) return false;
     if (!getUnknownFields().equals(other.getUnknownFields())) return false;
     return true;
   }
@@ -165,6 +227,8 @@ private static final long serialVersionUID = 0L;
     hash = (19 * hash) + getDescriptor().hashCode();
     hash = (37 * hash) + NAME_FIELD_NUMBER;
     hash = (53 * hash) + getName().hashCode();
+    hash = (37 * hash) + EMBEDDING_MODEL_FIELD_NUMBER;
+    hash = (53 * hash) + getEmbeddingModel().hashCode();
     hash = (29 * hash) + getUnknownFields().hashCode();
     memoizedHashCode = hash;
     return hash;
@@ -301,6 +365,7 @@ private static final long serialVersionUID = 0L;
       super.clear();
       bitField0_ = 0;
       name_ = "";
+      embeddingModel_ = "";
       return this;
     }
 
@@ -337,6 +402,9 @@ private static final long serialVersionUID = 0L;
       if (((from_bitField0_ & 0x00000001) != 0)) {
         result.name_ = name_;
       }
+      if (((from_bitField0_ & 0x00000002) != 0)) {
+        result.embeddingModel_ = embeddingModel_;
+      }
     }
 
     @java.lang.Override
@@ -354,6 +422,11 @@ private static final long serialVersionUID = 0L;
       if (!other.getName().isEmpty()) {
         name_ = other.name_;
         bitField0_ |= 0x00000001;
+        onChanged();
+      }
+      if (!other.getEmbeddingModel().isEmpty()) {
+        embeddingModel_ = other.embeddingModel_;
+        bitField0_ |= 0x00000002;
         onChanged();
       }
       this.mergeUnknownFields(other.getUnknownFields());
@@ -385,6 +458,11 @@ private static final long serialVersionUID = 0L;
               bitField0_ |= 0x00000001;
               break;
             } // case 10
+            case 18: {
+              embeddingModel_ = input.readStringRequireUtf8();
+              bitField0_ |= 0x00000002;
+              break;
+            } // case 18
             default: {
               if (!super.parseUnknownField(input, extensionRegistry, tag)) {
                 done = true; // was an endgroup tag
@@ -495,6 +573,113 @@ private static final long serialVersionUID = 0L;
       checkByteStringIsUtf8(value);
       name_ = value;
       bitField0_ |= 0x00000001;
+      onChanged();
+      return this;
+    }
+
+    private java.lang.Object embeddingModel_ = "";
+    /**
+     * <pre>
+     * The embedding model (a name from ListModels that this server has loaded), at most 64
+     * characters; empty: the deployment's default. Fixed for the collection's life. An unknown
+     * name, or one the server has not loaded, is INVALID_REQUEST naming the model and the
+     * command to prepare it; nothing is created.
+     * </pre>
+     *
+     * <code>string embedding_model = 2 [(.quire.v1.bounds) = { ... }</code>
+     * @return The embeddingModel.
+     */
+    public java.lang.String getEmbeddingModel() {
+      java.lang.Object ref = embeddingModel_;
+      if (!(ref instanceof java.lang.String)) {
+        com.google.protobuf.ByteString bs =
+            (com.google.protobuf.ByteString) ref;
+        java.lang.String s = bs.toStringUtf8();
+        embeddingModel_ = s;
+        return s;
+      } else {
+        return (java.lang.String) ref;
+      }
+    }
+    /**
+     * <pre>
+     * The embedding model (a name from ListModels that this server has loaded), at most 64
+     * characters; empty: the deployment's default. Fixed for the collection's life. An unknown
+     * name, or one the server has not loaded, is INVALID_REQUEST naming the model and the
+     * command to prepare it; nothing is created.
+     * </pre>
+     *
+     * <code>string embedding_model = 2 [(.quire.v1.bounds) = { ... }</code>
+     * @return The bytes for embeddingModel.
+     */
+    public com.google.protobuf.ByteString
+        getEmbeddingModelBytes() {
+      java.lang.Object ref = embeddingModel_;
+      if (ref instanceof String) {
+        com.google.protobuf.ByteString b = 
+            com.google.protobuf.ByteString.copyFromUtf8(
+                (java.lang.String) ref);
+        embeddingModel_ = b;
+        return b;
+      } else {
+        return (com.google.protobuf.ByteString) ref;
+      }
+    }
+    /**
+     * <pre>
+     * The embedding model (a name from ListModels that this server has loaded), at most 64
+     * characters; empty: the deployment's default. Fixed for the collection's life. An unknown
+     * name, or one the server has not loaded, is INVALID_REQUEST naming the model and the
+     * command to prepare it; nothing is created.
+     * </pre>
+     *
+     * <code>string embedding_model = 2 [(.quire.v1.bounds) = { ... }</code>
+     * @param value The embeddingModel to set.
+     * @return This builder for chaining.
+     */
+    public Builder setEmbeddingModel(
+        java.lang.String value) {
+      java.util.Objects.requireNonNull(value);
+      embeddingModel_ = value;
+      bitField0_ |= 0x00000002;
+      onChanged();
+      return this;
+    }
+    /**
+     * <pre>
+     * The embedding model (a name from ListModels that this server has loaded), at most 64
+     * characters; empty: the deployment's default. Fixed for the collection's life. An unknown
+     * name, or one the server has not loaded, is INVALID_REQUEST naming the model and the
+     * command to prepare it; nothing is created.
+     * </pre>
+     *
+     * <code>string embedding_model = 2 [(.quire.v1.bounds) = { ... }</code>
+     * @return This builder for chaining.
+     */
+    public Builder clearEmbeddingModel() {
+      embeddingModel_ = getDefaultInstance().getEmbeddingModel();
+      bitField0_ = (bitField0_ & ~0x00000002);
+      onChanged();
+      return this;
+    }
+    /**
+     * <pre>
+     * The embedding model (a name from ListModels that this server has loaded), at most 64
+     * characters; empty: the deployment's default. Fixed for the collection's life. An unknown
+     * name, or one the server has not loaded, is INVALID_REQUEST naming the model and the
+     * command to prepare it; nothing is created.
+     * </pre>
+     *
+     * <code>string embedding_model = 2 [(.quire.v1.bounds) = { ... }</code>
+     * @param value The bytes for embeddingModel to set.
+     * @return This builder for chaining.
+     */
+    public Builder setEmbeddingModelBytes(
+        com.google.protobuf.ByteString value) {
+      java.util.Objects.requireNonNull(value);
+      checkByteStringIsUtf8(value);
+      embeddingModel_ = value;
+      bitField0_ |= 0x00000002;
       onChanged();
       return this;
     }

@@ -31,4 +31,30 @@ public interface CreateCollectionRequestOrBuilder extends
    */
   com.google.protobuf.ByteString
       getNameBytes();
+
+  /**
+   * <pre>
+   * The embedding model (a name from ListModels that this server has loaded), at most 64
+   * characters; empty: the deployment's default. Fixed for the collection's life. An unknown
+   * name, or one the server has not loaded, is INVALID_REQUEST naming the model and the
+   * command to prepare it; nothing is created.
+   * </pre>
+   *
+   * <code>string embedding_model = 2 [(.quire.v1.bounds) = { ... }</code>
+   * @return The embeddingModel.
+   */
+  java.lang.String getEmbeddingModel();
+  /**
+   * <pre>
+   * The embedding model (a name from ListModels that this server has loaded), at most 64
+   * characters; empty: the deployment's default. Fixed for the collection's life. An unknown
+   * name, or one the server has not loaded, is INVALID_REQUEST naming the model and the
+   * command to prepare it; nothing is created.
+   * </pre>
+   *
+   * <code>string embedding_model = 2 [(.quire.v1.bounds) = { ... }</code>
+   * @return The bytes for embeddingModel.
+   */
+  com.google.protobuf.ByteString
+      getEmbeddingModelBytes();
 }

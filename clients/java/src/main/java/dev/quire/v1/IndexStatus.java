@@ -34,6 +34,7 @@ private static final long serialVersionUID = 0L;
   private IndexStatus() {
     collectionId_ = "";
     generations_ = java.util.Collections.emptyList();
+    embeddingModel_ = "";
   }
 
   public static final com.google.protobuf.Descriptors.Descriptor
@@ -252,6 +253,53 @@ private static final long serialVersionUID = 0L;
     return workerLastSeen_ == null ? com.google.protobuf.Timestamp.getDefaultInstance() : workerLastSeen_;
   }
 
+  public static final int EMBEDDING_MODEL_FIELD_NUMBER = 7;
+  @SuppressWarnings("serial")
+  private volatile java.lang.Object embeddingModel_ = "";
+  /**
+   * <pre>
+   * The collection's embedding model (Collection.embedding_model).
+   * </pre>
+   *
+   * <code>string embedding_model = 7;</code>
+   * @return The embeddingModel.
+   */
+  @java.lang.Override
+  public java.lang.String getEmbeddingModel() {
+    java.lang.Object ref = embeddingModel_;
+    if (ref instanceof java.lang.String) {
+      return (java.lang.String) ref;
+    } else {
+      com.google.protobuf.ByteString bs = 
+          (com.google.protobuf.ByteString) ref;
+      java.lang.String s = bs.toStringUtf8();
+      embeddingModel_ = s;
+      return s;
+    }
+  }
+  /**
+   * <pre>
+   * The collection's embedding model (Collection.embedding_model).
+   * </pre>
+   *
+   * <code>string embedding_model = 7;</code>
+   * @return The bytes for embeddingModel.
+   */
+  @java.lang.Override
+  public com.google.protobuf.ByteString
+      getEmbeddingModelBytes() {
+    java.lang.Object ref = embeddingModel_;
+    if (ref instanceof java.lang.String) {
+      com.google.protobuf.ByteString b = 
+          com.google.protobuf.ByteString.copyFromUtf8(
+              (java.lang.String) ref);
+      embeddingModel_ = b;
+      return b;
+    } else {
+      return (com.google.protobuf.ByteString) ref;
+    }
+  }
+
   private byte memoizedIsInitialized = -1;
   @java.lang.Override
   public final boolean isInitialized() {
@@ -284,6 +332,9 @@ private static final long serialVersionUID = 0L;
     if (((bitField0_ & 0x00000001) != 0)) {
       output.writeMessage(6, getWorkerLastSeen());
     }
+    if (!com.google.protobuf.GeneratedMessage.isStringEmpty(embeddingModel_)) {
+      com.google.protobuf.GeneratedMessage.writeString(output, 7, embeddingModel_);
+    }
     getUnknownFields().writeTo(output);
   }
   private int computeSerializedSize_0() {
@@ -315,6 +366,9 @@ private static final long serialVersionUID = 0L;
     if (((bitField0_ & 0x00000001) != 0)) {
       size += com.google.protobuf.CodedOutputStream
         .computeMessageSize(6, getWorkerLastSeen());
+    }
+    if (!com.google.protobuf.GeneratedMessage.isStringEmpty(embeddingModel_)) {
+      size += com.google.protobuf.GeneratedMessage.computeStringSize(7, embeddingModel_);
     }
     return size;
   }
@@ -355,6 +409,8 @@ private static final long serialVersionUID = 0L;
       if (!getWorkerLastSeen()
           .equals(other.getWorkerLastSeen())) return false;
     }
+    if (!getEmbeddingModel()
+        .equals(other.getEmbeddingModel())) return false;
     if (!getUnknownFields().equals(other.getUnknownFields())) return false;
     return true;
   }
@@ -384,6 +440,8 @@ private static final long serialVersionUID = 0L;
       hash = (37 * hash) + WORKER_LAST_SEEN_FIELD_NUMBER;
       hash = (53 * hash) + getWorkerLastSeen().hashCode();
     }
+    hash = (37 * hash) + EMBEDDING_MODEL_FIELD_NUMBER;
+    hash = (53 * hash) + getEmbeddingModel().hashCode();
     hash = (29 * hash) + getUnknownFields().hashCode();
     memoizedHashCode = hash;
     return hash;
@@ -542,6 +600,7 @@ private static final long serialVersionUID = 0L;
         workerLastSeenBuilder_.dispose();
         workerLastSeenBuilder_ = null;
       }
+      embeddingModel_ = "";
       return this;
     }
 
@@ -607,6 +666,9 @@ private static final long serialVersionUID = 0L;
             : workerLastSeenBuilder_.build();
         to_bitField0_ |= 0x00000001;
       }
+      if (((from_bitField0_ & 0x00000040) != 0)) {
+        result.embeddingModel_ = embeddingModel_;
+      }
       result.bitField0_ |= to_bitField0_;
     }
 
@@ -664,6 +726,11 @@ private static final long serialVersionUID = 0L;
       }
       if (other.hasWorkerLastSeen()) {
         mergeWorkerLastSeen(other.getWorkerLastSeen());
+      }
+      if (!other.getEmbeddingModel().isEmpty()) {
+        embeddingModel_ = other.embeddingModel_;
+        bitField0_ |= 0x00000040;
+        onChanged();
       }
       this.mergeUnknownFields(other.getUnknownFields());
       onChanged();
@@ -729,6 +796,11 @@ private static final long serialVersionUID = 0L;
               bitField0_ |= 0x00000020;
               break;
             } // case 50
+            case 58: {
+              embeddingModel_ = input.readStringRequireUtf8();
+              bitField0_ |= 0x00000040;
+              break;
+            } // case 58
             default: {
               if (!super.parseUnknownField(input, extensionRegistry, tag)) {
                 done = true; // was an endgroup tag
@@ -1447,6 +1519,98 @@ private static final long serialVersionUID = 0L;
         workerLastSeen_ = null;
       }
       return workerLastSeenBuilder_;
+    }
+
+    private java.lang.Object embeddingModel_ = "";
+    /**
+     * <pre>
+     * The collection's embedding model (Collection.embedding_model).
+     * </pre>
+     *
+     * <code>string embedding_model = 7;</code>
+     * @return The embeddingModel.
+     */
+    public java.lang.String getEmbeddingModel() {
+      java.lang.Object ref = embeddingModel_;
+      if (!(ref instanceof java.lang.String)) {
+        com.google.protobuf.ByteString bs =
+            (com.google.protobuf.ByteString) ref;
+        java.lang.String s = bs.toStringUtf8();
+        embeddingModel_ = s;
+        return s;
+      } else {
+        return (java.lang.String) ref;
+      }
+    }
+    /**
+     * <pre>
+     * The collection's embedding model (Collection.embedding_model).
+     * </pre>
+     *
+     * <code>string embedding_model = 7;</code>
+     * @return The bytes for embeddingModel.
+     */
+    public com.google.protobuf.ByteString
+        getEmbeddingModelBytes() {
+      java.lang.Object ref = embeddingModel_;
+      if (ref instanceof String) {
+        com.google.protobuf.ByteString b = 
+            com.google.protobuf.ByteString.copyFromUtf8(
+                (java.lang.String) ref);
+        embeddingModel_ = b;
+        return b;
+      } else {
+        return (com.google.protobuf.ByteString) ref;
+      }
+    }
+    /**
+     * <pre>
+     * The collection's embedding model (Collection.embedding_model).
+     * </pre>
+     *
+     * <code>string embedding_model = 7;</code>
+     * @param value The embeddingModel to set.
+     * @return This builder for chaining.
+     */
+    public Builder setEmbeddingModel(
+        java.lang.String value) {
+      java.util.Objects.requireNonNull(value);
+      embeddingModel_ = value;
+      bitField0_ |= 0x00000040;
+      onChanged();
+      return this;
+    }
+    /**
+     * <pre>
+     * The collection's embedding model (Collection.embedding_model).
+     * </pre>
+     *
+     * <code>string embedding_model = 7;</code>
+     * @return This builder for chaining.
+     */
+    public Builder clearEmbeddingModel() {
+      embeddingModel_ = getDefaultInstance().getEmbeddingModel();
+      bitField0_ = (bitField0_ & ~0x00000040);
+      onChanged();
+      return this;
+    }
+    /**
+     * <pre>
+     * The collection's embedding model (Collection.embedding_model).
+     * </pre>
+     *
+     * <code>string embedding_model = 7;</code>
+     * @param value The bytes for embeddingModel to set.
+     * @return This builder for chaining.
+     */
+    public Builder setEmbeddingModelBytes(
+        com.google.protobuf.ByteString value) {
+      java.util.Objects.requireNonNull(value);
+      checkByteStringIsUtf8(value);
+      embeddingModel_ = value;
+      bitField0_ |= 0x00000040;
+      onChanged();
+      return this;
     }
 
     // @@protoc_insertion_point(builder_scope:quire.v1.IndexStatus)

@@ -136,4 +136,24 @@ public interface IndexStatusOrBuilder extends
    * <code>.google.protobuf.Timestamp worker_last_seen = 6;</code>
    */
   com.google.protobuf.TimestampOrBuilder getWorkerLastSeenOrBuilder();
+
+  /**
+   * <pre>
+   * The collection's embedding model (Collection.embedding_model).
+   * </pre>
+   *
+   * <code>string embedding_model = 7;</code>
+   * @return The embeddingModel.
+   */
+  java.lang.String getEmbeddingModel();
+  /**
+   * <pre>
+   * The collection's embedding model (Collection.embedding_model).
+   * </pre>
+   *
+   * <code>string embedding_model = 7;</code>
+   * @return The bytes for embeddingModel.
+   */
+  com.google.protobuf.ByteString
+      getEmbeddingModelBytes();
 }

@@ -86,6 +86,11 @@ public final class KnowledgeProto extends com.google.protobuf.GeneratedFile {
   static final 
     com.google.protobuf.GeneratedMessage.FieldAccessorTable
       internal_static_quire_v1_IndexStatus_fieldAccessorTable;
+  static final com.google.protobuf.Descriptors.Descriptor
+    internal_static_quire_v1_EmbeddingModel_descriptor;
+  static final 
+    com.google.protobuf.GeneratedMessage.FieldAccessorTable
+      internal_static_quire_v1_EmbeddingModel_fieldAccessorTable;
 
   public static com.google.protobuf.Descriptors.FileDescriptor
       getDescriptor() {
@@ -97,98 +102,103 @@ public final class KnowledgeProto extends com.google.protobuf.GeneratedFile {
     java.lang.String[] descriptorData = {
       "\n\030quire/v1/knowledge.proto\022\010quire.v1\032\034go" +
       "ogle/protobuf/struct.proto\032\037google/proto" +
-      "buf/timestamp.proto\"\277\001\n\nCollection\022\026\n\016sc" +
+      "buf/timestamp.proto\"\330\001\n\nCollection\022\026\n\016sc" +
       "hema_version\030\001 \001(\r\022\025\n\rcollection_id\030\002 \001(" +
       "\t\022\014\n\004name\030\003 \001(\t\022\020\n\010revision\030\004 \001(\003\022\026\n\016doc" +
       "ument_count\030\005 \001(\r\022\032\n\022serving_generation\030" +
       "\006 \001(\003\022.\n\ncreated_at\030\007 \001(\0132\032.google.proto" +
-      "buf.Timestamp\"\201\004\n\010Document\022\026\n\016schema_ver" +
-      "sion\030\001 \001(\r\022\023\n\013document_id\030\002 \001(\t\022\025\n\rcolle" +
-      "ction_id\030\003 \001(\t\022\021\n\tfile_name\030\004 \001(\t\022\021\n\tmim" +
-      "e_type\030\005 \001(\t\022\022\n\nsize_bytes\030\006 \001(\004\022\016\n\006sha2" +
-      "56\030\007 \001(\t\022(\n\006status\030\010 \001(\0162\030.quire.v1.Docu" +
-      "mentStatus\022\025\n\rextract_error\030\t \001(\t\022\020\n\010att" +
-      "empts\030\n \001(\r\022\023\n\013text_length\030\013 \001(\004\022\020\n\010revi" +
-      "sion\030\014 \001(\003\022.\n\ncreated_at\030\r \001(\0132\032.google." +
-      "protobuf.Timestamp\022.\n\nupdated_at\030\016 \001(\0132\032" +
-      ".google.protobuf.Timestamp\022\031\n\021detected_e" +
-      "ncoding\030\017 \001(\t\022\024\n\014external_key\030\020 \001(\t\022)\n\010m" +
-      "etadata\030\021 \001(\0132\027.google.protobuf.Struct\0221" +
-      "\n\013index_state\030\022 \001(\0162\034.quire.v1.DocumentI" +
-      "ndexState\"\270\001\n\016MetadataFilter\022)\n\005field\030\001 " +
-      "\001(\0132\030.quire.v1.FieldConditionH\000\022#\n\003all\030\002" +
-      " \001(\0132\024.quire.v1.FilterListH\000\022#\n\003any\030\003 \001(" +
-      "\0132\024.quire.v1.FilterListH\000\022\'\n\003not\030\004 \001(\0132\030" +
-      ".quire.v1.MetadataFilterH\000B\010\n\006filter\"7\n\n" +
-      "FilterList\022)\n\007filters\030\001 \003(\0132\030.quire.v1.M" +
-      "etadataFilter\"\354\001\n\016FieldCondition\022\r\n\005fiel" +
-      "d\030\001 \001(\t\022(\n\006equals\030\002 \001(\0132\026.google.protobu" +
-      "f.ValueH\000\022(\n\002in\030\003 \001(\0132\032.google.protobuf." +
-      "ListValueH\000\022-\n\014number_range\030\004 \001(\0132\025.quir" +
-      "e.v1.NumberRangeH\000\022)\n\ntime_range\030\005 \001(\0132\023" +
-      ".quire.v1.TimeRangeH\000\022\020\n\006exists\030\006 \001(\010H\000B" +
-      "\013\n\tcondition\"q\n\013NumberRange\022\017\n\002gt\030\001 \001(\001H" +
-      "\000\210\001\001\022\020\n\003gte\030\002 \001(\001H\001\210\001\001\022\017\n\002lt\030\003 \001(\001H\002\210\001\001\022" +
-      "\020\n\003lte\030\004 \001(\001H\003\210\001\001B\005\n\003_gtB\006\n\004_gteB\005\n\003_ltB" +
-      "\006\n\004_lte\"\255\001\n\tTimeRange\022&\n\002gt\030\001 \001(\0132\032.goog" +
-      "le.protobuf.Timestamp\022\'\n\003gte\030\002 \001(\0132\032.goo" +
-      "gle.protobuf.Timestamp\022&\n\002lt\030\003 \001(\0132\032.goo" +
-      "gle.protobuf.Timestamp\022\'\n\003lte\030\004 \001(\0132\032.go" +
-      "ogle.protobuf.Timestamp\"j\n\005Agent\022\026\n\016sche" +
-      "ma_version\030\001 \001(\r\022\020\n\010agent_id\030\002 \001(\t\022\037\n\027at" +
-      "tached_collection_ids\030\003 \003(\t\022\026\n\016config_ve" +
-      "rsion\030\004 \001(\003\"\333\002\n\014KnowledgeHit\022\026\n\016schema_v" +
-      "ersion\030\001 \001(\r\022\023\n\013document_id\030\002 \001(\t\022\025\n\rcol" +
-      "lection_id\030\003 \001(\t\022\021\n\tfile_name\030\004 \001(\t\022\r\n\005s" +
-      "core\030\005 \001(\001\022\017\n\007snippet\030\006 \001(\t\022\020\n\010chunk_id\030" +
-      "\007 \001(\t\022\025\n\rchunk_ordinal\030\010 \001(\r\022\024\n\014heading_" +
-      "path\030\t \003(\t\022\030\n\020index_generation\030\n \001(\003\022\014\n\004" +
-      "rank\030\013 \001(\r\022,\n\013index_state\030\014 \001(\0162\027.quire." +
-      "v1.HitIndexState\022)\n\010metadata\030\r \001(\0132\027.goo" +
-      "gle.protobuf.Struct\022\024\n\014external_key\030\016 \001(" +
-      "\t\"\253\001\n\rDocumentSlice\022\026\n\016schema_version\030\001 " +
-      "\001(\r\022\023\n\013document_id\030\002 \001(\t\022\021\n\tfile_name\030\003 " +
-      "\001(\t\022\014\n\004text\030\004 \001(\t\022\016\n\006offset\030\005 \001(\004\022\023\n\013nex" +
-      "t_offset\030\006 \001(\004\022\024\n\014total_length\030\007 \001(\004\022\021\n\t" +
-      "truncated\030\010 \001(\010\"\234\002\n\017IndexGeneration\022\022\n\ng" +
-      "eneration\030\001 \001(\003\022(\n\005state\030\002 \001(\0162\031.quire.v" +
-      "1.GenerationState\022\023\n\013fingerprint\030\003 \001(\t\022\025" +
-      "\n\rindex_version\030\004 \001(\t\022\031\n\021documents_index" +
-      "ed\030\005 \001(\r\022\027\n\017documents_total\030\006 \001(\r\022.\n\ncre" +
-      "ated_at\030\007 \001(\0132\032.google.protobuf.Timestam" +
-      "p\022,\n\010ready_at\030\010 \001(\0132\032.google.protobuf.Ti" +
-      "mestamp\022\r\n\005error\030\t \001(\t\"\333\001\n\013IndexStatus\022\026" +
-      "\n\016schema_version\030\001 \001(\r\022\025\n\rcollection_id\030" +
-      "\002 \001(\t\022\032\n\022serving_generation\030\003 \001(\003\022\033\n\023bui" +
-      "lding_generation\030\004 \001(\003\022.\n\013generations\030\005 " +
-      "\003(\0132\031.quire.v1.IndexGeneration\0224\n\020worker" +
-      "_last_seen\030\006 \001(\0132\032.google.protobuf.Times" +
-      "tamp*\213\001\n\rRetrievalMode\022\036\n\032RETRIEVAL_MODE" +
-      "_UNSPECIFIED\020\000\022\035\n\031RETRIEVAL_MODE_LEGACY_" +
-      "FTS\020\001\022 \n\034RETRIEVAL_MODE_HYBRID_SHADOW\020\002\022" +
-      "\031\n\025RETRIEVAL_MODE_HYBRID\020\003*\302\001\n\016DocumentS" +
-      "tatus\022\037\n\033DOCUMENT_STATUS_UNSPECIFIED\020\000\022\033" +
-      "\n\027DOCUMENT_STATUS_PENDING\020\001\022\036\n\032DOCUMENT_" +
-      "STATUS_PROCESSING\020\002\022\031\n\025DOCUMENT_STATUS_R" +
-      "EADY\020\003\022\032\n\026DOCUMENT_STATUS_FAILED\020\004\022\033\n\027DO" +
-      "CUMENT_STATUS_DELETED\020\005*\301\001\n\022DocumentInde" +
-      "xState\022$\n DOCUMENT_INDEX_STATE_UNSPECIFI" +
-      "ED\020\000\022 \n\034DOCUMENT_INDEX_STATE_PENDING\020\001\022 " +
-      "\n\034DOCUMENT_INDEX_STATE_INDEXED\020\002\022\037\n\033DOCU" +
-      "MENT_INDEX_STATE_FAILED\020\003\022 \n\034DOCUMENT_IN" +
-      "DEX_STATE_NO_TEXT\020\004*\253\001\n\rUploadOutcome\022\036\n" +
-      "\032UPLOAD_OUTCOME_UNSPECIFIED\020\000\022\032\n\026UPLOAD_" +
-      "OUTCOME_CREATED\020\001\022\033\n\027UPLOAD_OUTCOME_REPL" +
-      "ACED\020\002\022\034\n\030UPLOAD_OUTCOME_UNCHANGED\020\003\022#\n\037" +
-      "UPLOAD_OUTCOME_METADATA_UPDATED\020\004*j\n\rHit" +
-      "IndexState\022\037\n\033HIT_INDEX_STATE_UNSPECIFIE" +
-      "D\020\000\022\033\n\027HIT_INDEX_STATE_INDEXED\020\001\022\033\n\027HIT_" +
-      "INDEX_STATE_PENDING\020\002*\251\001\n\017GenerationStat" +
-      "e\022 \n\034GENERATION_STATE_UNSPECIFIED\020\000\022\035\n\031G" +
-      "ENERATION_STATE_BUILDING\020\001\022\032\n\026GENERATION" +
-      "_STATE_READY\020\002\022\034\n\030GENERATION_STATE_RETIR" +
-      "ED\020\003\022\033\n\027GENERATION_STATE_FAILED\020\004B \n\014dev" +
-      ".quire.v1B\016KnowledgeProtoP\001b\006proto3"
+      "buf.Timestamp\022\027\n\017embedding_model\030\010 \001(\t\"\201" +
+      "\004\n\010Document\022\026\n\016schema_version\030\001 \001(\r\022\023\n\013d" +
+      "ocument_id\030\002 \001(\t\022\025\n\rcollection_id\030\003 \001(\t\022" +
+      "\021\n\tfile_name\030\004 \001(\t\022\021\n\tmime_type\030\005 \001(\t\022\022\n" +
+      "\nsize_bytes\030\006 \001(\004\022\016\n\006sha256\030\007 \001(\t\022(\n\006sta" +
+      "tus\030\010 \001(\0162\030.quire.v1.DocumentStatus\022\025\n\re" +
+      "xtract_error\030\t \001(\t\022\020\n\010attempts\030\n \001(\r\022\023\n\013" +
+      "text_length\030\013 \001(\004\022\020\n\010revision\030\014 \001(\003\022.\n\nc" +
+      "reated_at\030\r \001(\0132\032.google.protobuf.Timest" +
+      "amp\022.\n\nupdated_at\030\016 \001(\0132\032.google.protobu" +
+      "f.Timestamp\022\031\n\021detected_encoding\030\017 \001(\t\022\024" +
+      "\n\014external_key\030\020 \001(\t\022)\n\010metadata\030\021 \001(\0132\027" +
+      ".google.protobuf.Struct\0221\n\013index_state\030\022" +
+      " \001(\0162\034.quire.v1.DocumentIndexState\"\270\001\n\016M" +
+      "etadataFilter\022)\n\005field\030\001 \001(\0132\030.quire.v1." +
+      "FieldConditionH\000\022#\n\003all\030\002 \001(\0132\024.quire.v1" +
+      ".FilterListH\000\022#\n\003any\030\003 \001(\0132\024.quire.v1.Fi" +
+      "lterListH\000\022\'\n\003not\030\004 \001(\0132\030.quire.v1.Metad" +
+      "ataFilterH\000B\010\n\006filter\"7\n\nFilterList\022)\n\007f" +
+      "ilters\030\001 \003(\0132\030.quire.v1.MetadataFilter\"\354" +
+      "\001\n\016FieldCondition\022\r\n\005field\030\001 \001(\t\022(\n\006equa" +
+      "ls\030\002 \001(\0132\026.google.protobuf.ValueH\000\022(\n\002in" +
+      "\030\003 \001(\0132\032.google.protobuf.ListValueH\000\022-\n\014" +
+      "number_range\030\004 \001(\0132\025.quire.v1.NumberRang" +
+      "eH\000\022)\n\ntime_range\030\005 \001(\0132\023.quire.v1.TimeR" +
+      "angeH\000\022\020\n\006exists\030\006 \001(\010H\000B\013\n\tcondition\"q\n" +
+      "\013NumberRange\022\017\n\002gt\030\001 \001(\001H\000\210\001\001\022\020\n\003gte\030\002 \001" +
+      "(\001H\001\210\001\001\022\017\n\002lt\030\003 \001(\001H\002\210\001\001\022\020\n\003lte\030\004 \001(\001H\003\210" +
+      "\001\001B\005\n\003_gtB\006\n\004_gteB\005\n\003_ltB\006\n\004_lte\"\255\001\n\tTim" +
+      "eRange\022&\n\002gt\030\001 \001(\0132\032.google.protobuf.Tim" +
+      "estamp\022\'\n\003gte\030\002 \001(\0132\032.google.protobuf.Ti" +
+      "mestamp\022&\n\002lt\030\003 \001(\0132\032.google.protobuf.Ti" +
+      "mestamp\022\'\n\003lte\030\004 \001(\0132\032.google.protobuf.T" +
+      "imestamp\"j\n\005Agent\022\026\n\016schema_version\030\001 \001(" +
+      "\r\022\020\n\010agent_id\030\002 \001(\t\022\037\n\027attached_collecti" +
+      "on_ids\030\003 \003(\t\022\026\n\016config_version\030\004 \001(\003\"\333\002\n" +
+      "\014KnowledgeHit\022\026\n\016schema_version\030\001 \001(\r\022\023\n" +
+      "\013document_id\030\002 \001(\t\022\025\n\rcollection_id\030\003 \001(" +
+      "\t\022\021\n\tfile_name\030\004 \001(\t\022\r\n\005score\030\005 \001(\001\022\017\n\007s" +
+      "nippet\030\006 \001(\t\022\020\n\010chunk_id\030\007 \001(\t\022\025\n\rchunk_" +
+      "ordinal\030\010 \001(\r\022\024\n\014heading_path\030\t \003(\t\022\030\n\020i" +
+      "ndex_generation\030\n \001(\003\022\014\n\004rank\030\013 \001(\r\022,\n\013i" +
+      "ndex_state\030\014 \001(\0162\027.quire.v1.HitIndexStat" +
+      "e\022)\n\010metadata\030\r \001(\0132\027.google.protobuf.St" +
+      "ruct\022\024\n\014external_key\030\016 \001(\t\"\253\001\n\rDocumentS" +
+      "lice\022\026\n\016schema_version\030\001 \001(\r\022\023\n\013document" +
+      "_id\030\002 \001(\t\022\021\n\tfile_name\030\003 \001(\t\022\014\n\004text\030\004 \001" +
+      "(\t\022\016\n\006offset\030\005 \001(\004\022\023\n\013next_offset\030\006 \001(\004\022" +
+      "\024\n\014total_length\030\007 \001(\004\022\021\n\ttruncated\030\010 \001(\010" +
+      "\"\234\002\n\017IndexGeneration\022\022\n\ngeneration\030\001 \001(\003" +
+      "\022(\n\005state\030\002 \001(\0162\031.quire.v1.GenerationSta" +
+      "te\022\023\n\013fingerprint\030\003 \001(\t\022\025\n\rindex_version" +
+      "\030\004 \001(\t\022\031\n\021documents_indexed\030\005 \001(\r\022\027\n\017doc" +
+      "uments_total\030\006 \001(\r\022.\n\ncreated_at\030\007 \001(\0132\032" +
+      ".google.protobuf.Timestamp\022,\n\010ready_at\030\010" +
+      " \001(\0132\032.google.protobuf.Timestamp\022\r\n\005erro" +
+      "r\030\t \001(\t\"\364\001\n\013IndexStatus\022\026\n\016schema_versio" +
+      "n\030\001 \001(\r\022\025\n\rcollection_id\030\002 \001(\t\022\032\n\022servin" +
+      "g_generation\030\003 \001(\003\022\033\n\023building_generatio" +
+      "n\030\004 \001(\003\022.\n\013generations\030\005 \003(\0132\031.quire.v1." +
+      "IndexGeneration\0224\n\020worker_last_seen\030\006 \001(" +
+      "\0132\032.google.protobuf.Timestamp\022\027\n\017embeddi" +
+      "ng_model\030\007 \001(\t\"\215\001\n\016EmbeddingModel\022\014\n\004nam" +
+      "e\030\001 \001(\t\022\022\n\ndimensions\030\002 \001(\r\022\022\n\nmax_token" +
+      "s\030\003 \001(\r\022\020\n\010prepared\030\004 \001(\010\022\016\n\006loaded\030\005 \001(" +
+      "\010\022\022\n\nis_default\030\006 \001(\010\022\017\n\007summary\030\007 \001(\t*\213" +
+      "\001\n\rRetrievalMode\022\036\n\032RETRIEVAL_MODE_UNSPE" +
+      "CIFIED\020\000\022\035\n\031RETRIEVAL_MODE_LEGACY_FTS\020\001\022" +
+      " \n\034RETRIEVAL_MODE_HYBRID_SHADOW\020\002\022\031\n\025RET" +
+      "RIEVAL_MODE_HYBRID\020\003*\302\001\n\016DocumentStatus\022" +
+      "\037\n\033DOCUMENT_STATUS_UNSPECIFIED\020\000\022\033\n\027DOCU" +
+      "MENT_STATUS_PENDING\020\001\022\036\n\032DOCUMENT_STATUS" +
+      "_PROCESSING\020\002\022\031\n\025DOCUMENT_STATUS_READY\020\003" +
+      "\022\032\n\026DOCUMENT_STATUS_FAILED\020\004\022\033\n\027DOCUMENT" +
+      "_STATUS_DELETED\020\005*\301\001\n\022DocumentIndexState" +
+      "\022$\n DOCUMENT_INDEX_STATE_UNSPECIFIED\020\000\022 " +
+      "\n\034DOCUMENT_INDEX_STATE_PENDING\020\001\022 \n\034DOCU" +
+      "MENT_INDEX_STATE_INDEXED\020\002\022\037\n\033DOCUMENT_I" +
+      "NDEX_STATE_FAILED\020\003\022 \n\034DOCUMENT_INDEX_ST" +
+      "ATE_NO_TEXT\020\004*\253\001\n\rUploadOutcome\022\036\n\032UPLOA" +
+      "D_OUTCOME_UNSPECIFIED\020\000\022\032\n\026UPLOAD_OUTCOM" +
+      "E_CREATED\020\001\022\033\n\027UPLOAD_OUTCOME_REPLACED\020\002" +
+      "\022\034\n\030UPLOAD_OUTCOME_UNCHANGED\020\003\022#\n\037UPLOAD" +
+      "_OUTCOME_METADATA_UPDATED\020\004*j\n\rHitIndexS" +
+      "tate\022\037\n\033HIT_INDEX_STATE_UNSPECIFIED\020\000\022\033\n" +
+      "\027HIT_INDEX_STATE_INDEXED\020\001\022\033\n\027HIT_INDEX_" +
+      "STATE_PENDING\020\002*\251\001\n\017GenerationState\022 \n\034G" +
+      "ENERATION_STATE_UNSPECIFIED\020\000\022\035\n\031GENERAT" +
+      "ION_STATE_BUILDING\020\001\022\032\n\026GENERATION_STATE" +
+      "_READY\020\002\022\034\n\030GENERATION_STATE_RETIRED\020\003\022\033" +
+      "\n\027GENERATION_STATE_FAILED\020\004B \n\014dev.quire" +
+      ".v1B\016KnowledgeProtoP\001b\006proto3"
     };
     descriptor = com.google.protobuf.Descriptors.FileDescriptor
       .internalBuildGeneratedFileFrom(descriptorData,
@@ -201,7 +211,7 @@ public final class KnowledgeProto extends com.google.protobuf.GeneratedFile {
     internal_static_quire_v1_Collection_fieldAccessorTable = new
       com.google.protobuf.GeneratedMessage.FieldAccessorTable(
         internal_static_quire_v1_Collection_descriptor,
-        new java.lang.String[] { "SchemaVersion", "CollectionId", "Name", "Revision", "DocumentCount", "ServingGeneration", "CreatedAt", });
+        new java.lang.String[] { "SchemaVersion", "CollectionId", "Name", "Revision", "DocumentCount", "ServingGeneration", "CreatedAt", "EmbeddingModel", });
     internal_static_quire_v1_Document_descriptor =
       getDescriptor().getMessageType(1);
     internal_static_quire_v1_Document_fieldAccessorTable = new
@@ -267,7 +277,13 @@ public final class KnowledgeProto extends com.google.protobuf.GeneratedFile {
     internal_static_quire_v1_IndexStatus_fieldAccessorTable = new
       com.google.protobuf.GeneratedMessage.FieldAccessorTable(
         internal_static_quire_v1_IndexStatus_descriptor,
-        new java.lang.String[] { "SchemaVersion", "CollectionId", "ServingGeneration", "BuildingGeneration", "Generations", "WorkerLastSeen", });
+        new java.lang.String[] { "SchemaVersion", "CollectionId", "ServingGeneration", "BuildingGeneration", "Generations", "WorkerLastSeen", "EmbeddingModel", });
+    internal_static_quire_v1_EmbeddingModel_descriptor =
+      getDescriptor().getMessageType(12);
+    internal_static_quire_v1_EmbeddingModel_fieldAccessorTable = new
+      com.google.protobuf.GeneratedMessage.FieldAccessorTable(
+        internal_static_quire_v1_EmbeddingModel_descriptor,
+        new java.lang.String[] { "Name", "Dimensions", "MaxTokens", "Prepared", "Loaded", "IsDefault", "Summary", });
     descriptor.resolveAllFeaturesImmutable();
     com.google.protobuf.StructProto.getDescriptor();
     com.google.protobuf.TimestampProto.getDescriptor();

@@ -47,6 +47,38 @@ public final class KnowledgeServiceGrpc {
     return getCreateCollectionMethod;
   }
 
+  private static volatile io.grpc.MethodDescriptor<dev.quire.v1.ListModelsRequest,
+      dev.quire.v1.ListModelsResponse> getListModelsMethod;
+
+  @io.grpc.stub.annotations.RpcMethod(
+      fullMethodName = SERVICE_NAME + '/' + "ListModels",
+      requestType = dev.quire.v1.ListModelsRequest.class,
+      responseType = dev.quire.v1.ListModelsResponse.class,
+      methodType = io.grpc.MethodDescriptor.MethodType.UNARY)
+  public static io.grpc.MethodDescriptor<dev.quire.v1.ListModelsRequest,
+      dev.quire.v1.ListModelsResponse> getListModelsMethod() {
+    io.grpc.MethodDescriptor<dev.quire.v1.ListModelsRequest, dev.quire.v1.ListModelsResponse> getListModelsMethod;
+    if ((getListModelsMethod = KnowledgeServiceGrpc.getListModelsMethod) == null) {
+      synchronized (KnowledgeServiceGrpc.class) {
+        if ((getListModelsMethod = KnowledgeServiceGrpc.getListModelsMethod) == null) {
+          KnowledgeServiceGrpc.getListModelsMethod = getListModelsMethod =
+              io.grpc.MethodDescriptor.<dev.quire.v1.ListModelsRequest, dev.quire.v1.ListModelsResponse>newBuilder()
+              .setType(io.grpc.MethodDescriptor.MethodType.UNARY)
+              .setFullMethodName(generateFullMethodName(SERVICE_NAME, "ListModels"))
+              .setSafe(true)
+              .setSampledToLocalTracing(true)
+              .setRequestMarshaller(io.grpc.protobuf.ProtoUtils.marshaller(
+                  dev.quire.v1.ListModelsRequest.getDefaultInstance()))
+              .setResponseMarshaller(io.grpc.protobuf.ProtoUtils.marshaller(
+                  dev.quire.v1.ListModelsResponse.getDefaultInstance()))
+              .setSchemaDescriptor(new KnowledgeServiceMethodDescriptorSupplier("ListModels"))
+              .build();
+        }
+      }
+    }
+    return getListModelsMethod;
+  }
+
   private static volatile io.grpc.MethodDescriptor<dev.quire.v1.GetCollectionRequest,
       dev.quire.v1.GetCollectionResponse> getGetCollectionMethod;
 
@@ -724,6 +756,17 @@ public final class KnowledgeServiceGrpc {
 
     /**
      * <pre>
+     * The embedding models the deployment knows: dimensions, whether each is prepared and
+     * loaded, and which is the default.
+     * </pre>
+     */
+    default void listModels(dev.quire.v1.ListModelsRequest request,
+        io.grpc.stub.StreamObserver<dev.quire.v1.ListModelsResponse> responseObserver) {
+      io.grpc.stub.ServerCalls.asyncUnimplementedUnaryCall(getListModelsMethod(), responseObserver);
+    }
+
+    /**
+     * <pre>
      * One collection of the caller's organisation, by id.
      * </pre>
      */
@@ -968,6 +1011,18 @@ public final class KnowledgeServiceGrpc {
         io.grpc.stub.StreamObserver<dev.quire.v1.CreateCollectionResponse> responseObserver) {
       io.grpc.stub.ClientCalls.asyncUnaryCall(
           getChannel().newCall(getCreateCollectionMethod(), getCallOptions()), request, responseObserver);
+    }
+
+    /**
+     * <pre>
+     * The embedding models the deployment knows: dimensions, whether each is prepared and
+     * loaded, and which is the default.
+     * </pre>
+     */
+    public void listModels(dev.quire.v1.ListModelsRequest request,
+        io.grpc.stub.StreamObserver<dev.quire.v1.ListModelsResponse> responseObserver) {
+      io.grpc.stub.ClientCalls.asyncUnaryCall(
+          getChannel().newCall(getListModelsMethod(), getCallOptions()), request, responseObserver);
     }
 
     /**
@@ -1223,6 +1278,17 @@ public final class KnowledgeServiceGrpc {
 
     /**
      * <pre>
+     * The embedding models the deployment knows: dimensions, whether each is prepared and
+     * loaded, and which is the default.
+     * </pre>
+     */
+    public dev.quire.v1.ListModelsResponse listModels(dev.quire.v1.ListModelsRequest request) throws io.grpc.StatusException {
+      return io.grpc.stub.ClientCalls.blockingV2UnaryCall(
+          getChannel(), getListModelsMethod(), getCallOptions(), request);
+    }
+
+    /**
+     * <pre>
      * One collection of the caller's organisation, by id.
      * </pre>
      */
@@ -1463,6 +1529,17 @@ public final class KnowledgeServiceGrpc {
 
     /**
      * <pre>
+     * The embedding models the deployment knows: dimensions, whether each is prepared and
+     * loaded, and which is the default.
+     * </pre>
+     */
+    public dev.quire.v1.ListModelsResponse listModels(dev.quire.v1.ListModelsRequest request) {
+      return io.grpc.stub.ClientCalls.blockingUnaryCall(
+          getChannel(), getListModelsMethod(), getCallOptions(), request);
+    }
+
+    /**
+     * <pre>
      * One collection of the caller's organisation, by id.
      * </pre>
      */
@@ -1672,6 +1749,18 @@ public final class KnowledgeServiceGrpc {
 
     /**
      * <pre>
+     * The embedding models the deployment knows: dimensions, whether each is prepared and
+     * loaded, and which is the default.
+     * </pre>
+     */
+    public com.google.common.util.concurrent.ListenableFuture<dev.quire.v1.ListModelsResponse> listModels(
+        dev.quire.v1.ListModelsRequest request) {
+      return io.grpc.stub.ClientCalls.futureUnaryCall(
+          getChannel().newCall(getListModelsMethod(), getCallOptions()), request);
+    }
+
+    /**
+     * <pre>
      * One collection of the caller's organisation, by id.
      * </pre>
      */
@@ -1841,25 +1930,26 @@ public final class KnowledgeServiceGrpc {
   }
 
   private static final int METHODID_CREATE_COLLECTION = 0;
-  private static final int METHODID_GET_COLLECTION = 1;
-  private static final int METHODID_LIST_COLLECTIONS = 2;
-  private static final int METHODID_DELETE_COLLECTION = 3;
-  private static final int METHODID_GET_DOCUMENT = 4;
-  private static final int METHODID_LIST_DOCUMENTS = 5;
-  private static final int METHODID_DELETE_DOCUMENT = 6;
-  private static final int METHODID_DELETE_DOCUMENTS = 7;
-  private static final int METHODID_UPDATE_DOCUMENT_METADATA = 8;
-  private static final int METHODID_WATCH_DOCUMENTS = 9;
-  private static final int METHODID_UPSERT_AGENT = 10;
-  private static final int METHODID_GET_AGENT = 11;
-  private static final int METHODID_DELETE_AGENT = 12;
-  private static final int METHODID_LIST_AGENTS = 13;
-  private static final int METHODID_SEARCH_KNOWLEDGE = 14;
-  private static final int METHODID_READ_DOCUMENT = 15;
-  private static final int METHODID_GET_INDEX_STATUS = 16;
-  private static final int METHODID_WATCH_INDEX_STATUS = 17;
-  private static final int METHODID_UPLOAD_DOCUMENT = 18;
-  private static final int METHODID_UPLOAD_DOCUMENTS = 19;
+  private static final int METHODID_LIST_MODELS = 1;
+  private static final int METHODID_GET_COLLECTION = 2;
+  private static final int METHODID_LIST_COLLECTIONS = 3;
+  private static final int METHODID_DELETE_COLLECTION = 4;
+  private static final int METHODID_GET_DOCUMENT = 5;
+  private static final int METHODID_LIST_DOCUMENTS = 6;
+  private static final int METHODID_DELETE_DOCUMENT = 7;
+  private static final int METHODID_DELETE_DOCUMENTS = 8;
+  private static final int METHODID_UPDATE_DOCUMENT_METADATA = 9;
+  private static final int METHODID_WATCH_DOCUMENTS = 10;
+  private static final int METHODID_UPSERT_AGENT = 11;
+  private static final int METHODID_GET_AGENT = 12;
+  private static final int METHODID_DELETE_AGENT = 13;
+  private static final int METHODID_LIST_AGENTS = 14;
+  private static final int METHODID_SEARCH_KNOWLEDGE = 15;
+  private static final int METHODID_READ_DOCUMENT = 16;
+  private static final int METHODID_GET_INDEX_STATUS = 17;
+  private static final int METHODID_WATCH_INDEX_STATUS = 18;
+  private static final int METHODID_UPLOAD_DOCUMENT = 19;
+  private static final int METHODID_UPLOAD_DOCUMENTS = 20;
 
   private static final class MethodHandlers<Req, Resp> implements
       io.grpc.stub.ServerCalls.UnaryMethod<Req, Resp>,
@@ -1881,6 +1971,10 @@ public final class KnowledgeServiceGrpc {
         case METHODID_CREATE_COLLECTION:
           serviceImpl.createCollection((dev.quire.v1.CreateCollectionRequest) request,
               (io.grpc.stub.StreamObserver<dev.quire.v1.CreateCollectionResponse>) responseObserver);
+          break;
+        case METHODID_LIST_MODELS:
+          serviceImpl.listModels((dev.quire.v1.ListModelsRequest) request,
+              (io.grpc.stub.StreamObserver<dev.quire.v1.ListModelsResponse>) responseObserver);
           break;
         case METHODID_GET_COLLECTION:
           serviceImpl.getCollection((dev.quire.v1.GetCollectionRequest) request,
@@ -1981,6 +2075,13 @@ public final class KnowledgeServiceGrpc {
               dev.quire.v1.CreateCollectionRequest,
               dev.quire.v1.CreateCollectionResponse>(
                 service, METHODID_CREATE_COLLECTION)))
+        .addMethod(
+          getListModelsMethod(),
+          io.grpc.stub.ServerCalls.asyncUnaryCall(
+            new MethodHandlers<
+              dev.quire.v1.ListModelsRequest,
+              dev.quire.v1.ListModelsResponse>(
+                service, METHODID_LIST_MODELS)))
         .addMethod(
           getGetCollectionMethod(),
           io.grpc.stub.ServerCalls.asyncUnaryCall(
@@ -2163,6 +2264,7 @@ public final class KnowledgeServiceGrpc {
           serviceDescriptor = result = io.grpc.ServiceDescriptor.newBuilder(SERVICE_NAME)
               .setSchemaDescriptor(new KnowledgeServiceFileDescriptorSupplier())
               .addMethod(getCreateCollectionMethod())
+              .addMethod(getListModelsMethod())
               .addMethod(getGetCollectionMethod())
               .addMethod(getListCollectionsMethod())
               .addMethod(getDeleteCollectionMethod())

@@ -37,6 +37,16 @@ public final class KnowledgeServiceProto extends com.google.protobuf.GeneratedFi
     com.google.protobuf.GeneratedMessage.FieldAccessorTable
       internal_static_quire_v1_CreateCollectionResponse_fieldAccessorTable;
   static final com.google.protobuf.Descriptors.Descriptor
+    internal_static_quire_v1_ListModelsRequest_descriptor;
+  static final 
+    com.google.protobuf.GeneratedMessage.FieldAccessorTable
+      internal_static_quire_v1_ListModelsRequest_fieldAccessorTable;
+  static final com.google.protobuf.Descriptors.Descriptor
+    internal_static_quire_v1_ListModelsResponse_descriptor;
+  static final 
+    com.google.protobuf.GeneratedMessage.FieldAccessorTable
+      internal_static_quire_v1_ListModelsResponse_fieldAccessorTable;
+  static final com.google.protobuf.Descriptors.Descriptor
     internal_static_quire_v1_GetCollectionRequest_descriptor;
   static final 
     com.google.protobuf.GeneratedMessage.FieldAccessorTable
@@ -249,169 +259,174 @@ public final class KnowledgeServiceProto extends com.google.protobuf.GeneratedFi
       "e.v1\032\034google/protobuf/struct.proto\032\025quir" +
       "e/v1/bounds.proto\032\025quire/v1/errors.proto" +
       "\032\030quire/v1/knowledge.proto\032\026quire/v1/opt" +
-      "ions.proto\"2\n\027CreateCollectionRequest\022\027\n" +
-      "\004name\030\001 \001(\tB\t\362\266\030\005\030\001 \310\001\"D\n\030CreateCollecti" +
-      "onResponse\022(\n\ncollection\030\001 \001(\0132\024.quire.v" +
-      "1.Collection\"-\n\024GetCollectionRequest\022\025\n\r" +
-      "collection_id\030\001 \001(\t\"A\n\025GetCollectionResp" +
-      "onse\022(\n\ncollection\030\001 \001(\0132\024.quire.v1.Coll" +
-      "ection\"\030\n\026ListCollectionsRequest\"\\\n\027List" +
-      "CollectionsResponse\022\026\n\016schema_version\030\001 " +
-      "\001(\r\022)\n\013collections\030\002 \003(\0132\024.quire.v1.Coll" +
-      "ection\"0\n\027DeleteCollectionRequest\022\025\n\rcol" +
-      "lection_id\030\001 \001(\t\"D\n\030DeleteCollectionResp" +
-      "onse\022(\n\ncollection\030\001 \001(\0132\024.quire.v1.Coll" +
-      "ection\"\355\001\n\016UploadMetadata\022\025\n\rcollection_" +
-      "id\030\001 \001(\t\022\034\n\tfile_name\030\002 \001(\tB\t\362\266\030\005\030\001 \377\001\022\032" +
-      "\n\tmime_type\030\003 \001(\tB\007\362\266\030\003 \377\001\022\023\n\013document_i" +
-      "d\030\004 \001(\t\0229\n\014external_key\030\005 \001(\tB\036\362\266\030\032\030\001 \200\002" +
-      ":\023^[^\\x00-\\x1f\\x7f]+$H\000\210\001\001\022)\n\010metadata\030\006" +
-      " \001(\0132\027.google.protobuf.StructB\017\n\r_extern" +
-      "al_key\"`\n\025UploadDocumentRequest\022,\n\010metad" +
-      "ata\030\001 \001(\0132\030.quire.v1.UploadMetadataH\000\022\016\n" +
-      "\004data\030\002 \001(\014H\000B\t\n\007message\"h\n\026UploadDocume" +
-      "ntResponse\022$\n\010document\030\001 \001(\0132\022.quire.v1." +
-      "Document\022(\n\007outcome\030\002 \001(\0162\027.quire.v1.Upl" +
-      "oadOutcome\"a\n\026UploadDocumentsRequest\022,\n\010" +
-      "metadata\030\001 \001(\0132\030.quire.v1.UploadMetadata" +
-      "H\000\022\016\n\004data\030\002 \001(\014H\000B\t\n\007message\"\223\001\n\014Upload" +
-      "Result\022\r\n\005index\030\001 \001(\r\022(\n\007outcome\030\002 \001(\0162\027" +
-      ".quire.v1.UploadOutcome\022$\n\010document\030\003 \001(" +
-      "\0132\022.quire.v1.Document\022$\n\005error\030\004 \001(\0132\025.q" +
-      "uire.v1.ErrorDetail\"Z\n\027UploadDocumentsRe" +
-      "sponse\022\026\n\016schema_version\030\001 \001(\r\022\'\n\007result" +
-      "s\030\002 \003(\0132\026.quire.v1.UploadResult\"w\n\022GetDo" +
-      "cumentRequest\022\023\n\013document_id\030\001 \001(\t\022\025\n\rco" +
-      "llection_id\030\002 \001(\t\022$\n\014external_key\030\003 \001(\tB" +
-      "\t\362\266\030\005\030\001 \200\002H\000\210\001\001B\017\n\r_external_key\";\n\023GetD" +
-      "ocumentResponse\022$\n\010document\030\001 \001(\0132\022.quir" +
-      "e.v1.Document\"\232\001\n\024ListDocumentsRequest\022\025" +
-      "\n\rcollection_id\030\001 \001(\t\022\027\n\006cursor\030\002 \001(\tB\007\362" +
-      "\266\030\003 \200\010\022(\n\005limit\030\003 \001(\rB\031\362\266\030\025\010\001\020\364\003B\003100J\td" +
-      "ocuments\022(\n\006filter\030\004 \001(\0132\030.quire.v1.Meta" +
-      "dataFilter\"k\n\025ListDocumentsResponse\022\026\n\016s" +
-      "chema_version\030\001 \001(\r\022%\n\tdocuments\030\002 \003(\0132\022" +
-      ".quire.v1.Document\022\023\n\013next_cursor\030\003 \001(\t\"" +
-      "z\n\025DeleteDocumentRequest\022\023\n\013document_id\030" +
-      "\001 \001(\t\022\025\n\rcollection_id\030\002 \001(\t\022$\n\014external" +
-      "_key\030\003 \001(\tB\t\362\266\030\005\030\001 \200\002H\000\210\001\001B\017\n\r_external_" +
-      "key\"\230\001\n\026DeleteDocumentsRequest\022\025\n\rcollec" +
-      "tion_id\030\001 \001(\t\022\036\n\rexternal_keys\030\002 \003(\tB\007\362\266" +
-      "\030\0030\350\007\022\035\n\014document_ids\030\003 \003(\tB\007\362\266\030\0030\350\007\022(\n\006" +
-      "filter\030\004 \001(\0132\030.quire.v1.MetadataFilter\"v" +
-      "\n\027DeleteDocumentsResponse\022\025\n\rdeleted_cou" +
-      "nt\030\001 \001(\r\022\020\n\010revision\030\002 \001(\003\022\024\n\014missing_ke" +
-      "ys\030\003 \003(\t\022\034\n\024missing_document_ids\030\004 \003(\t\"\273" +
-      "\001\n\035UpdateDocumentMetadataRequest\022\023\n\013docu" +
-      "ment_id\030\001 \001(\t\022\025\n\rcollection_id\030\002 \001(\t\022$\n\014" +
-      "external_key\030\003 \001(\tB\t\362\266\030\005\030\001 \200\002H\000\210\001\001\022&\n\005pa" +
-      "tch\030\004 \001(\0132\027.google.protobuf.Struct\022\017\n\007re" +
-      "place\030\005 \001(\010B\017\n\r_external_key\"F\n\036UpdateDo" +
-      "cumentMetadataResponse\022$\n\010document\030\001 \001(\013" +
-      "2\022.quire.v1.Document\">\n\026DeleteDocumentRe" +
-      "sponse\022$\n\010document\030\001 \001(\0132\022.quire.v1.Docu" +
-      "ment\"M\n\025WatchDocumentsRequest\022\025\n\rcollect" +
-      "ion_id\030\001 \001(\t\022\035\n\014document_ids\030\002 \003(\tB\007\362\266\030\003" +
-      "0\350\007\"Y\n\026WatchDocumentsResponse\022$\n\010documen" +
-      "t\030\001 \001(\0132\022.quire.v1.Document\022\031\n\021consisten" +
-      "cy_token\030\002 \001(\t\"n\n\022UpsertAgentRequest\022/\n\010" +
-      "agent_id\030\001 \001(\tB\035\362\266\030\031\030\001 \200\001:\022^[A-Za-z0-9._" +
-      ":-]+$\022\'\n\027attached_collection_ids\030\002 \003(\tB\006" +
-      "\362\266\030\0020d\"5\n\023UpsertAgentResponse\022\036\n\005agent\030\001" +
-      " \001(\0132\017.quire.v1.Agent\",\n\017GetAgentRequest" +
-      "\022\031\n\010agent_id\030\001 \001(\tB\007\362\266\030\003 \200\001\"2\n\020GetAgentR" +
-      "esponse\022\036\n\005agent\030\001 \001(\0132\017.quire.v1.Agent\"" +
-      "/\n\022DeleteAgentRequest\022\031\n\010agent_id\030\001 \001(\tB" +
-      "\007\362\266\030\003 \200\001\"5\n\023DeleteAgentResponse\022\036\n\005agent" +
-      "\030\001 \001(\0132\017.quire.v1.Agent\"S\n\021ListAgentsReq" +
-      "uest\022\027\n\006cursor\030\001 \001(\tB\007\362\266\030\003 \200\010\022%\n\005limit\030\002" +
-      " \001(\rB\026\362\266\030\022\010\001\020\364\003B\003100J\006agents\"b\n\022ListAgen" +
-      "tsResponse\022\026\n\016schema_version\030\001 \001(\r\022\037\n\006ag" +
-      "ents\030\002 \003(\0132\017.quire.v1.Agent\022\023\n\013next_curs" +
-      "or\030\003 \001(\t\"\372\001\n\026SearchKnowledgeRequest\022\031\n\010a" +
-      "gent_id\030\001 \001(\tB\007\362\266\030\003 \200\001\022\036\n\016collection_ids" +
-      "\030\002 \003(\tB\006\362\266\030\0020d\022\030\n\005query\030\003 \001(\tB\t\362\266\030\005\030\000 \364\003" +
-      "\022 \n\005limit\030\004 \001(\rB\021\362\266\030\r\010\001\0202B\0018J\004hits\022%\n\004mo" +
-      "de\030\005 \001(\0162\027.quire.v1.RetrievalMode\022(\n\006fil" +
-      "ter\030\006 \001(\0132\030.quire.v1.MetadataFilter\022\030\n\020i" +
-      "nclude_metadata\030\007 \001(\010\"\216\001\n\027SearchKnowledg" +
-      "eResponse\022\026\n\016schema_version\030\001 \001(\r\022$\n\004hit" +
-      "s\030\002 \003(\0132\026.quire.v1.KnowledgeHit\022%\n\004mode\030" +
-      "\003 \001(\0162\027.quire.v1.RetrievalMode\022\016\n\006cached" +
-      "\030\004 \001(\010\"\302\001\n\023ReadDocumentRequest\022\031\n\010agent_" +
-      "id\030\001 \001(\tB\007\362\266\030\003 \200\001\022\036\n\016collection_ids\030\002 \003(" +
-      "\tB\006\362\266\030\0020d\022\023\n\013document_id\030\003 \001(\t\022*\n\006offset" +
-      "\030\004 \001(\004B\032\362\266\030\026\020\377\377\377\377\007B\0010J\013code points\022/\n\tma" +
-      "x_chars\030\005 \001(\rB\034\362\266\030\030\010\001\020\240\037B\0044000J\013code poi" +
-      "nts\">\n\024ReadDocumentResponse\022&\n\005slice\030\001 \001" +
-      "(\0132\027.quire.v1.DocumentSlice\".\n\025GetIndexS" +
-      "tatusRequest\022\025\n\rcollection_id\030\001 \001(\t\"?\n\026G" +
-      "etIndexStatusResponse\022%\n\006status\030\001 \001(\0132\025." +
-      "quire.v1.IndexStatus\"0\n\027WatchIndexStatus" +
-      "Request\022\025\n\rcollection_id\030\001 \001(\t\"A\n\030WatchI" +
-      "ndexStatusResponse\022%\n\006status\030\001 \001(\0132\025.qui" +
-      "re.v1.IndexStatus2\314\022\n\020KnowledgeService\022c" +
-      "\n\020CreateCollection\022!.quire.v1.CreateColl" +
-      "ectionRequest\032\".quire.v1.CreateCollectio" +
-      "nResponse\"\010\322\265\030\004\010\003\020\002\022]\n\rGetCollection\022\036.q" +
-      "uire.v1.GetCollectionRequest\032\037.quire.v1." +
-      "GetCollectionResponse\"\013\220\002\001\322\265\030\004\010\001\020\001\022c\n\017Li" +
-      "stCollections\022 .quire.v1.ListCollections" +
-      "Request\032!.quire.v1.ListCollectionsRespon" +
-      "se\"\013\220\002\001\322\265\030\004\010\001\020\001\022c\n\020DeleteCollection\022!.qu" +
-      "ire.v1.DeleteCollectionRequest\032\".quire.v" +
-      "1.DeleteCollectionResponse\"\010\322\265\030\004\010\003\020\002\022_\n\016" +
-      "UploadDocument\022\037.quire.v1.UploadDocument" +
-      "Request\032 .quire.v1.UploadDocumentRespons" +
-      "e\"\010\322\265\030\004\010\005\020\002(\001\022b\n\017UploadDocuments\022 .quire" +
-      ".v1.UploadDocumentsRequest\032!.quire.v1.Up" +
-      "loadDocumentsResponse\"\010\322\265\030\004\010\005\020\002(\001\022W\n\013Get" +
-      "Document\022\034.quire.v1.GetDocumentRequest\032\035" +
-      ".quire.v1.GetDocumentResponse\"\013\220\002\001\322\265\030\004\010\001" +
-      "\020\001\022]\n\rListDocuments\022\036.quire.v1.ListDocum" +
-      "entsRequest\032\037.quire.v1.ListDocumentsResp" +
-      "onse\"\013\220\002\001\322\265\030\004\010\001\020\001\022]\n\016DeleteDocument\022\037.qu" +
-      "ire.v1.DeleteDocumentRequest\032 .quire.v1." +
-      "DeleteDocumentResponse\"\010\322\265\030\004\010\003\020\002\022`\n\017Dele" +
-      "teDocuments\022 .quire.v1.DeleteDocumentsRe" +
-      "quest\032!.quire.v1.DeleteDocumentsResponse" +
-      "\"\010\322\265\030\004\010\003\020\002\022u\n\026UpdateDocumentMetadata\022\'.q" +
-      "uire.v1.UpdateDocumentMetadataRequest\032(." +
-      "quire.v1.UpdateDocumentMetadataResponse\"" +
-      "\010\322\265\030\004\010\003\020\002\022_\n\016WatchDocuments\022\037.quire.v1.W" +
-      "atchDocumentsRequest\032 .quire.v1.WatchDoc" +
-      "umentsResponse\"\010\322\265\030\004\010\006\020\0010\001\022T\n\013UpsertAgen" +
-      "t\022\034.quire.v1.UpsertAgentRequest\032\035.quire." +
-      "v1.UpsertAgentResponse\"\010\322\265\030\004\010\003\020\002\022N\n\010GetA" +
-      "gent\022\031.quire.v1.GetAgentRequest\032\032.quire." +
-      "v1.GetAgentResponse\"\013\220\002\001\322\265\030\004\010\001\020\001\022T\n\013Dele" +
-      "teAgent\022\034.quire.v1.DeleteAgentRequest\032\035." +
-      "quire.v1.DeleteAgentResponse\"\010\322\265\030\004\010\003\020\002\022T" +
-      "\n\nListAgents\022\033.quire.v1.ListAgentsReques" +
-      "t\032\034.quire.v1.ListAgentsResponse\"\013\220\002\001\322\265\030\004" +
-      "\010\001\020\001\022\274\002\n\017SearchKnowledge\022 .quire.v1.Sear" +
-      "chKnowledgeRequest\032!.quire.v1.SearchKnow" +
-      "ledgeResponse\"\343\001\220\002\001\322\265\030\004\010\002\020\001\332\265\030\323\001\n\020search" +
-      "_knowledge\022\225\001Search the knowledge collec" +
-      "tions attached to an agent. Returns docu" +
-      "ments (or chunks) with a snippet, best f" +
-      "irst; read more of one with read_documen" +
-      "t.\032\010agent_id\032\005query\032\005limit\"\010agent_id\"\005qu" +
-      "ery\022\271\002\n\014ReadDocument\022\035.quire.v1.ReadDocu" +
-      "mentRequest\032\036.quire.v1.ReadDocumentRespo" +
-      "nse\"\351\001\220\002\001\322\265\030\004\010\001\020\001\332\265\030\331\001\n\rread_document\022\206\001" +
-      "Read up to 4,000 code points of a docume" +
-      "nt\'s extracted text, starting at `offset" +
-      "`; continue with the next_offset of the " +
-      "previous read.\032\010agent_id\032\013document_id\032\006o" +
-      "ffset\032\tmax_chars\"\010agent_id\"\013document_id\022" +
-      "`\n\016GetIndexStatus\022\037.quire.v1.GetIndexSta" +
-      "tusRequest\032 .quire.v1.GetIndexStatusResp" +
-      "onse\"\013\220\002\001\322\265\030\004\010\001\020\001\022e\n\020WatchIndexStatus\022!." +
-      "quire.v1.WatchIndexStatusRequest\032\".quire" +
-      ".v1.WatchIndexStatusResponse\"\010\322\265\030\004\010\006\020\0010\001" +
-      "B\'\n\014dev.quire.v1B\025KnowledgeServiceProtoP" +
-      "\001b\006proto3"
+      "ions.proto\"S\n\027CreateCollectionRequest\022\027\n" +
+      "\004name\030\001 \001(\tB\t\362\266\030\005\030\001 \310\001\022\037\n\017embedding_mode" +
+      "l\030\002 \001(\tB\006\362\266\030\002 @\"D\n\030CreateCollectionRespo" +
+      "nse\022(\n\ncollection\030\001 \001(\0132\024.quire.v1.Colle" +
+      "ction\"\023\n\021ListModelsRequest\"V\n\022ListModels" +
+      "Response\022\026\n\016schema_version\030\001 \001(\r\022(\n\006mode" +
+      "ls\030\002 \003(\0132\030.quire.v1.EmbeddingModel\"-\n\024Ge" +
+      "tCollectionRequest\022\025\n\rcollection_id\030\001 \001(" +
+      "\t\"A\n\025GetCollectionResponse\022(\n\ncollection" +
+      "\030\001 \001(\0132\024.quire.v1.Collection\"\030\n\026ListColl" +
+      "ectionsRequest\"\\\n\027ListCollectionsRespons" +
+      "e\022\026\n\016schema_version\030\001 \001(\r\022)\n\013collections" +
+      "\030\002 \003(\0132\024.quire.v1.Collection\"0\n\027DeleteCo" +
+      "llectionRequest\022\025\n\rcollection_id\030\001 \001(\t\"D" +
+      "\n\030DeleteCollectionResponse\022(\n\ncollection" +
+      "\030\001 \001(\0132\024.quire.v1.Collection\"\355\001\n\016UploadM" +
+      "etadata\022\025\n\rcollection_id\030\001 \001(\t\022\034\n\tfile_n" +
+      "ame\030\002 \001(\tB\t\362\266\030\005\030\001 \377\001\022\032\n\tmime_type\030\003 \001(\tB" +
+      "\007\362\266\030\003 \377\001\022\023\n\013document_id\030\004 \001(\t\0229\n\014externa" +
+      "l_key\030\005 \001(\tB\036\362\266\030\032\030\001 \200\002:\023^[^\\x00-\\x1f\\x7f" +
+      "]+$H\000\210\001\001\022)\n\010metadata\030\006 \001(\0132\027.google.prot" +
+      "obuf.StructB\017\n\r_external_key\"`\n\025UploadDo" +
+      "cumentRequest\022,\n\010metadata\030\001 \001(\0132\030.quire." +
+      "v1.UploadMetadataH\000\022\016\n\004data\030\002 \001(\014H\000B\t\n\007m" +
+      "essage\"h\n\026UploadDocumentResponse\022$\n\010docu" +
+      "ment\030\001 \001(\0132\022.quire.v1.Document\022(\n\007outcom" +
+      "e\030\002 \001(\0162\027.quire.v1.UploadOutcome\"a\n\026Uplo" +
+      "adDocumentsRequest\022,\n\010metadata\030\001 \001(\0132\030.q" +
+      "uire.v1.UploadMetadataH\000\022\016\n\004data\030\002 \001(\014H\000" +
+      "B\t\n\007message\"\223\001\n\014UploadResult\022\r\n\005index\030\001 " +
+      "\001(\r\022(\n\007outcome\030\002 \001(\0162\027.quire.v1.UploadOu" +
+      "tcome\022$\n\010document\030\003 \001(\0132\022.quire.v1.Docum" +
+      "ent\022$\n\005error\030\004 \001(\0132\025.quire.v1.ErrorDetai" +
+      "l\"Z\n\027UploadDocumentsResponse\022\026\n\016schema_v" +
+      "ersion\030\001 \001(\r\022\'\n\007results\030\002 \003(\0132\026.quire.v1" +
+      ".UploadResult\"w\n\022GetDocumentRequest\022\023\n\013d" +
+      "ocument_id\030\001 \001(\t\022\025\n\rcollection_id\030\002 \001(\t\022" +
+      "$\n\014external_key\030\003 \001(\tB\t\362\266\030\005\030\001 \200\002H\000\210\001\001B\017\n" +
+      "\r_external_key\";\n\023GetDocumentResponse\022$\n" +
+      "\010document\030\001 \001(\0132\022.quire.v1.Document\"\232\001\n\024" +
+      "ListDocumentsRequest\022\025\n\rcollection_id\030\001 " +
+      "\001(\t\022\027\n\006cursor\030\002 \001(\tB\007\362\266\030\003 \200\010\022(\n\005limit\030\003 " +
+      "\001(\rB\031\362\266\030\025\010\001\020\364\003B\003100J\tdocuments\022(\n\006filter" +
+      "\030\004 \001(\0132\030.quire.v1.MetadataFilter\"k\n\025List" +
+      "DocumentsResponse\022\026\n\016schema_version\030\001 \001(" +
+      "\r\022%\n\tdocuments\030\002 \003(\0132\022.quire.v1.Document" +
+      "\022\023\n\013next_cursor\030\003 \001(\t\"z\n\025DeleteDocumentR" +
+      "equest\022\023\n\013document_id\030\001 \001(\t\022\025\n\rcollectio" +
+      "n_id\030\002 \001(\t\022$\n\014external_key\030\003 \001(\tB\t\362\266\030\005\030\001" +
+      " \200\002H\000\210\001\001B\017\n\r_external_key\"\230\001\n\026DeleteDocu" +
+      "mentsRequest\022\025\n\rcollection_id\030\001 \001(\t\022\036\n\re" +
+      "xternal_keys\030\002 \003(\tB\007\362\266\030\0030\350\007\022\035\n\014document_" +
+      "ids\030\003 \003(\tB\007\362\266\030\0030\350\007\022(\n\006filter\030\004 \001(\0132\030.qui" +
+      "re.v1.MetadataFilter\"v\n\027DeleteDocumentsR" +
+      "esponse\022\025\n\rdeleted_count\030\001 \001(\r\022\020\n\010revisi" +
+      "on\030\002 \001(\003\022\024\n\014missing_keys\030\003 \003(\t\022\034\n\024missin" +
+      "g_document_ids\030\004 \003(\t\"\273\001\n\035UpdateDocumentM" +
+      "etadataRequest\022\023\n\013document_id\030\001 \001(\t\022\025\n\rc" +
+      "ollection_id\030\002 \001(\t\022$\n\014external_key\030\003 \001(\t" +
+      "B\t\362\266\030\005\030\001 \200\002H\000\210\001\001\022&\n\005patch\030\004 \001(\0132\027.google" +
+      ".protobuf.Struct\022\017\n\007replace\030\005 \001(\010B\017\n\r_ex" +
+      "ternal_key\"F\n\036UpdateDocumentMetadataResp" +
+      "onse\022$\n\010document\030\001 \001(\0132\022.quire.v1.Docume" +
+      "nt\">\n\026DeleteDocumentResponse\022$\n\010document" +
+      "\030\001 \001(\0132\022.quire.v1.Document\"M\n\025WatchDocum" +
+      "entsRequest\022\025\n\rcollection_id\030\001 \001(\t\022\035\n\014do" +
+      "cument_ids\030\002 \003(\tB\007\362\266\030\0030\350\007\"Y\n\026WatchDocume" +
+      "ntsResponse\022$\n\010document\030\001 \001(\0132\022.quire.v1" +
+      ".Document\022\031\n\021consistency_token\030\002 \001(\t\"n\n\022" +
+      "UpsertAgentRequest\022/\n\010agent_id\030\001 \001(\tB\035\362\266" +
+      "\030\031\030\001 \200\001:\022^[A-Za-z0-9._:-]+$\022\'\n\027attached_" +
+      "collection_ids\030\002 \003(\tB\006\362\266\030\0020d\"5\n\023UpsertAg" +
+      "entResponse\022\036\n\005agent\030\001 \001(\0132\017.quire.v1.Ag" +
+      "ent\",\n\017GetAgentRequest\022\031\n\010agent_id\030\001 \001(\t" +
+      "B\007\362\266\030\003 \200\001\"2\n\020GetAgentResponse\022\036\n\005agent\030\001" +
+      " \001(\0132\017.quire.v1.Agent\"/\n\022DeleteAgentRequ" +
+      "est\022\031\n\010agent_id\030\001 \001(\tB\007\362\266\030\003 \200\001\"5\n\023Delete" +
+      "AgentResponse\022\036\n\005agent\030\001 \001(\0132\017.quire.v1." +
+      "Agent\"S\n\021ListAgentsRequest\022\027\n\006cursor\030\001 \001" +
+      "(\tB\007\362\266\030\003 \200\010\022%\n\005limit\030\002 \001(\rB\026\362\266\030\022\010\001\020\364\003B\0031" +
+      "00J\006agents\"b\n\022ListAgentsResponse\022\026\n\016sche" +
+      "ma_version\030\001 \001(\r\022\037\n\006agents\030\002 \003(\0132\017.quire" +
+      ".v1.Agent\022\023\n\013next_cursor\030\003 \001(\t\"\372\001\n\026Searc" +
+      "hKnowledgeRequest\022\031\n\010agent_id\030\001 \001(\tB\007\362\266\030" +
+      "\003 \200\001\022\036\n\016collection_ids\030\002 \003(\tB\006\362\266\030\0020d\022\030\n\005" +
+      "query\030\003 \001(\tB\t\362\266\030\005\030\000 \364\003\022 \n\005limit\030\004 \001(\rB\021\362" +
+      "\266\030\r\010\001\0202B\0018J\004hits\022%\n\004mode\030\005 \001(\0162\027.quire.v" +
+      "1.RetrievalMode\022(\n\006filter\030\006 \001(\0132\030.quire." +
+      "v1.MetadataFilter\022\030\n\020include_metadata\030\007 " +
+      "\001(\010\"\216\001\n\027SearchKnowledgeResponse\022\026\n\016schem" +
+      "a_version\030\001 \001(\r\022$\n\004hits\030\002 \003(\0132\026.quire.v1" +
+      ".KnowledgeHit\022%\n\004mode\030\003 \001(\0162\027.quire.v1.R" +
+      "etrievalMode\022\016\n\006cached\030\004 \001(\010\"\302\001\n\023ReadDoc" +
+      "umentRequest\022\031\n\010agent_id\030\001 \001(\tB\007\362\266\030\003 \200\001\022" +
+      "\036\n\016collection_ids\030\002 \003(\tB\006\362\266\030\0020d\022\023\n\013docum" +
+      "ent_id\030\003 \001(\t\022*\n\006offset\030\004 \001(\004B\032\362\266\030\026\020\377\377\377\377\007" +
+      "B\0010J\013code points\022/\n\tmax_chars\030\005 \001(\rB\034\362\266\030" +
+      "\030\010\001\020\240\037B\0044000J\013code points\">\n\024ReadDocumen" +
+      "tResponse\022&\n\005slice\030\001 \001(\0132\027.quire.v1.Docu" +
+      "mentSlice\".\n\025GetIndexStatusRequest\022\025\n\rco" +
+      "llection_id\030\001 \001(\t\"?\n\026GetIndexStatusRespo" +
+      "nse\022%\n\006status\030\001 \001(\0132\025.quire.v1.IndexStat" +
+      "us\"0\n\027WatchIndexStatusRequest\022\025\n\rcollect" +
+      "ion_id\030\001 \001(\t\"A\n\030WatchIndexStatusResponse" +
+      "\022%\n\006status\030\001 \001(\0132\025.quire.v1.IndexStatus2" +
+      "\242\023\n\020KnowledgeService\022c\n\020CreateCollection" +
+      "\022!.quire.v1.CreateCollectionRequest\032\".qu" +
+      "ire.v1.CreateCollectionResponse\"\010\322\265\030\004\010\003\020" +
+      "\002\022T\n\nListModels\022\033.quire.v1.ListModelsReq" +
+      "uest\032\034.quire.v1.ListModelsResponse\"\013\220\002\001\322" +
+      "\265\030\004\010\001\020\001\022]\n\rGetCollection\022\036.quire.v1.GetC" +
+      "ollectionRequest\032\037.quire.v1.GetCollectio" +
+      "nResponse\"\013\220\002\001\322\265\030\004\010\001\020\001\022c\n\017ListCollection" +
+      "s\022 .quire.v1.ListCollectionsRequest\032!.qu" +
+      "ire.v1.ListCollectionsResponse\"\013\220\002\001\322\265\030\004\010" +
+      "\001\020\001\022c\n\020DeleteCollection\022!.quire.v1.Delet" +
+      "eCollectionRequest\032\".quire.v1.DeleteColl" +
+      "ectionResponse\"\010\322\265\030\004\010\003\020\002\022_\n\016UploadDocume" +
+      "nt\022\037.quire.v1.UploadDocumentRequest\032 .qu" +
+      "ire.v1.UploadDocumentResponse\"\010\322\265\030\004\010\005\020\002(" +
+      "\001\022b\n\017UploadDocuments\022 .quire.v1.UploadDo" +
+      "cumentsRequest\032!.quire.v1.UploadDocument" +
+      "sResponse\"\010\322\265\030\004\010\005\020\002(\001\022W\n\013GetDocument\022\034.q" +
+      "uire.v1.GetDocumentRequest\032\035.quire.v1.Ge" +
+      "tDocumentResponse\"\013\220\002\001\322\265\030\004\010\001\020\001\022]\n\rListDo" +
+      "cuments\022\036.quire.v1.ListDocumentsRequest\032" +
+      "\037.quire.v1.ListDocumentsResponse\"\013\220\002\001\322\265\030" +
+      "\004\010\001\020\001\022]\n\016DeleteDocument\022\037.quire.v1.Delet" +
+      "eDocumentRequest\032 .quire.v1.DeleteDocume" +
+      "ntResponse\"\010\322\265\030\004\010\003\020\002\022`\n\017DeleteDocuments\022" +
+      " .quire.v1.DeleteDocumentsRequest\032!.quir" +
+      "e.v1.DeleteDocumentsResponse\"\010\322\265\030\004\010\003\020\002\022u" +
+      "\n\026UpdateDocumentMetadata\022\'.quire.v1.Upda" +
+      "teDocumentMetadataRequest\032(.quire.v1.Upd" +
+      "ateDocumentMetadataResponse\"\010\322\265\030\004\010\003\020\002\022_\n" +
+      "\016WatchDocuments\022\037.quire.v1.WatchDocument" +
+      "sRequest\032 .quire.v1.WatchDocumentsRespon" +
+      "se\"\010\322\265\030\004\010\006\020\0010\001\022T\n\013UpsertAgent\022\034.quire.v1" +
+      ".UpsertAgentRequest\032\035.quire.v1.UpsertAge" +
+      "ntResponse\"\010\322\265\030\004\010\003\020\002\022N\n\010GetAgent\022\031.quire" +
+      ".v1.GetAgentRequest\032\032.quire.v1.GetAgentR" +
+      "esponse\"\013\220\002\001\322\265\030\004\010\001\020\001\022T\n\013DeleteAgent\022\034.qu" +
+      "ire.v1.DeleteAgentRequest\032\035.quire.v1.Del" +
+      "eteAgentResponse\"\010\322\265\030\004\010\003\020\002\022T\n\nListAgents" +
+      "\022\033.quire.v1.ListAgentsRequest\032\034.quire.v1" +
+      ".ListAgentsResponse\"\013\220\002\001\322\265\030\004\010\001\020\001\022\274\002\n\017Sea" +
+      "rchKnowledge\022 .quire.v1.SearchKnowledgeR" +
+      "equest\032!.quire.v1.SearchKnowledgeRespons" +
+      "e\"\343\001\220\002\001\322\265\030\004\010\002\020\001\332\265\030\323\001\n\020search_knowledge\022\225" +
+      "\001Search the knowledge collections attach" +
+      "ed to an agent. Returns documents (or ch" +
+      "unks) with a snippet, best first; read m" +
+      "ore of one with read_document.\032\010agent_id" +
+      "\032\005query\032\005limit\"\010agent_id\"\005query\022\271\002\n\014Read" +
+      "Document\022\035.quire.v1.ReadDocumentRequest\032" +
+      "\036.quire.v1.ReadDocumentResponse\"\351\001\220\002\001\322\265\030" +
+      "\004\010\001\020\001\332\265\030\331\001\n\rread_document\022\206\001Read up to 4" +
+      ",000 code points of a document\'s extract" +
+      "ed text, starting at `offset`; continue " +
+      "with the next_offset of the previous rea" +
+      "d.\032\010agent_id\032\013document_id\032\006offset\032\tmax_c" +
+      "hars\"\010agent_id\"\013document_id\022`\n\016GetIndexS" +
+      "tatus\022\037.quire.v1.GetIndexStatusRequest\032 " +
+      ".quire.v1.GetIndexStatusResponse\"\013\220\002\001\322\265\030" +
+      "\004\010\001\020\001\022e\n\020WatchIndexStatus\022!.quire.v1.Wat" +
+      "chIndexStatusRequest\032\".quire.v1.WatchInd" +
+      "exStatusResponse\"\010\322\265\030\004\010\006\020\0010\001B\'\n\014dev.quir" +
+      "e.v1B\025KnowledgeServiceProtoP\001b\006proto3"
     };
     descriptor = com.google.protobuf.Descriptors.FileDescriptor
       .internalBuildGeneratedFileFrom(descriptorData,
@@ -427,249 +442,261 @@ public final class KnowledgeServiceProto extends com.google.protobuf.GeneratedFi
     internal_static_quire_v1_CreateCollectionRequest_fieldAccessorTable = new
       com.google.protobuf.GeneratedMessage.FieldAccessorTable(
         internal_static_quire_v1_CreateCollectionRequest_descriptor,
-        new java.lang.String[] { "Name", });
+        new java.lang.String[] { "Name", "EmbeddingModel", });
     internal_static_quire_v1_CreateCollectionResponse_descriptor =
       getDescriptor().getMessageType(1);
     internal_static_quire_v1_CreateCollectionResponse_fieldAccessorTable = new
       com.google.protobuf.GeneratedMessage.FieldAccessorTable(
         internal_static_quire_v1_CreateCollectionResponse_descriptor,
         new java.lang.String[] { "Collection", });
-    internal_static_quire_v1_GetCollectionRequest_descriptor =
+    internal_static_quire_v1_ListModelsRequest_descriptor =
       getDescriptor().getMessageType(2);
+    internal_static_quire_v1_ListModelsRequest_fieldAccessorTable = new
+      com.google.protobuf.GeneratedMessage.FieldAccessorTable(
+        internal_static_quire_v1_ListModelsRequest_descriptor,
+        new java.lang.String[] { });
+    internal_static_quire_v1_ListModelsResponse_descriptor =
+      getDescriptor().getMessageType(3);
+    internal_static_quire_v1_ListModelsResponse_fieldAccessorTable = new
+      com.google.protobuf.GeneratedMessage.FieldAccessorTable(
+        internal_static_quire_v1_ListModelsResponse_descriptor,
+        new java.lang.String[] { "SchemaVersion", "Models", });
+    internal_static_quire_v1_GetCollectionRequest_descriptor =
+      getDescriptor().getMessageType(4);
     internal_static_quire_v1_GetCollectionRequest_fieldAccessorTable = new
       com.google.protobuf.GeneratedMessage.FieldAccessorTable(
         internal_static_quire_v1_GetCollectionRequest_descriptor,
         new java.lang.String[] { "CollectionId", });
     internal_static_quire_v1_GetCollectionResponse_descriptor =
-      getDescriptor().getMessageType(3);
+      getDescriptor().getMessageType(5);
     internal_static_quire_v1_GetCollectionResponse_fieldAccessorTable = new
       com.google.protobuf.GeneratedMessage.FieldAccessorTable(
         internal_static_quire_v1_GetCollectionResponse_descriptor,
         new java.lang.String[] { "Collection", });
     internal_static_quire_v1_ListCollectionsRequest_descriptor =
-      getDescriptor().getMessageType(4);
+      getDescriptor().getMessageType(6);
     internal_static_quire_v1_ListCollectionsRequest_fieldAccessorTable = new
       com.google.protobuf.GeneratedMessage.FieldAccessorTable(
         internal_static_quire_v1_ListCollectionsRequest_descriptor,
         new java.lang.String[] { });
     internal_static_quire_v1_ListCollectionsResponse_descriptor =
-      getDescriptor().getMessageType(5);
+      getDescriptor().getMessageType(7);
     internal_static_quire_v1_ListCollectionsResponse_fieldAccessorTable = new
       com.google.protobuf.GeneratedMessage.FieldAccessorTable(
         internal_static_quire_v1_ListCollectionsResponse_descriptor,
         new java.lang.String[] { "SchemaVersion", "Collections", });
     internal_static_quire_v1_DeleteCollectionRequest_descriptor =
-      getDescriptor().getMessageType(6);
+      getDescriptor().getMessageType(8);
     internal_static_quire_v1_DeleteCollectionRequest_fieldAccessorTable = new
       com.google.protobuf.GeneratedMessage.FieldAccessorTable(
         internal_static_quire_v1_DeleteCollectionRequest_descriptor,
         new java.lang.String[] { "CollectionId", });
     internal_static_quire_v1_DeleteCollectionResponse_descriptor =
-      getDescriptor().getMessageType(7);
+      getDescriptor().getMessageType(9);
     internal_static_quire_v1_DeleteCollectionResponse_fieldAccessorTable = new
       com.google.protobuf.GeneratedMessage.FieldAccessorTable(
         internal_static_quire_v1_DeleteCollectionResponse_descriptor,
         new java.lang.String[] { "Collection", });
     internal_static_quire_v1_UploadMetadata_descriptor =
-      getDescriptor().getMessageType(8);
+      getDescriptor().getMessageType(10);
     internal_static_quire_v1_UploadMetadata_fieldAccessorTable = new
       com.google.protobuf.GeneratedMessage.FieldAccessorTable(
         internal_static_quire_v1_UploadMetadata_descriptor,
         new java.lang.String[] { "CollectionId", "FileName", "MimeType", "DocumentId", "ExternalKey", "Metadata", });
     internal_static_quire_v1_UploadDocumentRequest_descriptor =
-      getDescriptor().getMessageType(9);
+      getDescriptor().getMessageType(11);
     internal_static_quire_v1_UploadDocumentRequest_fieldAccessorTable = new
       com.google.protobuf.GeneratedMessage.FieldAccessorTable(
         internal_static_quire_v1_UploadDocumentRequest_descriptor,
         new java.lang.String[] { "Metadata", "Data", "Message", });
     internal_static_quire_v1_UploadDocumentResponse_descriptor =
-      getDescriptor().getMessageType(10);
+      getDescriptor().getMessageType(12);
     internal_static_quire_v1_UploadDocumentResponse_fieldAccessorTable = new
       com.google.protobuf.GeneratedMessage.FieldAccessorTable(
         internal_static_quire_v1_UploadDocumentResponse_descriptor,
         new java.lang.String[] { "Document", "Outcome", });
     internal_static_quire_v1_UploadDocumentsRequest_descriptor =
-      getDescriptor().getMessageType(11);
+      getDescriptor().getMessageType(13);
     internal_static_quire_v1_UploadDocumentsRequest_fieldAccessorTable = new
       com.google.protobuf.GeneratedMessage.FieldAccessorTable(
         internal_static_quire_v1_UploadDocumentsRequest_descriptor,
         new java.lang.String[] { "Metadata", "Data", "Message", });
     internal_static_quire_v1_UploadResult_descriptor =
-      getDescriptor().getMessageType(12);
+      getDescriptor().getMessageType(14);
     internal_static_quire_v1_UploadResult_fieldAccessorTable = new
       com.google.protobuf.GeneratedMessage.FieldAccessorTable(
         internal_static_quire_v1_UploadResult_descriptor,
         new java.lang.String[] { "Index", "Outcome", "Document", "Error", });
     internal_static_quire_v1_UploadDocumentsResponse_descriptor =
-      getDescriptor().getMessageType(13);
+      getDescriptor().getMessageType(15);
     internal_static_quire_v1_UploadDocumentsResponse_fieldAccessorTable = new
       com.google.protobuf.GeneratedMessage.FieldAccessorTable(
         internal_static_quire_v1_UploadDocumentsResponse_descriptor,
         new java.lang.String[] { "SchemaVersion", "Results", });
     internal_static_quire_v1_GetDocumentRequest_descriptor =
-      getDescriptor().getMessageType(14);
+      getDescriptor().getMessageType(16);
     internal_static_quire_v1_GetDocumentRequest_fieldAccessorTable = new
       com.google.protobuf.GeneratedMessage.FieldAccessorTable(
         internal_static_quire_v1_GetDocumentRequest_descriptor,
         new java.lang.String[] { "DocumentId", "CollectionId", "ExternalKey", });
     internal_static_quire_v1_GetDocumentResponse_descriptor =
-      getDescriptor().getMessageType(15);
+      getDescriptor().getMessageType(17);
     internal_static_quire_v1_GetDocumentResponse_fieldAccessorTable = new
       com.google.protobuf.GeneratedMessage.FieldAccessorTable(
         internal_static_quire_v1_GetDocumentResponse_descriptor,
         new java.lang.String[] { "Document", });
     internal_static_quire_v1_ListDocumentsRequest_descriptor =
-      getDescriptor().getMessageType(16);
+      getDescriptor().getMessageType(18);
     internal_static_quire_v1_ListDocumentsRequest_fieldAccessorTable = new
       com.google.protobuf.GeneratedMessage.FieldAccessorTable(
         internal_static_quire_v1_ListDocumentsRequest_descriptor,
         new java.lang.String[] { "CollectionId", "Cursor", "Limit", "Filter", });
     internal_static_quire_v1_ListDocumentsResponse_descriptor =
-      getDescriptor().getMessageType(17);
+      getDescriptor().getMessageType(19);
     internal_static_quire_v1_ListDocumentsResponse_fieldAccessorTable = new
       com.google.protobuf.GeneratedMessage.FieldAccessorTable(
         internal_static_quire_v1_ListDocumentsResponse_descriptor,
         new java.lang.String[] { "SchemaVersion", "Documents", "NextCursor", });
     internal_static_quire_v1_DeleteDocumentRequest_descriptor =
-      getDescriptor().getMessageType(18);
+      getDescriptor().getMessageType(20);
     internal_static_quire_v1_DeleteDocumentRequest_fieldAccessorTable = new
       com.google.protobuf.GeneratedMessage.FieldAccessorTable(
         internal_static_quire_v1_DeleteDocumentRequest_descriptor,
         new java.lang.String[] { "DocumentId", "CollectionId", "ExternalKey", });
     internal_static_quire_v1_DeleteDocumentsRequest_descriptor =
-      getDescriptor().getMessageType(19);
+      getDescriptor().getMessageType(21);
     internal_static_quire_v1_DeleteDocumentsRequest_fieldAccessorTable = new
       com.google.protobuf.GeneratedMessage.FieldAccessorTable(
         internal_static_quire_v1_DeleteDocumentsRequest_descriptor,
         new java.lang.String[] { "CollectionId", "ExternalKeys", "DocumentIds", "Filter", });
     internal_static_quire_v1_DeleteDocumentsResponse_descriptor =
-      getDescriptor().getMessageType(20);
+      getDescriptor().getMessageType(22);
     internal_static_quire_v1_DeleteDocumentsResponse_fieldAccessorTable = new
       com.google.protobuf.GeneratedMessage.FieldAccessorTable(
         internal_static_quire_v1_DeleteDocumentsResponse_descriptor,
         new java.lang.String[] { "DeletedCount", "Revision", "MissingKeys", "MissingDocumentIds", });
     internal_static_quire_v1_UpdateDocumentMetadataRequest_descriptor =
-      getDescriptor().getMessageType(21);
+      getDescriptor().getMessageType(23);
     internal_static_quire_v1_UpdateDocumentMetadataRequest_fieldAccessorTable = new
       com.google.protobuf.GeneratedMessage.FieldAccessorTable(
         internal_static_quire_v1_UpdateDocumentMetadataRequest_descriptor,
         new java.lang.String[] { "DocumentId", "CollectionId", "ExternalKey", "Patch", "Replace", });
     internal_static_quire_v1_UpdateDocumentMetadataResponse_descriptor =
-      getDescriptor().getMessageType(22);
+      getDescriptor().getMessageType(24);
     internal_static_quire_v1_UpdateDocumentMetadataResponse_fieldAccessorTable = new
       com.google.protobuf.GeneratedMessage.FieldAccessorTable(
         internal_static_quire_v1_UpdateDocumentMetadataResponse_descriptor,
         new java.lang.String[] { "Document", });
     internal_static_quire_v1_DeleteDocumentResponse_descriptor =
-      getDescriptor().getMessageType(23);
+      getDescriptor().getMessageType(25);
     internal_static_quire_v1_DeleteDocumentResponse_fieldAccessorTable = new
       com.google.protobuf.GeneratedMessage.FieldAccessorTable(
         internal_static_quire_v1_DeleteDocumentResponse_descriptor,
         new java.lang.String[] { "Document", });
     internal_static_quire_v1_WatchDocumentsRequest_descriptor =
-      getDescriptor().getMessageType(24);
+      getDescriptor().getMessageType(26);
     internal_static_quire_v1_WatchDocumentsRequest_fieldAccessorTable = new
       com.google.protobuf.GeneratedMessage.FieldAccessorTable(
         internal_static_quire_v1_WatchDocumentsRequest_descriptor,
         new java.lang.String[] { "CollectionId", "DocumentIds", });
     internal_static_quire_v1_WatchDocumentsResponse_descriptor =
-      getDescriptor().getMessageType(25);
+      getDescriptor().getMessageType(27);
     internal_static_quire_v1_WatchDocumentsResponse_fieldAccessorTable = new
       com.google.protobuf.GeneratedMessage.FieldAccessorTable(
         internal_static_quire_v1_WatchDocumentsResponse_descriptor,
         new java.lang.String[] { "Document", "ConsistencyToken", });
     internal_static_quire_v1_UpsertAgentRequest_descriptor =
-      getDescriptor().getMessageType(26);
+      getDescriptor().getMessageType(28);
     internal_static_quire_v1_UpsertAgentRequest_fieldAccessorTable = new
       com.google.protobuf.GeneratedMessage.FieldAccessorTable(
         internal_static_quire_v1_UpsertAgentRequest_descriptor,
         new java.lang.String[] { "AgentId", "AttachedCollectionIds", });
     internal_static_quire_v1_UpsertAgentResponse_descriptor =
-      getDescriptor().getMessageType(27);
+      getDescriptor().getMessageType(29);
     internal_static_quire_v1_UpsertAgentResponse_fieldAccessorTable = new
       com.google.protobuf.GeneratedMessage.FieldAccessorTable(
         internal_static_quire_v1_UpsertAgentResponse_descriptor,
         new java.lang.String[] { "Agent", });
     internal_static_quire_v1_GetAgentRequest_descriptor =
-      getDescriptor().getMessageType(28);
+      getDescriptor().getMessageType(30);
     internal_static_quire_v1_GetAgentRequest_fieldAccessorTable = new
       com.google.protobuf.GeneratedMessage.FieldAccessorTable(
         internal_static_quire_v1_GetAgentRequest_descriptor,
         new java.lang.String[] { "AgentId", });
     internal_static_quire_v1_GetAgentResponse_descriptor =
-      getDescriptor().getMessageType(29);
+      getDescriptor().getMessageType(31);
     internal_static_quire_v1_GetAgentResponse_fieldAccessorTable = new
       com.google.protobuf.GeneratedMessage.FieldAccessorTable(
         internal_static_quire_v1_GetAgentResponse_descriptor,
         new java.lang.String[] { "Agent", });
     internal_static_quire_v1_DeleteAgentRequest_descriptor =
-      getDescriptor().getMessageType(30);
+      getDescriptor().getMessageType(32);
     internal_static_quire_v1_DeleteAgentRequest_fieldAccessorTable = new
       com.google.protobuf.GeneratedMessage.FieldAccessorTable(
         internal_static_quire_v1_DeleteAgentRequest_descriptor,
         new java.lang.String[] { "AgentId", });
     internal_static_quire_v1_DeleteAgentResponse_descriptor =
-      getDescriptor().getMessageType(31);
+      getDescriptor().getMessageType(33);
     internal_static_quire_v1_DeleteAgentResponse_fieldAccessorTable = new
       com.google.protobuf.GeneratedMessage.FieldAccessorTable(
         internal_static_quire_v1_DeleteAgentResponse_descriptor,
         new java.lang.String[] { "Agent", });
     internal_static_quire_v1_ListAgentsRequest_descriptor =
-      getDescriptor().getMessageType(32);
+      getDescriptor().getMessageType(34);
     internal_static_quire_v1_ListAgentsRequest_fieldAccessorTable = new
       com.google.protobuf.GeneratedMessage.FieldAccessorTable(
         internal_static_quire_v1_ListAgentsRequest_descriptor,
         new java.lang.String[] { "Cursor", "Limit", });
     internal_static_quire_v1_ListAgentsResponse_descriptor =
-      getDescriptor().getMessageType(33);
+      getDescriptor().getMessageType(35);
     internal_static_quire_v1_ListAgentsResponse_fieldAccessorTable = new
       com.google.protobuf.GeneratedMessage.FieldAccessorTable(
         internal_static_quire_v1_ListAgentsResponse_descriptor,
         new java.lang.String[] { "SchemaVersion", "Agents", "NextCursor", });
     internal_static_quire_v1_SearchKnowledgeRequest_descriptor =
-      getDescriptor().getMessageType(34);
+      getDescriptor().getMessageType(36);
     internal_static_quire_v1_SearchKnowledgeRequest_fieldAccessorTable = new
       com.google.protobuf.GeneratedMessage.FieldAccessorTable(
         internal_static_quire_v1_SearchKnowledgeRequest_descriptor,
         new java.lang.String[] { "AgentId", "CollectionIds", "Query", "Limit", "Mode", "Filter", "IncludeMetadata", });
     internal_static_quire_v1_SearchKnowledgeResponse_descriptor =
-      getDescriptor().getMessageType(35);
+      getDescriptor().getMessageType(37);
     internal_static_quire_v1_SearchKnowledgeResponse_fieldAccessorTable = new
       com.google.protobuf.GeneratedMessage.FieldAccessorTable(
         internal_static_quire_v1_SearchKnowledgeResponse_descriptor,
         new java.lang.String[] { "SchemaVersion", "Hits", "Mode", "Cached", });
     internal_static_quire_v1_ReadDocumentRequest_descriptor =
-      getDescriptor().getMessageType(36);
+      getDescriptor().getMessageType(38);
     internal_static_quire_v1_ReadDocumentRequest_fieldAccessorTable = new
       com.google.protobuf.GeneratedMessage.FieldAccessorTable(
         internal_static_quire_v1_ReadDocumentRequest_descriptor,
         new java.lang.String[] { "AgentId", "CollectionIds", "DocumentId", "Offset", "MaxChars", });
     internal_static_quire_v1_ReadDocumentResponse_descriptor =
-      getDescriptor().getMessageType(37);
+      getDescriptor().getMessageType(39);
     internal_static_quire_v1_ReadDocumentResponse_fieldAccessorTable = new
       com.google.protobuf.GeneratedMessage.FieldAccessorTable(
         internal_static_quire_v1_ReadDocumentResponse_descriptor,
         new java.lang.String[] { "Slice", });
     internal_static_quire_v1_GetIndexStatusRequest_descriptor =
-      getDescriptor().getMessageType(38);
+      getDescriptor().getMessageType(40);
     internal_static_quire_v1_GetIndexStatusRequest_fieldAccessorTable = new
       com.google.protobuf.GeneratedMessage.FieldAccessorTable(
         internal_static_quire_v1_GetIndexStatusRequest_descriptor,
         new java.lang.String[] { "CollectionId", });
     internal_static_quire_v1_GetIndexStatusResponse_descriptor =
-      getDescriptor().getMessageType(39);
+      getDescriptor().getMessageType(41);
     internal_static_quire_v1_GetIndexStatusResponse_fieldAccessorTable = new
       com.google.protobuf.GeneratedMessage.FieldAccessorTable(
         internal_static_quire_v1_GetIndexStatusResponse_descriptor,
         new java.lang.String[] { "Status", });
     internal_static_quire_v1_WatchIndexStatusRequest_descriptor =
-      getDescriptor().getMessageType(40);
+      getDescriptor().getMessageType(42);
     internal_static_quire_v1_WatchIndexStatusRequest_fieldAccessorTable = new
       com.google.protobuf.GeneratedMessage.FieldAccessorTable(
         internal_static_quire_v1_WatchIndexStatusRequest_descriptor,
         new java.lang.String[] { "CollectionId", });
     internal_static_quire_v1_WatchIndexStatusResponse_descriptor =
-      getDescriptor().getMessageType(41);
+      getDescriptor().getMessageType(43);
     internal_static_quire_v1_WatchIndexStatusResponse_fieldAccessorTable = new
       com.google.protobuf.GeneratedMessage.FieldAccessorTable(
         internal_static_quire_v1_WatchIndexStatusResponse_descriptor,
