@@ -11,6 +11,9 @@ $(STAMP): pyproject.toml clients/python/pyproject.toml
 	test -x $(BIN)/python || $(PYTHON) -m venv $(VENV)
 	$(BIN)/pip install --quiet --upgrade pip setuptools wheel
 	$(BIN)/pip install --quiet -e ./clients/python -e '.[dev]'
+	@# A venv from before the CLI moved to the client: uninstalling the old server package
+	@# removed the `quire` script the client had just written. Write it again.
+	test -x $(BIN)/quire || $(BIN)/pip install --quiet --no-deps --force-reinstall -e ./clients/python
 	touch $(STAMP)
 
 install: $(STAMP)

@@ -57,5 +57,5 @@ async def test_serve_refuses_a_tampered_model(
     assert code == 1, stderr
     assert "quire: cannot start" in stderr
     assert "tokenizer.json does not match its sha256" in stderr
-    assert "run `quire model prepare`" in stderr
+    assert "run `quire model prepare" in stderr
     assert "Traceback" not in stderr

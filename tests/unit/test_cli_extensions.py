@@ -36,7 +36,10 @@ def test_one_quire_script_and_the_server_registered_as_an_extension() -> None:
 def test_the_installed_quire_has_every_command_and_no_placeholder() -> None:
     parser = command_line.build_parser()  # the extensions found through entry points
     commands = _choices(parser)
-    network = {"pages", "docs", "search", "collections", "agents", "whoami", "policy", "index"}
+    network = {
+        *("pages", "docs", "search", "collections", "agents", "whoami", "policy", "index"),
+        "models",
+    }
     assert network | set(extensions.SERVER_COMMANDS) | {"keys", "gate"} == set(commands)
     for name in extensions.SERVER_COMMANDS:
         assert commands[name].prefix_chars == "-", name  # the real command, not a placeholder

@@ -43,7 +43,7 @@ describe("call kinds", () => {
     assert.deepEqual(retried, [
       "DescribeTools", "GetAgent", "GetCollection", "GetDocument", "GetGateStatus", "GetIndexStatus",
       "GetRetrievalPolicy", "GetShadowReport", "GetSyncReport", "GrepPages", "ListAgents", "ListApiKeys",
-      "ListCollections", "ListDocuments", "ListNamespaces", "ListPages", "ReadDocument", "ReadPage", "RunCommand",
+      "ListCollections", "ListDocuments", "ListModels", "ListNamespaces", "ListPages", "ReadDocument", "ReadPage", "RunCommand",
       "SearchKnowledge", "SearchPages", "WhoAmI",
     ]);
     assert.ok(!isIdempotent("CreateCollection"));
