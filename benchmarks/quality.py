@@ -289,6 +289,7 @@ async def pages_section() -> dict[str, Any]:
         no_alternatives=False,
         misses=False,
         arms=True,
+        disturb=0,
     )
     run = await pages_quality.main(options)
     serving = run["variants"][0]

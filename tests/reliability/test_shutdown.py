@@ -142,7 +142,10 @@ async def test_stopping_mid_sync_leaves_whole_pages_and_no_lock(
                 if isinstance(message, pages_pb2.SyncReport):
                     report = message
             assert report is not None
-            assert report.status == pages_pb2.SYNC_STATUS_COMPLETED, report
+            # Every page may have been published within the stop's grace period (the client
+            # then saw the server go away, not the report): nothing is left to do.
+            left = pages_pb2.SYNC_STATUS_COMPLETED if len(rows) < len(PAGES) else None
+            assert report.status == (left or pages_pb2.SYNC_STATUS_UNCHANGED), report
             assert report.failed == 0 and report.discovered == len(PAGES)
             assert report.updated == len(PAGES) - len(rows), "published pages are not redone"
             listed = await client.list_pages(namespace=namespace)
