@@ -17,7 +17,7 @@ from quire.client import exceptions as qe
 from quire.server.contract import bounds as B
 from quire.v1 import knowledge_pb2, pages_pb2
 from tests.conftest import Harness, Keys
-from tests.support.index_waits import wait_indexed
+from tests.support.index_waits import wait_indexed, wait_settled
 from tests.support.sample_files import CORRUPT, SAMPLES
 from tests.support.waits import one_more_watcher, watchers
 
@@ -52,22 +52,6 @@ async def wait_terminal(
             return doc
         assert asyncio.get_running_loop().time() < deadline, f"{doc.file_name} stuck"
         await asyncio.sleep(0.2)
-
-
-async def wait_settled(harness: Harness, collection_id: str, within: float = 120) -> None:
-    """Until the worker has settled the collection (nothing pending, exact statistics):
-    only then are its search results cached."""
-    deadline = asyncio.get_running_loop().time() + within
-    while True:
-        async with harness.pool.acquire() as conn:
-            settled = await conn.fetchval(
-                "SELECT settled_revision = revision FROM collections WHERE collection_id = $1",
-                uuid.UUID(collection_id),
-            )
-        if settled:
-            return
-        assert asyncio.get_running_loop().time() < deadline, "collection never settled"
-        await asyncio.sleep(0.1)
 
 
 @pytest_asyncio.fixture(scope="module", loop_scope="session")
@@ -459,7 +443,7 @@ async def test_legacy_results_are_cached_until_the_collection_changes(
     cid = collection.collection_id
     doc = await client.upload_document(collection_id=cid, file_name="c.txt", data=b"okapi stripes")
     await wait_terminal(client, doc.document_id)
-    await wait_settled(harness, cid)
+    await wait_settled(harness.pool, cid)
     first = await client.search_knowledge(collection_ids=[cid], query="okapi")
     second = await client.search_knowledge(collection_ids=[cid], query="  OKAPI ")
     assert not first.cached and second.cached and second.hits == first.hits
@@ -469,7 +453,7 @@ async def test_legacy_results_are_cached_until_the_collection_changes(
     pending = await client.search_knowledge(collection_ids=[cid], query="okapi")
     assert not pending.cached
     await wait_terminal(client, more.document_id)
-    await wait_settled(harness, cid)
+    await wait_settled(harness.pool, cid)
     third = await client.search_knowledge(collection_ids=[cid], query="okapi")
     assert len(third.hits) == 2
     fourth = await client.search_knowledge(collection_ids=[cid], query="okapi")

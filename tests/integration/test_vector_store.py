@@ -16,7 +16,7 @@ from quire.client import AsyncQuireClient
 from quire.indexer.ingest.vector_store import VectorStore
 from quire.v1 import knowledge_pb2
 from tests.conftest import Harness, Keys
-from tests.support.index_waits import wait_indexed
+from tests.support.index_waits import wait_indexed, wait_settled
 
 pytestmark = pytest.mark.asyncio(loop_scope="session")
 NEEDS_MODEL = True
@@ -105,6 +105,10 @@ async def test_reingesting_into_a_second_collection_embeds_nothing(
     await wait_indexed(client, second.collection_id)
     assert stage.texts_embedded == embedded, "re-ingestion embedded texts again"
     assert stage.texts_reused - reused >= len(FILES)
+    # BM25 uses interim term statistics until the worker settles a collection: compare the
+    # rankings once both hold exact statistics.
+    for collection in (first, second):
+        await wait_settled(harness.pool, collection.collection_id)
 
     def ranking(reply: object) -> list[tuple[str, int, float]]:
         return [(h.file_name, h.chunk_ordinal, h.score) for h in reply.hits]  # type: ignore[attr-defined]

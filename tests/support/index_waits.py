@@ -3,6 +3,9 @@
 from __future__ import annotations
 
 import asyncio
+import uuid
+
+import asyncpg
 
 from quire.client import AsyncQuireClient
 
@@ -16,3 +19,19 @@ async def wait_indexed(client: AsyncQuireClient, collection_id: str, within: flo
             return
         assert asyncio.get_running_loop().time() < deadline, status
         await asyncio.sleep(0.2)
+
+
+async def wait_settled(pool: asyncpg.Pool, collection_id: str, within: float = 120) -> None:
+    """Until the worker has settled the collection (nothing pending, exact term statistics):
+    before that, BM25 scores use interim statistics and its results are not cached."""
+    deadline = asyncio.get_running_loop().time() + within
+    while True:
+        async with pool.acquire() as conn:
+            settled = await conn.fetchval(
+                "SELECT settled_revision = revision FROM collections WHERE collection_id = $1",
+                uuid.UUID(collection_id),
+            )
+        if settled:
+            return
+        assert asyncio.get_running_loop().time() < deadline, "collection never settled"
+        await asyncio.sleep(0.1)
