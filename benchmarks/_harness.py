@@ -452,15 +452,16 @@ async def pg_connections(url: str) -> dict[str, int]:
 # ------------------------------------------------------------------ model and server
 
 
-def load_model(threads: int | None = None) -> Any:
+def load_model(threads: int | None = None, name: str | None = None) -> Any:
     """The real embedder (`prepare_model()` is idempotent and fast once the model exists);
-    `threads`: ONNX Runtime intra-op threads (default: every core, as the service runs)."""
+    `threads`: ONNX Runtime intra-op threads (default: every core, as the service runs);
+    `name`: a model of `quire model list` (default: the deployment default)."""
     from quire.indexer.model_prepare import prepare_model
     from quire.server.embeddings import load_default
 
     started = time.perf_counter()
-    prepare_model()
-    service = load_default(threads=threads)
+    prepare_model(name=name) if name else prepare_model()
+    service = load_default(threads=threads, name=name)
     note(f"model ready in {time.perf_counter() - started:.1f} s ({service.fingerprint[:12]})")
     return service
 
@@ -484,8 +485,11 @@ class Quire:
         pool_max: int = 20,
         http: bool = False,
         replica_urls: Sequence[str] = (),
+        extra_models: dict[str, Any] | None = None,
     ) -> None:
         self.database_url = database_url
+        # Models loaded beside the default (`--models`), by name; each gets its worker.
+        self.extra_models = dict(extra_models or {})
         self.replica_urls = list(replica_urls)  # QUIRE_DATABASE_REPLICA_URLS
         self.http = http  # also the Connect listener; its URL is `http_url`
         self.http_url = ""
@@ -497,7 +501,7 @@ class Quire:
         self.pool: Any = None
         self.address = ""
         self._stop = asyncio.Event()
-        self._worker: asyncio.Task[None] | None = None
+        self._workers: list[asyncio.Task[None]] = []
 
     async def __aenter__(self) -> Quire:
         from quire.server.app import prepare_database, run_worker, start
@@ -514,19 +518,27 @@ class Quire:
         )
         self.settings = settings
         self.pool = await prepare_database(self.database_url, settings)
-        self.running = await start(settings, self.pool, self.embeddings)
+        self.running = await start(
+            settings, self.pool, self.embeddings, extra_models=self.extra_models
+        )
         self.address = f"127.0.0.1:{self.running.port}"
         if self.running.http is not None:
             self.http_url = f"http://127.0.0.1:{self.running.http.port}"
         if self.with_worker and self.embeddings is not None:
-            self._worker = asyncio.create_task(run_worker(settings, self.embeddings, self._stop))
+            self._workers.append(
+                asyncio.create_task(run_worker(settings, self.embeddings, self._stop))
+            )
+            for name, service in self.extra_models.items():
+                self._workers.append(
+                    asyncio.create_task(run_worker(settings, service, self._stop, model=name))
+                )
         return self
 
     async def __aexit__(self, *exc: object) -> None:
         self._stop.set()
-        if self._worker is not None:
+        for worker in self._workers:
             with contextlib.suppress(Exception):
-                await asyncio.wait_for(self._worker, 40)
+                await asyncio.wait_for(worker, 40)
         if self.running is not None:
             await self.running.stop(grace=1.0)
 

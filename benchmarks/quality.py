@@ -3,7 +3,7 @@ indexing and search code. Prints JSON.
 
     .venv/bin/python benchmarks/quality.py [--dataset ../shared/data/scifact --split train]
         [--max-documents N --max-queries N] [--variant name:field=value,... ...] [--grid]
-        [--no-stability] [--no-pages] [--disturb-documents N] [--out DIR]
+        [--no-stability] [--no-pages] [--disturb-documents N] [--model NAME] [--out DIR]
 
 A throw-away database (embedded PostgreSQL in a temporary directory, or a new database on
 QUIRE_DATABASE_URL) gets the data set indexed once into a scratch organisation. Every query's
@@ -168,7 +168,7 @@ async def main(args: argparse.Namespace) -> dict[str, Any]:
     from quire.server.knowledge import search
 
     h.setup_logging()
-    embeddings = h.load_model()
+    embeddings = h.load_model(name=args.model)
     data = dataset.load(
         Path(args.dataset),
         args.split,
@@ -433,6 +433,7 @@ if __name__ == "__main__":
     parser.add_argument("--max-queries", type=int, default=0)
     parser.add_argument("--variant", action="append", default=[], help="name:field=value,...")
     parser.add_argument("--grid", action="store_true", help="score the whole fusion grid")
+    parser.add_argument("--model", default=None, help="an embedding model (quire model list)")
     parser.add_argument("--no-stability", action="store_true")
     parser.add_argument("--no-pages", action="store_true", help="skip the pages questions")
     parser.add_argument(

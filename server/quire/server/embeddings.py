@@ -94,12 +94,15 @@ class EmbeddingService:
         self._bulk_pool.shutdown(wait=False, cancel_futures=True)
 
 
-def load_default(precision: str = "int8", threads: int | None = None) -> EmbeddingService:
+def load_default(
+    precision: str = "int8", threads: int | None = None, name: str | None = None
+) -> EmbeddingService:
     """The prepared model under $QUIRE_HOME (raises a clear error naming `quire model prepare`);
-    `threads`: ONNX Runtime intra-op threads (default: every core this process may use)."""
+    `threads`: ONNX Runtime intra-op threads (default: every core this process may use);
+    `name`: another prepared model than the deployment default."""
     from quire.indexer.embedding import Embedder
 
-    embedder = Embedder.load(None, precision=precision, threads=threads)  # type: ignore[arg-type]
+    embedder = Embedder.load(name, precision=precision, threads=threads)  # type: ignore[arg-type]
     return EmbeddingService(embedder)
 
 
