@@ -7,6 +7,17 @@ export interface Collection {
   revision?: string;
   documentCount?: number;
   servingGeneration?: string;
+  embeddingModel?: string;
+}
+
+/** An embedding model the server knows (KnowledgeService/ListModels). */
+export interface EmbeddingModel {
+  name: string;
+  dimensions?: number;
+  prepared?: boolean;
+  loaded?: boolean;
+  isDefault?: boolean;
+  summary?: string;
 }
 
 export type DocumentStatus =

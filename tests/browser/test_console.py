@@ -155,7 +155,15 @@ async def test_upload_watch_read_search_and_roll_back(
 ) -> None:
     await sign_in(page, harness, keys.all)
     await screenshot(page, "collections")
+    # The create form offers the server's models: the default chosen, one not loaded disabled.
+    picker = page.locator("#collection-model")
+    await expect(picker).to_have_value("")
+    await expect(picker.locator("option:checked")).to_have_text("all-minilm-l6-v2 (default)")
+    await expect(picker.locator("option[disabled]")).to_have_count(1)
     collection_id = await create_collection(page, "console-docs")
+    await expect(page.locator("#collection-embedding")).to_have_text(
+        "embedded with all-minilm-l6-v2"
+    )
     await page.evaluate("window.sameLoad = true")  # gone if the page reloads
 
     # The server's side of each status change, as a watching client receives it.
@@ -288,6 +296,10 @@ async def test_drop_replace_and_delete(page: Any, harness: Harness, keys: Keys) 
     await row.locator("button", has_text="Delete").click()
     await row.locator("button", has_text="Confirm delete").click()
     await row.wait_for(state="detached")
+    # The list names each collection's embedding model.
+    await page.click("#nav a[href='#/collections']")
+    listed = page.locator("#collections tr[data-collection='drop-and-edit'] td.model")
+    await expect(listed).to_have_text("all-minilm-l6-v2")
 
 
 async def test_a_revoked_key_ends_the_session_with_a_message(

@@ -3,44 +3,68 @@
 
 import { RpcError, serverStream, unary } from "../connect.js";
 import { bytes, errorLine, h, int, replace } from "../dom.js";
-import type { Collection, Document } from "../types.js";
+import type { Collection, Document, EmbeddingModel } from "../types.js";
 import { tooLarge, upload } from "../upload.js";
+
+/** The model picker of the create form: every model the server knows, only loaded ones
+ * choosable (a collection's model is fixed for its life: docs/embedding.md). */
+async function modelPicker(signal: AbortSignal): Promise<HTMLSelectElement> {
+  const picker = h("select", { name: "model", id: "collection-model", title: "Embedding model" });
+  const { models = [] } = await unary<{ models?: EmbeddingModel[] }>("KnowledgeService/ListModels", {}, signal);
+  for (const m of models) {
+    const label = `${m.name}${m.isDefault ? " (default)" : ""}${m.loaded ? "" : " (not loaded)"}`;
+    picker.append(h("option", { value: m.isDefault ? "" : m.name, selected: m.isDefault === true, disabled: !m.loaded, title: m.summary ?? "" }, label));
+  }
+  return picker;
+}
 
 export async function collectionsView(root: HTMLElement, signal: AbortSignal): Promise<void> {
   const list = h("tbody");
   const message = h("div");
   const name = h("input", { name: "name", placeholder: "New collection name", required: true, maxlength: 200 });
+  const models = h("span");
+  let model: HTMLSelectElement | null = null;
   const form = h(
     "form",
     { class: "inline", id: "create-collection" },
     name,
+    models,
     h("button", { type: "submit" }, "Create collection"),
   );
   form.addEventListener("submit", (event) => {
     event.preventDefault();
-    unary<{ collection: Collection }>("KnowledgeService/CreateCollection", { name: name.value })
+    const chosen = model?.value ? { embeddingModel: model.value } : {};
+    unary<{ collection: Collection }>("KnowledgeService/CreateCollection", { name: name.value, ...chosen })
       .then(({ collection }) => {
         location.hash = `#/collections/${collection.collectionId}`;
       })
       .catch((error: unknown) => replace(message, errorLine(error)));
   });
+  const columns = ["Name", "Documents", "Serving generation", "Model"];
   replace(
     root,
     h("h1", {}, "Collections"),
     form,
     message,
-    h("table", {}, h("thead", {}, h("tr", {}, h("th", {}, "Name"), h("th", {}, "Documents"), h("th", {}, "Serving generation"))), list),
+    h("table", { id: "collections" }, h("thead", {}, h("tr", {}, ...columns.map((c) => h("th", {}, c)))), list),
   );
+  modelPicker(signal)
+    .then((picker) => {
+      model = picker;
+      replace(models, picker);
+    })
+    .catch(() => {}); // without the list, the server's default model is used
   try {
     const { collections = [] } = await unary<{ collections?: Collection[] }>(
       "KnowledgeService/ListCollections", {}, signal);
-    if (collections.length === 0) list.append(h("tr", {}, h("td", { colspan: 3 }, "No collections yet.")));
+    if (collections.length === 0) list.append(h("tr", {}, h("td", { colspan: columns.length }, "No collections yet.")));
     for (const c of collections) {
       list.append(
-        h("tr", {},
+        h("tr", { "data-collection": c.name ?? c.collectionId },
           h("td", {}, h("a", { href: `#/collections/${c.collectionId}` }, c.name ?? c.collectionId)),
           h("td", {}, int(c.documentCount)),
-          h("td", {}, int(c.servingGeneration) || "—")),
+          h("td", {}, int(c.servingGeneration) || "—"),
+          h("td", { class: "model" }, c.embeddingModel ?? "")),
       );
     }
   } catch (error) {
@@ -135,10 +159,11 @@ export async function collectionView(root: HTMLElement, collectionId: string, si
     rows.set(doc.documentId, fresh);
   };
 
+  const model = h("span", { class: "meta", id: "collection-embedding" });
   replace(root,
     title,
     h("p", {}, h("a", { href: "#/collections" }, "← all collections"), " · ", live,
-      " · ", h("a", { href: `#/rollout/${collectionId}` }, "index generations")),
+      " · ", h("a", { href: `#/rollout/${collectionId}` }, "index generations"), " · ", model),
     message,
     drop,
     uploads,
@@ -147,7 +172,10 @@ export async function collectionView(root: HTMLElement, collectionId: string, si
       tbody));
 
   unary<{ collection: Collection }>("KnowledgeService/GetCollection", { collectionId }, signal)
-    .then(({ collection }) => { title.textContent = collection.name ?? collectionId; })
+    .then(({ collection }) => {
+      title.textContent = collection.name ?? collectionId;
+      model.textContent = `embedded with ${collection.embeddingModel ?? "the default model"}`;
+    })
     .catch(() => undefined);  // the watch below reports a missing collection
 
   // The stream stays open while the page shows the collection: every status change the
