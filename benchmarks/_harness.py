@@ -558,14 +558,16 @@ class Quire:
 
 
 async def sync_site(
-    client: Any, namespace: str, url: str, transform: str = ""
+    client: Any, namespace: str, url: str, transform: str = "", embedding_model: str = ""
 ) -> tuple[Any, float]:
     """One SyncPages call to its report; returns (report, wall seconds)."""
     from quire.v1 import pages_pb2
 
     started = time.perf_counter()
     report = None
-    extra = {"transform": transform} if transform else {}
+    extra: dict[str, str] = {"transform": transform} if transform else {}
+    if embedding_model:
+        extra["embedding_model"] = embedding_model
     async for message in client.sync_pages(namespace=namespace, url=url, timeout=900, **extra):
         if isinstance(message, pages_pb2.SyncReport):
             report = message

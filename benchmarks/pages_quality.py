@@ -14,6 +14,9 @@ and the text under them before any ranking was looked at; the held-out split is 
 whose expected page hashes into 3 of 10 buckets (sha256 of the path), so no page is in both.
 Tune on `dev`; `heldout` shows over-fitting.
 
+`--model NAME` syncs the namespace with another prepared embedding model (loaded beside the
+default, as `quire up --models NAME` does) and embeds the questions with it.
+
 `--disturb N` then measures drift: every variant's top 10 for each question, then N page
 chunks of another organisation inserted (benchmarks/scale_pages.py's rows, through the live
 HNSW index), then the same questions again; identical rankings and changed top-1 per variant.
@@ -198,8 +201,12 @@ async def main(args: argparse.Namespace) -> dict[str, Any]:
     if args.max_questions:
         questions = questions[: args.max_questions]
     embeddings = h.load_model()
+    # `--model`: the namespace is synced with that model (loaded beside the default, as
+    # `quire up --models` does) and the questions are embedded with it.
+    extra = {args.model: h.load_model(name=args.model)} if args.model else {}
     report: dict[str, Any] = {
         "benchmark": "pages_quality",
+        "embedding_model": args.model or "default",
         "machine": h.machine(),
         "questions": len(questions),
         "splits": {s: sum(1 for q in questions if q["split"] == s) for s in ("dev", "heldout")},
@@ -207,15 +214,21 @@ async def main(args: argparse.Namespace) -> dict[str, Any]:
     url = os.environ.get("QUIRE_DATABASE_URL", "") if args.keep else ""
     async with _database(url) as database_url:
         with h.site_process(args.site) as site:
-            async with h.Quire(database_url, embeddings=embeddings, allow_sources=[site]) as q:
+            async with h.Quire(
+                database_url, embeddings=embeddings, allow_sources=[site], extra_models=extra
+            ) as q:
                 key = await q.key(ORG)
                 async with q.client(key.token) as client:
                     synced, seconds = await h.sync_site(
-                        client, NAMESPACE, f"{site}/llms.txt", transform=args.transform
+                        client,
+                        NAMESPACE,
+                        f"{site}/llms.txt",
+                        transform=args.transform,
+                        embedding_model=args.model or "",
                     )
                 report["sync"] = {**h.report_fields(synced), "seconds": round(seconds, 1)}
                 h.note(f"synced in {seconds:.1f} s: {report['sync']}")
-                evaluator = Evaluator(q.pool, key.org_id, embeddings)
+                evaluator = Evaluator(q.pool, key.org_id, extra.get(args.model, embeddings))
                 report["variants"] = await evaluate(evaluator, questions, args)
                 if args.disturb:
                     report["drift"] = await drift(evaluator, q.pool, questions, args)
@@ -289,6 +302,7 @@ if __name__ == "__main__":
     parser.add_argument("--misses", action="store_true", help="list dev questions not at 1")
     parser.add_argument("--no-alternatives", action="store_true")
     parser.add_argument("--max-questions", type=int, default=0)
+    parser.add_argument("--model", default="", help="sync and ask with this embedding model")
     parser.add_argument(
         "--keep", action="store_true", help="use QUIRE_DATABASE_URL itself and keep the namespace"
     )

@@ -271,11 +271,11 @@ async def main(args: argparse.Namespace) -> dict[str, Any]:
             await pool.close()
     embeddings.close()
     if not args.no_pages:
-        report["pages"] = await pages_section()
+        report["pages"] = await pages_section(args.model)
     return report
 
 
-async def pages_section() -> dict[str, Any]:
+async def pages_section(model: str | None) -> dict[str, Any]:
     """The published-pages figures of benchmarks/pages_quality.py (its own database)."""
     import pages_quality
 
@@ -290,6 +290,7 @@ async def pages_section() -> dict[str, Any]:
         misses=False,
         arms=True,
         disturb=0,
+        model=model or "",
     )
     run = await pages_quality.main(options)
     serving = run["variants"][0]
