@@ -124,6 +124,7 @@ export interface Namespace {
   filesystemVersion?: string;
   sourceUrl?: string;
   updatedAt?: string;
+  embeddingModel?: string;
 }
 
 export interface SyncReport {
@@ -141,6 +142,7 @@ export interface SyncReport {
   finishedAt?: string;
   metadataOnly?: number;
   cancelled?: boolean;
+  embeddingModel?: string;
 }
 
 export interface SearchHit {
