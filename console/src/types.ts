@@ -135,6 +135,7 @@ export interface Namespace {
   filesystemVersion?: string;
   sourceUrl?: string;
   updatedAt?: string;
+  embeddingModel?: string;
 }
 
 export interface SyncReport {
@@ -152,6 +153,7 @@ export interface SyncReport {
   finishedAt?: string;
   metadataOnly?: number;
   cancelled?: boolean;
+  embeddingModel?: string;
 }
 
 export interface SearchHit {

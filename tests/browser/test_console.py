@@ -338,8 +338,12 @@ async def test_published_pages_report_search_and_read(
         pass
     await sign_in(page, harness, keys.all)
     await page.click("nav a[href='#/pages']")
+    # The namespace's embedding model is in its row, and in its last SyncReport.
+    row = page.locator("tr", has=page.locator("a[href='#/pages/console-docs']"))
+    await expect(row).to_contain_text("all-minilm-l6-v2", timeout=WAIT_MS)
     await page.click("a[href='#/pages/console-docs']")
     await expect(page.locator("#sync-report")).to_contain_text("Discovered", timeout=WAIT_MS)
+    await expect(page.locator("#sync-report")).to_contain_text("all-minilm-l6-v2")
     await page.fill("#page-search input[name=query]", "installer")
     await page.click("#page-search button")
     await page.locator("#page-results .hit a").first.click()

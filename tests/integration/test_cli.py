@@ -158,6 +158,7 @@ async def test_pages_sync_json_then_search_read_grep_ls(
     assert report["status"] == "SYNC_STATUS_COMPLETED"
     assert report["discovered"] == SITE_PAGES and report["updated"] == SITE_PAGES
     assert report["embedded_chunks"] > 0
+    assert report["embedding_model"] == "all-minilm-l6-v2"  # the default, none named
     assert "\x1b[" not in synced.stderr, "no progress drawn without a terminal"
 
     found = await quire(
@@ -190,6 +191,10 @@ async def test_pages_sync_json_then_search_read_grep_ls(
     assert grep.code == 0 and grep.result()["matches"]
     listed = await quire(harness.address, keys.all, "pages", "ls", "--namespace", "docs")
     assert listed.code == 0 and f"{SITE_PAGES} pages" in listed.stdout  # the human table
+    namespaces = await quire(harness.address, keys.all, "pages", "ls", "--json")
+    assert namespaces.code == 0, namespaces.stderr
+    shown = {n["name"]: n for n in namespaces.result()["namespaces"]}
+    assert shown["docs"]["embedding_model"] == "all-minilm-l6-v2"
 
 
 @pytest.mark.slow  # over 10 s under load (`make test-fast` leaves it out)

@@ -110,6 +110,7 @@ async def seed_pages(pool, org_id: uuid.UUID, namespace: str, pages: dict[str, s
             transform="markdown",
             index_version="1",
             language="en",
+            embedding_model="all-minilm-l6-v2",
         )
         for i, (path, body) in enumerate(pages.items()):
             digest = hashlib.sha256(body.encode()).hexdigest()

@@ -1190,9 +1190,11 @@ type SyncReport struct {
 	// Pages republished without embedding (title or URL change only).
 	MetadataOnly uint32 `protobuf:"varint,15,opt,name=metadata_only,json=metadataOnly,proto3" json:"metadata_only,omitempty"`
 	// True when the client closed the stream before the end; nothing was pruned.
-	Cancelled     bool `protobuf:"varint,16,opt,name=cancelled,proto3" json:"cancelled,omitempty"`
-	unknownFields protoimpl.UnknownFields
-	sizeCache     protoimpl.SizeCache
+	Cancelled bool `protobuf:"varint,16,opt,name=cancelled,proto3" json:"cancelled,omitempty"`
+	// The embedding model the namespace's pages are embedded with (SyncStart.embedding_model).
+	EmbeddingModel string `protobuf:"bytes,17,opt,name=embedding_model,json=embeddingModel,proto3" json:"embedding_model,omitempty"`
+	unknownFields  protoimpl.UnknownFields
+	sizeCache      protoimpl.SizeCache
 }
 
 func (x *SyncReport) Reset() {
@@ -1337,6 +1339,13 @@ func (x *SyncReport) GetCancelled() bool {
 	return false
 }
 
+func (x *SyncReport) GetEmbeddingModel() string {
+	if x != nil {
+		return x.EmbeddingModel
+	}
+	return ""
+}
+
 // The answer to RunCommand: the command's output as a shell would print it.
 type CommandResult struct {
 	state protoimpl.MessageState `protogen:"open.v1"`
@@ -1434,9 +1443,12 @@ type Namespace struct {
 	// The URL the last sync started from.
 	SourceUrl string `protobuf:"bytes,5,opt,name=source_url,json=sourceUrl,proto3" json:"source_url,omitempty"`
 	// When the namespace last changed.
-	UpdatedAt     *timestamppb.Timestamp `protobuf:"bytes,6,opt,name=updated_at,json=updatedAt,proto3" json:"updated_at,omitempty"`
-	unknownFields protoimpl.UnknownFields
-	sizeCache     protoimpl.SizeCache
+	UpdatedAt *timestamppb.Timestamp `protobuf:"bytes,6,opt,name=updated_at,json=updatedAt,proto3" json:"updated_at,omitempty"`
+	// The embedding model of the namespace's vectors (ListModels); its queries are embedded with
+	// it too. Changes only by a reindex (SyncStart.embedding_model).
+	EmbeddingModel string `protobuf:"bytes,7,opt,name=embedding_model,json=embeddingModel,proto3" json:"embedding_model,omitempty"`
+	unknownFields  protoimpl.UnknownFields
+	sizeCache      protoimpl.SizeCache
 }
 
 func (x *Namespace) Reset() {
@@ -1509,6 +1521,13 @@ func (x *Namespace) GetUpdatedAt() *timestamppb.Timestamp {
 		return x.UpdatedAt
 	}
 	return nil
+}
+
+func (x *Namespace) GetEmbeddingModel() string {
+	if x != nil {
+		return x.EmbeddingModel
+	}
+	return ""
 }
 
 // A tool an agent runtime can register, as a JSON Schema of its input and as the ready-made
@@ -1715,7 +1734,7 @@ const file_quire_v1_pages_proto_rawDesc = "" +
 	"\n" +
 	"discovered\x18\x02 \x01(\rR\n" +
 	"discovered\x12\x1c\n" +
-	"\tpublished\x18\x03 \x01(\rR\tpublished\"\xd3\x04\n" +
+	"\tpublished\x18\x03 \x01(\rR\tpublished\"\xfc\x04\n" +
 	"\n" +
 	"SyncReport\x12%\n" +
 	"\x0eschema_version\x18\x01 \x01(\rR\rschemaVersion\x12\x1c\n" +
@@ -1738,13 +1757,14 @@ const file_quire_v1_pages_proto_rawDesc = "" +
 	"\vfinished_at\x18\x0e \x01(\v2\x1a.google.protobuf.TimestampR\n" +
 	"finishedAt\x12#\n" +
 	"\rmetadata_only\x18\x0f \x01(\rR\fmetadataOnly\x12\x1c\n" +
-	"\tcancelled\x18\x10 \x01(\bR\tcancelled\"\x9f\x01\n" +
+	"\tcancelled\x18\x10 \x01(\bR\tcancelled\x12'\n" +
+	"\x0fembedding_model\x18\x11 \x01(\tR\x0eembeddingModel\"\x9f\x01\n" +
 	"\rCommandResult\x12%\n" +
 	"\x0eschema_version\x18\x01 \x01(\rR\rschemaVersion\x12\x16\n" +
 	"\x06output\x18\x02 \x01(\tR\x06output\x12\x1b\n" +
 	"\texit_code\x18\x03 \x01(\x05R\bexitCode\x12\x1c\n" +
 	"\ttruncated\x18\x04 \x01(\bR\ttruncated\x12\x14\n" +
-	"\x05error\x18\x05 \x01(\tR\x05error\"\xee\x01\n" +
+	"\x05error\x18\x05 \x01(\tR\x05error\"\x97\x02\n" +
 	"\tNamespace\x12%\n" +
 	"\x0eschema_version\x18\x01 \x01(\rR\rschemaVersion\x12\x12\n" +
 	"\x04name\x18\x02 \x01(\tR\x04name\x12\x1d\n" +
@@ -1754,7 +1774,8 @@ const file_quire_v1_pages_proto_rawDesc = "" +
 	"\n" +
 	"source_url\x18\x05 \x01(\tR\tsourceUrl\x129\n" +
 	"\n" +
-	"updated_at\x18\x06 \x01(\v2\x1a.google.protobuf.TimestampR\tupdatedAt\"\xdc\x02\n" +
+	"updated_at\x18\x06 \x01(\v2\x1a.google.protobuf.TimestampR\tupdatedAt\x12'\n" +
+	"\x0fembedding_model\x18\a \x01(\tR\x0eembeddingModel\"\xdc\x02\n" +
 	"\x0eToolDefinition\x12\x12\n" +
 	"\x04name\x18\x01 \x01(\tR\x04name\x12 \n" +
 	"\vdescription\x18\x02 \x01(\tR\vdescription\x12*\n" +

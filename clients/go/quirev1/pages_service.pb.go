@@ -47,9 +47,16 @@ type SyncStart struct {
 	// characters): the language of pages whose own cannot be told from their front matter,
 	// their prose or a language folder in their path, and of queries whose script does not say.
 	// Default "en". Part of the index fingerprint: changing it re-indexes every page.
-	Language      string `protobuf:"bytes,8,opt,name=language,proto3" json:"language,omitempty"`
-	unknownFields protoimpl.UnknownFields
-	sizeCache     protoimpl.SizeCache
+	Language string `protobuf:"bytes,8,opt,name=language,proto3" json:"language,omitempty"`
+	// The embedding model of the namespace's vectors (ListModels), at most 64 characters; empty:
+	// the namespace's own, or the deployment's default for a new namespace. Fixed for the
+	// namespace's life except by a reindex: naming another model than the namespace's is
+	// INVALID_REQUEST on start.embedding_model unless `reindex` is set, which re-embeds every page
+	// with it. An unknown name, or one the server has not loaded, is INVALID_REQUEST naming the
+	// model and the command to prepare it; nothing is created.
+	EmbeddingModel string `protobuf:"bytes,9,opt,name=embedding_model,json=embeddingModel,proto3" json:"embedding_model,omitempty"`
+	unknownFields  protoimpl.UnknownFields
+	sizeCache      protoimpl.SizeCache
 }
 
 func (x *SyncStart) Reset() {
@@ -134,6 +141,13 @@ func (x *SyncStart) GetValidateDiscovery() bool {
 func (x *SyncStart) GetLanguage() string {
 	if x != nil {
 		return x.Language
+	}
+	return ""
+}
+
+func (x *SyncStart) GetEmbeddingModel() string {
+	if x != nil {
+		return x.EmbeddingModel
 	}
 	return ""
 }
@@ -1308,7 +1322,7 @@ var File_quire_v1_pages_service_proto protoreflect.FileDescriptor
 
 const file_quire_v1_pages_service_proto_rawDesc = "" +
 	"\n" +
-	"\x1cquire/v1/pages_service.proto\x12\bquire.v1\x1a\x15quire/v1/bounds.proto\x1a\x16quire/v1/options.proto\x1a\x14quire/v1/pages.proto\x1a\x1cquire/v1/search_config.proto\"\xe1\x02\n" +
+	"\x1cquire/v1/pages_service.proto\x12\bquire.v1\x1a\x15quire/v1/bounds.proto\x1a\x16quire/v1/options.proto\x1a\x14quire/v1/pages.proto\x1a\x1cquire/v1/search_config.proto\"\x92\x03\n" +
 	"\tSyncStart\x12:\n" +
 	"\tnamespace\x18\x01 \x01(\tB\x1c\xf2\xb6\x18\x18\x18\x01 \x80\x01:\x11^[A-Za-z0-9._-]+$R\tnamespace\x12\x1b\n" +
 	"\x03url\x18\x02 \x01(\tB\t\xf2\xb6\x18\x05\x18\x01 \x80\x10R\x03url\x12&\n" +
@@ -1319,7 +1333,8 @@ const file_quire_v1_pages_service_proto_rawDesc = "" +
 	"\rindex_version\x18\x05 \x01(\tB\v\xf2\xb6\x18\a @B\x03\"1\"R\findexVersion\x12\x18\n" +
 	"\areindex\x18\x06 \x01(\bR\areindex\x12-\n" +
 	"\x12validate_discovery\x18\a \x01(\bR\x11validateDiscovery\x12(\n" +
-	"\blanguage\x18\b \x01(\tB\f\xf2\xb6\x18\b #B\x04\"en\"R\blanguage\"+\n" +
+	"\blanguage\x18\b \x01(\tB\f\xf2\xb6\x18\b #B\x04\"en\"R\blanguage\x12/\n" +
+	"\x0fembedding_model\x18\t \x01(\tB\x06\xf2\xb6\x18\x02 @R\x0eembeddingModel\"+\n" +
 	"\x11DiscoveryDecision\x12\x16\n" +
 	"\x06accept\x18\x01 \x01(\bR\x06accept\"\x85\x01\n" +
 	"\x10SyncPagesRequest\x12+\n" +

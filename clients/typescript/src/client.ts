@@ -157,6 +157,12 @@ export interface SyncStartOptions {
   reindex?: boolean;
   /** The namespace's default language (BCP 47, default "en"), for pages whose own cannot be told. */
   language?: string;
+  /**
+   * A name from listModels that the server has loaded; default: the namespace's model (the deployment's for a new
+   * namespace). Another than the namespace's needs `reindex: true` (every page is re-embedded with it), else the
+   * sync is refused (`INVALID_REQUEST` on `start.embedding_model`).
+   */
+  embeddingModel?: string;
 }
 
 export interface SyncOptions extends CallOptions {
@@ -457,6 +463,7 @@ export class QuireClient {
           reindex: start.reindex ?? false,
           validateDiscovery: validate !== undefined,
           language: start.language ?? "",
+          embeddingModel: start.embeddingModel ?? "",
         },
       },
     });

@@ -7,15 +7,15 @@ import type { Namespace, PageRead, SearchHit, SyncReport } from "../types.js";
 export async function namespacesView(root: HTMLElement, signal: AbortSignal): Promise<void> {
   const tbody = h("tbody");
   replace(root, h("h1", {}, "Published pages"),
-    h("table", {}, h("thead", {}, h("tr", {}, ...["Namespace", "Pages", "Version", "Source", "Updated"].map((t) => h("th", {}, t)))), tbody));
+    h("table", {}, h("thead", {}, h("tr", {}, ...["Namespace", "Pages", "Version", "Model", "Source", "Updated"].map((t) => h("th", {}, t)))), tbody));
   try {
     const { namespaces = [] } = await unary<{ namespaces?: Namespace[] }>("PagesService/ListNamespaces", {}, signal);
-    if (namespaces.length === 0) tbody.append(h("tr", {}, h("td", { colspan: 5 }, "No namespace yet: sync one with `quire pages sync`.")));
+    if (namespaces.length === 0) tbody.append(h("tr", {}, h("td", { colspan: 6 }, "No namespace yet: sync one with `quire pages sync`.")));
     for (const n of namespaces) {
       tbody.append(h("tr", {},
         h("td", {}, h("a", { href: `#/pages/${encodeURIComponent(n.name ?? "")}` }, n.name ?? "")),
         h("td", {}, n.pageCount ?? 0), h("td", {}, int(n.filesystemVersion)),
-        h("td", {}, n.sourceUrl ?? ""), h("td", {}, when(n.updatedAt))));
+        h("td", {}, n.embeddingModel ?? ""), h("td", {}, n.sourceUrl ?? ""), h("td", {}, when(n.updatedAt))));
     }
   } catch (error) {
     if (!signal.aborted) root.append(errorLine(error));
@@ -52,6 +52,7 @@ export async function namespaceView(root: HTMLElement, namespace: string, path: 
       h("dt", {}, "Discovered"), h("dd", {}, r.discovered ?? 0),
       h("dt", {}, "Updated / deleted / failed"), h("dd", {}, `${r.updated ?? 0} / ${r.deleted ?? 0} / ${r.failed ?? 0}`),
       h("dt", {}, "Chunks embedded"), h("dd", {}, r.embeddedChunks ?? 0),
+      h("dt", {}, "Embedding model"), h("dd", {}, r.embeddingModel || "—"),
       h("dt", {}, "Finished"), h("dd", {}, when(r.finishedAt))),
       ...(r.errors ?? []).map((e) => h("p", { class: "error" }, e)));
   }, (error: unknown) => report.append(errorLine(error)));

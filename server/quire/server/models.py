@@ -66,31 +66,36 @@ def load_extra(names: Iterable[str]) -> dict[str, EmbeddingService]:
     return loaded
 
 
-def unknown_model(name: str) -> QuireError:
+def unknown_model(name: str, field: str = "embedding_model") -> QuireError:
     return invalid(
-        "embedding_model",
+        field,
         f"unknown embedding model {name!r}; known models are {', '.join(known_names())}",
     )
 
 
-def not_loaded(name: str) -> QuireError:
+def not_loaded(name: str, field: str = "embedding_model") -> QuireError:
     return invalid(
-        "embedding_model",
+        field,
         f"embedding model {name!r} is not loaded by this server: run "
         f"`{prepare_command(name)}` and start the server with --models {name}",
     )
 
 
-def choose(requested: str, loaded: Mapping[str, EmbeddingService | None]) -> str:
+def choose(
+    requested: str,
+    loaded: Mapping[str, EmbeddingService | None],
+    field: str = "embedding_model",
+) -> str:
     """The model a new corpus gets: `requested`, or the default when empty; refused (nothing
-    created) when unknown, or when another than the default is not loaded here."""
+    created) when unknown, or when another than the default is not loaded here. `field`: the
+    request field the refusal names."""
     name = requested.strip() or DEFAULT_MODEL
     if name not in known_names():
-        raise unknown_model(name)
+        raise unknown_model(name, field)
     # The default is always accepted, as before models could be chosen: a server whose model
     # is missing still creates collections, indexed once a worker with the model runs.
     if name != DEFAULT_MODEL and loaded.get(name) is None:
-        raise not_loaded(name)
+        raise not_loaded(name, field)
     return name
 
 

@@ -191,6 +191,7 @@ class AsyncQuireClient:
         reindex: bool = False,
         language: str | None = None,
         validate_discovery: DiscoveryValidator | None = None,
+        embedding_model: str | None = None,
         timeout: float | None = None,
     ) -> AsyncIterator[pages_pb2.PageSyncProgress | pages_pb2.SyncReport]:
         """Synchronises a site; yields progress and finally the `SyncReport`.
@@ -203,7 +204,10 @@ class AsyncQuireClient:
         (`aclose()` / `close()`, or `break` inside `contextlib.aclosing` / `closing`) cancels
         the RPC, which stops the sync cooperatively.
         `language`: the namespace's default language (BCP 47, default "en"), for pages whose
-        own language cannot be told.
+        own language cannot be told. `embedding_model`: a name from `list_models` that the
+        server has loaded; None keeps the namespace's model (a new namespace gets the
+        deployment's default). Another model than the namespace's needs `reindex=True`, which
+        re-embeds every page with it; without it the sync is refused (`InvalidRequest`).
         """
         start = pages_service_pb2.SyncPagesRequest(
             start=pages_service_pb2.SyncStart(
@@ -215,6 +219,7 @@ class AsyncQuireClient:
                 reindex=reindex,
                 validate_discovery=validate_discovery is not None,
                 language=language or "",
+                embedding_model=embedding_model or "",
             )
         )
         outbox = Outbox(start)

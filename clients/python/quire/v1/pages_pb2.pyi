@@ -597,6 +597,7 @@ class SyncReport(_message.Message):
     FINISHED_AT_FIELD_NUMBER: _builtins.int
     METADATA_ONLY_FIELD_NUMBER: _builtins.int
     CANCELLED_FIELD_NUMBER: _builtins.int
+    EMBEDDING_MODEL_FIELD_NUMBER: _builtins.int
     schema_version: _builtins.int
     """The version of this message's layout; 1 for every message of quire.v1 today."""
     namespace: _builtins.str
@@ -621,6 +622,8 @@ class SyncReport(_message.Message):
     """Pages republished without embedding (title or URL change only)."""
     cancelled: _builtins.bool
     """True when the client closed the stream before the end; nothing was pruned."""
+    embedding_model: _builtins.str
+    """The embedding model the namespace's pages are embedded with (SyncStart.embedding_model)."""
     @_builtins.property
     def errors(self) -> _containers.RepeatedScalarFieldContainer[_builtins.str]:
         """At most 20 messages."""
@@ -656,10 +659,11 @@ class SyncReport(_message.Message):
         finished_at: _timestamp_pb2.Timestamp | None = ...,
         metadata_only: _builtins.int = ...,
         cancelled: _builtins.bool = ...,
+        embedding_model: _builtins.str = ...,
     ) -> None: ...
     _HasFieldArgType: _TypeAlias = _typing.Literal["finished_at", b"finished_at", "started_at", b"started_at"]  # noqa: Y015
     def HasField(self, field_name: _HasFieldArgType) -> _builtins.bool: ...
-    _ClearFieldArgType: _TypeAlias = _typing.Literal["cancelled", b"cancelled", "deleted", b"deleted", "discovered", b"discovered", "embedded_chunks", b"embedded_chunks", "errors", b"errors", "failed", b"failed", "failed_paths", b"failed_paths", "filesystem_version", b"filesystem_version", "finished_at", b"finished_at", "metadata_only", b"metadata_only", "namespace", b"namespace", "schema_version", b"schema_version", "started_at", b"started_at", "status", b"status", "unknown", b"unknown", "updated", b"updated"]  # noqa: Y015
+    _ClearFieldArgType: _TypeAlias = _typing.Literal["cancelled", b"cancelled", "deleted", b"deleted", "discovered", b"discovered", "embedded_chunks", b"embedded_chunks", "embedding_model", b"embedding_model", "errors", b"errors", "failed", b"failed", "failed_paths", b"failed_paths", "filesystem_version", b"filesystem_version", "finished_at", b"finished_at", "metadata_only", b"metadata_only", "namespace", b"namespace", "schema_version", b"schema_version", "started_at", b"started_at", "status", b"status", "unknown", b"unknown", "updated", b"updated"]  # noqa: Y015
     def ClearField(self, field_name: _ClearFieldArgType) -> None: ...
     def WhichOneof(self, oneof_group: _Never) -> None: ...
 
@@ -715,6 +719,7 @@ class Namespace(_message.Message):
     FILESYSTEM_VERSION_FIELD_NUMBER: _builtins.int
     SOURCE_URL_FIELD_NUMBER: _builtins.int
     UPDATED_AT_FIELD_NUMBER: _builtins.int
+    EMBEDDING_MODEL_FIELD_NUMBER: _builtins.int
     schema_version: _builtins.int
     """The version of this message's layout; 1 for every message of quire.v1 today."""
     name: _builtins.str
@@ -727,6 +732,10 @@ class Namespace(_message.Message):
     """
     source_url: _builtins.str
     """The URL the last sync started from."""
+    embedding_model: _builtins.str
+    """The embedding model of the namespace's vectors (ListModels); its queries are embedded with
+    it too. Changes only by a reindex (SyncStart.embedding_model).
+    """
     @_builtins.property
     def updated_at(self) -> _timestamp_pb2.Timestamp:
         """When the namespace last changed."""
@@ -740,10 +749,11 @@ class Namespace(_message.Message):
         filesystem_version: _builtins.int = ...,
         source_url: _builtins.str = ...,
         updated_at: _timestamp_pb2.Timestamp | None = ...,
+        embedding_model: _builtins.str = ...,
     ) -> None: ...
     _HasFieldArgType: _TypeAlias = _typing.Literal["updated_at", b"updated_at"]  # noqa: Y015
     def HasField(self, field_name: _HasFieldArgType) -> _builtins.bool: ...
-    _ClearFieldArgType: _TypeAlias = _typing.Literal["filesystem_version", b"filesystem_version", "name", b"name", "page_count", b"page_count", "schema_version", b"schema_version", "source_url", b"source_url", "updated_at", b"updated_at"]  # noqa: Y015
+    _ClearFieldArgType: _TypeAlias = _typing.Literal["embedding_model", b"embedding_model", "filesystem_version", b"filesystem_version", "name", b"name", "page_count", b"page_count", "schema_version", b"schema_version", "source_url", b"source_url", "updated_at", b"updated_at"]  # noqa: Y015
     def ClearField(self, field_name: _ClearFieldArgType) -> None: ...
     def WhichOneof(self, oneof_group: _Never) -> None: ...
 

@@ -34,6 +34,7 @@ class SyncStart(_message.Message):
     REINDEX_FIELD_NUMBER: _builtins.int
     VALIDATE_DISCOVERY_FIELD_NUMBER: _builtins.int
     LANGUAGE_FIELD_NUMBER: _builtins.int
+    EMBEDDING_MODEL_FIELD_NUMBER: _builtins.int
     namespace: _builtins.str
     """The namespace to publish into (created on the first sync): 1–128 characters of
     [A-Za-z0-9._-].
@@ -63,6 +64,14 @@ class SyncStart(_message.Message):
     their prose or a language folder in their path, and of queries whose script does not say.
     Default "en". Part of the index fingerprint: changing it re-indexes every page.
     """
+    embedding_model: _builtins.str
+    """The embedding model of the namespace's vectors (ListModels), at most 64 characters; empty:
+    the namespace's own, or the deployment's default for a new namespace. Fixed for the
+    namespace's life except by a reindex: naming another model than the namespace's is
+    INVALID_REQUEST on start.embedding_model unless `reindex` is set, which re-embeds every page
+    with it. An unknown name, or one the server has not loaded, is INVALID_REQUEST naming the
+    model and the command to prepare it; nothing is created.
+    """
     def __init__(
         self,
         *,
@@ -74,10 +83,11 @@ class SyncStart(_message.Message):
         reindex: _builtins.bool = ...,
         validate_discovery: _builtins.bool = ...,
         language: _builtins.str = ...,
+        embedding_model: _builtins.str = ...,
     ) -> None: ...
     _HasFieldArgType: _TypeAlias = _Never  # noqa: Y015
     def HasField(self, field_name: _HasFieldArgType) -> _builtins.bool: ...
-    _ClearFieldArgType: _TypeAlias = _typing.Literal["index_version", b"index_version", "language", b"language", "namespace", b"namespace", "public_url", b"public_url", "reindex", b"reindex", "transform", b"transform", "url", b"url", "validate_discovery", b"validate_discovery"]  # noqa: Y015
+    _ClearFieldArgType: _TypeAlias = _typing.Literal["embedding_model", b"embedding_model", "index_version", b"index_version", "language", b"language", "namespace", b"namespace", "public_url", b"public_url", "reindex", b"reindex", "transform", b"transform", "url", b"url", "validate_discovery", b"validate_discovery"]  # noqa: Y015
     def ClearField(self, field_name: _ClearFieldArgType) -> None: ...
     def WhichOneof(self, oneof_group: _Never) -> None: ...
 

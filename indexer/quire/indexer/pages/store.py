@@ -15,16 +15,22 @@ from quire.indexer.pages.language import text_search_config
 
 GET_NAMESPACE = """
 SELECT name, filesystem_version, source_url, public_url, transform, index_version,
-       search_config, last_report, updated_at, language, languages
+       search_config, last_report, updated_at, language, languages, embedding_model
 FROM namespaces WHERE org_id = $1 AND name = $2
 """
+# The model changes only when the sync checked it may (a reindex, PageSync._check_model).
 ENSURE_NAMESPACE = """
-INSERT INTO namespaces (org_id, name, source_url, public_url, transform, index_version, language)
-VALUES ($1, $2, $3, $4, $5, $6, $7)
+INSERT INTO namespaces (org_id, name, source_url, public_url, transform, index_version, language,
+                        embedding_model)
+VALUES ($1, $2, $3, $4, $5, $6, $7, $8)
 ON CONFLICT (org_id, name) DO UPDATE SET source_url = EXCLUDED.source_url,
     public_url = EXCLUDED.public_url, transform = EXCLUDED.transform,
-    index_version = EXCLUDED.index_version, language = EXCLUDED.language, updated_at = now()
+    index_version = EXCLUDED.index_version, language = EXCLUDED.language,
+    embedding_model = EXCLUDED.embedding_model, updated_at = now()
 """
+# A reindex onto another model: every chunk goes (vectors of two models are never searched
+# together); the pages stay readable and are searchable again as the sync republishes them.
+DROP_CHUNKS = "DELETE FROM page_chunks WHERE org_id = $1 AND namespace = $2"
 # The languages the namespace's pages are in, for choosing a query's language.
 REFRESH_LANGUAGES = """
 UPDATE namespaces n SET languages = coalesce(
@@ -184,10 +190,27 @@ async def ensure_namespace(
     transform: str,
     index_version: str,
     language: str,
+    embedding_model: str,
 ) -> None:
     await conn.execute(
-        ENSURE_NAMESPACE, org_id, name, source_url, public_url, transform, index_version, language
+        ENSURE_NAMESPACE,
+        org_id,
+        name,
+        source_url,
+        public_url,
+        transform,
+        index_version,
+        language,
+        embedding_model,
     )
+
+
+async def drop_chunks(conn: asyncpg.Connection, org_id: uuid.UUID, namespace: str) -> int:
+    """Removes every chunk of the namespace (its model changes) and bumps its version; the
+    caller's transaction also sets the new model."""
+    version = await bump_version(conn, org_id, namespace)
+    await conn.execute(DROP_CHUNKS, org_id, namespace)
+    return version
 
 
 async def refresh_languages(conn: asyncpg.Connection, org_id: uuid.UUID, namespace: str) -> None:

@@ -70,6 +70,9 @@ UNLOCK = "SELECT pg_advisory_unlock(hashtextextended($1, 0))"
 class SyncRequest:
     namespace: str
     url: str
+    # The embedding model the sync embeds with (PageSync's `embedding` is its stage): the
+    # namespace's own, or another one only with `reindex` (PageSync._check_model).
+    embedding_model: str
     public_url: str = ""
     transform: str = "markdown"
     index_version: str = "1"
@@ -192,6 +195,8 @@ class PageSync:
         # difference: other syncs' and the worker's embedding count too, if any ran).
         self._busy_at_start = embedding.busy_s
         self._ended = False  # the fetch stage is over (done, or failed)
+        # The namespace's model this reindex replaces with the request's (None: no change).
+        self._replaces_model: str | None = None
 
     def cancel(self) -> None:
         """Stops cooperatively: no new page starts; the one in flight finishes its transaction.
@@ -231,6 +236,7 @@ class PageSync:
             await self._progress(pages_pb2.SYNC_STAGE_LOCKING)
             await lock_conn.execute(LOCK, self._lock_key)
             try:
+                await self._check_model(lock_conn)
                 earlier = await self._finished_while_waiting(lock_conn, waited_from)
                 if earlier is not None:
                     return earlier
@@ -239,6 +245,26 @@ class PageSync:
                 with contextlib.suppress(Exception):
                     await lock_conn.execute(UNLOCK, self._lock_key)
         return report
+
+    async def _check_model(self, conn: asyncpg.Connection) -> None:
+        """Under the lock, before anything changes: a namespace keeps its model (its vectors
+        and its queries' would not compare) unless this sync is a reindex, which moves every
+        page to the request's model."""
+        req = self.request
+        row = await store.get_namespace(conn, self.org_id, req.namespace)
+        if row is None or row["embedding_model"] == req.embedding_model:
+            return
+        if not req.reindex:
+            raise SyncRefused(
+                errors_pb2.ERROR_CODE_INVALID_REQUEST,
+                f"namespace {req.namespace!r} is embedded with {row['embedding_model']}; its "
+                f"model changes only by a reindex, which re-embeds every page with "
+                f"{req.embedding_model}: `quire pages sync {req.url} --namespace "
+                f"{req.namespace} --model {req.embedding_model} --reindex` (SyncStart.reindex), "
+                f"or leave the model out to keep {row['embedding_model']}",
+                field="start.embedding_model",
+            )
+        self._replaces_model = row["embedding_model"]
 
     async def _finished_while_waiting(
         self, conn: asyncpg.Connection, since: float
@@ -260,6 +286,7 @@ class PageSync:
             filesystem_version=row["filesystem_version"],
             started_at=last.started_at,
             finished_at=_now(),
+            embedding_model=row["embedding_model"],
         )
 
     async def _sync(self, started: timestamp_pb2.Timestamp) -> pages_pb2.SyncReport:
@@ -310,7 +337,7 @@ class PageSync:
                         errors_pb2.ERROR_CODE_DISCOVERY_REJECTED,
                         "Sync aborted at the discovery check; nothing was changed",
                     )
-            async with self.pool.acquire() as conn:
+            async with self.pool.acquire() as conn, conn.transaction():
                 await store.ensure_namespace(
                     conn,
                     self.org_id,
@@ -320,7 +347,18 @@ class PageSync:
                     transform=req.transform,
                     index_version=req.index_version,
                     language=req.language,
+                    embedding_model=req.embedding_model,
                 )
+                if self._replaces_model is not None:
+                    await store.drop_chunks(conn, self.org_id, req.namespace)
+                    log.info(
+                        "namespace model replaced",
+                        extra={
+                            "namespace": req.namespace,
+                            "from": self._replaces_model,
+                            "to": req.embedding_model,
+                        },
+                    )
             await self._progress(pages_pb2.SYNC_STAGE_FETCHING)
             await self._fetch_and_publish(fetcher, pages, states)
         complete = found.complete and not found.errors
@@ -562,6 +600,7 @@ class PageSync:
                 finished_at=_now(),
                 metadata_only=t.metadata_only,
                 cancelled=self.cancelled,
+                embedding_model=self.request.embedding_model,
             )
             if row is not None:
                 await store.store_report(

@@ -184,6 +184,7 @@ class SyncStart:
     transform = FieldBounds(default="markdown")
     index_version = FieldBounds(max_chars=64, default="1")
     language = FieldBounds(max_chars=35, default="en")
+    embedding_model = FieldBounds(max_chars=64)
 
 
 class SearchPagesRequest:
@@ -314,6 +315,7 @@ BOUNDS: dict[str, dict[str, FieldBounds]] = {
         "transform": SyncStart.transform,
         "index_version": SyncStart.index_version,
         "language": SyncStart.language,
+        "embedding_model": SyncStart.embedding_model,
     },
     "quire.v1.SearchPagesRequest": {
         "namespace": SearchPagesRequest.namespace,

@@ -42,6 +42,7 @@ from quire.indexer.lexical_text import cjk_bigrams, identifiers
 from quire.indexer.pages.language import query_language, text_search_config
 from quire.server import canonical_json, telemetry
 from quire.server.contract import SCHEMA_VERSION
+from quire.server.pages.namespace_models import OtherModel
 from quire.server.retrieval import search_config
 from quire.server.retrieval.fusion import convex, rrf
 from quire.server.retrieval.lexical import lexeme_query
@@ -240,7 +241,7 @@ JOIN page_chunks c ON c.org_id = $1 AND c.namespace = $2 AND c.path = k.path
 JOIN pages p ON p.org_id = c.org_id AND p.namespace = c.namespace AND p.path = c.path
 """
 VERSION = """
-SELECT n.filesystem_version, n.search_config, n.language, n.languages,
+SELECT n.filesystem_version, n.search_config, n.language, n.languages, n.embedding_model,
        coalesce(t.chunks, 0) AS chunks
 FROM namespaces n
 LEFT JOIN page_term_totals t ON t.org_id = n.org_id AND t.namespace = n.name
@@ -559,6 +560,7 @@ async def search_pages(
     max_output_bytes: int,
     override: search_config_pb2.PageSearchConfig | None = None,
     tuning: SearchTuning = SearchTuning(),
+    embedding_model: str | None = None,
 ) -> pages_pb2.SearchResult | None:
     """None when the namespace does not exist. `vectors`: the embeddings of the query and the
     alternatives, in that order, possibly still being computed (`start_queries`): the
@@ -566,7 +568,8 @@ async def search_pages(
     afterwards. Planner settings: the deployment default, the namespace's stored
     PageSearchConfig, then `override`, read in the search transaction and checked against
     PostgreSQL's own limits: a bad override is INVALID_REQUEST, a stored field that would
-    fail is left out and logged (search_config.layered_settings)."""
+    fail is left out and logged (search_config.layered_settings). `embedding_model`: the
+    model `vectors` come from; OtherModel when the namespace's is another (namespace_models)."""
     async with pool.acquire() as conn, conn.transaction(isolation="repeatable_read", readonly=True):
         row = await conn.fetchrow(VERSION, org_id, namespace)
         # Before the namespace's existence, as SetNamespaceSearchConfig checks.
@@ -575,6 +578,8 @@ async def search_pages(
         )
         if row is None:
             return None
+        if embedding_model is not None and row["embedding_model"] != embedding_model:
+            raise OtherModel(row["embedding_model"])
         for each in ignored:
             _log_ignored(org_id, namespace, each.field, each.reason)
         version = row["filesystem_version"]

@@ -13,7 +13,7 @@ from grpc import aio
 from quire.indexer.pages.guard import SourcePolicy
 from quire.indexer.pages.language import DEFAULT_LANGUAGE, normalise_tag
 from quire.indexer.pages.sync import PageSync, SyncRefused, SyncRequest
-from quire.server import shared_responses
+from quire.server import models, shared_responses
 from quire.server.auth import Scope
 from quire.server.contract import SCHEMA_VERSION
 from quire.server.contract import bounds as contract_bounds
@@ -25,6 +25,7 @@ from quire.server.pages import reading, search, tools
 from quire.server.pages.body_cache import BodyCache
 from quire.server.pages.commands import run_command
 from quire.server.pages.grep import grep_pages
+from quire.server.pages.namespace_models import NamespaceModels, OtherModel
 from quire.server.pages.pg_store import PgPageStore
 from quire.server.retrieval import search_config
 from quire.server.rpc import principal
@@ -42,6 +43,9 @@ from quire.v1 import (
 
 TRANSFORMS = ("none", "markdown", "mintlify", "fumadocs")
 GREP_DEADLINE_S = 5.0
+# A search whose namespace was reindexed onto another model since its model was remembered
+# embeds its query again with that one; twice in one search is given up.
+SEARCH_TRIES = 2
 STOP_REASONS = {
     "limit": pages_pb2.GREP_STOP_REASON_LIMIT,
     "output_limit": pages_pb2.GREP_STOP_REASON_OUTPUT_LIMIT,
@@ -49,7 +53,7 @@ STOP_REASONS = {
 }
 
 LIST_NAMESPACES = """
-SELECT n.name, n.filesystem_version, n.source_url, n.updated_at,
+SELECT n.name, n.filesystem_version, n.source_url, n.updated_at, n.embedding_model,
        (SELECT count(*) FROM pages p WHERE p.org_id = n.org_id AND p.namespace = n.name) AS pages
 FROM namespaces n WHERE n.org_id = $1 ORDER BY n.name
 """
@@ -81,9 +85,17 @@ class PagesService(pages_service_pb2_grpc.PagesServiceServicer):
     def __init__(self, state: AppState) -> None:
         self.state = state
         self.bodies = BodyCache()
+        self.namespace_models = NamespaceModels()
 
-    def _embeddings(self) -> Any:
-        return self.state.require_embeddings()
+    async def _sync_model(self, namespace: str, requested: str) -> str:
+        """The model a sync embeds with: the one it names (known and loaded, or refused with
+        nothing created), else the namespace's own, else the deployment default."""
+        field = "start.embedding_model"
+        longest = number(contract_bounds.SyncStart.embedding_model.max_chars)
+        if clean_text(field, requested, max_chars=longest, allow_empty=True).strip():
+            return models.choose(requested, self.state.models, field)
+        own = await self.namespace_models.read(self.state.pool, principal().org_id, namespace)
+        return own or models.DEFAULT_MODEL
 
     # --- sync -------------------------------------------------------------------------------
 
@@ -113,6 +125,8 @@ class PagesService(pages_service_pb2_grpc.PagesServiceServicer):
         language = normalise_tag(start.language or DEFAULT_LANGUAGE)
         if language is None or len(start.language) > number(limits.language.max_chars):
             raise invalid("start.language", 'a BCP 47 language tag such as "en" or "pt-BR"')
+        model = await self._sync_model(start.namespace, start.embedding_model)
+        embeddings = self.state.embeddings_for(model)
         # Built per sync from the live settings (tests extend the allow-list at run time).
         policy = SourcePolicy(allow_origins=list(self.state.settings.allow_sources))
         try:
@@ -136,7 +150,7 @@ class PagesService(pages_service_pb2_grpc.PagesServiceServicer):
         sync = PageSync(
             pool=self.state.pool,
             lock_pool=self.state.session_pool,
-            embedding=self._embeddings().ingest_stage,
+            embedding=embeddings.ingest_stage,
             policy=policy,
             org_id=principal().org_id,
             request=SyncRequest(
@@ -148,6 +162,7 @@ class PagesService(pages_service_pb2_grpc.PagesServiceServicer):
                 reindex=start.reindex,
                 validate_discovery=start.validate_discovery,
                 language=language,
+                embedding_model=model,
                 schema_version=SCHEMA_VERSION,
             ),
             on_progress=on_progress,
@@ -163,6 +178,7 @@ class PagesService(pages_service_pb2_grpc.PagesServiceServicer):
             async for message in drain_while_running(task, out):
                 yield message
             report = task.result()
+            self.namespace_models.learn(principal().org_id, start.namespace, model)
             yield pages_service_pb2.SyncPagesResponse(report=report)
         except asyncio.CancelledError:
             # The client went away: stop cooperatively, let the page in flight finish its
@@ -210,27 +226,44 @@ class PagesService(pages_service_pb2_grpc.PagesServiceServicer):
             principal().require(Scope.TUNE)
             search_config.validate(request.config)
             override = request.config
-        # search_pages starts its transaction and full-text arms while the query is embedded.
-        vectors = await self._embeddings().start_queries([query, *alternatives])
-        try:
-            result = await search.search_pages(
-                # The alternatives import this transaction's exported snapshot: on the same
-                # node (a hot standby exports and imports snapshots too).
-                await self.state.read_pool(),
-                org_id=principal().org_id,
-                namespace=request.namespace,
-                query=query,
-                alternatives=alternatives,
-                vectors=vectors,
-                limit=limit,
-                max_output_bytes=budget,
-                override=override,
-            )
-        finally:
-            discard(vectors)  # not awaited when the namespace does not exist
-        if result is None:
+        org_id = principal().org_id
+        # The alternatives import the search transaction's exported snapshot: on the same node
+        # (a hot standby exports and imports snapshots too).
+        pool = await self.state.read_pool()
+        model = await self.namespace_models.get(pool, org_id, request.namespace)
+        if model is None:
             raise reading.NAMESPACE_NOT_FOUND
-        return pages_service_pb2.SearchPagesResponse(result=result)
+        for _ in range(SEARCH_TRIES):
+            # search_pages starts its transaction and full-text arms while the query is
+            # embedded, with the namespace's model (and its query instruction).
+            texts = [query, *alternatives]
+            vectors = await self.state.embeddings_for(model).start_queries(texts)
+            try:
+                result = await search.search_pages(
+                    pool,
+                    org_id=org_id,
+                    namespace=request.namespace,
+                    query=query,
+                    alternatives=alternatives,
+                    vectors=vectors,
+                    limit=limit,
+                    max_output_bytes=budget,
+                    override=override,
+                    embedding_model=model,
+                )
+            except OtherModel as changed:  # reindexed onto another model since remembered
+                self.namespace_models.learn(org_id, request.namespace, changed.model)
+                model = changed.model
+                continue
+            finally:
+                discard(vectors)  # not awaited when the namespace does not exist
+            if result is None:
+                raise reading.NAMESPACE_NOT_FOUND
+            return pages_service_pb2.SearchPagesResponse(result=result)
+        raise QuireError(
+            errors_pb2.ERROR_CODE_SEARCH_UNAVAILABLE,
+            "The namespace's embedding model changed during the search; search again",
+        )
 
     # --- reading ----------------------------------------------------------------------------
 
@@ -410,6 +443,7 @@ class PagesService(pages_service_pb2_grpc.PagesServiceServicer):
                     filesystem_version=r["filesystem_version"],
                     source_url=r["source_url"],
                     updated_at=timestamp(r["updated_at"]),
+                    embedding_model=r["embedding_model"],
                 )
                 for r in rows
             ],

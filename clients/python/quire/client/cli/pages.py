@@ -23,6 +23,7 @@ def _report_rows(report: pages_pb2.SyncReport) -> list[tuple[str, Any]]:
     seconds = report.finished_at.ToDatetime() - report.started_at.ToDatetime()
     return [
         ("namespace", report.namespace),
+        ("model", report.embedding_model),
         ("status", pages_pb2.SyncStatus.Name(report.status).removeprefix("SYNC_STATUS_")),
         ("discovered", report.discovered),
         ("updated", report.updated),
@@ -62,6 +63,7 @@ async def cmd_sync(client: AsyncQuireClient, args: argparse.Namespace, output: O
             transform=args.transform,
             public_url=args.public_url,
             reindex=args.reindex,
+            embedding_model=args.model,
         ):
             if isinstance(message, pages_pb2.SyncReport):
                 report = message
@@ -146,8 +148,12 @@ async def cmd_ls(client: AsyncQuireClient, args: argparse.Namespace, output: Out
         namespaces = await client.list_namespaces()
 
         def render_namespaces(console: Console) -> None:
-            rows = [(n.name, n.page_count, n.filesystem_version, n.source_url) for n in namespaces]
-            console.print(table(None, ["namespace", "pages", "version", "source"], rows))
+            rows = [
+                (n.name, n.page_count, n.filesystem_version, n.embedding_model, n.source_url)
+                for n in namespaces
+            ]
+            columns = ["namespace", "pages", "version", "model", "source"]
+            console.print(table(None, columns, rows))
 
         output.result({"namespaces": [as_dict(n) for n in namespaces]}, render_namespaces)
         return exit_codes.OK
@@ -191,6 +197,12 @@ def register(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
     sync.add_argument("--transform", help="the page transform (see docs/page-sources.md)")
     sync.add_argument("--public-url", help="the URL readers see, when it differs from URL")
     sync.add_argument("--reindex", action="store_true", help="re-embed every page")
+    sync.add_argument(
+        "--model",
+        default=None,
+        help="the embedding model (`quire models` lists them); default: the namespace's, or "
+        "the server's default for a new namespace. Another than the namespace's needs --reindex",
+    )
     sync.set_defaults(func=run(cmd_sync))
 
     report = actions.add_parser("report", parents=[shared], help="a namespace's last SyncReport")

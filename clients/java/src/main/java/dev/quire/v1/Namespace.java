@@ -34,6 +34,7 @@ private static final long serialVersionUID = 0L;
   private Namespace() {
     name_ = "";
     sourceUrl_ = "";
+    embeddingModel_ = "";
   }
 
   public static final com.google.protobuf.Descriptors.Descriptor
@@ -233,6 +234,55 @@ private static final long serialVersionUID = 0L;
     return updatedAt_ == null ? com.google.protobuf.Timestamp.getDefaultInstance() : updatedAt_;
   }
 
+  public static final int EMBEDDING_MODEL_FIELD_NUMBER = 7;
+  @SuppressWarnings("serial")
+  private volatile java.lang.Object embeddingModel_ = "";
+  /**
+   * <pre>
+   * The embedding model of the namespace's vectors (ListModels); its queries are embedded with
+   * it too. Changes only by a reindex (SyncStart.embedding_model).
+   * </pre>
+   *
+   * <code>string embedding_model = 7;</code>
+   * @return The embeddingModel.
+   */
+  @java.lang.Override
+  public java.lang.String getEmbeddingModel() {
+    java.lang.Object ref = embeddingModel_;
+    if (ref instanceof java.lang.String) {
+      return (java.lang.String) ref;
+    } else {
+      com.google.protobuf.ByteString bs = 
+          (com.google.protobuf.ByteString) ref;
+      java.lang.String s = bs.toStringUtf8();
+      embeddingModel_ = s;
+      return s;
+    }
+  }
+  /**
+   * <pre>
+   * The embedding model of the namespace's vectors (ListModels); its queries are embedded with
+   * it too. Changes only by a reindex (SyncStart.embedding_model).
+   * </pre>
+   *
+   * <code>string embedding_model = 7;</code>
+   * @return The bytes for embeddingModel.
+   */
+  @java.lang.Override
+  public com.google.protobuf.ByteString
+      getEmbeddingModelBytes() {
+    java.lang.Object ref = embeddingModel_;
+    if (ref instanceof java.lang.String) {
+      com.google.protobuf.ByteString b = 
+          com.google.protobuf.ByteString.copyFromUtf8(
+              (java.lang.String) ref);
+      embeddingModel_ = b;
+      return b;
+    } else {
+      return (com.google.protobuf.ByteString) ref;
+    }
+  }
+
   private byte memoizedIsInitialized = -1;
   @java.lang.Override
   public final boolean isInitialized() {
@@ -265,6 +315,9 @@ private static final long serialVersionUID = 0L;
     if (((bitField0_ & 0x00000001) != 0)) {
       output.writeMessage(6, getUpdatedAt());
     }
+    if (!com.google.protobuf.GeneratedMessage.isStringEmpty(embeddingModel_)) {
+      com.google.protobuf.GeneratedMessage.writeString(output, 7, embeddingModel_);
+    }
     getUnknownFields().writeTo(output);
   }
   private int computeSerializedSize_0() {
@@ -290,6 +343,9 @@ private static final long serialVersionUID = 0L;
     if (((bitField0_ & 0x00000001) != 0)) {
       size += com.google.protobuf.CodedOutputStream
         .computeMessageSize(6, getUpdatedAt());
+    }
+    if (!com.google.protobuf.GeneratedMessage.isStringEmpty(embeddingModel_)) {
+      size += com.google.protobuf.GeneratedMessage.computeStringSize(7, embeddingModel_);
     }
     return size;
   }
@@ -330,6 +386,8 @@ private static final long serialVersionUID = 0L;
       if (!getUpdatedAt()
           .equals(other.getUpdatedAt())) return false;
     }
+    if (!getEmbeddingModel()
+        .equals(other.getEmbeddingModel())) return false;
     if (!getUnknownFields().equals(other.getUnknownFields())) return false;
     return true;
   }
@@ -356,6 +414,8 @@ private static final long serialVersionUID = 0L;
       hash = (37 * hash) + UPDATED_AT_FIELD_NUMBER;
       hash = (53 * hash) + getUpdatedAt().hashCode();
     }
+    hash = (37 * hash) + EMBEDDING_MODEL_FIELD_NUMBER;
+    hash = (53 * hash) + getEmbeddingModel().hashCode();
     hash = (29 * hash) + getUnknownFields().hashCode();
     memoizedHashCode = hash;
     return hash;
@@ -507,6 +567,7 @@ private static final long serialVersionUID = 0L;
         updatedAtBuilder_.dispose();
         updatedAtBuilder_ = null;
       }
+      embeddingModel_ = "";
       return this;
     }
 
@@ -562,6 +623,9 @@ private static final long serialVersionUID = 0L;
             : updatedAtBuilder_.build();
         to_bitField0_ |= 0x00000001;
       }
+      if (((from_bitField0_ & 0x00000040) != 0)) {
+        result.embeddingModel_ = embeddingModel_;
+      }
       result.bitField0_ |= to_bitField0_;
     }
 
@@ -598,6 +662,11 @@ private static final long serialVersionUID = 0L;
       }
       if (other.hasUpdatedAt()) {
         mergeUpdatedAt(other.getUpdatedAt());
+      }
+      if (!other.getEmbeddingModel().isEmpty()) {
+        embeddingModel_ = other.embeddingModel_;
+        bitField0_ |= 0x00000040;
+        onChanged();
       }
       this.mergeUnknownFields(other.getUnknownFields());
       onChanged();
@@ -655,6 +724,11 @@ private static final long serialVersionUID = 0L;
               bitField0_ |= 0x00000020;
               break;
             } // case 50
+            case 58: {
+              embeddingModel_ = input.readStringRequireUtf8();
+              bitField0_ |= 0x00000040;
+              break;
+            } // case 58
             default: {
               if (!super.parseUnknownField(input, extensionRegistry, tag)) {
                 done = true; // was an endgroup tag
@@ -1144,6 +1218,103 @@ private static final long serialVersionUID = 0L;
         updatedAt_ = null;
       }
       return updatedAtBuilder_;
+    }
+
+    private java.lang.Object embeddingModel_ = "";
+    /**
+     * <pre>
+     * The embedding model of the namespace's vectors (ListModels); its queries are embedded with
+     * it too. Changes only by a reindex (SyncStart.embedding_model).
+     * </pre>
+     *
+     * <code>string embedding_model = 7;</code>
+     * @return The embeddingModel.
+     */
+    public java.lang.String getEmbeddingModel() {
+      java.lang.Object ref = embeddingModel_;
+      if (!(ref instanceof java.lang.String)) {
+        com.google.protobuf.ByteString bs =
+            (com.google.protobuf.ByteString) ref;
+        java.lang.String s = bs.toStringUtf8();
+        embeddingModel_ = s;
+        return s;
+      } else {
+        return (java.lang.String) ref;
+      }
+    }
+    /**
+     * <pre>
+     * The embedding model of the namespace's vectors (ListModels); its queries are embedded with
+     * it too. Changes only by a reindex (SyncStart.embedding_model).
+     * </pre>
+     *
+     * <code>string embedding_model = 7;</code>
+     * @return The bytes for embeddingModel.
+     */
+    public com.google.protobuf.ByteString
+        getEmbeddingModelBytes() {
+      java.lang.Object ref = embeddingModel_;
+      if (ref instanceof String) {
+        com.google.protobuf.ByteString b = 
+            com.google.protobuf.ByteString.copyFromUtf8(
+                (java.lang.String) ref);
+        embeddingModel_ = b;
+        return b;
+      } else {
+        return (com.google.protobuf.ByteString) ref;
+      }
+    }
+    /**
+     * <pre>
+     * The embedding model of the namespace's vectors (ListModels); its queries are embedded with
+     * it too. Changes only by a reindex (SyncStart.embedding_model).
+     * </pre>
+     *
+     * <code>string embedding_model = 7;</code>
+     * @param value The embeddingModel to set.
+     * @return This builder for chaining.
+     */
+    public Builder setEmbeddingModel(
+        java.lang.String value) {
+      java.util.Objects.requireNonNull(value);
+      embeddingModel_ = value;
+      bitField0_ |= 0x00000040;
+      onChanged();
+      return this;
+    }
+    /**
+     * <pre>
+     * The embedding model of the namespace's vectors (ListModels); its queries are embedded with
+     * it too. Changes only by a reindex (SyncStart.embedding_model).
+     * </pre>
+     *
+     * <code>string embedding_model = 7;</code>
+     * @return This builder for chaining.
+     */
+    public Builder clearEmbeddingModel() {
+      embeddingModel_ = getDefaultInstance().getEmbeddingModel();
+      bitField0_ = (bitField0_ & ~0x00000040);
+      onChanged();
+      return this;
+    }
+    /**
+     * <pre>
+     * The embedding model of the namespace's vectors (ListModels); its queries are embedded with
+     * it too. Changes only by a reindex (SyncStart.embedding_model).
+     * </pre>
+     *
+     * <code>string embedding_model = 7;</code>
+     * @param value The bytes for embeddingModel to set.
+     * @return This builder for chaining.
+     */
+    public Builder setEmbeddingModelBytes(
+        com.google.protobuf.ByteString value) {
+      java.util.Objects.requireNonNull(value);
+      checkByteStringIsUtf8(value);
+      embeddingModel_ = value;
+      bitField0_ |= 0x00000040;
+      onChanged();
+      return this;
     }
 
     // @@protoc_insertion_point(builder_scope:quire.v1.Namespace)

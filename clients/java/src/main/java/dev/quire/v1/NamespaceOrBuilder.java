@@ -107,4 +107,26 @@ public interface NamespaceOrBuilder extends
    * <code>.google.protobuf.Timestamp updated_at = 6;</code>
    */
   com.google.protobuf.TimestampOrBuilder getUpdatedAtOrBuilder();
+
+  /**
+   * <pre>
+   * The embedding model of the namespace's vectors (ListModels); its queries are embedded with
+   * it too. Changes only by a reindex (SyncStart.embedding_model).
+   * </pre>
+   *
+   * <code>string embedding_model = 7;</code>
+   * @return The embeddingModel.
+   */
+  java.lang.String getEmbeddingModel();
+  /**
+   * <pre>
+   * The embedding model of the namespace's vectors (ListModels); its queries are embedded with
+   * it too. Changes only by a reindex (SyncStart.embedding_model).
+   * </pre>
+   *
+   * <code>string embedding_model = 7;</code>
+   * @return The bytes for embeddingModel.
+   */
+  com.google.protobuf.ByteString
+      getEmbeddingModelBytes();
 }

@@ -142,7 +142,7 @@ public final class PagesProto extends com.google.protobuf.GeneratedFile {
       "\005 \001(\r\022\016\n\006failed\030\006 \001(\r\022\017\n\007deleted\030\007 \001(\r\022\014" +
       "\n\004path\030\010 \001(\t\"O\n\016DiscoveryCheck\022\026\n\016schema" +
       "_version\030\001 \001(\r\022\022\n\ndiscovered\030\002 \001(\r\022\021\n\tpu" +
-      "blished\030\003 \001(\r\"\232\003\n\nSyncReport\022\026\n\016schema_v" +
+      "blished\030\003 \001(\r\"\263\003\n\nSyncReport\022\026\n\016schema_v" +
       "ersion\030\001 \001(\r\022\021\n\tnamespace\030\002 \001(\t\022$\n\006statu" +
       "s\030\003 \001(\0162\024.quire.v1.SyncStatus\022\022\n\ndiscove" +
       "red\030\004 \001(\r\022\017\n\007updated\030\005 \001(\r\022\017\n\007deleted\030\006 " +
@@ -152,33 +152,34 @@ public final class PagesProto extends com.google.protobuf.GeneratedFile {
       "n\030\014 \001(\003\022.\n\nstarted_at\030\r \001(\0132\032.google.pro" +
       "tobuf.Timestamp\022/\n\013finished_at\030\016 \001(\0132\032.g" +
       "oogle.protobuf.Timestamp\022\025\n\rmetadata_onl" +
-      "y\030\017 \001(\r\022\021\n\tcancelled\030\020 \001(\010\"l\n\rCommandRes" +
-      "ult\022\026\n\016schema_version\030\001 \001(\r\022\016\n\006output\030\002 " +
-      "\001(\t\022\021\n\texit_code\030\003 \001(\005\022\021\n\ttruncated\030\004 \001(" +
-      "\010\022\r\n\005error\030\005 \001(\t\"\245\001\n\tNamespace\022\026\n\016schema" +
-      "_version\030\001 \001(\r\022\014\n\004name\030\002 \001(\t\022\022\n\npage_cou" +
-      "nt\030\003 \001(\r\022\032\n\022filesystem_version\030\004 \001(\003\022\022\n\n" +
-      "source_url\030\005 \001(\t\022.\n\nupdated_at\030\006 \001(\0132\032.g" +
-      "oogle.protobuf.Timestamp\"\207\002\n\016ToolDefinit" +
-      "ion\022\014\n\004name\030\001 \001(\t\022\023\n\013description\030\002 \001(\t\022\031" +
-      "\n\021input_schema_json\030\003 \001(\t\022-\n\014input_schem" +
-      "a\030\004 \001(\0132\027.google.protobuf.Struct\022)\n\010mcp_" +
-      "tool\030\005 \001(\0132\027.google.protobuf.Struct\022,\n\013o" +
-      "penai_tool\030\006 \001(\0132\027.google.protobuf.Struc" +
-      "t\022/\n\016anthropic_tool\030\007 \001(\0132\027.google.proto" +
-      "buf.Struct*\220\001\n\016GrepStopReason\022 \n\034GREP_ST" +
-      "OP_REASON_UNSPECIFIED\020\000\022\032\n\026GREP_STOP_REA" +
-      "SON_LIMIT\020\001\022!\n\035GREP_STOP_REASON_OUTPUT_L" +
-      "IMIT\020\002\022\035\n\031GREP_STOP_REASON_DEADLINE\020\003*x\n" +
-      "\nSyncStatus\022\033\n\027SYNC_STATUS_UNSPECIFIED\020\000" +
-      "\022\031\n\025SYNC_STATUS_UNCHANGED\020\001\022\031\n\025SYNC_STAT" +
-      "US_COMPLETED\020\002\022\027\n\023SYNC_STATUS_PARTIAL\020\003*" +
-      "\274\001\n\tSyncStage\022\032\n\026SYNC_STAGE_UNSPECIFIED\020" +
-      "\000\022\026\n\022SYNC_STAGE_LOCKING\020\001\022\032\n\026SYNC_STAGE_" +
-      "DISCOVERING\020\002\022\031\n\025SYNC_STAGE_VALIDATING\020\003" +
-      "\022\027\n\023SYNC_STAGE_FETCHING\020\004\022\026\n\022SYNC_STAGE_" +
-      "PRUNING\020\005\022\023\n\017SYNC_STAGE_DONE\020\006B\034\n\014dev.qu" +
-      "ire.v1B\nPagesProtoP\001b\006proto3"
+      "y\030\017 \001(\r\022\021\n\tcancelled\030\020 \001(\010\022\027\n\017embedding_" +
+      "model\030\021 \001(\t\"l\n\rCommandResult\022\026\n\016schema_v" +
+      "ersion\030\001 \001(\r\022\016\n\006output\030\002 \001(\t\022\021\n\texit_cod" +
+      "e\030\003 \001(\005\022\021\n\ttruncated\030\004 \001(\010\022\r\n\005error\030\005 \001(" +
+      "\t\"\276\001\n\tNamespace\022\026\n\016schema_version\030\001 \001(\r\022" +
+      "\014\n\004name\030\002 \001(\t\022\022\n\npage_count\030\003 \001(\r\022\032\n\022fil" +
+      "esystem_version\030\004 \001(\003\022\022\n\nsource_url\030\005 \001(" +
+      "\t\022.\n\nupdated_at\030\006 \001(\0132\032.google.protobuf." +
+      "Timestamp\022\027\n\017embedding_model\030\007 \001(\t\"\207\002\n\016T" +
+      "oolDefinition\022\014\n\004name\030\001 \001(\t\022\023\n\013descripti" +
+      "on\030\002 \001(\t\022\031\n\021input_schema_json\030\003 \001(\t\022-\n\014i" +
+      "nput_schema\030\004 \001(\0132\027.google.protobuf.Stru" +
+      "ct\022)\n\010mcp_tool\030\005 \001(\0132\027.google.protobuf.S" +
+      "truct\022,\n\013openai_tool\030\006 \001(\0132\027.google.prot" +
+      "obuf.Struct\022/\n\016anthropic_tool\030\007 \001(\0132\027.go" +
+      "ogle.protobuf.Struct*\220\001\n\016GrepStopReason\022" +
+      " \n\034GREP_STOP_REASON_UNSPECIFIED\020\000\022\032\n\026GRE" +
+      "P_STOP_REASON_LIMIT\020\001\022!\n\035GREP_STOP_REASO" +
+      "N_OUTPUT_LIMIT\020\002\022\035\n\031GREP_STOP_REASON_DEA" +
+      "DLINE\020\003*x\n\nSyncStatus\022\033\n\027SYNC_STATUS_UNS" +
+      "PECIFIED\020\000\022\031\n\025SYNC_STATUS_UNCHANGED\020\001\022\031\n" +
+      "\025SYNC_STATUS_COMPLETED\020\002\022\027\n\023SYNC_STATUS_" +
+      "PARTIAL\020\003*\274\001\n\tSyncStage\022\032\n\026SYNC_STAGE_UN" +
+      "SPECIFIED\020\000\022\026\n\022SYNC_STAGE_LOCKING\020\001\022\032\n\026S" +
+      "YNC_STAGE_DISCOVERING\020\002\022\031\n\025SYNC_STAGE_VA" +
+      "LIDATING\020\003\022\027\n\023SYNC_STAGE_FETCHING\020\004\022\026\n\022S" +
+      "YNC_STAGE_PRUNING\020\005\022\023\n\017SYNC_STAGE_DONE\020\006" +
+      "B\034\n\014dev.quire.v1B\nPagesProtoP\001b\006proto3"
     };
     descriptor = com.google.protobuf.Descriptors.FileDescriptor
       .internalBuildGeneratedFileFrom(descriptorData,
@@ -245,7 +246,7 @@ public final class PagesProto extends com.google.protobuf.GeneratedFile {
     internal_static_quire_v1_SyncReport_fieldAccessorTable = new
       com.google.protobuf.GeneratedMessage.FieldAccessorTable(
         internal_static_quire_v1_SyncReport_descriptor,
-        new java.lang.String[] { "SchemaVersion", "Namespace", "Status", "Discovered", "Updated", "Deleted", "Failed", "Unknown", "Errors", "FailedPaths", "EmbeddedChunks", "FilesystemVersion", "StartedAt", "FinishedAt", "MetadataOnly", "Cancelled", });
+        new java.lang.String[] { "SchemaVersion", "Namespace", "Status", "Discovered", "Updated", "Deleted", "Failed", "Unknown", "Errors", "FailedPaths", "EmbeddedChunks", "FilesystemVersion", "StartedAt", "FinishedAt", "MetadataOnly", "Cancelled", "EmbeddingModel", });
     internal_static_quire_v1_CommandResult_descriptor =
       getDescriptor().getMessageType(10);
     internal_static_quire_v1_CommandResult_fieldAccessorTable = new
@@ -257,7 +258,7 @@ public final class PagesProto extends com.google.protobuf.GeneratedFile {
     internal_static_quire_v1_Namespace_fieldAccessorTable = new
       com.google.protobuf.GeneratedMessage.FieldAccessorTable(
         internal_static_quire_v1_Namespace_descriptor,
-        new java.lang.String[] { "SchemaVersion", "Name", "PageCount", "FilesystemVersion", "SourceUrl", "UpdatedAt", });
+        new java.lang.String[] { "SchemaVersion", "Name", "PageCount", "FilesystemVersion", "SourceUrl", "UpdatedAt", "EmbeddingModel", });
     internal_static_quire_v1_ToolDefinition_descriptor =
       getDescriptor().getMessageType(12);
     internal_static_quire_v1_ToolDefinition_fieldAccessorTable = new

@@ -138,126 +138,127 @@ public final class PagesServiceProto extends com.google.protobuf.GeneratedFile {
       "\n\034quire/v1/pages_service.proto\022\010quire.v1" +
       "\032\025quire/v1/bounds.proto\032\026quire/v1/option" +
       "s.proto\032\024quire/v1/pages.proto\032\034quire/v1/" +
-      "search_config.proto\"\207\002\n\tSyncStart\022/\n\tnam" +
+      "search_config.proto\"\250\002\n\tSyncStart\022/\n\tnam" +
       "espace\030\001 \001(\tB\034\362\266\030\030\030\001 \200\001:\021^[A-Za-z0-9._-]" +
       "+$\022\026\n\003url\030\002 \001(\tB\t\362\266\030\005\030\001 \200\020\022\033\n\npublic_url" +
       "\030\003 \001(\tB\007\362\266\030\003 \200\020\022#\n\ttransform\030\004 \001(\tB\020\362\266\030\014" +
       "B\n\"markdown\"\022\"\n\rindex_version\030\005 \001(\tB\013\362\266\030" +
       "\007 @B\003\"1\"\022\017\n\007reindex\030\006 \001(\010\022\032\n\022validate_di" +
       "scovery\030\007 \001(\010\022\036\n\010language\030\010 \001(\tB\014\362\266\030\010 #B" +
-      "\004\"en\"\"#\n\021DiscoveryDecision\022\016\n\006accept\030\001 \001" +
-      "(\010\"t\n\020SyncPagesRequest\022$\n\005start\030\001 \001(\0132\023." +
-      "quire.v1.SyncStartH\000\022/\n\010decision\030\002 \001(\0132\033" +
-      ".quire.v1.DiscoveryDecisionH\000B\t\n\007message" +
-      "\"\253\001\n\021SyncPagesResponse\022.\n\010progress\030\001 \001(\013" +
-      "2\032.quire.v1.PageSyncProgressH\000\0223\n\017discov" +
-      "ery_check\030\002 \001(\0132\030.quire.v1.DiscoveryChec" +
-      "kH\000\022&\n\006report\030\003 \001(\0132\024.quire.v1.SyncRepor" +
-      "tH\000B\t\n\007message\"\207\002\n\022SearchPagesRequest\022/\n" +
-      "\tnamespace\030\001 \001(\tB\034\362\266\030\030\030\001 \200\001:\021^[A-Za-z0-9" +
-      "._-]+$\022\030\n\005query\030\002 \001(\tB\t\362\266\030\005\030\001 \364\003\022!\n\014alte" +
-      "rnatives\030\003 \003(\tB\013\362\266\030\007\030\001 \364\0030\003\022!\n\005limit\030\004 \001" +
-      "(\rB\022\362\266\030\016\010\001\020\024B\00210J\004hits\0224\n\020max_output_byt" +
-      "es\030\005 \001(\rB\032\362\266\030\026\010\300\273\001\020\200\372\001B\00524000J\005bytes\022*\n\006" +
-      "config\030\006 \001(\0132\032.quire.v1.PageSearchConfig" +
-      "\"=\n\023SearchPagesResponse\022&\n\006result\030\001 \001(\0132" +
-      "\026.quire.v1.SearchResult\"\327\001\n\017ReadPageRequ" +
-      "est\022/\n\tnamespace\030\001 \001(\tB\034\362\266\030\030\030\001 \200\001:\021^[A-Z" +
-      "a-z0-9._-]+$\022\031\n\004path\030\002 \001(\tB\013\362\266\030\007 \200\010:\002^/\022" +
-      "\031\n\010revision\030\003 \001(\tB\007\362\266\030\003 \200\001\022*\n\006offset\030\004 \001" +
-      "(\004B\032\362\266\030\026\020\377\377\377\377\007B\0010J\013code points\0221\n\tmax_ch" +
-      "ars\030\005 \001(\rB\036\362\266\030\032\010\001\020\300\273\001B\00512000J\013code point" +
-      "s\"9\n\020ReadPageResponse\022%\n\tpage_read\030\001 \001(\013" +
-      "2\022.quire.v1.PageRead\"\244\001\n\020ListPagesReques" +
-      "t\022/\n\tnamespace\030\001 \001(\tB\034\362\266\030\030\030\001 \200\001:\021^[A-Za-" +
-      "z0-9._-]+$\022 \n\006prefix\030\002 \001(\tB\020\362\266\030\014 \200\010:\002^/B" +
-      "\003\"/\"\022\027\n\006cursor\030\003 \001(\tB\007\362\266\030\003 \200 \022$\n\005limit\030\004" +
-      " \001(\rB\025\362\266\030\021\010\001\020\310\001B\003100J\005pages\":\n\021ListPages" +
-      "Response\022%\n\tpage_list\030\001 \001(\0132\022.quire.v1.P" +
-      "ageList\"\272\001\n\020GrepPagesRequest\022/\n\tnamespac" +
-      "e\030\001 \001(\tB\034\362\266\030\030\030\001 \200\001:\021^[A-Za-z0-9._-]+$\022\030\n" +
-      "\005query\030\002 \001(\tB\t\362\266\030\005\030\001 \200\002\022 \n\006prefix\030\003 \001(\tB" +
-      "\020\362\266\030\014 \200\010:\002^/B\003\"/\"\022\023\n\013ignore_case\030\004 \001(\010\022$" +
-      "\n\005limit\030\005 \001(\rB\025\362\266\030\021\010\001\020dB\00220J\007matches\"9\n\021" +
-      "GrepPagesResponse\022$\n\006result\030\001 \001(\0132\024.quir" +
-      "e.v1.GrepResult\"^\n\021RunCommandRequest\022/\n\t" +
+      "\004\"en\"\022\037\n\017embedding_model\030\t \001(\tB\006\362\266\030\002 @\"#" +
+      "\n\021DiscoveryDecision\022\016\n\006accept\030\001 \001(\010\"t\n\020S" +
+      "yncPagesRequest\022$\n\005start\030\001 \001(\0132\023.quire.v" +
+      "1.SyncStartH\000\022/\n\010decision\030\002 \001(\0132\033.quire." +
+      "v1.DiscoveryDecisionH\000B\t\n\007message\"\253\001\n\021Sy" +
+      "ncPagesResponse\022.\n\010progress\030\001 \001(\0132\032.quir" +
+      "e.v1.PageSyncProgressH\000\0223\n\017discovery_che" +
+      "ck\030\002 \001(\0132\030.quire.v1.DiscoveryCheckH\000\022&\n\006" +
+      "report\030\003 \001(\0132\024.quire.v1.SyncReportH\000B\t\n\007" +
+      "message\"\207\002\n\022SearchPagesRequest\022/\n\tnamesp" +
+      "ace\030\001 \001(\tB\034\362\266\030\030\030\001 \200\001:\021^[A-Za-z0-9._-]+$\022" +
+      "\030\n\005query\030\002 \001(\tB\t\362\266\030\005\030\001 \364\003\022!\n\014alternative" +
+      "s\030\003 \003(\tB\013\362\266\030\007\030\001 \364\0030\003\022!\n\005limit\030\004 \001(\rB\022\362\266\030" +
+      "\016\010\001\020\024B\00210J\004hits\0224\n\020max_output_bytes\030\005 \001(" +
+      "\rB\032\362\266\030\026\010\300\273\001\020\200\372\001B\00524000J\005bytes\022*\n\006config\030" +
+      "\006 \001(\0132\032.quire.v1.PageSearchConfig\"=\n\023Sea" +
+      "rchPagesResponse\022&\n\006result\030\001 \001(\0132\026.quire" +
+      ".v1.SearchResult\"\327\001\n\017ReadPageRequest\022/\n\t" +
       "namespace\030\001 \001(\tB\034\362\266\030\030\030\001 \200\001:\021^[A-Za-z0-9." +
-      "_-]+$\022\030\n\007command\030\002 \001(\tB\007\362\266\030\003 \200\010\"=\n\022RunCo" +
-      "mmandResponse\022\'\n\006result\030\001 \001(\0132\027.quire.v1" +
-      ".CommandResult\"b\n\024DescribeToolsRequest\022/" +
-      "\n\tnamespace\030\001 \001(\tB\034\362\266\030\030\030\001 \200\001:\021^[A-Za-z0-" +
-      "9._-]+$\022\031\n\010agent_id\030\002 \001(\tB\007\362\266\030\003 \200\001\"X\n\025De" +
-      "scribeToolsResponse\022\026\n\016schema_version\030\001 " +
-      "\001(\r\022\'\n\005tools\030\002 \003(\0132\030.quire.v1.ToolDefini" +
-      "tion\"G\n\024GetSyncReportRequest\022/\n\tnamespac" +
-      "e\030\001 \001(\tB\034\362\266\030\030\030\001 \200\001:\021^[A-Za-z0-9._-]+$\"=\n" +
-      "\025GetSyncReportResponse\022$\n\006report\030\001 \001(\0132\024" +
-      ".quire.v1.SyncReport\"\027\n\025ListNamespacesRe" +
-      "quest\"Y\n\026ListNamespacesResponse\022\026\n\016schem" +
-      "a_version\030\001 \001(\r\022\'\n\nnamespaces\030\002 \003(\0132\023.qu" +
-      "ire.v1.Namespace2\370\022\n\014PagesService\022R\n\tSyn" +
-      "cPages\022\032.quire.v1.SyncPagesRequest\032\033.qui" +
-      "re.v1.SyncPagesResponse\"\010\322\265\030\004\010\004\020\002(\0010\001\022\220\003" +
-      "\n\013SearchPages\022\034.quire.v1.SearchPagesRequ" +
-      "est\032\035.quire.v1.SearchPagesResponse\"\303\002\220\002\001" +
-      "\322\265\030\004\010\002\020\001\332\265\030\263\002\n\014search_pages\022\351\001Search a d" +
-      "ocumentation namespace (hybrid full-text" +
-      " + semantic). Returns up to `limit` chun" +
-      "ks with their page path, URL, title and " +
-      "revision; at most 3 per page. Pass other" +
-      " phrasings of the same need in `alternat" +
-      "ives` to widen the net.\032\tnamespace\032\005quer" +
-      "y\032\014alternatives\032\005limit\"\tnamespace\"\005query" +
-      "\022\226\003\n\010ReadPage\022\031.quire.v1.ReadPageRequest" +
-      "\032\032.quire.v1.ReadPageResponse\"\322\002\220\002\001\322\265\030\004\010\001" +
-      "\020\001\332\265\030\302\002\n\tread_page\022\365\001Read a page\'s Markd" +
-      "own in slices of Unicode code points. Pa" +
-      "ss the `revision` from a search hit to r" +
-      "ead exactly that text; a stale revision " +
-      "returns page_changed with the current on" +
-      "e. Continue with `offset` set to the pre" +
-      "vious slice\'s next_offset.\032\tnamespace\032\004p" +
-      "ath\032\010revision\032\006offset\032\tmax_chars\"\tnamesp" +
-      "ace\"\004path\022\226\003\n\tListPages\022\032.quire.v1.ListP" +
-      "agesRequest\032\033.quire.v1.ListPagesResponse" +
-      "\"\317\002\220\002\001\322\265\030\004\010\001\020\001\332\265\030\277\002\n\nlist_pages\022\203\002List t" +
-      "he namespace\'s pages (path, title, URL, " +
-      "revision) in path order, optionally unde" +
-      "r a path `prefix`. For more, call again " +
-      "with `cursor` set to the previous next_c" +
-      "ursor; if the result says restart_requir" +
-      "ed the pages changed, so list again with" +
-      "out a cursor.\032\tnamespace\032\006prefix\032\006cursor" +
-      "\032\005limit\"\tnamespace\022\273\003\n\tGrepPages\022\032.quire" +
-      ".v1.GrepPagesRequest\032\033.quire.v1.GrepPage" +
-      "sResponse\"\364\002\220\002\001\322\265\030\004\010\002\020\001\332\265\030\344\002\n\ngrep_pages" +
-      "\022\225\002Find the lines of the namespace\'s pag" +
-      "es that contain an exact text (literal, " +
-      "not a regular expression), with path and" +
-      " 1-based line number. Use it for identif" +
-      "iers, error messages and option names. W" +
-      "hen complete is false the scan stopped e" +
-      "arly, so a missing match proves nothing." +
-      "\032\tnamespace\032\005query\032\006prefix\032\013ignore_case\032" +
-      "\005limit\"\tnamespace\"\005query\022\360\002\n\nRunCommand\022" +
-      "\033.quire.v1.RunCommandRequest\032\034.quire.v1." +
-      "RunCommandResponse\"\246\002\220\002\001\322\265\030\004\010\002\020\001\332\265\030\226\002\n\013q" +
-      "uery_pages\022\336\001Run one read-only command o" +
-      "ver the namespace\'s pages as files: ls, " +
-      "tree [-L n], find [-name|-iname], cat, h" +
-      "ead/tail [-n N], wc [-l -w -c -m], grep/" +
-      "rg (-i -l -c -w -F -n -r -C/-A/-B n -e)." +
-      " No pipes, redirection or chaining.\032\tnam" +
-      "espace\032\007command\"\tnamespace\"\007command\022]\n\rD" +
-      "escribeTools\022\036.quire.v1.DescribeToolsReq" +
-      "uest\032\037.quire.v1.DescribeToolsResponse\"\013\220" +
-      "\002\001\322\265\030\004\010\001\020\001\022]\n\rGetSyncReport\022\036.quire.v1.G" +
-      "etSyncReportRequest\032\037.quire.v1.GetSyncRe" +
-      "portResponse\"\013\220\002\001\322\265\030\004\010\001\020\001\022`\n\016ListNamespa" +
-      "ces\022\037.quire.v1.ListNamespacesRequest\032 .q" +
-      "uire.v1.ListNamespacesResponse\"\013\220\002\001\322\265\030\004\010" +
-      "\001\020\001B#\n\014dev.quire.v1B\021PagesServiceProtoP\001" +
-      "b\006proto3"
+      "_-]+$\022\031\n\004path\030\002 \001(\tB\013\362\266\030\007 \200\010:\002^/\022\031\n\010revi" +
+      "sion\030\003 \001(\tB\007\362\266\030\003 \200\001\022*\n\006offset\030\004 \001(\004B\032\362\266\030" +
+      "\026\020\377\377\377\377\007B\0010J\013code points\0221\n\tmax_chars\030\005 \001" +
+      "(\rB\036\362\266\030\032\010\001\020\300\273\001B\00512000J\013code points\"9\n\020Re" +
+      "adPageResponse\022%\n\tpage_read\030\001 \001(\0132\022.quir" +
+      "e.v1.PageRead\"\244\001\n\020ListPagesRequest\022/\n\tna" +
+      "mespace\030\001 \001(\tB\034\362\266\030\030\030\001 \200\001:\021^[A-Za-z0-9._-" +
+      "]+$\022 \n\006prefix\030\002 \001(\tB\020\362\266\030\014 \200\010:\002^/B\003\"/\"\022\027\n" +
+      "\006cursor\030\003 \001(\tB\007\362\266\030\003 \200 \022$\n\005limit\030\004 \001(\rB\025\362" +
+      "\266\030\021\010\001\020\310\001B\003100J\005pages\":\n\021ListPagesRespons" +
+      "e\022%\n\tpage_list\030\001 \001(\0132\022.quire.v1.PageList" +
+      "\"\272\001\n\020GrepPagesRequest\022/\n\tnamespace\030\001 \001(\t" +
+      "B\034\362\266\030\030\030\001 \200\001:\021^[A-Za-z0-9._-]+$\022\030\n\005query\030" +
+      "\002 \001(\tB\t\362\266\030\005\030\001 \200\002\022 \n\006prefix\030\003 \001(\tB\020\362\266\030\014 \200" +
+      "\010:\002^/B\003\"/\"\022\023\n\013ignore_case\030\004 \001(\010\022$\n\005limit" +
+      "\030\005 \001(\rB\025\362\266\030\021\010\001\020dB\00220J\007matches\"9\n\021GrepPag" +
+      "esResponse\022$\n\006result\030\001 \001(\0132\024.quire.v1.Gr" +
+      "epResult\"^\n\021RunCommandRequest\022/\n\tnamespa" +
+      "ce\030\001 \001(\tB\034\362\266\030\030\030\001 \200\001:\021^[A-Za-z0-9._-]+$\022\030" +
+      "\n\007command\030\002 \001(\tB\007\362\266\030\003 \200\010\"=\n\022RunCommandRe" +
+      "sponse\022\'\n\006result\030\001 \001(\0132\027.quire.v1.Comman" +
+      "dResult\"b\n\024DescribeToolsRequest\022/\n\tnames" +
+      "pace\030\001 \001(\tB\034\362\266\030\030\030\001 \200\001:\021^[A-Za-z0-9._-]+$" +
+      "\022\031\n\010agent_id\030\002 \001(\tB\007\362\266\030\003 \200\001\"X\n\025DescribeT" +
+      "oolsResponse\022\026\n\016schema_version\030\001 \001(\r\022\'\n\005" +
+      "tools\030\002 \003(\0132\030.quire.v1.ToolDefinition\"G\n" +
+      "\024GetSyncReportRequest\022/\n\tnamespace\030\001 \001(\t" +
+      "B\034\362\266\030\030\030\001 \200\001:\021^[A-Za-z0-9._-]+$\"=\n\025GetSyn" +
+      "cReportResponse\022$\n\006report\030\001 \001(\0132\024.quire." +
+      "v1.SyncReport\"\027\n\025ListNamespacesRequest\"Y" +
+      "\n\026ListNamespacesResponse\022\026\n\016schema_versi" +
+      "on\030\001 \001(\r\022\'\n\nnamespaces\030\002 \003(\0132\023.quire.v1." +
+      "Namespace2\370\022\n\014PagesService\022R\n\tSyncPages\022" +
+      "\032.quire.v1.SyncPagesRequest\032\033.quire.v1.S" +
+      "yncPagesResponse\"\010\322\265\030\004\010\004\020\002(\0010\001\022\220\003\n\013Searc" +
+      "hPages\022\034.quire.v1.SearchPagesRequest\032\035.q" +
+      "uire.v1.SearchPagesResponse\"\303\002\220\002\001\322\265\030\004\010\002\020" +
+      "\001\332\265\030\263\002\n\014search_pages\022\351\001Search a document" +
+      "ation namespace (hybrid full-text + sema" +
+      "ntic). Returns up to `limit` chunks with" +
+      " their page path, URL, title and revisio" +
+      "n; at most 3 per page. Pass other phrasi" +
+      "ngs of the same need in `alternatives` t" +
+      "o widen the net.\032\tnamespace\032\005query\032\014alte" +
+      "rnatives\032\005limit\"\tnamespace\"\005query\022\226\003\n\010Re" +
+      "adPage\022\031.quire.v1.ReadPageRequest\032\032.quir" +
+      "e.v1.ReadPageResponse\"\322\002\220\002\001\322\265\030\004\010\001\020\001\332\265\030\302\002" +
+      "\n\tread_page\022\365\001Read a page\'s Markdown in " +
+      "slices of Unicode code points. Pass the " +
+      "`revision` from a search hit to read exa" +
+      "ctly that text; a stale revision returns" +
+      " page_changed with the current one. Cont" +
+      "inue with `offset` set to the previous s" +
+      "lice\'s next_offset.\032\tnamespace\032\004path\032\010re" +
+      "vision\032\006offset\032\tmax_chars\"\tnamespace\"\004pa" +
+      "th\022\226\003\n\tListPages\022\032.quire.v1.ListPagesReq" +
+      "uest\032\033.quire.v1.ListPagesResponse\"\317\002\220\002\001\322" +
+      "\265\030\004\010\001\020\001\332\265\030\277\002\n\nlist_pages\022\203\002List the name" +
+      "space\'s pages (path, title, URL, revisio" +
+      "n) in path order, optionally under a pat" +
+      "h `prefix`. For more, call again with `c" +
+      "ursor` set to the previous next_cursor; " +
+      "if the result says restart_required the " +
+      "pages changed, so list again without a c" +
+      "ursor.\032\tnamespace\032\006prefix\032\006cursor\032\005limit" +
+      "\"\tnamespace\022\273\003\n\tGrepPages\022\032.quire.v1.Gre" +
+      "pPagesRequest\032\033.quire.v1.GrepPagesRespon" +
+      "se\"\364\002\220\002\001\322\265\030\004\010\002\020\001\332\265\030\344\002\n\ngrep_pages\022\225\002Find" +
+      " the lines of the namespace\'s pages that" +
+      " contain an exact text (literal, not a r" +
+      "egular expression), with path and 1-base" +
+      "d line number. Use it for identifiers, e" +
+      "rror messages and option names. When com" +
+      "plete is false the scan stopped early, s" +
+      "o a missing match proves nothing.\032\tnames" +
+      "pace\032\005query\032\006prefix\032\013ignore_case\032\005limit\"" +
+      "\tnamespace\"\005query\022\360\002\n\nRunCommand\022\033.quire" +
+      ".v1.RunCommandRequest\032\034.quire.v1.RunComm" +
+      "andResponse\"\246\002\220\002\001\322\265\030\004\010\002\020\001\332\265\030\226\002\n\013query_pa" +
+      "ges\022\336\001Run one read-only command over the" +
+      " namespace\'s pages as files: ls, tree [-" +
+      "L n], find [-name|-iname], cat, head/tai" +
+      "l [-n N], wc [-l -w -c -m], grep/rg (-i " +
+      "-l -c -w -F -n -r -C/-A/-B n -e). No pip" +
+      "es, redirection or chaining.\032\tnamespace\032" +
+      "\007command\"\tnamespace\"\007command\022]\n\rDescribe" +
+      "Tools\022\036.quire.v1.DescribeToolsRequest\032\037." +
+      "quire.v1.DescribeToolsResponse\"\013\220\002\001\322\265\030\004\010" +
+      "\001\020\001\022]\n\rGetSyncReport\022\036.quire.v1.GetSyncR" +
+      "eportRequest\032\037.quire.v1.GetSyncReportRes" +
+      "ponse\"\013\220\002\001\322\265\030\004\010\001\020\001\022`\n\016ListNamespaces\022\037.q" +
+      "uire.v1.ListNamespacesRequest\032 .quire.v1" +
+      ".ListNamespacesResponse\"\013\220\002\001\322\265\030\004\010\001\020\001B#\n\014" +
+      "dev.quire.v1B\021PagesServiceProtoP\001b\006proto" +
+      "3"
     };
     descriptor = com.google.protobuf.Descriptors.FileDescriptor
       .internalBuildGeneratedFileFrom(descriptorData,
@@ -272,7 +273,7 @@ public final class PagesServiceProto extends com.google.protobuf.GeneratedFile {
     internal_static_quire_v1_SyncStart_fieldAccessorTable = new
       com.google.protobuf.GeneratedMessage.FieldAccessorTable(
         internal_static_quire_v1_SyncStart_descriptor,
-        new java.lang.String[] { "Namespace", "Url", "PublicUrl", "Transform", "IndexVersion", "Reindex", "ValidateDiscovery", "Language", });
+        new java.lang.String[] { "Namespace", "Url", "PublicUrl", "Transform", "IndexVersion", "Reindex", "ValidateDiscovery", "Language", "EmbeddingModel", });
     internal_static_quire_v1_DiscoveryDecision_descriptor =
       getDescriptor().getMessageType(1);
     internal_static_quire_v1_DiscoveryDecision_fieldAccessorTable = new

@@ -39,6 +39,7 @@ private static final long serialVersionUID = 0L;
         com.google.protobuf.LazyStringArrayList.emptyList();
     failedPaths_ =
         com.google.protobuf.LazyStringArrayList.emptyList();
+    embeddingModel_ = "";
   }
 
   public static final com.google.protobuf.Descriptors.Descriptor
@@ -465,6 +466,53 @@ private static final long serialVersionUID = 0L;
     return cancelled_;
   }
 
+  public static final int EMBEDDING_MODEL_FIELD_NUMBER = 17;
+  @SuppressWarnings("serial")
+  private volatile java.lang.Object embeddingModel_ = "";
+  /**
+   * <pre>
+   * The embedding model the namespace's pages are embedded with (SyncStart.embedding_model).
+   * </pre>
+   *
+   * <code>string embedding_model = 17;</code>
+   * @return The embeddingModel.
+   */
+  @java.lang.Override
+  public java.lang.String getEmbeddingModel() {
+    java.lang.Object ref = embeddingModel_;
+    if (ref instanceof java.lang.String) {
+      return (java.lang.String) ref;
+    } else {
+      com.google.protobuf.ByteString bs = 
+          (com.google.protobuf.ByteString) ref;
+      java.lang.String s = bs.toStringUtf8();
+      embeddingModel_ = s;
+      return s;
+    }
+  }
+  /**
+   * <pre>
+   * The embedding model the namespace's pages are embedded with (SyncStart.embedding_model).
+   * </pre>
+   *
+   * <code>string embedding_model = 17;</code>
+   * @return The bytes for embeddingModel.
+   */
+  @java.lang.Override
+  public com.google.protobuf.ByteString
+      getEmbeddingModelBytes() {
+    java.lang.Object ref = embeddingModel_;
+    if (ref instanceof java.lang.String) {
+      com.google.protobuf.ByteString b = 
+          com.google.protobuf.ByteString.copyFromUtf8(
+              (java.lang.String) ref);
+      embeddingModel_ = b;
+      return b;
+    } else {
+      return (com.google.protobuf.ByteString) ref;
+    }
+  }
+
   private byte memoizedIsInitialized = -1;
   @java.lang.Override
   public final boolean isInitialized() {
@@ -526,6 +574,9 @@ private static final long serialVersionUID = 0L;
     }
     if (cancelled_ != false) {
       output.writeBool(16, cancelled_);
+    }
+    if (!com.google.protobuf.GeneratedMessage.isStringEmpty(embeddingModel_)) {
+      com.google.protobuf.GeneratedMessage.writeString(output, 17, embeddingModel_);
     }
     getUnknownFields().writeTo(output);
   }
@@ -602,6 +653,9 @@ private static final long serialVersionUID = 0L;
       size += com.google.protobuf.CodedOutputStream
         .computeBoolSize(16, cancelled_);
     }
+    if (!com.google.protobuf.GeneratedMessage.isStringEmpty(embeddingModel_)) {
+      size += com.google.protobuf.GeneratedMessage.computeStringSize(17, embeddingModel_);
+    }
     return size;
   }
   @java.lang.Override
@@ -663,6 +717,8 @@ private static final long serialVersionUID = 0L;
         != other.getMetadataOnly()) return false;
     if (getCancelled()
         != other.getCancelled()) return false;
+    if (!getEmbeddingModel()
+        .equals(other.getEmbeddingModel())) return false;
     if (!getUnknownFields().equals(other.getUnknownFields())) return false;
     return true;
   }
@@ -716,6 +772,8 @@ private static final long serialVersionUID = 0L;
     hash = (37 * hash) + CANCELLED_FIELD_NUMBER;
     hash = (53 * hash) + com.google.protobuf.Internal.hashBoolean(
         getCancelled());
+    hash = (37 * hash) + EMBEDDING_MODEL_FIELD_NUMBER;
+    hash = (53 * hash) + getEmbeddingModel().hashCode();
     hash = (29 * hash) + getUnknownFields().hashCode();
     memoizedHashCode = hash;
     return hash;
@@ -885,6 +943,7 @@ private static final long serialVersionUID = 0L;
       }
       metadataOnly_ = 0;
       cancelled_ = false;
+      embeddingModel_ = "";
       return this;
     }
 
@@ -975,6 +1034,9 @@ private static final long serialVersionUID = 0L;
       if (((from_bitField0_ & 0x00008000) != 0)) {
         result.cancelled_ = cancelled_;
       }
+      if (((from_bitField0_ & 0x00010000) != 0)) {
+        result.embeddingModel_ = embeddingModel_;
+      }
       result.bitField0_ |= to_bitField0_;
     }
 
@@ -1053,6 +1115,11 @@ private static final long serialVersionUID = 0L;
       }
       if (other.getCancelled() != false) {
         setCancelled(other.getCancelled());
+      }
+      if (!other.getEmbeddingModel().isEmpty()) {
+        embeddingModel_ = other.embeddingModel_;
+        bitField0_ |= 0x00010000;
+        onChanged();
       }
       this.mergeUnknownFields(other.getUnknownFields());
       onChanged();
@@ -1162,6 +1229,11 @@ private static final long serialVersionUID = 0L;
               bitField0_ |= 0x00008000;
               break;
             } // case 128
+            case 138: {
+              embeddingModel_ = input.readStringRequireUtf8();
+              bitField0_ |= 0x00010000;
+              break;
+            } // case 138
             default: {
               if (!super.parseUnknownField(input, extensionRegistry, tag)) {
                 done = true; // was an endgroup tag
@@ -2383,6 +2455,98 @@ private static final long serialVersionUID = 0L;
     public Builder clearCancelled() {
       bitField0_ = (bitField0_ & ~0x00008000);
       cancelled_ = false;
+      onChanged();
+      return this;
+    }
+
+    private java.lang.Object embeddingModel_ = "";
+    /**
+     * <pre>
+     * The embedding model the namespace's pages are embedded with (SyncStart.embedding_model).
+     * </pre>
+     *
+     * <code>string embedding_model = 17;</code>
+     * @return The embeddingModel.
+     */
+    public java.lang.String getEmbeddingModel() {
+      java.lang.Object ref = embeddingModel_;
+      if (!(ref instanceof java.lang.String)) {
+        com.google.protobuf.ByteString bs =
+            (com.google.protobuf.ByteString) ref;
+        java.lang.String s = bs.toStringUtf8();
+        embeddingModel_ = s;
+        return s;
+      } else {
+        return (java.lang.String) ref;
+      }
+    }
+    /**
+     * <pre>
+     * The embedding model the namespace's pages are embedded with (SyncStart.embedding_model).
+     * </pre>
+     *
+     * <code>string embedding_model = 17;</code>
+     * @return The bytes for embeddingModel.
+     */
+    public com.google.protobuf.ByteString
+        getEmbeddingModelBytes() {
+      java.lang.Object ref = embeddingModel_;
+      if (ref instanceof String) {
+        com.google.protobuf.ByteString b = 
+            com.google.protobuf.ByteString.copyFromUtf8(
+                (java.lang.String) ref);
+        embeddingModel_ = b;
+        return b;
+      } else {
+        return (com.google.protobuf.ByteString) ref;
+      }
+    }
+    /**
+     * <pre>
+     * The embedding model the namespace's pages are embedded with (SyncStart.embedding_model).
+     * </pre>
+     *
+     * <code>string embedding_model = 17;</code>
+     * @param value The embeddingModel to set.
+     * @return This builder for chaining.
+     */
+    public Builder setEmbeddingModel(
+        java.lang.String value) {
+      java.util.Objects.requireNonNull(value);
+      embeddingModel_ = value;
+      bitField0_ |= 0x00010000;
+      onChanged();
+      return this;
+    }
+    /**
+     * <pre>
+     * The embedding model the namespace's pages are embedded with (SyncStart.embedding_model).
+     * </pre>
+     *
+     * <code>string embedding_model = 17;</code>
+     * @return This builder for chaining.
+     */
+    public Builder clearEmbeddingModel() {
+      embeddingModel_ = getDefaultInstance().getEmbeddingModel();
+      bitField0_ = (bitField0_ & ~0x00010000);
+      onChanged();
+      return this;
+    }
+    /**
+     * <pre>
+     * The embedding model the namespace's pages are embedded with (SyncStart.embedding_model).
+     * </pre>
+     *
+     * <code>string embedding_model = 17;</code>
+     * @param value The bytes for embeddingModel to set.
+     * @return This builder for chaining.
+     */
+    public Builder setEmbeddingModelBytes(
+        com.google.protobuf.ByteString value) {
+      java.util.Objects.requireNonNull(value);
+      checkByteStringIsUtf8(value);
+      embeddingModel_ = value;
+      bitField0_ |= 0x00010000;
       onChanged();
       return this;
     }

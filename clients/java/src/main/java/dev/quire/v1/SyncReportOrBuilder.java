@@ -284,4 +284,24 @@ public interface SyncReportOrBuilder extends
    * @return The cancelled.
    */
   boolean getCancelled();
+
+  /**
+   * <pre>
+   * The embedding model the namespace's pages are embedded with (SyncStart.embedding_model).
+   * </pre>
+   *
+   * <code>string embedding_model = 17;</code>
+   * @return The embeddingModel.
+   */
+  java.lang.String getEmbeddingModel();
+  /**
+   * <pre>
+   * The embedding model the namespace's pages are embedded with (SyncStart.embedding_model).
+   * </pre>
+   *
+   * <code>string embedding_model = 17;</code>
+   * @return The bytes for embeddingModel.
+   */
+  com.google.protobuf.ByteString
+      getEmbeddingModelBytes();
 }

@@ -38,6 +38,7 @@ private static final long serialVersionUID = 0L;
     transform_ = "";
     indexVersion_ = "";
     language_ = "";
+    embeddingModel_ = "";
   }
 
   public static final com.google.protobuf.Descriptors.Descriptor
@@ -386,6 +387,63 @@ private static final long serialVersionUID = 0L;
     }
   }
 
+  public static final int EMBEDDING_MODEL_FIELD_NUMBER = 9;
+  @SuppressWarnings("serial")
+  private volatile java.lang.Object embeddingModel_ = "";
+  /**
+   * <pre>
+   * The embedding model of the namespace's vectors (ListModels), at most 64 characters; empty:
+   * the namespace's own, or the deployment's default for a new namespace. Fixed for the
+   * namespace's life except by a reindex: naming another model than the namespace's is
+   * INVALID_REQUEST on start.embedding_model unless `reindex` is set, which re-embeds every page
+   * with it. An unknown name, or one the server has not loaded, is INVALID_REQUEST naming the
+   * model and the command to prepare it; nothing is created.
+   * </pre>
+   *
+   * <code>string embedding_model = 9 [(.quire.v1.bounds) = { ... }</code>
+   * @return The embeddingModel.
+   */
+  @java.lang.Override
+  public java.lang.String getEmbeddingModel() {
+    java.lang.Object ref = embeddingModel_;
+    if (ref instanceof java.lang.String) {
+      return (java.lang.String) ref;
+    } else {
+      com.google.protobuf.ByteString bs = 
+          (com.google.protobuf.ByteString) ref;
+      java.lang.String s = bs.toStringUtf8();
+      embeddingModel_ = s;
+      return s;
+    }
+  }
+  /**
+   * <pre>
+   * The embedding model of the namespace's vectors (ListModels), at most 64 characters; empty:
+   * the namespace's own, or the deployment's default for a new namespace. Fixed for the
+   * namespace's life except by a reindex: naming another model than the namespace's is
+   * INVALID_REQUEST on start.embedding_model unless `reindex` is set, which re-embeds every page
+   * with it. An unknown name, or one the server has not loaded, is INVALID_REQUEST naming the
+   * model and the command to prepare it; nothing is created.
+   * </pre>
+   *
+   * <code>string embedding_model = 9 [(.quire.v1.bounds) = { ... }</code>
+   * @return The bytes for embeddingModel.
+   */
+  @java.lang.Override
+  public com.google.protobuf.ByteString
+      getEmbeddingModelBytes() {
+    java.lang.Object ref = embeddingModel_;
+    if (ref instanceof java.lang.String) {
+      com.google.protobuf.ByteString b = 
+          com.google.protobuf.ByteString.copyFromUtf8(
+              (java.lang.String) ref);
+      embeddingModel_ = b;
+      return b;
+    } else {
+      return (com.google.protobuf.ByteString) ref;
+    }
+  }
+
   private byte memoizedIsInitialized = -1;
   @java.lang.Override
   public final boolean isInitialized() {
@@ -424,6 +482,9 @@ private static final long serialVersionUID = 0L;
     if (!com.google.protobuf.GeneratedMessage.isStringEmpty(language_)) {
       com.google.protobuf.GeneratedMessage.writeString(output, 8, language_);
     }
+    if (!com.google.protobuf.GeneratedMessage.isStringEmpty(embeddingModel_)) {
+      com.google.protobuf.GeneratedMessage.writeString(output, 9, embeddingModel_);
+    }
     getUnknownFields().writeTo(output);
   }
   private int computeSerializedSize_0() {
@@ -453,6 +514,9 @@ private static final long serialVersionUID = 0L;
     }
     if (!com.google.protobuf.GeneratedMessage.isStringEmpty(language_)) {
       size += com.google.protobuf.GeneratedMessage.computeStringSize(8, language_);
+    }
+    if (!com.google.protobuf.GeneratedMessage.isStringEmpty(embeddingModel_)) {
+      size += com.google.protobuf.GeneratedMessage.computeStringSize(9, embeddingModel_);
     }
     return size;
   }
@@ -494,6 +558,8 @@ private static final long serialVersionUID = 0L;
         != other.getValidateDiscovery()) return false;
     if (!getLanguage()
         .equals(other.getLanguage())) return false;
+    if (!getEmbeddingModel()
+        .equals(other.getEmbeddingModel())) return false;
     if (!getUnknownFields().equals(other.getUnknownFields())) return false;
     return true;
   }
@@ -523,6 +589,8 @@ private static final long serialVersionUID = 0L;
         getValidateDiscovery());
     hash = (37 * hash) + LANGUAGE_FIELD_NUMBER;
     hash = (53 * hash) + getLanguage().hashCode();
+    hash = (37 * hash) + EMBEDDING_MODEL_FIELD_NUMBER;
+    hash = (53 * hash) + getEmbeddingModel().hashCode();
     hash = (29 * hash) + getUnknownFields().hashCode();
     memoizedHashCode = hash;
     return hash;
@@ -666,6 +734,7 @@ private static final long serialVersionUID = 0L;
       reindex_ = false;
       validateDiscovery_ = false;
       language_ = "";
+      embeddingModel_ = "";
       return this;
     }
 
@@ -723,6 +792,9 @@ private static final long serialVersionUID = 0L;
       if (((from_bitField0_ & 0x00000080) != 0)) {
         result.language_ = language_;
       }
+      if (((from_bitField0_ & 0x00000100) != 0)) {
+        result.embeddingModel_ = embeddingModel_;
+      }
     }
 
     @java.lang.Override
@@ -771,6 +843,11 @@ private static final long serialVersionUID = 0L;
       if (!other.getLanguage().isEmpty()) {
         language_ = other.language_;
         bitField0_ |= 0x00000080;
+        onChanged();
+      }
+      if (!other.getEmbeddingModel().isEmpty()) {
+        embeddingModel_ = other.embeddingModel_;
+        bitField0_ |= 0x00000100;
         onChanged();
       }
       this.mergeUnknownFields(other.getUnknownFields());
@@ -837,6 +914,11 @@ private static final long serialVersionUID = 0L;
               bitField0_ |= 0x00000080;
               break;
             } // case 66
+            case 74: {
+              embeddingModel_ = input.readStringRequireUtf8();
+              bitField0_ |= 0x00000100;
+              break;
+            } // case 74
             default: {
               if (!super.parseUnknownField(input, extensionRegistry, tag)) {
                 done = true; // was an endgroup tag
@@ -1530,6 +1612,123 @@ private static final long serialVersionUID = 0L;
       checkByteStringIsUtf8(value);
       language_ = value;
       bitField0_ |= 0x00000080;
+      onChanged();
+      return this;
+    }
+
+    private java.lang.Object embeddingModel_ = "";
+    /**
+     * <pre>
+     * The embedding model of the namespace's vectors (ListModels), at most 64 characters; empty:
+     * the namespace's own, or the deployment's default for a new namespace. Fixed for the
+     * namespace's life except by a reindex: naming another model than the namespace's is
+     * INVALID_REQUEST on start.embedding_model unless `reindex` is set, which re-embeds every page
+     * with it. An unknown name, or one the server has not loaded, is INVALID_REQUEST naming the
+     * model and the command to prepare it; nothing is created.
+     * </pre>
+     *
+     * <code>string embedding_model = 9 [(.quire.v1.bounds) = { ... }</code>
+     * @return The embeddingModel.
+     */
+    public java.lang.String getEmbeddingModel() {
+      java.lang.Object ref = embeddingModel_;
+      if (!(ref instanceof java.lang.String)) {
+        com.google.protobuf.ByteString bs =
+            (com.google.protobuf.ByteString) ref;
+        java.lang.String s = bs.toStringUtf8();
+        embeddingModel_ = s;
+        return s;
+      } else {
+        return (java.lang.String) ref;
+      }
+    }
+    /**
+     * <pre>
+     * The embedding model of the namespace's vectors (ListModels), at most 64 characters; empty:
+     * the namespace's own, or the deployment's default for a new namespace. Fixed for the
+     * namespace's life except by a reindex: naming another model than the namespace's is
+     * INVALID_REQUEST on start.embedding_model unless `reindex` is set, which re-embeds every page
+     * with it. An unknown name, or one the server has not loaded, is INVALID_REQUEST naming the
+     * model and the command to prepare it; nothing is created.
+     * </pre>
+     *
+     * <code>string embedding_model = 9 [(.quire.v1.bounds) = { ... }</code>
+     * @return The bytes for embeddingModel.
+     */
+    public com.google.protobuf.ByteString
+        getEmbeddingModelBytes() {
+      java.lang.Object ref = embeddingModel_;
+      if (ref instanceof String) {
+        com.google.protobuf.ByteString b = 
+            com.google.protobuf.ByteString.copyFromUtf8(
+                (java.lang.String) ref);
+        embeddingModel_ = b;
+        return b;
+      } else {
+        return (com.google.protobuf.ByteString) ref;
+      }
+    }
+    /**
+     * <pre>
+     * The embedding model of the namespace's vectors (ListModels), at most 64 characters; empty:
+     * the namespace's own, or the deployment's default for a new namespace. Fixed for the
+     * namespace's life except by a reindex: naming another model than the namespace's is
+     * INVALID_REQUEST on start.embedding_model unless `reindex` is set, which re-embeds every page
+     * with it. An unknown name, or one the server has not loaded, is INVALID_REQUEST naming the
+     * model and the command to prepare it; nothing is created.
+     * </pre>
+     *
+     * <code>string embedding_model = 9 [(.quire.v1.bounds) = { ... }</code>
+     * @param value The embeddingModel to set.
+     * @return This builder for chaining.
+     */
+    public Builder setEmbeddingModel(
+        java.lang.String value) {
+      java.util.Objects.requireNonNull(value);
+      embeddingModel_ = value;
+      bitField0_ |= 0x00000100;
+      onChanged();
+      return this;
+    }
+    /**
+     * <pre>
+     * The embedding model of the namespace's vectors (ListModels), at most 64 characters; empty:
+     * the namespace's own, or the deployment's default for a new namespace. Fixed for the
+     * namespace's life except by a reindex: naming another model than the namespace's is
+     * INVALID_REQUEST on start.embedding_model unless `reindex` is set, which re-embeds every page
+     * with it. An unknown name, or one the server has not loaded, is INVALID_REQUEST naming the
+     * model and the command to prepare it; nothing is created.
+     * </pre>
+     *
+     * <code>string embedding_model = 9 [(.quire.v1.bounds) = { ... }</code>
+     * @return This builder for chaining.
+     */
+    public Builder clearEmbeddingModel() {
+      embeddingModel_ = getDefaultInstance().getEmbeddingModel();
+      bitField0_ = (bitField0_ & ~0x00000100);
+      onChanged();
+      return this;
+    }
+    /**
+     * <pre>
+     * The embedding model of the namespace's vectors (ListModels), at most 64 characters; empty:
+     * the namespace's own, or the deployment's default for a new namespace. Fixed for the
+     * namespace's life except by a reindex: naming another model than the namespace's is
+     * INVALID_REQUEST on start.embedding_model unless `reindex` is set, which re-embeds every page
+     * with it. An unknown name, or one the server has not loaded, is INVALID_REQUEST naming the
+     * model and the command to prepare it; nothing is created.
+     * </pre>
+     *
+     * <code>string embedding_model = 9 [(.quire.v1.bounds) = { ... }</code>
+     * @param value The bytes for embeddingModel to set.
+     * @return This builder for chaining.
+     */
+    public Builder setEmbeddingModelBytes(
+        com.google.protobuf.ByteString value) {
+      java.util.Objects.requireNonNull(value);
+      checkByteStringIsUtf8(value);
+      embeddingModel_ = value;
+      bitField0_ |= 0x00000100;
       onChanged();
       return this;
     }

@@ -165,4 +165,34 @@ public interface SyncStartOrBuilder extends
    */
   com.google.protobuf.ByteString
       getLanguageBytes();
+
+  /**
+   * <pre>
+   * The embedding model of the namespace's vectors (ListModels), at most 64 characters; empty:
+   * the namespace's own, or the deployment's default for a new namespace. Fixed for the
+   * namespace's life except by a reindex: naming another model than the namespace's is
+   * INVALID_REQUEST on start.embedding_model unless `reindex` is set, which re-embeds every page
+   * with it. An unknown name, or one the server has not loaded, is INVALID_REQUEST naming the
+   * model and the command to prepare it; nothing is created.
+   * </pre>
+   *
+   * <code>string embedding_model = 9 [(.quire.v1.bounds) = { ... }</code>
+   * @return The embeddingModel.
+   */
+  java.lang.String getEmbeddingModel();
+  /**
+   * <pre>
+   * The embedding model of the namespace's vectors (ListModels), at most 64 characters; empty:
+   * the namespace's own, or the deployment's default for a new namespace. Fixed for the
+   * namespace's life except by a reindex: naming another model than the namespace's is
+   * INVALID_REQUEST on start.embedding_model unless `reindex` is set, which re-embeds every page
+   * with it. An unknown name, or one the server has not loaded, is INVALID_REQUEST naming the
+   * model and the command to prepare it; nothing is created.
+   * </pre>
+   *
+   * <code>string embedding_model = 9 [(.quire.v1.bounds) = { ... }</code>
+   * @return The bytes for embeddingModel.
+   */
+  com.google.protobuf.ByteString
+      getEmbeddingModelBytes();
 }
