@@ -11,6 +11,7 @@ from quire.server.contract import SCHEMA_VERSION
 from quire.server.knowledge import collection_store
 from quire.server.knowledge.document_store import COLLECTION_NOT_FOUND
 from quire.server.knowledge.reachable import AGENT_NOT_FOUND
+from quire.server.storage.database import one_row
 from quire.v1 import knowledge_pb2
 
 UPSERT = """
@@ -50,15 +51,9 @@ async def upsert(
 
 
 async def get(conn: asyncpg.Connection, org_id: uuid.UUID, agent_id: str) -> knowledge_pb2.Agent:
-    row = await conn.fetchrow(GET, org_id, agent_id)
-    if row is None:
-        raise AGENT_NOT_FOUND
-    return agent_message(row)
+    return agent_message(await one_row(conn, AGENT_NOT_FOUND, GET, org_id, agent_id))
 
 
 async def delete(conn: asyncpg.Connection, org_id: uuid.UUID, agent_id: str) -> knowledge_pb2.Agent:
     """Removes the agent; returns it as it was."""
-    row = await conn.fetchrow(DELETE, org_id, agent_id)
-    if row is None:
-        raise AGENT_NOT_FOUND
-    return agent_message(row)
+    return agent_message(await one_row(conn, AGENT_NOT_FOUND, DELETE, org_id, agent_id))

@@ -11,6 +11,7 @@ from quire.indexer import api as indexer
 from quire.server.contract import SCHEMA_VERSION
 from quire.server.failures import QuireError
 from quire.server.knowledge.document_store import COLLECTION_NOT_FOUND
+from quire.server.storage.database import one_row
 from quire.server.storage.timestamps import timestamp
 from quire.v1 import errors_pb2, knowledge_pb2
 
@@ -45,18 +46,16 @@ COUNT_LIVE = """
 SELECT count(*) FROM collections
 WHERE org_id = $1 AND collection_id = ANY($2::uuid[]) AND deleted_at IS NULL
 """
+# Columns a Collection message carries as they are (the others need converting).
+AS_IS = ("name", "revision", "document_count", "serving_generation", "embedding_model")
 
 
 def collection_message(row: asyncpg.Record) -> knowledge_pb2.Collection:
     return knowledge_pb2.Collection(
         schema_version=SCHEMA_VERSION,
         collection_id=str(row["collection_id"]),
-        name=row["name"],
-        revision=row["revision"],
-        document_count=row["document_count"],
-        serving_generation=row["serving_generation"],
         created_at=timestamp(row["created_at"]),
-        embedding_model=row["embedding_model"],
+        **{name: row[name] for name in AS_IS},
     )
 
 
@@ -64,10 +63,7 @@ async def get(
     conn: asyncpg.Connection, org_id: uuid.UUID, collection_id: uuid.UUID
 ) -> knowledge_pb2.Collection:
     """A live collection of the organisation; any other id is COLLECTION_NOT_FOUND."""
-    row = await conn.fetchrow(GET, org_id, collection_id)
-    if row is None:
-        raise COLLECTION_NOT_FOUND
-    return collection_message(row)
+    return collection_message(await one_row(conn, COLLECTION_NOT_FOUND, GET, org_id, collection_id))
 
 
 async def create(
