@@ -113,7 +113,7 @@ async def main(args: argparse.Namespace) -> dict[str, Any]:
     from quire.server.app import prepare_database
     from quire.server.config import Settings
     from quire.server.knowledge import search
-    from quire.server.knowledge.scope import ScopedCollection
+    from quire.server.knowledge.reachable import ReachableCollection
     from quire.server.storage.database import apply_settings
     from quire.v1 import knowledge_pb2
 
@@ -152,7 +152,7 @@ async def main(args: argparse.Namespace) -> dict[str, Any]:
                         "SELECT document_id, metadata FROM documents WHERE org_id = $1", org
                     )
                 }
-            scope = [ScopedCollection(cid, 1, 1, settled=True)]
+            reached = [ReachableCollection(cid, 1, 1, settled=True)]
 
             async def run(q: str, v: Any, where: Any, tune: Any) -> tuple[list[str], float]:
                 async with (
@@ -161,7 +161,7 @@ async def main(args: argparse.Namespace) -> dict[str, Any]:
                 ):
                     await apply_settings(conn, tune.settings())
                     started = time.perf_counter()
-                    hits = await search.hybrid(conn, org, scope, q, v, LIMIT, tune, where=where)
+                    hits = await search.hybrid(conn, org, reached, q, v, LIMIT, tune, where=where)
                     return [x.document_id for x in hits], time.perf_counter() - started
 
             cells = ["unfiltered", *wheres]

@@ -33,7 +33,7 @@ async def main(args: argparse.Namespace) -> dict[str, Any]:
     from quire.server.app import prepare_database
     from quire.server.config import Settings
     from quire.server.knowledge import bm25, search
-    from quire.server.knowledge.scope import ScopedCollection
+    from quire.server.knowledge.reachable import ReachableCollection
     from quire.server.storage.database import apply_settings
 
     h.setup_logging()
@@ -57,7 +57,7 @@ async def main(args: argparse.Namespace) -> dict[str, Any]:
             orgs = await scale.prepare(url, total, layout, texts, vectors, setup, {})
             _, org, cid = orgs[-1]
             assert cid is not None
-            scope = [ScopedCollection(cid, 1, 1, settled=True)]
+            collections = [ReachableCollection(cid, 1, 1, settled=True)]
 
             @contextlib.contextmanager
             def clock(name: str) -> Iterator[None]:
@@ -81,8 +81,8 @@ async def main(args: argparse.Namespace) -> dict[str, Any]:
                             [1],
                             q,
                             tuning.depth,
-                            k1=tuning.bm25_k1,
-                            b=tuning.bm25_b,
+                            k1=tuning.k1,
+                            b=tuning.b,
                             max_df_ratio=tuning.max_df_ratio,
                         )
                     with clock("file_name_arm"):
@@ -91,16 +91,16 @@ async def main(args: argparse.Namespace) -> dict[str, Any]:
                         await search.vector_rows(
                             conn, org, [cid], [1], v, tuning.depth, tuning, exact=True
                         )
-                    arms = await search.gather_arms(conn, org, scope, q, v, tuning)
+                    arms = await search.gather_arms(conn, org, collections, q, v, tuning)
                     with clock("hits_for"):
-                        await search.hits_for(conn, org, scope, q, arms, tuning, 10)
+                        await search.hits_for(conn, org, collections, q, arms, tuning, 10)
                     found = {}
                     for way in ("sequential", "beside") if n % 2 == 0 else ("beside", "sequential"):
                         with clock(way):
                             hits = await search.hybrid(
                                 conn,
                                 org,
-                                scope,
+                                collections,
                                 q,
                                 v,
                                 10,

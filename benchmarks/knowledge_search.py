@@ -95,12 +95,14 @@ async def ingest(quire: h.Quire, org_id: uuid.UUID, cid: uuid.UUID, n: int) -> d
 
 
 class Direct:
-    def __init__(self, quire: h.Quire, org_id: uuid.UUID, scope: Any, embeddings: Any) -> None:
+    def __init__(
+        self, quire: h.Quire, org_id: uuid.UUID, collections: Any, embeddings: Any
+    ) -> None:
         from quire.server.knowledge import search
 
         self.pool = quire.pool
         self.org_id = org_id
-        self.scope = scope
+        self.collections = collections
         self.embeddings = embeddings
         self.tuning: Any = search.DEFAULT_TUNING
 
@@ -114,7 +116,7 @@ class Direct:
         ):
             await conn.execute(SET_CONFIG, "statement_timeout", "30000")
             hits = await search.legacy(
-                conn, self.org_id, [c.collection_id for c in self.scope], query, LIMIT
+                conn, self.org_id, [c.collection_id for c in self.collections], query, LIMIT
             )
         return len(hits)
 
@@ -135,14 +137,14 @@ class Direct:
             await conn.execute(SET_CONFIG, "statement_timeout", "30000")
             await apply_settings(conn, self.tuning.settings())
             hits = await search.hybrid(
-                conn, self.org_id, self.scope, query, first(), LIMIT, self.tuning
+                conn, self.org_id, self.collections, query, first(), LIMIT, self.tuning
             )
         return len(hits)
 
 
 async def main(args: argparse.Namespace) -> dict[str, Any]:
     from quire.server.knowledge import search
-    from quire.server.knowledge.scope import ScopedCollection
+    from quire.server.knowledge.reachable import ReachableCollection
 
     h.setup_logging(args.verbose)
     n_docs = args.documents or (200 if args.quick else 1000)
@@ -171,8 +173,8 @@ async def main(args: argparse.Namespace) -> dict[str, Any]:
             h.note(f"ingesting {n_docs} SciFact documents")
             report["ingest"] = await ingest(quire, key.org_id, cid, n_docs)
             ing = report["ingest"]
-            scope = [ScopedCollection(cid, ing["revision"], ing["generation"])]
-            direct = Direct(quire, key.org_id, scope, embeddings)
+            collections = [ReachableCollection(cid, ing["revision"], ing["generation"])]
+            direct = Direct(quire, key.org_id, collections, embeddings)
             report["modes"] = {}
             service = quire.running.services.knowledge
             for label, mode, direct_call, tuning in (
@@ -180,7 +182,7 @@ async def main(args: argparse.Namespace) -> dict[str, Any]:
                 ("HYBRID", "HYBRID", direct.hybrid, search.DEFAULT_TUNING),
                 ("HYBRID_PREVIOUS", "HYBRID", direct.hybrid, search.PREVIOUS_TUNING),
             ):
-                service.tuning = direct.tuning = tuning
+                service.knowledge_search.tuning = direct.tuning = tuning
                 policy = await client.set_retrieval_policy(mode=mode, max_search_limit=LIMIT)
                 cells: dict[str, Any] = {}
                 for concurrency in concurrencies:
@@ -201,7 +203,7 @@ async def main(args: argparse.Namespace) -> dict[str, Any]:
                     "tuning": asdict(tuning) if mode == "HYBRID" else None,
                     "cells": cells,
                 }
-            service.tuning = search.DEFAULT_TUNING
+            service.knowledge_search.tuning = search.DEFAULT_TUNING
         report["peak_rss_mb"] = h.peak_rss_mb()
     report["ratios_p50"] = {
         mode: {c: v["ratio_p50"] for c, v in m["cells"].items()}

@@ -5,7 +5,7 @@
 Syncs the FastAPI site (served on 127.0.0.1 from a child process) through the real SyncPages
 RPC, then asks every labelled question through the real ranking code
 (`quire.server.pages.search.search_pages`), plain and with its two alternatives, for the
-serving `SearchTuning` and for each `--variant` of it. Reports page-level top-1, top-3,
+serving `PageTuning` and for each `--variant` of it. Reports page-level top-1, top-3,
 top-10 and MRR@10 per split (dev, heldout) and language, and with `--arms` each arm alone.
 Prints one JSON object.
 
@@ -142,10 +142,10 @@ class Evaluator:
                 },
             )
             row = await conn.fetchrow(search.VERSION, self.org_id, NAMESPACE)
-            scope = search.Scope(
+            searched = search.SearchedNamespace(
                 self.org_id, NAMESPACE, row["chunks"] <= tuning.exact_vector_max_chunks
             )
-            keys = await search.arm_candidates(conn, scope, query, vector, tuning, which)
+            keys = await search.arm_candidates(conn, searched, query, vector, tuning, which)
         return [path for path, _ in keys]
 
     async def run(
@@ -169,7 +169,7 @@ async def evaluate(
     variants = [("serving", {})] + [parse_variant(v) for v in args.variant]
     results = []
     for name, fields in variants:
-        tuning = replace(search.SearchTuning(), **fields)
+        tuning = replace(search.PageTuning(), **fields)
         row: dict[str, Any] = {"variant": name, "tuning": asdict(tuning)}
         plain, latencies = await evaluator.run(questions, tuning, alternatives=False)
         row["plain"] = summarise(questions, plain)
@@ -251,7 +251,7 @@ async def drift(
     from quire.server.pages import search
 
     variants = [("serving", {})] + [parse_variant(v) for v in args.variant]
-    tunings = {name: replace(search.SearchTuning(), **fields) for name, fields in variants}
+    tunings = {name: replace(search.PageTuning(), **fields) for name, fields in variants}
 
     async def rankings(tuning: Any) -> list[list[str]]:
         return [

@@ -129,7 +129,7 @@ class Direct:
         self.pool = quire.pool
         self.org_id = org_id
         self.embeddings = embeddings
-        self.tuning = search.SearchTuning()
+        self.tuning = search.PageTuning()
         self.settings = {
             **search_config.to_settings(search_config.DEPLOYMENT_DEFAULT),
             **search._arm_settings(self.tuning.depth),
@@ -155,12 +155,14 @@ class Direct:
                 search.QueryLanguage.of(text, present=row["languages"], default=row["language"])
                 for text in (query, *alternatives)
             ]
-            scope = search.Scope(org, ns, row["chunks"] <= tuning.exact_vector_max_chunks)
+            searched = search.SearchedNamespace(
+                org, ns, row["chunks"] <= tuning.exact_vector_max_chunks
+            )
             ranked = await search.rank_phrasings(
                 self.pool,
                 conn,
                 self.settings,
-                scope,
+                searched,
                 list(zip((query, *alternatives), languages, strict=True)),
                 vectors,
                 tuning,

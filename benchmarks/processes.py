@@ -260,7 +260,7 @@ async def direct_load(database_url: str, org_id: str, collection_id: str, args: 
     JSON line on stdout."""
     import asyncpg
 
-    from quire.server.services.knowledge import GET_COLLECTION
+    from quire.server.knowledge.collection_store import GET as GET_COLLECTION
     from quire.server.storage.database import SET_CONFIG
 
     org, cid = uuid.UUID(org_id), uuid.UUID(collection_id)

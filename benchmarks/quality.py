@@ -46,7 +46,7 @@ REPO = Path(__file__).resolve().parents[1]
 GATHER_DEPTH = 300  # the deepest variant; shallower ones use a prefix of each arm
 LIMIT = 10
 
-# Named variants scored beside the serving tuning (fields of HybridTuning).
+# Named variants scored beside the serving tuning (fields of KnowledgeTuning).
 VARIANTS: dict[str, dict[str, Any]] = {
     "rrf-k5-depth200": {"fusion": "rrf", "rrf_k": 5, "fts_weight": 1.0, "vector_weight": 1.0},
     "zscore-depth100": {"depth": 100},
@@ -334,13 +334,13 @@ def fused(runner: Any, gathered: Any, index: Any, tuning: Any) -> dict[str, list
 
 async def top10(pool: Any, embeddings: Any, org_id: uuid.UUID, cid: uuid.UUID, data: Any) -> Any:
     """Every query's serving HYBRID top 10 through `search.hybrid`, as data set ids."""
-    from quire.server.knowledge import scope, search
+    from quire.server.knowledge import reachable, search
     from quire.server.storage.database import apply_settings
 
     tuning = search.DEFAULT_TUNING
     out: dict[str, list[str]] = {}
     async with pool.acquire() as conn:
-        scoped = await scope.resolve(conn, org_id, "", [str(cid)])
+        scoped = await reachable.resolve(conn, org_id, "", [str(cid)])
         for query_id, text in data.queries.items():
             vector = (await embeddings.embed_queries([text]))[0]
             async with conn.transaction(isolation="repeatable_read", readonly=True):
@@ -366,7 +366,8 @@ async def stability(
     from quire.server.gate.dataset import Dataset
     from quire.server.gate.report import summary
     from quire.server.knowledge import search
-    from quire.server.services.knowledge import DELETE_COLLECTION, LOCK_FOR_DELETE
+    from quire.server.knowledge.collection_store import DELETE as DELETE_COLLECTION
+    from quire.server.knowledge.collection_store import LOCK_FOR_DELETE
 
     async def progress(stage: str, done: int, total: int) -> None:
         if done == total and stage != "uploading":

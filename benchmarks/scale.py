@@ -158,12 +158,12 @@ async def measure(
 ) -> dict[str, Any]:
     """One cell: served HYBRID latency, then the exact search's for recall."""
     from quire.server.knowledge import search
-    from quire.server.knowledge.scope import ScopedCollection
+    from quire.server.knowledge.reachable import ReachableCollection
     from quire.server.storage.database import apply_settings
 
     tuning = search.DEFAULT_TUNING
     exact = dataclasses.replace(tuning, exact_vector_max_chunks=10**9)
-    scope = [ScopedCollection(cid, 1, 1, settled=True)]
+    collections = [ReachableCollection(cid, 1, 1, settled=True)]
 
     @contextlib.asynccontextmanager
     async def transaction(tune: Any) -> AsyncIterator[Any]:
@@ -178,17 +178,17 @@ async def measure(
     async def served(q: str, v: Any) -> tuple[list[str], list[uuid.UUID], float]:
         async with transaction(tuning) as conn:
             started = time.perf_counter()
-            hits = await search.hybrid(conn, org, scope, q, v, LIMIT, tuning, pool=pool)
+            hits = await search.hybrid(conn, org, collections, q, v, LIMIT, tuning, pool=pool)
             elapsed = time.perf_counter() - started
-            nearest = await search.vector_only(conn, org, scope, v, LIMIT, tuning)
+            nearest = await search.vector_only(conn, org, collections, v, LIMIT, tuning)
         return [x.document_id for x in hits], nearest, elapsed
 
     async def truth(q: str, v: Any) -> tuple[list[str], list[uuid.UUID], float]:
         async with transaction(exact) as conn:
             started = time.perf_counter()
             # What search.hybrid does, keeping the arms for the vector arm's documents.
-            arms = await search.gather_arms(conn, org, scope, q, v, exact, pool=pool)
-            hits = await search.hits_for(conn, org, scope, q, arms, exact, LIMIT)
+            arms = await search.gather_arms(conn, org, collections, q, v, exact, pool=pool)
+            hits = await search.hits_for(conn, org, collections, q, arms, exact, LIMIT)
             elapsed = time.perf_counter() - started
         nearest = list(dict.fromkeys(key[0] for key, _ in arms.vector))[:LIMIT]
         return [x.document_id for x in hits], nearest, elapsed

@@ -137,7 +137,7 @@ async def measure(
     from quire.server.retrieval import search_config
     from quire.server.storage.database import apply_settings
 
-    tuning = search.SearchTuning()
+    tuning = search.PageTuning()
     exact = dataclasses.replace(tuning, exact_vector_max_chunks=10**9)
     loop = asyncio.get_running_loop()
 
@@ -176,9 +176,9 @@ async def measure(
             yield conn
 
     async def nearest(q: str, v: Any, exact_scan: bool) -> list[search.Key]:
-        scope = search.Scope(org, NAMESPACE_NAME, exact_scan)
+        target = search.SearchedNamespace(org, NAMESPACE_NAME, exact_scan)
         async with transaction() as conn:
-            keys = await search.arm_candidates(conn, scope, q, v, tuning, "vector")
+            keys = await search.arm_candidates(conn, target, q, v, tuning, "vector")
         return keys[:limit]
 
     async with pool.acquire() as conn:

@@ -61,7 +61,7 @@ async def main(args: argparse.Namespace) -> dict[str, Any]:
         "queries": len(queries),
         "machine_at_start": h.machine(),
     }
-    tuning = search.SearchTuning()
+    tuning = search.PageTuning()
     settings = {
         **search_config.to_settings(search_config.DEPLOYMENT_DEFAULT),
         **search._arm_settings(tuning.depth),
@@ -83,7 +83,7 @@ async def main(args: argparse.Namespace) -> dict[str, Any]:
                 await term_stats.refresh(conn, org, sp.NAMESPACE_NAME)
             await conn.execute(term_stats.VACUUM_ANALYZE)
             searched = random.Random(args.seed).choice(orgs)
-            scope = search.Scope(searched, sp.NAMESPACE_NAME, True)
+            target = search.SearchedNamespace(searched, sp.NAMESPACE_NAME, True)
 
             async def one_pass() -> tuple[dict[str, Any], list[Any]]:
                 times, found = [], []
@@ -94,7 +94,7 @@ async def main(args: argparse.Namespace) -> dict[str, Any]:
                     ):
                         await apply_settings(c, settings)
                         started = time.perf_counter()
-                        keys = await search.arm_candidates(c, scope, q, v, tuning, "fts")
+                        keys = await search.arm_candidates(c, target, q, v, tuning, "fts")
                         times.append(time.perf_counter() - started)
                         found.append(keys)
                 return h.summary_ms(times), found

@@ -696,7 +696,7 @@ async def test_bm25_arm_uses_generation_statistics(
     import numpy as np
 
     from quire.server.knowledge import bm25, search
-    from quire.server.knowledge.scope import ScopedCollection
+    from quire.server.knowledge.reachable import ReachableCollection
 
     collection = await client.create_collection(name="bm25")
     cid = collection.collection_id
@@ -714,7 +714,7 @@ async def test_bm25_arm_uses_generation_statistics(
         await wait_terminal(client, document_id)
     await wait_indexed(client, cid)
     status = await client.get_index_status(collection_id=cid)
-    scope = [ScopedCollection(uuid.UUID(cid), 0, status.serving_generation)]
+    collections = [ReachableCollection(uuid.UUID(cid), 0, status.serving_generation)]
     async with harness.pool.acquire() as conn:
         for _ in range(100):  # statistics follow the serving generation's chunks
             fresh = await conn.fetchval(
@@ -729,7 +729,7 @@ async def test_bm25_arm_uses_generation_statistics(
                 break
             await asyncio.sleep(0.1)
         arms = await search.gather_arms(
-            conn, keys.org_id, scope, "the team axolotl", np.zeros(384, dtype=np.float32)
+            conn, keys.org_id, collections, "the team axolotl", np.zeros(384, dtype=np.float32)
         )
         rows = await bm25.rank_chunks(
             conn,

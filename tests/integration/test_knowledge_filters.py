@@ -196,7 +196,7 @@ async def test_filtered_hnsw_agrees_with_the_exact_scan(
 ) -> None:
     """The vector arm takes HNSW (with a filter) above the exact scan's bound: forced here
     with a bound of 0, its documents are the exact filtered scan's."""
-    from quire.server.knowledge import scope as scopes
+    from quire.server.knowledge import reachable
     from quire.server.knowledge import search as engine
     from quire.server.storage.database import apply_settings
 
@@ -212,7 +212,7 @@ async def test_filtered_hnsw_agrees_with_the_exact_scan(
         for label, tuning in (("exact", engine.DEFAULT_TUNING), ("hnsw", hnsw)):
             async with harness.pool.acquire() as conn, conn.transaction(readonly=True):
                 await apply_settings(conn, tuning.settings())
-                collections = await scopes.resolve(conn, org_id, "", [corpus.collection_id])
+                collections = await reachable.resolve(conn, org_id, "", [corpus.collection_id])
                 hits = await engine.hybrid(
                     conn, org_id, collections, query, vector, 50, tuning, where=f
                 )

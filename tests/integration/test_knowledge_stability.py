@@ -154,13 +154,13 @@ async def rankings(
     """Each query's top 10 through the serving HYBRID code, as data set document ids. With
     `beside`, the exact vector scan runs on a second connection from it (as the service
     runs it); `scores` collects the hits' scores."""
-    from quire.server.knowledge import scope, search
+    from quire.server.knowledge import reachable, search
     from quire.server.storage.database import apply_settings
 
     tuning = search.DEFAULT_TUNING
     out: dict[str, list[str]] = {}
     async with harness.pool.acquire() as conn:
-        scoped = await scope.resolve(conn, org_id, "", [str(collection_id)])
+        scoped = await reachable.resolve(conn, org_id, "", [str(collection_id)])
         assert scoped and scoped[0].settled and scoped[0].serving_generation > 0
         for qid, text in corpus.data.queries.items():  # type: ignore[attr-defined]
             async with conn.transaction(isolation="repeatable_read", readonly=True):
@@ -241,7 +241,7 @@ async def test_without_a_spare_connection_the_scan_runs_after_the_other_arms(
     """A pool whose only connection the search holds: the side connection is not waited
     for (searches doing so could deadlock a busy pool), the scan runs on the search's own
     connection after the other arms, and the ranking is the same."""
-    from quire.server.knowledge import scope, search
+    from quire.server.knowledge import reachable, search
     from quire.server.storage import snapshots
     from quire.server.storage.database import apply_settings, create_pool
 
@@ -250,7 +250,7 @@ async def test_without_a_spare_connection_the_scan_runs_after_the_other_arms(
     tiny = await create_pool(database_url, min_size=1, max_size=1)
     try:
         async with tiny.acquire() as conn:
-            scoped = await scope.resolve(conn, keys.org_id, "", [str(state.collection_id)])
+            scoped = await reachable.resolve(conn, keys.org_id, "", [str(state.collection_id)])
             with pytest.raises(snapshots.NoSecondConnection):
                 await snapshots.beside(tiny, "unused", {}, conn.fetchval)  # type: ignore[arg-type]
             async with conn.transaction(isolation="repeatable_read", readonly=True):

@@ -147,13 +147,15 @@ async def lexical_pages(
     query's stemming configuration instead of its language's."""
     from quire.server.pages import search
 
-    settings = search.SearchTuning(**tuning)  # type: ignore[arg-type]
+    settings = search.PageTuning(**tuning)  # type: ignore[arg-type]
     async with harness.pool.acquire() as conn:
         org_id = await conn.fetchval("SELECT org_id FROM organisations WHERE name = 'ranking-org'")
         language = search.QueryLanguage.of(query, present=["en", "ja", "pl"], default="en")
         if config is not None:
             language = search.QueryLanguage(language.language, config)
-        found = await search._lexical(conn, search.Scope(org_id, NS), query, language, settings)
+        found = await search._lexical(
+            conn, search.SearchedNamespace(org_id, NS), query, language, settings
+        )
     return list(dict.fromkeys(c.key[0] for c in found))
 
 

@@ -15,7 +15,7 @@ from quire.indexer.pages.language import (
 )
 from quire.server.pages.search import (
     Candidate,
-    SearchTuning,
+    PageTuning,
     fuse_arms,
     fuse_phrasings,
     key_tokens,
@@ -224,43 +224,43 @@ def _c(path: str, score: float, language: str = "en", keys: int = 0) -> Candidat
 def test_another_language_is_demoted() -> None:
     lexical = [_c("/ja/a.md", 5.0, "ja"), _c("/a.md", 5.0)]
     vector = [_c("/ja/a.md", 0.5, "ja"), _c("/a.md", 0.5)]
-    tuning = SearchTuning()
+    tuning = PageTuning()
     assert fuse_arms(lexical, vector, "en", tuning)[0][0] == ("/a.md", 0)
     assert fuse_arms(lexical, vector, "ja", tuning)[0][0] == ("/ja/a.md", 0)
-    flat = SearchTuning(language_penalty=1.0)
+    flat = PageTuning(language_penalty=1.0)
     assert fuse_arms(lexical, vector, "en", flat)[0][0] == ("/ja/a.md", 0)
 
 
 def test_the_vector_arm_weighs_little_for_a_language_the_model_does_not_know() -> None:
     lexical = [_c("/ja/right.md", 3.0, "ja"), _c("/ja/other.md", 2.0, "ja")]
     vector = [_c("/ja/other.md", 0.9, "ja"), _c("/ja/right.md", 0.1, "ja")]
-    fused = fuse_arms(lexical, vector, "ja", SearchTuning())
+    fused = fuse_arms(lexical, vector, "ja", PageTuning())
     assert fused[0][0] == ("/ja/right.md", 0)
-    english = fuse_arms(lexical, vector, "ja", SearchTuning(model_languages=("en", "ja")))
+    english = fuse_arms(lexical, vector, "ja", PageTuning(model_languages=("en", "ja")))
     assert english[0][0] == ("/ja/other.md", 0)
 
 
 def test_chunks_with_the_query_identifiers_come_first() -> None:
     lexical = [_c("/plain.md", 9.0), _c("/holder.md", 1.0, keys=1)]
     vector = [_c("/plain.md", 0.9), _c("/holder.md", 0.1)]
-    assert fuse_arms(lexical, vector, "en", SearchTuning())[0][0] == ("/holder.md", 0)
+    assert fuse_arms(lexical, vector, "en", PageTuning())[0][0] == ("/holder.md", 0)
 
 
 def test_phrasings_fuse_with_the_query_weighing_most() -> None:
     query = [(("/a.md", 0), 2.0), (("/b.md", 0), 1.0)]
     alternative = [(("/b.md", 0), 2.0), (("/a.md", 0), 1.0)]
-    fused = fuse_phrasings([query, alternative], SearchTuning())
+    fused = fuse_phrasings([query, alternative], PageTuning())
     assert fused[0][0] == ("/a.md", 0)
-    assert fuse_phrasings([query], SearchTuning()) == query
+    assert fuse_phrasings([query], PageTuning()) == query
     # Three alternatives that agree outweigh the query (each weighs half of it).
-    outvoted = fuse_phrasings([query, alternative, alternative, alternative], SearchTuning())
+    outvoted = fuse_phrasings([query, alternative, alternative, alternative], PageTuning())
     assert outvoted[0][0] == ("/b.md", 0)
 
 
 def test_an_unknown_fusion_is_refused_not_replaced() -> None:
     lexical, vector = [_c("/a.md", 1.0)], [_c("/a.md", 0.5)]
     with pytest.raises(ValueError, match="fusion"):
-        fuse_arms(lexical, vector, "en", SearchTuning(fusion="convx"))
+        fuse_arms(lexical, vector, "en", PageTuning(fusion="convx"))
     rankings = [[(("/a.md", 0), 1.0)], [(("/a.md", 0), 1.0)]]
     with pytest.raises(ValueError, match="phrasing fusion"):
-        fuse_phrasings(rankings, SearchTuning(phrasing_fusion="rff"))
+        fuse_phrasings(rankings, PageTuning(phrasing_fusion="rff"))

@@ -98,7 +98,7 @@ class Running:
             await self.state.database.stop()
         if self.state.replicas is not None:
             await self.state.replicas.stop()
-        await self.services.knowledge.shadow.drain()
+        await self.services.knowledge.knowledge_search.shadow.drain()
         await self.state.require_notifications().stop()
         for pool in {self.state.pool, self.state.session_pool}:
             try:

@@ -22,7 +22,7 @@ from quire.server.embeddings import EmbeddingService
 from quire.server.gate.dataset import Dataset
 from quire.server.gate.metrics import Scores, evaluate
 from quire.server.knowledge import document_writes, search
-from quire.server.knowledge.scope import ScopedCollection, resolve
+from quire.server.knowledge.reachable import ReachableCollection, resolve
 from quire.server.storage.database import apply_settings
 from quire.v1 import admin_pb2, knowledge_pb2
 
@@ -177,7 +177,7 @@ class ScratchIndex:
 
     org_id: uuid.UUID
     collection_id: uuid.UUID
-    scope: list[ScopedCollection]
+    collections: list[ReachableCollection]
     corpus_id: dict[str, str]  # Quire document id → data set document id
     ingest_seconds: float
     texts_embedded: int = 0  # by the model; the others came from the vector store
@@ -206,7 +206,7 @@ async def build_index(
             pool, embeddings, dataset, org_id, collection_id, progress, title_mode, stage
         )
         async with pool.acquire() as conn:
-            scoped = await resolve(conn, org_id, "", [str(collection_id)])
+            reached = await resolve(conn, org_id, "", [str(collection_id)])
             names = {r["document_id"]: r["file_name"] for r in await conn.fetch(FILE_NAMES, org_id)}
     except BaseException:
         async with pool.acquire() as conn:
@@ -215,7 +215,7 @@ async def build_index(
     return ScratchIndex(
         org_id=org_id,
         collection_id=collection_id,
-        scope=scoped,
+        collections=reached,
         corpus_id={str(k): v.removesuffix(".txt") for k, v in names.items()},
         ingest_seconds=ingest_s,
         texts_embedded=stage.texts_embedded,
@@ -228,7 +228,7 @@ async def rank_queries(
     embeddings: EmbeddingService,
     index: ScratchIndex,
     dataset: Dataset,
-    tuning: search.HybridTuning = search.DEFAULT_TUNING,
+    tuning: search.KnowledgeTuning = search.DEFAULT_TUNING,
     progress: Progress = _noop,
 ) -> dict[str, dict[str, list[str]]]:
     """Every query through the real LEGACY_FTS and HYBRID code, plus vector only."""
@@ -244,10 +244,10 @@ async def rank_queries(
             await apply_settings(conn, tuning.settings())
             legacy = await search.legacy(conn, index.org_id, [index.collection_id], text, DEPTH)
             hybrid = await search.hybrid(
-                conn, index.org_id, index.scope, text, vector, DEPTH, tuning
+                conn, index.org_id, index.collections, text, vector, DEPTH, tuning
             )
             vector_ids = await search.vector_only(
-                conn, index.org_id, index.scope, vector, DEPTH, tuning
+                conn, index.org_id, index.collections, vector, DEPTH, tuning
             )
         rankings["legacy"][query_id] = [ids[h.document_id] for h in legacy]
         rankings["hybrid"][query_id] = [ids[h.document_id] for h in hybrid]
@@ -271,7 +271,7 @@ async def gather_queries(
     embeddings: EmbeddingService,
     index: ScratchIndex,
     dataset: Dataset,
-    tuning: search.HybridTuning = search.DEFAULT_TUNING,
+    tuning: search.KnowledgeTuning = search.DEFAULT_TUNING,
     progress: Progress = _noop,
 ) -> dict[str, QueryArms]:
     """Runs every arm once per query so fusion variants can be scored without re-querying."""
@@ -286,9 +286,11 @@ async def gather_queries(
         ):
             await apply_settings(conn, tuning.settings())
             legacy = await search.legacy(conn, index.org_id, [index.collection_id], text, DEPTH)
-            arms = await search.gather_arms(conn, index.org_id, index.scope, text, vector, tuning)
+            arms = await search.gather_arms(
+                conn, index.org_id, index.collections, text, vector, tuning
+            )
             vector_ids = await search.vector_only(
-                conn, index.org_id, index.scope, vector, DEPTH, tuning
+                conn, index.org_id, index.collections, vector, DEPTH, tuning
             )
         out[query_id] = QueryArms(
             legacy=[ids[h.document_id] for h in legacy],
@@ -307,7 +309,7 @@ async def run_gate(
     *,
     fingerprint: str,
     recorded_by: uuid.UUID | None,
-    tuning: search.HybridTuning = search.DEFAULT_TUNING,
+    tuning: search.KnowledgeTuning = search.DEFAULT_TUNING,
     progress: Progress = _noop,
     keep_rankings: bool = False,
 ) -> GateRun:

@@ -1,4 +1,5 @@
-"""BM25 ranking of the chunk full-text arm, from per-generation term statistics.
+"""BM25 ranking of the chunk full-text arm, from per-generation term statistics (the formula
+and the term cut: retrieval/bm25.py, which also says why pages builds its own statement).
 
 Two statements: the query's lexemes with their document frequencies (primary-key lookups in
 `lexeme_stats`), then one branch per kept lexeme, each `tsv @@ '<lexeme>'::tsquery` with its
@@ -13,7 +14,6 @@ Deterministic: terms are chosen in a fixed order, and the per-chunk sum is taken
 
 from __future__ import annotations
 
-import math
 import uuid
 from collections.abc import Sequence
 from dataclasses import dataclass
@@ -21,6 +21,7 @@ from dataclasses import dataclass
 import asyncpg
 
 from quire.server.knowledge.filters import NO_FILTER, SqlFilter, compile_filter
+from quire.server.retrieval import bm25 as formula
 from quire.v1 import knowledge_pb2
 
 MAX_TERMS = 48
@@ -76,9 +77,9 @@ class Term:
 def _branch(i: int) -> str:
     base = 3 + i * 5  # $1 org, $2 k1, $3 b; five parameters per term
     c, g, q, w, a = (f"${base + n}" for n in range(1, 6))
+    score = formula.saturation("$2::float8", "$3::float8", "length(tsv)", f"{a}::float8")
     return (
-        f"SELECT document_id, chunk_ordinal, {w}::float8 * ($2::float8 + 1) / "
-        f"(1 + $2::float8 * (1 - $3::float8 + $3::float8 * length(tsv) / {a}::float8)) AS s "
+        f"SELECT document_id, chunk_ordinal, {w}::float8 * {score} AS s "
         f"FROM knowledge_chunks WHERE org_id = $1 AND collection_id = {c}::uuid "
         f"AND generation = {g}::bigint AND tsv @@ {q}::tsquery"
     )
@@ -121,14 +122,14 @@ def cut_with_ties(rows: Sequence[asyncpg.Record], depth: int, column: str) -> li
 
 
 def select_terms(rows: Sequence[asyncpg.Record], max_df_ratio: float) -> list[Term]:
-    """Keeps lexemes in at most `max_df_ratio` of their generation's chunks (df <= 20 always
-    kept: small collections), strongest idf first, at most MAX_TERMS."""
+    """Keeps lexemes in at most `max_df_ratio` of their generation's chunks (formula.kept),
+    strongest idf first, at most MAX_TERMS."""
     terms = []
     for r in rows:
         n, df = r["chunks"], r["df"]
-        if df > max(n * max_df_ratio, 20):
+        if not formula.kept(n, df, max_df_ratio):
             continue
-        idf = math.log(1 + (n - df + 0.5) / (df + 0.5))
+        idf = formula.idf(n, df)
         terms.append(Term(r["collection_id"], r["generation"], r["lexeme"], idf, r["avgdl"]))
     # Ties in idf (equal df) are common: the lexeme decides which are kept.
     terms.sort(key=lambda t: (-t.idf, t.lexeme, str(t.collection_id), t.generation))

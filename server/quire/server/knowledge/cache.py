@@ -3,8 +3,8 @@
 The key holds the organisation, the mode, every collection's id, revision, serving
 generation and term-statistics version, the normalised query, the limit and the index
 fingerprint, so any upload, edit, removal, generation flip or statistics refresh makes old
-entries unreachable. A result is written only when every collection in scope is settled
-(its index has caught up with its revision: `ScopedCollection.settled`), so a cached answer
+entries unreachable. A result is written only when every collection searched is settled
+(its index has caught up with its revision: `ReachableCollection.settled`), so a cached answer
 is the one a fresh search gives. Partial results are never written; in HYBRID a write also
 needs a passed FTS baseline gate for the current fingerprint.
 """
@@ -19,7 +19,7 @@ from collections.abc import Sequence
 import asyncpg
 
 from quire.server import telemetry
-from quire.server.knowledge.scope import ScopedCollection
+from quire.server.knowledge.reachable import ReachableCollection
 from quire.v1 import knowledge_service_pb2
 
 TTL_SECONDS = 600
@@ -45,7 +45,7 @@ def normalise(query: str) -> str:
 def key(
     org_id: uuid.UUID,
     mode: int,
-    scope: Sequence[ScopedCollection],
+    collections: Sequence[ReachableCollection],
     query: str,
     limit: int,
     fingerprint: str,
@@ -60,7 +60,7 @@ def key(
             mode,
             [
                 [str(c.collection_id), c.revision, c.serving_generation, c.stats_version]
-                for c in scope
+                for c in collections
             ],
             normalise(query),
             limit,
@@ -81,10 +81,10 @@ async def lookup(
     return knowledge_service_pb2.SearchKnowledgeResponse.FromString(raw)
 
 
-def settled(scope: Sequence[ScopedCollection]) -> bool:
-    """Whether a result over `scope` may be cached: every collection's index has caught up
+def settled(collections: Sequence[ReachableCollection]) -> bool:
+    """Whether a result over `collections` may be cached: every collection's index has caught up
     with its revision (until then the same key can get a different answer)."""
-    return all(c.settled for c in scope)
+    return all(c.settled for c in collections)
 
 
 async def gate_passed(conn: asyncpg.Connection, fingerprint: str) -> bool:

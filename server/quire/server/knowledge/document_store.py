@@ -17,6 +17,7 @@ from quire.server.failures import QuireError
 from quire.server.knowledge import metadata
 from quire.server.knowledge.filters import compile_filter
 from quire.server.knowledge.index_state import INDEX_STATE
+from quire.server.storage.database import one_row
 from quire.server.storage.timestamps import timestamp
 from quire.v1 import errors_pb2, knowledge_pb2
 
@@ -161,10 +162,7 @@ def require_transaction(conn: asyncpg.Connection) -> None:
 async def get(
     conn: asyncpg.Connection, org_id: uuid.UUID, document_id: uuid.UUID
 ) -> knowledge_pb2.Document:
-    row = await conn.fetchrow(GET, org_id, document_id)
-    if row is None:
-        raise DOCUMENT_NOT_FOUND
-    return document_message(row)
+    return document_message(await one_row(conn, DOCUMENT_NOT_FOUND, GET, org_id, document_id))
 
 
 async def id_by_key(

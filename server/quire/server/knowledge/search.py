@@ -3,16 +3,17 @@
 LEGACY_FTS is the document-level baseline (design §4). HYBRID works at chunk level on each
 collection's serving generation: a full-text arm (BM25), a vector arm and a file-name arm, plus
 the legacy arm for collections that have no ready generation yet, fused at document level by a
-convex combination of normalised scores (or RRF, `HybridTuning.fusion`); each hit carries its
-document's best chunk. READY documents the serving generation does not hold yet join the
+convex combination of normalised scores (or RRF, `KnowledgeTuning.fusion`); each hit carries
+its document's best chunk. READY documents the serving generation does not hold yet join the
 full-text arm at document level (knowledge/pending.py), and every hit says whether its
 document is indexed (`HitIndexState`).
 
 Determinism (docs/retrieval-quality.md, "Determinism"): the same data and query give the same
-ranking whatever else the database holds. The vector arm is an exact scan of the scoped
-chunks up to `HybridTuning.exact_vector_max_chunks` (HNSW's graph depends on every row ever
-inserted, other organisations' included); every ORDER BY ends with (document_id,
-chunk_ordinal); BM25 sums are exact (numeric) so their order of addition cannot matter.
+ranking whatever else the database holds. The vector arm is an exact scan of the searched
+collections' chunks up to `KnowledgeTuning.exact_vector_max_chunks` (HNSW's graph depends on
+every row ever inserted, other organisations' included); every ORDER BY ends with
+(document_id, chunk_ordinal); BM25 sums are exact (numeric) so their order of addition cannot
+matter.
 """
 
 from __future__ import annotations
@@ -34,15 +35,16 @@ from quire.indexer import fingerprint
 from quire.server import telemetry
 from quire.server.contract import SCHEMA_VERSION
 from quire.server.knowledge import bm25, filters, pending
-from quire.server.knowledge.scope import ScopedCollection
-from quire.server.retrieval.fusion import convex, normalise, rrf
+from quire.server.knowledge.reachable import ReachableCollection
+from quire.server.retrieval.fusion import normalise
 from quire.server.retrieval.lexical import headline, or_query
+from quire.server.retrieval.tuning import HybridTuning
 from quire.server.storage import snapshots
 from quire.server.storage.database import apply_settings
 from quire.v1 import knowledge_pb2
 
 QueryVector = npt.NDArray[np.float32] | Awaitable[npt.NDArray[np.float32]]
-# A query's vector under each embedding model of the collections in scope, by model name.
+# A query's vector under each embedding model of the searched collections, by model name.
 QueryVectors = QueryVector | Mapping[str, QueryVector]
 
 LEGACY = f"""
@@ -73,12 +75,12 @@ WHERE c.org_id = $1 AND c.tsv @@ q.q /*chunk_filter*/
 ORDER BY score DESC, c.document_id, c.chunk_ordinal
 LIMIT $5
 """
-# The exact vector arm: every scoped chunk's distance, through the primary key's
+# The exact vector arm: every searched chunk's distance, through the primary key's
 # (org_id, collection_id, generation) prefix. `cosine_distance()` is the function behind the
 # `<=>` operator (the same value), but the HNSW index serves only the operator, so the planner
 # cannot swap in the approximate scan. Vectors stay in the heap row (migration 0005), so the
 # scan reads no TOAST.
-# The `= ANY` conditions bound the primary-key scan to the scoped collections (joined on the
+# The `= ANY` conditions bound the primary-key scan to the searched collections (joined on the
 # unnest alone, the planner scanned the organisation's every chunk); the join keeps exact
 # (collection, generation) pairs.
 CHUNK_VECTOR_EXACT = """
@@ -117,7 +119,7 @@ SELECT count(*) FROM (
     LIMIT $4
 ) n
 """
-# HNSW with iterative scans, for scopes above the exact scan's bound: approximate, and its
+# HNSW with iterative scans, for searches above the exact scan's bound: approximate, and its
 # answer depends on the graph (every row inserted into the shared index).
 CHUNK_VECTOR = """
 WITH v AS MATERIALIZED (
@@ -185,7 +187,7 @@ def filtered(sql: str, where: Where, first_param: int) -> tuple[str, tuple[objec
     """`sql` with its filter markers filled for `where` (None: unchanged), and the filter's
     parameters, numbered from `first_param`. `/*filter*/` sits in a WHERE over documents `d`;
     `/*chunk_filter*/` in one over chunks `c` whose query has the organisation in $1 and the
-    scoped collection ids in $2."""
+    searched collection ids in $2."""
     condition = filters.compile_filter(where, first_param=first_param)
     if not condition.active:
         return sql, ()
@@ -206,22 +208,20 @@ def metadata_struct(raw: str | None) -> struct_pb2.Struct:
     return out
 
 
-@dataclass(frozen=True)
-class HybridTuning:
-    """How HYBRID turns an index into a ranking. Part of the serving fingerprint (gate
-    results and cache entries are valid for one tuning). Defaults are chosen on the DEV half
-    of SciFact train and checked on the held-out half (docs/retrieval-quality.md)."""
+@dataclass(frozen=True, kw_only=True)
+class KnowledgeTuning(HybridTuning):
+    """How HYBRID turns an index into a ranking: knowledge's values of the hybrid knobs
+    (retrieval/tuning.py says what each means) and the knobs only knowledge has. Part of the
+    serving fingerprint (gate results and cache entries are valid for one tuning). Defaults
+    are chosen on the DEV half of SciFact train and checked on the held-out half
+    (docs/retrieval-quality.md).
 
-    # Chunk candidates per chunk arm; documents per file-name and legacy arm.
+    Fusion is per document: its best chunk's score in each chunk arm. The lexical, file-name
+    and legacy arms are the sparse ones (`pad_sparse_arms`)."""
+
     depth: int = 200
-    # "convex": Σ weight × normalised score per document (its best chunk's score in each
-    # chunk arm); "rrf": Σ weight / (rrf_k + rank).
     fusion: str = "convex"
-    # Convex only: "zscore" (shifted so an arm's lowest candidate is 0) or "minmax".
     normalisation: str = "zscore"
-    # Convex only: the lexical, file-name and legacy arms count as `depth` long, the places
-    # they did not fill scoring 0 (what BM25 gives a document that matches no query term), so
-    # a query matching a handful of documents puts them far above the rest.
     pad_sparse_arms: bool = True
     fts_weight: float = 0.45
     vector_weight: float = 0.55
@@ -229,16 +229,17 @@ class HybridTuning:
     # A collection without a ready generation is answered by the legacy arm alone: it stands
     # in for both chunk arms.
     legacy_weight: float = 1.0
-    rrf_k: int = 5
+    # An int literal: the fingerprint hashes the JSON of this value (5, not 5.0).
+    rrf_k: float = 5
     # "bm25" (when the generation has statistics) or "ts_rank_cd".
     lexical: str = "bm25"
     rank_normalization: int = 1
-    bm25_k1: float = 1.2
-    bm25_b: float = 0.5
+    k1: float = 1.2
+    b: float = 0.5
     max_df_ratio: float = 0.25
-    # The vector arm scans every scoped chunk exactly when the serving generations hold at
-    # most this many chunks together (by their term statistics), else uses HNSW with
-    # iterative scans. 0: always HNSW. Where the line is: benchmarks/vector_exact.py.
+    # Counted over the serving generations of the searched collections together (by their
+    # term statistics); HNSW with iterative scans above it. 0: always HNSW. Where the line
+    # is: benchmarks/vector_exact.py.
     exact_vector_max_chunks: int = 20_000
     # Index scans only: custom plans and enable_seqscan off for the transaction, bitmap scans
     # off for the HNSW statement. Each BM25 branch takes its lexeme from a parameter, and
@@ -263,10 +264,10 @@ class HybridTuning:
         return out
 
 
-DEFAULT_TUNING = HybridTuning()
+DEFAULT_TUNING = KnowledgeTuning()
 # What served before the convex fusion and the exact vector arm: the baseline cell of
 # benchmarks/knowledge_search.py and a row of benchmarks/quality.py.
-PREVIOUS_TUNING = HybridTuning(
+PREVIOUS_TUNING = KnowledgeTuning(
     depth=100,
     fusion="rrf",
     fts_weight=1.0,
@@ -276,11 +277,17 @@ PREVIOUS_TUNING = HybridTuning(
 )
 
 
-def serving_fingerprint(embedder_fingerprint: str, tuning: HybridTuning = DEFAULT_TUNING) -> str:
+# The tuning's fields under the names they had when gate results were first recorded: a
+# rename must not make every recorded gate result and cache entry unreachable.
+_FINGERPRINT_NAMES = {"k1": "bm25_k1", "b": "bm25_b"}
+
+
+def serving_fingerprint(embedder_fingerprint: str, tuning: KnowledgeTuning = DEFAULT_TUNING) -> str:
     """What a gate result and cache entries are valid for: the index (model, chunking,
     normalisation) plus the hybrid tuning that turns it into rankings."""
+    knobs = {_FINGERPRINT_NAMES.get(name, name): value for name, value in asdict(tuning).items()}
     material = json.dumps(
-        [fingerprint.collection_fingerprint(embedder_fingerprint, "1"), asdict(tuning)],
+        [fingerprint.collection_fingerprint(embedder_fingerprint, "1"), knobs],
         sort_keys=True,
     )
     return hashlib.sha256(material.encode()).hexdigest()[:32]
@@ -320,7 +327,7 @@ async def legacy(
 ChunkKey = tuple[uuid.UUID, int]
 # The most tuples one filtered iterative HNSW scan visits (pgvector's default is 20,000): a
 # filter the exact scan does not serve keeps over exact_vector_max_chunks chunks, so the
-# depth's candidates are found within about depth / (that share of the scope) tuples.
+# depth's candidates are found within about depth / (that share of the searched chunks) tuples.
 FILTERED_SCAN_TUPLES = 200_000
 
 
@@ -345,10 +352,10 @@ class Arms:
 async def gather_arms(
     conn: asyncpg.Connection,
     org_id: uuid.UUID,
-    scope: Sequence[ScopedCollection],
+    collections: Sequence[ReachableCollection],
     query: str,
     vector: QueryVectors,
-    tuning: HybridTuning = DEFAULT_TUNING,
+    tuning: KnowledgeTuning = DEFAULT_TUNING,
     *,
     where: Where = None,
     pool: asyncpg.Pool | None = None,
@@ -368,9 +375,11 @@ async def gather_arms(
     `conn`), its candidates merged by similarity."""
     if isinstance(vector, Mapping):
         if len(vector) > 1:
-            return await _gather_arms_per_model(conn, org_id, scope, query, vector, tuning, where)
+            return await _gather_arms_per_model(
+                conn, org_id, collections, query, vector, tuning, where
+            )
         vector = next(iter(vector.values()))
-    indexed = [c for c in scope if c.serving_generation > 0]
+    indexed = [c for c in collections if c.serving_generation > 0]
     ids = [c.collection_id for c in indexed]
     gens = [c.serving_generation for c in indexed]
     arms = Arms()
@@ -402,7 +411,7 @@ async def gather_arms(
                 snapshots.beside(pool, snapshot, tuning.settings(), exact_scan)
             )
     try:
-        await _text_arms(conn, org_id, scope, query, arms, tuning, chunks, where)
+        await _text_arms(conn, org_id, collections, query, arms, tuning, chunks, where)
         if indexed:
             vec_rows = None
             if side is not None:
@@ -428,13 +437,13 @@ async def gather_arms(
 async def _gather_arms_per_model(
     conn: asyncpg.Connection,
     org_id: uuid.UUID,
-    scope: Sequence[ScopedCollection],
+    collections: Sequence[ReachableCollection],
     query: str,
     vectors: Mapping[str, QueryVector],
-    tuning: HybridTuning,
+    tuning: KnowledgeTuning,
     where: Where,
 ) -> Arms:
-    indexed = [c for c in scope if c.serving_generation > 0]
+    indexed = [c for c in collections if c.serving_generation > 0]
     arms = Arms()
     chunks: int | None = None
     if indexed:
@@ -444,7 +453,7 @@ async def _gather_arms_per_model(
         )
         if stats["generations"] == len(ids):
             chunks = stats["chunks"]  # every model's share is at most this: exact stays exact
-    await _text_arms(conn, org_id, scope, query, arms, tuning, chunks, where)
+    await _text_arms(conn, org_id, collections, query, arms, tuning, chunks, where)
     rows: list[asyncpg.Record] = []
     exact = True
     for model, vector in vectors.items():
@@ -475,17 +484,17 @@ async def _gather_arms_per_model(
 async def _text_arms(
     conn: asyncpg.Connection,
     org_id: uuid.UUID,
-    scope: Sequence[ScopedCollection],
+    collections: Sequence[ReachableCollection],
     query: str,
     arms: Arms,
-    tuning: HybridTuning,
+    tuning: KnowledgeTuning,
     chunks: int | None,
     where: Where,
 ) -> None:
-    """The arms that need only the query's text: full-text (BM25 when `chunks`, the scoped
+    """The arms that need only the query's text: full-text (BM25 when `chunks`, the searched
     generations' chunk count, is known), pending documents, file names, legacy."""
-    indexed = [c for c in scope if c.serving_generation > 0]
-    unindexed = [c.collection_id for c in scope if c.serving_generation == 0]
+    indexed = [c for c in collections if c.serving_generation > 0]
+    unindexed = [c.collection_id for c in collections if c.serving_generation == 0]
     ids = [c.collection_id for c in indexed]
     gens = [c.serving_generation for c in indexed]
     if indexed:
@@ -498,8 +507,8 @@ async def _text_arms(
                     gens,
                     query,
                     tuning.depth,
-                    k1=tuning.bm25_k1,
-                    b=tuning.bm25_b,
+                    k1=tuning.k1,
+                    b=tuning.b,
                     max_df_ratio=tuning.max_df_ratio,
                     where=where,
                 )
@@ -517,7 +526,7 @@ async def _text_arms(
         name_rows = await conn.fetch(
             sql,
             org_id,
-            [c.collection_id for c in scope],
+            [c.collection_id for c in collections],
             query.strip(),
             tuning.depth + bm25.TIE_MARGIN,
             *extra,
@@ -536,15 +545,15 @@ async def _vector_arm(
     gens: list[int],
     vector: npt.NDArray[np.float32] | Awaitable[npt.NDArray[np.float32]],
     arms: Arms,
-    tuning: HybridTuning,
+    tuning: KnowledgeTuning,
     chunks: int | None,
     where: Where,
 ) -> list[asyncpg.Record]:
-    """The vector arm on the search's own connection: exact when the chunks in scope (those
+    """The vector arm on the search's own connection: exact when the chunks searched (those
     `where` leaves, counted here) are within the bound, else HNSW; notes which in `arms`."""
     ready = vector if isinstance(vector, np.ndarray) else await vector
     if where is not None:
-        # What the filter leaves decides, not the whole scope.
+        # What the filter leaves decides, not every searched chunk.
         sql, extra = filtered(FILTERED_CHUNKS, where, 5)
         bound = tuning.exact_vector_max_chunks
         chunks = await conn.fetchval(sql, org_id, ids, gens, bound + 1, *extra)
@@ -568,10 +577,10 @@ async def _vector_arm(
 async def _pending_arm(
     conn: asyncpg.Connection,
     org_id: uuid.UUID,
-    behind: Sequence[ScopedCollection],
+    behind: Sequence[ReachableCollection],
     query: str,
     arms: Arms,
-    tuning: HybridTuning,
+    tuning: KnowledgeTuning,
     where: Where,
 ) -> None:
     """The pending documents of `behind` (collections whose backlog has rows) and their
@@ -604,7 +613,7 @@ async def vector_rows(
     gens: list[int],
     vector: npt.NDArray[np.float32],
     depth: int,
-    tuning: HybridTuning,
+    tuning: KnowledgeTuning,
     *,
     exact: bool,
     where: Where = None,
@@ -641,7 +650,7 @@ def _best_per_document(chunks: Sequence[tuple[ChunkKey, float]]) -> list[tuple[u
 
 
 def fuse(
-    arms: Arms, tuning: HybridTuning, limit: int | None
+    arms: Arms, tuning: KnowledgeTuning, limit: int | None
 ) -> tuple[list[tuple[uuid.UUID, float]], dict[uuid.UUID, int]]:
     """The document ranking (document, fused score), best first, cut to `limit` (None: all),
     and each document's best chunk: the one the chunk arms, fused the same way at chunk level,
@@ -668,25 +677,12 @@ def fuse(
             tuning.file_name_weight,
             tuning.legacy_weight,
         ]
-        chunk_arms = [arms.fts, arms.vector]
-        chunk_weights = weights[:2]
+        fused = tuning.fuse(docs, weights, sparse=[True, False, True, True])
+        chunk_ranking = tuning.fuse([arms.fts, arms.vector], weights[:2], sparse=[True, False])
         if tuning.fusion == "rrf":
-            fused = rrf([[d for d, _ in arm] for arm in docs], k=tuning.rrf_k, weights=weights)
             stand_in = {d: 1 / (tuning.rrf_k + r) for r, (d, _) in enumerate(lexical, 1)}
-            chunk_ranking = rrf(
-                [[k for k, _ in arm] for arm in chunk_arms], k=tuning.rrf_k, weights=chunk_weights
-            )
-        elif tuning.fusion == "convex":
-            pad = tuning.depth if tuning.pad_sparse_arms else 0
-            fused = convex(
-                docs, weights=weights, method=tuning.normalisation, pad_to=[pad, 0, pad, pad]
-            )
-            stand_in = _vector_stand_in(lexical, docs[1], tuning) if arms.pending else {}
-            chunk_ranking = convex(
-                chunk_arms, weights=chunk_weights, method=tuning.normalisation, pad_to=[pad, 0]
-            )
         else:
-            raise ValueError(f"unknown fusion {tuning.fusion!r}")
+            stand_in = _vector_stand_in(lexical, docs[1], tuning) if arms.pending else {}
         if arms.pending:
             fused = _stand_in(
                 fused, {d: tuning.vector_weight * stand_in.get(d, 0.0) for d, _ in arms.pending}
@@ -700,32 +696,34 @@ def fuse(
 async def hybrid(
     conn: asyncpg.Connection,
     org_id: uuid.UUID,
-    scope: Sequence[ScopedCollection],
+    collections: Sequence[ReachableCollection],
     query: str,
     vector: QueryVectors,
     limit: int,
-    tuning: HybridTuning = DEFAULT_TUNING,
+    tuning: KnowledgeTuning = DEFAULT_TUNING,
     *,
     where: Where = None,
     with_metadata: bool = False,
     pool: asyncpg.Pool | None = None,
 ) -> list[knowledge_pb2.KnowledgeHit]:
-    """Needs the caller's transaction to hold the tuning settings (see HybridTuning.settings).
+    """Needs the caller's transaction to hold the tuning settings (see KnowledgeTuning.settings).
     `vector` may still be computing, and `pool` lets the arms run side by side (see
     gather_arms)."""
-    arms = await gather_arms(conn, org_id, scope, query, vector, tuning, where=where, pool=pool)
+    arms = await gather_arms(
+        conn, org_id, collections, query, vector, tuning, where=where, pool=pool
+    )
     return await hits_for(
-        conn, org_id, scope, query, arms, tuning, limit, with_metadata=with_metadata
+        conn, org_id, collections, query, arms, tuning, limit, with_metadata=with_metadata
     )
 
 
 async def hits_for(
     conn: asyncpg.Connection,
     org_id: uuid.UUID,
-    scope: Sequence[ScopedCollection],
+    collections: Sequence[ReachableCollection],
     query: str,
     arms: Arms,
-    tuning: HybridTuning,
+    tuning: KnowledgeTuning,
     limit: int,
     *,
     with_metadata: bool = False,
@@ -744,7 +742,7 @@ async def hits_for(
         names = {r["document_id"]: r["file_name"] for r in rows}
         ranked = sorted(ranked, key=lambda item: (-item[1], names.get(item[0], ""), str(item[0])))
     fused = ranked[:limit]
-    indexed = [c for c in scope if c.serving_generation > 0]
+    indexed = [c for c in collections if c.serving_generation > 0]
     ids = [c.collection_id for c in indexed]
     gens = [c.serving_generation for c in indexed]
     chosen = [doc for doc, _ in fused]
@@ -757,7 +755,7 @@ async def hits_for(
     headlines = await pending.snippets(
         conn, org_id, [d for d in chosen if d in arms.pending_ids and d not in best_chunk], query
     )
-    unindexed = {c.collection_id for c in scope if c.serving_generation == 0}
+    unindexed = {c.collection_id for c in collections if c.serving_generation == 0}
     hits = []
     for rank, (doc, score) in enumerate(fused, start=1):
         meta = docs.get(doc)
@@ -796,12 +794,11 @@ async def hits_for(
 def _vector_stand_in(
     lexical: Sequence[tuple[uuid.UUID, float]],
     vector: Sequence[tuple[uuid.UUID, float]],
-    tuning: HybridTuning,
+    tuning: KnowledgeTuning,
 ) -> dict[uuid.UUID, float]:
     """Convex fusion: each full-text candidate's normalised score relative to the best one,
     times the vector arm's best normalised score (see `fuse`)."""
-    pad = tuning.depth if tuning.pad_sparse_arms else 0
-    shares = normalise(lexical, tuning.normalisation, pad)
+    shares = normalise(lexical, tuning.normalisation, tuning.sparse_pad)
     best_vector = max(normalise(vector, tuning.normalisation).values(), default=0.0)
     top = max(shares.values(), default=0.0)
     if top <= 0:
@@ -829,14 +826,14 @@ def _tied(ranked: Sequence[tuple[uuid.UUID, float]], limit: int) -> list[uuid.UU
 async def vector_only(
     conn: asyncpg.Connection,
     org_id: uuid.UUID,
-    scope: Sequence[ScopedCollection],
+    collections: Sequence[ReachableCollection],
     vector: npt.NDArray[np.float32],
     limit: int,
-    tuning: HybridTuning = DEFAULT_TUNING,
+    tuning: KnowledgeTuning = DEFAULT_TUNING,
 ) -> list[uuid.UUID]:
     """Document ids by their best chunk's distance (diagnosis for the quality harness), with
-    the vector arm HYBRID would use for this scope."""
-    indexed = [c for c in scope if c.serving_generation > 0]
+    the vector arm HYBRID would use for these collections."""
+    indexed = [c for c in collections if c.serving_generation > 0]
     ids = [c.collection_id for c in indexed]
     gens = [c.serving_generation for c in indexed]
     stats = await conn.fetchrow(bm25.STATS, org_id, ids, gens)

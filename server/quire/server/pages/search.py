@@ -11,6 +11,7 @@ default):
   field it is in: the page title (A), the chunk's headings (B), the page's front matter
   description and keywords (C). Lexemes in more than `max_df_ratio` of the chunks are dropped.
   One GIN lookup per lexeme; it needs only the text, so it runs while the query is embedded.
+  The formula, shared with knowledge search: retrieval/bm25.py.
 - Vector: HNSW cosine with iterative scans, so the namespace filter cannot starve it.
 
 A query's language is told from its script, among the namespace's languages (see
@@ -43,9 +44,10 @@ from quire.indexer.pages.language import query_language, text_search_config
 from quire.server import canonical_json, telemetry
 from quire.server.contract import SCHEMA_VERSION
 from quire.server.pages.namespace_models import OtherModel
-from quire.server.retrieval import search_config
-from quire.server.retrieval.fusion import convex, rrf
+from quire.server.retrieval import bm25, search_config
+from quire.server.retrieval.fusion import fuse
 from quire.server.retrieval.lexical import lexeme_query
+from quire.server.retrieval.tuning import HybridTuning
 from quire.server.storage.database import apply_settings, remaining_ms
 from quire.server.storage.snapshots import EXPORT, NoSecondConnection, beside, on_snapshot
 from quire.v1 import pages_pb2, search_config_pb2
@@ -56,29 +58,32 @@ MAX_HITS_PER_PAGE = 3
 ALTERNATIVE_TIMEOUT_S = 5.0
 
 
-@dataclass(frozen=True)
-class SearchTuning:
-    """Candidate depth per arm, fusion and lexical weights (docs/retrieval-quality.md)."""
+@dataclass(frozen=True, kw_only=True)
+class PageTuning(HybridTuning):
+    """Pages' values of the hybrid knobs (retrieval/tuning.py says what each means) and the
+    knobs only pages have (docs/retrieval-quality.md, "Pages")."""
 
     depth: int = 40
-    # "convex" (normalised scores, `vector_weight` and `fts_weight`) or "rrf" (`rrf_k`).
     fusion: str = "convex"
     normalisation: str = "zscore"
+    pad_sparse_arms: bool = True
     rrf_k: float = 60
     fts_weight: float = 1.0
     vector_weight: float = 1.2
+    k1: float = 1.2
+    b: float = 0.75
+    max_df_ratio: float = 0.15
+    # Namespaces of at most this many chunks are searched exactly in the vector arm. The
+    # exact scan costs 0.6–0.9 ms per 1,000 chunks, all on the search's critical path; this
+    # bound keeps it within the 10 ms p50 budget (docs/retrieval-quality.md, "Determinism").
+    exact_vector_max_chunks: int = 2_000
     # Phrasings (a query and its alternatives) are fused with RRF at `phrasing_k` ("rrf"), or
     # as a convex combination of their min-max normalised scores ("convex"), the
     # alternatives weighing `alternative_weight` each against the query's 1.
     phrasing_fusion: str = "convex"
     phrasing_k: float = 60
     alternative_weight: float = 0.5
-    # BM25 of the full-text arm, as the knowledge chunk arm (knowledge.search.HybridTuning).
-    k1: float = 1.2
-    b: float = 0.75
-    # Lexemes in more than this share of the namespace's chunks carry little idf and would
-    # make the arm rank most of the namespace; they are left to the vector arm.
-    max_df_ratio: float = 0.15
+    # At most this many of the query's lexemes, strongest idf first.
     max_terms: int = 16
     # Added (× idf) when the lexeme is in the page title, the chunk's headings, or the page's
     # description and keywords (weights A, B, C): docs sites name a page's topic there. One
@@ -91,11 +96,6 @@ class SearchTuning:
     # language its vector arm is mostly noise and weighs `foreign_vector_weight` instead.
     model_languages: tuple[str, ...] = ("en",)
     foreign_vector_weight: float = 0.1
-    # Namespaces of at most this many chunks are searched exactly in the vector arm: the same
-    # ranking whatever else the shared HNSW index holds. Above it, HNSW (approximate). The
-    # exact scan costs 0.6–0.9 ms per 1,000 chunks, all on the search's critical path; this
-    # bound keeps it within the 10 ms p50 budget (docs/retrieval-quality.md, "Determinism").
-    exact_vector_max_chunks: int = 2_000
     # Chunks holding the query's rare identifiers (`key_tokens` in at most this share of the
     # chunks) rank before those that do not: a developer who types one wants where it is.
     key_tokens_first: bool = True
@@ -120,9 +120,9 @@ Ranked = list[tuple[Key, float]]
 
 
 @dataclass(frozen=True)
-class Scope:
+class SearchedNamespace:
     """What one search reads: a namespace of an organisation, and whether its vector arm is
-    exact (`SearchTuning.exact_vector_max_chunks`)."""
+    exact (`PageTuning.exact_vector_max_chunks`)."""
 
     org_id: uuid.UUID
     namespace: str
@@ -142,6 +142,7 @@ class Candidate:
 # probe whatever the table statistics say), so the plan holds on a never-analysed namespace.
 # Each analysis' branch is its own GIN lookup per lexeme.
 # Ordering and limiting the groups before numbering them keeps it a top-N sort over matches.
+_SATURATION = bm25.saturation("$8::float8", "$9::float8", "c.lexemes", "tm.avgdl")
 _FIELDS = """
            + $10::float8 * (c.fields @@ tm.in_fields)::int"""
 LEXICAL = f"""
@@ -172,7 +173,7 @@ query_lexemes AS (
 terms AS MATERIALIZED (
     SELECT ql.analysis, ls.lexeme, {lexeme_query("ls.lexeme")} AS query,
            {lexeme_query("ls.lexeme", "ABC")} AS in_fields,
-           ln(1 + (t.chunks - ls.df + 0.5::float8) / (ls.df + 0.5::float8)) AS idf,
+           {bm25.idf_sql("t.chunks", "ls.df")} AS idf,
            CASE WHEN ql.analysis = 'e' THEN t.avgdl ELSE t.stem_avgdl END AS avgdl,
            -- One of the query's rare identifiers (search.key_tokens).
            ls.lexeme = ANY($11::text[]) AND $12::float8 >= 0
@@ -185,13 +186,12 @@ terms AS MATERIALIZED (
         WHERE l.org_id = $1 AND l.namespace = $2 AND l.analysis = ql.analysis
           AND l.lexeme = ql.lexeme LIMIT 1
     ) ls
-    WHERE ls.df <= greatest(t.chunks * $7::float8, 20)
+    WHERE {bm25.kept_sql("t.chunks", "ls.df", "$7::float8")}
     ORDER BY idf DESC, ql.analysis, ls.lexeme LIMIT $6
 ),
 matches AS (
     SELECT c.path, c.chunk_ordinal, c.language, tm.is_key,
-           tm.idf * (($8::float8 + 1) / (1 + $8::float8 * (1 - $9::float8
-               + $9::float8 * c.lexemes / tm.avgdl)){_FIELDS}) AS score
+           tm.idf * ({_SATURATION}{_FIELDS}) AS score
     FROM terms tm
     JOIN LATERAL (
         SELECT c.path, c.chunk_ordinal, c.language, c.lexemes, c.tsv_fields AS fields
@@ -200,8 +200,7 @@ matches AS (
     ) c ON true
     UNION ALL
     SELECT c.path, c.chunk_ordinal, c.language, tm.is_key,
-           tm.idf * (($8::float8 + 1) / (1 + $8::float8 * (1 - $9::float8
-               + $9::float8 * c.lexemes / tm.avgdl)){_FIELDS}) AS score
+           tm.idf * ({_SATURATION}{_FIELDS}) AS score
     FROM terms tm
     JOIN LATERAL (
         SELECT c.path, c.chunk_ordinal, c.language, c.stem_lexemes AS lexemes,
@@ -276,16 +275,16 @@ def _arm_settings(depth: int) -> dict[str, str]:
 
 async def _lexical(
     conn: asyncpg.Connection,
-    scope: Scope,
+    searched: SearchedNamespace,
     query: str,
     language: QueryLanguage,
-    tuning: SearchTuning,
+    tuning: PageTuning,
 ) -> list[Candidate]:
     with telemetry.tracer.start_as_current_span("search.fts"):
         rows = await conn.fetch(
             LEXICAL,
-            scope.org_id,
-            scope.namespace,
+            searched.org_id,
+            searched.namespace,
             cjk_bigrams(query),
             identifiers(query),
             language.config,
@@ -311,14 +310,16 @@ async def _lexical(
 
 async def _vector(
     conn: asyncpg.Connection,
-    scope: Scope,
+    searched: SearchedNamespace,
     vector: npt.NDArray[np.float32],
-    tuning: SearchTuning,
+    tuning: PageTuning,
 ) -> list[Candidate]:
-    exact = scope.exact_vectors
+    exact = searched.exact_vectors
     with telemetry.tracer.start_as_current_span("search.vector", attributes={"exact": exact}):
         statement = EXACT_VECTOR if exact else VECTOR
-        rows = await conn.fetch(statement, scope.org_id, scope.namespace, vector, tuning.depth)
+        rows = await conn.fetch(
+            statement, searched.org_id, searched.namespace, vector, tuning.depth
+        )
     return [Candidate((r["path"], r["chunk_ordinal"]), r["score"], r["language"]) for r in rows]
 
 
@@ -326,7 +327,7 @@ def fuse_arms(
     lexical: Sequence[Candidate],
     vector: Sequence[Candidate],
     language: str,
-    tuning: SearchTuning,
+    tuning: PageTuning,
 ) -> list[tuple[Key, float]]:
     """One phrasing's ranking: the arms fused, chunks in another language demoted."""
     understood = language.split("-", 1)[0] in tuning.model_languages
@@ -335,13 +336,8 @@ def fuse_arms(
         tuning.vector_weight if understood else tuning.foreign_vector_weight,
     ]
     arms = [[(c.key, c.score) for c in arm] for arm in (lexical, vector)]
-    if tuning.fusion == "rrf":
-        fused = rrf([[key for key, _ in arm] for arm in arms], k=tuning.rrf_k, weights=weights)
-    elif tuning.fusion == "convex":
-        # Full-text scores are 0 for every chunk the arm did not return (see normalise).
-        fused = convex(arms, weights=weights, method=tuning.normalisation, pad_to=[tuning.depth, 0])
-    else:
-        raise ValueError(f"unknown fusion {tuning.fusion!r}")
+    # Full-text scores are 0 for every chunk the arm did not return (see normalise).
+    fused = tuning.fuse(arms, weights, sparse=[True, False])
     languages = {c.key: c.language for arm in (lexical, vector) for c in arm}
     if tuning.language_penalty != 1.0:
         fused = [
@@ -357,52 +353,55 @@ def fuse_arms(
 
 
 def fuse_phrasings(
-    rankings: Sequence[Sequence[tuple[Key, float]]], tuning: SearchTuning
+    rankings: Sequence[Sequence[tuple[Key, float]]], tuning: PageTuning
 ) -> list[tuple[Key, float]]:
     """The query's ranking and its alternatives' (each fused already), fused."""
     if len(rankings) == 1:
         return list(rankings[0])
     weights = [1.0] + [tuning.alternative_weight] * (len(rankings) - 1)
-    if tuning.phrasing_fusion == "convex":
-        return convex(rankings, weights=weights, method="minmax")
-    if tuning.phrasing_fusion == "rrf":
-        return rrf([[key for key, _ in r] for r in rankings], k=tuning.phrasing_k, weights=weights)
-    raise ValueError(f"unknown phrasing fusion {tuning.phrasing_fusion!r}")
+    return fuse(
+        rankings,
+        method=tuning.phrasing_fusion,
+        weights=weights,
+        rrf_k=tuning.phrasing_k,
+        normalisation="minmax",
+        what="phrasing fusion",
+    )
 
 
 async def arm_candidates(
     conn: asyncpg.Connection,
-    scope: Scope,
+    searched: SearchedNamespace,
     query: str,
     vector: npt.NDArray[np.float32],
-    tuning: SearchTuning,
+    tuning: PageTuning,
     which: str,
 ) -> list[Key]:
     """One arm alone ("fts" or "vector"), for the quality benchmark's per-arm figures."""
     if which == "fts":
-        row = await conn.fetchrow(VERSION, scope.org_id, scope.namespace)
+        row = await conn.fetchrow(VERSION, searched.org_id, searched.namespace)
         language = QueryLanguage.of(query, present=row["languages"], default=row["language"])
-        found = await _lexical(conn, scope, query, language, tuning)
+        found = await _lexical(conn, searched, query, language, tuning)
     else:
-        found = await _vector(conn, scope, vector, tuning)
+        found = await _vector(conn, searched, vector, tuning)
     return [c.key for c in found]
 
 
 async def _arms(
     conn: asyncpg.Connection,
-    scope: Scope,
+    searched: SearchedNamespace,
     query: str,
     language: QueryLanguage,
     vectors: asyncio.Future[npt.NDArray[np.float32]],
     index: int,
-    tuning: SearchTuning,
+    tuning: PageTuning,
 ) -> list[tuple[Key, float]]:
     """One phrasing: the full-text arm first (it needs no vector, so it overlaps the query
     embedding), then the vector arm on row `index` of `vectors`, fused."""
-    fts = await _lexical(conn, scope, query, language, tuning)
+    fts = await _lexical(conn, searched, query, language, tuning)
     # Shielded: an alternative that times out must not cancel the embedding others await.
     vector = (await asyncio.shield(vectors))[index]
-    vec = await _vector(conn, scope, vector, tuning)
+    vec = await _vector(conn, searched, vector, tuning)
     return fuse_arms(fts, vec, language.language, tuning)
 
 
@@ -420,10 +419,10 @@ async def rank_phrasings(
     pool: asyncpg.Pool,
     conn: asyncpg.Connection,
     settings: Mapping[str, str],
-    scope: Scope,
+    searched: SearchedNamespace,
     phrasings: Sequence[tuple[str, QueryLanguage]],
     vectors: asyncio.Future[npt.NDArray[np.float32]],
-    tuning: SearchTuning,
+    tuning: PageTuning,
 ) -> Rankings:
     """Ranks the query (`phrasings[0]`) and its alternatives inside the search transaction
     of `conn` (REPEATABLE READ, `settings` applied). Each alternative runs on a connection of
@@ -435,20 +434,20 @@ async def rank_phrasings(
     spare (storage/snapshots.beside). An alternative that fails or takes more than
     ALTERNATIVE_TIMEOUT_S is left out with a warning; the query's failure is the call's."""
     (query, language), alternatives = phrasings[0], phrasings[1:]
-    parallel = scope.exact_vectors
+    parallel = searched.exact_vectors
     snapshot = await conn.fetchval(EXPORT) if alternatives or parallel else ""
 
     async def query_vector(other: asyncpg.Connection) -> list[Candidate]:
         # Shielded: an alternative that times out must not cancel the embedding others await.
         vector = (await asyncio.shield(vectors))[0]
-        return await _vector(other, scope, vector, tuning)
+        return await _vector(other, searched, vector, tuning)
 
     async def alternative(index: int, text: str, lang: QueryLanguage) -> Ranked:
         return await on_snapshot(
             pool,
             snapshot,
             settings,
-            lambda other: _arms(other, scope, text, lang, vectors, index, tuning),
+            lambda other: _arms(other, searched, text, lang, vectors, index, tuning),
         )
 
     tasks: list[asyncio.Task[Ranked]] = [
@@ -459,7 +458,7 @@ async def rank_phrasings(
         asyncio.create_task(beside(pool, snapshot, settings, query_vector)) if parallel else None
     )
     try:
-        fts = await _lexical(conn, scope, query, language, tuning)
+        fts = await _lexical(conn, searched, query, language, tuning)
         vec: list[Candidate] | None = None
         if vector_task is not None:
             with contextlib.suppress(NoSecondConnection):
@@ -559,7 +558,7 @@ async def search_pages(
     limit: int,
     max_output_bytes: int,
     override: search_config_pb2.PageSearchConfig | None = None,
-    tuning: SearchTuning = SearchTuning(),
+    tuning: PageTuning = PageTuning(),
     embedding_model: str | None = None,
 ) -> pages_pb2.SearchResult | None:
     """None when the namespace does not exist. `vectors`: the embeddings of the query and the
@@ -592,12 +591,14 @@ async def search_pages(
             QueryLanguage.of(text, present=row["languages"], default=row["language"])
             for text in (query, *alternatives)
         ]
-        scope = Scope(org_id, namespace, row["chunks"] <= tuning.exact_vector_max_chunks)
+        searched = SearchedNamespace(
+            org_id, namespace, row["chunks"] <= tuning.exact_vector_max_chunks
+        )
         ranked = await rank_phrasings(
             pool,
             conn,
             local,
-            scope,
+            searched,
             list(zip((query, *alternatives), languages, strict=True)),
             vectors,
             tuning,

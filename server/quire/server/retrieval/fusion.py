@@ -8,6 +8,8 @@
   from it. Score gaps count: a rare exact token that puts one page far ahead of the rest in
   the full-text arm keeps that lead.
 
+`fuse` chooses one of the two by name, as both searches' tunings do (retrieval/tuning.py).
+
 Both are deterministic: equal scores keep the order in which keys were first seen (the arms in
 the order given, each best first).
 """
@@ -81,3 +83,23 @@ def convex(
         for key, value in normalise(arm, method, pad).items():
             scores[key] = scores.get(key, 0.0) + weight * value
     return _ordered(scores)
+
+
+def fuse(
+    arms: Sequence[Sequence[tuple[K, float]]],
+    *,
+    method: str,
+    weights: Sequence[float],
+    rrf_k: float = DEFAULT_K,
+    normalisation: str = "minmax",
+    pad_to: Sequence[int] | None = None,
+    what: str = "fusion",
+) -> list[tuple[K, float]]:
+    """The arms (each best first, with its scores) fused by `method`: "rrf" (their ranks, at
+    `rrf_k`) or "convex" (their scores normalised by `normalisation`, padded by `pad_to`).
+    Another method is a ValueError naming `what`, never a silent default."""
+    if method == "rrf":
+        return rrf([[key for key, _ in arm] for arm in arms], k=rrf_k, weights=weights)
+    if method == "convex":
+        return convex(arms, weights=weights, method=normalisation, pad_to=pad_to)
+    raise ValueError(f"unknown {what} {method!r}")

@@ -4,46 +4,38 @@ and index status."""
 from __future__ import annotations
 
 import asyncio
-import time
 import uuid
-from collections.abc import AsyncIterator, Awaitable, Sequence
+from collections.abc import AsyncIterator, Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
 import asyncpg
-import numpy as np
-import numpy.typing as npt
 from grpc import aio
 
-from quire.indexer import api as indexer
 from quire.server import models
 from quire.server.contract import SCHEMA_VERSION
 from quire.server.contract import bounds as contract_bounds
-from quire.server.embeddings import discard
-from quire.server.failures import QuireError, above_search_limit, error_detail, invalid
+from quire.server.failures import QuireError, error_detail, invalid
 from quire.server.knowledge import (
     agent_listing,
+    agent_store,
     bulk_delete,
-    cache,
+    collection_store,
     document_store,
     document_watch,
     document_writes,
     filters,
     metadata,
-    scope,
-    search,
+    reachable,
 )
 from quire.server.knowledge.index_status import index_status
-from quire.server.knowledge.policy import effective_mode
-from quire.server.knowledge.shadow import ShadowRunner
+from quire.server.knowledge.search_entry import KnowledgeSearch, SearchCall
 from quire.server.read_routing import state_token
 from quire.server.rpc import principal
 from quire.server.services import document_requests
 from quire.server.state import AppState
-from quire.server.storage.database import apply_settings, transaction
-from quire.server.storage.timestamps import timestamp
+from quire.server.storage.database import transaction
 from quire.server.validation import (
-    bounded,
     clean_text,
     name_field,
     number,
@@ -60,79 +52,10 @@ from quire.v1 import (
     knowledge_service_pb2_grpc,
 )
 
-COLLECTION_COLUMNS = """
-c.collection_id, c.name, c.revision, c.serving_generation, c.created_at, c.embedding_model,
-(SELECT count(*) FROM documents d WHERE d.org_id = c.org_id AND d.collection_id = c.collection_id
-   AND d.deleted_at IS NULL) AS document_count
-"""
-INSERT_COLLECTION = """
-INSERT INTO collections (org_id, collection_id, name, embedding_model) VALUES ($1, $2, $3, $4)
-"""
-GET_COLLECTION = f"""
-SELECT {COLLECTION_COLUMNS} FROM collections c
-WHERE c.org_id = $1 AND c.collection_id = $2 AND c.deleted_at IS NULL
-"""
-LIST_COLLECTIONS = f"""
-SELECT {COLLECTION_COLUMNS} FROM collections c
-WHERE c.org_id = $1 AND c.deleted_at IS NULL ORDER BY c.name
-"""
-# FOR UPDATE (not NO KEY UPDATE): it waits for the worker's chunk writes into the collection,
-# which hold KEY SHARE on its row (generations.LOCK_DOCUMENTS), and writes that start later
-# see it deleted; so the purge job queued with the delete finds every chunk there will be.
-LOCK_FOR_DELETE = """
-SELECT 1 FROM collections
-WHERE org_id = $1 AND collection_id = $2 AND deleted_at IS NULL FOR UPDATE
-"""
-DELETE_COLLECTION = """
-UPDATE collections SET deleted_at = now(), revision = revision + 1
-WHERE org_id = $1 AND collection_id = $2 AND deleted_at IS NULL
-"""
-UPSERT_AGENT = """
-INSERT INTO agents (org_id, agent_id, attached_collection_ids) VALUES ($1, $2, $3::uuid[])
-ON CONFLICT (org_id, agent_id) DO UPDATE SET
-    attached_collection_ids = EXCLUDED.attached_collection_ids,
-    config_version = agents.config_version + 1, updated_at = now()
-RETURNING agent_id, attached_collection_ids, config_version
-"""
-GET_AGENT = """
-SELECT agent_id, attached_collection_ids, config_version FROM agents
-WHERE org_id = $1 AND agent_id = $2
-"""
-DELETE_AGENT = """
-DELETE FROM agents WHERE org_id = $1 AND agent_id = $2
-RETURNING agent_id, attached_collection_ids, config_version
-"""
-COUNT_LIVE = """
-SELECT count(*) FROM collections
-WHERE org_id = $1 AND collection_id = ANY($2::uuid[]) AND deleted_at IS NULL
-"""
-
 COLLECTION_NOT_FOUND = document_store.COLLECTION_NOT_FOUND
 # Larger uploads are hashed in a thread (sha256 runs at about 0.5 GB/s: 2 ms of event loop).
 HASH_ON_LOOP_BYTES = 1024 * 1024
 AGENT_ID = whole_match(contract_bounds.UpsertAgentRequest.agent_id)
-
-
-def collection_message(row: asyncpg.Record) -> knowledge_pb2.Collection:
-    return knowledge_pb2.Collection(
-        schema_version=SCHEMA_VERSION,
-        collection_id=str(row["collection_id"]),
-        name=row["name"],
-        revision=row["revision"],
-        document_count=row["document_count"],
-        serving_generation=row["serving_generation"],
-        created_at=timestamp(row["created_at"]),
-        embedding_model=row["embedding_model"],
-    )
-
-
-def agent_message(row: asyncpg.Record) -> knowledge_pb2.Agent:
-    return knowledge_pb2.Agent(
-        schema_version=SCHEMA_VERSION,
-        agent_id=row["agent_id"],
-        attached_collection_ids=[str(c) for c in row["attached_collection_ids"]],
-        config_version=row["config_version"],
-    )
 
 
 def _watched_ids(values: Sequence[str]) -> frozenset[uuid.UUID] | None:
@@ -153,18 +76,9 @@ def _event_document(event: dict[str, Any]) -> uuid.UUID | None:
 class KnowledgeService(knowledge_service_pb2_grpc.KnowledgeServiceServicer):
     def __init__(self, state: AppState) -> None:
         self.state = state
-        self.shadow = ShadowRunner(state.pool)
-        # Benchmarks measure another tuning through the service (knowledge_search.py).
-        self.tuning = search.DEFAULT_TUNING
+        self.knowledge_search = KnowledgeSearch(state)
 
     # --- collections ------------------------------------------------------------------------
-
-    async def _collection(self, conn: Any, collection_id: str) -> knowledge_pb2.Collection:
-        cid = parse_uuid(collection_id, COLLECTION_NOT_FOUND)
-        row = await conn.fetchrow(GET_COLLECTION, principal().org_id, cid)
-        if row is None:
-            raise COLLECTION_NOT_FOUND
-        return collection_message(row)
 
     async def CreateCollection(
         self,
@@ -182,15 +96,8 @@ class KnowledgeService(knowledge_service_pb2_grpc.KnowledgeServiceServicer):
             ),
             self.state.models,
         )
-        cid = uuid.uuid4()
         async with transaction(self.state.pool) as conn:
-            try:
-                await conn.execute(INSERT_COLLECTION, principal().org_id, cid, name, model)
-            except asyncpg.UniqueViolationError:
-                raise QuireError(
-                    errors_pb2.ERROR_CODE_ALREADY_EXISTS, f"A collection named {name!r} exists"
-                ) from None
-            collection = await self._collection(conn, str(cid))
+            collection = await collection_store.create(conn, principal().org_id, name, model)
         return knowledge_service_pb2.CreateCollectionResponse(collection=collection)
 
     async def ListModels(
@@ -208,8 +115,9 @@ class KnowledgeService(knowledge_service_pb2_grpc.KnowledgeServiceServicer):
         request: knowledge_service_pb2.GetCollectionRequest,
         context: aio.ServicerContext[Any, Any],
     ) -> knowledge_service_pb2.GetCollectionResponse:
+        collection_id = parse_uuid(request.collection_id, COLLECTION_NOT_FOUND)
         async with transaction(await self.state.read_pool(), readonly=True) as conn:
-            collection = await self._collection(conn, request.collection_id)
+            collection = await collection_store.get(conn, principal().org_id, collection_id)
         return knowledge_service_pb2.GetCollectionResponse(collection=collection)
 
     async def ListCollections(
@@ -218,9 +126,9 @@ class KnowledgeService(knowledge_service_pb2_grpc.KnowledgeServiceServicer):
         context: aio.ServicerContext[Any, Any],
     ) -> knowledge_service_pb2.ListCollectionsResponse:
         async with transaction(await self.state.read_pool(), readonly=True) as conn:
-            rows = await conn.fetch(LIST_COLLECTIONS, principal().org_id)
+            collections = await collection_store.list_all(conn, principal().org_id)
         return knowledge_service_pb2.ListCollectionsResponse(
-            schema_version=SCHEMA_VERSION, collections=[collection_message(r) for r in rows]
+            schema_version=SCHEMA_VERSION, collections=collections
         )
 
     async def DeleteCollection(
@@ -228,17 +136,9 @@ class KnowledgeService(knowledge_service_pb2_grpc.KnowledgeServiceServicer):
         request: knowledge_service_pb2.DeleteCollectionRequest,
         context: aio.ServicerContext[Any, Any],
     ) -> knowledge_service_pb2.DeleteCollectionResponse:
-        org_id = principal().org_id
+        collection_id = parse_uuid(request.collection_id, COLLECTION_NOT_FOUND)
         async with transaction(self.state.pool) as conn:
-            collection = await self._collection(conn, request.collection_id)
-            cid = uuid.UUID(collection.collection_id)
-            if await conn.fetchval(LOCK_FOR_DELETE, org_id, cid) is None:
-                raise COLLECTION_NOT_FOUND  # deleted while we waited for the lock
-            await conn.execute(DELETE_COLLECTION, org_id, cid)
-            # Its jobs are cancelled now (workers drop their work within seconds); its rows
-            # leave the shared indexes in a purge job (a large collection's delete is not this
-            # call's to wait for); reads skip it from now on.
-            await indexer.cancel_collection_work(conn, org_id, cid)
+            collection = await collection_store.delete(conn, principal().org_id, collection_id)
         return knowledge_service_pb2.DeleteCollectionResponse(collection=collection)
 
     # --- documents --------------------------------------------------------------------------
@@ -512,12 +412,9 @@ class KnowledgeService(knowledge_service_pb2_grpc.KnowledgeServiceServicer):
                 parse_uuid(c, COLLECTION_NOT_FOUND) for c in request.attached_collection_ids
             )
         )
-        org_id = principal().org_id
         async with transaction(self.state.pool) as conn:
-            if await conn.fetchval(COUNT_LIVE, org_id, ids) != len(ids):
-                raise COLLECTION_NOT_FOUND
-            row = await conn.fetchrow(UPSERT_AGENT, org_id, request.agent_id, ids)
-        return knowledge_service_pb2.UpsertAgentResponse(agent=agent_message(row))
+            agent = await agent_store.upsert(conn, principal().org_id, request.agent_id, ids)
+        return knowledge_service_pb2.UpsertAgentResponse(agent=agent)
 
     async def GetAgent(
         self,
@@ -526,12 +423,10 @@ class KnowledgeService(knowledge_service_pb2_grpc.KnowledgeServiceServicer):
     ) -> knowledge_service_pb2.GetAgentResponse:
         longest = number(contract_bounds.GetAgentRequest.agent_id.max_chars)
         if len(request.agent_id) > longest or "\x00" in request.agent_id:
-            raise scope.AGENT_NOT_FOUND  # cannot exist; PostgreSQL rejects NUL in text
+            raise reachable.AGENT_NOT_FOUND  # cannot exist; PostgreSQL rejects NUL in text
         async with transaction(await self.state.read_pool(), readonly=True) as conn:
-            row = await conn.fetchrow(GET_AGENT, principal().org_id, request.agent_id)
-        if row is None:
-            raise scope.AGENT_NOT_FOUND
-        return knowledge_service_pb2.GetAgentResponse(agent=agent_message(row))
+            agent = await agent_store.get(conn, principal().org_id, request.agent_id)
+        return knowledge_service_pb2.GetAgentResponse(agent=agent)
 
     async def DeleteAgent(
         self,
@@ -540,12 +435,10 @@ class KnowledgeService(knowledge_service_pb2_grpc.KnowledgeServiceServicer):
     ) -> knowledge_service_pb2.DeleteAgentResponse:
         longest = number(contract_bounds.DeleteAgentRequest.agent_id.max_chars)
         if len(request.agent_id) > longest or "\x00" in request.agent_id:
-            raise scope.AGENT_NOT_FOUND  # cannot exist; PostgreSQL rejects NUL in text
+            raise reachable.AGENT_NOT_FOUND  # cannot exist; PostgreSQL rejects NUL in text
         async with transaction(self.state.pool) as conn:
-            row = await conn.fetchrow(DELETE_AGENT, principal().org_id, request.agent_id)
-        if row is None:
-            raise scope.AGENT_NOT_FOUND
-        return knowledge_service_pb2.DeleteAgentResponse(agent=agent_message(row))
+            agent = await agent_store.delete(conn, principal().org_id, request.agent_id)
+        return knowledge_service_pb2.DeleteAgentResponse(agent=agent)
 
     async def ListAgents(
         self,
@@ -560,182 +453,34 @@ class KnowledgeService(knowledge_service_pb2_grpc.KnowledgeServiceServicer):
             )
         return knowledge_service_pb2.ListAgentsResponse(
             schema_version=SCHEMA_VERSION,
-            agents=[agent_message(r) for r in rows],
+            agents=[agent_store.agent_message(r) for r in rows],
             next_cursor=cursor,
         )
 
     # --- search and read --------------------------------------------------------------------
-
-    def _index_fingerprint(self, collections: Sequence[scope.ScopedCollection]) -> str:
-        """The serving fingerprint of the models in scope (cache keys, gate results): with the
-        default model alone, the one it always was."""
-        loaded = self.state.models
-        names = sorted({c.embedding_model for c in collections}) or [models.DEFAULT_MODEL]
-        embedders = "+".join(
-            service.fingerprint if (service := loaded.get(name)) else "none" for name in names
-        )
-        return search.serving_fingerprint(embedders, self.tuning)
-
-    async def _vectors(
-        self, query: str, collections: Sequence[scope.ScopedCollection]
-    ) -> dict[str, Any]:
-        """The query embedded once under each model of the collections in scope."""
-        names = sorted({c.embedding_model for c in collections})
-        return {
-            name: (await self.state.embeddings_for(name).embed_queries([query]))[0]
-            for name in names
-        }
 
     async def SearchKnowledge(
         self,
         request: knowledge_service_pb2.SearchKnowledgeRequest,
         context: aio.ServicerContext[Any, Any],
     ) -> knowledge_service_pb2.SearchKnowledgeResponse:
-        limits = contract_bounds.SearchKnowledgeRequest
-        longest = number(limits.query.max_chars)
+        longest = number(contract_bounds.SearchKnowledgeRequest.query.max_chars)
         query = clean_text("query", request.query, max_chars=longest, allow_empty=True)
         if request.mode not in knowledge_pb2.RetrievalMode.values():
             raise invalid("mode", "unknown retrieval mode")
         where = request.filter if request.HasField("filter") else None
         filters.compile_filter(where, first_param=1)  # refuses a bad filter before any read
-        with_metadata = request.include_metadata
-        org_id = principal().org_id
-        # Phase 1: policy, scope and cache in a short transaction; LEGACY_FTS (also what
-        # HYBRID_SHADOW serves) needs no embedding, so it is answered in the same one.
-        hits: list[knowledge_pb2.KnowledgeHit] | None = None
-        async with transaction(await self.state.read_pool(), readonly=True) as conn:
-            mode, bound = await effective_mode(conn, org_id, self.state, request.mode)
-            default = min(number(limits.limit.default), bound)
-            if request.limit > bound:
-                raise above_search_limit(bound, default, number(limits.limit.max))
-            limit = bounded("limit", request.limit, number(limits.limit.min), bound, default)
-            collections = await scope.resolve(
-                conn, org_id, request.agent_id, list(request.collection_ids)
-            )
-            response = knowledge_service_pb2.SearchKnowledgeResponse(
-                schema_version=SCHEMA_VERSION, mode=mode
-            )
-            if not query.strip() or not collections:
-                return response
-            index_fp = self._index_fingerprint(collections)
-            cache_key = cache.key(
-                org_id,
-                mode,
-                collections,
-                query,
-                limit,
-                index_fp,
-                shape=[filters.canonical(where), with_metadata],
-            )
-            mode_name = knowledge_pb2.RetrievalMode.Name(mode)
-            hit = await cache.lookup(conn, org_id, cache_key, mode_name)
-            if hit is not None:
-                hit.cached = True
-                return hit
-            started = time.perf_counter()
-            # Until every collection's index has caught up with its revision, the same key
-            # can get another answer a moment later: nothing is cached.
-            settled = cache.settled(collections)
-            if mode != knowledge_pb2.RETRIEVAL_MODE_HYBRID:
-                hits = await search.legacy(
-                    conn,
-                    org_id,
-                    [c.collection_id for c in collections],
-                    query,
-                    limit,
-                    where=where,
-                    with_metadata=with_metadata,
-                )
-                may_cache = settled
-        if hits is None:
-            # The arms that need only the text run while the query is embedded, unless
-            # embeddings are queued (start_queries). The search reads the generations resolved
-            # above: a flip in between still leaves them readable (retired generations keep
-            # their chunks).
-            # Once per embedding model of the collections in scope.
-            names = sorted({c.embedding_model for c in collections})
-            services = [self.state.embeddings_for(name) for name in names]
-            started_queries = [await service.start_queries([query]) for service in services]
-            vectors = {
-                name: asyncio.ensure_future(_first(each))
-                for name, each in zip(names, started_queries, strict=True)
-            }
-            try:
-                hits, passed = await self._hybrid(
-                    org_id,
-                    collections,
-                    query,
-                    vectors,
-                    limit,
-                    gate_for=index_fp,
-                    where=where,
-                    with_metadata=with_metadata,
-                )
-                may_cache = passed and settled
-            finally:
-                for pending_query in (*vectors.values(), *started_queries):
-                    # Not awaited when no collection in scope has a generation.
-                    discard(pending_query)
-        elapsed_ms = (time.perf_counter() - started) * 1000
-        response.hits.extend(hits)
-        if mode == knowledge_pb2.RETRIEVAL_MODE_HYBRID_SHADOW:
-            self._shadow(org_id, collections, query, limit, hits, elapsed_ms, where)
-        if may_cache:
-            async with self.state.pool.acquire() as conn:
-                await cache.write(conn, org_id, cache_key, response)
-        return response
-
-    async def _hybrid(
-        self,
-        org_id: uuid.UUID,
-        collections: list[scope.ScopedCollection],
-        query: str,
-        vector: search.QueryVectors,
-        limit: int,
-        *,
-        gate_for: str | None = None,
-        where: search.Where = None,
-        with_metadata: bool = False,
-    ) -> tuple[list[knowledge_pb2.KnowledgeHit], bool]:
-        """The hybrid search in its own read-only snapshot; also whether the gate passed for
-        `gate_for` (read in the same snapshot), when given."""
-        pool = await self.state.read_pool()
-        async with transaction(pool, readonly=True, isolation="repeatable_read") as conn:
-            await apply_settings(conn, self.tuning.settings())
-            hits = await search.hybrid(
-                conn,
-                org_id,
-                collections,
-                query,
-                vector,
-                limit,
-                self.tuning,
-                where=where,
-                with_metadata=with_metadata,
-                pool=pool,
-            )
-            passed = gate_for is not None and await cache.gate_passed(conn, gate_for)
-        return hits, passed
-
-    def _shadow(
-        self,
-        org_id: uuid.UUID,
-        collections: list[scope.ScopedCollection],
-        query: str,
-        limit: int,
-        legacy_hits: list[knowledge_pb2.KnowledgeHit],
-        legacy_ms: float,
-        where: search.Where,
-    ) -> None:
-        async def run_hybrid() -> tuple[list[str], float]:
-            started = time.perf_counter()
-            vectors = await self._vectors(query, collections)
-            hits, _ = await self._hybrid(org_id, collections, query, vectors, limit, where=where)
-            return [h.document_id for h in hits], (time.perf_counter() - started) * 1000
-
-        self.shadow.submit(
-            org_id, [h.document_id for h in legacy_hits], legacy_ms, limit, run_hybrid
+        call = SearchCall(
+            org_id=principal().org_id,
+            query=query,
+            mode=request.mode,
+            limit=request.limit,
+            agent_id=request.agent_id,
+            collection_ids=list(request.collection_ids),
+            where=where,
+            with_metadata=request.include_metadata,
         )
+        return await self.knowledge_search.answer(call)
 
     async def ReadDocument(
         self,
@@ -750,7 +495,7 @@ class KnowledgeService(knowledge_service_pb2_grpc.KnowledgeServiceServicer):
         org_id = principal().org_id
         async with transaction(await self.state.read_pool(), readonly=True) as conn:
             try:
-                collections = await scope.resolve(
+                collections = await reachable.resolve(
                     conn, org_id, request.agent_id, list(request.collection_ids)
                 )
             except QuireError as exc:
@@ -813,11 +558,6 @@ class KnowledgeService(knowledge_service_pb2_grpc.KnowledgeServiceServicer):
 
 
 SERVICE = knowledge_service_pb2.DESCRIPTOR.services_by_name["KnowledgeService"]
-
-
-async def _first(vectors: Awaitable[npt.NDArray[np.float32]]) -> npt.NDArray[np.float32]:
-    first: npt.NDArray[np.float32] = (await vectors)[0]
-    return first
 
 
 async def _document_id(

@@ -122,6 +122,16 @@ async def apply_settings(conn: asyncpg.Connection, settings: Mapping[str, str]) 
         await conn.execute(SET_CONFIGS, list(settings), list(settings.values()))
 
 
+async def one_row(
+    conn: asyncpg.Connection, missing: Exception, statement: str, *args: object
+) -> asyncpg.Record:
+    """The statement's first row; `missing` (a NOT_FOUND error) when it returns none."""
+    row = await conn.fetchrow(statement, *args)
+    if row is None:
+        raise missing
+    return row
+
+
 @asynccontextmanager
 async def transaction(
     pool: asyncpg.Pool,

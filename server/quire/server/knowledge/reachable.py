@@ -1,9 +1,10 @@
-"""Which collections a call may touch: the agent's current attachments intersected with the
-organisation's non-deleted collections, or the named collections, each of which must be one of
-those; with each, what the search cache needs to know (whether its index has caught up with its
-revision, and the version of its serving generation's term statistics) and whether its index
-backlog has rows (documents the serving generation may lack: one index probe, so a collection
-whose index has caught up costs the search nothing more)."""
+"""Which collections a call can reach (SearchKnowledge, ReadDocument): the agent's current
+attachments intersected with the organisation's non-deleted collections, or the named
+collections, each of which must be one of those; with each, what the search cache needs to
+know (whether its index has caught up with its revision, and the version of its serving
+generation's term statistics) and whether its index backlog has rows (documents the serving
+generation may lack: one index probe, so a collection whose index has caught up costs the
+search nothing more)."""
 
 from __future__ import annotations
 
@@ -38,7 +39,9 @@ MAX_AGENT_ID_CHARS = number(contract_bounds.SearchKnowledgeRequest.agent_id.max_
 
 
 @dataclass(frozen=True)
-class ScopedCollection:
+class ReachableCollection:
+    """A collection a call can reach, as the search and its cache need it."""
+
     collection_id: uuid.UUID
     revision: int
     serving_generation: int
@@ -64,7 +67,8 @@ def _not_found(fields: list[str]) -> QuireError:
 
 async def resolve(
     conn: asyncpg.Connection, org_id: uuid.UUID, agent_id: str, collection_ids: list[str]
-) -> list[ScopedCollection]:
+) -> list[ReachableCollection]:
+    """The live collections the call names (`collection_ids`) or its agent is attached to."""
     if bool(agent_id) == bool(collection_ids):
         raise invalid("agent_id", "give exactly one of agent_id or collection_ids")
     if len(collection_ids) > MAX_COLLECTIONS:
@@ -85,13 +89,13 @@ async def resolve(
     rows = await conn.fetch(LIVE_COLLECTIONS, org_id, wanted)
     if not agent_id:
         # A named collection that is not live is a mistake to report; an agent's attachment
-        # deleted since the upsert is simply out of scope (the agent cannot be told).
+        # deleted since the upsert is simply out of reach (the agent cannot be told).
         live = {r["collection_id"] for r in rows}
         missing = [f"collection_ids[{i}]" for i, c in enumerate(wanted) if c not in live]
         if missing:
             raise _not_found(missing)
     return [
-        ScopedCollection(
+        ReachableCollection(
             r["collection_id"],
             r["revision"],
             r["serving_generation"],
