@@ -243,9 +243,9 @@ async def test_the_last_batch_is_written_in_concurrent_parts_and_a_bad_document_
     embeddings: object,
     monkeypatch: pytest.MonkeyPatch,
 ) -> None:
-    from quire.indexer.worker import pipeline
+    from quire.indexer.worker import writes
 
-    monkeypatch.setattr(pipeline, "SPLIT_MIN_CHUNKS", 2)  # split batches of a few short texts
+    monkeypatch.setattr(writes, "SPLIT_MIN_CHUNKS", 2)  # split batches of a few short texts
     cid = (await client.create_collection(name="split-writes")).collection_id
     uploaded = [
         await client.upload_document(

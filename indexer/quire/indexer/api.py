@@ -14,7 +14,10 @@ import asyncpg
 
 from quire.indexer.fingerprint import collection_fingerprint
 from quire.indexer.worker import backlog, cancel, document_queries, generations, jobs, settle
-from quire.indexer.worker.pipeline import BUILD, EXTRACT, TITLE_MODE, Worker
+from quire.indexer.worker.builds import BUILD
+from quire.indexer.worker.chunk_and_embed import TITLE_MODE
+from quire.indexer.worker.extraction_stage import EXTRACT
+from quire.indexer.worker.pipeline import Worker
 
 # Job kinds (the stages a job runs in the worker).
 EXTRACT_JOB = EXTRACT  # extract, chunk, embed and write one uploaded document

@@ -65,8 +65,8 @@ def revision(text_digest: str, fingerprint: str) -> str:
     return hashlib.sha256(f"{text_digest}:{fingerprint}".encode()).hexdigest()[:32]
 
 
-# Chunks of extracted text, each embedded with the document title (worker.pipeline.TITLE_MODE),
-# the title also in every chunk's tsvector.
+# Chunks of extracted text, each embedded with the document title
+# (worker.chunk_and_embed.TITLE_MODE), the title also in every chunk's tsvector.
 KNOWLEDGE_NORMALISATION = "extracted-text/v1;title=first_line;tsv-title=A"
 
 

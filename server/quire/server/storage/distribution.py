@@ -65,7 +65,7 @@ PLACEMENT: dict[str, Placement] = {
 # "module:CONSTANT", with what they become on Citus. Every other statement over a distributed
 # table filters on one organisation (a router query).
 MULTI_TENANT_STATEMENTS: dict[str, str] = {
-    "quire.indexer.worker.pipeline:EXPIRE_CACHE": (
+    "quire.indexer.worker.claims:EXPIRE_CACHE": (
         "expiry sweep of search_cache: a multi-shard DELETE, run every 30 s by each worker; "
         "fine as is (no row locks across shards), or one per organisation"
     ),
