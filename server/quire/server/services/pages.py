@@ -230,9 +230,12 @@ class PagesService(pages_service_pb2_grpc.PagesServiceServicer):
         # The alternatives import the search transaction's exported snapshot: on the same node
         # (a hot standby exports and imports snapshots too).
         pool = await self.state.read_pool()
-        model = await self.namespace_models.get(pool, org_id, request.namespace)
-        if model is None:
-            raise reading.NAMESPACE_NOT_FOUND
+        # A namespace that does not exist is answered by search_pages, after an override is
+        # judged (as SetNamespaceSearchConfig judges it first); its query embeds meanwhile with
+        # the default model, whose absence is SEARCH_UNAVAILABLE as before models per namespace.
+        model = (
+            await self.namespace_models.get(pool, org_id, request.namespace) or models.DEFAULT_MODEL
+        )
         for _ in range(SEARCH_TRIES):
             # search_pages starts its transaction and full-text arms while the query is
             # embedded, with the namespace's model (and its query instruction).
