@@ -592,3 +592,20 @@ func TestUploadFolderBatchesAtOneHundredFiles(t *testing.T) {
 		}
 	}
 }
+
+// A DEADLINE_EXCEEDED answer while the caller's context is live is the wait's own timeout,
+// even when it comes back before the wait's timer fires; other failures are not.
+func TestTimedOutTakesAnEarlyDeadlineStatusAsTheWaitsTimeout(t *testing.T) {
+	waitCtx, cancel := context.WithTimeout(context.Background(), time.Hour)
+	defer cancel()
+	early := convert(status.Error(codes.DeadlineExceeded, "Deadline Exceeded"))
+	if !timedOut(context.Background(), waitCtx, early) {
+		t.Fatal("an early DEADLINE_EXCEEDED was not taken as the wait's timeout")
+	}
+	if timedOut(context.Background(), waitCtx, status.Error(codes.Unavailable, "gone")) {
+		t.Fatal("UNAVAILABLE was taken as a timeout")
+	}
+	if timedOut(context.Background(), context.Background(), early) {
+		t.Fatal("DEADLINE_EXCEEDED without a wait timeout was taken as the wait's timeout")
+	}
+}

@@ -7,6 +7,9 @@ import (
 	"sync"
 	"time"
 
+	"google.golang.org/grpc/codes"
+	"google.golang.org/grpc/status"
+
 	"github.com/quire/quire/clients/go/quirev1"
 )
 
@@ -89,11 +92,11 @@ func (c *Client) WaitUntilSearchable(ctx context.Context, target WaitTarget, tim
 
 	w := &waiter{done: map[string]DocumentOutcome{}}
 	order, groups, err := c.resolveTargets(waitCtx, target, w)
-	if err != nil && !timedOut(ctx, waitCtx) {
+	if err != nil && !timedOut(ctx, waitCtx, err) {
 		return nil, err
 	}
 	if err == nil {
-		if err := c.watchGroups(waitCtx, groups, w); err != nil && !timedOut(ctx, waitCtx) {
+		if err := c.watchGroups(waitCtx, groups, w); err != nil && !timedOut(ctx, waitCtx, err) {
 			return nil, err
 		}
 	}
@@ -105,9 +108,15 @@ func (c *Client) WaitUntilSearchable(ctx context.Context, target WaitTarget, tim
 }
 
 // timedOut: waitCtx ended by the wait's own timeout or ctx's deadline (not a cancellation).
-func timedOut(ctx, waitCtx context.Context) bool {
+// A DEADLINE_EXCEEDED status while ctx is live can only come from waitCtx's deadline, even
+// when it arrives a little before waitCtx's own timer fires: the server enforces the deadline
+// it was sent (grpc-timeout) by its own clock.
+func timedOut(ctx, waitCtx context.Context, err error) bool {
 	if ctx.Err() != nil {
 		return errors.Is(ctx.Err(), context.DeadlineExceeded)
+	}
+	if _, limited := waitCtx.Deadline(); limited && status.Code(err) == codes.DeadlineExceeded {
+		return true
 	}
 	return ended(waitCtx)
 }
