@@ -278,6 +278,52 @@ async def test_a_token_read_is_never_stale_under_paused_replay(replicated: Repli
     assert served["standby"] > 5 and served["primary"] > 5, served
 
 
+def replica_gauges() -> dict[str, float]:
+    """The replica gauges as `/metrics` would show them (prometheus_client's registry, which
+    the OpenTelemetry Prometheus reader feeds), by metric name."""
+    from prometheus_client import REGISTRY, generate_latest
+    from prometheus_client.parser import text_string_to_metric_families
+
+    text = generate_latest(REGISTRY).decode()
+    return {
+        sample.name: sample.value
+        for family in text_string_to_metric_families(text)
+        for sample in family.samples
+        if sample.name.startswith("quire_replica_")
+    }
+
+
+async def test_replica_lag_is_a_gauge_an_operator_can_alert_on(replicated: Replicated) -> None:
+    from quire.server import telemetry
+
+    telemetry.enable_prometheus()  # what `--metrics` does; once a process
+    r = replicated
+    replicas = r.running.state.replicas
+    created, _ = await r.call(
+        r.knowledge.CreateCollection, knowledge_service_pb2.CreateCollectionRequest(name="lag")
+    )
+    cid = created.collection.collection_id
+    r.topology.pause_replay()
+    try:
+        for _ in range(3):
+            await upsert(r, cid)
+        await replicas.check()
+        behind = replica_gauges()
+    finally:
+        r.topology.resume_replay()
+    assert behind["quire_replica_lag_bytes"] > 0, behind
+    assert behind["quire_replica_lag_seconds"] > 0, behind
+    deadline = time.monotonic() + 15
+    while True:
+        await replicas.check()
+        caught_up = replica_gauges()
+        if caught_up["quire_replica_lag_bytes"] == 0 and caught_up["quire_replica_healthy"] == 1:
+            break
+        assert time.monotonic() < deadline, caught_up
+        await asyncio.sleep(0.1)
+    assert caught_up["quire_replica_lag_seconds"] == 0, caught_up
+
+
 async def standby_has(r: Replicated, token: str | None, within_s: float = 15.0) -> None:
     """Waits until the standby itself serves a read that needs `token`."""
     deadline = time.monotonic() + within_s

@@ -44,6 +44,7 @@ def test_the_grafana_dashboard_queries_documented_metrics() -> None:
         "quire_jobs_queue_depth",
         "quire_indexing_chunks",
         "quire_db_reads",
+        "quire_replica_lag_seconds",
     ):
         assert wanted in used, wanted
 

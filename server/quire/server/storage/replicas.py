@@ -43,6 +43,18 @@ reads_routed = telemetry.meter.create_counter(
     "quire.db.reads",
     description="Read-only calls by the node that served them (replica name or primary) and why",
 )
+# Set at every health check, per replica: what an operator alerts on before reads move to the
+# primary (the bounds are QUIRE_REPLICA_MAX_LAG_BYTES / _S).
+lag_bytes_gauge = telemetry.meter.create_gauge(
+    "quire.replica.lag_bytes", description="WAL bytes the replica's replay is behind the primary"
+)
+lag_seconds_gauge = telemetry.meter.create_gauge(
+    "quire.replica.lag_seconds",
+    description="How long ago the primary was where the replica's replay is now",
+)
+healthy_gauge = telemetry.meter.create_gauge(
+    "quire.replica.healthy", description="1 while the replica serves reads, 0 while it is skipped"
+)
 
 
 def parse_token(text: str) -> int:
@@ -240,6 +252,10 @@ class ReplicaSet:
                     extra={"replica": replica.name, "reason": why_not},
                 )
         replica.healthy, replica.why_not = healthy, why_not
+        labels = {"replica": replica.name}
+        healthy_gauge.set(int(healthy), labels)
+        lag_bytes_gauge.set(replica.lag_bytes, labels)
+        lag_seconds_gauge.set(replica.lag_s, labels)
 
     def lost(self, replica: Replica, exc: BaseException) -> None:
         """A call failed on `replica` with a connection error: skip it until a check passes."""
