@@ -25,6 +25,13 @@ ratio of the 2-process throughput to the 1-process one, and the most it could be
 machine (the 1-process ceiling over the 1-process throughput). With `--rpc get-collection`, a
 `direct` phase follows: GetCollection's transaction on asyncpg from one Python process at the
 same concurrency, no Quire (`ratio_to_direct`).
+
+With `--rpc search-pages`, the first `--pages` pages of the FastAPI site are synced instead
+(in this process, which then stops) and the load generator sends SearchPages, cycling through
+pages_search.QUERIES; the `direct` phase is pages_search.Direct.search (the same SQL, fusion
+and query embedding, on asyncpg and the same model) from one Python process at the same
+concurrency. Unlike pages_search.py, whose client shares the server's process and event loop,
+the load here comes from another process, as a load-testing user's does.
 """
 
 from __future__ import annotations
@@ -45,6 +52,7 @@ from typing import Any
 
 import _harness as h
 import knowledge_search
+import pages_search
 
 MODES = {"legacy": 1, "hybrid": 3}  # RetrievalMode numbers
 LOADGEN = h.REPO / "benchmarks" / "loadgen"
@@ -162,12 +170,13 @@ async def run_loadgen(
         str(binary),
         f"-address={target['address']}",
         f"-key={target['key']}",
-        f"-collection={target['collection']}",
+        f"-collection={target.get('collection', '')}",
         f"-mode={MODES[args.mode]}",
         f"-concurrency={args.concurrency}",
         f"-connections={args.connections}",
         f"-seconds={s}",
         f"-rpc={args.rpc}",
+        f"-namespace={pages_search.NAMESPACE}",
         stdin=asyncio.subprocess.PIPE,
         stdout=asyncio.subprocess.PIPE,
     )
@@ -254,45 +263,66 @@ async def phase(
     }
 
 
-async def direct_load(database_url: str, org_id: str, collection_id: str, args: Any) -> None:
-    """The direct phase's child process: GetCollection's transaction (BEGIN READ ONLY,
-    statement_timeout, the SELECT, COMMIT) on asyncpg at `--concurrency` for `--seconds`; one
-    JSON line on stdout."""
-    import asyncpg
-
-    from quire.server.knowledge.collection_store import GET as GET_COLLECTION
-    from quire.server.storage.database import SET_CONFIG
-
-    org, cid = uuid.UUID(org_id), uuid.UUID(collection_id)
-    pool = await asyncpg.create_pool(database_url, min_size=20, max_size=20)
+async def drive(call: Any, concurrency: int, seconds: float) -> dict[str, Any]:
+    """`call()` from `concurrency` tasks for `seconds`: throughput, latency and this process's
+    CPU time, as the direct phase's one JSON line reports them."""
     latencies: list[float] = []
-    stop_at = time.perf_counter() + args.seconds
+    stop_at = time.perf_counter() + seconds
 
     async def worker() -> None:
         while time.perf_counter() < stop_at:
             t0 = time.perf_counter()
-            async with pool.acquire() as conn, conn.transaction(readonly=True):
-                await conn.execute(SET_CONFIG, "statement_timeout", "30000")
-                await conn.fetchrow(GET_COLLECTION, org, cid)
+            await call()
             latencies.append(time.perf_counter() - t0)
 
     started = time.perf_counter()
-    await asyncio.gather(*(worker() for _ in range(args.concurrency)))
+    await asyncio.gather(*(worker() for _ in range(concurrency)))
     elapsed = time.perf_counter() - started
-    await pool.close()
     latencies.sort()
-    print(
-        json.dumps(
-            {
-                "requests": len(latencies),
-                "requests_per_s": round(len(latencies) / elapsed, 1),
-                "p50_ms": round(1000 * latencies[len(latencies) // 2], 2),
-                "p95_ms": round(1000 * latencies[int(len(latencies) * 0.95)], 2),
-                "cpu_s": round(time.process_time(), 1),
-            }
-        ),
-        flush=True,
-    )
+    return {
+        "requests": len(latencies),
+        "requests_per_s": round(len(latencies) / elapsed, 1),
+        "p50_ms": round(1000 * latencies[len(latencies) // 2], 2),
+        "p95_ms": round(1000 * latencies[int(len(latencies) * 0.95)], 2),
+    }
+
+
+async def direct_load(
+    rpc: str, database_url: str, org_id: str, collection_id: str, args: Any
+) -> None:
+    """The direct phase's child process, one JSON line on stdout. get-collection:
+    GetCollection's transaction (BEGIN READ ONLY, statement_timeout, the SELECT, COMMIT) on
+    asyncpg. search-pages: pages_search.Direct.search over the synced namespace, the query
+    embedded by the same model in this process."""
+    from quire.server.knowledge.collection_store import GET as GET_COLLECTION
+    from quire.server.storage.database import SET_CONFIG, create_pool
+
+    org = uuid.UUID(org_id)
+    # Quire's own pool set-up (the vector codec the search needs), as the servers have.
+    pool = await create_pool(database_url, min_size=20, max_size=20)
+    if rpc == "search-pages":
+        embeddings = h.load_model()
+        direct = pages_search.Direct(argparse.Namespace(pool=pool), org, embeddings)
+        turn = iter(range(1 << 62))
+        queries = pages_search.QUERIES
+
+        async def call() -> None:
+            await direct.search(queries[next(turn) % len(queries)])
+
+    else:
+        cid = uuid.UUID(collection_id)
+
+        async def call() -> None:
+            async with pool.acquire() as conn, conn.transaction(readonly=True):
+                await conn.execute(SET_CONFIG, "statement_timeout", "30000")
+                await conn.fetchrow(GET_COLLECTION, org, cid)
+
+    await drive(call, args.concurrency, WARM_UP_S)  # as the servers' phases warm up
+    cpu_before = time.process_time()
+    result = await drive(call, args.concurrency, args.seconds)
+    result["cpu_s"] = round(time.process_time() - cpu_before, 1)
+    await pool.close()
+    print(json.dumps(result), flush=True)
 
 
 async def direct_phase(database_url: str, target: dict[str, Any], args: Any) -> dict[str, Any]:
@@ -304,9 +334,10 @@ async def direct_phase(database_url: str, target: dict[str, Any], args: Any) -> 
         sys.executable,
         __file__,
         "direct",
+        args.rpc,
         database_url,
         target["org_id"],
-        target["collection"],
+        target.get("collection", ""),
         str(args.concurrency),
         str(args.seconds),
         stdout=asyncio.subprocess.PIPE,
@@ -320,11 +351,46 @@ async def direct_phase(database_url: str, target: dict[str, Any], args: Any) -> 
     return result
 
 
+async def ingest_abstracts(url: str, documents: int) -> dict[str, Any]:
+    """A collection of the first `documents` SciFact abstracts, indexed by a worker in this
+    process (which then stops): the target of search and get-collection."""
+    embeddings = h.load_model()
+    async with h.Quire(url, embeddings=embeddings, worker=True) as quire:
+        org = await quire.key()
+        async with quire.client(org.token) as client:
+            made = await client.create_collection(name="processes")
+        cid = uuid.UUID(made.collection_id)
+        h.note(f"ingesting {documents} SciFact abstracts")
+        corpus = await knowledge_search.ingest(quire, org.org_id, cid, documents)
+    embeddings.close()
+    return {"key": org.token, "collection": str(cid), "org_id": str(org.org_id), "corpus": corpus}
+
+
+async def sync_pages(url: str, pages: int, tmp: Path) -> dict[str, Any]:
+    """The first `pages` pages of the FastAPI site synced into pages_search.NAMESPACE by Quire
+    in this process (which then stops): the target of search-pages."""
+    site = h.copy_site(tmp)
+    kept = h.limit_llms(site, pages)
+    embeddings = h.load_model()
+    with h.site_process(site) as base_url:
+        async with h.Quire(url, embeddings=embeddings, allow_sources=[base_url]) as quire:
+            org = await quire.key()
+            async with quire.client(org.token) as client:
+                sync = await h.synced_entry(
+                    client, pages_search.NAMESPACE, f"{base_url}/llms.txt", len(kept)
+                )
+    embeddings.close()
+    return {"key": org.token, "org_id": str(org.org_id), "sync": sync}
+
+
 async def main(args: argparse.Namespace) -> dict[str, Any]:
     import tempfile
 
-    queries = distinct_queries()
-    warm_up, queries = queries[-300:], queries[:-300]
+    if args.rpc == "search-pages":
+        queries = warm_up = list(pages_search.QUERIES)
+    else:
+        queries = distinct_queries()
+        warm_up, queries = queries[-300:], queries[:-300]
     report: dict[str, Any] = {
         "benchmark": "processes",
         "machine_at_start": h.machine(),
@@ -338,24 +404,18 @@ async def main(args: argparse.Namespace) -> dict[str, Any]:
     with tempfile.TemporaryDirectory(prefix="quire-loadgen-") as tmp:
         binary = build_loadgen(Path(tmp))
         async with h.database("processes") as url:
-            embeddings = h.load_model()
-            async with h.Quire(url, embeddings=embeddings, worker=True) as quire:
-                org = await quire.key()
-                async with quire.client(org.token) as client:
-                    made = await client.create_collection(name="processes")
-                cid = uuid.UUID(made.collection_id)
-                h.note(f"ingesting {args.documents} SciFact abstracts")
-                report["corpus"] = await knowledge_search.ingest(
-                    quire, org.org_id, cid, args.documents
-                )
-            embeddings.close()
-            target = {"key": org.token, "collection": str(cid), "org_id": str(org.org_id)}
+            if args.rpc == "search-pages":
+                target = await sync_pages(url, args.pages, Path(tmp))
+                report["corpus"] = {"pages": args.pages, "sync": target.pop("sync")}
+            else:
+                target = await ingest_abstracts(url, args.documents)
+                report["corpus"] = target.pop("corpus")
             phases = []
             for n in (1, 2):
                 h.note(f"{n} process(es): {args.seconds} s at concurrency {args.concurrency}")
                 phases.append(await phase(n, binary, args, url, target, queries, warm_up))
                 h.note(f"  {phases[-1]['requests_per_s']} requests/s")
-            if args.rpc == "get-collection":
+            if args.rpc in ("get-collection", "search-pages"):
                 h.note(f"direct: asyncpg alone, {args.seconds} s")
                 report["direct"] = await direct_phase(url, target, args)
                 h.note(f"  {report['direct']['requests_per_s']} requests/s")
@@ -374,10 +434,11 @@ async def main(args: argparse.Namespace) -> dict[str, Any]:
     return report
 
 
-if __name__ == "__main__" and len(sys.argv) == 7 and sys.argv[1] == "direct":
-    _, _, dsn, org_arg, collection_arg, concurrency_arg, seconds_arg = sys.argv
+if __name__ == "__main__" and len(sys.argv) == 8 and sys.argv[1] == "direct":
+    _, _, rpc_arg, dsn, org_arg, collection_arg, concurrency_arg, seconds_arg = sys.argv
     asyncio.run(
         direct_load(
+            rpc_arg,
             dsn,
             org_arg,
             collection_arg,
@@ -393,14 +454,18 @@ elif __name__ == "__main__":
     parser.add_argument("--mode", choices=sorted(MODES), default="legacy")
     parser.add_argument(
         "--rpc",
-        choices=("search", "get-collection"),
+        choices=("search", "get-collection", "search-pages"),
         default="search",
-        help="get-collection: little database work per call, the server process is the bound",
+        help="get-collection: little database work per call, the server process is the bound; "
+        "search-pages: SearchPages over the FastAPI site",
+    )
+    parser.add_argument(
+        "--pages", type=int, default=100, help="search-pages: pages of the FastAPI site synced"
     )
     parser.add_argument("--quick", action="store_true", help="100 documents, 5 s per phase")
     parser.add_argument("--out", type=Path, default=None, help="also write the JSON here")
     parsed = parser.parse_args()
     if parsed.quick:
-        parsed.documents, parsed.seconds = 100, 5.0
+        parsed.documents, parsed.seconds, parsed.pages = 100, 5.0, 30
     h.setup_logging()
     h.emit(h.run(main(parsed)), parsed.out)

@@ -1,6 +1,8 @@
-// Command loadgen drives SearchKnowledge (or GetCollection) at a fixed concurrency for a fixed time over many
-// gRPC connections, for benchmarks/processes.py. Queries come on stdin, one per line, and each
-// is sent once (so none is answered from the search cache). It prints one JSON object.
+// Command loadgen drives SearchKnowledge (or GetCollection, or SearchPages) at a fixed concurrency
+// for a fixed time over many gRPC connections, for benchmarks/processes.py. Queries come on
+// stdin, one per line. SearchKnowledge sends each once (so none is answered from the search
+// cache); SearchPages, which has no result cache, cycles through them. It prints one JSON
+// object.
 //
 // It is written in Go so the load costs the 2-core machine little CPU beside the servers it
 // measures; its own CPU time is in the report.
@@ -51,8 +53,10 @@ func main() {
 	connections := flag.Int("connections", 64, "gRPC connections (the calls spread over them)")
 	seconds := flag.Float64("seconds", 10, "how long to run")
 	limit := flag.Uint("limit", 8, "hits per search")
-	rpc := flag.String("rpc", "search", "search (SearchKnowledge, one query each) or get-collection "+
-		"(GetCollection: little database work, so the server process itself is the bound)")
+	namespace := flag.String("namespace", "", "pages namespace (-rpc search-pages)")
+	rpc := flag.String("rpc", "search", "search (SearchKnowledge, one query each), get-collection "+
+		"(GetCollection: little database work, so the server process itself is the bound) or "+
+		"search-pages (SearchPages, the queries in turn)")
 	flag.Parse()
 
 	var queries []string
@@ -87,7 +91,7 @@ func main() {
 	var wg sync.WaitGroup
 	for w := 0; w < *concurrency; w++ {
 		wg.Add(1)
-		go func(client quirev1.KnowledgeServiceClient) {
+		go func(client quirev1.KnowledgeServiceClient, pages quirev1.PagesServiceClient) {
 			defer wg.Done()
 			for time.Now().Before(deadline) {
 				i := int(next.Add(1)) - 1
@@ -101,7 +105,13 @@ func main() {
 				t0 := time.Now()
 				cached := false
 				var err error
-				if *rpc == "search" {
+				switch *rpc {
+				case "search-pages":
+					_, err = pages.SearchPages(call, &quirev1.SearchPagesRequest{
+						Namespace: *namespace,
+						Query:     queries[i%len(queries)],
+					})
+				case "search":
 					var resp *quirev1.SearchKnowledgeResponse
 					resp, err = client.SearchKnowledge(call, &quirev1.SearchKnowledgeRequest{
 						CollectionIds: []string{*collection},
@@ -110,7 +120,7 @@ func main() {
 						Mode:          quirev1.RetrievalMode(*mode),
 					})
 					cached = resp.GetCached()
-				} else {
+				default:
 					_, err = client.GetCollection(call, &quirev1.GetCollectionRequest{CollectionId: *collection})
 				}
 				took := time.Since(t0).Seconds() * 1000
@@ -130,7 +140,7 @@ func main() {
 				}
 				mu.Unlock()
 			}
-		}(quirev1.NewKnowledgeServiceClient(conns[w%len(conns)]))
+		}(quirev1.NewKnowledgeServiceClient(conns[w%len(conns)]), quirev1.NewPagesServiceClient(conns[w%len(conns)]))
 	}
 	wg.Wait()
 	elapsed := time.Since(started).Seconds()
