@@ -282,6 +282,16 @@ def ratio(a: float | None, b: float | None, digits: int = 3) -> float | None:
     return round(a / b, digits)
 
 
+def compared(service: dict[str, Any], direct: dict[str, Any], *figures: str) -> dict[str, Any]:
+    """One side-by-side cell: both sides' `LoadResult.as_dict` and the service/direct ratio of
+    each of `figures` ("p50_ms" gives ratio_p50, "throughput_rps" ratio_throughput)."""
+    cell = {"service": service, "direct": direct}
+    for figure in figures:
+        name = figure.removesuffix("_ms").removesuffix("_rps")
+        cell[f"ratio_{name}"] = ratio(service.get(figure), direct.get(figure), 2)
+    return cell
+
+
 # ------------------------------------------------------------------ load generation
 
 

@@ -294,7 +294,6 @@ def operations(
     retries, consistency tokens): what the Python client adds is the difference."""
     from quire.v1 import pages_service_pb2
 
-    queries, greps = pages_search.QUERIES, pages_search.GREPS
     metadata = (("authorization", f"Bearer {token}"),)
 
     def bare_read(i: int) -> Any:
@@ -303,25 +302,13 @@ def operations(
         )
         return stub.ReadPage(request, metadata=metadata, timeout=30)
 
+    pages = pages_search.operations(client, direct, paths)
     return {
         "describe_tools": (lambda i: client.describe_tools(), None),
-        "read_page": (
-            lambda i: client.read_page(namespace=NAMESPACE, path=paths[(i * 7) % len(paths)]),
-            lambda i: direct.read(paths[(i * 7) % len(paths)]),
-        ),
-        "read_page_bare_stub": (bare_read, lambda i: direct.read(paths[(i * 7) % len(paths)])),
-        "search": (
-            lambda i: client.search_pages(namespace=NAMESPACE, query=queries[i % len(queries)]),
-            lambda i: direct.search(queries[i % len(queries)]),
-        ),
-        "grep": (
-            lambda i: client.grep_pages(
-                namespace=NAMESPACE,
-                query=greps[i % len(greps)][0],
-                ignore_case=greps[i % len(greps)][1],
-            ),
-            lambda i: direct.grep(*greps[i % len(greps)]),
-        ),
+        "read_page": pages["read_page"],
+        "read_page_bare_stub": (bare_read, pages["read_page"][1]),
+        "search": pages["search"],
+        "grep": pages["grep"],
     }
 
 
@@ -343,13 +330,9 @@ async def measure_calls(
             service, direct = await h.run_side_by_side(
                 service_call, direct_call, requests=n, concurrency=concurrency, warmup=10
             )
-            s, d = service.as_dict(), direct.as_dict()
-            out[name][str(concurrency)] = {
-                "service": s,
-                "direct": d,
-                "ratio_p50": h.ratio(s.get("p50_ms"), d.get("p50_ms"), 2),
-                "ratio_throughput": h.ratio(s.get("throughput_rps"), d.get("throughput_rps"), 2),
-            }
+            out[name][str(concurrency)] = h.compared(
+                service.as_dict(), direct.as_dict(), "p50_ms", "throughput_rps"
+            )
     return out
 
 

@@ -280,15 +280,10 @@ async def ranking(client: Any) -> dict[str, Any]:
     }
 
 
-async def measure(
-    client: Any,
-    direct: Direct,
-    paths: list[str],
-    requests: int,
-    concurrencies: list[int],
-    max_cell_s: float,
-) -> dict[str, Any]:
-    ops: dict[str, tuple[Any, Any]] = {
+def operations(client: Any, direct: Direct, paths: list[str]) -> dict[str, tuple[Any, Any]]:
+    """Per call: (the call through the service, the same work done directly), each taking the
+    request's number (call_cost.py times some of these too)."""
+    return {
         "search": (
             lambda i: client.search_pages(namespace=NAMESPACE, query=QUERIES[i % len(QUERIES)]),
             lambda i: direct.search(QUERIES[i % len(QUERIES)]),
@@ -314,8 +309,18 @@ async def measure(
             lambda i: direct.grep(*GREPS[i % len(GREPS)]),
         ),
     }
+
+
+async def measure(
+    client: Any,
+    direct: Direct,
+    paths: list[str],
+    requests: int,
+    concurrencies: list[int],
+    max_cell_s: float,
+) -> dict[str, Any]:
     out: dict[str, Any] = {}
-    for name, (service_call, direct_call) in ops.items():
+    for name, (service_call, direct_call) in operations(client, direct, paths).items():
         out[name] = {}
         for concurrency in concurrencies:
             h.note(f"{name} at concurrency {concurrency}")
@@ -328,14 +333,9 @@ async def measure(
                 warmup=warm,
                 deadline_s=max_cell_s,
             )
-            s, d = service.as_dict(), direct_result.as_dict()
-            out[name][str(concurrency)] = {
-                "service": s,
-                "direct": d,
-                "ratio_p50": h.ratio(s.get("p50_ms"), d.get("p50_ms"), 2),
-                "ratio_p95": h.ratio(s.get("p95_ms"), d.get("p95_ms"), 2),
-                "ratio_throughput": h.ratio(s.get("throughput_rps"), d.get("throughput_rps"), 2),
-            }
+            out[name][str(concurrency)] = h.compared(
+                service.as_dict(), direct_result.as_dict(), "p50_ms", "p95_ms", "throughput_rps"
+            )
     return out
 
 
