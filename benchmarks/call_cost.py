@@ -43,12 +43,10 @@ import argparse
 import contextlib
 import functools
 import statistics
-import tempfile
 import time
 from collections import defaultdict
 from collections.abc import Callable
 from contextlib import AsyncExitStack
-from pathlib import Path
 from typing import Any
 
 import _harness as h
@@ -405,45 +403,28 @@ async def main(args: argparse.Namespace) -> dict[str, Any]:
         instrument(sections)
     try:
         report["floor"] = await grpc_floor(requests)
-        with tempfile.TemporaryDirectory(prefix="quire-callcost-") as tmp:
-            site = h.copy_site(Path(tmp))
-            kept = h.limit_llms(site, args.pages)
-            embeddings = h.load_model()
-            with h.site_process(site) as base_url:
-                async with (
-                    h.database("bench_callcost") as url,
-                    h.Quire(url, embeddings=embeddings, allow_sources=[base_url]) as quire,
-                ):
-                    key = await quire.key()
-                    async with quire.client(key.token) as client, AsyncExitStack() as stack:
-                        site_url = f"{base_url}/llms.txt"
-                        report["sync"] = await h.synced_entry(
-                            client, NAMESPACE, site_url, len(kept)
-                        )
-                        async with quire.pool.acquire() as conn:
-                            paths = [
-                                r["path"]
-                                for r in await conn.fetch(
-                                    "SELECT path FROM pages WHERE org_id = $1 ORDER BY path",
-                                    key.org_id,
-                                )
-                            ]
-                        direct = pages_search.Direct(quire, key.org_id, embeddings)
-                        bare = await stack.enter_async_context(aio.insecure_channel(quire.address))
-                        stub = pages_service_pb2_grpc.PagesServiceStub(bare)
-                        ops = operations(client, stub, key.token, direct, paths)
-                        report["calls"] = await measure_calls(ops, requests, concurrencies)
-                        report["cpu_c1"] = await measure_cpu(ops, requests)
-                        if args.sections:
-                            report["sections_c1"] = await measure_sections(sections, ops, requests)
-                        if args.profile:
-                            report["servicer_floor"] = await call_profile.servicer_floor(
-                                key.token, requests
-                            )
-                            report["profile_c1"] = {
-                                name: await call_profile.profile_calls(service_call, requests)
-                                for name, (service_call, _) in ops.items()
-                            }
+        async with h.served_site("callcost", args.pages) as (quire, base_url, kept, embeddings):
+            key = await quire.key()
+            async with quire.client(key.token) as client, AsyncExitStack() as stack:
+                site_url = f"{base_url}/llms.txt"
+                report["sync"] = await h.synced_entry(client, NAMESPACE, site_url, len(kept))
+                paths = await h.page_paths(quire, key.org_id)
+                direct = pages_search.Direct(quire, key.org_id, embeddings)
+                bare = await stack.enter_async_context(aio.insecure_channel(quire.address))
+                stub = pages_service_pb2_grpc.PagesServiceStub(bare)
+                ops = operations(client, stub, key.token, direct, paths)
+                report["calls"] = await measure_calls(ops, requests, concurrencies)
+                report["cpu_c1"] = await measure_cpu(ops, requests)
+                if args.sections:
+                    report["sections_c1"] = await measure_sections(sections, ops, requests)
+                if args.profile:
+                    report["servicer_floor"] = await call_profile.servicer_floor(
+                        key.token, requests
+                    )
+                    report["profile_c1"] = {
+                        name: await call_profile.profile_calls(service_call, requests)
+                        for name, (service_call, _) in ops.items()
+                    }
     finally:
         sections.undo()
     report["summary"] = summary(report)

@@ -32,8 +32,6 @@ labelled by us, so it guards against regressions rather than proving quality.
 from __future__ import annotations
 
 import argparse
-import tempfile
-from pathlib import Path
 from typing import Any
 
 import _harness as h
@@ -208,41 +206,26 @@ async def main(args: argparse.Namespace) -> dict[str, Any]:
     pages = args.pages or (100 if args.quick else 0)
     concurrencies = [int(c) for c in args.concurrency.split(",") if c]
     report = h.report_header("pages_search", bool(args.quick), requests, concurrencies)
-    with tempfile.TemporaryDirectory(prefix="quire-search-") as tmp:
-        site = h.copy_site(Path(tmp))
-        kept = h.limit_llms(site, pages)
-        embeddings = h.load_model()
-        with h.site_process(site) as base_url:
-            async with (
-                h.database("bench_search") as url,
-                h.Quire(url, embeddings=embeddings, allow_sources=[base_url]) as quire,
-            ):
-                key = await quire.key()
-                async with quire.client(key.token) as client:
-                    site_url = f"{base_url}/llms.txt"
-                    report["sync"] = await h.synced_entry(client, NAMESPACE, site_url, len(kept))
-                    async with quire.pool.acquire() as conn:
-                        paths = [
-                            r["path"]
-                            for r in await conn.fetch(
-                                "SELECT path FROM pages WHERE org_id = $1 ORDER BY path",
-                                key.org_id,
-                            )
-                        ]
-                    report["ranking"] = await ranking(client)
-                    direct = Direct(quire, key.org_id, embeddings)
-                    h.note("gRPC floor: DescribeTools (no database, no model)")
-                    floor = await h.run_load(
-                        lambda i: client.describe_tools(),
-                        requests=requests,
-                        concurrency=1,
-                        warmup=10,
-                    )
-                    report["grpc_floor_describe_tools_c1"] = floor.as_dict()
-                    report["cells"] = await measure(
-                        client, direct, paths, requests, concurrencies, args.max_cell_s
-                    )
-                    report["peak_rss_mb"] = h.peak_rss_mb()
+    async with h.served_site("search", pages) as (quire, base_url, kept, embeddings):
+        key = await quire.key()
+        async with quire.client(key.token) as client:
+            site_url = f"{base_url}/llms.txt"
+            report["sync"] = await h.synced_entry(client, NAMESPACE, site_url, len(kept))
+            paths = await h.page_paths(quire, key.org_id)
+            report["ranking"] = await ranking(client)
+            direct = Direct(quire, key.org_id, embeddings)
+            h.note("gRPC floor: DescribeTools (no database, no model)")
+            floor = await h.run_load(
+                lambda i: client.describe_tools(),
+                requests=requests,
+                concurrency=1,
+                warmup=10,
+            )
+            report["grpc_floor_describe_tools_c1"] = floor.as_dict()
+            report["cells"] = await measure(
+                client, direct, paths, requests, concurrencies, args.max_cell_s
+            )
+            report["peak_rss_mb"] = h.peak_rss_mb()
     report["ratios_p50"] = {
         name: {str(c): cells[str(c)]["ratio_p50"] for c in concurrencies}
         for name, cells in report["cells"].items()
