@@ -37,7 +37,7 @@ import uuid
 from collections.abc import AsyncIterator, Awaitable, Callable, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any
+from typing import Any, NamedTuple
 
 REPO = Path(__file__).resolve().parents[1]
 for extra in ("indexer", "server", "clients/python", "."):
@@ -280,6 +280,16 @@ def ratio(a: float | None, b: float | None, digits: int = 3) -> float | None:
     if a is None or b is None or b == 0:
         return None
     return round(a / b, digits)
+
+
+def compared(service: dict[str, Any], direct: dict[str, Any], *figures: str) -> dict[str, Any]:
+    """One side-by-side cell: both sides' `LoadResult.as_dict` and the service/direct ratio of
+    each of `figures` ("p50_ms" gives ratio_p50, "throughput_rps" ratio_throughput)."""
+    cell = {"service": service, "direct": direct}
+    for figure in figures:
+        name = figure.removesuffix("_ms").removesuffix("_rps")
+        cell[f"ratio_{name}"] = ratio(service.get(figure), direct.get(figure), 2)
+    return cell
 
 
 # ------------------------------------------------------------------ load generation
@@ -678,6 +688,37 @@ def limit_llms(site: Path, pages: int) -> list[str]:
         out.append(line)
     llms.write_text("\n".join(out) + "\n", encoding="utf-8")
     return kept
+
+
+class ServedSite(NamedTuple):
+    quire: Quire
+    base_url: str  # the site's, served by site_process
+    kept: list[str]  # the page paths its llms.txt lists
+    embeddings: Any
+
+
+@contextlib.asynccontextmanager
+async def served_site(name: str, pages: int, **options: Any) -> AsyncIterator[ServedSite]:
+    """The pages benchmarks' stage: a copy of the FastAPI site with its llms.txt cut to `pages`
+    (0: all) served by site_process, and a Quire on a fresh database (`bench_<name>`) allowed
+    to sync from it, with the default model and `options` (Quire's keywords)."""
+    with tempfile.TemporaryDirectory(prefix=f"quire-{name}-") as tmp:
+        site = copy_site(Path(tmp))
+        kept = limit_llms(site, pages)
+        embeddings = load_model()
+        with site_process(site) as base_url:
+            async with (
+                database(f"bench_{name}") as url,
+                Quire(url, embeddings=embeddings, allow_sources=[base_url], **options) as quire,
+            ):
+                yield ServedSite(quire, base_url, kept, embeddings)
+
+
+async def page_paths(quire: Quire, org_id: Any) -> list[str]:
+    """The paths of the organisation's published pages, in order."""
+    async with quire.pool.acquire() as conn:
+        rows = await conn.fetch("SELECT path FROM pages WHERE org_id = $1 ORDER BY path", org_id)
+    return [r["path"] for r in rows]
 
 
 def _serve_site(root: str) -> None:

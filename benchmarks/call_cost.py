@@ -43,12 +43,10 @@ import argparse
 import contextlib
 import functools
 import statistics
-import tempfile
 import time
 from collections import defaultdict
 from collections.abc import Callable
 from contextlib import AsyncExitStack
-from pathlib import Path
 from typing import Any
 
 import _harness as h
@@ -294,7 +292,6 @@ def operations(
     retries, consistency tokens): what the Python client adds is the difference."""
     from quire.v1 import pages_service_pb2
 
-    queries, greps = pages_search.QUERIES, pages_search.GREPS
     metadata = (("authorization", f"Bearer {token}"),)
 
     def bare_read(i: int) -> Any:
@@ -303,25 +300,13 @@ def operations(
         )
         return stub.ReadPage(request, metadata=metadata, timeout=30)
 
+    pages = pages_search.operations(client, direct, paths)
     return {
         "describe_tools": (lambda i: client.describe_tools(), None),
-        "read_page": (
-            lambda i: client.read_page(namespace=NAMESPACE, path=paths[(i * 7) % len(paths)]),
-            lambda i: direct.read(paths[(i * 7) % len(paths)]),
-        ),
-        "read_page_bare_stub": (bare_read, lambda i: direct.read(paths[(i * 7) % len(paths)])),
-        "search": (
-            lambda i: client.search_pages(namespace=NAMESPACE, query=queries[i % len(queries)]),
-            lambda i: direct.search(queries[i % len(queries)]),
-        ),
-        "grep": (
-            lambda i: client.grep_pages(
-                namespace=NAMESPACE,
-                query=greps[i % len(greps)][0],
-                ignore_case=greps[i % len(greps)][1],
-            ),
-            lambda i: direct.grep(*greps[i % len(greps)]),
-        ),
+        "read_page": pages["read_page"],
+        "read_page_bare_stub": (bare_read, pages["read_page"][1]),
+        "search": pages["search"],
+        "grep": pages["grep"],
     }
 
 
@@ -343,13 +328,9 @@ async def measure_calls(
             service, direct = await h.run_side_by_side(
                 service_call, direct_call, requests=n, concurrency=concurrency, warmup=10
             )
-            s, d = service.as_dict(), direct.as_dict()
-            out[name][str(concurrency)] = {
-                "service": s,
-                "direct": d,
-                "ratio_p50": h.ratio(s.get("p50_ms"), d.get("p50_ms"), 2),
-                "ratio_throughput": h.ratio(s.get("throughput_rps"), d.get("throughput_rps"), 2),
-            }
+            out[name][str(concurrency)] = h.compared(
+                service.as_dict(), direct.as_dict(), "p50_ms", "throughput_rps"
+            )
     return out
 
 
@@ -422,45 +403,28 @@ async def main(args: argparse.Namespace) -> dict[str, Any]:
         instrument(sections)
     try:
         report["floor"] = await grpc_floor(requests)
-        with tempfile.TemporaryDirectory(prefix="quire-callcost-") as tmp:
-            site = h.copy_site(Path(tmp))
-            kept = h.limit_llms(site, args.pages)
-            embeddings = h.load_model()
-            with h.site_process(site) as base_url:
-                async with (
-                    h.database("bench_callcost") as url,
-                    h.Quire(url, embeddings=embeddings, allow_sources=[base_url]) as quire,
-                ):
-                    key = await quire.key()
-                    async with quire.client(key.token) as client, AsyncExitStack() as stack:
-                        site_url = f"{base_url}/llms.txt"
-                        report["sync"] = await h.synced_entry(
-                            client, NAMESPACE, site_url, len(kept)
-                        )
-                        async with quire.pool.acquire() as conn:
-                            paths = [
-                                r["path"]
-                                for r in await conn.fetch(
-                                    "SELECT path FROM pages WHERE org_id = $1 ORDER BY path",
-                                    key.org_id,
-                                )
-                            ]
-                        direct = pages_search.Direct(quire, key.org_id, embeddings)
-                        bare = await stack.enter_async_context(aio.insecure_channel(quire.address))
-                        stub = pages_service_pb2_grpc.PagesServiceStub(bare)
-                        ops = operations(client, stub, key.token, direct, paths)
-                        report["calls"] = await measure_calls(ops, requests, concurrencies)
-                        report["cpu_c1"] = await measure_cpu(ops, requests)
-                        if args.sections:
-                            report["sections_c1"] = await measure_sections(sections, ops, requests)
-                        if args.profile:
-                            report["servicer_floor"] = await call_profile.servicer_floor(
-                                key.token, requests
-                            )
-                            report["profile_c1"] = {
-                                name: await call_profile.profile_calls(service_call, requests)
-                                for name, (service_call, _) in ops.items()
-                            }
+        async with h.served_site("callcost", args.pages) as (quire, base_url, kept, embeddings):
+            key = await quire.key()
+            async with quire.client(key.token) as client, AsyncExitStack() as stack:
+                site_url = f"{base_url}/llms.txt"
+                report["sync"] = await h.synced_entry(client, NAMESPACE, site_url, len(kept))
+                paths = await h.page_paths(quire, key.org_id)
+                direct = pages_search.Direct(quire, key.org_id, embeddings)
+                bare = await stack.enter_async_context(aio.insecure_channel(quire.address))
+                stub = pages_service_pb2_grpc.PagesServiceStub(bare)
+                ops = operations(client, stub, key.token, direct, paths)
+                report["calls"] = await measure_calls(ops, requests, concurrencies)
+                report["cpu_c1"] = await measure_cpu(ops, requests)
+                if args.sections:
+                    report["sections_c1"] = await measure_sections(sections, ops, requests)
+                if args.profile:
+                    report["servicer_floor"] = await call_profile.servicer_floor(
+                        key.token, requests
+                    )
+                    report["profile_c1"] = {
+                        name: await call_profile.profile_calls(service_call, requests)
+                        for name, (service_call, _) in ops.items()
+                    }
     finally:
         sections.undo()
     report["summary"] = summary(report)

@@ -28,7 +28,6 @@ import asyncio
 import json
 import subprocess
 import sys
-import tempfile
 from pathlib import Path
 from typing import Any
 
@@ -103,28 +102,22 @@ async def main(args: argparse.Namespace) -> dict[str, Any]:
     requests = args.requests or (40 if args.quick else 200)
     concurrencies = [int(c) for c in args.concurrency.split(",") if c]
     report = h.report_header("connect_http", bool(args.quick), requests, concurrencies)
-    with tempfile.TemporaryDirectory(prefix="quire-connect-") as tmp:
-        site = h.copy_site(Path(tmp))
-        kept = h.limit_llms(site, args.pages)
-        embeddings = h.load_model()
-        with h.site_process(site) as base_url:
-            async with (
-                h.database("bench_connect") as url,
-                h.Quire(url, embeddings=embeddings, allow_sources=[base_url], http=True) as quire,
-            ):
-                key = await quire.key()
-                async with quire.client(key.token) as client:
-                    site_url = f"{base_url}/llms.txt"
-                    report["sync"] = await h.synced_entry(client, NAMESPACE, site_url, len(kept))
-                cells = {}
-                for concurrency in concurrencies:
-                    h.note(f"SearchPages at concurrency {concurrency}")
-                    cells[str(concurrency)] = await load_process(
-                        quire, key.token, requests, concurrency, args.max_cell_s
-                    )
-                report["cells"] = cells
-                if args.profile:
-                    report["profile"] = await profile_server(quire, key.token, requests, args)
+    async with (
+        h.served_site("connect", args.pages, http=True) as (quire, base_url, kept, _),
+    ):
+        key = await quire.key()
+        async with quire.client(key.token) as client:
+            site_url = f"{base_url}/llms.txt"
+            report["sync"] = await h.synced_entry(client, NAMESPACE, site_url, len(kept))
+        cells = {}
+        for concurrency in concurrencies:
+            h.note(f"SearchPages at concurrency {concurrency}")
+            cells[str(concurrency)] = await load_process(
+                quire, key.token, requests, concurrency, args.max_cell_s
+            )
+        report["cells"] = cells
+        if args.profile:
+            report["profile"] = await profile_server(quire, key.token, requests, args)
     report["ratios_p50"] = {c: cell["ratio_p50"] for c, cell in report["cells"].items()}
     report["target"] = {
         "connect_over_grpc_p50": TARGET_RATIO,

@@ -262,13 +262,7 @@ async def cell(
     )
     sd, dd = s.as_dict(), d.as_dict()
     sd["cached_replies"] = cached
-    return {
-        "service": sd,
-        "direct": dd,
-        "ratio_p50": h.ratio(sd.get("p50_ms"), dd.get("p50_ms"), 2),
-        "ratio_p95": h.ratio(sd.get("p95_ms"), dd.get("p95_ms"), 2),
-        "ratio_throughput": h.ratio(sd.get("throughput_rps"), dd.get("throughput_rps"), 2),
-    }
+    return h.compared(sd, dd, "p50_ms", "p95_ms", "throughput_rps")
 
 
 if __name__ == "__main__":

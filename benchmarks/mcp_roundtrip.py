@@ -30,7 +30,6 @@ from __future__ import annotations
 import argparse
 import os
 import sys
-import tempfile
 from collections.abc import Awaitable, Callable
 from contextlib import AsyncExitStack
 from pathlib import Path
@@ -90,58 +89,52 @@ async def main(args: argparse.Namespace) -> dict[str, Any]:
         "requests_per_cell": requests,
         "concurrency": 1,
     }
-    with tempfile.TemporaryDirectory(prefix="quire-mcp-") as tmp:
-        site = h.copy_site(Path(tmp))
-        kept = h.limit_llms(site, pages)
-        embeddings = h.load_model()
-        with h.site_process(site) as base_url:
-            async with (
-                h.database("bench_mcp") as url,
-                h.Quire(url, embeddings=embeddings, allow_sources=[base_url]) as quire,
-                AsyncExitStack() as stack,
-            ):
-                key = await quire.key()
-                client = await stack.enter_async_context(quire.client(key.token))
-                h.note(f"syncing {len(kept)} pages")
-                sync_report, sync_s = await h.sync_site(client, NAMESPACE, f"{base_url}/llms.txt")
-                report["sync"] = {"wall_s": round(sync_s, 1), **h.report_fields(sync_report)}
-                running = quire.running
-                listener = await start_mcp_listener(
-                    mcp_app(running.state.settings, running.port, running.state), "127.0.0.1:0"
-                )
-                stack.push_async_callback(listener.stop)
-                http_url = f"http://127.0.0.1:{listener.port}/mcp?namespace={NAMESPACE}"
-                over_http, over_stdio = await mcp_clients(stack, http_url, quire.address, key.token)
+    async with (
+        h.served_site("mcp", pages) as (quire, base_url, kept, _),
+        AsyncExitStack() as stack,
+    ):
+        key = await quire.key()
+        client = await stack.enter_async_context(quire.client(key.token))
+        h.note(f"syncing {len(kept)} pages")
+        sync_report, sync_s = await h.sync_site(client, NAMESPACE, f"{base_url}/llms.txt")
+        report["sync"] = {"wall_s": round(sync_s, 1), **h.report_fields(sync_report)}
+        running = quire.running
+        listener = await start_mcp_listener(
+            mcp_app(running.state.settings, running.port, running.state), "127.0.0.1:0"
+        )
+        stack.push_async_callback(listener.stop)
+        http_url = f"http://127.0.0.1:{listener.port}/mcp?namespace={NAMESPACE}"
+        over_http, over_stdio = await mcp_clients(stack, http_url, quire.address, key.token)
 
-                async def grpc(i: int) -> None:
-                    await client.search_pages(namespace=NAMESPACE, query=QUERIES[i % len(QUERIES)])
+        async def grpc(i: int) -> None:
+            await client.search_pages(namespace=NAMESPACE, query=QUERIES[i % len(QUERIES)])
 
-                columns = {
-                    "mcp_http": mcp_search(over_http),
-                    "mcp_http_with_list": mcp_search(over_http, with_list=True),
-                    "mcp_stdio": mcp_search(over_stdio),
-                }
-                for name, call in columns.items():
-                    h.note(f"{name} beside grpc, {requests} requests")
-                    base, mcp = await h.run_side_by_side(
-                        grpc, call, requests=requests, concurrency=1, warmup=5
-                    )
-                    report[name] = {
-                        "grpc": base.as_dict(),
-                        "mcp": mcp.as_dict(),
-                        "p50_ratio": h.ratio(
-                            h.percentile(mcp.latencies, 50), h.percentile(base.latencies, 50)
-                        ),
-                    }
-                if args.profile:
-                    h.note("profiles: grpc, then mcp_http")
-                    base = await call_profile.profile_calls(grpc, requests)
-                    over_mcp = await call_profile.profile_calls(mcp_search(over_http), requests)
-                    report["profile_c1"] = {
-                        "grpc": base,
-                        "mcp_http": over_mcp,
-                        "mcp_extra_us_per_call": call_profile.extra_cost(base, over_mcp),
-                    }
+        columns = {
+            "mcp_http": mcp_search(over_http),
+            "mcp_http_with_list": mcp_search(over_http, with_list=True),
+            "mcp_stdio": mcp_search(over_stdio),
+        }
+        for name, call in columns.items():
+            h.note(f"{name} beside grpc, {requests} requests")
+            base, mcp = await h.run_side_by_side(
+                grpc, call, requests=requests, concurrency=1, warmup=5
+            )
+            report[name] = {
+                "grpc": base.as_dict(),
+                "mcp": mcp.as_dict(),
+                "p50_ratio": h.ratio(
+                    h.percentile(mcp.latencies, 50), h.percentile(base.latencies, 50)
+                ),
+            }
+        if args.profile:
+            h.note("profiles: grpc, then mcp_http")
+            base = await call_profile.profile_calls(grpc, requests)
+            over_mcp = await call_profile.profile_calls(mcp_search(over_http), requests)
+            report["profile_c1"] = {
+                "grpc": base,
+                "mcp_http": over_mcp,
+                "mcp_extra_us_per_call": call_profile.extra_cost(base, over_mcp),
+            }
     ratios = {name: report[name]["p50_ratio"] for name in columns}
     report["p50_ratios"] = ratios
     report["goal"] = "MCP p50 ≤ 1.5× gRPC p50"

@@ -295,7 +295,8 @@ def _database(url: str) -> Any:
     return h.database("pages_quality")
 
 
-if __name__ == "__main__":
+def argument_parser() -> argparse.ArgumentParser:
+    """This benchmark's options (quality.py and token_window.py run it with theirs)."""
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     parser.add_argument("--variant", action="append", default=[], help="name:field=value,...")
     parser.add_argument("--arms", action="store_true", help="also score each arm alone")
@@ -318,6 +319,11 @@ if __name__ == "__main__":
     parser.add_argument(
         "--disturb-base", type=int, default=1000, help="real SciFact chunks they copy"
     )
+    return parser
+
+
+if __name__ == "__main__":
+    parser = argument_parser()
     h.setup_logging()
     result = h.run(main(parser.parse_args()))
     h.emit(result, parser.parse_args().out)

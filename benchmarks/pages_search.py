@@ -32,8 +32,6 @@ labelled by us, so it guards against regressions rather than proving quality.
 from __future__ import annotations
 
 import argparse
-import tempfile
-from pathlib import Path
 from typing import Any
 
 import _harness as h
@@ -208,41 +206,26 @@ async def main(args: argparse.Namespace) -> dict[str, Any]:
     pages = args.pages or (100 if args.quick else 0)
     concurrencies = [int(c) for c in args.concurrency.split(",") if c]
     report = h.report_header("pages_search", bool(args.quick), requests, concurrencies)
-    with tempfile.TemporaryDirectory(prefix="quire-search-") as tmp:
-        site = h.copy_site(Path(tmp))
-        kept = h.limit_llms(site, pages)
-        embeddings = h.load_model()
-        with h.site_process(site) as base_url:
-            async with (
-                h.database("bench_search") as url,
-                h.Quire(url, embeddings=embeddings, allow_sources=[base_url]) as quire,
-            ):
-                key = await quire.key()
-                async with quire.client(key.token) as client:
-                    site_url = f"{base_url}/llms.txt"
-                    report["sync"] = await h.synced_entry(client, NAMESPACE, site_url, len(kept))
-                    async with quire.pool.acquire() as conn:
-                        paths = [
-                            r["path"]
-                            for r in await conn.fetch(
-                                "SELECT path FROM pages WHERE org_id = $1 ORDER BY path",
-                                key.org_id,
-                            )
-                        ]
-                    report["ranking"] = await ranking(client)
-                    direct = Direct(quire, key.org_id, embeddings)
-                    h.note("gRPC floor: DescribeTools (no database, no model)")
-                    floor = await h.run_load(
-                        lambda i: client.describe_tools(),
-                        requests=requests,
-                        concurrency=1,
-                        warmup=10,
-                    )
-                    report["grpc_floor_describe_tools_c1"] = floor.as_dict()
-                    report["cells"] = await measure(
-                        client, direct, paths, requests, concurrencies, args.max_cell_s
-                    )
-                    report["peak_rss_mb"] = h.peak_rss_mb()
+    async with h.served_site("search", pages) as (quire, base_url, kept, embeddings):
+        key = await quire.key()
+        async with quire.client(key.token) as client:
+            site_url = f"{base_url}/llms.txt"
+            report["sync"] = await h.synced_entry(client, NAMESPACE, site_url, len(kept))
+            paths = await h.page_paths(quire, key.org_id)
+            report["ranking"] = await ranking(client)
+            direct = Direct(quire, key.org_id, embeddings)
+            h.note("gRPC floor: DescribeTools (no database, no model)")
+            floor = await h.run_load(
+                lambda i: client.describe_tools(),
+                requests=requests,
+                concurrency=1,
+                warmup=10,
+            )
+            report["grpc_floor_describe_tools_c1"] = floor.as_dict()
+            report["cells"] = await measure(
+                client, direct, paths, requests, concurrencies, args.max_cell_s
+            )
+            report["peak_rss_mb"] = h.peak_rss_mb()
     report["ratios_p50"] = {
         name: {str(c): cells[str(c)]["ratio_p50"] for c in concurrencies}
         for name, cells in report["cells"].items()
@@ -280,15 +263,10 @@ async def ranking(client: Any) -> dict[str, Any]:
     }
 
 
-async def measure(
-    client: Any,
-    direct: Direct,
-    paths: list[str],
-    requests: int,
-    concurrencies: list[int],
-    max_cell_s: float,
-) -> dict[str, Any]:
-    ops: dict[str, tuple[Any, Any]] = {
+def operations(client: Any, direct: Direct, paths: list[str]) -> dict[str, tuple[Any, Any]]:
+    """Per call: (the call through the service, the same work done directly), each taking the
+    request's number (call_cost.py times some of these too)."""
+    return {
         "search": (
             lambda i: client.search_pages(namespace=NAMESPACE, query=QUERIES[i % len(QUERIES)]),
             lambda i: direct.search(QUERIES[i % len(QUERIES)]),
@@ -314,8 +292,18 @@ async def measure(
             lambda i: direct.grep(*GREPS[i % len(GREPS)]),
         ),
     }
+
+
+async def measure(
+    client: Any,
+    direct: Direct,
+    paths: list[str],
+    requests: int,
+    concurrencies: list[int],
+    max_cell_s: float,
+) -> dict[str, Any]:
     out: dict[str, Any] = {}
-    for name, (service_call, direct_call) in ops.items():
+    for name, (service_call, direct_call) in operations(client, direct, paths).items():
         out[name] = {}
         for concurrency in concurrencies:
             h.note(f"{name} at concurrency {concurrency}")
@@ -328,14 +316,9 @@ async def measure(
                 warmup=warm,
                 deadline_s=max_cell_s,
             )
-            s, d = service.as_dict(), direct_result.as_dict()
-            out[name][str(concurrency)] = {
-                "service": s,
-                "direct": d,
-                "ratio_p50": h.ratio(s.get("p50_ms"), d.get("p50_ms"), 2),
-                "ratio_p95": h.ratio(s.get("p95_ms"), d.get("p95_ms"), 2),
-                "ratio_throughput": h.ratio(s.get("throughput_rps"), d.get("throughput_rps"), 2),
-            }
+            out[name][str(concurrency)] = h.compared(
+                service.as_dict(), direct_result.as_dict(), "p50_ms", "p95_ms", "throughput_rps"
+            )
     return out
 
 

@@ -279,19 +279,7 @@ async def pages_section(model: str | None) -> dict[str, Any]:
     """The published-pages figures of benchmarks/pages_quality.py (its own database)."""
     import pages_quality
 
-    options = argparse.Namespace(
-        questions=pages_quality.QUESTIONS,
-        max_questions=0,
-        keep=False,
-        site=h.FASTAPI_SITE,
-        transform="markdown",
-        variant=[],
-        no_alternatives=False,
-        misses=False,
-        arms=True,
-        disturb=0,
-        model=model or "",
-    )
+    options = pages_quality.argument_parser().parse_args(["--arms", "--model", model or ""])
     run = await pages_quality.main(options)
     serving = run["variants"][0]
     return {

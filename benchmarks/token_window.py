@@ -99,19 +99,7 @@ def ranking(window: int) -> dict[str, Any]:
 
     h.load_model = windowed
     try:
-        options = argparse.Namespace(
-            questions=pages_quality.QUESTIONS,
-            max_questions=0,
-            keep=False,
-            site=h.FASTAPI_SITE,
-            transform="markdown",
-            variant=[],
-            no_alternatives=False,
-            misses=False,
-            arms=True,
-            disturb=0,
-            model="",
-        )
+        options = pages_quality.argument_parser().parse_args(["--arms"])
         run = h.run(pages_quality.main(options))
     finally:
         h.load_model = load

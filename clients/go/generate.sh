@@ -20,12 +20,8 @@ GO_PACKAGE="$MODULE/quirev1;quirev1"
 
 out=${1:-$here}
 out=$(mkdir -p "$out" && cd "$out" && pwd)
-py=${PYTHON:-$repo/.venv/bin/python}
-if ! "$py" -c 'import grpc_tools' 2>/dev/null; then
-  echo "generate.sh: $py has no grpc_tools (run 'make install' first, or set PYTHON)" >&2
-  exit 2
-fi
-wkt=$("$py" -c 'import grpc_tools, os; print(os.path.join(os.path.dirname(grpc_tools.__file__), "_proto"))')
+# shellcheck source=../../scripts/grpc-tools.sh
+. "$repo/scripts/grpc-tools.sh"  # py, wkt
 
 bin="$here/.bin"
 mkdir -p "$bin"

@@ -26,12 +26,8 @@ JAVA_PACKAGE=dev.quire.v1
 
 out=${1:-$here/src/main/java}
 out=$(mkdir -p "$out" && cd "$out" && pwd)
-py=${PYTHON:-$repo/.venv/bin/python}
-if ! "$py" -c 'import grpc_tools' 2>/dev/null; then
-  echo "generate.sh: $py has no grpc_tools (run 'make install' first, or set PYTHON)" >&2
-  exit 2
-fi
-wkt=$("$py" -c 'import grpc_tools, os; print(os.path.join(os.path.dirname(grpc_tools.__file__), "_proto"))')
+# shellcheck source=../../scripts/grpc-tools.sh
+. "$repo/scripts/grpc-tools.sh"  # py, wkt
 
 bin="$here/.bin"
 mkdir -p "$bin"

@@ -204,12 +204,12 @@ async def test_forged_cursors_in_the_new_format_with_a_wrong_tag(
     from quire.server.cursors import CursorCodec
 
     stranger = CursorCodec(os.urandom(32))  # the right format, another secret
-    page_scope = ("ListPages", str(world.a.org_id), NS)
-    forged_page = stranger.seal(page_scope, {"v": world.version, "a": "/guide/01.md", "p": "/"})
+    page_listing = ("ListPages", str(world.a.org_id), NS)
+    forged_page = stranger.seal(page_listing, {"v": world.version, "a": "/guide/01.md", "p": "/"})
     await refused(input_counts, "ListPages", list_pages(harness, world.a, forged_page))
-    doc_scope = ("ListDocuments", str(world.a.org_id), world.collection)
+    doc_listing = ("ListDocuments", str(world.a.org_id), world.collection)
     forged_doc = stranger.seal(
-        doc_scope, {"t": "2999-01-01T00:00:00+00:00", "d": world.document_ids[0]}
+        doc_listing, {"t": "2999-01-01T00:00:00+00:00", "d": world.document_ids[0]}
     )
     await refused(
         input_counts,

@@ -7,11 +7,12 @@ from __future__ import annotations
 
 import argparse
 import asyncio
+import contextlib
 import json
 import os
 import sys
-from collections.abc import Coroutine, Sequence
-from typing import Any
+from collections.abc import AsyncIterator, Coroutine, Sequence
+from typing import TYPE_CHECKING, Any
 
 import asyncpg
 
@@ -22,6 +23,9 @@ from quire.indexer.home import quire_home
 from quire.server import auth
 from quire.server.config import DEFAULT_ADDRESS, DEFAULT_HTTP_ADDRESS, Settings
 from quire.server.telemetry import configure_logging
+
+if TYPE_CHECKING:
+    from quire.server.embeddings import EmbeddingService
 
 DEV_ORG = "dev"
 
@@ -63,10 +67,45 @@ async def _dsn() -> tuple[str, object | None]:
     return await asyncio.to_thread(resolve_database_url)
 
 
-async def _session_dsn() -> tuple[str, object | None]:
-    """For one-off sessions (migrations, keys): PostgreSQL itself, past any pooler."""
+@contextlib.asynccontextmanager
+async def _database(settings: Settings) -> AsyncIterator[None]:
+    """`settings.database_url`, or an embedded PostgreSQL for the command's duration when none
+    is configured."""
+    embedded = None
+    if not settings.database_url:
+        settings.database_url, embedded = await _dsn()
+    try:
+        yield
+    finally:
+        if embedded is not None:
+            embedded.stop()  # type: ignore[attr-defined]
+
+
+@contextlib.asynccontextmanager
+async def _session() -> AsyncIterator[asyncpg.Connection]:
+    """For one-off sessions (migrations, keys): a connection to PostgreSQL itself, past any
+    pooler."""
     direct = os.environ.get("QUIRE_DATABASE_DIRECT_URL")
-    return (direct, None) if direct else await _dsn()
+    dsn, embedded = (direct, None) if direct else await _dsn()
+    try:
+        conn = await asyncpg.connect(dsn)
+        try:
+            yield conn
+        finally:
+            await conn.close()
+    finally:
+        if embedded is not None:
+            embedded.stop()  # type: ignore[attr-defined]
+
+
+async def _embeddings() -> EmbeddingService:
+    """The prepared default model; a command that needs it stops when there is none."""
+    from quire.server.app import load_embeddings
+
+    embeddings = await asyncio.to_thread(load_embeddings)
+    if embeddings is None:
+        raise SystemExit("the embedding model is missing: run `quire model prepare`")
+    return embeddings
 
 
 def _serving(run: Coroutine[Any, Any, None]) -> int:
@@ -166,19 +205,14 @@ def cmd_mcp(args: argparse.Namespace) -> int:
 def cmd_worker(args: argparse.Namespace) -> int:
     import signal
 
-    from quire.server.app import load_embeddings, run_worker
+    from quire.server.app import run_worker
     from quire.server.models import ModelsUnavailable, load_extra
 
     settings = _settings(args)
 
     async def run() -> None:
-        embedded = None
-        if not settings.database_url:
-            settings.database_url, embedded = await _dsn()
-        try:
-            embeddings = await asyncio.to_thread(load_embeddings)
-            if embeddings is None:
-                raise SystemExit("the embedding model is missing: run `quire model prepare`")
+        async with _database(settings):
+            embeddings = await _embeddings()
             try:
                 extra = await asyncio.to_thread(load_extra, settings.models)
             except ModelsUnavailable as exc:
@@ -191,9 +225,6 @@ def cmd_worker(args: argparse.Namespace) -> int:
                 run_worker(settings, embeddings, stop),
                 *(run_worker(settings, e, stop, model=n) for n, e in extra.items()),
             )
-        finally:
-            if embedded is not None:
-                embedded.stop()  # type: ignore[attr-defined]
 
     try:
         asyncio.run(run())
@@ -207,17 +238,9 @@ def cmd_migrate(args: argparse.Namespace) -> int:
     from quire.server.storage.database import check_pgvector
 
     async def run() -> list[int]:
-        dsn, embedded = await _session_dsn()
-        try:
-            conn = await asyncpg.connect(dsn)
-            try:
-                await check_pgvector(conn)
-                return await migrations.migrate(conn)
-            finally:
-                await conn.close()
-        finally:
-            if embedded is not None:
-                embedded.stop()  # type: ignore[attr-defined]
+        async with _session() as conn:
+            await check_pgvector(conn)
+            return await migrations.migrate(conn)
 
     applied = asyncio.run(run())
     print(f"applied migrations: {applied}" if applied else "schema is up to date")
@@ -230,18 +253,10 @@ def cmd_keys_create(args: argparse.Namespace) -> int:
     scopes = auth.parse_scopes(args.scope or ["read"])
 
     async def run() -> auth.NewKey:
-        dsn, embedded = await _session_dsn()
-        try:
-            conn = await asyncpg.connect(dsn)
-            try:
-                await migrations.migrate(conn)
-                org_id = await auth.ensure_organisation(conn, args.org)
-                return await auth.create_key(conn, org_id, scopes, args.name or "")
-            finally:
-                await conn.close()
-        finally:
-            if embedded is not None:
-                embedded.stop()  # type: ignore[attr-defined]
+        async with _session() as conn:
+            await migrations.migrate(conn)
+            org_id = await auth.ensure_organisation(conn, args.org)
+            return await auth.create_key(conn, org_id, scopes, args.name or "")
 
     key = asyncio.run(run())
     names = sorted(s.value for s in scopes)
@@ -268,20 +283,15 @@ def cmd_gate_run(args: argparse.Namespace) -> int:
     import json
     from pathlib import Path
 
-    from quire.server.app import load_embeddings, prepare_database
+    from quire.server.app import prepare_database
     from quire.server.gate import dataset, report, runner
     from quire.server.knowledge.search import serving_fingerprint
 
     settings = _settings(args)
 
     async def run() -> runner.GateRun:
-        embedded = None
-        if not settings.database_url:
-            settings.database_url, embedded = await _dsn()
-        try:
-            embeddings = await asyncio.to_thread(load_embeddings)
-            if embeddings is None:
-                raise SystemExit("the embedding model is missing: run `quire model prepare`")
+        async with _database(settings):
+            embeddings = await _embeddings()
             data = dataset.load(
                 Path(args.dataset),
                 args.split,
@@ -307,9 +317,6 @@ def cmd_gate_run(args: argparse.Namespace) -> int:
             finally:
                 await pool.close()
                 embeddings.close()
-        finally:
-            if embedded is not None:
-                embedded.stop()  # type: ignore[attr-defined]
         return result
 
     outcome = asyncio.run(run())

@@ -1,8 +1,8 @@
 """Opaque, authenticated list cursors, shared by every RPC that pages.
 
 A cursor is base64url (no padding) of a format byte, a 128-bit HMAC-SHA-256 tag and the JSON
-payload. The tag covers the scope the cursor pages — the RPC and the organisation, namespace or
-collection it was issued for — and the payload, under a secret generated once and kept in the
+payload. The tag covers the listing the cursor pages — the RPC and the organisation, namespace
+or collection it was issued for — and the payload, under a secret generated once and kept in the
 database (`server_secrets`), so every server process on one database agrees and cursors survive
 restarts. Anything the server did not issue for this very listing is INVALID_REQUEST naming the
 field, decided before a cursor's value can reach SQL. The standard library's `hmac` is the whole
@@ -45,9 +45,9 @@ MAX_TOKEN_CHARS = max(
 _BASE64URL = re.compile(r"[A-Za-z0-9_-]*")
 
 
-def refusal(scope: Sequence[str], field: str = "cursor") -> QuireError:
-    """The one answer to any cursor not issued for `scope`: which check failed is not said."""
-    return invalid(field, f"not a cursor returned by {scope[0]} for this request")
+def refusal(listing: Sequence[str], field: str = "cursor") -> QuireError:
+    """The one answer to any cursor not issued for `listing`: which check failed is not said."""
+    return invalid(field, f"not a cursor returned by {listing[0]} for this request")
 
 
 def _b64(raw: bytes) -> str:
@@ -60,27 +60,27 @@ class CursorCodec:
             raise ValueError("the cursor secret must be at least 32 bytes")
         self._secret = secret
 
-    def _tag(self, scope: Sequence[str], payload: bytes) -> bytes:
-        # The scope as a JSON list (no raw newline inside), then the payload: unambiguous.
-        message = json.dumps(["quire-cursor", FORMAT, *scope]).encode() + b"\n" + payload
+    def _tag(self, listing: Sequence[str], payload: bytes) -> bytes:
+        # The listing as a JSON list (no raw newline inside), then the payload: unambiguous.
+        message = json.dumps(["quire-cursor", FORMAT, *listing]).encode() + b"\n" + payload
         return hmac.new(self._secret, message, hashlib.sha256).digest()[:TAG_BYTES]
 
-    def seal(self, scope: Sequence[str], payload: Mapping[str, str | int]) -> str:
-        """The cursor for `payload` within `scope` (e.g. ("ListPages", org, namespace))."""
+    def seal(self, listing: Sequence[str], payload: Mapping[str, str | int]) -> str:
+        """The cursor for `payload` within `listing` (e.g. ("ListPages", org, namespace))."""
         body = json.dumps(payload, separators=(",", ":"), sort_keys=True).encode()
-        return _b64(bytes([FORMAT]) + self._tag(scope, body) + body)
+        return _b64(bytes([FORMAT]) + self._tag(listing, body) + body)
 
     def open(
         self,
         token: str,
-        scope: Sequence[str],
+        listing: Sequence[str],
         shape: Mapping[str, type],
         *,
         field: str = "cursor",
     ) -> dict[str, Any]:
-        """The payload of a cursor this server issued for `scope`, with exactly the keys and
+        """The payload of a cursor this server issued for `listing`, with exactly the keys and
         value types of `shape`; anything else is INVALID_REQUEST naming `field`."""
-        refused = refusal(scope, field)
+        refused = refusal(listing, field)
         if len(token) > MAX_TOKEN_CHARS or not _BASE64URL.fullmatch(token):
             raise refused
         try:
@@ -91,7 +91,7 @@ class CursorCodec:
         if _b64(raw) != token or len(raw) <= 1 + TAG_BYTES or raw[0] != FORMAT:
             raise refused
         tag, body = raw[1 : 1 + TAG_BYTES], raw[1 + TAG_BYTES :]
-        if not hmac.compare_digest(tag, self._tag(scope, body)):
+        if not hmac.compare_digest(tag, self._tag(listing, body)):
             raise refused
         # Authentic, so these hold unless the secret leaked; checked anyway (defence in depth).
         try:

@@ -65,6 +65,14 @@ def clean_text(field: str, value: str, *, max_chars: int, allow_empty: bool = Fa
     return value
 
 
+def at_most_chars(field: str, value: str, bounds: FieldBounds) -> str:
+    """A string within the field's contract length, its only bound."""
+    if len(value) > number(bounds.max_chars):
+        longest = f"at most {bounds.max_chars} characters"
+        raise invalid(field, longest, longest)
+    return value
+
+
 def name_field(field: str, value: str, bounds: FieldBounds = NAMESPACE) -> str:
     """A name such as a namespace: the field's length bounds, characters from its pattern."""
     if not whole_match(bounds).fullmatch(value):

@@ -51,29 +51,23 @@ class KnowledgeSearch:
             raise ValueError("give agent_id or collection_ids (exactly one)")
         retrieval_mode(self.mode)  # an unknown mode name raises ValueError here
 
+    def arguments(self, query: str) -> dict[str, Any]:
+        """The search_knowledge arguments, the same for either client."""
+        return {
+            "query": query,
+            "agent_id": self.agent_id,
+            "collection_ids": self.collection_ids,
+            "limit": self.limit,
+            "mode": retrieval_mode(self.mode),
+            "filter": self.filter,
+            "include_metadata": self.include_metadata,
+        }
+
     def run(self, client: QuireClient, query: str) -> list[Passage]:
-        found = client.search_knowledge(
-            query=query,
-            agent_id=self.agent_id,
-            collection_ids=self.collection_ids,
-            limit=self.limit,
-            mode=retrieval_mode(self.mode),
-            filter=self.filter,
-            include_metadata=self.include_metadata,
-        )
-        return knowledge_passages(found)
+        return knowledge_passages(client.search_knowledge(**self.arguments(query)))
 
     async def arun(self, client: AsyncQuireClient, query: str) -> list[Passage]:
-        found = await client.search_knowledge(
-            query=query,
-            agent_id=self.agent_id,
-            collection_ids=self.collection_ids,
-            limit=self.limit,
-            mode=retrieval_mode(self.mode),
-            filter=self.filter,
-            include_metadata=self.include_metadata,
-        )
-        return knowledge_passages(found)
+        return knowledge_passages(await client.search_knowledge(**self.arguments(query)))
 
 
 @dataclass(frozen=True)
@@ -85,27 +79,21 @@ class PageSearch:
     limit: int | None = None
     max_output_bytes: int | None = None
 
+    def arguments(self, query: str) -> dict[str, Any]:
+        """The search_pages arguments, the same for either client."""
+        return {
+            "namespace": self.namespace,
+            "query": query,
+            "alternatives": self.alternatives,
+            "limit": self.limit,
+            "max_output_bytes": self.max_output_bytes,
+        }
+
     def run(self, client: QuireClient, query: str) -> list[Passage]:
-        return page_passages(
-            client.search_pages(
-                namespace=self.namespace,
-                query=query,
-                alternatives=self.alternatives,
-                limit=self.limit,
-                max_output_bytes=self.max_output_bytes,
-            )
-        )
+        return page_passages(client.search_pages(**self.arguments(query)))
 
     async def arun(self, client: AsyncQuireClient, query: str) -> list[Passage]:
-        return page_passages(
-            await client.search_pages(
-                namespace=self.namespace,
-                query=query,
-                alternatives=self.alternatives,
-                limit=self.limit,
-                max_output_bytes=self.max_output_bytes,
-            )
-        )
+        return page_passages(await client.search_pages(**self.arguments(query)))
 
 
 def knowledge_passages(found: knowledge_service_pb2.SearchKnowledgeResponse) -> list[Passage]:

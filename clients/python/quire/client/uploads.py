@@ -35,25 +35,30 @@ def metadata_message(
     )
 
 
+def _whole_chunks(buffer: bytearray, size: int) -> Iterator[bytes]:
+    """Takes every whole chunk of `size` bytes off the front of `buffer`."""
+    while len(buffer) >= size:
+        yield bytes(buffer[:size])
+        del buffer[:size]
+
+
 def rechunk(pieces: Iterable[bytes], size: int = CHUNK_SIZE) -> Iterator[bytes]:
     """Re-cuts pieces of any size into chunks of exactly `size` bytes (the last may be shorter)."""
     buffer = bytearray()
     for piece in pieces:
         buffer += piece
-        while len(buffer) >= size:
-            yield bytes(buffer[:size])
-            del buffer[:size]
+        yield from _whole_chunks(buffer, size)
     if buffer:
         yield bytes(buffer)
 
 
 async def arechunk(pieces: AsyncIterable[bytes], size: int = CHUNK_SIZE) -> AsyncIterator[bytes]:
+    """`rechunk` of an asynchronous stream of pieces."""
     buffer = bytearray()
     async for piece in pieces:
         buffer += piece
-        while len(buffer) >= size:
-            yield bytes(buffer[:size])
-            del buffer[:size]
+        for chunk in _whole_chunks(buffer, size):
+            yield chunk
     if buffer:
         yield bytes(buffer)
 

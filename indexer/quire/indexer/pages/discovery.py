@@ -89,6 +89,10 @@ class Discovery:
 class _State:
     origin: str
     max_pages: int
+    max_depth: int
+    # The indexes still to read (URL, depth, kind), and every index URL queued or read.
+    queue: deque[tuple[str, int, IndexKind]] = field(default_factory=deque)
+    visited: set[str] = field(default_factory=set)
     pages: list[DiscoveredPage] = field(default_factory=list)
     seen: set[str] = field(default_factory=set)
     errors: list[str] = field(default_factory=list)
@@ -153,11 +157,10 @@ async def discover(
     """Discover the pages listed by the index at ``url`` (see the module docstring)."""
     url = _key(url.strip())
     await fetcher.policy.check_url(url)  # raises SourceRejected before any request
-    state = _State(origin=origin_of(url), max_pages=max_pages)
+    state = _State(origin=origin_of(url), max_pages=max_pages, max_depth=max_depth)
+    queue, visited = state.queue, state.visited
     path = urlsplit(url).path
     kind = _kind_of(path)
-    queue: deque[tuple[str, int, IndexKind]] = deque()
-    visited: set[str] = set()
     indexes: list[str] = []
     if kind is not None:
         queue.append((url, 0, kind))
@@ -170,7 +173,7 @@ async def discover(
         probe_url, probe_kind, text, final_url = probe
         visited.update({probe_url, _key(final_url)})
         indexes.append(probe_url)
-        _read_index(probe_kind, text, final_url, 0, max_depth, queue, visited, state)
+        _read_index(probe_kind, text, final_url, 0, state)
     else:
         raise UnsupportedSource(
             f"not an index or a site root: {url!r} (expected .../llms.txt, .../sitemap.xml or .../)"
@@ -189,9 +192,7 @@ async def discover(
             state.fetch_failed(index_url, exc)
             continue
         visited.add(_key(fetched.final_url))
-        _read_index(
-            index_kind, fetched.text, fetched.final_url, depth, max_depth, queue, visited, state
-        )
+        _read_index(index_kind, fetched.text, fetched.final_url, depth, state)
     return _result(state, indexes)
 
 
@@ -217,21 +218,10 @@ async def _probe(
     return None
 
 
-def _read_index(
-    kind: IndexKind,
-    text: str,
-    base_url: str,
-    depth: int,
-    max_depth: int,
-    queue: deque[tuple[str, int, IndexKind]],
-    visited: set[str],
-    state: _State,
-) -> None:
+def _read_index(kind: IndexKind, text: str, base_url: str, depth: int, state: _State) -> None:
     if kind == "llms":
         for link in parse_index_links(text):
-            _consider(
-                link.href, link.title, base_url, depth, max_depth, queue, visited, state, True
-            )
+            _consider(link.href, link.title, base_url, depth, state, True)
         return
     try:
         sitemap = parse_sitemap(text)
@@ -241,9 +231,9 @@ def _read_index(
     nested = sitemap.kind == "sitemapindex"
     for loc in sitemap.locs:
         if nested:
-            _follow(loc, "sitemap", base_url, depth, max_depth, queue, visited, state)
+            _follow(loc, "sitemap", base_url, depth, state)
         else:
-            _consider(loc, None, base_url, depth, max_depth, queue, visited, state, False)
+            _consider(loc, None, base_url, depth, state, False)
 
 
 def _resolve(href: str, base_url: str, state: _State) -> str | None:
@@ -258,41 +248,24 @@ def _resolve(href: str, base_url: str, state: _State) -> str | None:
     return target
 
 
-def _follow(
-    href: str,
-    kind: IndexKind,
-    base_url: str,
-    depth: int,
-    max_depth: int,
-    queue: deque[tuple[str, int, IndexKind]],
-    visited: set[str],
-    state: _State,
-) -> None:
+def _follow(href: str, kind: IndexKind, base_url: str, depth: int, state: _State) -> None:
     target = _resolve(href, base_url, state)
     if target is None:
         state.skipped += 1
         if kind == "sitemap":
             state.fail(f"nested sitemap {href} is not on {state.origin}: not read")
         return
-    if target in visited:
+    if target in state.visited:
         return
-    if depth + 1 > max_depth:
-        state.fail(f"index {target} is at depth {depth + 1} (max {max_depth}): not read")
+    if depth + 1 > state.max_depth:
+        state.fail(f"index {target} is at depth {depth + 1} (max {state.max_depth}): not read")
         return
-    visited.add(target)
-    queue.append((target, depth + 1, kind))
+    state.visited.add(target)
+    state.queue.append((target, depth + 1, kind))
 
 
 def _consider(
-    href: str,
-    title: str | None,
-    base_url: str,
-    depth: int,
-    max_depth: int,
-    queue: deque[tuple[str, int, IndexKind]],
-    visited: set[str],
-    state: _State,
-    from_llms: bool,
+    href: str, title: str | None, base_url: str, depth: int, state: _State, from_llms: bool
 ) -> None:
     target = _resolve(href, base_url, state)
     if target is None:
@@ -305,7 +278,7 @@ def _consider(
             if kind == "llms" and _is_full_text(parts.path):
                 state.skipped += 1
                 return
-            _follow(target, kind, base_url, depth, max_depth, queue, visited, state)
+            _follow(target, kind, base_url, depth, state)
             return
     if parts.query:
         state.skipped += 1

@@ -11,6 +11,7 @@ import time
 import uuid
 from collections.abc import Awaitable, Callable, Sequence
 from dataclasses import dataclass, field
+from typing import TypeVar
 
 import asyncpg
 
@@ -30,6 +31,7 @@ log = logging.getLogger(__name__)
 
 DEPTH = 100
 Progress = Callable[[str, int, int], Awaitable[None]]
+T = TypeVar("T")
 
 CREATE_ORG = "INSERT INTO organisations (org_id, name, vectors_filed_under) VALUES ($1, $2, $3)"
 CREATE_COLLECTION = "INSERT INTO collections (org_id, collection_id, name) VALUES ($1, $2, $3)"
@@ -232,29 +234,19 @@ async def rank_queries(
     progress: Progress = _noop,
 ) -> dict[str, dict[str, list[str]]]:
     """Every query through the real LEGACY_FTS and HYBRID code, plus vector only."""
-    rankings: dict[str, dict[str, list[str]]] = {"legacy": {}, "hybrid": {}, "vector": {}}
-    total = len(dataset.queries)
-    ids = index.corpus_id
-    for n, (query_id, text) in enumerate(dataset.queries.items(), start=1):
-        vector = (await embeddings.embed_queries([text]))[0]
-        async with (
-            pool.acquire() as conn,
-            conn.transaction(isolation="repeatable_read", readonly=True),
-        ):
-            await apply_settings(conn, tuning.settings())
-            legacy = await search.legacy(conn, index.org_id, [index.collection_id], text, DEPTH)
-            hybrid = await search.hybrid(
-                conn, index.org_id, index.collections, text, vector, DEPTH, tuning
-            )
-            vector_ids = await search.vector_only(
-                conn, index.org_id, index.collections, vector, DEPTH, tuning
-            )
-        rankings["legacy"][query_id] = [ids[h.document_id] for h in legacy]
-        rankings["hybrid"][query_id] = [ids[h.document_id] for h in hybrid]
-        rankings["vector"][query_id] = [ids[str(d)] for d in vector_ids]
-        if n % 25 == 0 or n == total:
-            await progress("querying", n, total)
-    return rankings
+
+    async def hybrid(conn: asyncpg.Connection, text: str, vector: search.QueryVector) -> list[str]:
+        hits = await search.hybrid(
+            conn, index.org_id, index.collections, text, vector, DEPTH, tuning
+        )
+        return [index.corpus_id[h.document_id] for h in hits]
+
+    answers = await _each_query(pool, embeddings, index, dataset, tuning, hybrid, progress, 25)
+    return {
+        "legacy": {q: legacy for q, (legacy, _, _) in answers.items()},
+        "hybrid": {q: ranked for q, (_, ranked, _) in answers.items()},
+        "vector": {q: vector for q, (_, _, vector) in answers.items()},
+    }
 
 
 @dataclass
@@ -275,7 +267,35 @@ async def gather_queries(
     progress: Progress = _noop,
 ) -> dict[str, QueryArms]:
     """Runs every arm once per query so fusion variants can be scored without re-querying."""
-    out: dict[str, QueryArms] = {}
+
+    async def arms(conn: asyncpg.Connection, text: str, vector: search.QueryVector) -> search.Arms:
+        return await search.gather_arms(conn, index.org_id, index.collections, text, vector, tuning)
+
+    answers = await _each_query(pool, embeddings, index, dataset, tuning, arms, progress, 50)
+    return {
+        q: QueryArms(legacy=legacy, vector=vector, arms=found)
+        for q, (legacy, found, vector) in answers.items()
+    }
+
+
+# What a pass over the queries runs between the legacy and the vector-only search: the hybrid
+# ranking, or its arms before fusion.
+Hybrid = Callable[[asyncpg.Connection, str, search.QueryVector], Awaitable[T]]
+
+
+async def _each_query(
+    pool: asyncpg.Pool,
+    embeddings: EmbeddingService,
+    index: ScratchIndex,
+    dataset: Dataset,
+    tuning: search.KnowledgeTuning,
+    hybrid: Hybrid[T],
+    progress: Progress,
+    progress_every: int,
+) -> dict[str, tuple[list[str], T, list[str]]]:
+    """Every query's legacy ranking, `hybrid`'s answer and its vector-only ranking, each query
+    in one repeatable-read transaction under `tuning`'s settings; rankings are corpus ids."""
+    out: dict[str, tuple[list[str], T, list[str]]] = {}
     ids = index.corpus_id
     total = len(dataset.queries)
     for n, (query_id, text) in enumerate(dataset.queries.items(), start=1):
@@ -286,18 +306,16 @@ async def gather_queries(
         ):
             await apply_settings(conn, tuning.settings())
             legacy = await search.legacy(conn, index.org_id, [index.collection_id], text, DEPTH)
-            arms = await search.gather_arms(
-                conn, index.org_id, index.collections, text, vector, tuning
-            )
+            answer = await hybrid(conn, text, vector)
             vector_ids = await search.vector_only(
                 conn, index.org_id, index.collections, vector, DEPTH, tuning
             )
-        out[query_id] = QueryArms(
-            legacy=[ids[h.document_id] for h in legacy],
-            vector=[ids[str(d)] for d in vector_ids],
-            arms=arms,
+        out[query_id] = (
+            [ids[h.document_id] for h in legacy],
+            answer,
+            [ids[str(d)] for d in vector_ids],
         )
-        if n % 50 == 0 or n == total:
+        if n % progress_every == 0 or n == total:
             await progress("querying", n, total)
     return out
 

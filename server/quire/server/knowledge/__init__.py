@@ -1,1 +1,2 @@
-"""Knowledge collections: documents, agents, scope, retrieval modes, cache and shadow runs."""
+"""Knowledge collections: documents, agents, the collections a call reaches, retrieval modes,
+cache and shadow runs."""

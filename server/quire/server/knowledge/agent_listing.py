@@ -20,7 +20,8 @@ WHERE org_id = $1 AND agent_id > $3 ORDER BY agent_id LIMIT $2
 """
 
 
-# The cursor's payload: the last agent_id of the page; its scope binds it to the organisation.
+# The cursor's payload: the last agent_id of the page; the listing it is sealed for (the RPC
+# and the organisation) binds it to the organisation.
 CURSOR_SHAPE: dict[str, type] = {"a": str}
 
 
@@ -29,14 +30,14 @@ async def list_page(
 ) -> tuple[list[asyncpg.Record], str]:
     """At most `limit` agent rows after the cursor's, and the cursor of the next page ("" when
     this one is the last)."""
-    scope = ("ListAgents", str(org_id))
+    listing = ("ListAgents", str(org_id))
     # Opened before any query: a cursor not issued for this listing never reaches SQL.
-    after = codec.open(cursor, scope, CURSOR_SHAPE)["a"] if cursor else None
+    after = codec.open(cursor, listing, CURSOR_SHAPE)["a"] if cursor else None
     if after is None:
         rows = await conn.fetch(FIRST, org_id, limit + 1)
     else:
         rows = await conn.fetch(AFTER, org_id, limit + 1, after)
     more = len(rows) > limit
     rows = rows[:limit]
-    token = codec.seal(scope, {"a": rows[-1]["agent_id"]}) if more else ""
+    token = codec.seal(listing, {"a": rows[-1]["agent_id"]}) if more else ""
     return rows, token

@@ -87,7 +87,7 @@ def _branch(i: int) -> str:
 
 def ranking_sql(terms: int, document_filter: SqlFilter = NO_FILTER) -> str:
     """One branch per term, summed per chunk. With a metadata filter (compiled with its first
-    parameter after the limit's, plus one for the scoped collection ids), every branch keeps
+    parameter after the limit's, plus one for the reachable collections' ids), every branch keeps
     the chunks of the matching documents, found once."""
     branches = [_branch(i) for i in range(terms)]
     limit = 4 + terms * 5
@@ -163,7 +163,7 @@ async def rank_chunks(
     for t in terms:
         args += [t.collection_id, t.generation, quote(t.lexeme), t.idf, t.avgdl]
     args.append(depth + TIE_MARGIN)
-    # Parameters after the limit: the scoped collections, then the filter's.
+    # Parameters after the limit: the reachable collections, then the filter's.
     document_filter = compile_filter(where, first_param=len(args) + 2)
     if document_filter.active:
         args += [collection_ids, *document_filter.args]

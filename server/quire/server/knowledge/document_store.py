@@ -188,22 +188,22 @@ class ListCursor:
     SHAPE: ClassVar[dict[str, type]] = {"t": str, "d": str}
 
     @staticmethod
-    def scope(org_id: uuid.UUID, collection_id: uuid.UUID) -> tuple[str, ...]:
+    def listing(org_id: uuid.UUID, collection_id: uuid.UUID) -> tuple[str, ...]:
         return ("ListDocuments", str(org_id), str(collection_id))
 
-    def encode(self, codec: CursorCodec, scope: tuple[str, ...]) -> str:
-        return codec.seal(scope, {"t": self.created_at.isoformat(), "d": str(self.document_id)})
+    def encode(self, codec: CursorCodec, listing: tuple[str, ...]) -> str:
+        return codec.seal(listing, {"t": self.created_at.isoformat(), "d": str(self.document_id)})
 
     @classmethod
-    def decode(cls, codec: CursorCodec, token: str, scope: tuple[str, ...]) -> ListCursor:
-        body = codec.open(token, scope, cls.SHAPE)
+    def decode(cls, codec: CursorCodec, token: str, listing: tuple[str, ...]) -> ListCursor:
+        body = codec.open(token, listing, cls.SHAPE)
         try:
             created_at = datetime.fromisoformat(body["t"])
             document_id = uuid.UUID(body["d"])
         except ValueError:
-            raise refusal(scope) from None
+            raise refusal(listing) from None
         if created_at.tzinfo is None:  # the column is timestamptz; we only issue aware times
-            raise refusal(scope)
+            raise refusal(listing)
         return cls(created_at, document_id)
 
 
@@ -217,9 +217,9 @@ async def list_page(
     limit: int,
     where: knowledge_pb2.MetadataFilter | None = None,
 ) -> tuple[list[knowledge_pb2.Document], str]:
-    scope = ListCursor.scope(org_id, collection_id)
+    listing = ListCursor.listing(org_id, collection_id)
     # Opened before any query: a cursor not issued for this listing never reaches SQL.
-    after = ListCursor.decode(codec, cursor, scope) if cursor else None
+    after = ListCursor.decode(codec, cursor, listing) if cursor else None
     if await conn.fetchval(COLLECTION_LIVE, org_id, collection_id) is None:
         raise COLLECTION_NOT_FOUND
     if after is not None:
@@ -241,7 +241,9 @@ async def list_page(
     more = len(rows) > limit
     rows = rows[:limit]
     last = rows[-1] if more else None
-    token = ListCursor(last["created_at"], last["document_id"]).encode(codec, scope) if last else ""
+    token = (
+        ListCursor(last["created_at"], last["document_id"]).encode(codec, listing) if last else ""
+    )
     return [document_message(r) for r in rows], token
 
 

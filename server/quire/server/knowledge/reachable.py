@@ -15,6 +15,7 @@ import asyncpg
 
 from quire.server.contract import bounds as contract_bounds
 from quire.server.failures import QuireError, Violation, invalid
+from quire.server.knowledge.agent_store import AGENT_NOT_FOUND, looked_up_id
 from quire.server.validation import number, uuid_items
 from quire.v1 import errors_pb2
 
@@ -31,11 +32,10 @@ WHERE c.org_id = $1 AND c.collection_id = ANY($2::uuid[]) AND c.deleted_at IS NU
 ORDER BY c.collection_id
 """
 
-AGENT_NOT_FOUND = QuireError(errors_pb2.ERROR_CODE_AGENT_NOT_FOUND, "Agent not found")
 # The same on SearchKnowledge, ReadDocument and UpsertAgent (tests/unit/test_contract_bounds.py).
 MAX_COLLECTIONS = number(contract_bounds.SearchKnowledgeRequest.collection_ids.max_items)
-# Longer ids cannot exist (UpsertAgent refuses them): such an agent is simply not found.
-MAX_AGENT_ID_CHARS = number(contract_bounds.SearchKnowledgeRequest.agent_id.max_chars)
+# The same on SearchKnowledge and ReadDocument (tests/unit/test_contract_bounds.py).
+AGENT_ID = contract_bounds.SearchKnowledgeRequest.agent_id
 
 
 @dataclass(frozen=True)
@@ -74,11 +74,7 @@ async def resolve(
     if len(collection_ids) > MAX_COLLECTIONS:
         raise invalid("collection_ids", f"at most {MAX_COLLECTIONS}")
     if agent_id:
-        if (
-            len(agent_id) > MAX_AGENT_ID_CHARS or "\x00" in agent_id
-        ):  # cannot exist; PostgreSQL rejects NUL
-            raise AGENT_NOT_FOUND
-        attached = await conn.fetchval(AGENT_ATTACHMENTS, org_id, agent_id)
+        attached = await conn.fetchval(AGENT_ATTACHMENTS, org_id, looked_up_id(agent_id, AGENT_ID))
         if attached is None:
             raise AGENT_NOT_FOUND
         wanted = list(attached)

@@ -73,28 +73,22 @@ class ShadowRunner:
         if len(self._tasks) >= MAX_IN_FLIGHT:
             log.warning("shadow run skipped: too many in flight")
             return
-        task = asyncio.create_task(self._run(org_id, legacy_ids, legacy_ms, k, run_hybrid))
+
+        async def compare_and_record() -> None:
+            try:
+                hybrid_ids, hybrid_ms = await asyncio.wait_for(run_hybrid(), SHADOW_TIMEOUT_S)
+            except Exception as exc:  # a failing shadow never reaches the caller
+                log.warning("shadow run failed", extra={"error": type(exc).__name__})
+                await self._record(org_id, None, None, legacy_ms, None, True)
+                return
+            overlap, agree = compare(legacy_ids, hybrid_ids, k)
+            agreement.record(overlap)
+            top1.add(1, {"agree": agree})
+            await self._record(org_id, overlap, agree, legacy_ms, hybrid_ms, False)
+
+        task = asyncio.create_task(compare_and_record())
         self._tasks.add(task)
         task.add_done_callback(self._tasks.discard)
-
-    async def _run(
-        self,
-        org_id: uuid.UUID,
-        legacy_ids: list[str],
-        legacy_ms: float,
-        k: int,
-        run_hybrid: Callable[[], Awaitable[tuple[list[str], float]]],
-    ) -> None:
-        try:
-            hybrid_ids, hybrid_ms = await asyncio.wait_for(run_hybrid(), SHADOW_TIMEOUT_S)
-        except Exception as exc:  # a failing shadow never reaches the caller
-            log.warning("shadow run failed", extra={"error": type(exc).__name__})
-            await self._record(org_id, None, None, legacy_ms, None, True)
-            return
-        overlap, agree = compare(legacy_ids, hybrid_ids, k)
-        agreement.record(overlap)
-        top1.add(1, {"agree": agree})
-        await self._record(org_id, overlap, agree, legacy_ms, hybrid_ms, False)
 
     async def _record(
         self,

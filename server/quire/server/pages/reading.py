@@ -155,17 +155,17 @@ class Cursor:
     SHAPE: ClassVar[dict[str, type]] = {"v": int, "a": str, "p": str}
 
     @staticmethod
-    def scope(org_id: uuid.UUID, namespace: str) -> tuple[str, ...]:
+    def listing(org_id: uuid.UUID, namespace: str) -> tuple[str, ...]:
         return ("ListPages", str(org_id), namespace)
 
-    def encode(self, codec: CursorCodec, scope: tuple[str, ...]) -> str:
-        return codec.seal(scope, {"v": self.version, "a": self.after, "p": self.prefix})
+    def encode(self, codec: CursorCodec, listing: tuple[str, ...]) -> str:
+        return codec.seal(listing, {"v": self.version, "a": self.after, "p": self.prefix})
 
     @classmethod
-    def decode(cls, codec: CursorCodec, token: str, scope: tuple[str, ...]) -> Cursor:
-        body = codec.open(token, scope, cls.SHAPE)
+    def decode(cls, codec: CursorCodec, token: str, listing: tuple[str, ...]) -> Cursor:
+        body = codec.open(token, listing, cls.SHAPE)
         if "\x00" in body["a"]:  # we never issue one; PostgreSQL text cannot hold it
-            raise refusal(scope)
+            raise refusal(listing)
         return cls(body["v"], body["a"], body["p"])
 
 
@@ -179,9 +179,9 @@ async def list_pages(
     cursor: str,
     limit: int,
 ) -> pages_pb2.PageList:
-    scope = Cursor.scope(org_id, namespace)
+    listing = Cursor.listing(org_id, namespace)
     # Opened before any query: a cursor not issued for this listing never reaches SQL.
-    decoded = Cursor.decode(codec, cursor, scope) if cursor else None
+    decoded = Cursor.decode(codec, cursor, listing) if cursor else None
     if decoded is not None and decoded.prefix != prefix:
         raise invalid("cursor", "was issued for another prefix")
     version = await conn.fetchval(NAMESPACE_VERSION, org_id, namespace)
@@ -203,5 +203,5 @@ async def list_pages(
         filesystem_version=version,
     )
     if more:
-        result.next_cursor = Cursor(version, rows[-1]["path"], prefix).encode(codec, scope)
+        result.next_cursor = Cursor(version, rows[-1]["path"], prefix).encode(codec, listing)
     return result

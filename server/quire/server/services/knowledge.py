@@ -421,11 +421,11 @@ class KnowledgeService(knowledge_service_pb2_grpc.KnowledgeServiceServicer):
         request: knowledge_service_pb2.GetAgentRequest,
         context: aio.ServicerContext[Any, Any],
     ) -> knowledge_service_pb2.GetAgentResponse:
-        longest = number(contract_bounds.GetAgentRequest.agent_id.max_chars)
-        if len(request.agent_id) > longest or "\x00" in request.agent_id:
-            raise reachable.AGENT_NOT_FOUND  # cannot exist; PostgreSQL rejects NUL in text
+        agent_id = agent_store.looked_up_id(
+            request.agent_id, contract_bounds.GetAgentRequest.agent_id
+        )
         async with transaction(await self.state.read_pool(), readonly=True) as conn:
-            agent = await agent_store.get(conn, principal().org_id, request.agent_id)
+            agent = await agent_store.get(conn, principal().org_id, agent_id)
         return knowledge_service_pb2.GetAgentResponse(agent=agent)
 
     async def DeleteAgent(
@@ -433,11 +433,11 @@ class KnowledgeService(knowledge_service_pb2_grpc.KnowledgeServiceServicer):
         request: knowledge_service_pb2.DeleteAgentRequest,
         context: aio.ServicerContext[Any, Any],
     ) -> knowledge_service_pb2.DeleteAgentResponse:
-        longest = number(contract_bounds.DeleteAgentRequest.agent_id.max_chars)
-        if len(request.agent_id) > longest or "\x00" in request.agent_id:
-            raise reachable.AGENT_NOT_FOUND  # cannot exist; PostgreSQL rejects NUL in text
+        agent_id = agent_store.looked_up_id(
+            request.agent_id, contract_bounds.DeleteAgentRequest.agent_id
+        )
         async with transaction(self.state.pool) as conn:
-            agent = await agent_store.delete(conn, principal().org_id, request.agent_id)
+            agent = await agent_store.delete(conn, principal().org_id, agent_id)
         return knowledge_service_pb2.DeleteAgentResponse(agent=agent)
 
     async def ListAgents(

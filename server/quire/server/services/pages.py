@@ -33,7 +33,7 @@ from quire.server.services.base import drain_while_running
 from quire.server.state import AppState
 from quire.server.storage.database import remaining_ms, transaction
 from quire.server.storage.timestamps import timestamp
-from quire.server.validation import clean_text, name_field, number, text, within
+from quire.server.validation import at_most_chars, clean_text, name_field, number, text, within
 from quire.v1 import (
     errors_pb2,
     pages_pb2,
@@ -278,9 +278,7 @@ class PagesService(pages_service_pb2_grpc.PagesServiceServicer):
         limits = contract_bounds.ReadPageRequest
         name_field("namespace", request.namespace)
         path = _path_field("path", request.path, limits.path)
-        if len(request.revision) > number(limits.revision.max_chars):
-            longest = f"at most {limits.revision.max_chars} characters"
-            raise invalid("revision", longest, longest)
+        at_most_chars("revision", request.revision, limits.revision)
         if request.offset > number(limits.offset.max):
             raise invalid("offset", f"at most {limits.offset.max}", f"0–{limits.offset.max}")
         max_chars = within("max_chars", request.max_chars, limits.max_chars)
@@ -380,9 +378,7 @@ class PagesService(pages_service_pb2_grpc.PagesServiceServicer):
     ) -> pages_service_pb2.RunCommandResponse:
         limits = contract_bounds.RunCommandRequest
         name_field("namespace", request.namespace)
-        if len(request.command) > number(limits.command.max_chars):
-            longest = f"at most {limits.command.max_chars} characters"
-            raise invalid("command", longest, longest)
+        at_most_chars("command", request.command, limits.command)
         async with transaction(
             await self.state.read_pool(), readonly=True, isolation="repeatable_read"
         ) as conn:
@@ -407,9 +403,7 @@ class PagesService(pages_service_pb2_grpc.PagesServiceServicer):
         limits = contract_bounds.DescribeToolsRequest
         if request.namespace:
             name_field("namespace", request.namespace)
-        if len(request.agent_id) > number(limits.agent_id.max_chars):
-            longest = f"at most {limits.agent_id.max_chars} characters"
-            raise invalid("agent_id", longest, longest)
+        at_most_chars("agent_id", request.agent_id, limits.agent_id)
         # The schemas state the caller's own bound: a model told 50 would be refused above it.
         # Cached for the key cache's few seconds (knowledge/search_limits.py).
         org_id = principal().org_id

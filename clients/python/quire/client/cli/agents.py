@@ -10,9 +10,9 @@ from rich.console import Console
 
 from quire.client import AsyncQuireClient
 from quire.client.cli import connection, exit_codes
-from quire.client.cli.collections import confirm, names, resolve
+from quire.client.cli.collections import names, resolve
 from quire.client.cli.output import Output, as_dict, pairs, table
-from quire.client.cli.runner import run
+from quire.client.cli.runner import confirm, run
 from quire.v1 import knowledge_pb2
 
 

@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 import argparse
-import sys
 import uuid
 
 from rich.console import Console
@@ -11,7 +10,7 @@ from rich.console import Console
 from quire.client import AsyncQuireClient, CollectionNotFound
 from quire.client.cli import connection, exit_codes
 from quire.client.cli.output import Output, as_dict, pairs, table
-from quire.client.cli.runner import Declined, run
+from quire.client.cli.runner import confirm, run
 from quire.v1 import knowledge_pb2
 
 
@@ -104,19 +103,6 @@ async def cmd_show(client: AsyncQuireClient, args: argparse.Namespace, output: O
     return exit_codes.OK
 
 
-def confirm(question: str, yes: bool) -> None:
-    """Asks `question` on the terminal; Declined unless answered yes. `--yes` skips the
-    question; without a terminal to ask on, it is required."""
-    if yes:
-        return
-    if not sys.stdin.isatty():
-        raise Declined(f"{question} Not asked: no terminal; pass --yes to confirm")
-    print(f"{question} [y/N] ", end="", file=sys.stderr, flush=True)
-    answer = sys.stdin.readline().strip().lower()
-    if answer not in {"y", "yes"}:
-        raise Declined("nothing deleted")
-
-
 async def cmd_rm(client: AsyncQuireClient, args: argparse.Namespace, output: Output) -> int:
     collection = await resolve(client, args.collection)
     confirm(
@@ -167,4 +153,4 @@ def register(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
     rm.set_defaults(func=run(cmd_rm))
 
 
-__all__ = ["confirm", "names", "register", "resolve"]
+__all__ = ["names", "register", "resolve"]

@@ -21,6 +21,19 @@ class Declined(Exception):
     """The person answered no to a confirmation."""
 
 
+def confirm(question: str, yes: bool) -> None:
+    """Asks `question` on the terminal; Declined unless answered yes. `--yes` skips the
+    question; without a terminal to ask on, it is required."""
+    if yes:
+        return
+    if not sys.stdin.isatty():
+        raise Declined(f"{question} Not asked: no terminal; pass --yes to confirm")
+    print(f"{question} [y/N] ", end="", file=sys.stderr, flush=True)
+    answer = sys.stdin.readline().strip().lower()
+    if answer not in {"y", "yes"}:
+        raise Declined("nothing deleted")
+
+
 def command_name(args: argparse.Namespace) -> str:
     """`collections ls`, `search`, …: the words that chose the command."""
     words = [args.command]
@@ -111,4 +124,4 @@ def run(command: Command) -> Callable[[argparse.Namespace], int]:
     return func
 
 
-__all__ = ["Command", "Declined", "command_name", "explain", "fail", "not_found", "run"]
+__all__ = ["Command", "Declined", "command_name", "confirm", "explain", "fail", "not_found", "run"]
