@@ -476,7 +476,7 @@ async def test_search_limit_follows_the_organisation_policy(
     assert "must be 1–8, the organisation's bound" in refused.value.message
     assert "quire policy set --max-search-limit" in refused.value.message
     assert stated_search_bound(await client.describe_tools()) == 8  # now cached a few seconds
-    await client.set_retrieval_policy(max_search_limit=50)
+    await client.set_retrieval_policy(max_search_limit=MOST_HITS)
     try:
         # The process that changed the policy forgets its cached bound at once.
         assert stated_search_bound(await client.describe_tools()) == MOST_HITS
