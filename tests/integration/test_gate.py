@@ -81,6 +81,7 @@ async def scratch_organisations(harness: Harness) -> int:
     return left
 
 
+@pytest.mark.slow  # 5 s under load (`make test-fast` leaves it out)
 async def test_a_split_where_hybrid_finds_what_the_baseline_cannot_passes(
     client: AsyncQuireClient, harness: Harness
 ) -> None:
@@ -97,6 +98,7 @@ async def test_a_split_where_hybrid_finds_what_the_baseline_cannot_passes(
     assert await scratch_organisations(harness) == 0
 
 
+@pytest.mark.slow  # 2 s under load (`make test-fast` leaves it out)
 async def test_a_split_where_the_baseline_wins_fails(
     client: AsyncQuireClient, harness: Harness
 ) -> None:
@@ -196,6 +198,7 @@ async def test_gate_needs_admin_and_a_real_dataset(
             pass
 
 
+@pytest.mark.slow  # 4 s under load (`make test-fast` leaves it out)
 async def test_a_second_index_of_a_data_set_embeds_nothing(
     harness: Harness, gate_datasets: Path
 ) -> None:

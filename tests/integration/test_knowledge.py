@@ -589,6 +589,7 @@ async def test_watch_re_reads_the_collection_after_the_listener_reconnects(
     assert seen[-1] == knowledge_pb2.DOCUMENT_STATUS_DELETED
 
 
+@pytest.mark.slow  # 3 s under load (`make test-fast` leaves it out)
 async def test_rebuild_flips_generations_and_rollback_swaps_back(
     client: AsyncQuireClient, harness: Harness
 ) -> None:

@@ -466,6 +466,7 @@ async def test_validate_discovery_abort_leaves_state_untouched(
     assert report.status == pages_pb2.SYNC_STATUS_UNCHANGED
 
 
+@pytest.mark.slow  # 2 s under load (`make test-fast` leaves it out)
 async def test_failed_pages_make_a_partial_sync_that_prunes_nothing(
     client: AsyncQuireClient, site: SiteServer, site_dir: Path, first_sync: pages_pb2.SyncReport
 ) -> None:

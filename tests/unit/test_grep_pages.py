@@ -155,6 +155,7 @@ _ALPHABET = st.sampled_from([*"abAB ßẞﬁΣσς\r\nxX日é", "ss", "SS", "fi"
 _PAGE = st.lists(_ALPHABET, max_size=300).map("".join)
 
 
+@pytest.mark.slow  # 5 s under load (`make test-fast` leaves it out)
 @settings(max_examples=300, deadline=None, suppress_health_check=[HealthCheck.too_slow])
 @given(
     pages=st.lists(_PAGE, min_size=1, max_size=4),
