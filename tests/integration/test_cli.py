@@ -268,6 +268,7 @@ async def test_upload_folder_reports_failures_and_rerun_skips_unchanged(
     assert "ticket sales" in read.result()["text"]
 
 
+@pytest.mark.slow  # 11 s under load (`make test-fast` leaves it out)
 async def test_a_file_name_that_is_not_utf8_fails_alone(
     harness: Harness, keys: Keys, client: AsyncQuireClient, tmp_path: Path
 ) -> None:
@@ -336,6 +337,7 @@ async def test_a_file_name_that_is_not_utf8_fails_alone(
     assert "latin-alone" not in names and {"latin-json", "latin-human"} <= set(names)
 
 
+@pytest.mark.slow  # 9 s under load (`make test-fast` leaves it out)
 async def test_a_run_that_finds_no_file_creates_nothing(
     harness: Harness, keys: Keys, client: AsyncQuireClient, tmp_path: Path
 ) -> None:
@@ -457,6 +459,7 @@ def test_every_json_command_has_a_schema_and_docs_name_it() -> None:
         assert f"cli-schemas/{command.replace(' ', '-')}.schema.json" in docs, command
 
 
+@pytest.mark.slow  # 9 s under load (`make test-fast` leaves it out)
 async def test_version_and_did_you_mean() -> None:
     version = await cli("--version")
     assert version.code == 0 and version.stdout.startswith("quire ")
@@ -466,6 +469,7 @@ async def test_version_and_did_you_mean() -> None:
     assert action.code == 2 and "did you mean 'attach'?" in action.stderr
 
 
+@pytest.mark.slow  # 4 s under load (`make test-fast` leaves it out)
 async def test_keys_create_prints_scope_names(database_url: str) -> None:
     env = {"QUIRE_DATABASE_URL": database_url, "QUIRE_DATABASE_DIRECT_URL": database_url}
     human = await cli("keys", "create", "--org", "cli-keys", "--scope", "read", env=env)
@@ -480,6 +484,7 @@ async def test_keys_create_prints_scope_names(database_url: str) -> None:
     assert made.result()["scopes"] == ["read", "write"] and made.result()["name"] == "ci"
 
 
+@pytest.mark.slow  # 26 s under load (`make test-fast` leaves it out)
 async def test_whoami_keys_ls_and_agents_without_curl(
     harness: Harness, keys: Keys, client: AsyncQuireClient
 ) -> None:
@@ -532,6 +537,7 @@ async def test_whoami_keys_ls_and_agents_without_curl(
     assert again.json()["error"]["message"] == 'agent "helper" not found'
 
 
+@pytest.mark.slow  # 24 s under load (`make test-fast` leaves it out)
 async def test_not_found_messages_name_the_object(harness: Harness, keys: Keys) -> None:
     cases = [
         (("pages", "search", "q", "--namespace", "nope"), 'namespace "nope" not found'),
@@ -551,6 +557,7 @@ async def test_not_found_messages_name_the_object(harness: Harness, keys: Keys) 
         assert as_json.json()["error"]["message"].startswith(message)
 
 
+@pytest.mark.slow  # 9 s under load (`make test-fast` leaves it out)
 async def test_collections_rm_confirms_and_says_what_was_deleted(
     harness: Harness, keys: Keys, client: AsyncQuireClient
 ) -> None:
@@ -589,6 +596,7 @@ async def test_collections_rm_confirms_and_says_what_was_deleted(
     assert skipped.code == 0 and skipped.result()["deleted"]["name"] == "doomed-too"
 
 
+@pytest.mark.slow  # 25 s under load (`make test-fast` leaves it out)
 async def test_search_names_collections_renders_highlights_and_states_the_bound(
     harness: Harness, keys: Keys, tmp_path: Path
 ) -> None:
@@ -641,6 +649,7 @@ async def test_search_names_collections_renders_highlights_and_states_the_bound(
         assert reset.code == 0, reset.stderr
 
 
+@pytest.mark.slow  # 4 s under load (`make test-fast` leaves it out)
 async def test_sync_progress_keeps_its_counts_at_80_columns(
     harness: Harness, keys: Keys, site: SiteServer
 ) -> None:
@@ -668,6 +677,7 @@ def _visible(line: str) -> str:
     return re.sub(r"\x1b\[[0-9;?]*[A-Za-z]", "", line)
 
 
+@pytest.mark.slow  # 18 s under load (`make test-fast` leaves it out)
 async def test_up_names_the_dev_keys_organisation_and_the_console(embeddings: Any) -> None:
     import re
     import urllib.request

@@ -151,6 +151,7 @@ async def test_batches_keys_metadata_and_filters(client: AsyncQuireClient) -> No
     assert left == ["n2"]
 
 
+@pytest.mark.slow  # 3 s under load (`make test-fast` leaves it out)
 async def test_wait_until_searchable(
     client: AsyncQuireClient, harness: Harness, keys: Keys
 ) -> None:

@@ -14,6 +14,9 @@ from tests.conformance.runner_python import SCENARIOS, TOOL_SCENARIOS
 from tests.conftest import REPO
 from tests.support.conformance_summary import assert_all_passed
 
+# The module takes 38 s (both scenario directories) under load (`make test-fast` leaves it out).
+pytestmark = pytest.mark.slow
+
 
 @pytest.mark.parametrize(
     "scenarios", [SCENARIOS, TOOL_SCENARIOS], ids=["scenarios", "tool_scenarios"]

@@ -185,6 +185,7 @@ async def test_side_effect_free_calls_answer_get(
     assert "quire up" in response.json()["pageRead"]["content"]
 
 
+@pytest.mark.slow  # 2 s under load (`make test-fast` leaves it out)
 async def test_watch_documents_streams_over_http1(http1: httpx.AsyncClient, keys: Keys) -> None:
     created = await call_json(
         http1, "KnowledgeService/CreateCollection", {"name": "connect-watch"}, keys.write

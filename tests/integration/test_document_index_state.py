@@ -20,9 +20,9 @@ from quire.client.exceptions import QuireError, from_rpc_error
 from quire.server.contract import bounds as B
 from quire.v1 import knowledge_pb2, knowledge_service_pb2, knowledge_service_pb2_grpc
 from tests.conftest import Harness, Keys, bearer
-from tests.support.index_waits import wait_indexed
+from tests.support.index_waits import wait_indexed, wait_settled
 from tests.support.sample_files import CORRUPT
-from tests.support.waits import one_more_watcher, watchers
+from tests.support.waits import one_more_watcher, until, watchers
 
 pytestmark = pytest.mark.asyncio(loop_scope="session")
 NEEDS_MODEL = True
@@ -119,11 +119,10 @@ async def _watch_error(
 
 
 async def _eventually_indexed(client: AsyncQuireClient, document_id: str) -> None:
-    for _ in range(600):
-        if (await client.get_document(document_id=document_id)).index_state == INDEXED:
-            return
-        await asyncio.sleep(0.1)
-    raise AssertionError(f"{document_id} never indexed")
+    async def indexed() -> bool:
+        return (await client.get_document(document_id=document_id)).index_state == INDEXED
+
+    await until(indexed, within_s=60, what=f"{document_id} never indexed")
 
 
 async def test_uploads_go_from_pending_to_indexed_on_the_watch(
@@ -250,10 +249,11 @@ async def test_index_state_follows_the_serving_generation_through_flips_and_roll
 
     # A rebuild indexes every document into generation 2 before it serves: nothing changes.
     await client.rebuild_index(collection_id=cid, index_version="2")
-    for _ in range(600):
-        if (await client.get_index_status(collection_id=cid)).serving_generation == 2:
-            break
-        await asyncio.sleep(0.1)
+
+    async def second_serves() -> bool:
+        return (await client.get_index_status(collection_id=cid)).serving_generation == 2
+
+    await until(second_serves, within_s=60, what="generation 2 never served")
     listed = await client.list_documents(collection_id=cid)
     assert {d.index_state for d in listed.documents} == {INDEXED}
 
@@ -294,14 +294,10 @@ async def test_a_backlog_row_counts_only_when_the_serving_generation_lacks_its_v
     )
     await _eventually_indexed(client, doc.document_id)
     org, col, did = keys.org_id, uuid.UUID(collection.collection_id), uuid.UUID(doc.document_id)
+
     # Once settled, nothing cleans the backlog again until the next change: the rows written
     # below stay put (before, the settle could remove them between two steps).
-    deadline = asyncio.get_running_loop().time() + 60
-    while not await harness.pool.fetchval(
-        "SELECT settled_revision = revision FROM collections WHERE collection_id = $1", col
-    ):
-        assert asyncio.get_running_loop().time() < deadline, "collection never settled"
-        await asyncio.sleep(0.1)
+    await wait_settled(harness.pool, collection.collection_id, within=60)
     async with harness.pool.acquire() as conn:
         await conn.execute(
             "INSERT INTO index_backlog (org_id, collection_id, document_id, text_as_of) "

@@ -20,7 +20,8 @@ from quire.v1 import knowledge_pb2
 from tests.conftest import Harness, Keys
 from tests.support.index_waits import wait_indexed
 
-pytestmark = pytest.mark.asyncio(loop_scope="session")
+# The module takes 8 s (loading bge-small-en-v1.5) under load (`make test-fast` leaves it out).
+pytestmark = [pytest.mark.asyncio(loop_scope="session"), pytest.mark.slow]
 NEEDS_MODEL = True
 NEEDS_WORKER = True
 EXTRA_MODELS = True

@@ -10,7 +10,8 @@ import pytest
 
 from tests.conftest import REPO, Harness
 
-pytestmark = pytest.mark.asyncio(loop_scope="session")
+# The module takes 5 s under load (`make test-fast` leaves it out).
+pytestmark = [pytest.mark.asyncio(loop_scope="session"), pytest.mark.slow]
 
 
 async def run(script: str, *args: str, env: dict[str, str]) -> tuple[int, str]:

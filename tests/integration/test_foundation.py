@@ -459,6 +459,7 @@ async def test_migrations_rerun_and_concurrent_starts(database_url: str) -> None
             await c.close()
 
 
+@pytest.mark.slow  # 2 s under load (`make test-fast` leaves it out)
 async def test_concurrent_migrations_on_an_empty_database(postgres_url: str) -> None:
     admin_conn = await asyncpg.connect(postgres_url)
     await admin_conn.execute('CREATE DATABASE "t_concurrent_migrate"')

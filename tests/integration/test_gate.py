@@ -5,7 +5,6 @@ the shared data, also on a fixed SciFact subset (300 documents, 50 queries)."""
 
 from __future__ import annotations
 
-import asyncio
 import uuid
 from collections.abc import AsyncIterator
 from dataclasses import dataclass
@@ -18,6 +17,7 @@ from quire.client import AsyncQuireClient
 from quire.client import exceptions as qe
 from quire.v1 import admin_pb2, knowledge_pb2
 from tests.conftest import Harness, Keys, shared_or_skip
+from tests.support.waits import until
 
 pytestmark = pytest.mark.asyncio(loop_scope="session")
 NEEDS_MODEL = True
@@ -81,6 +81,7 @@ async def scratch_organisations(harness: Harness) -> int:
     return left
 
 
+@pytest.mark.slow  # 5 s under load (`make test-fast` leaves it out)
 async def test_a_split_where_hybrid_finds_what_the_baseline_cannot_passes(
     client: AsyncQuireClient, harness: Harness
 ) -> None:
@@ -97,6 +98,7 @@ async def test_a_split_where_hybrid_finds_what_the_baseline_cannot_passes(
     assert await scratch_organisations(harness) == 0
 
 
+@pytest.mark.slow  # 2 s under load (`make test-fast` leaves it out)
 async def test_a_split_where_the_baseline_wins_fails(
     client: AsyncQuireClient, harness: Harness
 ) -> None:
@@ -148,18 +150,19 @@ async def test_hybrid_results_are_cached_only_with_a_passed_gate(
     await client.upload_document(
         collection_id=collection.collection_id, file_name="g.txt", data=b"the gecko climbs walls"
     )
-    for _ in range(300):
-        async with harness.pool.acquire() as conn:
-            # Settled: indexed, statistics exact; only then may results be cached at all.
-            settled = await conn.fetchval(
+
+    async def settled() -> bool:
+        # Settled: indexed, statistics exact; only then may results be cached at all.
+        return bool(
+            await harness.pool.fetchval(
                 "SELECT serving_generation > 0 AND settled_revision = revision FROM collections "
                 "WHERE org_id = $1 AND collection_id = $2",
                 keys.org_id,
                 uuid.UUID(collection.collection_id),
             )
-        if settled:
-            break
-        await asyncio.sleep(0.1)
+        )
+
+    await until(settled, within_s=30, what="the collection never settled")
     await client.set_retrieval_policy(mode=knowledge_pb2.RETRIEVAL_MODE_HYBRID)
     try:
         query = dict(collection_ids=[collection.collection_id], query="gecko")
@@ -196,6 +199,7 @@ async def test_gate_needs_admin_and_a_real_dataset(
             pass
 
 
+@pytest.mark.slow  # 4 s under load (`make test-fast` leaves it out)
 async def test_a_second_index_of_a_data_set_embeds_nothing(
     harness: Harness, gate_datasets: Path
 ) -> None:

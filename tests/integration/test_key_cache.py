@@ -18,6 +18,7 @@ pytestmark = pytest.mark.asyncio(loop_scope="session")
 MARGIN_S = 1.0
 
 
+@pytest.mark.slow  # 5 s under load (`make test-fast` leaves it out)
 async def test_a_key_revoked_elsewhere_is_refused_within_the_cache_window(
     harness: Harness,
 ) -> None:

@@ -476,7 +476,7 @@ async def test_search_limit_follows_the_organisation_policy(
     assert "must be 1–8, the organisation's bound" in refused.value.message
     assert "quire policy set --max-search-limit" in refused.value.message
     assert stated_search_bound(await client.describe_tools()) == 8  # now cached a few seconds
-    await client.set_retrieval_policy(max_search_limit=50)
+    await client.set_retrieval_policy(max_search_limit=MOST_HITS)
     try:
         # The process that changed the policy forgets its cached bound at once.
         assert stated_search_bound(await client.describe_tools()) == MOST_HITS
@@ -589,6 +589,7 @@ async def test_watch_re_reads_the_collection_after_the_listener_reconnects(
     assert seen[-1] == knowledge_pb2.DOCUMENT_STATUS_DELETED
 
 
+@pytest.mark.slow  # 3 s under load (`make test-fast` leaves it out)
 async def test_rebuild_flips_generations_and_rollback_swaps_back(
     client: AsyncQuireClient, harness: Harness
 ) -> None:

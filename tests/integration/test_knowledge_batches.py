@@ -99,6 +99,7 @@ async def test_batch_stream_must_start_with_metadata(calls: Calls) -> None:
     assert violation(detail)[0] == "metadata"
 
 
+@pytest.mark.slow  # 2 s under load (`make test-fast` leaves it out)
 async def test_batch_document_bound(calls: Calls) -> None:
     cid = await calls.collection("bound")
     results = await calls.upload_many(cid, [Doc(f"{i}.txt", b"x") for i in range(1000)])

@@ -21,7 +21,9 @@ from quire.v1 import knowledge_pb2
 from tests.conftest import Harness
 from tests.support.index_waits import wait_indexed
 
-pytestmark = pytest.mark.asyncio(loop_scope="session")
+# The module takes 4 s under load, its corpus indexed by the worker (`make test-fast` leaves
+# it out).
+pytestmark = [pytest.mark.asyncio(loop_scope="session"), pytest.mark.slow]
 NEEDS_MODEL = True
 NEEDS_WORKER = True
 

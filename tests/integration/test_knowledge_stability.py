@@ -29,7 +29,8 @@ from quire.client import AsyncQuireClient
 from quire.v1 import admin_pb2, knowledge_pb2
 from tests.conftest import FIXTURES, Harness, Keys, shared_or_skip
 
-pytestmark = pytest.mark.asyncio(loop_scope="session")
+# The module takes 7 s (a corpus ingested) under load (`make test-fast` leaves it out).
+pytestmark = [pytest.mark.asyncio(loop_scope="session"), pytest.mark.slow]
 NEEDS_MODEL = True
 DOCUMENTS = 600
 QUERIES = 250

@@ -175,11 +175,13 @@ async def scenario(client: Client, *, bound: bool) -> None:
     assert text(stale)["current_revision"] == hits[0]["revision"]
 
 
+@pytest.mark.slow  # 2 s under load (`make test-fast` leaves it out)
 async def test_stdio_unbound(harness: Harness, keys: Keys) -> None:
     async with over_stdio(harness, keys.read) as client:
         await scenario(client, bound=False)
 
 
+@pytest.mark.slow  # 2 s under load (`make test-fast` leaves it out)
 async def test_stdio_bound_to_a_namespace_and_an_agent(harness: Harness, keys: Keys) -> None:
     async with over_stdio(harness, keys.read, "--namespace", NS, "--agent", AGENT) as client:
         await scenario(client, bound=True)
@@ -213,6 +215,7 @@ def integer_probes(schema: dict[str, Any]) -> tuple[list[Any], list[Any], list[A
     return accepted, out_of_range, wrong_type
 
 
+@pytest.mark.slow  # 3 s under load (`make test-fast` leaves it out)
 async def test_every_integer_argument_is_checked_at_and_past_its_bounds(
     http_url: str, keys: Keys
 ) -> None:
@@ -280,6 +283,7 @@ def free_port() -> int:
         return int(probe.getsockname()[1])
 
 
+@pytest.mark.slow  # 10 s for the three faults under load (`make test-fast` leaves it out)
 @pytest.mark.parametrize("fault", ["wrong-key", "unreachable-server", "bad-namespace"])
 async def test_stdio_checks_its_key_and_server_at_start(
     harness: Harness, keys: Keys, fault: str
@@ -448,7 +452,11 @@ async def until(watcher: asyncpg.Connection, waiting: bool, within_s: float, wha
     await waits.until(now, within_s=within_s, what=what)
 
 
-@pytest.mark.parametrize("transport", ["http", "stdio"])
+@pytest.mark.parametrize(
+    "transport",
+    # stdio: 7 s under load (`make test-fast` leaves it out)
+    ["http", pytest.param("stdio", marks=pytest.mark.slow)],
+)
 async def test_a_client_that_gives_up_cancels_the_call(
     harness: Harness, http_url: str, keys: Keys, database_url: str, transport: str
 ) -> None:

@@ -23,7 +23,8 @@ from quire.v1 import (
 from quire.v1 import knowledge_service_pb2 as kn
 from tests.conftest import Harness, bearer
 
-pytestmark = pytest.mark.asyncio(loop_scope="session")
+# The module takes 3 s (a worker stopped at the end) under load (`make test-fast` leaves it out).
+pytestmark = [pytest.mark.asyncio(loop_scope="session"), pytest.mark.slow]
 NEEDS_MODEL = True
 NEEDS_WORKER = True
 HTTP_LISTENER = True

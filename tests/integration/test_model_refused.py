@@ -11,6 +11,8 @@ import sys
 from pathlib import Path
 from typing import Any
 
+import pytest
+
 from quire.indexer.embedding import DEFAULT_MODEL_NAME
 from quire.indexer.home import models_dir
 
@@ -42,6 +44,7 @@ async def _serve(home: Path, database_url: str) -> tuple[int, str]:
     return process.returncode, stderr.decode()
 
 
+@pytest.mark.slow  # 5 s under load (`make test-fast` leaves it out)
 async def test_serve_refuses_a_tampered_model(
     tmp_path: Path, database_url: str, embeddings: Any
 ) -> None:

@@ -37,6 +37,8 @@ NS = "docs"
 PAGES = docs_site.PAGES
 
 SEARCH = B.SearchPagesRequest
+READ = B.ReadPageRequest
+PLANNER = B.PageSearchConfig
 
 
 @pytest.fixture(scope="module")
@@ -237,16 +239,18 @@ async def test_search_with_alternatives_fuses_phrasings(
 async def test_search_budget_counts_the_whole_json(
     client: AsyncQuireClient, first_sync: pages_pb2.SyncReport
 ) -> None:
+    least, most = SEARCH.max_output_bytes.min, SEARCH.max_output_bytes.max
+    query = "dependencies security oauth2 tokens"
     result = await client.search_pages(
-        namespace=NS, query="dependencies security oauth2 tokens", limit=20, max_output_bytes=24_000
+        namespace=NS, query=query, limit=SEARCH.limit.max, max_output_bytes=least
     )
-    assert canonical_json.size(result) <= 24_000
+    assert canonical_json.size(result) <= least
     assert result.truncated == (result.omitted_count > 0)
-    assert len(result.hits) + result.omitted_count <= 20
+    assert len(result.hits) + result.omitted_count <= SEARCH.limit.max
     bigger = await client.search_pages(
-        namespace=NS, query="dependencies security oauth2 tokens", limit=20, max_output_bytes=32_000
+        namespace=NS, query=query, limit=SEARCH.limit.max, max_output_bytes=most
     )
-    assert canonical_json.size(bigger) <= 32_000
+    assert canonical_json.size(bigger) <= most
     assert len(bigger.hits) >= len(result.hits)
 
 
@@ -281,12 +285,12 @@ async def test_search_bounds_accepted_at_the_edge(
 ) -> None:
     result = await client.search_pages(
         namespace=NS,
-        query="q" * 495 + " path",
-        alternatives=["a", "b", "c" * 500],
-        limit=20,
-        max_output_bytes=32_000,
+        query="q" * (SEARCH.query.max_chars - len(" path")) + " path",
+        alternatives=["a", "b", "c" * SEARCH.alternatives.max_chars],
+        limit=SEARCH.limit.max,
+        max_output_bytes=SEARCH.max_output_bytes.max,
     )
-    assert len(result.hits) <= 20
+    assert len(result.hits) <= SEARCH.limit.max
     one = await client.search_pages(namespace=NS, query="path operation", limit=1)
     assert len(one.hits) == 1
 
@@ -307,7 +311,9 @@ async def test_planner_settings_need_tune_scope(
             await tuner.search_pages(
                 namespace=NS,
                 query="routing",
-                config=search_config_pb2.PageSearchConfig(max_parallel_workers_per_gather=1025),
+                config=search_config_pb2.PageSearchConfig(
+                    max_parallel_workers_per_gather=PLANNER.max_parallel_workers_per_gather.max + 1
+                ),
             )
 
 
@@ -355,8 +361,8 @@ async def test_read_page_json_stays_within_24000_bytes_for_cjk(
     listing = await client.list_pages(namespace=NS, prefix="/ja/", limit=200)
     largest = max(listing.pages, key=lambda p: p.total_chars)
     assert largest.path == "/ja/reference/settings.md"
-    read = await client.read_page(namespace=NS, path=largest.path, max_chars=24_000)
-    assert canonical_json.size(read) <= 24_000
+    read = await client.read_page(namespace=NS, path=largest.path, max_chars=READ.max_chars.max)
+    assert canonical_json.size(read) <= READ.max_chars.max
     assert read.next_offset == len(read.content)
     # 11,000 characters of mostly CJK (3 bytes each) cannot fit: the byte budget cuts it.
     assert read.truncated and read.next_offset < read.total_chars
@@ -412,8 +418,9 @@ async def test_grep_is_literal_with_line_numbers(
     for bad in (101,):
         with pytest.raises(qe.InvalidRequest):
             await client.grep_pages(namespace=NS, query="x", limit=bad)
-    full = await client.grep_pages(namespace=NS, query="Tidewater", limit=100)
-    assert len(full.matches) == 100
+    most = B.GrepPagesRequest.limit.max
+    full = await client.grep_pages(namespace=NS, query="Tidewater", limit=most)
+    assert len(full.matches) == most
 
 
 async def test_run_command_and_describe_tools(
@@ -459,6 +466,7 @@ async def test_validate_discovery_abort_leaves_state_untouched(
     assert report.status == pages_pb2.SYNC_STATUS_UNCHANGED
 
 
+@pytest.mark.slow  # 2 s under load (`make test-fast` leaves it out)
 async def test_failed_pages_make_a_partial_sync_that_prunes_nothing(
     client: AsyncQuireClient, site: SiteServer, site_dir: Path, first_sync: pages_pb2.SyncReport
 ) -> None:

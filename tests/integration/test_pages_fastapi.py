@@ -13,9 +13,10 @@ import pytest_asyncio
 
 from quire.client import AsyncQuireClient
 from quire.server import canonical_json
+from quire.server.contract import bounds as B
 from quire.v1 import pages_pb2
 from tests.conftest import Harness, shared_or_skip
-from tests.integration.test_pages import run_sync
+from tests.integration.test_pages import READ, SEARCH, run_sync
 from tests.support.site_server import SiteServer
 
 pytestmark = [pytest.mark.asyncio(loop_scope="session"), pytest.mark.large_data]
@@ -81,14 +82,19 @@ async def test_search_finds_the_right_pages(
 async def test_budget_and_grep_limits_on_a_large_site(
     client: AsyncQuireClient, first_sync: pages_pb2.SyncReport
 ) -> None:
+    least = SEARCH.max_output_bytes.min
     result = await client.search_pages(
-        namespace=NS, query="dependencies security oauth2 tokens", limit=20, max_output_bytes=24_000
+        namespace=NS,
+        query="dependencies security oauth2 tokens",
+        limit=SEARCH.limit.max,
+        max_output_bytes=least,
     )
-    assert canonical_json.size(result) <= 24_000
+    assert canonical_json.size(result) <= least
     assert result.truncated == (result.omitted_count > 0)
-    full = await client.grep_pages(namespace=NS, query="FastAPI", limit=100)
-    assert len(full.matches) == 100 and not full.complete
+    most = B.GrepPagesRequest.limit.max
+    full = await client.grep_pages(namespace=NS, query="FastAPI", limit=most)
+    assert len(full.matches) == most and not full.complete
     listing = await client.list_pages(namespace=NS, prefix="/ja/", limit=200)
     largest = max(listing.pages, key=lambda p: p.total_chars)
-    read = await client.read_page(namespace=NS, path=largest.path, max_chars=24_000)
-    assert canonical_json.size(read) <= 24_000 and read.truncated
+    read = await client.read_page(namespace=NS, path=largest.path, max_chars=READ.max_chars.max)
+    assert canonical_json.size(read) <= READ.max_chars.max and read.truncated

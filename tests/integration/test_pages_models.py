@@ -26,7 +26,8 @@ from tests.conftest import Harness, Keys
 from tests.integration.test_cli import quire
 from tests.support.site_server import SiteServer
 
-pytestmark = pytest.mark.asyncio(loop_scope="session")
+# The module takes 5 s (loading bge-small-en-v1.5) under load (`make test-fast` leaves it out).
+pytestmark = [pytest.mark.asyncio(loop_scope="session"), pytest.mark.slow]
 NEEDS_MODEL = True
 EXTRA_MODELS = True
 BGE = "bge-small-en-v1.5"

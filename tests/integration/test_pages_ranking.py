@@ -17,7 +17,8 @@ from quire.v1 import pages_pb2
 from tests.conftest import Harness, Keys
 from tests.support.site_server import SiteServer
 
-pytestmark = pytest.mark.asyncio(loop_scope="session")
+# The module takes 5 s (its own site synced) under load (`make test-fast` leaves it out).
+pytestmark = [pytest.mark.asyncio(loop_scope="session"), pytest.mark.slow]
 NEEDS_MODEL = True
 NS = "handbook"
 

@@ -5,24 +5,28 @@ indexed by the worker; sync and async paths with both clients; the runnable exam
 from __future__ import annotations
 
 import asyncio
+import importlib
 from collections.abc import AsyncIterator, Iterator
 from dataclasses import dataclass
+from types import ModuleType
+from typing import TYPE_CHECKING
 
 import pytest
 import pytest_asyncio
-from langchain_core.documents import Document
-from llama_index.core.schema import MetadataMode, NodeWithScore
 
 from quire.client import AsyncQuireClient, QuireClient
 from quire.client import filters as f
-from quire.client import langchain as lc
-from quire.client import llama_index as li
 from quire.v1 import pages_pb2
 from tests.conftest import Harness, Keys
 from tests.integration.test_examples import run
 from tests.support.site_server import SiteServer
 
-pytestmark = pytest.mark.asyncio(loop_scope="session")
+if TYPE_CHECKING:
+    from langchain_core.documents import Document
+    from llama_index.core.schema import NodeWithScore
+
+# The module takes 4 s, and 5 s of imports under load (`make test-fast` leaves it out).
+pytestmark = [pytest.mark.asyncio(loop_scope="session"), pytest.mark.slow]
 NEEDS_MODEL = True
 NEEDS_WORKER = True
 NS = "rag-site"
@@ -100,8 +104,21 @@ def blocking(harness: Harness, world: World) -> QuireClient:
     return QuireClient(harness.address, api_key=world.keys.read)
 
 
+# The retrievers are imported when a test of theirs runs, not when the module is collected:
+# LangChain and LlamaIndex take seconds to import, which a run that leaves these tests out
+# (`make test-fast`) should not pay.
+@pytest.fixture(scope="module")
+def lc() -> ModuleType:
+    return importlib.import_module("quire.client.langchain")
+
+
+@pytest.fixture(scope="module")
+def li() -> ModuleType:
+    return importlib.import_module("quire.client.llama_index")
+
+
 async def test_langchain_knowledge_async_through_an_agent(
-    client: AsyncQuireClient, world: World
+    client: AsyncQuireClient, world: World, lc: ModuleType
 ) -> None:
     retriever = lc.QuireKnowledgeRetriever(client=client, agent_id=AGENT, mode="hybrid", limit=2)
     docs = await retriever.ainvoke("what do walruses eat")
@@ -125,7 +142,7 @@ async def test_langchain_knowledge_async_through_an_agent(
 
 
 async def test_langchain_knowledge_blocking_with_collections_filter_and_legacy_mode(
-    harness: Harness, world: World
+    harness: Harness, world: World, lc: ModuleType
 ) -> None:
     def search() -> list[Document]:
         with blocking(harness, world) as c:
@@ -153,7 +170,7 @@ async def test_langchain_knowledge_blocking_with_collections_filter_and_legacy_m
 
 
 async def test_langchain_blocking_client_serves_ainvoke_on_a_thread(
-    harness: Harness, world: World
+    harness: Harness, world: World, lc: ModuleType
 ) -> None:
     with blocking(harness, world) as c:
         retriever = lc.QuireKnowledgeRetriever(client=c, agent_id=AGENT, mode="hybrid")
@@ -162,7 +179,7 @@ async def test_langchain_blocking_client_serves_ainvoke_on_a_thread(
 
 
 async def test_langchain_pages_async_and_blocking(
-    harness: Harness, client: AsyncQuireClient, world: World, site: SiteServer
+    harness: Harness, client: AsyncQuireClient, world: World, site: SiteServer, lc: ModuleType
 ) -> None:
     retriever = lc.QuirePagesRetriever(
         client=client, namespace=NS, alternatives=["how to set it up with pip"], limit=3
@@ -189,7 +206,9 @@ async def test_langchain_pages_async_and_blocking(
     assert "Rotate your OAuth2 bearer tokens" in found[0].page_content
 
 
-async def test_langchain_refuses_what_it_cannot_serve(client: AsyncQuireClient) -> None:
+async def test_langchain_refuses_what_it_cannot_serve(
+    client: AsyncQuireClient, lc: ModuleType
+) -> None:
     with pytest.raises(TypeError, match="ainvoke only"):
         lc.QuirePagesRetriever(client=client, namespace=NS).invoke("install")
     with pytest.raises(ValueError, match="agent_id or collection_ids"):
@@ -199,7 +218,7 @@ async def test_langchain_refuses_what_it_cannot_serve(client: AsyncQuireClient) 
 
 
 async def test_llamaindex_knowledge_async_and_blocking(
-    harness: Harness, client: AsyncQuireClient, world: World
+    harness: Harness, client: AsyncQuireClient, world: World, li: ModuleType
 ) -> None:
     retriever = li.QuireKnowledgeRetriever(client, agent_id=AGENT, mode="hybrid", limit=2)
     nodes = await retriever.aretrieve("what do walruses eat")
@@ -214,6 +233,8 @@ async def test_llamaindex_knowledge_async_and_blocking(
     source = top.node.source_node
     assert source is not None and source.node_id == world.documents["walrus.md"]
     # The model sees where the text comes from, not ids and scores.
+    from llama_index.core.schema import MetadataMode
+
     shown = top.node.get_content(MetadataMode.LLM)
     assert "file_name: walrus.md" in shown and "Walruses eat clams" in shown
     assert world.documents["walrus.md"] not in shown and "score" not in shown
@@ -230,7 +251,7 @@ async def test_llamaindex_knowledge_async_and_blocking(
 
 
 async def test_llamaindex_pages_async_and_blocking(
-    harness: Harness, client: AsyncQuireClient, world: World, site: SiteServer
+    harness: Harness, client: AsyncQuireClient, world: World, site: SiteServer, li: ModuleType
 ) -> None:
     retriever = li.QuirePagesRetriever(client, namespace=NS, limit=3)
     nodes = await retriever.aretrieve("how long are database snapshots kept")

@@ -18,7 +18,8 @@ from quire.v1 import knowledge_pb2
 from tests.conftest import Harness, Keys
 from tests.support.index_waits import wait_indexed, wait_settled
 
-pytestmark = pytest.mark.asyncio(loop_scope="session")
+# The module takes 3 s (a worker stopped at the end) under load (`make test-fast` leaves it out).
+pytestmark = [pytest.mark.asyncio(loop_scope="session"), pytest.mark.slow]
 NEEDS_MODEL = True
 NEEDS_WORKER = True
 

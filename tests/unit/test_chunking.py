@@ -121,6 +121,7 @@ def _check_invariants(text: str, chunks: list[Chunk], ceiling: int) -> None:
 # --- properties ----------------------------------------------------------------------------------
 
 
+@pytest.mark.slow  # 16 s under load (`make test-fast` leaves it out)
 @settings(max_examples=1500, deadline=None, suppress_health_check=[HealthCheck.too_slow])
 @given(text=_texts, ceiling=_ceilings)
 def test_chunks_tile_text_within_ceiling_without_splitting_words(text: str, ceiling: int) -> None:
@@ -171,6 +172,7 @@ def _markdown_with_fences(draw: st.DrawFn) -> tuple[str, int, list[tuple[int, in
     return "".join(parts), ceiling, fences
 
 
+@pytest.mark.slow  # 5 s under load (`make test-fast` leaves it out)
 @settings(max_examples=500, deadline=None)
 @given(doc=_markdown_with_fences())
 def test_code_fence_lines_are_never_split(doc: tuple[str, int, list[tuple[int, int]]]) -> None:
@@ -188,6 +190,7 @@ def test_code_fence_lines_are_never_split(doc: tuple[str, int, list[tuple[int, i
             assert not any(start < b < end for b in boundaries)
 
 
+@pytest.mark.slow  # 3 s under load (`make test-fast` leaves it out)
 @settings(max_examples=500, deadline=None)
 @given(text=_texts, ceiling=st.integers(min_value=2, max_value=160), data=st.data())
 def test_overlap_repeats_previous_text_at_word_start(

@@ -586,6 +586,7 @@ _TOKENS = st.sampled_from(
 )
 
 
+@pytest.mark.slow  # 1 s under load (`make test-fast` leaves it out)
 @settings(
     max_examples=300,
     deadline=None,

@@ -23,6 +23,9 @@ from quire.indexer.model_prepare import KNOWN_MODELS, ModelSourceError, prepare_
 from tests.conftest import FIXTURES
 from tests.support.models import prepared_or_skip
 
+# The module takes 3 s (loading bge-small-en-v1.5) under load (`make test-fast` leaves it out).
+pytestmark = pytest.mark.slow
+
 NAME = "bge-small-en-v1.5"
 BATCH_SIZES = (3, 8, 17)
 # Recorded with ONNX Runtime 1.32 on this machine kind; another CPU's int8 kernels may round

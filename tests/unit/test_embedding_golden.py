@@ -120,6 +120,7 @@ def test_output_contract(int8: Embedder, fp32: Embedder) -> None:
     assert again.fingerprint == int8.fingerprint
 
 
+@pytest.mark.slow  # 1 s under load (`make test-fast` leaves it out)
 def test_results_keep_input_order(fp32: Embedder, int8: Embedder) -> None:
     """Length-sorted micro-batches hand rows back in input order, each the vector its text
     gets alone (bit for bit: tests/unit/test_embedding_invariance.py)."""
@@ -215,6 +216,7 @@ def corpus(request: pytest.FixtureRequest) -> tuple[list[str], list[str]]:
     return docs, [q["text"] for q in _jsonl(root / queries, 100)]
 
 
+@pytest.mark.slow  # 2 s under load (`make test-fast` leaves it out)
 def test_int8_matches_fp32(
     int8: Embedder, fp32: Embedder, corpus: tuple[list[str], list[str]]
 ) -> None:

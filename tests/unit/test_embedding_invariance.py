@@ -17,6 +17,9 @@ from quire.indexer.embedding import Embedder, micro_batches
 from quire.indexer.model_prepare import prepare_model
 from tests.conftest import FIXTURES, shared_or_skip
 
+# The module takes 8 s under load (`make test-fast` leaves it out).
+pytestmark = pytest.mark.slow
+
 INT8_MIN_COSINE = 0.99
 BATCH_SIZES = (3, 8, 17)  # one random batching each
 

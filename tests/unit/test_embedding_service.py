@@ -10,6 +10,7 @@ import numpy as np
 import pytest
 
 from quire.server.embeddings import EmbeddingService, Vectors
+from tests.support.waits import until
 
 
 class GatedEmbedder:
@@ -54,12 +55,8 @@ async def test_queries_in_flight_counts_queued_and_running_embeddings(
     calls = [
         asyncio.create_task(service.embed_queries(texts)) for texts in (["a"], ["b", "c"], ["fail"])
     ]
-    for _ in range(100):
-        if service.queries_in_flight == 3:
-            break
-        await asyncio.sleep(0.01)
     # One runs on the query thread, two wait behind it: all three count.
-    assert service.queries_in_flight == 3
+    await until(lambda: service.queries_in_flight == 3, within_s=5, what="not all three counted")
     embedder.release.set()
     one, two, failed = await asyncio.gather(*calls, return_exceptions=True)
     assert isinstance(one, np.ndarray) and one.shape == (1, 4)
@@ -70,8 +67,7 @@ async def test_queries_in_flight_counts_queued_and_running_embeddings(
 
 async def test_a_cancelled_query_embedding_is_not_counted(service: EmbeddingService) -> None:
     call = asyncio.create_task(service.embed_queries(["a"]))
-    await asyncio.sleep(0.05)
-    assert service.queries_in_flight == 1
+    await until(lambda: service.queries_in_flight == 1, within_s=5, what="the call never counted")
     call.cancel()
     with pytest.raises(asyncio.CancelledError):
         await call

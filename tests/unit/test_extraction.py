@@ -147,6 +147,7 @@ def test_marker() -> None:
     assert NO_TEXT_MARKER == "no text extracted"
 
 
+@pytest.mark.slow  # 3 s for the sample files under load (`make test-fast` leaves it out)
 @pytest.mark.parametrize("file_name", sorted(SAMPLES))
 def test_sample_files(file_name: str) -> None:
     sample = SAMPLES[file_name]

@@ -161,6 +161,7 @@ async def test_corrupt_file_fails_and_the_worker_is_reused(pool: ExtractionPool)
     await _still_serves(pool)
 
 
+@pytest.mark.slow  # 9 s for the four files under load (`make test-fast` leaves it out)
 @pytest.mark.parametrize("file_name", sorted(HOSTILE))
 async def test_hostile_files_are_bounded(pool: ExtractionPool, file_name: str) -> None:
     data = HOSTILE[file_name]()
@@ -181,6 +182,7 @@ async def test_entities_are_not_expanded(pool: ExtractionPool, file_name: str) -
     assert "lollollol" not in result.text
 
 
+@pytest.mark.slow  # 1 to 5 s under load (`make test-fast` leaves it out)
 async def test_zip_bomb_is_refused_up_front(pool: ExtractionPool) -> None:
     with pytest.raises(ExtractionFailed, match=r"uncompressed|zip bomb"):
         await pool.extract(HOSTILE["bomb.docx"](), DOCX)
@@ -188,12 +190,14 @@ async def test_zip_bomb_is_refused_up_front(pool: ExtractionPool) -> None:
         await pool.extract(HOSTILE["textbomb.docx"](), DOCX)
 
 
+@pytest.mark.slow  # 4 s under load (`make test-fast` leaves it out)
 async def test_pdf_decompression_bomb_hits_the_memory_limit(pool: ExtractionPool) -> None:
     with pytest.raises(ExtractionFailed, match=r"^exceeded memory limit$"):
         await pool.extract(make_pdf_flate_bomb(100), resolve_type("bomb.pdf", None))
     await _still_serves(pool)
 
 
+@pytest.mark.slow  # 2 s under load (`make test-fast` leaves it out)
 async def test_timeout_kills_and_replaces_the_worker() -> None:
     async with ExtractionPool(timeout=1.0, memory_limit=MEMORY, target=_stall_on_marker) as pool:
         started = time.monotonic()
@@ -203,12 +207,14 @@ async def test_timeout_kills_and_replaces_the_worker() -> None:
         await _still_serves(pool)
 
 
+@pytest.mark.slow  # 1 s under load (`make test-fast` leaves it out)
 async def test_timeout_message_uses_the_configured_bound() -> None:
     async with ExtractionPool(timeout=0.5, target=_stall) as pool:
         with pytest.raises(ExtractionFailed, match=r"^timed out after 0\.5 s$"):
             await pool.extract(b"x", DOCX)
 
 
+@pytest.mark.slow  # 3 s under load (`make test-fast` leaves it out)
 async def test_python_memory_error_is_reported() -> None:
     async with ExtractionPool(timeout=TIMEOUT, memory_limit=MEMORY, target=_hog) as pool:
         for _ in range(2):  # the worker retires after a MemoryError; a new one takes over
@@ -216,6 +222,7 @@ async def test_python_memory_error_is_reported() -> None:
                 await pool.extract(b"x", DOCX)
 
 
+@pytest.mark.slow  # 3 s under load (`make test-fast` leaves it out)
 async def test_crash_is_reported_and_the_pool_recovers() -> None:
     async with ExtractionPool(timeout=TIMEOUT, target=_crash) as pool:
         with pytest.raises(ExtractionFailed, match=r"worker crashed \(exit code 3\)"):
@@ -224,6 +231,7 @@ async def test_crash_is_reported_and_the_pool_recovers() -> None:
             await pool.extract(b"x", DOCX)
 
 
+@pytest.mark.slow  # 2 s under load (`make test-fast` leaves it out)
 async def test_the_event_loop_is_not_blocked() -> None:
     async with ExtractionPool(timeout=1.5, target=_stall) as pool:
         ticks = 0
@@ -243,6 +251,7 @@ async def test_the_event_loop_is_not_blocked() -> None:
         assert ticks >= 10
 
 
+@pytest.mark.slow  # 5 s under load (`make test-fast` leaves it out)
 async def test_two_workers_run_in_parallel() -> None:
     async with ExtractionPool(max_workers=2, timeout=1.0, target=_stall_on_marker) as pool:
         await asyncio.gather(pool.extract(make_docx(), DOCX), pool.extract(make_docx(), DOCX))
@@ -254,6 +263,7 @@ async def test_two_workers_run_in_parallel() -> None:
         assert time.monotonic() - started < 1.9  # both timed out together, not one after another
 
 
+@pytest.mark.slow  # 2 s under load (`make test-fast` leaves it out)
 async def test_cancellation_kills_the_job_and_the_pool_goes_on() -> None:
     async with ExtractionPool(timeout=30, target=_stall_on_marker) as pool:
         await _still_serves(pool)

@@ -7,9 +7,12 @@ from pathlib import Path
 
 import pytest
 
+from quire.server.contract import bounds as B
 from quire.server.failures import QuireError
 from quire.server.gate import catalogue
 from quire.v1 import errors_pb2
+
+LONGEST = B.RunGateRequest.dataset.max_chars or 0
 
 
 def _dataset(path: Path) -> Path:
@@ -25,17 +28,19 @@ def test_a_name_resolves_inside_and_a_link_inside_counts(tmp_path: Path) -> None
     assert catalogue.locate(str(tmp_path / "sets"), "alias") == real.resolve()
 
 
-def test_a_name_of_64_characters_resolves_and_65_is_refused(tmp_path: Path) -> None:
+def test_a_name_of_the_longest_length_resolves_and_one_more_is_refused(tmp_path: Path) -> None:
     sets = tmp_path / "sets"
-    longest = _dataset(sets / ("x" * 64))
-    _dataset(sets / ("y" * 65))
-    assert catalogue.locate(str(sets), "x" * 64) == longest.resolve()
+    longest = _dataset(sets / ("x" * LONGEST))
+    _dataset(sets / ("y" * (LONGEST + 1)))
+    assert catalogue.locate(str(sets), "x" * LONGEST) == longest.resolve()
     with pytest.raises(QuireError) as refused:
-        catalogue.locate(str(sets), "y" * 65)
+        catalogue.locate(str(sets), "y" * (LONGEST + 1))
     assert refused.value is catalogue.DATASET_NOT_FOUND
 
 
-@pytest.mark.parametrize("name", ["..", ".", ".hidden", "a/b", "/etc", "x" * 65, "out", "file"])
+@pytest.mark.parametrize(
+    "name", ["..", ".", ".hidden", "a/b", "/etc", "x" * (LONGEST + 1), "out", "file"]
+)
 def test_everything_else_is_not_found(tmp_path: Path, name: str) -> None:
     sets = tmp_path / "sets"
     sets.mkdir()

@@ -9,9 +9,17 @@ import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
+from quire.server.contract import bounds as B
 from quire.server.failures import QuireError
 from quire.server.pages.body_cache import BodyCache, PageEntry
-from quire.server.pages.grep import CLIP_CHARS, Match, clip_line, grep_pages, original_index
+from quire.server.pages.grep import (
+    CLIP_CHARS,
+    MAX_QUERY_CHARS,
+    Match,
+    clip_line,
+    grep_pages,
+    original_index,
+)
 from tests.unit.test_commands_support import LONG_LINE, MemoryStore, make_store
 
 
@@ -99,14 +107,17 @@ async def test_cache_is_used_and_store_failures_propagate() -> None:
         await grep_pages(store, cache, "FastAPI")
 
 
+MOST_MATCHES = B.GrepPagesRequest.limit.max or 0
+
+
 @pytest.mark.parametrize(
     ("kwargs", "field"),
     [
         ({"query": ""}, "query"),
         ({"query": "a\nb"}, "query"),
-        ({"query": "x" * 1001}, "query"),
+        ({"query": "x" * (MAX_QUERY_CHARS + 1)}, "query"),
         ({"query": "x", "limit": 0}, "limit"),
-        ({"query": "x", "limit": 101}, "limit"),
+        ({"query": "x", "limit": MOST_MATCHES + 1}, "limit"),
         ({"query": "x", "prefix": "docs"}, "prefix"),
     ],
 )
@@ -119,7 +130,8 @@ async def test_invalid_arguments_name_the_field(kwargs: dict[str, object], field
 async def test_limit_bounds_accept_edges() -> None:
     store = make_store()
     assert len((await grep_pages(store, None, "line", limit=1)).matches) == 1
-    assert len((await grep_pages(store, None, "line", limit=100)).matches) == 100
+    most = await grep_pages(store, None, "line", limit=MOST_MATCHES)
+    assert len(most.matches) == MOST_MATCHES
 
 
 def _reference_grep(pages: dict[str, str], needle: str, ignore_case: bool) -> list[Match]:
@@ -143,6 +155,7 @@ _ALPHABET = st.sampled_from([*"abAB ßẞﬁΣσς\r\nxX日é", "ss", "SS", "fi"
 _PAGE = st.lists(_ALPHABET, max_size=300).map("".join)
 
 
+@pytest.mark.slow  # 5 s under load (`make test-fast` leaves it out)
 @settings(max_examples=300, deadline=None, suppress_health_check=[HealthCheck.too_slow])
 @given(
     pages=st.lists(_PAGE, min_size=1, max_size=4),

@@ -86,6 +86,7 @@ def test_path_language(path: str, expected: str | None) -> None:
     assert path_language(path) == expected
 
 
+@pytest.mark.slow  # 1 s under load (`make test-fast` leaves it out)
 def test_page_language_order_of_evidence() -> None:
     # Front matter wins, then confident prose, then the path, then the namespace default.
     assert page_language(path="/ja/x.md", text=ENGLISH, declared="fr") == "fr"

@@ -283,6 +283,7 @@ async def test_page_bound(server: SiteServer, fetcher: PageFetcher) -> None:
     assert any("more than 5 pages" in e for e in six.errors)
 
 
+@pytest.mark.slow  # 10 s under load (`make test-fast` leaves it out)
 async def test_page_bound_default_is_20000(server: SiteServer, fetcher: PageFetcher) -> None:
     server.route("/exact.txt", index(*(f"- [P](/p{i})" for i in range(20_000))))
     server.route(

@@ -117,6 +117,7 @@ async def test_other_statuses_are_not_retried(
     assert server.count("/s.md") == 1
 
 
+@pytest.mark.slow  # 1 s under load (`make test-fast` leaves it out)
 async def test_429_honours_retry_after_seconds(server: SiteServer, fetcher: PageFetcher) -> None:
     server.route("/rl.md", Reply.retry_after(1), Reply.text("ok"))
     started = time.monotonic()
@@ -153,6 +154,7 @@ def test_parse_retry_after() -> None:
         assert parse_retry_after(bad, now=now) is None
 
 
+@pytest.mark.slow  # 1 s under load (`make test-fast` leaves it out)
 async def test_hanging_server_times_out_each_attempt(server: SiteServer) -> None:
     server.route("/hang.md", Reply.hang())
     async with make(server, attempt_timeout=0.3, max_attempts=2) as fetcher:
@@ -164,6 +166,7 @@ async def test_hanging_server_times_out_each_attempt(server: SiteServer) -> None
     assert server.count("/hang.md") == 2
 
 
+@pytest.mark.slow  # 1 s under load (`make test-fast` leaves it out)
 async def test_deadline_bounds_the_whole_fetch(server: SiteServer) -> None:
     server.route("/hang.md", Reply.hang())
     async with make(server, attempt_timeout=0.3, fetch_deadline=0.8, max_attempts=50) as fetcher:

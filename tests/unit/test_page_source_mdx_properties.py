@@ -14,6 +14,7 @@ from __future__ import annotations
 import re
 from collections import Counter
 
+import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
@@ -132,6 +133,7 @@ def indented_code(markdown: str) -> list[str]:
     return found
 
 
+@pytest.mark.slow  # 8 s under load (`make test-fast` leaves it out)
 @settings(
     max_examples=200,
     deadline=None,

@@ -13,6 +13,8 @@ import subprocess
 import sys
 import textwrap
 
+import pytest
+
 TRACE_ID = "4bf92f3577b34da6a3ce929d0e0e4736"
 PARENT_ID = "00f067aa0ba902b7"
 
@@ -74,6 +76,7 @@ def spans_in(stdout: str) -> list[dict[str, object]]:
     return spans
 
 
+@pytest.mark.slow  # 2 s under load (`make test-fast` leaves it out)
 def test_console_exporter_and_incoming_traceparent() -> None:
     done = run(SERVER_CALL, OTEL_TRACES_EXPORTER="console", OTEL_METRICS_EXPORTER="none")
     spans = spans_in(done.stdout)
@@ -85,6 +88,7 @@ def test_console_exporter_and_incoming_traceparent() -> None:
     assert span["resource"]["attributes"]["service.name"] == "quire"  # type: ignore[index]
 
 
+@pytest.mark.slow  # 1 s under load (`make test-fast` leaves it out)
 def test_service_name_comes_from_the_environment() -> None:
     done = run(
         SERVER_CALL,
@@ -96,6 +100,7 @@ def test_service_name_comes_from_the_environment() -> None:
     assert span["resource"]["attributes"]["service.name"] == "quire-eu"  # type: ignore[index]
 
 
+@pytest.mark.slow  # 2 s under load (`make test-fast` leaves it out)
 def test_nothing_is_installed_without_an_exporter() -> None:
     probe = (
         "from opentelemetry import metrics, trace\n"
