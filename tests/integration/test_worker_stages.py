@@ -354,3 +354,31 @@ async def test_a_build_waits_for_documents_in_flight_and_indexes_the_others(
         row = await conn.fetchrow(JOB, keys.org_id, build.job_id)
     assert serving == 1 and row["state"] == "done"
     assert not builds.running and not builds.of
+
+
+async def test_a_stopped_idle_worker_ends_at_once(
+    harness: Harness, database_url: str, embeddings: object, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """An idle claim loop waits for work up to IDLE_POLL_S; stop wakes it instead of waiting
+    that out (made long here, so a stop that waited for the poll would take the drain time)."""
+    from quire.indexer.worker import claims
+    from quire.server.app import run_worker
+    from quire.server.config import Settings
+
+    monkeypatch.setattr(claims, "IDLE_POLL_S", 120.0)
+    async with harness.pool.acquire() as conn:
+        before = await conn.fetchval("SELECT count(*) FROM worker_heartbeats")
+    stop = asyncio.Event()
+    worker = asyncio.create_task(run_worker(Settings(database_url=database_url), embeddings, stop))  # type: ignore[arg-type]
+
+    async def started() -> bool:
+        async with harness.pool.acquire() as conn:
+            return bool(await conn.fetchval("SELECT count(*) FROM worker_heartbeats") > before)
+
+    await until(started, within_s=60, what="the worker's first heartbeat")
+    await asyncio.sleep(0.3)  # into its idle wait (any moment would do: stop is seen either way)
+    stopped_at = asyncio.get_running_loop().time()
+    stop.set()
+    await asyncio.wait_for(worker, 30)
+    took = asyncio.get_running_loop().time() - stopped_at
+    assert took < 5, f"the idle worker took {took:.1f} s to stop"

@@ -234,6 +234,8 @@ class Worker:
                 # The claim loop sees `stop` between batches; a batch stuck in a claim or an
                 # extraction must not hold shutdown, so stop also bounds it by the drain time.
                 await asyncio.wait({claiming, stopping}, return_when=asyncio.FIRST_COMPLETED)
+                # An idle claim loop waits up to IDLE_POLL_S for work: wake it to see `stop`.
+                self.claims.wake.set()
                 with contextlib.suppress(TimeoutError):
                     async with asyncio.timeout(DRAIN_SECONDS):
                         await asyncio.wait({claiming})
