@@ -38,7 +38,7 @@ DEFAULT_LIMIT = number(contract_bounds.GrepPagesRequest.limit.default)
 MAX_LIMIT = number(contract_bounds.GrepPagesRequest.limit.max)
 DEFAULT_DEADLINE_S = 5.0
 DEFAULT_MAX_OUTPUT_CHARS = 24_000
-MAX_QUERY_CHARS = 1_000
+MAX_QUERY_CHARS = number(contract_bounds.GrepPagesRequest.query.max_chars)
 READ_BATCH = 64
 
 
