@@ -1185,9 +1185,23 @@ export class QuireClient {
     return reply.config ?? create(PageSearchConfigSchema);
   }
 
-  async rebuildIndex(request: { collectionId: string; indexVersion?: string }, options?: CallOptions): Promise<IndexStatus> {
+  /** Builds a new generation beside the serving one; `embeddingModel` (a name of listModels)
+   * embeds it with another model, which serves once it is READY (empty keeps the serving
+   * generation's). */
+  async rebuildIndex(
+    request: { collectionId: string; indexVersion?: string; embeddingModel?: string },
+    options?: CallOptions,
+  ): Promise<IndexStatus> {
     const reply = await this.unary(
-      (o) => this.admin.rebuildIndex({ collectionId: request.collectionId, indexVersion: request.indexVersion ?? "" }, o),
+      (o) =>
+        this.admin.rebuildIndex(
+          {
+            collectionId: request.collectionId,
+            indexVersion: request.indexVersion ?? "",
+            embeddingModel: request.embeddingModel ?? "",
+          },
+          o,
+        ),
       options,
     );
     return reply.status ?? create(IndexStatusSchema);

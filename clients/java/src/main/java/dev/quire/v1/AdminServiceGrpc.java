@@ -533,7 +533,9 @@ public final class AdminServiceGrpc {
 
     /**
      * <pre>
-     * Builds generation g+1 of a collection's index beside g, then flips atomically.
+     * Builds generation g+1 of a collection's index beside g, then flips atomically; with
+     * `embedding_model`, g+1 is embedded with that model (the only way to change a collection's
+     * model: its vectors never mix models).
      * </pre>
      */
     default void rebuildIndex(dev.quire.v1.RebuildIndexRequest request,
@@ -543,7 +545,8 @@ public final class AdminServiceGrpc {
 
     /**
      * <pre>
-     * Serves the newest retired generation again (the current one is retired in its place).
+     * Serves the newest retired generation again (the current one is retired in its place),
+     * with the embedding model it was built with.
      * </pre>
      */
     default void rollbackIndex(dev.quire.v1.RollbackIndexRequest request,
@@ -706,7 +709,9 @@ public final class AdminServiceGrpc {
 
     /**
      * <pre>
-     * Builds generation g+1 of a collection's index beside g, then flips atomically.
+     * Builds generation g+1 of a collection's index beside g, then flips atomically; with
+     * `embedding_model`, g+1 is embedded with that model (the only way to change a collection's
+     * model: its vectors never mix models).
      * </pre>
      */
     public void rebuildIndex(dev.quire.v1.RebuildIndexRequest request,
@@ -717,7 +722,8 @@ public final class AdminServiceGrpc {
 
     /**
      * <pre>
-     * Serves the newest retired generation again (the current one is retired in its place).
+     * Serves the newest retired generation again (the current one is retired in its place),
+     * with the embedding model it was built with.
      * </pre>
      */
     public void rollbackIndex(dev.quire.v1.RollbackIndexRequest request,
@@ -869,7 +875,9 @@ public final class AdminServiceGrpc {
 
     /**
      * <pre>
-     * Builds generation g+1 of a collection's index beside g, then flips atomically.
+     * Builds generation g+1 of a collection's index beside g, then flips atomically; with
+     * `embedding_model`, g+1 is embedded with that model (the only way to change a collection's
+     * model: its vectors never mix models).
      * </pre>
      */
     public dev.quire.v1.RebuildIndexResponse rebuildIndex(dev.quire.v1.RebuildIndexRequest request) throws io.grpc.StatusException {
@@ -879,7 +887,8 @@ public final class AdminServiceGrpc {
 
     /**
      * <pre>
-     * Serves the newest retired generation again (the current one is retired in its place).
+     * Serves the newest retired generation again (the current one is retired in its place),
+     * with the embedding model it was built with.
      * </pre>
      */
     public dev.quire.v1.RollbackIndexResponse rollbackIndex(dev.quire.v1.RollbackIndexRequest request) throws io.grpc.StatusException {
@@ -1025,7 +1034,9 @@ public final class AdminServiceGrpc {
 
     /**
      * <pre>
-     * Builds generation g+1 of a collection's index beside g, then flips atomically.
+     * Builds generation g+1 of a collection's index beside g, then flips atomically; with
+     * `embedding_model`, g+1 is embedded with that model (the only way to change a collection's
+     * model: its vectors never mix models).
      * </pre>
      */
     public dev.quire.v1.RebuildIndexResponse rebuildIndex(dev.quire.v1.RebuildIndexRequest request) {
@@ -1035,7 +1046,8 @@ public final class AdminServiceGrpc {
 
     /**
      * <pre>
-     * Serves the newest retired generation again (the current one is retired in its place).
+     * Serves the newest retired generation again (the current one is retired in its place),
+     * with the embedding model it was built with.
      * </pre>
      */
     public dev.quire.v1.RollbackIndexResponse rollbackIndex(dev.quire.v1.RollbackIndexRequest request) {
@@ -1184,7 +1196,9 @@ public final class AdminServiceGrpc {
 
     /**
      * <pre>
-     * Builds generation g+1 of a collection's index beside g, then flips atomically.
+     * Builds generation g+1 of a collection's index beside g, then flips atomically; with
+     * `embedding_model`, g+1 is embedded with that model (the only way to change a collection's
+     * model: its vectors never mix models).
      * </pre>
      */
     public com.google.common.util.concurrent.ListenableFuture<dev.quire.v1.RebuildIndexResponse> rebuildIndex(
@@ -1195,7 +1209,8 @@ public final class AdminServiceGrpc {
 
     /**
      * <pre>
-     * Serves the newest retired generation again (the current one is retired in its place).
+     * Serves the newest retired generation again (the current one is retired in its place),
+     * with the embedding model it was built with.
      * </pre>
      */
     public com.google.common.util.concurrent.ListenableFuture<dev.quire.v1.RollbackIndexResponse> rollbackIndex(
