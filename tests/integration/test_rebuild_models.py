@@ -231,3 +231,54 @@ async def test_a_model_the_server_has_not_loaded_is_refused_naming_the_command(
     status = await client.get_index_status(collection_id=cid)
     assert [g.generation for g in status.generations] == [1]
     assert status.embedding_model == MINILM
+
+
+async def test_a_rebuild_onto_another_model_than_the_running_build_is_refused(
+    client: AsyncQuireClient, harness: Harness, keys: Keys
+) -> None:
+    """A build under way (a BUILDING generation of bge, made here without its job so it stays
+    BUILDING): a rebuild naming another model is ALREADY_EXISTS, one naming no model or the
+    same one returns the status; neither creates a generation."""
+    from quire.indexer.worker import generations
+
+    cid = (await filled(client, "build-under-way", {"pumps.md": FILES["pumps.md"]})).collection_id
+    org, col = keys.org_id, uuid.UUID(cid)
+    async with harness.pool.acquire() as conn:
+        building = await generations.create_generation(conn, org, col, "held", "1", BGE)
+    try:
+        with pytest.raises(qe.AlreadyExists) as refused:
+            await client.rebuild_index(collection_id=cid, embedding_model=MINILM)
+        assert f"already being built with the embedding model {BGE}" in refused.value.message
+        for model in (BGE, None):
+            status = await client.rebuild_index(collection_id=cid, embedding_model=model)
+            assert status.building_generation == building
+            assert [g.generation for g in status.generations] == [building, 1]
+    finally:
+        async with harness.pool.acquire() as conn:
+            await generations.fail(conn, org, col, building, "held by the test")
+
+
+async def test_the_cli_rebuilds_with_another_model(
+    client: AsyncQuireClient, harness: Harness, keys: Keys
+) -> None:
+    from tests.integration.test_cli import quire
+
+    cid = (await filled(client, "cli-rebuild", {"pumps.md": FILES["pumps.md"]})).collection_id
+    ran = await quire(
+        harness.address, keys.all, "index", "rebuild", "--collection", "cli-rebuild",
+        "--model", BGE, "--json",
+    )  # fmt: skip
+    assert ran.code == 0, ran.stderr
+    started = ran.result()
+    assert started["embedding_model"] == MINILM
+    assert {g["generation"]: g["embedding_model"] for g in started["generations"]} == {
+        "2": BGE,
+        "1": MINILM,
+    }
+    await _until_serving(client, cid, 2)
+    refused = await quire(
+        harness.address, keys.all, "index", "rebuild", "--collection", "cli-rebuild",
+        "--model", "no-such-model", "--json",
+    )  # fmt: skip
+    assert refused.code != 0
+    assert "unknown embedding model" in refused.json()["error"]["message"]
