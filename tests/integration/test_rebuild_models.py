@@ -282,3 +282,22 @@ async def test_the_cli_rebuilds_with_another_model(
     )  # fmt: skip
     assert refused.code != 0
     assert "unknown embedding model" in refused.json()["error"]["message"]
+
+
+async def test_a_rollback_onto_a_model_the_server_has_not_loaded_is_refused(
+    client: AsyncQuireClient, harness: Harness
+) -> None:
+    cid = (await filled(client, "rollback-unloaded", {"pumps.md": FILES["pumps.md"]})).collection_id
+    await client.rebuild_index(collection_id=cid, embedding_model=BGE)
+    await _until_serving(client, cid, 2)
+    await client.rollback_index(collection_id=cid)  # MiniLM serves, bge is kept for rollback
+    state = harness.running.state  # type: ignore[attr-defined]
+    loaded = state.extra_models.pop(BGE)
+    try:
+        with pytest.raises(qe.SearchUnavailable) as refused:
+            await client.rollback_index(collection_id=cid)
+    finally:
+        state.extra_models[BGE] = loaded
+    assert f"quire model prepare --model {BGE}" in refused.value.message
+    status = await client.get_index_status(collection_id=cid)
+    assert (status.serving_generation, status.embedding_model) == (1, MINILM)

@@ -54,7 +54,8 @@ type AdminServiceClient interface {
 	// model: its vectors never mix models).
 	RebuildIndex(ctx context.Context, in *RebuildIndexRequest, opts ...grpc.CallOption) (*RebuildIndexResponse, error)
 	// Serves the newest retired generation again (the current one is retired in its place),
-	// with the embedding model it was built with.
+	// with the embedding model it was built with; SEARCH_UNAVAILABLE, nothing changed, when
+	// that model is not the default and the server has not loaded it.
 	RollbackIndex(ctx context.Context, in *RollbackIndexRequest, opts ...grpc.CallOption) (*RollbackIndexResponse, error)
 	// Runs the FTS baseline gate on a judged data set the operator provided on the server, by
 	// name; streams progress, then the result.
@@ -242,7 +243,8 @@ type AdminServiceServer interface {
 	// model: its vectors never mix models).
 	RebuildIndex(context.Context, *RebuildIndexRequest) (*RebuildIndexResponse, error)
 	// Serves the newest retired generation again (the current one is retired in its place),
-	// with the embedding model it was built with.
+	// with the embedding model it was built with; SEARCH_UNAVAILABLE, nothing changed, when
+	// that model is not the default and the server has not loaded it.
 	RollbackIndex(context.Context, *RollbackIndexRequest) (*RollbackIndexResponse, error)
 	// Runs the FTS baseline gate on a judged data set the operator provided on the server, by
 	// name; streams progress, then the result.

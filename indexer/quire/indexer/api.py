@@ -36,9 +36,10 @@ document_change_payload = document_queries.change_payload
 
 # Retired generations: a rollback's target is the newest one (generations.LIVE_GENERATIONS).
 _PREVIOUS_GENERATION = f"""
-SELECT max(generation) FROM index_generations
+SELECT generation, embedding_model FROM index_generations
 WHERE org_id = $1 AND collection_id = $2 AND generation <> $3
   AND state = {generations.RETIRED}
+ORDER BY generation DESC LIMIT 1
 """
 _ROLL_BACK = f"""
 WITH retire AS (
@@ -135,21 +136,30 @@ async def start_rebuild(
     return Build(generation, embedding_model, started=True)
 
 
-async def roll_back(
+async def rollback_target(
     conn: asyncpg.Connection, org_id: uuid.UUID, collection_id: uuid.UUID, current: int
-) -> int | None:
-    """Serves the newest retired generation again and retires `current` (rolling back twice
-    swaps back); returns the generation now serving, or None when there is none to go back
-    to. The caller holds the collection row locked (FOR NO KEY UPDATE) in its transaction."""
-    previous: int | None = await conn.fetchval(_PREVIOUS_GENERATION, org_id, collection_id, current)
-    if previous is None:
-        return None
+) -> tuple[int, str] | None:
+    """The generation a rollback from `current` would serve, with its embedding model; None
+    when there is none to go back to."""
+    row = await conn.fetchrow(_PREVIOUS_GENERATION, org_id, collection_id, current)
+    return None if row is None else (row["generation"], row["embedding_model"])
+
+
+async def roll_back(
+    conn: asyncpg.Connection,
+    org_id: uuid.UUID,
+    collection_id: uuid.UUID,
+    current: int,
+    previous: int,
+) -> None:
+    """Serves `previous` (the `rollback_target`) again, with its embedding model, and retires
+    `current` (rolling back twice swaps back). The caller holds the collection row locked
+    (FOR NO KEY UPDATE) in its transaction."""
     await conn.execute(_ROLL_BACK, org_id, collection_id, current, previous)
     # What the revived generation lacks is found at document level (index_backlog).
     changed = await backlog.reconcile(conn, org_id, collection_id, previous)
     await document_queries.notify_changes(conn, changed)
     await generations.notify_index(conn, org_id, collection_id)
-    return previous
 
 
 __all__ = [
@@ -170,5 +180,6 @@ __all__ = [
     "queue_purge",
     "queue_settle",
     "roll_back",
+    "rollback_target",
     "start_rebuild",
 ]

@@ -147,7 +147,8 @@ class AdminServiceServicer:
 
     def RollbackIndex(self, request, context):
         """Serves the newest retired generation again (the current one is retired in its place),
-        with the embedding model it was built with.
+        with the embedding model it was built with; SEARCH_UNAVAILABLE, nothing changed, when
+        that model is not the default and the server has not loaded it.
         """
         context.set_code(grpc.StatusCode.UNIMPLEMENTED)
         context.set_details('Method not implemented!')

@@ -50,7 +50,8 @@ class AdminServiceStub:
     """
     RollbackIndex: _grpc.UnaryUnaryMultiCallable[_admin_service_pb2.RollbackIndexRequest, _admin_service_pb2.RollbackIndexResponse]
     """Serves the newest retired generation again (the current one is retired in its place),
-    with the embedding model it was built with.
+    with the embedding model it was built with; SEARCH_UNAVAILABLE, nothing changed, when
+    that model is not the default and the server has not loaded it.
     """
     RunGate: _grpc.UnaryStreamMultiCallable[_admin_service_pb2.RunGateRequest, _admin_service_pb2.RunGateResponse]
     """Runs the FTS baseline gate on a judged data set the operator provided on the server, by
@@ -95,7 +96,8 @@ class AdminServiceAsyncStub(AdminServiceStub):
     """
     RollbackIndex: _aio.UnaryUnaryMultiCallable[_admin_service_pb2.RollbackIndexRequest, _admin_service_pb2.RollbackIndexResponse]  # type: ignore[assignment]
     """Serves the newest retired generation again (the current one is retired in its place),
-    with the embedding model it was built with.
+    with the embedding model it was built with; SEARCH_UNAVAILABLE, nothing changed, when
+    that model is not the default and the server has not loaded it.
     """
     RunGate: _aio.UnaryStreamMultiCallable[_admin_service_pb2.RunGateRequest, _admin_service_pb2.RunGateResponse]  # type: ignore[assignment]
     """Runs the FTS baseline gate on a judged data set the operator provided on the server, by
@@ -173,7 +175,8 @@ class AdminServiceServicer(metaclass=_abc_1.ABCMeta):
         context: _ServicerContext,
     ) -> _typing.Union[_admin_service_pb2.RollbackIndexResponse, _abc.Awaitable[_admin_service_pb2.RollbackIndexResponse]]:
         """Serves the newest retired generation again (the current one is retired in its place),
-        with the embedding model it was built with.
+        with the embedding model it was built with; SEARCH_UNAVAILABLE, nothing changed, when
+        that model is not the default and the server has not loaded it.
         """
 
     @_abc_1.abstractmethod

@@ -312,11 +312,18 @@ class AdminService(admin_service_pb2_grpc.AdminServiceServicer):
             if row is None:
                 raise COLLECTION_NOT_FOUND
             current = row["serving_generation"]
-            previous = await indexer.roll_back(conn, who.org_id, collection_id, current)
-            if previous is None:
+            target = await indexer.rollback_target(conn, who.org_id, collection_id, current)
+            if target is None:
                 raise QuireError(
                     errors_pb2.ERROR_CODE_NOT_FOUND, "No earlier generation to roll back to"
                 )
+            previous, model = target
+            # Its queries would be embedded with that model: refused (nothing changed) where
+            # this server has not loaded it, naming the command that does (the default model
+            # is always accepted, as for CreateCollection).
+            if model != models.DEFAULT_MODEL and self.state.models.get(model) is None:
+                raise models.unavailable(model)
+            await indexer.roll_back(conn, who.org_id, collection_id, current, previous)
             await self._audit(
                 conn,
                 "rollback_index",

@@ -768,7 +768,8 @@ export const AdminService: GenService<{
   },
   /**
    * Serves the newest retired generation again (the current one is retired in its place),
-   * with the embedding model it was built with.
+   * with the embedding model it was built with; SEARCH_UNAVAILABLE, nothing changed, when
+   * that model is not the default and the server has not loaded it.
    *
    * @generated from rpc quire.v1.AdminService.RollbackIndex
    */

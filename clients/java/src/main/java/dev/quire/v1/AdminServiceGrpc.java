@@ -546,7 +546,8 @@ public final class AdminServiceGrpc {
     /**
      * <pre>
      * Serves the newest retired generation again (the current one is retired in its place),
-     * with the embedding model it was built with.
+     * with the embedding model it was built with; SEARCH_UNAVAILABLE, nothing changed, when
+     * that model is not the default and the server has not loaded it.
      * </pre>
      */
     default void rollbackIndex(dev.quire.v1.RollbackIndexRequest request,
@@ -723,7 +724,8 @@ public final class AdminServiceGrpc {
     /**
      * <pre>
      * Serves the newest retired generation again (the current one is retired in its place),
-     * with the embedding model it was built with.
+     * with the embedding model it was built with; SEARCH_UNAVAILABLE, nothing changed, when
+     * that model is not the default and the server has not loaded it.
      * </pre>
      */
     public void rollbackIndex(dev.quire.v1.RollbackIndexRequest request,
@@ -888,7 +890,8 @@ public final class AdminServiceGrpc {
     /**
      * <pre>
      * Serves the newest retired generation again (the current one is retired in its place),
-     * with the embedding model it was built with.
+     * with the embedding model it was built with; SEARCH_UNAVAILABLE, nothing changed, when
+     * that model is not the default and the server has not loaded it.
      * </pre>
      */
     public dev.quire.v1.RollbackIndexResponse rollbackIndex(dev.quire.v1.RollbackIndexRequest request) throws io.grpc.StatusException {
@@ -1047,7 +1050,8 @@ public final class AdminServiceGrpc {
     /**
      * <pre>
      * Serves the newest retired generation again (the current one is retired in its place),
-     * with the embedding model it was built with.
+     * with the embedding model it was built with; SEARCH_UNAVAILABLE, nothing changed, when
+     * that model is not the default and the server has not loaded it.
      * </pre>
      */
     public dev.quire.v1.RollbackIndexResponse rollbackIndex(dev.quire.v1.RollbackIndexRequest request) {
@@ -1210,7 +1214,8 @@ public final class AdminServiceGrpc {
     /**
      * <pre>
      * Serves the newest retired generation again (the current one is retired in its place),
-     * with the embedding model it was built with.
+     * with the embedding model it was built with; SEARCH_UNAVAILABLE, nothing changed, when
+     * that model is not the default and the server has not loaded it.
      * </pre>
      */
     public com.google.common.util.concurrent.ListenableFuture<dev.quire.v1.RollbackIndexResponse> rollbackIndex(
