@@ -659,7 +659,7 @@ export class QuireClient {
 
   // ------------------------------------------------------------------ KnowledgeService
 
-  /** `embeddingModel`: a name from listModels that the server has loaded (default: the deployment's); fixed for the collection's life. */
+  /** `embeddingModel`: a name from listModels that the server has loaded (default: the deployment's); it changes only by rebuildIndex with another embeddingModel. */
   async createCollection(request: { name: string; embeddingModel?: string }, options?: CallOptions): Promise<Collection> {
     const reply = await this.unary(
       (o) => this.knowledge.createCollection({ name: request.name, embeddingModel: request.embeddingModel ?? "" }, o),

@@ -396,7 +396,7 @@ class AsyncQuireClient:
         self, *, name: str, embedding_model: str = "", timeout: float | None = None
     ) -> knowledge_pb2.Collection:
         """`embedding_model`: a name from `list_models` that the server has loaded; empty for
-        the deployment's default. Fixed for the collection's life."""
+        the deployment's default. It changes only by `rebuild_index(embedding_model=...)`."""
         request = knowledge_service_pb2.CreateCollectionRequest(
             name=name, embedding_model=embedding_model
         )
