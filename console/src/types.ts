@@ -80,6 +80,7 @@ export interface IndexGeneration {
   createdAt?: string;
   readyAt?: string;
   error?: string;
+  embeddingModel?: string;
 }
 
 export interface IndexStatus {
@@ -88,6 +89,7 @@ export interface IndexStatus {
   buildingGeneration?: string;
   generations?: IndexGeneration[];
   workerLastSeen?: string;
+  embeddingModel?: string;
 }
 
 export interface RetrievalPolicy {

@@ -236,6 +236,13 @@ async def test_upload_watch_read_search_and_roll_back(
     await page.goto(url(harness, f"#/rollout/{collection_id}"))
     serving = page.locator("#serving-generation")
     await expect(serving).to_have_text("1", timeout=WAIT_MS)
+    # The serving generation's model, and a rebuild's model picker: the same model by default,
+    # another model only if the server has loaded it (bge is not, here).
+    await expect(page.locator("#serving-model")).to_have_text("all-minilm-l6-v2")
+    rebuild_model = page.locator("#rebuild-model")
+    await expect(rebuild_model).to_have_value("")
+    await expect(rebuild_model.locator("option[disabled]")).to_have_count(1)
+    await expect(page.locator("#generations td.model").first).to_have_text("all-minilm-l6-v2")
     # The harness's worker beats every 5 s: no "no indexing worker" warning.
     await expect(page.locator("#worker-absent")).to_have_count(0)
     # Timestamps in local time, the server's ISO 8601 text in the tooltip.

@@ -18,15 +18,14 @@ from quire.client import exceptions as qe
 from quire.indexer.fingerprint import collection_fingerprint
 from quire.v1 import knowledge_pb2
 from tests.conftest import Harness, Keys
-from tests.support.index_waits import wait_indexed
+from tests.support.index_waits import filled
+from tests.support.models import BGE, MINILM
 
 # The module takes 8 s (loading bge-small-en-v1.5) under load (`make test-fast` leaves it out).
 pytestmark = [pytest.mark.asyncio(loop_scope="session"), pytest.mark.slow]
 NEEDS_MODEL = True
 NEEDS_WORKER = True
 EXTRA_MODELS = True
-BGE = "bge-small-en-v1.5"
-MINILM = "all-minilm-l6-v2"
 HYBRID = knowledge_pb2.RETRIEVAL_MODE_HYBRID
 
 PUMPS = {
@@ -51,26 +50,14 @@ async def client(harness: Harness, keys: Keys) -> AsyncIterator[AsyncQuireClient
         yield c
 
 
-async def _filled(
-    client: AsyncQuireClient, name: str, files: dict[str, bytes], model: str = ""
-) -> knowledge_pb2.Collection:
-    collection = await client.create_collection(name=name, embedding_model=model)
-    for file_name, data in files.items():
-        await client.upload_document(
-            collection_id=collection.collection_id, file_name=file_name, data=data
-        )
-    await wait_indexed(client, collection.collection_id, within=300)
-    return collection
-
-
 @pytest_asyncio.fixture(scope="module", loop_scope="session")
 async def bge_collection(client: AsyncQuireClient) -> knowledge_pb2.Collection:
-    return await _filled(client, "bge-pumps", PUMPS, BGE)
+    return await filled(client, "bge-pumps", PUMPS, BGE)
 
 
 @pytest_asyncio.fixture(scope="module", loop_scope="session")
 async def minilm_collection(client: AsyncQuireClient) -> knowledge_pb2.Collection:
-    return await _filled(client, "minilm-notes", NOTES)
+    return await filled(client, "minilm-notes", NOTES)
 
 
 async def test_list_models_says_what_is_known_prepared_loaded_and_default(

@@ -16,7 +16,7 @@ import pytest_asyncio
 
 from quire.client import AsyncQuireClient
 from quire.indexer.extraction import ExtractionPool
-from quire.indexer.worker import jobs
+from quire.indexer.worker import jobs, other_models
 from quire.indexer.worker.pipeline import Worker
 from quire.v1 import knowledge_pb2
 from tests.conftest import Harness, Keys
@@ -51,6 +51,32 @@ async def keys(harness: Harness) -> Keys:
 async def client(harness: Harness, keys: Keys) -> AsyncIterator[AsyncQuireClient]:
     async with AsyncQuireClient(harness.address, api_key=keys.all) as c:
         yield c
+
+
+async def test_claims_follow_the_model_a_job_names(harness: Harness, keys: Keys) -> None:
+    """A job naming a model (a build, or a change for another model's generation) goes to that
+    model's workers only, whatever model its collection serves; a job naming none follows its
+    collection's."""
+    collection_id, document_id = uuid.uuid4(), uuid.uuid4()
+    async with harness.pool.acquire() as conn:
+        await conn.execute(
+            "INSERT INTO collections (org_id, collection_id, name) VALUES ($1, $2, 'claims')",
+            keys.org_id,
+            collection_id,
+        )
+        named = await jobs.enqueue(
+            conn,
+            keys.org_id,
+            "test_noop",
+            other_models.payload(collection_id, document_id, "bge-small-en-v1.5"),
+        )
+        unnamed = await jobs.enqueue(
+            conn, keys.org_id, "test_noop", {"collection_id": str(collection_id)}
+        )
+        by_bge = await jobs.claim_batch(conn, "w:bge", 100, model="bge-small-en-v1.5")
+        by_minilm = await jobs.claim_batch(conn, "w:minilm", 100, model="all-minilm-l6-v2")
+    assert [j.job_id for j in by_bge if j.org_id == keys.org_id] == [named]
+    assert [j.job_id for j in by_minilm if j.org_id == keys.org_id] == [unnamed]
 
 
 async def test_claim_batch_takes_at_most_n_and_skips_locked_rows(

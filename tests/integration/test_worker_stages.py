@@ -221,6 +221,7 @@ async def extract(
         submit=submit,
         fingerprint="stages-test",
         index_version="1",
+        embedding_model="all-minilm-l6-v2",
     )
     cid, ids = documents
     await stage.extract(await claim_of(harness, keys, "stages:extract", EXTRACT, cid, ids))

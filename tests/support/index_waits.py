@@ -8,6 +8,7 @@ import uuid
 import asyncpg
 
 from quire.client import AsyncQuireClient
+from quire.v1 import knowledge_pb2
 
 
 async def wait_indexed(client: AsyncQuireClient, collection_id: str, within: float = 120) -> None:
@@ -35,3 +36,17 @@ async def wait_settled(pool: asyncpg.Pool, collection_id: str, within: float = 1
             return
         assert asyncio.get_running_loop().time() < deadline, "collection never settled"
         await asyncio.sleep(0.1)
+
+
+async def filled(
+    client: AsyncQuireClient, name: str, files: dict[str, bytes], model: str = ""
+) -> knowledge_pb2.Collection:
+    """A new collection of `model` (the default when empty) holding `files`, once its serving
+    generation holds them all."""
+    collection = await client.create_collection(name=name, embedding_model=model)
+    for file_name, data in files.items():
+        await client.upload_document(
+            collection_id=collection.collection_id, file_name=file_name, data=data
+        )
+    await wait_indexed(client, collection.collection_id, within=300)
+    return collection

@@ -11,6 +11,10 @@ import pytest
 from quire.indexer.home import models_dir
 from quire.indexer.model_prepare import is_prepared
 
+# The two models tests use: the default, and the one `make model` also prepares.
+MINILM = "all-minilm-l6-v2"
+BGE = "bge-small-en-v1.5"
+
 
 def prepared_or_skip(name: str) -> Path:
     directory = models_dir() / name

@@ -46,7 +46,8 @@ func (c *Client) SetNamespaceSearchConfig(ctx context.Context, req *quirev1.SetN
 	return resp.GetConfig(), err
 }
 
-// RebuildIndex builds generation g+1 of a collection's index beside g, then flips.
+// RebuildIndex builds generation g+1 of a collection's index beside g, then flips; with
+// req.EmbeddingModel, g+1 is embedded with that model (empty keeps the serving generation's).
 func (c *Client) RebuildIndex(ctx context.Context, req *quirev1.RebuildIndexRequest) (*quirev1.IndexStatus, error) {
 	resp, err := unary(ctx, req, func(ctx context.Context, r *quirev1.RebuildIndexRequest) (*quirev1.RebuildIndexResponse, error) {
 		return c.admin.RebuildIndex(ctx, r)

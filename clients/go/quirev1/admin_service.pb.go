@@ -434,9 +434,15 @@ type RebuildIndexRequest struct {
 	CollectionId string `protobuf:"bytes,1,opt,name=collection_id,json=collectionId,proto3" json:"collection_id,omitempty"`
 	// New index version, at most 64 characters; empty keeps the serving generation's (rebuilds
 	// with the current model).
-	IndexVersion  string `protobuf:"bytes,2,opt,name=index_version,json=indexVersion,proto3" json:"index_version,omitempty"`
-	unknownFields protoimpl.UnknownFields
-	sizeCache     protoimpl.SizeCache
+	IndexVersion string `protobuf:"bytes,2,opt,name=index_version,json=indexVersion,proto3" json:"index_version,omitempty"`
+	// The embedding model of the new generation (a name of ListModels), at most 64 characters;
+	// empty keeps the serving generation's. The generation is embedded with it alone and, once
+	// READY, serves with it (queries are embedded with it too); RollbackIndex serves the earlier
+	// generation with its own model again. An unknown name, or one the server has not loaded, is
+	// INVALID_REQUEST naming the model and the command to prepare it; nothing is created.
+	EmbeddingModel string `protobuf:"bytes,3,opt,name=embedding_model,json=embeddingModel,proto3" json:"embedding_model,omitempty"`
+	unknownFields  protoimpl.UnknownFields
+	sizeCache      protoimpl.SizeCache
 }
 
 func (x *RebuildIndexRequest) Reset() {
@@ -479,6 +485,13 @@ func (x *RebuildIndexRequest) GetCollectionId() string {
 func (x *RebuildIndexRequest) GetIndexVersion() string {
 	if x != nil {
 		return x.IndexVersion
+	}
+	return ""
+}
+
+func (x *RebuildIndexRequest) GetEmbeddingModel() string {
+	if x != nil {
+		return x.EmbeddingModel
 	}
 	return ""
 }
@@ -1420,10 +1433,11 @@ const file_quire_v1_admin_service_proto_rawDesc = "" +
 	" SetNamespaceSearchConfigResponse\x12%\n" +
 	"\x0eschema_version\x18\x01 \x01(\rR\rschemaVersion\x12\x1c\n" +
 	"\tnamespace\x18\x02 \x01(\tR\tnamespace\x122\n" +
-	"\x06config\x18\x03 \x01(\v2\x1a.quire.v1.PageSearchConfigR\x06config\"g\n" +
+	"\x06config\x18\x03 \x01(\v2\x1a.quire.v1.PageSearchConfigR\x06config\"\x98\x01\n" +
 	"\x13RebuildIndexRequest\x12#\n" +
 	"\rcollection_id\x18\x01 \x01(\tR\fcollectionId\x12+\n" +
-	"\rindex_version\x18\x02 \x01(\tB\x06\xf2\xb6\x18\x02 @R\findexVersion\"E\n" +
+	"\rindex_version\x18\x02 \x01(\tB\x06\xf2\xb6\x18\x02 @R\findexVersion\x12/\n" +
+	"\x0fembedding_model\x18\x03 \x01(\tB\x06\xf2\xb6\x18\x02 @R\x0eembeddingModel\"E\n" +
 	"\x14RebuildIndexResponse\x12-\n" +
 	"\x06status\x18\x01 \x01(\v2\x15.quire.v1.IndexStatusR\x06status\";\n" +
 	"\x14RollbackIndexRequest\x12#\n" +

@@ -49,9 +49,13 @@ type AdminServiceClient interface {
 	SetKillSwitch(ctx context.Context, in *SetKillSwitchRequest, opts ...grpc.CallOption) (*SetKillSwitchResponse, error)
 	// Per-namespace planner settings for SearchPages (an unset field inherits).
 	SetNamespaceSearchConfig(ctx context.Context, in *SetNamespaceSearchConfigRequest, opts ...grpc.CallOption) (*SetNamespaceSearchConfigResponse, error)
-	// Builds generation g+1 of a collection's index beside g, then flips atomically.
+	// Builds generation g+1 of a collection's index beside g, then flips atomically; with
+	// `embedding_model`, g+1 is embedded with that model (the only way to change a collection's
+	// model: its vectors never mix models).
 	RebuildIndex(ctx context.Context, in *RebuildIndexRequest, opts ...grpc.CallOption) (*RebuildIndexResponse, error)
-	// Serves the newest retired generation again (the current one is retired in its place).
+	// Serves the newest retired generation again (the current one is retired in its place),
+	// with the embedding model it was built with; SEARCH_UNAVAILABLE, nothing changed, when
+	// that model is not the default and the server has not loaded it.
 	RollbackIndex(ctx context.Context, in *RollbackIndexRequest, opts ...grpc.CallOption) (*RollbackIndexResponse, error)
 	// Runs the FTS baseline gate on a judged data set the operator provided on the server, by
 	// name; streams progress, then the result.
@@ -234,9 +238,13 @@ type AdminServiceServer interface {
 	SetKillSwitch(context.Context, *SetKillSwitchRequest) (*SetKillSwitchResponse, error)
 	// Per-namespace planner settings for SearchPages (an unset field inherits).
 	SetNamespaceSearchConfig(context.Context, *SetNamespaceSearchConfigRequest) (*SetNamespaceSearchConfigResponse, error)
-	// Builds generation g+1 of a collection's index beside g, then flips atomically.
+	// Builds generation g+1 of a collection's index beside g, then flips atomically; with
+	// `embedding_model`, g+1 is embedded with that model (the only way to change a collection's
+	// model: its vectors never mix models).
 	RebuildIndex(context.Context, *RebuildIndexRequest) (*RebuildIndexResponse, error)
-	// Serves the newest retired generation again (the current one is retired in its place).
+	// Serves the newest retired generation again (the current one is retired in its place),
+	// with the embedding model it was built with; SEARCH_UNAVAILABLE, nothing changed, when
+	// that model is not the default and the server has not loaded it.
 	RollbackIndex(context.Context, *RollbackIndexRequest) (*RollbackIndexResponse, error)
 	// Runs the FTS baseline gate on a judged data set the operator provided on the server, by
 	// name; streams progress, then the result.

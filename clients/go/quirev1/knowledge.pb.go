@@ -412,8 +412,10 @@ type Collection struct {
 	ServingGeneration int64 `protobuf:"varint,6,opt,name=serving_generation,json=servingGeneration,proto3" json:"serving_generation,omitempty"`
 	// When the collection was created.
 	CreatedAt *timestamppb.Timestamp `protobuf:"bytes,7,opt,name=created_at,json=createdAt,proto3" json:"created_at,omitempty"`
-	// The embedding model its vectors come from (ListModels), fixed at creation: every
-	// generation of the collection is built with it, so its vectors are never mixed.
+	// The embedding model its vectors come from (ListModels): the serving generation's (before
+	// any generation serves, the one chosen at creation). It changes only by a rebuild
+	// (RebuildIndexRequest.embedding_model) or a rollback: each generation is built with one
+	// model, so the vectors a search reads are never mixed.
 	EmbeddingModel string `protobuf:"bytes,8,opt,name=embedding_model,json=embeddingModel,proto3" json:"embedding_model,omitempty"`
 	unknownFields  protoimpl.UnknownFields
 	sizeCache      protoimpl.SizeCache
@@ -1543,9 +1545,11 @@ type IndexGeneration struct {
 	// When the generation was flipped to (unset before).
 	ReadyAt *timestamppb.Timestamp `protobuf:"bytes,8,opt,name=ready_at,json=readyAt,proto3" json:"ready_at,omitempty"`
 	// Set when state is FAILED.
-	Error         string `protobuf:"bytes,9,opt,name=error,proto3" json:"error,omitempty"`
-	unknownFields protoimpl.UnknownFields
-	sizeCache     protoimpl.SizeCache
+	Error string `protobuf:"bytes,9,opt,name=error,proto3" json:"error,omitempty"`
+	// The embedding model every chunk of the generation is embedded with (ListModels).
+	EmbeddingModel string `protobuf:"bytes,10,opt,name=embedding_model,json=embeddingModel,proto3" json:"embedding_model,omitempty"`
+	unknownFields  protoimpl.UnknownFields
+	sizeCache      protoimpl.SizeCache
 }
 
 func (x *IndexGeneration) Reset() {
@@ -1641,6 +1645,13 @@ func (x *IndexGeneration) GetError() string {
 	return ""
 }
 
+func (x *IndexGeneration) GetEmbeddingModel() string {
+	if x != nil {
+		return x.EmbeddingModel
+	}
+	return ""
+}
+
 // A collection's index generations: the serving one, the one being built and the rest.
 type IndexStatus struct {
 	state protoimpl.MessageState `protogen:"open.v1"`
@@ -1658,7 +1669,7 @@ type IndexStatus struct {
 	// at start and every 5 s); unset when none ever has. Older than 30 s means no worker is
 	// running: uploads stay PENDING until one is (`quire worker`).
 	WorkerLastSeen *timestamppb.Timestamp `protobuf:"bytes,6,opt,name=worker_last_seen,json=workerLastSeen,proto3" json:"worker_last_seen,omitempty"`
-	// The collection's embedding model (Collection.embedding_model).
+	// The collection's embedding model (Collection.embedding_model): the serving generation's.
 	EmbeddingModel string `protobuf:"bytes,7,opt,name=embedding_model,json=embeddingModel,proto3" json:"embedding_model,omitempty"`
 	unknownFields  protoimpl.UnknownFields
 	sizeCache      protoimpl.SizeCache
@@ -1950,7 +1961,7 @@ const file_quire_v1_knowledge_proto_rawDesc = "" +
 	"\vnext_offset\x18\x06 \x01(\x04R\n" +
 	"nextOffset\x12!\n" +
 	"\ftotal_length\x18\a \x01(\x04R\vtotalLength\x12\x1c\n" +
-	"\ttruncated\x18\b \x01(\bR\ttruncated\"\x87\x03\n" +
+	"\ttruncated\x18\b \x01(\bR\ttruncated\"\xb0\x03\n" +
 	"\x0fIndexGeneration\x12\x1e\n" +
 	"\n" +
 	"generation\x18\x01 \x01(\x03R\n" +
@@ -1963,7 +1974,9 @@ const file_quire_v1_knowledge_proto_rawDesc = "" +
 	"\n" +
 	"created_at\x18\a \x01(\v2\x1a.google.protobuf.TimestampR\tcreatedAt\x125\n" +
 	"\bready_at\x18\b \x01(\v2\x1a.google.protobuf.TimestampR\areadyAt\x12\x14\n" +
-	"\x05error\x18\t \x01(\tR\x05error\"\xe5\x02\n" +
+	"\x05error\x18\t \x01(\tR\x05error\x12'\n" +
+	"\x0fembedding_model\x18\n" +
+	" \x01(\tR\x0eembeddingModel\"\xe5\x02\n" +
 	"\vIndexStatus\x12%\n" +
 	"\x0eschema_version\x18\x01 \x01(\rR\rschemaVersion\x12#\n" +
 	"\rcollection_id\x18\x02 \x01(\tR\fcollectionId\x12-\n" +

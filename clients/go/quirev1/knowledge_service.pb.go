@@ -29,7 +29,8 @@ type CreateCollectionRequest struct {
 	// non-deleted collections (else ALREADY_EXISTS).
 	Name string `protobuf:"bytes,1,opt,name=name,proto3" json:"name,omitempty"`
 	// The embedding model (a name from ListModels that this server has loaded), at most 64
-	// characters; empty: the deployment's default. Fixed for the collection's life. An unknown
+	// characters; empty: the deployment's default. It changes only by a rebuild
+	// (RebuildIndexRequest.embedding_model), which RollbackIndex undoes. An unknown
 	// name, or one the server has not loaded, is INVALID_REQUEST naming the model and the
 	// command to prepare it; nothing is created.
 	EmbeddingModel string `protobuf:"bytes,2,opt,name=embedding_model,json=embeddingModel,proto3" json:"embedding_model,omitempty"`

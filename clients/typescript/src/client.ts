@@ -659,7 +659,7 @@ export class QuireClient {
 
   // ------------------------------------------------------------------ KnowledgeService
 
-  /** `embeddingModel`: a name from listModels that the server has loaded (default: the deployment's); fixed for the collection's life. */
+  /** `embeddingModel`: a name from listModels that the server has loaded (default: the deployment's); it changes only by rebuildIndex with another embeddingModel. */
   async createCollection(request: { name: string; embeddingModel?: string }, options?: CallOptions): Promise<Collection> {
     const reply = await this.unary(
       (o) => this.knowledge.createCollection({ name: request.name, embeddingModel: request.embeddingModel ?? "" }, o),
@@ -1185,9 +1185,23 @@ export class QuireClient {
     return reply.config ?? create(PageSearchConfigSchema);
   }
 
-  async rebuildIndex(request: { collectionId: string; indexVersion?: string }, options?: CallOptions): Promise<IndexStatus> {
+  /** Builds a new generation beside the serving one; `embeddingModel` (a name of listModels)
+   * embeds it with another model, which serves once it is READY (empty keeps the serving
+   * generation's). */
+  async rebuildIndex(
+    request: { collectionId: string; indexVersion?: string; embeddingModel?: string },
+    options?: CallOptions,
+  ): Promise<IndexStatus> {
     const reply = await this.unary(
-      (o) => this.admin.rebuildIndex({ collectionId: request.collectionId, indexVersion: request.indexVersion ?? "" }, o),
+      (o) =>
+        this.admin.rebuildIndex(
+          {
+            collectionId: request.collectionId,
+            indexVersion: request.indexVersion ?? "",
+            embeddingModel: request.embeddingModel ?? "",
+          },
+          o,
+        ),
       options,
     );
     return reply.status ?? create(IndexStatusSchema);

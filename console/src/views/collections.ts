@@ -6,15 +6,23 @@ import { bytes, errorLine, h, int, replace } from "../dom.js";
 import type { Collection, Document, EmbeddingModel } from "../types.js";
 import { tooLarge, upload } from "../upload.js";
 
-/** The model picker of the create form: every model the server knows, only loaded ones
- * choosable (a collection's model is fixed for its life: docs/embedding.md). */
+/** One option per model the server knows, only loaded ones choosable; `defaultValue`: the
+ * value of the default model's option (the create form sends "" for it). */
+export async function modelOptions(signal: AbortSignal, defaultValue?: string): Promise<HTMLOptionElement[]> {
+  const { models = [] } = await unary<{ models?: EmbeddingModel[] }>("KnowledgeService/ListModels", {}, signal);
+  return models.map((m) => {
+    const label = `${m.name}${m.isDefault ? " (default)" : ""}${m.loaded ? "" : " (not loaded)"}`;
+    const value = m.isDefault && defaultValue !== undefined ? defaultValue : m.name;
+    return h("option", { value, disabled: !m.loaded, title: m.summary ?? "" }, label);
+  });
+}
+
+/** The model picker of the create form (a collection changes model only by a rebuild, on the
+ * rollout page: docs/embedding.md). */
 async function modelPicker(signal: AbortSignal): Promise<HTMLSelectElement> {
   const picker = h("select", { name: "model", id: "collection-model", title: "Embedding model" });
-  const { models = [] } = await unary<{ models?: EmbeddingModel[] }>("KnowledgeService/ListModels", {}, signal);
-  for (const m of models) {
-    const label = `${m.name}${m.isDefault ? " (default)" : ""}${m.loaded ? "" : " (not loaded)"}`;
-    picker.append(h("option", { value: m.isDefault ? "" : m.name, selected: m.isDefault === true, disabled: !m.loaded, title: m.summary ?? "" }, label));
-  }
+  picker.append(...(await modelOptions(signal, "")));
+  picker.value = "";
   return picker;
 }
 

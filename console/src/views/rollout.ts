@@ -5,6 +5,7 @@
 import { serverStream, unary } from "../connect.js";
 import { append, errorLine, h, int, replace, when } from "../dom.js";
 import type { ApiKey, Collection, GateResult, IndexStatus, ModeMetrics, RetrievalPolicy, ShadowReport } from "../types.js";
+import { modelOptions } from "./collections.js";
 
 const MODES = ["RETRIEVAL_MODE_LEGACY_FTS", "RETRIEVAL_MODE_HYBRID_SHADOW", "RETRIEVAL_MODE_HYBRID"];
 // As the server's start-up warning (server/quire/server/workers.py): six missed 5 s heartbeats.
@@ -126,7 +127,8 @@ async function generationsCard(card: HTMLElement, collectionId: string | undefin
   const select = h("select", { name: "collection", id: "generation-collection" }, h("option", { value: "" }, "choose a collection"));
   const body = h("div");
   const message = h("div");
-  card.append(select, message, body);
+  const controls = h("div", { class: "inline" });
+  card.append(select, message, controls, body);
   try {
     const { collections = [] } = await unary<{ collections?: Collection[] }>("KnowledgeService/ListCollections", {}, signal);
     for (const c of collections) select.append(h("option", { value: c.collectionId, selected: c.collectionId === collectionId }, c.name ?? c.collectionId));
@@ -136,28 +138,36 @@ async function generationsCard(card: HTMLElement, collectionId: string | undefin
   select.addEventListener("change", () => { location.hash = `#/rollout/${select.value}`; });
   if (!collectionId) return;
 
+  // Made once, not per status message: the chosen model stays chosen while the status moves.
+  // A rebuild onto another model serves it once built; a rollback goes back (docs/embedding.md).
+  const model = h("select", { name: "model", id: "rebuild-model", title: "Embedding model of the new generation" },
+    h("option", { value: "" }, "same model"));
+  modelOptions(signal).then((options) => model.append(...options)).catch(() => {});
+  const rebuild = h("button", { id: "rebuild" }, "Rebuild");
+  rebuild.addEventListener("click", () => act("AdminService/RebuildIndex", model.value ? { embeddingModel: model.value } : {}));
+  const rollback = h("button", { id: "rollback", class: "danger" }, "Roll back");
+  rollback.addEventListener("click", () => act("AdminService/RollbackIndex"));
+  replace(controls, model, rebuild, rollback);
+
   const show = (s: IndexStatus) => {
-    const rebuild = h("button", { id: "rebuild" }, "Rebuild");
-    rebuild.addEventListener("click", () => act("AdminService/RebuildIndex"));
-    const rollback = h("button", { id: "rollback", class: "danger" }, "Roll back");
-    rollback.addEventListener("click", () => act("AdminService/RollbackIndex"));
     replace(body,
       h("p", {}, "Serving generation ", h("strong", { id: "serving-generation" }, int(s.servingGeneration) || "—"),
-        int(s.buildingGeneration) ? ` · building ${int(s.buildingGeneration)}` : ""),
+        int(s.buildingGeneration) ? ` · building ${int(s.buildingGeneration)}` : "",
+        " · embedded with ", h("strong", { id: "serving-model" }, s.embeddingModel ?? "")),
       workerAbsence(s.workerLastSeen),
-      h("div", { class: "inline" }, rebuild, rollback),
-      h("table", {}, h("thead", {}, h("tr", {}, ...["Generation", "State", "Indexed", "Index version", "Ready at", "Error"].map((t) => h("th", {}, t)))),
+      h("table", {}, h("thead", {}, h("tr", {}, ...["Generation", "State", "Indexed", "Model", "Index version", "Ready at", "Error"].map((t) => h("th", {}, t)))),
         h("tbody", {}, ...(s.generations ?? []).map((g) => h("tr", { "data-generation": int(g.generation), class: int(g.generation) === int(s.servingGeneration) ? "serving" : "" },
           h("td", {}, int(g.generation)),
           h("td", {}, (g.state ?? "").replace("GENERATION_STATE_", "").toLowerCase()),
           h("td", {}, `${g.documentsIndexed ?? 0} / ${g.documentsTotal ?? 0}`),
+          h("td", { class: "model" }, g.embeddingModel ?? ""),
           h("td", {}, g.indexVersion ?? ""),
           h("td", {}, g.readyAt ? when(g.readyAt) : ""),
           h("td", {}, g.error ?? ""))))));
   };
-  const act = (method: string) => {
+  const act = (method: string, extra: Record<string, string> = {}) => {
     replace(message);
-    unary<{ status: IndexStatus }>(method, { collectionId }).then((r) => show(r.status),
+    unary<{ status: IndexStatus }>(method, { collectionId, ...extra }).then((r) => show(r.status),
       (error: unknown) => replace(message, errorLine(error)));
   };
   try {

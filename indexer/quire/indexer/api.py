@@ -8,15 +8,17 @@ modules can change shape without the server following them.
 from __future__ import annotations
 
 import uuid
+from dataclasses import dataclass
 from typing import Any
 
 import asyncpg
 
 from quire.indexer.fingerprint import collection_fingerprint
 from quire.indexer.worker import backlog, cancel, document_queries, generations, jobs, settle
-from quire.indexer.worker.builds import BUILD
+from quire.indexer.worker.builds import BUILD, build_payload
 from quire.indexer.worker.chunk_and_embed import TITLE_MODE
 from quire.indexer.worker.extraction_stage import EXTRACT
+from quire.indexer.worker.other_models import INDEX_FOR_MODEL
 from quire.indexer.worker.pipeline import Worker
 
 # Job kinds (the stages a job runs in the worker).
@@ -24,6 +26,8 @@ EXTRACT_JOB = EXTRACT  # extract, chunk, embed and write one uploaded document
 BUILD_JOB = BUILD  # index every document of a collection into a new generation, then flip
 SETTLE_JOB = settle.SETTLE  # exact statistics once a collection has nothing pending
 PURGE_JOB = settle.PURGE  # a deleted collection's chunks and statistics leave the indexes
+# a document change into the live generations of another embedding model than the serving one
+INDEX_FOR_MODEL_JOB = INDEX_FOR_MODEL
 
 # NOTIFY channels: a new job (payload: its kind), a document change (`document_change_payload`).
 JOBS_CHANNEL = jobs.CHANNEL
@@ -32,9 +36,10 @@ document_change_payload = document_queries.change_payload
 
 # Retired generations: a rollback's target is the newest one (generations.LIVE_GENERATIONS).
 _PREVIOUS_GENERATION = f"""
-SELECT max(generation) FROM index_generations
+SELECT generation, embedding_model FROM index_generations
 WHERE org_id = $1 AND collection_id = $2 AND generation <> $3
   AND state = {generations.RETIRED}
+ORDER BY generation DESC LIMIT 1
 """
 _ROLL_BACK = f"""
 WITH retire AS (
@@ -44,7 +49,10 @@ WITH retire AS (
     UPDATE index_generations SET state = {generations.READY}
     WHERE org_id = $1 AND collection_id = $2 AND generation = $4
 )
-UPDATE collections SET serving_generation = $4 WHERE org_id = $1 AND collection_id = $2
+UPDATE collections c SET serving_generation = g.generation, embedding_model = g.embedding_model
+FROM index_generations g
+WHERE c.org_id = $1 AND c.collection_id = $2
+  AND g.org_id = $1 AND g.collection_id = $2 AND g.generation = $4
 """
 
 
@@ -84,21 +92,34 @@ async def notify_document_change(
     await document_queries.notify_change(conn, org_id, collection_id, document_id)
 
 
+@dataclass(frozen=True)
+class Build:
+    """The BUILDING generation of a collection after `start_rebuild`; `started` is False when
+    it was under way already (nothing was created)."""
+
+    generation: int
+    embedding_model: str
+    started: bool
+
+
 async def start_rebuild(
     conn: asyncpg.Connection,
     org_id: uuid.UUID,
     collection_id: uuid.UUID,
     *,
     serving_generation: int | None,
+    embedding_model: str,
     embedder_fingerprint: str,
     index_version: str,
-) -> None:
-    """Creates a BUILDING generation and queues its build, unless one is under way already.
-    `index_version` "" keeps the serving generation's (or "1"). The caller holds the
-    collection row locked (FOR NO KEY UPDATE) in its transaction."""
+) -> Build:
+    """Creates a BUILDING generation embedded with `embedding_model` (whose embedder has
+    `embedder_fingerprint`) and queues its build for that model's workers, unless one is under
+    way already. `index_version` "" keeps the serving generation's (or "1"). The caller holds
+    the collection row locked (FOR NO KEY UPDATE) in its transaction."""
     live = await generations.live_generations(conn, org_id, collection_id)
-    if any(g.state == generations.BUILDING for g in live):
-        return
+    building = [g for g in live if g.state == generations.BUILDING]
+    if building:
+        return Build(building[0].generation, building[0].embedding_model, started=False)
     serving = [g for g in live if g.generation == serving_generation]
     version = index_version or (serving[0].index_version if serving else "1")
     generation = await generations.create_generation(
@@ -107,37 +128,50 @@ async def start_rebuild(
         collection_id,
         collection_fingerprint(embedder_fingerprint, version),
         version,
+        embedding_model,
     )
     await enqueue_job(
-        conn, org_id, BUILD_JOB, {"collection_id": str(collection_id), "generation": generation}
+        conn, org_id, BUILD_JOB, build_payload(collection_id, generation, embedding_model)
     )
+    return Build(generation, embedding_model, started=True)
+
+
+async def rollback_target(
+    conn: asyncpg.Connection, org_id: uuid.UUID, collection_id: uuid.UUID, current: int
+) -> tuple[int, str] | None:
+    """The generation a rollback from `current` would serve, with its embedding model; None
+    when there is none to go back to."""
+    row = await conn.fetchrow(_PREVIOUS_GENERATION, org_id, collection_id, current)
+    return None if row is None else (row["generation"], row["embedding_model"])
 
 
 async def roll_back(
-    conn: asyncpg.Connection, org_id: uuid.UUID, collection_id: uuid.UUID, current: int
-) -> int | None:
-    """Serves the newest retired generation again and retires `current` (rolling back twice
-    swaps back); returns the generation now serving, or None when there is none to go back
-    to. The caller holds the collection row locked (FOR NO KEY UPDATE) in its transaction."""
-    previous: int | None = await conn.fetchval(_PREVIOUS_GENERATION, org_id, collection_id, current)
-    if previous is None:
-        return None
+    conn: asyncpg.Connection,
+    org_id: uuid.UUID,
+    collection_id: uuid.UUID,
+    current: int,
+    previous: int,
+) -> None:
+    """Serves `previous` (the `rollback_target`) again, with its embedding model, and retires
+    `current` (rolling back twice swaps back). The caller holds the collection row locked
+    (FOR NO KEY UPDATE) in its transaction."""
     await conn.execute(_ROLL_BACK, org_id, collection_id, current, previous)
     # What the revived generation lacks is found at document level (index_backlog).
     changed = await backlog.reconcile(conn, org_id, collection_id, previous)
     await document_queries.notify_changes(conn, changed)
     await generations.notify_index(conn, org_id, collection_id)
-    return previous
 
 
 __all__ = [
     "BUILD_JOB",
     "DOCUMENTS_CHANNEL",
     "EXTRACT_JOB",
+    "INDEX_FOR_MODEL_JOB",
     "JOBS_CHANNEL",
     "PURGE_JOB",
     "SETTLE_JOB",
     "TITLE_MODE",
+    "Build",
     "Worker",
     "cancel_collection_work",
     "document_change_payload",
@@ -146,5 +180,6 @@ __all__ = [
     "queue_purge",
     "queue_settle",
     "roll_back",
+    "rollback_target",
     "start_rebuild",
 ]

@@ -458,8 +458,8 @@ def extend(cli: CommandLine) -> None:
     worker.add_argument(
         "--models",
         metavar="NAME[,NAME]",
-        help="also index the collections of these embedding models, one worker each "
-        "($QUIRE_MODELS; the default all-minilm-l6-v2 is always indexed)",
+        help="also index the collections and generations of these embedding models, one "
+        "worker each ($QUIRE_MODELS; the default all-minilm-l6-v2 is always indexed)",
     )
     worker.set_defaults(func=cmd_worker)
 

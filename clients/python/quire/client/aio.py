@@ -396,7 +396,7 @@ class AsyncQuireClient:
         self, *, name: str, embedding_model: str = "", timeout: float | None = None
     ) -> knowledge_pb2.Collection:
         """`embedding_model`: a name from `list_models` that the server has loaded; empty for
-        the deployment's default. Fixed for the collection's life."""
+        the deployment's default. It changes only by `rebuild_index(embedding_model=...)`."""
         request = knowledge_service_pb2.CreateCollectionRequest(
             name=name, embedding_model=embedding_model
         )
@@ -1020,10 +1020,16 @@ class AsyncQuireClient:
         *,
         collection_id: str,
         index_version: str | None = None,
+        embedding_model: str | None = None,
         timeout: float | None = None,
     ) -> knowledge_pb2.IndexStatus:
+        """Builds a new generation beside the serving one; `embedding_model` (a name of
+        list_models) embeds it with another model, which serves once it is READY (None keeps
+        the serving generation's)."""
         request = admin_service_pb2.RebuildIndexRequest(
-            collection_id=collection_id, index_version=index_version or ""
+            collection_id=collection_id,
+            index_version=index_version or "",
+            embedding_model=embedding_model or "",
         )
         reply = await self._unary(self._admin.RebuildIndex, request, timeout)
         return reply.status

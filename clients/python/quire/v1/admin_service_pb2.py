@@ -29,7 +29,7 @@ from quire.v1 import options_pb2 as quire_dot_v1_dot_options__pb2
 from quire.v1 import search_config_pb2 as quire_dot_v1_dot_search__config__pb2
 
 
-DESCRIPTOR = _descriptor_pool.Default().AddSerializedFile(b'\n\x1cquire/v1/admin_service.proto\x12\x08quire.v1\x1a\x14quire/v1/admin.proto\x1a\x15quire/v1/bounds.proto\x1a\x18quire/v1/knowledge.proto\x1a\x16quire/v1/options.proto\x1a\x1cquire/v1/search_config.proto\"{\n\x19SetRetrievalPolicyRequest\x12%\n\x04mode\x18\x01 \x01(\x0e\x32\x17.quire.v1.RetrievalMode\x12(\n\x10max_search_limit\x18\x02 \x01(\rB\x0e\xf2\xb6\x18\n\x08\x01\x10\x32J\x04hits\x12\r\n\x05reset\x18\x03 \x01(\x08\"G\n\x1aSetRetrievalPolicyResponse\x12)\n\x06policy\x18\x01 \x01(\x0b\x32\x19.quire.v1.RetrievalPolicy\"\x1b\n\x19GetRetrievalPolicyRequest\"G\n\x1aGetRetrievalPolicyResponse\x12)\n\x06policy\x18\x01 \x01(\x0b\x32\x19.quire.v1.RetrievalPolicy\"\'\n\x14SetKillSwitchRequest\x12\x0f\n\x07\x65ngaged\x18\x01 \x01(\x08\"B\n\x15SetKillSwitchResponse\x12)\n\x06policy\x18\x01 \x01(\x0b\x32\x19.quire.v1.RetrievalPolicy\"~\n\x1fSetNamespaceSearchConfigRequest\x12/\n\tnamespace\x18\x01 \x01(\tB\x1c\xf2\xb6\x18\x18\x18\x01 \x80\x01:\x11^[A-Za-z0-9._-]+$\x12*\n\x06\x63onfig\x18\x02 \x01(\x0b\x32\x1a.quire.v1.PageSearchConfig\"y\n SetNamespaceSearchConfigResponse\x12\x16\n\x0eschema_version\x18\x01 \x01(\r\x12\x11\n\tnamespace\x18\x02 \x01(\t\x12*\n\x06\x63onfig\x18\x03 \x01(\x0b\x32\x1a.quire.v1.PageSearchConfig\"K\n\x13RebuildIndexRequest\x12\x15\n\rcollection_id\x18\x01 \x01(\t\x12\x1d\n\rindex_version\x18\x02 \x01(\tB\x06\xf2\xb6\x18\x02 @\"=\n\x14RebuildIndexResponse\x12%\n\x06status\x18\x01 \x01(\x0b\x32\x15.quire.v1.IndexStatus\"-\n\x14RollbackIndexRequest\x12\x15\n\rcollection_id\x18\x01 \x01(\t\">\n\x15RollbackIndexResponse\x12%\n\x06status\x18\x01 \x01(\x0b\x32\x15.quire.v1.IndexStatus\"\xab\x01\n\x0eRunGateRequest\x12\x37\n\x07\x64\x61taset\x18\x01 \x01(\tB&\xf2\xb6\x18\"\x18\x01 @:\x1c^[A-Za-z0-9][A-Za-z0-9._-]*$\x12\x34\n\x05split\x18\x02 \x01(\tB%\xf2\xb6\x18!\x18\x01 \x80\x01:\x11^[A-Za-z0-9._-]+$B\x07\"train\"\x12\x15\n\rmax_documents\x18\x03 \x01(\r\x12\x13\n\x0bmax_queries\x18\x04 \x01(\r\"p\n\x0fRunGateResponse\x12*\n\x08progress\x18\x01 \x01(\x0b\x32\x16.quire.v1.GateProgressH\x00\x12&\n\x06result\x18\x02 \x01(\x0b\x32\x14.quire.v1.GateResultH\x00\x42\t\n\x07message\"\x16\n\x14GetGateStatusRequest\"r\n\x15GetGateStatusResponse\x12\x16\n\x0eschema_version\x18\x01 \x01(\r\x12$\n\x06result\x18\x02 \x01(\x0b\x32\x14.quire.v1.GateResult\x12\x1b\n\x13\x63urrent_fingerprint\x18\x03 \x01(\t\"\x18\n\x16GetShadowReportRequest\"A\n\x17GetShadowReportResponse\x12&\n\x06report\x18\x01 \x01(\x0b\x32\x16.quire.v1.ShadowReport\"L\n\x13\x43reateApiKeyRequest\x12\x1f\n\x06scopes\x18\x01 \x03(\x0e\x32\x0f.quire.v1.Scope\x12\x14\n\x04name\x18\x02 \x01(\tB\x06\xf2\xb6\x18\x02 @\"5\n\x14\x43reateApiKeyResponse\x12\x1d\n\x03key\x18\x01 \x01(\x0b\x32\x10.quire.v1.ApiKey\"-\n\x13RevokeApiKeyRequest\x12\x16\n\x06key_id\x18\x01 \x01(\tB\x06\xf2\xb6\x18\x02 @\">\n\x14RevokeApiKeyResponse\x12\x16\n\x0eschema_version\x18\x01 \x01(\r\x12\x0e\n\x06key_id\x18\x02 \x01(\t\"\x14\n\x12ListApiKeysRequest\"`\n\x13ListApiKeysResponse\x12\x16\n\x0eschema_version\x18\x01 \x01(\r\x12\x1e\n\x04keys\x18\x02 \x03(\x0b\x32\x10.quire.v1.ApiKey\x12\x11\n\ttruncated\x18\x03 \x01(\x08\"\x0f\n\rWhoAmIRequest\"\xa6\x01\n\x0eWhoAmIResponse\x12\x16\n\x0eschema_version\x18\x01 \x01(\r\x12\x14\n\x0corganisation\x18\x02 \x01(\t\x12\x1d\n\x03key\x18\x03 \x01(\x0b\x32\x10.quire.v1.ApiKey\x12)\n\x06policy\x18\x04 \x01(\x0b\x32\x19.quire.v1.RetrievalPolicy\x12\x1c\n\x14max_concurrent_calls\x18\x05 \x01(\r2\xda\t\n\x0c\x41\x64minService\x12i\n\x12SetRetrievalPolicy\x12#.quire.v1.SetRetrievalPolicyRequest\x1a$.quire.v1.SetRetrievalPolicyResponse\"\x08\xd2\xb5\x18\x04\x08\x03\x10\x03\x12l\n\x12GetRetrievalPolicy\x12#.quire.v1.GetRetrievalPolicyRequest\x1a$.quire.v1.GetRetrievalPolicyResponse\"\x0b\x90\x02\x01\xd2\xb5\x18\x04\x08\x01\x10\x03\x12Z\n\rSetKillSwitch\x12\x1e.quire.v1.SetKillSwitchRequest\x1a\x1f.quire.v1.SetKillSwitchResponse\"\x08\xd2\xb5\x18\x04\x08\x03\x10\x03\x12{\n\x18SetNamespaceSearchConfig\x12).quire.v1.SetNamespaceSearchConfigRequest\x1a*.quire.v1.SetNamespaceSearchConfigResponse\"\x08\xd2\xb5\x18\x04\x08\x03\x10\x03\x12W\n\x0cRebuildIndex\x12\x1d.quire.v1.RebuildIndexRequest\x1a\x1e.quire.v1.RebuildIndexResponse\"\x08\xd2\xb5\x18\x04\x08\x03\x10\x03\x12Z\n\rRollbackIndex\x12\x1e.quire.v1.RollbackIndexRequest\x1a\x1f.quire.v1.RollbackIndexResponse\"\x08\xd2\xb5\x18\x04\x08\x03\x10\x03\x12J\n\x07RunGate\x12\x18.quire.v1.RunGateRequest\x1a\x19.quire.v1.RunGateResponse\"\x08\xd2\xb5\x18\x04\x08\x07\x10\x03\x30\x01\x12]\n\rGetGateStatus\x12\x1e.quire.v1.GetGateStatusRequest\x1a\x1f.quire.v1.GetGateStatusResponse\"\x0b\x90\x02\x01\xd2\xb5\x18\x04\x08\x01\x10\x03\x12\x63\n\x0fGetShadowReport\x12 .quire.v1.GetShadowReportRequest\x1a!.quire.v1.GetShadowReportResponse\"\x0b\x90\x02\x01\xd2\xb5\x18\x04\x08\x01\x10\x03\x12W\n\x0c\x43reateApiKey\x12\x1d.quire.v1.CreateApiKeyRequest\x1a\x1e.quire.v1.CreateApiKeyResponse\"\x08\xd2\xb5\x18\x04\x08\x03\x10\x03\x12W\n\x0cRevokeApiKey\x12\x1d.quire.v1.RevokeApiKeyRequest\x1a\x1e.quire.v1.RevokeApiKeyResponse\"\x08\xd2\xb5\x18\x04\x08\x03\x10\x03\x12W\n\x0bListApiKeys\x12\x1c.quire.v1.ListApiKeysRequest\x1a\x1d.quire.v1.ListApiKeysResponse\"\x0b\x90\x02\x01\xd2\xb5\x18\x04\x08\x01\x10\x03\x12H\n\x06WhoAmI\x12\x17.quire.v1.WhoAmIRequest\x1a\x18.quire.v1.WhoAmIResponse\"\x0b\x90\x02\x01\xd2\xb5\x18\x04\x08\x01\x10\x01\x62\x06proto3')
+DESCRIPTOR = _descriptor_pool.Default().AddSerializedFile(b'\n\x1cquire/v1/admin_service.proto\x12\x08quire.v1\x1a\x14quire/v1/admin.proto\x1a\x15quire/v1/bounds.proto\x1a\x18quire/v1/knowledge.proto\x1a\x16quire/v1/options.proto\x1a\x1cquire/v1/search_config.proto\"{\n\x19SetRetrievalPolicyRequest\x12%\n\x04mode\x18\x01 \x01(\x0e\x32\x17.quire.v1.RetrievalMode\x12(\n\x10max_search_limit\x18\x02 \x01(\rB\x0e\xf2\xb6\x18\n\x08\x01\x10\x32J\x04hits\x12\r\n\x05reset\x18\x03 \x01(\x08\"G\n\x1aSetRetrievalPolicyResponse\x12)\n\x06policy\x18\x01 \x01(\x0b\x32\x19.quire.v1.RetrievalPolicy\"\x1b\n\x19GetRetrievalPolicyRequest\"G\n\x1aGetRetrievalPolicyResponse\x12)\n\x06policy\x18\x01 \x01(\x0b\x32\x19.quire.v1.RetrievalPolicy\"\'\n\x14SetKillSwitchRequest\x12\x0f\n\x07\x65ngaged\x18\x01 \x01(\x08\"B\n\x15SetKillSwitchResponse\x12)\n\x06policy\x18\x01 \x01(\x0b\x32\x19.quire.v1.RetrievalPolicy\"~\n\x1fSetNamespaceSearchConfigRequest\x12/\n\tnamespace\x18\x01 \x01(\tB\x1c\xf2\xb6\x18\x18\x18\x01 \x80\x01:\x11^[A-Za-z0-9._-]+$\x12*\n\x06\x63onfig\x18\x02 \x01(\x0b\x32\x1a.quire.v1.PageSearchConfig\"y\n SetNamespaceSearchConfigResponse\x12\x16\n\x0eschema_version\x18\x01 \x01(\r\x12\x11\n\tnamespace\x18\x02 \x01(\t\x12*\n\x06\x63onfig\x18\x03 \x01(\x0b\x32\x1a.quire.v1.PageSearchConfig\"l\n\x13RebuildIndexRequest\x12\x15\n\rcollection_id\x18\x01 \x01(\t\x12\x1d\n\rindex_version\x18\x02 \x01(\tB\x06\xf2\xb6\x18\x02 @\x12\x1f\n\x0f\x65mbedding_model\x18\x03 \x01(\tB\x06\xf2\xb6\x18\x02 @\"=\n\x14RebuildIndexResponse\x12%\n\x06status\x18\x01 \x01(\x0b\x32\x15.quire.v1.IndexStatus\"-\n\x14RollbackIndexRequest\x12\x15\n\rcollection_id\x18\x01 \x01(\t\">\n\x15RollbackIndexResponse\x12%\n\x06status\x18\x01 \x01(\x0b\x32\x15.quire.v1.IndexStatus\"\xab\x01\n\x0eRunGateRequest\x12\x37\n\x07\x64\x61taset\x18\x01 \x01(\tB&\xf2\xb6\x18\"\x18\x01 @:\x1c^[A-Za-z0-9][A-Za-z0-9._-]*$\x12\x34\n\x05split\x18\x02 \x01(\tB%\xf2\xb6\x18!\x18\x01 \x80\x01:\x11^[A-Za-z0-9._-]+$B\x07\"train\"\x12\x15\n\rmax_documents\x18\x03 \x01(\r\x12\x13\n\x0bmax_queries\x18\x04 \x01(\r\"p\n\x0fRunGateResponse\x12*\n\x08progress\x18\x01 \x01(\x0b\x32\x16.quire.v1.GateProgressH\x00\x12&\n\x06result\x18\x02 \x01(\x0b\x32\x14.quire.v1.GateResultH\x00\x42\t\n\x07message\"\x16\n\x14GetGateStatusRequest\"r\n\x15GetGateStatusResponse\x12\x16\n\x0eschema_version\x18\x01 \x01(\r\x12$\n\x06result\x18\x02 \x01(\x0b\x32\x14.quire.v1.GateResult\x12\x1b\n\x13\x63urrent_fingerprint\x18\x03 \x01(\t\"\x18\n\x16GetShadowReportRequest\"A\n\x17GetShadowReportResponse\x12&\n\x06report\x18\x01 \x01(\x0b\x32\x16.quire.v1.ShadowReport\"L\n\x13\x43reateApiKeyRequest\x12\x1f\n\x06scopes\x18\x01 \x03(\x0e\x32\x0f.quire.v1.Scope\x12\x14\n\x04name\x18\x02 \x01(\tB\x06\xf2\xb6\x18\x02 @\"5\n\x14\x43reateApiKeyResponse\x12\x1d\n\x03key\x18\x01 \x01(\x0b\x32\x10.quire.v1.ApiKey\"-\n\x13RevokeApiKeyRequest\x12\x16\n\x06key_id\x18\x01 \x01(\tB\x06\xf2\xb6\x18\x02 @\">\n\x14RevokeApiKeyResponse\x12\x16\n\x0eschema_version\x18\x01 \x01(\r\x12\x0e\n\x06key_id\x18\x02 \x01(\t\"\x14\n\x12ListApiKeysRequest\"`\n\x13ListApiKeysResponse\x12\x16\n\x0eschema_version\x18\x01 \x01(\r\x12\x1e\n\x04keys\x18\x02 \x03(\x0b\x32\x10.quire.v1.ApiKey\x12\x11\n\ttruncated\x18\x03 \x01(\x08\"\x0f\n\rWhoAmIRequest\"\xa6\x01\n\x0eWhoAmIResponse\x12\x16\n\x0eschema_version\x18\x01 \x01(\r\x12\x14\n\x0corganisation\x18\x02 \x01(\t\x12\x1d\n\x03key\x18\x03 \x01(\x0b\x32\x10.quire.v1.ApiKey\x12)\n\x06policy\x18\x04 \x01(\x0b\x32\x19.quire.v1.RetrievalPolicy\x12\x1c\n\x14max_concurrent_calls\x18\x05 \x01(\r2\xda\t\n\x0c\x41\x64minService\x12i\n\x12SetRetrievalPolicy\x12#.quire.v1.SetRetrievalPolicyRequest\x1a$.quire.v1.SetRetrievalPolicyResponse\"\x08\xd2\xb5\x18\x04\x08\x03\x10\x03\x12l\n\x12GetRetrievalPolicy\x12#.quire.v1.GetRetrievalPolicyRequest\x1a$.quire.v1.GetRetrievalPolicyResponse\"\x0b\x90\x02\x01\xd2\xb5\x18\x04\x08\x01\x10\x03\x12Z\n\rSetKillSwitch\x12\x1e.quire.v1.SetKillSwitchRequest\x1a\x1f.quire.v1.SetKillSwitchResponse\"\x08\xd2\xb5\x18\x04\x08\x03\x10\x03\x12{\n\x18SetNamespaceSearchConfig\x12).quire.v1.SetNamespaceSearchConfigRequest\x1a*.quire.v1.SetNamespaceSearchConfigResponse\"\x08\xd2\xb5\x18\x04\x08\x03\x10\x03\x12W\n\x0cRebuildIndex\x12\x1d.quire.v1.RebuildIndexRequest\x1a\x1e.quire.v1.RebuildIndexResponse\"\x08\xd2\xb5\x18\x04\x08\x03\x10\x03\x12Z\n\rRollbackIndex\x12\x1e.quire.v1.RollbackIndexRequest\x1a\x1f.quire.v1.RollbackIndexResponse\"\x08\xd2\xb5\x18\x04\x08\x03\x10\x03\x12J\n\x07RunGate\x12\x18.quire.v1.RunGateRequest\x1a\x19.quire.v1.RunGateResponse\"\x08\xd2\xb5\x18\x04\x08\x07\x10\x03\x30\x01\x12]\n\rGetGateStatus\x12\x1e.quire.v1.GetGateStatusRequest\x1a\x1f.quire.v1.GetGateStatusResponse\"\x0b\x90\x02\x01\xd2\xb5\x18\x04\x08\x01\x10\x03\x12\x63\n\x0fGetShadowReport\x12 .quire.v1.GetShadowReportRequest\x1a!.quire.v1.GetShadowReportResponse\"\x0b\x90\x02\x01\xd2\xb5\x18\x04\x08\x01\x10\x03\x12W\n\x0c\x43reateApiKey\x12\x1d.quire.v1.CreateApiKeyRequest\x1a\x1e.quire.v1.CreateApiKeyResponse\"\x08\xd2\xb5\x18\x04\x08\x03\x10\x03\x12W\n\x0cRevokeApiKey\x12\x1d.quire.v1.RevokeApiKeyRequest\x1a\x1e.quire.v1.RevokeApiKeyResponse\"\x08\xd2\xb5\x18\x04\x08\x03\x10\x03\x12W\n\x0bListApiKeys\x12\x1c.quire.v1.ListApiKeysRequest\x1a\x1d.quire.v1.ListApiKeysResponse\"\x0b\x90\x02\x01\xd2\xb5\x18\x04\x08\x01\x10\x03\x12H\n\x06WhoAmI\x12\x17.quire.v1.WhoAmIRequest\x1a\x18.quire.v1.WhoAmIResponse\"\x0b\x90\x02\x01\xd2\xb5\x18\x04\x08\x01\x10\x01\x62\x06proto3')
 
 _globals = globals()
 _builder.BuildMessageAndEnumDescriptors(DESCRIPTOR, _globals)
@@ -42,6 +42,8 @@ if not _descriptor._USE_C_DESCRIPTORS:
   _globals['_SETNAMESPACESEARCHCONFIGREQUEST'].fields_by_name['namespace']._serialized_options = b'\362\266\030\030\030\001 \200\001:\021^[A-Za-z0-9._-]+$'
   _globals['_REBUILDINDEXREQUEST'].fields_by_name['index_version']._loaded_options = None
   _globals['_REBUILDINDEXREQUEST'].fields_by_name['index_version']._serialized_options = b'\362\266\030\002 @'
+  _globals['_REBUILDINDEXREQUEST'].fields_by_name['embedding_model']._loaded_options = None
+  _globals['_REBUILDINDEXREQUEST'].fields_by_name['embedding_model']._serialized_options = b'\362\266\030\002 @'
   _globals['_RUNGATEREQUEST'].fields_by_name['dataset']._loaded_options = None
   _globals['_RUNGATEREQUEST'].fields_by_name['dataset']._serialized_options = b'\362\266\030\"\030\001 @:\034^[A-Za-z0-9][A-Za-z0-9._-]*$'
   _globals['_RUNGATEREQUEST'].fields_by_name['split']._loaded_options = None
@@ -93,41 +95,41 @@ if not _descriptor._USE_C_DESCRIPTORS:
   _globals['_SETNAMESPACESEARCHCONFIGRESPONSE']._serialized_start=704
   _globals['_SETNAMESPACESEARCHCONFIGRESPONSE']._serialized_end=825
   _globals['_REBUILDINDEXREQUEST']._serialized_start=827
-  _globals['_REBUILDINDEXREQUEST']._serialized_end=902
-  _globals['_REBUILDINDEXRESPONSE']._serialized_start=904
-  _globals['_REBUILDINDEXRESPONSE']._serialized_end=965
-  _globals['_ROLLBACKINDEXREQUEST']._serialized_start=967
-  _globals['_ROLLBACKINDEXREQUEST']._serialized_end=1012
-  _globals['_ROLLBACKINDEXRESPONSE']._serialized_start=1014
-  _globals['_ROLLBACKINDEXRESPONSE']._serialized_end=1076
-  _globals['_RUNGATEREQUEST']._serialized_start=1079
-  _globals['_RUNGATEREQUEST']._serialized_end=1250
-  _globals['_RUNGATERESPONSE']._serialized_start=1252
-  _globals['_RUNGATERESPONSE']._serialized_end=1364
-  _globals['_GETGATESTATUSREQUEST']._serialized_start=1366
-  _globals['_GETGATESTATUSREQUEST']._serialized_end=1388
-  _globals['_GETGATESTATUSRESPONSE']._serialized_start=1390
-  _globals['_GETGATESTATUSRESPONSE']._serialized_end=1504
-  _globals['_GETSHADOWREPORTREQUEST']._serialized_start=1506
-  _globals['_GETSHADOWREPORTREQUEST']._serialized_end=1530
-  _globals['_GETSHADOWREPORTRESPONSE']._serialized_start=1532
-  _globals['_GETSHADOWREPORTRESPONSE']._serialized_end=1597
-  _globals['_CREATEAPIKEYREQUEST']._serialized_start=1599
-  _globals['_CREATEAPIKEYREQUEST']._serialized_end=1675
-  _globals['_CREATEAPIKEYRESPONSE']._serialized_start=1677
-  _globals['_CREATEAPIKEYRESPONSE']._serialized_end=1730
-  _globals['_REVOKEAPIKEYREQUEST']._serialized_start=1732
-  _globals['_REVOKEAPIKEYREQUEST']._serialized_end=1777
-  _globals['_REVOKEAPIKEYRESPONSE']._serialized_start=1779
-  _globals['_REVOKEAPIKEYRESPONSE']._serialized_end=1841
-  _globals['_LISTAPIKEYSREQUEST']._serialized_start=1843
-  _globals['_LISTAPIKEYSREQUEST']._serialized_end=1863
-  _globals['_LISTAPIKEYSRESPONSE']._serialized_start=1865
-  _globals['_LISTAPIKEYSRESPONSE']._serialized_end=1961
-  _globals['_WHOAMIREQUEST']._serialized_start=1963
-  _globals['_WHOAMIREQUEST']._serialized_end=1978
-  _globals['_WHOAMIRESPONSE']._serialized_start=1981
-  _globals['_WHOAMIRESPONSE']._serialized_end=2147
-  _globals['_ADMINSERVICE']._serialized_start=2150
-  _globals['_ADMINSERVICE']._serialized_end=3392
+  _globals['_REBUILDINDEXREQUEST']._serialized_end=935
+  _globals['_REBUILDINDEXRESPONSE']._serialized_start=937
+  _globals['_REBUILDINDEXRESPONSE']._serialized_end=998
+  _globals['_ROLLBACKINDEXREQUEST']._serialized_start=1000
+  _globals['_ROLLBACKINDEXREQUEST']._serialized_end=1045
+  _globals['_ROLLBACKINDEXRESPONSE']._serialized_start=1047
+  _globals['_ROLLBACKINDEXRESPONSE']._serialized_end=1109
+  _globals['_RUNGATEREQUEST']._serialized_start=1112
+  _globals['_RUNGATEREQUEST']._serialized_end=1283
+  _globals['_RUNGATERESPONSE']._serialized_start=1285
+  _globals['_RUNGATERESPONSE']._serialized_end=1397
+  _globals['_GETGATESTATUSREQUEST']._serialized_start=1399
+  _globals['_GETGATESTATUSREQUEST']._serialized_end=1421
+  _globals['_GETGATESTATUSRESPONSE']._serialized_start=1423
+  _globals['_GETGATESTATUSRESPONSE']._serialized_end=1537
+  _globals['_GETSHADOWREPORTREQUEST']._serialized_start=1539
+  _globals['_GETSHADOWREPORTREQUEST']._serialized_end=1563
+  _globals['_GETSHADOWREPORTRESPONSE']._serialized_start=1565
+  _globals['_GETSHADOWREPORTRESPONSE']._serialized_end=1630
+  _globals['_CREATEAPIKEYREQUEST']._serialized_start=1632
+  _globals['_CREATEAPIKEYREQUEST']._serialized_end=1708
+  _globals['_CREATEAPIKEYRESPONSE']._serialized_start=1710
+  _globals['_CREATEAPIKEYRESPONSE']._serialized_end=1763
+  _globals['_REVOKEAPIKEYREQUEST']._serialized_start=1765
+  _globals['_REVOKEAPIKEYREQUEST']._serialized_end=1810
+  _globals['_REVOKEAPIKEYRESPONSE']._serialized_start=1812
+  _globals['_REVOKEAPIKEYRESPONSE']._serialized_end=1874
+  _globals['_LISTAPIKEYSREQUEST']._serialized_start=1876
+  _globals['_LISTAPIKEYSREQUEST']._serialized_end=1896
+  _globals['_LISTAPIKEYSRESPONSE']._serialized_start=1898
+  _globals['_LISTAPIKEYSRESPONSE']._serialized_end=1994
+  _globals['_WHOAMIREQUEST']._serialized_start=1996
+  _globals['_WHOAMIREQUEST']._serialized_end=2011
+  _globals['_WHOAMIRESPONSE']._serialized_start=2014
+  _globals['_WHOAMIRESPONSE']._serialized_end=2180
+  _globals['_ADMINSERVICE']._serialized_start=2183
+  _globals['_ADMINSERVICE']._serialized_end=3425
 # @@protoc_insertion_point(module_scope)

@@ -234,21 +234,30 @@ class RebuildIndexRequest(_message.Message):
 
     COLLECTION_ID_FIELD_NUMBER: _builtins.int
     INDEX_VERSION_FIELD_NUMBER: _builtins.int
+    EMBEDDING_MODEL_FIELD_NUMBER: _builtins.int
     collection_id: _builtins.str
     """The collection's id (a UUID); a malformed or unknown one is COLLECTION_NOT_FOUND."""
     index_version: _builtins.str
     """New index version, at most 64 characters; empty keeps the serving generation's (rebuilds
     with the current model).
     """
+    embedding_model: _builtins.str
+    """The embedding model of the new generation (a name of ListModels), at most 64 characters;
+    empty keeps the serving generation's. The generation is embedded with it alone and, once
+    READY, serves with it (queries are embedded with it too); RollbackIndex serves the earlier
+    generation with its own model again. An unknown name, or one the server has not loaded, is
+    INVALID_REQUEST naming the model and the command to prepare it; nothing is created.
+    """
     def __init__(
         self,
         *,
         collection_id: _builtins.str = ...,
         index_version: _builtins.str = ...,
+        embedding_model: _builtins.str = ...,
     ) -> None: ...
     _HasFieldArgType: _TypeAlias = _Never  # noqa: Y015
     def HasField(self, field_name: _HasFieldArgType) -> _builtins.bool: ...
-    _ClearFieldArgType: _TypeAlias = _typing.Literal["collection_id", b"collection_id", "index_version", b"index_version"]  # noqa: Y015
+    _ClearFieldArgType: _TypeAlias = _typing.Literal["collection_id", b"collection_id", "embedding_model", b"embedding_model", "index_version", b"index_version"]  # noqa: Y015
     def ClearField(self, field_name: _ClearFieldArgType) -> None: ...
     def WhichOneof(self, oneof_group: _Never) -> None: ...
 

@@ -137,14 +137,18 @@ class AdminServiceServicer:
         raise NotImplementedError('Method not implemented!')
 
     def RebuildIndex(self, request, context):
-        """Builds generation g+1 of a collection's index beside g, then flips atomically.
+        """Builds generation g+1 of a collection's index beside g, then flips atomically; with
+        `embedding_model`, g+1 is embedded with that model (the only way to change a collection's
+        model: its vectors never mix models).
         """
         context.set_code(grpc.StatusCode.UNIMPLEMENTED)
         context.set_details('Method not implemented!')
         raise NotImplementedError('Method not implemented!')
 
     def RollbackIndex(self, request, context):
-        """Serves the newest retired generation again (the current one is retired in its place).
+        """Serves the newest retired generation again (the current one is retired in its place),
+        with the embedding model it was built with; SEARCH_UNAVAILABLE, nothing changed, when
+        that model is not the default and the server has not loaded it.
         """
         context.set_code(grpc.StatusCode.UNIMPLEMENTED)
         context.set_details('Method not implemented!')

@@ -44,9 +44,15 @@ class AdminServiceStub:
     SetNamespaceSearchConfig: _grpc.UnaryUnaryMultiCallable[_admin_service_pb2.SetNamespaceSearchConfigRequest, _admin_service_pb2.SetNamespaceSearchConfigResponse]
     """Per-namespace planner settings for SearchPages (an unset field inherits)."""
     RebuildIndex: _grpc.UnaryUnaryMultiCallable[_admin_service_pb2.RebuildIndexRequest, _admin_service_pb2.RebuildIndexResponse]
-    """Builds generation g+1 of a collection's index beside g, then flips atomically."""
+    """Builds generation g+1 of a collection's index beside g, then flips atomically; with
+    `embedding_model`, g+1 is embedded with that model (the only way to change a collection's
+    model: its vectors never mix models).
+    """
     RollbackIndex: _grpc.UnaryUnaryMultiCallable[_admin_service_pb2.RollbackIndexRequest, _admin_service_pb2.RollbackIndexResponse]
-    """Serves the newest retired generation again (the current one is retired in its place)."""
+    """Serves the newest retired generation again (the current one is retired in its place),
+    with the embedding model it was built with; SEARCH_UNAVAILABLE, nothing changed, when
+    that model is not the default and the server has not loaded it.
+    """
     RunGate: _grpc.UnaryStreamMultiCallable[_admin_service_pb2.RunGateRequest, _admin_service_pb2.RunGateResponse]
     """Runs the FTS baseline gate on a judged data set the operator provided on the server, by
     name; streams progress, then the result.
@@ -84,9 +90,15 @@ class AdminServiceAsyncStub(AdminServiceStub):
     SetNamespaceSearchConfig: _aio.UnaryUnaryMultiCallable[_admin_service_pb2.SetNamespaceSearchConfigRequest, _admin_service_pb2.SetNamespaceSearchConfigResponse]  # type: ignore[assignment]
     """Per-namespace planner settings for SearchPages (an unset field inherits)."""
     RebuildIndex: _aio.UnaryUnaryMultiCallable[_admin_service_pb2.RebuildIndexRequest, _admin_service_pb2.RebuildIndexResponse]  # type: ignore[assignment]
-    """Builds generation g+1 of a collection's index beside g, then flips atomically."""
+    """Builds generation g+1 of a collection's index beside g, then flips atomically; with
+    `embedding_model`, g+1 is embedded with that model (the only way to change a collection's
+    model: its vectors never mix models).
+    """
     RollbackIndex: _aio.UnaryUnaryMultiCallable[_admin_service_pb2.RollbackIndexRequest, _admin_service_pb2.RollbackIndexResponse]  # type: ignore[assignment]
-    """Serves the newest retired generation again (the current one is retired in its place)."""
+    """Serves the newest retired generation again (the current one is retired in its place),
+    with the embedding model it was built with; SEARCH_UNAVAILABLE, nothing changed, when
+    that model is not the default and the server has not loaded it.
+    """
     RunGate: _aio.UnaryStreamMultiCallable[_admin_service_pb2.RunGateRequest, _admin_service_pb2.RunGateResponse]  # type: ignore[assignment]
     """Runs the FTS baseline gate on a judged data set the operator provided on the server, by
     name; streams progress, then the result.
@@ -151,7 +163,10 @@ class AdminServiceServicer(metaclass=_abc_1.ABCMeta):
         request: _admin_service_pb2.RebuildIndexRequest,
         context: _ServicerContext,
     ) -> _typing.Union[_admin_service_pb2.RebuildIndexResponse, _abc.Awaitable[_admin_service_pb2.RebuildIndexResponse]]:
-        """Builds generation g+1 of a collection's index beside g, then flips atomically."""
+        """Builds generation g+1 of a collection's index beside g, then flips atomically; with
+        `embedding_model`, g+1 is embedded with that model (the only way to change a collection's
+        model: its vectors never mix models).
+        """
 
     @_abc_1.abstractmethod
     def RollbackIndex(
@@ -159,7 +174,10 @@ class AdminServiceServicer(metaclass=_abc_1.ABCMeta):
         request: _admin_service_pb2.RollbackIndexRequest,
         context: _ServicerContext,
     ) -> _typing.Union[_admin_service_pb2.RollbackIndexResponse, _abc.Awaitable[_admin_service_pb2.RollbackIndexResponse]]:
-        """Serves the newest retired generation again (the current one is retired in its place)."""
+        """Serves the newest retired generation again (the current one is retired in its place),
+        with the embedding model it was built with; SEARCH_UNAVAILABLE, nothing changed, when
+        that model is not the default and the server has not loaded it.
+        """
 
     @_abc_1.abstractmethod
     def RunGate(

@@ -276,8 +276,10 @@ class Collection(_message.Message):
     serving_generation: _builtins.int
     """0 when no generation is ready yet."""
     embedding_model: _builtins.str
-    """The embedding model its vectors come from (ListModels), fixed at creation: every
-    generation of the collection is built with it, so its vectors are never mixed.
+    """The embedding model its vectors come from (ListModels): the serving generation's (before
+    any generation serves, the one chosen at creation). It changes only by a rebuild
+    (RebuildIndexRequest.embedding_model) or a rollback: each generation is built with one
+    model, so the vectors a search reads are never mixed.
     """
     @_builtins.property
     def created_at(self) -> _timestamp_pb2.Timestamp:
@@ -801,6 +803,7 @@ class IndexGeneration(_message.Message):
     CREATED_AT_FIELD_NUMBER: _builtins.int
     READY_AT_FIELD_NUMBER: _builtins.int
     ERROR_FIELD_NUMBER: _builtins.int
+    EMBEDDING_MODEL_FIELD_NUMBER: _builtins.int
     generation: _builtins.int
     """The generation's number: 1 for a collection's first, then one more per rebuild."""
     state: Global___GenerationState.ValueType
@@ -815,6 +818,8 @@ class IndexGeneration(_message.Message):
     """Documents the build covers (those READY when it started)."""
     error: _builtins.str
     """Set when state is FAILED."""
+    embedding_model: _builtins.str
+    """The embedding model every chunk of the generation is embedded with (ListModels)."""
     @_builtins.property
     def created_at(self) -> _timestamp_pb2.Timestamp:
         """When the generation was created."""
@@ -835,10 +840,11 @@ class IndexGeneration(_message.Message):
         created_at: _timestamp_pb2.Timestamp | None = ...,
         ready_at: _timestamp_pb2.Timestamp | None = ...,
         error: _builtins.str = ...,
+        embedding_model: _builtins.str = ...,
     ) -> None: ...
     _HasFieldArgType: _TypeAlias = _typing.Literal["created_at", b"created_at", "ready_at", b"ready_at"]  # noqa: Y015
     def HasField(self, field_name: _HasFieldArgType) -> _builtins.bool: ...
-    _ClearFieldArgType: _TypeAlias = _typing.Literal["created_at", b"created_at", "documents_indexed", b"documents_indexed", "documents_total", b"documents_total", "error", b"error", "fingerprint", b"fingerprint", "generation", b"generation", "index_version", b"index_version", "ready_at", b"ready_at", "state", b"state"]  # noqa: Y015
+    _ClearFieldArgType: _TypeAlias = _typing.Literal["created_at", b"created_at", "documents_indexed", b"documents_indexed", "documents_total", b"documents_total", "embedding_model", b"embedding_model", "error", b"error", "fingerprint", b"fingerprint", "generation", b"generation", "index_version", b"index_version", "ready_at", b"ready_at", "state", b"state"]  # noqa: Y015
     def ClearField(self, field_name: _ClearFieldArgType) -> None: ...
     def WhichOneof(self, oneof_group: _Never) -> None: ...
 
@@ -866,7 +872,7 @@ class IndexStatus(_message.Message):
     building_generation: _builtins.int
     """0 when no build is running."""
     embedding_model: _builtins.str
-    """The collection's embedding model (Collection.embedding_model)."""
+    """The collection's embedding model (Collection.embedding_model): the serving generation's."""
     @_builtins.property
     def generations(self) -> _containers.RepeatedCompositeFieldContainer[Global___IndexGeneration]:
         """The collection's generations, newest first."""

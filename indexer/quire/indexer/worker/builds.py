@@ -8,6 +8,10 @@ already in this worker's pipeline for that generation rather than embed them twi
 submits the others to the chunk stage. When every document is indexed it refreshes the
 generation's statistics and flips to it; when some failed, the job is retried, and the
 generation is FAILED once it cannot be. A deleted collection's build is cancelled (cancel.py).
+
+A build job names the generation's embedding model (`build_payload`): only a worker of that
+model claims it (jobs.CLAIM), so a rebuild onto another model is embedded by that model alone
+while the serving generation's worker goes on with its own.
 """
 
 from __future__ import annotations
@@ -16,6 +20,7 @@ import asyncio
 import logging
 import uuid
 from collections.abc import Awaitable, Callable
+from typing import Any
 
 import asyncpg
 
@@ -37,6 +42,39 @@ INDEXED_DOCUMENTS = """
 SELECT DISTINCT document_id FROM knowledge_chunks
 WHERE org_id = $1 AND collection_id = $2 AND generation = $3
 """
+
+
+def build_payload(collection_id: uuid.UUID, generation: int, model: str) -> dict[str, Any]:
+    """A build job's payload; `model` routes it to that model's workers (jobs.CLAIM)."""
+    return {"collection_id": str(collection_id), "generation": generation, "model": model}
+
+
+async def stored_texts(
+    conn: asyncpg.Connection, org_id: uuid.UUID, document_ids: list[uuid.UUID]
+) -> list[asyncpg.Record]:
+    """The stored texts of these documents (those not deleted), to index them again."""
+    return list(await conn.fetch(BUILD_TEXTS, org_id, document_ids))
+
+
+def stored_document(
+    row: asyncpg.Record,
+    org_id: uuid.UUID,
+    collection_id: uuid.UUID,
+    generations: list[int],
+    job: jobs.Job | None,
+) -> Document:
+    """A document whose stored text (a row of `stored_texts`) goes to `generations`."""
+    no_text = row["extract_error"] == NO_TEXT_MARKER
+    return Document(
+        org_id=org_id,
+        collection_id=collection_id,
+        document_id=row["document_id"],
+        file_name=row["file_name"],
+        text="" if no_text else row["extracted_text"],
+        text_as_of=row["updated_at"],
+        generations=generations,
+        job=job,
+    )
 
 
 class Builds:
@@ -102,19 +140,9 @@ class Builds:
             if not page:
                 continue
             async with self.pool.acquire() as conn:
-                rows = await conn.fetch(BUILD_TEXTS, job.org_id, page)
+                rows = await stored_texts(conn, job.org_id, page)
             for row in rows:
-                no_text = row["extract_error"] == NO_TEXT_MARKER
-                document = Document(
-                    org_id=job.org_id,
-                    collection_id=collection_id,
-                    document_id=row["document_id"],
-                    file_name=row["file_name"],
-                    text="" if no_text else row["extracted_text"],
-                    text_as_of=row["updated_at"],
-                    generations=[generation],
-                    job=None,
-                )
+                document = stored_document(row, job.org_id, collection_id, [generation], None)
                 outcomes.append(document.outcome)
                 await self._submit(document)
         failures = sum(1 for ok in await asyncio.gather(*outcomes) if not ok)

@@ -6,7 +6,9 @@ the whole batch in one transaction with the generations it goes to (the first ge
 new collection is created there, and its build queued); binary formats go to the extraction
 processes, EXTRACT_CONCURRENCY at a time, each stored when done, so one slow file holds up no
 other. A failure is retried (or FAILED when retrying cannot help, the earlier text kept); a
-stored text goes on to the chunk stage (`submit`).
+stored text goes on to the chunk stage (`submit`) for the live generations of the worker's
+embedding model, and live generations of another model get a job of their own, queued in the
+same transaction (other_models.py).
 """
 
 from __future__ import annotations
@@ -26,8 +28,8 @@ from quire.indexer.extraction import (
     FileType,
     resolve_type,
 )
-from quire.indexer.worker import document_queries, generations, jobs
-from quire.indexer.worker.builds import BUILD
+from quire.indexer.worker import document_queries, generations, jobs, other_models
+from quire.indexer.worker.builds import BUILD, build_payload
 from quire.indexer.worker.faults import DATABASE_ERRORS
 from quire.indexer.worker.in_flight import Document, InFlight
 from quire.v1 import knowledge_pb2
@@ -54,8 +56,8 @@ class Extraction:
 
 
 class ExtractionStage:
-    """`fingerprint` and `index_version`: those of a collection's first generation, made
-    when its first text is stored."""
+    """`fingerprint`, `index_version` and `embedding_model` (the worker's): those of a
+    collection's first generation, made when its first text is stored."""
 
     def __init__(
         self,
@@ -66,6 +68,7 @@ class ExtractionStage:
         submit: Callable[[Document], Awaitable[None]],
         fingerprint: str,
         index_version: str,
+        embedding_model: str,
     ) -> None:
         self.pool = pool
         self.extraction = extraction
@@ -73,6 +76,7 @@ class ExtractionStage:
         self._submit = submit
         self.fingerprint = fingerprint
         self.index_version = index_version
+        self.embedding_model = embedding_model
         # Extractions in the processes, each stored when done.
         self.running: set[asyncio.Task[None]] = set()
         self._slots = asyncio.Semaphore(EXTRACT_CONCURRENCY)
@@ -187,14 +191,28 @@ class ExtractionStage:
                 [r.job for r in extracted if (r.job.org_id, r.original.document_id) not in stored],
             )
             targets: dict[tuple[uuid.UUID, uuid.UUID], list[int]] = {}
+            others: dict[tuple[uuid.UUID, uuid.UUID], set[str]] = {}
             for s in stored.values():
-                if (s.org_id, s.collection_id) not in targets:
-                    targets[s.org_id, s.collection_id] = await self._targets(
-                        conn, s.org_id, s.collection_id
-                    )
+                key = (s.org_id, s.collection_id)
+                if key not in targets:
+                    targets[key], others[key] = await self._targets(conn, *key)
+            for (org_id, collection_id), models in others.items():
+                if models:
+                    changed = [
+                        s.document_id
+                        for s in stored.values()
+                        if (s.org_id, s.collection_id) == (org_id, collection_id)
+                    ]
+                    await other_models.queue(conn, org_id, collection_id, changed, models)
         for result in extracted:
             done = stored.get((result.job.org_id, result.original.document_id))
             if done is None:
+                continue
+            if not targets[done.org_id, done.collection_id]:
+                # No live generation of this worker's model (a rollback or flip onto another
+                # one since the claim): the other models' jobs index it; the extraction is done.
+                async with self.pool.acquire() as conn:
+                    await jobs.finish(conn, result.job)
                 continue
             await self._submit(
                 Document(
@@ -211,17 +229,19 @@ class ExtractionStage:
 
     async def _targets(
         self, conn: asyncpg.Connection, org_id: uuid.UUID, collection_id: uuid.UUID
-    ) -> list[int]:
-        """Generations a document change is written to; creates the first one if none."""
+    ) -> tuple[list[int], set[str]]:
+        """The live generations of the worker's model a document change is written to, and
+        the other models with live generations (each indexes it by a job of its own); creates
+        the first generation if there is none."""
         live = await generations.live_generations(conn, org_id, collection_id)
         if not live:
             live = await generations.live_generations(conn, org_id, collection_id, lock=True)
         if not live:
+            model = self.embedding_model
             gen = await generations.create_generation(
-                conn, org_id, collection_id, self.fingerprint, self.index_version
+                conn, org_id, collection_id, self.fingerprint, self.index_version, model
             )
-            await jobs.enqueue(
-                conn, org_id, BUILD, {"collection_id": str(collection_id), "generation": gen}
-            )
-            return [gen]
-        return [g.generation for g in live]
+            await jobs.enqueue(conn, org_id, BUILD, build_payload(collection_id, gen, model))
+            return [gen], set()
+        mine = [g.generation for g in live if g.embedding_model == self.embedding_model]
+        return mine, {g.embedding_model for g in live} - {self.embedding_model}

@@ -4,6 +4,11 @@ A search reads `collections.serving_generation` and that generation's chunks in 
 so a flip (one transaction) is seen entirely or not at all. Document changes are written to
 every live generation (serving, building, and the newest retired one kept for rollback) so
 neither a flip nor a rollback loses an edit.
+
+Each generation has its embedding model (`embedding_model`, migration 0018), and every chunk of
+it is embedded with that model: a rebuild onto another model builds a generation of its own
+beside the serving one, never a mix of vectors. The flip (and a rollback) sets the collection's
+`embedding_model` to the model of the generation it serves, in the same transaction.
 """
 
 from __future__ import annotations
@@ -28,7 +33,7 @@ RETIRED = knowledge_pb2.GENERATION_STATE_RETIRED
 FAILED = knowledge_pb2.GENERATION_STATE_FAILED
 
 LIVE_GENERATIONS = f"""
-SELECT g.generation, g.state, g.fingerprint, g.index_version
+SELECT g.generation, g.state, g.fingerprint, g.index_version, g.embedding_model
 FROM index_generations g
 WHERE g.org_id = $1 AND g.collection_id = $2
   AND (g.state IN ({BUILDING}, {READY})
@@ -41,8 +46,8 @@ ORDER BY g.generation
 LOCK_GENERATIONS = "SELECT pg_advisory_xact_lock(hashtextextended($1, 0))"
 CREATE = f"""
 INSERT INTO index_generations (org_id, collection_id, generation, state, fingerprint,
-                               index_version)
-SELECT $1, $2, coalesce(max(generation), 0) + 1, {BUILDING}, $3, $4
+                               index_version, embedding_model)
+SELECT $1, $2, coalesce(max(generation), 0) + 1, {BUILDING}, $3, $4, $5
 FROM index_generations WHERE org_id = $1 AND collection_id = $2
 RETURNING generation
 """
@@ -97,7 +102,13 @@ RETIRE = f"""
 UPDATE index_generations SET state = {RETIRED}
 WHERE org_id = $1 AND collection_id = $2 AND generation = $3 AND state = {READY}
 """
-SERVE = "UPDATE collections SET serving_generation = $3 WHERE org_id = $1 AND collection_id = $2"
+# The collection's model is the serving generation's (what Collection and the claims read).
+SERVE = """
+UPDATE collections c SET serving_generation = g.generation, embedding_model = g.embedding_model
+FROM index_generations g
+WHERE c.org_id = $1 AND c.collection_id = $2
+  AND g.org_id = $1 AND g.collection_id = $2 AND g.generation = $3
+"""
 FAIL = f"""
 UPDATE index_generations SET state = {FAILED}, error = $4
 WHERE org_id = $1 AND collection_id = $2 AND generation = $3 AND state = {BUILDING}
@@ -111,6 +122,7 @@ class Generation:
     state: int
     fingerprint: str
     index_version: str
+    embedding_model: str
 
 
 @dataclass(frozen=True)
@@ -148,8 +160,12 @@ async def create_generation(
     collection_id: uuid.UUID,
     fingerprint: str,
     index_version: str,
+    embedding_model: str,
 ) -> int:
-    generation: int = await conn.fetchval(CREATE, org_id, collection_id, fingerprint, index_version)
+    """A new BUILDING generation whose chunks are embedded with `embedding_model` alone."""
+    generation: int = await conn.fetchval(
+        CREATE, org_id, collection_id, fingerprint, index_version, embedding_model
+    )
     await notify_index(conn, org_id, collection_id)
     return generation
 

@@ -39,9 +39,11 @@ INSERT INTO jobs (org_id, kind, payload, run_after)
 VALUES ($1, $2, $3::jsonb, now() + make_interval(secs => $4)) RETURNING job_id
 """
 NOTIFY = "SELECT pg_notify($1, $2)"
-# Each worker embeds with one model and claims only the jobs of that model's collections ($4;
-# a job whose collection is gone goes to the default model's worker, $5), so a collection's
-# vectors all come from the model it was created with.
+# Each worker embeds with one model ($4) and claims only the jobs for it: those that name it
+# (a generation build, a change for another model's live generations: payload `model`), and the
+# others of collections it serves (collections.embedding_model, the serving generation's; a job
+# whose collection is gone goes to the default model's worker, $5). So a generation's vectors
+# all come from its own model (docs/embedding.md, "Models per corpus").
 # Organisations with queued work by a skip scan (jobs_queued_by_org), each one's oldest runnable
 # jobs numbered by turn, then turn 1 of every organisation before any turn 2: round robin.
 # Each organisation offers twice the limit, so rows other workers hold locked (skipped) leave
@@ -60,7 +62,7 @@ WITH RECURSIVE orgs AS (
                row_number() OVER (ORDER BY q.run_after, q.job_id) AS turn
         FROM jobs q
         WHERE q.org_id = orgs.org_id AND q.state = 'queued' AND q.run_after <= now()
-          AND coalesce((
+          AND coalesce(q.payload->>'model', (
               SELECT c.embedding_model FROM collections c
               WHERE c.org_id = q.org_id AND c.collection_id = coalesce(
                   (q.payload->>'collection_id')::uuid,
@@ -168,9 +170,8 @@ async def claim_batch(
     model: str = DEFAULT_MODEL,
 ) -> list[Job]:
     """Claims up to `limit` runnable jobs in one statement, round robin across organisations
-    (each one's oldest first), leaving out `skip_orgs` and the jobs of collections of another
-    embedding model than `model`; rows another worker holds locked are skipped, not waited
-    for."""
+    (each one's oldest first), leaving out `skip_orgs` and the jobs for another embedding
+    model than `model`; rows another worker holds locked are skipped, not waited for."""
     if limit < 1:
         return []
     rows = await conn.fetch(CLAIM, worker_id, limit, list(skip_orgs), model, DEFAULT_MODEL)

@@ -8,7 +8,8 @@
    (leases.py);
 2. extraction (extraction_stage.py): plain text decoded at once and stored for the whole
    batch in one transaction, binary formats in the extraction processes a few at a time;
-   generation builds (builds.py) feed a collection's stored texts in the same way;
+   generation builds (builds.py) feed a collection's stored texts in the same way, and so do
+   the changes for live generations of another embedding model (other_models.py);
 3. chunk and embed (chunk_and_embed.py): chunked (a large text in a thread), then embedded in
    the process's embedding stage (quire.indexer.ingest, shared with page syncs), round robin
    across organisations and collections;
@@ -47,6 +48,7 @@ from quire.indexer.worker.extraction_stage import EXTRACT, ExtractionStage
 from quire.indexer.worker.faults import DATABASE_ERRORS
 from quire.indexer.worker.in_flight import Document, InFlight
 from quire.indexer.worker.leases import Leases, release_jobs
+from quire.indexer.worker.other_models import INDEX_FOR_MODEL, OtherModels
 
 log = logging.getLogger(__name__)
 
@@ -59,7 +61,7 @@ DRAIN_SECONDS = 30.0
 # After the drain, how long cancelled stages get to unwind before the worker returns anyway.
 CANCEL_SECONDS = 10.0
 
-__all__ = ["BUILD", "EXTRACT", "PURGE", "SETTLE", "TITLE_MODE", "Worker"]
+__all__ = ["BUILD", "EXTRACT", "INDEX_FOR_MODEL", "PURGE", "SETTLE", "TITLE_MODE", "Worker"]
 
 
 class Worker:
@@ -82,7 +84,8 @@ class Worker:
         given none embeds on a stage of its own. `session_pool` holds the worker's own
         connection (LISTEN): `pool` when none is given; direct connections when `pool` goes
         through a transaction pooler. `embedding_model`: the name of `embedder`'s model; the
-        worker takes only the jobs of collections created with it."""
+        worker takes only the jobs of collections served with it and of generations built
+        with it (jobs.CLAIM)."""
         self.pool = pool
         self.session_pool = session_pool or pool
         self.embedder = embedder
@@ -112,8 +115,12 @@ class Worker:
             submit=self.chunk_and_embed.submit,
             fingerprint=self.fingerprint,
             index_version=index_version,
+            embedding_model=embedding_model,
         )
         self.builds = Builds(pool, self.in_flight, submit=self.chunk_and_embed.submit)
+        self.other_models = OtherModels(
+            pool, self.in_flight, model=embedding_model, submit=self.chunk_and_embed.submit
+        )
         self.claims = Claims(
             pool,
             self.in_flight,
@@ -160,9 +167,12 @@ class Worker:
     async def _handle_batch(self, claimed: list[jobs.Job]) -> None:
         """Each claimed job to the stage that runs it."""
         extract: list[jobs.Job] = []
+        other_models: list[jobs.Job] = []
         for job in claimed:
             if job.kind == EXTRACT:
                 extract.append(job)
+            elif job.kind == INDEX_FOR_MODEL:
+                other_models.append(job)
             elif job.kind == BUILD:
                 # A build waits for its documents to pass the pipeline; keep claiming meanwhile.
                 self.builds.start(job)
@@ -170,6 +180,8 @@ class Worker:
                 await self._collection_job(job)
             else:
                 await self.in_flight.retry([job], f"unknown job kind {job.kind!r}")
+        if other_models:
+            await self.other_models.run(other_models)
         if extract:
             await self.extraction_stage.extract(extract)
 

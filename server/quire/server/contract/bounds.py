@@ -57,6 +57,7 @@ class RebuildIndexRequest:
     """quire.v1.RebuildIndexRequest"""
 
     index_version = FieldBounds(max_chars=64)
+    embedding_model = FieldBounds(max_chars=64)
 
 
 class RunGateRequest:
@@ -259,7 +260,10 @@ BOUNDS: dict[str, dict[str, FieldBounds]] = {
     "quire.v1.SetNamespaceSearchConfigRequest": {
         "namespace": SetNamespaceSearchConfigRequest.namespace
     },
-    "quire.v1.RebuildIndexRequest": {"index_version": RebuildIndexRequest.index_version},
+    "quire.v1.RebuildIndexRequest": {
+        "index_version": RebuildIndexRequest.index_version,
+        "embedding_model": RebuildIndexRequest.embedding_model,
+    },
     "quire.v1.RunGateRequest": {"dataset": RunGateRequest.dataset, "split": RunGateRequest.split},
     "quire.v1.CreateApiKeyRequest": {"name": CreateApiKeyRequest.name},
     "quire.v1.RevokeApiKeyRequest": {"key_id": RevokeApiKeyRequest.key_id},

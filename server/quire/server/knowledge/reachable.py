@@ -21,13 +21,16 @@ from quire.v1 import errors_pb2
 
 AGENT_ATTACHMENTS = "SELECT attached_collection_ids FROM agents WHERE org_id = $1 AND agent_id = $2"
 LIVE_COLLECTIONS = """
-SELECT c.collection_id, c.revision, c.serving_generation, c.embedding_model,
+SELECT c.collection_id, c.revision, c.serving_generation,
+       coalesce(g.embedding_model, c.embedding_model) AS embedding_model,
        c.settled_revision = c.revision AS settled, coalesce(s.version, 0) AS stats_version,
        EXISTS (SELECT 1 FROM index_backlog b
                WHERE b.org_id = c.org_id AND b.collection_id = c.collection_id) AS backlog
 FROM collections c
 LEFT JOIN generation_stats s ON s.org_id = c.org_id AND s.collection_id = c.collection_id
  AND s.generation = c.serving_generation
+LEFT JOIN index_generations g ON g.org_id = c.org_id AND g.collection_id = c.collection_id
+ AND g.generation = c.serving_generation
 WHERE c.org_id = $1 AND c.collection_id = ANY($2::uuid[]) AND c.deleted_at IS NULL
 ORDER BY c.collection_id
 """
@@ -52,7 +55,9 @@ class ReachableCollection:
     # The index backlog has rows: documents the serving generation may not hold yet
     # (knowledge/pending.py checks them).
     backlog: bool = False
-    # The model its vectors come from (collections.embedding_model).
+    # The model the serving generation's vectors come from, read in the same snapshot as
+    # `serving_generation` (a rollback may serve another model's generation); before any
+    # generation serves, the collection's.
     embedding_model: str = "all-minilm-l6-v2"
 
 

@@ -11,7 +11,7 @@ from google.protobuf import json_format
 from grpc import aio
 
 from quire.indexer import api as indexer
-from quire.server import auth
+from quire.server import auth, models
 from quire.server.auth import Scope
 from quire.server.contract import SCHEMA_VERSION
 from quire.server.contract import bounds as contract_bounds
@@ -43,7 +43,7 @@ ON CONFLICT (name) DO UPDATE SET value = EXCLUDED.value, updated_at = now()
 # NO KEY UPDATE: a rollback must not wait for uploads, which hold KEY SHARE on the row
 # (the indexer's generations.LOCK_COLLECTION).
 LOCK_COLLECTION = """
-SELECT serving_generation FROM collections
+SELECT serving_generation, embedding_model FROM collections
 WHERE org_id = $1 AND collection_id = $2 AND deleted_at IS NULL FOR NO KEY UPDATE
 """
 COLLECTION_NOT_FOUND = QuireError(
@@ -255,27 +255,47 @@ class AdminService(admin_service_pb2_grpc.AdminServiceServicer):
         context: aio.ServicerContext[Any, Any],
     ) -> admin_service_pb2.RebuildIndexResponse:
         collection_id = parse_uuid(request.collection_id, COLLECTION_NOT_FOUND)
+        bounds = contract_bounds.RebuildIndexRequest
         if request.index_version:
-            longest = number(contract_bounds.RebuildIndexRequest.index_version.max_chars)
+            longest = number(bounds.index_version.max_chars)
             clean_text("index_version", request.index_version, max_chars=longest)
-        embedder = self.state.require_embeddings()
+        longest = number(bounds.embedding_model.max_chars)
+        requested = clean_text(
+            "embedding_model", request.embedding_model, max_chars=longest, allow_empty=True
+        ).strip()
+        if requested:  # refused before anything is read or created: unknown, or not loaded
+            models.choose(requested, self.state.models)
         who = principal()
         async with transaction(self.state.pool) as conn:
             row = await conn.fetchrow(LOCK_COLLECTION, who.org_id, collection_id)
             if row is None:
                 raise COLLECTION_NOT_FOUND
-            await indexer.start_rebuild(
+            # Empty keeps the serving generation's model (the collection's, kept with it).
+            model = requested or row["embedding_model"]
+            build = await indexer.start_rebuild(
                 conn,
                 who.org_id,
                 collection_id,
                 serving_generation=row["serving_generation"],
-                embedder_fingerprint=embedder.fingerprint,
+                embedding_model=model,
+                embedder_fingerprint=self.state.embeddings_for(model).fingerprint,
                 index_version=request.index_version,
             )
+            if requested and build.embedding_model != requested:
+                raise QuireError(
+                    errors_pb2.ERROR_CODE_ALREADY_EXISTS,
+                    f"Generation {build.generation} is already being built with the embedding "
+                    f"model {build.embedding_model}; wait until it serves (or fails), then "
+                    f"rebuild with {requested}",
+                )
             await self._audit(
                 conn,
                 "rebuild_index",
-                {"collection_id": str(collection_id), "index_version": request.index_version},
+                {
+                    "collection_id": str(collection_id),
+                    "index_version": request.index_version,
+                    "embedding_model": model,
+                },
             )
             status = await index_status(conn, who.org_id, collection_id)
         return admin_service_pb2.RebuildIndexResponse(status=status)
@@ -292,11 +312,18 @@ class AdminService(admin_service_pb2_grpc.AdminServiceServicer):
             if row is None:
                 raise COLLECTION_NOT_FOUND
             current = row["serving_generation"]
-            previous = await indexer.roll_back(conn, who.org_id, collection_id, current)
-            if previous is None:
+            target = await indexer.rollback_target(conn, who.org_id, collection_id, current)
+            if target is None:
                 raise QuireError(
                     errors_pb2.ERROR_CODE_NOT_FOUND, "No earlier generation to roll back to"
                 )
+            previous, model = target
+            # Its queries would be embedded with that model: refused (nothing changed) where
+            # this server has not loaded it, naming the command that does (the default model
+            # is always accepted, as for CreateCollection).
+            if model != models.DEFAULT_MODEL and self.state.models.get(model) is None:
+                raise models.unavailable(model)
+            await indexer.roll_back(conn, who.org_id, collection_id, current, previous)
             await self._audit(
                 conn,
                 "rollback_index",

@@ -79,6 +79,7 @@ def _render_index(status: knowledge_pb2.IndexStatus) -> Callable[[Console], None
                 g.generation,
                 knowledge_pb2.GenerationState.Name(g.state).removeprefix("GENERATION_STATE_"),
                 f"{g.documents_indexed}/{g.documents_total}",
+                g.embedding_model,
                 g.index_version,
                 g.fingerprint[:12],
                 g.error,
@@ -86,14 +87,11 @@ def _render_index(status: knowledge_pb2.IndexStatus) -> Callable[[Console], None
             for g in status.generations
         ]
         title = (
-            f"serving {status.serving_generation or 'none'}, "
+            f"serving {status.serving_generation or 'none'} ({status.embedding_model}), "
             f"building {status.building_generation or 'none'}"
         )
-        console.print(
-            table(
-                title, ["generation", "state", "indexed", "version", "fingerprint", "error"], rows
-            )
-        )
+        columns = ["generation", "state", "indexed", "model", "version", "fingerprint", "error"]
+        console.print(table(title, columns, rows))
 
     return render
 
@@ -103,7 +101,9 @@ async def cmd_index(client: AsyncQuireClient, args: argparse.Namespace, output: 
     collection_id = (await resolve(client, args.collection)).collection_id
     if args.index_command == "rebuild":
         status = await client.rebuild_index(
-            collection_id=collection_id, index_version=args.index_version
+            collection_id=collection_id,
+            index_version=args.index_version,
+            embedding_model=args.model,
         )
     elif args.index_command == "rollback":
         status = await client.rollback_index(collection_id=collection_id)
@@ -134,6 +134,11 @@ def register(sub: Actions) -> dict[str, Actions]:
     )
     rebuild.add_argument("--collection", required=True, help="collection id or name")
     rebuild.add_argument("--index-version", help="(default: the serving generation's)")
+    rebuild.add_argument(
+        "--model",
+        help="embedding model of the new generation (`quire models`; default: the serving "
+        "generation's); it serves once built, `quire index rollback` goes back",
+    )
     rebuild.set_defaults(func=run(cmd_index))
     rollback = actions.add_parser(
         "rollback", parents=[shared], help="serve the newest retired generation again"

@@ -35,7 +35,8 @@ export type CreateCollectionRequest = Message<"quire.v1.CreateCollectionRequest"
 
   /**
    * The embedding model (a name from ListModels that this server has loaded), at most 64
-   * characters; empty: the deployment's default. Fixed for the collection's life. An unknown
+   * characters; empty: the deployment's default. It changes only by a rebuild
+   * (RebuildIndexRequest.embedding_model), which RollbackIndex undoes. An unknown
    * name, or one the server has not loaded, is INVALID_REQUEST naming the model and the
    * command to prepare it; nothing is created.
    *

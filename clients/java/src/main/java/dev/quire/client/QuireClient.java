@@ -426,6 +426,10 @@ public final class QuireClient implements AutoCloseable {
     return await(async.setNamespaceSearchConfig(request));
   }
 
+  /**
+   * Builds a new generation beside the serving one; with {@code embedding_model}, embedded with
+   * that model (empty keeps the serving generation's).
+   */
   public IndexStatus rebuildIndex(RebuildIndexRequest request) {
     return await(async.rebuildIndex(request));
   }

@@ -533,7 +533,9 @@ public final class AdminServiceGrpc {
 
     /**
      * <pre>
-     * Builds generation g+1 of a collection's index beside g, then flips atomically.
+     * Builds generation g+1 of a collection's index beside g, then flips atomically; with
+     * `embedding_model`, g+1 is embedded with that model (the only way to change a collection's
+     * model: its vectors never mix models).
      * </pre>
      */
     default void rebuildIndex(dev.quire.v1.RebuildIndexRequest request,
@@ -543,7 +545,9 @@ public final class AdminServiceGrpc {
 
     /**
      * <pre>
-     * Serves the newest retired generation again (the current one is retired in its place).
+     * Serves the newest retired generation again (the current one is retired in its place),
+     * with the embedding model it was built with; SEARCH_UNAVAILABLE, nothing changed, when
+     * that model is not the default and the server has not loaded it.
      * </pre>
      */
     default void rollbackIndex(dev.quire.v1.RollbackIndexRequest request,
@@ -706,7 +710,9 @@ public final class AdminServiceGrpc {
 
     /**
      * <pre>
-     * Builds generation g+1 of a collection's index beside g, then flips atomically.
+     * Builds generation g+1 of a collection's index beside g, then flips atomically; with
+     * `embedding_model`, g+1 is embedded with that model (the only way to change a collection's
+     * model: its vectors never mix models).
      * </pre>
      */
     public void rebuildIndex(dev.quire.v1.RebuildIndexRequest request,
@@ -717,7 +723,9 @@ public final class AdminServiceGrpc {
 
     /**
      * <pre>
-     * Serves the newest retired generation again (the current one is retired in its place).
+     * Serves the newest retired generation again (the current one is retired in its place),
+     * with the embedding model it was built with; SEARCH_UNAVAILABLE, nothing changed, when
+     * that model is not the default and the server has not loaded it.
      * </pre>
      */
     public void rollbackIndex(dev.quire.v1.RollbackIndexRequest request,
@@ -869,7 +877,9 @@ public final class AdminServiceGrpc {
 
     /**
      * <pre>
-     * Builds generation g+1 of a collection's index beside g, then flips atomically.
+     * Builds generation g+1 of a collection's index beside g, then flips atomically; with
+     * `embedding_model`, g+1 is embedded with that model (the only way to change a collection's
+     * model: its vectors never mix models).
      * </pre>
      */
     public dev.quire.v1.RebuildIndexResponse rebuildIndex(dev.quire.v1.RebuildIndexRequest request) throws io.grpc.StatusException {
@@ -879,7 +889,9 @@ public final class AdminServiceGrpc {
 
     /**
      * <pre>
-     * Serves the newest retired generation again (the current one is retired in its place).
+     * Serves the newest retired generation again (the current one is retired in its place),
+     * with the embedding model it was built with; SEARCH_UNAVAILABLE, nothing changed, when
+     * that model is not the default and the server has not loaded it.
      * </pre>
      */
     public dev.quire.v1.RollbackIndexResponse rollbackIndex(dev.quire.v1.RollbackIndexRequest request) throws io.grpc.StatusException {
@@ -1025,7 +1037,9 @@ public final class AdminServiceGrpc {
 
     /**
      * <pre>
-     * Builds generation g+1 of a collection's index beside g, then flips atomically.
+     * Builds generation g+1 of a collection's index beside g, then flips atomically; with
+     * `embedding_model`, g+1 is embedded with that model (the only way to change a collection's
+     * model: its vectors never mix models).
      * </pre>
      */
     public dev.quire.v1.RebuildIndexResponse rebuildIndex(dev.quire.v1.RebuildIndexRequest request) {
@@ -1035,7 +1049,9 @@ public final class AdminServiceGrpc {
 
     /**
      * <pre>
-     * Serves the newest retired generation again (the current one is retired in its place).
+     * Serves the newest retired generation again (the current one is retired in its place),
+     * with the embedding model it was built with; SEARCH_UNAVAILABLE, nothing changed, when
+     * that model is not the default and the server has not loaded it.
      * </pre>
      */
     public dev.quire.v1.RollbackIndexResponse rollbackIndex(dev.quire.v1.RollbackIndexRequest request) {
@@ -1184,7 +1200,9 @@ public final class AdminServiceGrpc {
 
     /**
      * <pre>
-     * Builds generation g+1 of a collection's index beside g, then flips atomically.
+     * Builds generation g+1 of a collection's index beside g, then flips atomically; with
+     * `embedding_model`, g+1 is embedded with that model (the only way to change a collection's
+     * model: its vectors never mix models).
      * </pre>
      */
     public com.google.common.util.concurrent.ListenableFuture<dev.quire.v1.RebuildIndexResponse> rebuildIndex(
@@ -1195,7 +1213,9 @@ public final class AdminServiceGrpc {
 
     /**
      * <pre>
-     * Serves the newest retired generation again (the current one is retired in its place).
+     * Serves the newest retired generation again (the current one is retired in its place),
+     * with the embedding model it was built with; SEARCH_UNAVAILABLE, nothing changed, when
+     * that model is not the default and the server has not loaded it.
      * </pre>
      */
     public com.google.common.util.concurrent.ListenableFuture<dev.quire.v1.RollbackIndexResponse> rollbackIndex(

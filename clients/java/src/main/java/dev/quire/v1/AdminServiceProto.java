@@ -185,72 +185,73 @@ public final class AdminServiceProto extends com.google.protobuf.GeneratedFile {
       "re.v1.PageSearchConfig\"y\n SetNamespaceSe" +
       "archConfigResponse\022\026\n\016schema_version\030\001 \001" +
       "(\r\022\021\n\tnamespace\030\002 \001(\t\022*\n\006config\030\003 \001(\0132\032." +
-      "quire.v1.PageSearchConfig\"K\n\023RebuildInde" +
+      "quire.v1.PageSearchConfig\"l\n\023RebuildInde" +
       "xRequest\022\025\n\rcollection_id\030\001 \001(\t\022\035\n\rindex" +
-      "_version\030\002 \001(\tB\006\362\266\030\002 @\"=\n\024RebuildIndexRe" +
-      "sponse\022%\n\006status\030\001 \001(\0132\025.quire.v1.IndexS" +
-      "tatus\"-\n\024RollbackIndexRequest\022\025\n\rcollect" +
-      "ion_id\030\001 \001(\t\">\n\025RollbackIndexResponse\022%\n" +
-      "\006status\030\001 \001(\0132\025.quire.v1.IndexStatus\"\253\001\n" +
-      "\016RunGateRequest\0227\n\007dataset\030\001 \001(\tB&\362\266\030\"\030\001" +
-      " @:\034^[A-Za-z0-9][A-Za-z0-9._-]*$\0224\n\005spli" +
-      "t\030\002 \001(\tB%\362\266\030!\030\001 \200\001:\021^[A-Za-z0-9._-]+$B\007\"" +
-      "train\"\022\025\n\rmax_documents\030\003 \001(\r\022\023\n\013max_que" +
-      "ries\030\004 \001(\r\"p\n\017RunGateResponse\022*\n\010progres" +
-      "s\030\001 \001(\0132\026.quire.v1.GateProgressH\000\022&\n\006res" +
-      "ult\030\002 \001(\0132\024.quire.v1.GateResultH\000B\t\n\007mes" +
-      "sage\"\026\n\024GetGateStatusRequest\"r\n\025GetGateS" +
-      "tatusResponse\022\026\n\016schema_version\030\001 \001(\r\022$\n" +
-      "\006result\030\002 \001(\0132\024.quire.v1.GateResult\022\033\n\023c" +
-      "urrent_fingerprint\030\003 \001(\t\"\030\n\026GetShadowRep" +
-      "ortRequest\"A\n\027GetShadowReportResponse\022&\n" +
-      "\006report\030\001 \001(\0132\026.quire.v1.ShadowReport\"L\n" +
-      "\023CreateApiKeyRequest\022\037\n\006scopes\030\001 \003(\0162\017.q" +
-      "uire.v1.Scope\022\024\n\004name\030\002 \001(\tB\006\362\266\030\002 @\"5\n\024C" +
-      "reateApiKeyResponse\022\035\n\003key\030\001 \001(\0132\020.quire" +
-      ".v1.ApiKey\"-\n\023RevokeApiKeyRequest\022\026\n\006key" +
-      "_id\030\001 \001(\tB\006\362\266\030\002 @\">\n\024RevokeApiKeyRespons" +
-      "e\022\026\n\016schema_version\030\001 \001(\r\022\016\n\006key_id\030\002 \001(" +
-      "\t\"\024\n\022ListApiKeysRequest\"`\n\023ListApiKeysRe" +
-      "sponse\022\026\n\016schema_version\030\001 \001(\r\022\036\n\004keys\030\002" +
-      " \003(\0132\020.quire.v1.ApiKey\022\021\n\ttruncated\030\003 \001(" +
-      "\010\"\017\n\rWhoAmIRequest\"\246\001\n\016WhoAmIResponse\022\026\n" +
-      "\016schema_version\030\001 \001(\r\022\024\n\014organisation\030\002 " +
-      "\001(\t\022\035\n\003key\030\003 \001(\0132\020.quire.v1.ApiKey\022)\n\006po" +
-      "licy\030\004 \001(\0132\031.quire.v1.RetrievalPolicy\022\034\n" +
-      "\024max_concurrent_calls\030\005 \001(\r2\332\t\n\014AdminSer" +
-      "vice\022i\n\022SetRetrievalPolicy\022#.quire.v1.Se" +
-      "tRetrievalPolicyRequest\032$.quire.v1.SetRe" +
-      "trievalPolicyResponse\"\010\322\265\030\004\010\003\020\003\022l\n\022GetRe" +
-      "trievalPolicy\022#.quire.v1.GetRetrievalPol" +
-      "icyRequest\032$.quire.v1.GetRetrievalPolicy" +
-      "Response\"\013\220\002\001\322\265\030\004\010\001\020\003\022Z\n\rSetKillSwitch\022\036" +
-      ".quire.v1.SetKillSwitchRequest\032\037.quire.v" +
-      "1.SetKillSwitchResponse\"\010\322\265\030\004\010\003\020\003\022{\n\030Set" +
-      "NamespaceSearchConfig\022).quire.v1.SetName" +
-      "spaceSearchConfigRequest\032*.quire.v1.SetN" +
-      "amespaceSearchConfigResponse\"\010\322\265\030\004\010\003\020\003\022W" +
-      "\n\014RebuildIndex\022\035.quire.v1.RebuildIndexRe" +
-      "quest\032\036.quire.v1.RebuildIndexResponse\"\010\322" +
-      "\265\030\004\010\003\020\003\022Z\n\rRollbackIndex\022\036.quire.v1.Roll" +
-      "backIndexRequest\032\037.quire.v1.RollbackInde" +
-      "xResponse\"\010\322\265\030\004\010\003\020\003\022J\n\007RunGate\022\030.quire.v" +
-      "1.RunGateRequest\032\031.quire.v1.RunGateRespo" +
-      "nse\"\010\322\265\030\004\010\007\020\0030\001\022]\n\rGetGateStatus\022\036.quire" +
-      ".v1.GetGateStatusRequest\032\037.quire.v1.GetG" +
-      "ateStatusResponse\"\013\220\002\001\322\265\030\004\010\001\020\003\022c\n\017GetSha" +
-      "dowReport\022 .quire.v1.GetShadowReportRequ" +
-      "est\032!.quire.v1.GetShadowReportResponse\"\013" +
-      "\220\002\001\322\265\030\004\010\001\020\003\022W\n\014CreateApiKey\022\035.quire.v1.C" +
-      "reateApiKeyRequest\032\036.quire.v1.CreateApiK" +
-      "eyResponse\"\010\322\265\030\004\010\003\020\003\022W\n\014RevokeApiKey\022\035.q" +
-      "uire.v1.RevokeApiKeyRequest\032\036.quire.v1.R" +
-      "evokeApiKeyResponse\"\010\322\265\030\004\010\003\020\003\022W\n\013ListApi" +
-      "Keys\022\034.quire.v1.ListApiKeysRequest\032\035.qui" +
-      "re.v1.ListApiKeysResponse\"\013\220\002\001\322\265\030\004\010\001\020\003\022H" +
-      "\n\006WhoAmI\022\027.quire.v1.WhoAmIRequest\032\030.quir" +
-      "e.v1.WhoAmIResponse\"\013\220\002\001\322\265\030\004\010\001\020\001B#\n\014dev." +
-      "quire.v1B\021AdminServiceProtoP\001b\006proto3"
+      "_version\030\002 \001(\tB\006\362\266\030\002 @\022\037\n\017embedding_mode" +
+      "l\030\003 \001(\tB\006\362\266\030\002 @\"=\n\024RebuildIndexResponse\022" +
+      "%\n\006status\030\001 \001(\0132\025.quire.v1.IndexStatus\"-" +
+      "\n\024RollbackIndexRequest\022\025\n\rcollection_id\030" +
+      "\001 \001(\t\">\n\025RollbackIndexResponse\022%\n\006status" +
+      "\030\001 \001(\0132\025.quire.v1.IndexStatus\"\253\001\n\016RunGat" +
+      "eRequest\0227\n\007dataset\030\001 \001(\tB&\362\266\030\"\030\001 @:\034^[A" +
+      "-Za-z0-9][A-Za-z0-9._-]*$\0224\n\005split\030\002 \001(\t" +
+      "B%\362\266\030!\030\001 \200\001:\021^[A-Za-z0-9._-]+$B\007\"train\"\022" +
+      "\025\n\rmax_documents\030\003 \001(\r\022\023\n\013max_queries\030\004 " +
+      "\001(\r\"p\n\017RunGateResponse\022*\n\010progress\030\001 \001(\013" +
+      "2\026.quire.v1.GateProgressH\000\022&\n\006result\030\002 \001" +
+      "(\0132\024.quire.v1.GateResultH\000B\t\n\007message\"\026\n" +
+      "\024GetGateStatusRequest\"r\n\025GetGateStatusRe" +
+      "sponse\022\026\n\016schema_version\030\001 \001(\r\022$\n\006result" +
+      "\030\002 \001(\0132\024.quire.v1.GateResult\022\033\n\023current_" +
+      "fingerprint\030\003 \001(\t\"\030\n\026GetShadowReportRequ" +
+      "est\"A\n\027GetShadowReportResponse\022&\n\006report" +
+      "\030\001 \001(\0132\026.quire.v1.ShadowReport\"L\n\023Create" +
+      "ApiKeyRequest\022\037\n\006scopes\030\001 \003(\0162\017.quire.v1" +
+      ".Scope\022\024\n\004name\030\002 \001(\tB\006\362\266\030\002 @\"5\n\024CreateAp" +
+      "iKeyResponse\022\035\n\003key\030\001 \001(\0132\020.quire.v1.Api" +
+      "Key\"-\n\023RevokeApiKeyRequest\022\026\n\006key_id\030\001 \001" +
+      "(\tB\006\362\266\030\002 @\">\n\024RevokeApiKeyResponse\022\026\n\016sc" +
+      "hema_version\030\001 \001(\r\022\016\n\006key_id\030\002 \001(\t\"\024\n\022Li" +
+      "stApiKeysRequest\"`\n\023ListApiKeysResponse\022" +
+      "\026\n\016schema_version\030\001 \001(\r\022\036\n\004keys\030\002 \003(\0132\020." +
+      "quire.v1.ApiKey\022\021\n\ttruncated\030\003 \001(\010\"\017\n\rWh" +
+      "oAmIRequest\"\246\001\n\016WhoAmIResponse\022\026\n\016schema" +
+      "_version\030\001 \001(\r\022\024\n\014organisation\030\002 \001(\t\022\035\n\003" +
+      "key\030\003 \001(\0132\020.quire.v1.ApiKey\022)\n\006policy\030\004 " +
+      "\001(\0132\031.quire.v1.RetrievalPolicy\022\034\n\024max_co" +
+      "ncurrent_calls\030\005 \001(\r2\332\t\n\014AdminService\022i\n" +
+      "\022SetRetrievalPolicy\022#.quire.v1.SetRetrie" +
+      "valPolicyRequest\032$.quire.v1.SetRetrieval" +
+      "PolicyResponse\"\010\322\265\030\004\010\003\020\003\022l\n\022GetRetrieval" +
+      "Policy\022#.quire.v1.GetRetrievalPolicyRequ" +
+      "est\032$.quire.v1.GetRetrievalPolicyRespons" +
+      "e\"\013\220\002\001\322\265\030\004\010\001\020\003\022Z\n\rSetKillSwitch\022\036.quire." +
+      "v1.SetKillSwitchRequest\032\037.quire.v1.SetKi" +
+      "llSwitchResponse\"\010\322\265\030\004\010\003\020\003\022{\n\030SetNamespa" +
+      "ceSearchConfig\022).quire.v1.SetNamespaceSe" +
+      "archConfigRequest\032*.quire.v1.SetNamespac" +
+      "eSearchConfigResponse\"\010\322\265\030\004\010\003\020\003\022W\n\014Rebui" +
+      "ldIndex\022\035.quire.v1.RebuildIndexRequest\032\036" +
+      ".quire.v1.RebuildIndexResponse\"\010\322\265\030\004\010\003\020\003" +
+      "\022Z\n\rRollbackIndex\022\036.quire.v1.RollbackInd" +
+      "exRequest\032\037.quire.v1.RollbackIndexRespon" +
+      "se\"\010\322\265\030\004\010\003\020\003\022J\n\007RunGate\022\030.quire.v1.RunGa" +
+      "teRequest\032\031.quire.v1.RunGateResponse\"\010\322\265" +
+      "\030\004\010\007\020\0030\001\022]\n\rGetGateStatus\022\036.quire.v1.Get" +
+      "GateStatusRequest\032\037.quire.v1.GetGateStat" +
+      "usResponse\"\013\220\002\001\322\265\030\004\010\001\020\003\022c\n\017GetShadowRepo" +
+      "rt\022 .quire.v1.GetShadowReportRequest\032!.q" +
+      "uire.v1.GetShadowReportResponse\"\013\220\002\001\322\265\030\004" +
+      "\010\001\020\003\022W\n\014CreateApiKey\022\035.quire.v1.CreateAp" +
+      "iKeyRequest\032\036.quire.v1.CreateApiKeyRespo" +
+      "nse\"\010\322\265\030\004\010\003\020\003\022W\n\014RevokeApiKey\022\035.quire.v1" +
+      ".RevokeApiKeyRequest\032\036.quire.v1.RevokeAp" +
+      "iKeyResponse\"\010\322\265\030\004\010\003\020\003\022W\n\013ListApiKeys\022\034." +
+      "quire.v1.ListApiKeysRequest\032\035.quire.v1.L" +
+      "istApiKeysResponse\"\013\220\002\001\322\265\030\004\010\001\020\003\022H\n\006WhoAm" +
+      "I\022\027.quire.v1.WhoAmIRequest\032\030.quire.v1.Wh" +
+      "oAmIResponse\"\013\220\002\001\322\265\030\004\010\001\020\001B#\n\014dev.quire.v" +
+      "1B\021AdminServiceProtoP\001b\006proto3"
     };
     descriptor = com.google.protobuf.Descriptors.FileDescriptor
       .internalBuildGeneratedFileFrom(descriptorData,
@@ -314,7 +315,7 @@ public final class AdminServiceProto extends com.google.protobuf.GeneratedFile {
     internal_static_quire_v1_RebuildIndexRequest_fieldAccessorTable = new
       com.google.protobuf.GeneratedMessage.FieldAccessorTable(
         internal_static_quire_v1_RebuildIndexRequest_descriptor,
-        new java.lang.String[] { "CollectionId", "IndexVersion", });
+        new java.lang.String[] { "CollectionId", "IndexVersion", "EmbeddingModel", });
     internal_static_quire_v1_RebuildIndexResponse_descriptor =
       getDescriptor().getMessageType(9);
     internal_static_quire_v1_RebuildIndexResponse_fieldAccessorTable = new

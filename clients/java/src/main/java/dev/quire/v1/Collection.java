@@ -253,8 +253,10 @@ private static final long serialVersionUID = 0L;
   private volatile java.lang.Object embeddingModel_ = "";
   /**
    * <pre>
-   * The embedding model its vectors come from (ListModels), fixed at creation: every
-   * generation of the collection is built with it, so its vectors are never mixed.
+   * The embedding model its vectors come from (ListModels): the serving generation's (before
+   * any generation serves, the one chosen at creation). It changes only by a rebuild
+   * (RebuildIndexRequest.embedding_model) or a rollback: each generation is built with one
+   * model, so the vectors a search reads are never mixed.
    * </pre>
    *
    * <code>string embedding_model = 8;</code>
@@ -275,8 +277,10 @@ private static final long serialVersionUID = 0L;
   }
   /**
    * <pre>
-   * The embedding model its vectors come from (ListModels), fixed at creation: every
-   * generation of the collection is built with it, so its vectors are never mixed.
+   * The embedding model its vectors come from (ListModels): the serving generation's (before
+   * any generation serves, the one chosen at creation). It changes only by a rebuild
+   * (RebuildIndexRequest.embedding_model) or a rollback: each generation is built with one
+   * model, so the vectors a search reads are never mixed.
    * </pre>
    *
    * <code>string embedding_model = 8;</code>
@@ -1302,8 +1306,10 @@ private static final long serialVersionUID = 0L;
     private java.lang.Object embeddingModel_ = "";
     /**
      * <pre>
-     * The embedding model its vectors come from (ListModels), fixed at creation: every
-     * generation of the collection is built with it, so its vectors are never mixed.
+     * The embedding model its vectors come from (ListModels): the serving generation's (before
+     * any generation serves, the one chosen at creation). It changes only by a rebuild
+     * (RebuildIndexRequest.embedding_model) or a rollback: each generation is built with one
+     * model, so the vectors a search reads are never mixed.
      * </pre>
      *
      * <code>string embedding_model = 8;</code>
@@ -1323,8 +1329,10 @@ private static final long serialVersionUID = 0L;
     }
     /**
      * <pre>
-     * The embedding model its vectors come from (ListModels), fixed at creation: every
-     * generation of the collection is built with it, so its vectors are never mixed.
+     * The embedding model its vectors come from (ListModels): the serving generation's (before
+     * any generation serves, the one chosen at creation). It changes only by a rebuild
+     * (RebuildIndexRequest.embedding_model) or a rollback: each generation is built with one
+     * model, so the vectors a search reads are never mixed.
      * </pre>
      *
      * <code>string embedding_model = 8;</code>
@@ -1345,8 +1353,10 @@ private static final long serialVersionUID = 0L;
     }
     /**
      * <pre>
-     * The embedding model its vectors come from (ListModels), fixed at creation: every
-     * generation of the collection is built with it, so its vectors are never mixed.
+     * The embedding model its vectors come from (ListModels): the serving generation's (before
+     * any generation serves, the one chosen at creation). It changes only by a rebuild
+     * (RebuildIndexRequest.embedding_model) or a rollback: each generation is built with one
+     * model, so the vectors a search reads are never mixed.
      * </pre>
      *
      * <code>string embedding_model = 8;</code>
@@ -1363,8 +1373,10 @@ private static final long serialVersionUID = 0L;
     }
     /**
      * <pre>
-     * The embedding model its vectors come from (ListModels), fixed at creation: every
-     * generation of the collection is built with it, so its vectors are never mixed.
+     * The embedding model its vectors come from (ListModels): the serving generation's (before
+     * any generation serves, the one chosen at creation). It changes only by a rebuild
+     * (RebuildIndexRequest.embedding_model) or a rollback: each generation is built with one
+     * model, so the vectors a search reads are never mixed.
      * </pre>
      *
      * <code>string embedding_model = 8;</code>
@@ -1378,8 +1390,10 @@ private static final long serialVersionUID = 0L;
     }
     /**
      * <pre>
-     * The embedding model its vectors come from (ListModels), fixed at creation: every
-     * generation of the collection is built with it, so its vectors are never mixed.
+     * The embedding model its vectors come from (ListModels): the serving generation's (before
+     * any generation serves, the one chosen at creation). It changes only by a rebuild
+     * (RebuildIndexRequest.embedding_model) or a rollback: each generation is built with one
+     * model, so the vectors a search reads are never mixed.
      * </pre>
      *
      * <code>string embedding_model = 8;</code>

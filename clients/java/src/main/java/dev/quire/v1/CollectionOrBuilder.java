@@ -119,8 +119,10 @@ public interface CollectionOrBuilder extends
 
   /**
    * <pre>
-   * The embedding model its vectors come from (ListModels), fixed at creation: every
-   * generation of the collection is built with it, so its vectors are never mixed.
+   * The embedding model its vectors come from (ListModels): the serving generation's (before
+   * any generation serves, the one chosen at creation). It changes only by a rebuild
+   * (RebuildIndexRequest.embedding_model) or a rollback: each generation is built with one
+   * model, so the vectors a search reads are never mixed.
    * </pre>
    *
    * <code>string embedding_model = 8;</code>
@@ -129,8 +131,10 @@ public interface CollectionOrBuilder extends
   java.lang.String getEmbeddingModel();
   /**
    * <pre>
-   * The embedding model its vectors come from (ListModels), fixed at creation: every
-   * generation of the collection is built with it, so its vectors are never mixed.
+   * The embedding model its vectors come from (ListModels): the serving generation's (before
+   * any generation serves, the one chosen at creation). It changes only by a rebuild
+   * (RebuildIndexRequest.embedding_model) or a rollback: each generation is built with one
+   * model, so the vectors a search reads are never mixed.
    * </pre>
    *
    * <code>string embedding_model = 8;</code>

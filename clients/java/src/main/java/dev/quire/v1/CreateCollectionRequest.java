@@ -109,7 +109,8 @@ private static final long serialVersionUID = 0L;
   /**
    * <pre>
    * The embedding model (a name from ListModels that this server has loaded), at most 64
-   * characters; empty: the deployment's default. Fixed for the collection's life. An unknown
+   * characters; empty: the deployment's default. It changes only by a rebuild
+   * (RebuildIndexRequest.embedding_model), which RollbackIndex undoes. An unknown
    * name, or one the server has not loaded, is INVALID_REQUEST naming the model and the
    * command to prepare it; nothing is created.
    * </pre>
@@ -133,7 +134,8 @@ private static final long serialVersionUID = 0L;
   /**
    * <pre>
    * The embedding model (a name from ListModels that this server has loaded), at most 64
-   * characters; empty: the deployment's default. Fixed for the collection's life. An unknown
+   * characters; empty: the deployment's default. It changes only by a rebuild
+   * (RebuildIndexRequest.embedding_model), which RollbackIndex undoes. An unknown
    * name, or one the server has not loaded, is INVALID_REQUEST naming the model and the
    * command to prepare it; nothing is created.
    * </pre>
@@ -581,7 +583,8 @@ private static final long serialVersionUID = 0L;
     /**
      * <pre>
      * The embedding model (a name from ListModels that this server has loaded), at most 64
-     * characters; empty: the deployment's default. Fixed for the collection's life. An unknown
+     * characters; empty: the deployment's default. It changes only by a rebuild
+     * (RebuildIndexRequest.embedding_model), which RollbackIndex undoes. An unknown
      * name, or one the server has not loaded, is INVALID_REQUEST naming the model and the
      * command to prepare it; nothing is created.
      * </pre>
@@ -604,7 +607,8 @@ private static final long serialVersionUID = 0L;
     /**
      * <pre>
      * The embedding model (a name from ListModels that this server has loaded), at most 64
-     * characters; empty: the deployment's default. Fixed for the collection's life. An unknown
+     * characters; empty: the deployment's default. It changes only by a rebuild
+     * (RebuildIndexRequest.embedding_model), which RollbackIndex undoes. An unknown
      * name, or one the server has not loaded, is INVALID_REQUEST naming the model and the
      * command to prepare it; nothing is created.
      * </pre>
@@ -628,7 +632,8 @@ private static final long serialVersionUID = 0L;
     /**
      * <pre>
      * The embedding model (a name from ListModels that this server has loaded), at most 64
-     * characters; empty: the deployment's default. Fixed for the collection's life. An unknown
+     * characters; empty: the deployment's default. It changes only by a rebuild
+     * (RebuildIndexRequest.embedding_model), which RollbackIndex undoes. An unknown
      * name, or one the server has not loaded, is INVALID_REQUEST naming the model and the
      * command to prepare it; nothing is created.
      * </pre>
@@ -648,7 +653,8 @@ private static final long serialVersionUID = 0L;
     /**
      * <pre>
      * The embedding model (a name from ListModels that this server has loaded), at most 64
-     * characters; empty: the deployment's default. Fixed for the collection's life. An unknown
+     * characters; empty: the deployment's default. It changes only by a rebuild
+     * (RebuildIndexRequest.embedding_model), which RollbackIndex undoes. An unknown
      * name, or one the server has not loaded, is INVALID_REQUEST naming the model and the
      * command to prepare it; nothing is created.
      * </pre>
@@ -665,7 +671,8 @@ private static final long serialVersionUID = 0L;
     /**
      * <pre>
      * The embedding model (a name from ListModels that this server has loaded), at most 64
-     * characters; empty: the deployment's default. Fixed for the collection's life. An unknown
+     * characters; empty: the deployment's default. It changes only by a rebuild
+     * (RebuildIndexRequest.embedding_model), which RollbackIndex undoes. An unknown
      * name, or one the server has not loaded, is INVALID_REQUEST naming the model and the
      * command to prepare it; nothing is created.
      * </pre>

@@ -172,4 +172,24 @@ public interface IndexGenerationOrBuilder extends
    */
   com.google.protobuf.ByteString
       getErrorBytes();
+
+  /**
+   * <pre>
+   * The embedding model every chunk of the generation is embedded with (ListModels).
+   * </pre>
+   *
+   * <code>string embedding_model = 10;</code>
+   * @return The embeddingModel.
+   */
+  java.lang.String getEmbeddingModel();
+  /**
+   * <pre>
+   * The embedding model every chunk of the generation is embedded with (ListModels).
+   * </pre>
+   *
+   * <code>string embedding_model = 10;</code>
+   * @return The bytes for embeddingModel.
+   */
+  com.google.protobuf.ByteString
+      getEmbeddingModelBytes();
 }

@@ -258,7 +258,7 @@ private static final long serialVersionUID = 0L;
   private volatile java.lang.Object embeddingModel_ = "";
   /**
    * <pre>
-   * The collection's embedding model (Collection.embedding_model).
+   * The collection's embedding model (Collection.embedding_model): the serving generation's.
    * </pre>
    *
    * <code>string embedding_model = 7;</code>
@@ -279,7 +279,7 @@ private static final long serialVersionUID = 0L;
   }
   /**
    * <pre>
-   * The collection's embedding model (Collection.embedding_model).
+   * The collection's embedding model (Collection.embedding_model): the serving generation's.
    * </pre>
    *
    * <code>string embedding_model = 7;</code>
@@ -1524,7 +1524,7 @@ private static final long serialVersionUID = 0L;
     private java.lang.Object embeddingModel_ = "";
     /**
      * <pre>
-     * The collection's embedding model (Collection.embedding_model).
+     * The collection's embedding model (Collection.embedding_model): the serving generation's.
      * </pre>
      *
      * <code>string embedding_model = 7;</code>
@@ -1544,7 +1544,7 @@ private static final long serialVersionUID = 0L;
     }
     /**
      * <pre>
-     * The collection's embedding model (Collection.embedding_model).
+     * The collection's embedding model (Collection.embedding_model): the serving generation's.
      * </pre>
      *
      * <code>string embedding_model = 7;</code>
@@ -1565,7 +1565,7 @@ private static final long serialVersionUID = 0L;
     }
     /**
      * <pre>
-     * The collection's embedding model (Collection.embedding_model).
+     * The collection's embedding model (Collection.embedding_model): the serving generation's.
      * </pre>
      *
      * <code>string embedding_model = 7;</code>
@@ -1582,7 +1582,7 @@ private static final long serialVersionUID = 0L;
     }
     /**
      * <pre>
-     * The collection's embedding model (Collection.embedding_model).
+     * The collection's embedding model (Collection.embedding_model): the serving generation's.
      * </pre>
      *
      * <code>string embedding_model = 7;</code>
@@ -1596,7 +1596,7 @@ private static final long serialVersionUID = 0L;
     }
     /**
      * <pre>
-     * The collection's embedding model (Collection.embedding_model).
+     * The collection's embedding model (Collection.embedding_model): the serving generation's.
      * </pre>
      *
      * <code>string embedding_model = 7;</code>

@@ -139,7 +139,7 @@ public interface IndexStatusOrBuilder extends
 
   /**
    * <pre>
-   * The collection's embedding model (Collection.embedding_model).
+   * The collection's embedding model (Collection.embedding_model): the serving generation's.
    * </pre>
    *
    * <code>string embedding_model = 7;</code>
@@ -148,7 +148,7 @@ public interface IndexStatusOrBuilder extends
   java.lang.String getEmbeddingModel();
   /**
    * <pre>
-   * The collection's embedding model (Collection.embedding_model).
+   * The collection's embedding model (Collection.embedding_model): the serving generation's.
    * </pre>
    *
    * <code>string embedding_model = 7;</code>

@@ -34,6 +34,7 @@ private static final long serialVersionUID = 0L;
   private RebuildIndexRequest() {
     collectionId_ = "";
     indexVersion_ = "";
+    embeddingModel_ = "";
   }
 
   public static final com.google.protobuf.Descriptors.Descriptor
@@ -150,6 +151,61 @@ private static final long serialVersionUID = 0L;
     }
   }
 
+  public static final int EMBEDDING_MODEL_FIELD_NUMBER = 3;
+  @SuppressWarnings("serial")
+  private volatile java.lang.Object embeddingModel_ = "";
+  /**
+   * <pre>
+   * The embedding model of the new generation (a name of ListModels), at most 64 characters;
+   * empty keeps the serving generation's. The generation is embedded with it alone and, once
+   * READY, serves with it (queries are embedded with it too); RollbackIndex serves the earlier
+   * generation with its own model again. An unknown name, or one the server has not loaded, is
+   * INVALID_REQUEST naming the model and the command to prepare it; nothing is created.
+   * </pre>
+   *
+   * <code>string embedding_model = 3 [(.quire.v1.bounds) = { ... }</code>
+   * @return The embeddingModel.
+   */
+  @java.lang.Override
+  public java.lang.String getEmbeddingModel() {
+    java.lang.Object ref = embeddingModel_;
+    if (ref instanceof java.lang.String) {
+      return (java.lang.String) ref;
+    } else {
+      com.google.protobuf.ByteString bs = 
+          (com.google.protobuf.ByteString) ref;
+      java.lang.String s = bs.toStringUtf8();
+      embeddingModel_ = s;
+      return s;
+    }
+  }
+  /**
+   * <pre>
+   * The embedding model of the new generation (a name of ListModels), at most 64 characters;
+   * empty keeps the serving generation's. The generation is embedded with it alone and, once
+   * READY, serves with it (queries are embedded with it too); RollbackIndex serves the earlier
+   * generation with its own model again. An unknown name, or one the server has not loaded, is
+   * INVALID_REQUEST naming the model and the command to prepare it; nothing is created.
+   * </pre>
+   *
+   * <code>string embedding_model = 3 [(.quire.v1.bounds) = { ... }</code>
+   * @return The bytes for embeddingModel.
+   */
+  @java.lang.Override
+  public com.google.protobuf.ByteString
+      getEmbeddingModelBytes() {
+    java.lang.Object ref = embeddingModel_;
+    if (ref instanceof java.lang.String) {
+      com.google.protobuf.ByteString b = 
+          com.google.protobuf.ByteString.copyFromUtf8(
+              (java.lang.String) ref);
+      embeddingModel_ = b;
+      return b;
+    } else {
+      return (com.google.protobuf.ByteString) ref;
+    }
+  }
+
   private byte memoizedIsInitialized = -1;
   @java.lang.Override
   public final boolean isInitialized() {
@@ -170,6 +226,9 @@ private static final long serialVersionUID = 0L;
     if (!com.google.protobuf.GeneratedMessage.isStringEmpty(indexVersion_)) {
       com.google.protobuf.GeneratedMessage.writeString(output, 2, indexVersion_);
     }
+    if (!com.google.protobuf.GeneratedMessage.isStringEmpty(embeddingModel_)) {
+      com.google.protobuf.GeneratedMessage.writeString(output, 3, embeddingModel_);
+    }
     getUnknownFields().writeTo(output);
   }
   private int computeSerializedSize_0() {
@@ -179,6 +238,9 @@ private static final long serialVersionUID = 0L;
     }
     if (!com.google.protobuf.GeneratedMessage.isStringEmpty(indexVersion_)) {
       size += com.google.protobuf.GeneratedMessage.computeStringSize(2, indexVersion_);
+    }
+    if (!com.google.protobuf.GeneratedMessage.isStringEmpty(embeddingModel_)) {
+      size += com.google.protobuf.GeneratedMessage.computeStringSize(3, embeddingModel_);
     }
     return size;
   }
@@ -208,6 +270,8 @@ private static final long serialVersionUID = 0L;
         .equals(other.getCollectionId())) return false;
     if (!getIndexVersion()
         .equals(other.getIndexVersion())) return false;
+    if (!getEmbeddingModel()
+        .equals(other.getEmbeddingModel())) return false;
     if (!getUnknownFields().equals(other.getUnknownFields())) return false;
     return true;
   }
@@ -223,6 +287,8 @@ private static final long serialVersionUID = 0L;
     hash = (53 * hash) + getCollectionId().hashCode();
     hash = (37 * hash) + INDEX_VERSION_FIELD_NUMBER;
     hash = (53 * hash) + getIndexVersion().hashCode();
+    hash = (37 * hash) + EMBEDDING_MODEL_FIELD_NUMBER;
+    hash = (53 * hash) + getEmbeddingModel().hashCode();
     hash = (29 * hash) + getUnknownFields().hashCode();
     memoizedHashCode = hash;
     return hash;
@@ -360,6 +426,7 @@ private static final long serialVersionUID = 0L;
       bitField0_ = 0;
       collectionId_ = "";
       indexVersion_ = "";
+      embeddingModel_ = "";
       return this;
     }
 
@@ -399,6 +466,9 @@ private static final long serialVersionUID = 0L;
       if (((from_bitField0_ & 0x00000002) != 0)) {
         result.indexVersion_ = indexVersion_;
       }
+      if (((from_bitField0_ & 0x00000004) != 0)) {
+        result.embeddingModel_ = embeddingModel_;
+      }
     }
 
     @java.lang.Override
@@ -421,6 +491,11 @@ private static final long serialVersionUID = 0L;
       if (!other.getIndexVersion().isEmpty()) {
         indexVersion_ = other.indexVersion_;
         bitField0_ |= 0x00000002;
+        onChanged();
+      }
+      if (!other.getEmbeddingModel().isEmpty()) {
+        embeddingModel_ = other.embeddingModel_;
+        bitField0_ |= 0x00000004;
         onChanged();
       }
       this.mergeUnknownFields(other.getUnknownFields());
@@ -457,6 +532,11 @@ private static final long serialVersionUID = 0L;
               bitField0_ |= 0x00000002;
               break;
             } // case 18
+            case 26: {
+              embeddingModel_ = input.readStringRequireUtf8();
+              bitField0_ |= 0x00000004;
+              break;
+            } // case 26
             default: {
               if (!super.parseUnknownField(input, extensionRegistry, tag)) {
                 done = true; // was an endgroup tag
@@ -659,6 +739,118 @@ private static final long serialVersionUID = 0L;
       checkByteStringIsUtf8(value);
       indexVersion_ = value;
       bitField0_ |= 0x00000002;
+      onChanged();
+      return this;
+    }
+
+    private java.lang.Object embeddingModel_ = "";
+    /**
+     * <pre>
+     * The embedding model of the new generation (a name of ListModels), at most 64 characters;
+     * empty keeps the serving generation's. The generation is embedded with it alone and, once
+     * READY, serves with it (queries are embedded with it too); RollbackIndex serves the earlier
+     * generation with its own model again. An unknown name, or one the server has not loaded, is
+     * INVALID_REQUEST naming the model and the command to prepare it; nothing is created.
+     * </pre>
+     *
+     * <code>string embedding_model = 3 [(.quire.v1.bounds) = { ... }</code>
+     * @return The embeddingModel.
+     */
+    public java.lang.String getEmbeddingModel() {
+      java.lang.Object ref = embeddingModel_;
+      if (!(ref instanceof java.lang.String)) {
+        com.google.protobuf.ByteString bs =
+            (com.google.protobuf.ByteString) ref;
+        java.lang.String s = bs.toStringUtf8();
+        embeddingModel_ = s;
+        return s;
+      } else {
+        return (java.lang.String) ref;
+      }
+    }
+    /**
+     * <pre>
+     * The embedding model of the new generation (a name of ListModels), at most 64 characters;
+     * empty keeps the serving generation's. The generation is embedded with it alone and, once
+     * READY, serves with it (queries are embedded with it too); RollbackIndex serves the earlier
+     * generation with its own model again. An unknown name, or one the server has not loaded, is
+     * INVALID_REQUEST naming the model and the command to prepare it; nothing is created.
+     * </pre>
+     *
+     * <code>string embedding_model = 3 [(.quire.v1.bounds) = { ... }</code>
+     * @return The bytes for embeddingModel.
+     */
+    public com.google.protobuf.ByteString
+        getEmbeddingModelBytes() {
+      java.lang.Object ref = embeddingModel_;
+      if (ref instanceof String) {
+        com.google.protobuf.ByteString b = 
+            com.google.protobuf.ByteString.copyFromUtf8(
+                (java.lang.String) ref);
+        embeddingModel_ = b;
+        return b;
+      } else {
+        return (com.google.protobuf.ByteString) ref;
+      }
+    }
+    /**
+     * <pre>
+     * The embedding model of the new generation (a name of ListModels), at most 64 characters;
+     * empty keeps the serving generation's. The generation is embedded with it alone and, once
+     * READY, serves with it (queries are embedded with it too); RollbackIndex serves the earlier
+     * generation with its own model again. An unknown name, or one the server has not loaded, is
+     * INVALID_REQUEST naming the model and the command to prepare it; nothing is created.
+     * </pre>
+     *
+     * <code>string embedding_model = 3 [(.quire.v1.bounds) = { ... }</code>
+     * @param value The embeddingModel to set.
+     * @return This builder for chaining.
+     */
+    public Builder setEmbeddingModel(
+        java.lang.String value) {
+      java.util.Objects.requireNonNull(value);
+      embeddingModel_ = value;
+      bitField0_ |= 0x00000004;
+      onChanged();
+      return this;
+    }
+    /**
+     * <pre>
+     * The embedding model of the new generation (a name of ListModels), at most 64 characters;
+     * empty keeps the serving generation's. The generation is embedded with it alone and, once
+     * READY, serves with it (queries are embedded with it too); RollbackIndex serves the earlier
+     * generation with its own model again. An unknown name, or one the server has not loaded, is
+     * INVALID_REQUEST naming the model and the command to prepare it; nothing is created.
+     * </pre>
+     *
+     * <code>string embedding_model = 3 [(.quire.v1.bounds) = { ... }</code>
+     * @return This builder for chaining.
+     */
+    public Builder clearEmbeddingModel() {
+      embeddingModel_ = getDefaultInstance().getEmbeddingModel();
+      bitField0_ = (bitField0_ & ~0x00000004);
+      onChanged();
+      return this;
+    }
+    /**
+     * <pre>
+     * The embedding model of the new generation (a name of ListModels), at most 64 characters;
+     * empty keeps the serving generation's. The generation is embedded with it alone and, once
+     * READY, serves with it (queries are embedded with it too); RollbackIndex serves the earlier
+     * generation with its own model again. An unknown name, or one the server has not loaded, is
+     * INVALID_REQUEST naming the model and the command to prepare it; nothing is created.
+     * </pre>
+     *
+     * <code>string embedding_model = 3 [(.quire.v1.bounds) = { ... }</code>
+     * @param value The bytes for embeddingModel to set.
+     * @return This builder for chaining.
+     */
+    public Builder setEmbeddingModelBytes(
+        com.google.protobuf.ByteString value) {
+      java.util.Objects.requireNonNull(value);
+      checkByteStringIsUtf8(value);
+      embeddingModel_ = value;
+      bitField0_ |= 0x00000004;
       onChanged();
       return this;
     }

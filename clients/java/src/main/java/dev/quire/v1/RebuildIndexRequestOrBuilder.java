@@ -51,4 +51,32 @@ public interface RebuildIndexRequestOrBuilder extends
    */
   com.google.protobuf.ByteString
       getIndexVersionBytes();
+
+  /**
+   * <pre>
+   * The embedding model of the new generation (a name of ListModels), at most 64 characters;
+   * empty keeps the serving generation's. The generation is embedded with it alone and, once
+   * READY, serves with it (queries are embedded with it too); RollbackIndex serves the earlier
+   * generation with its own model again. An unknown name, or one the server has not loaded, is
+   * INVALID_REQUEST naming the model and the command to prepare it; nothing is created.
+   * </pre>
+   *
+   * <code>string embedding_model = 3 [(.quire.v1.bounds) = { ... }</code>
+   * @return The embeddingModel.
+   */
+  java.lang.String getEmbeddingModel();
+  /**
+   * <pre>
+   * The embedding model of the new generation (a name of ListModels), at most 64 characters;
+   * empty keeps the serving generation's. The generation is embedded with it alone and, once
+   * READY, serves with it (queries are embedded with it too); RollbackIndex serves the earlier
+   * generation with its own model again. An unknown name, or one the server has not loaded, is
+   * INVALID_REQUEST naming the model and the command to prepare it; nothing is created.
+   * </pre>
+   *
+   * <code>string embedding_model = 3 [(.quire.v1.bounds) = { ... }</code>
+   * @return The bytes for embeddingModel.
+   */
+  com.google.protobuf.ByteString
+      getEmbeddingModelBytes();
 }
