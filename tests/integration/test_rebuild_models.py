@@ -29,7 +29,8 @@ from tests.conftest import Harness, Keys
 from tests.support.index_waits import filled, wait_indexed, wait_settled
 from tests.support.models import BGE, MINILM
 
-pytestmark = pytest.mark.asyncio(loop_scope="session")
+# Slow: both models loaded, two collections indexed per model to compare vectors with.
+pytestmark = [pytest.mark.asyncio(loop_scope="session"), pytest.mark.slow]
 NEEDS_MODEL = True
 NEEDS_WORKER = True
 EXTRA_MODELS = True
