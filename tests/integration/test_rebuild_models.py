@@ -28,6 +28,7 @@ from quire.v1 import knowledge_pb2
 from tests.conftest import Harness, Keys
 from tests.support.index_waits import filled, wait_indexed, wait_settled
 from tests.support.models import BGE, MINILM
+from tests.support.waits import until
 
 # Slow: both models loaded, two collections indexed per model to compare vectors with.
 pytestmark = [pytest.mark.asyncio(loop_scope="session"), pytest.mark.slow]
@@ -302,3 +303,31 @@ async def test_a_rollback_onto_a_model_the_server_has_not_loaded_is_refused(
     assert f"quire model prepare --model {BGE}" in refused.value.message
     status = await client.get_index_status(collection_id=cid)
     assert (status.serving_generation, status.embedding_model) == (1, MINILM)
+
+
+async def test_a_failed_build_leaves_the_serving_generation_and_a_rebuild_starts_afresh(
+    client: AsyncQuireClient, harness: Harness, keys: Keys
+) -> None:
+    """A build that failed for good (FAILED) is no live generation: the serving one keeps
+    serving, and RebuildIndex starts a new build instead of returning the failed one."""
+    from quire.indexer.worker import generations
+
+    cid = (await filled(client, "failed-build", {"pumps.md": FILES["pumps.md"]})).collection_id
+    org, col = keys.org_id, uuid.UUID(cid)
+    async with harness.pool.acquire() as conn:
+        failed = await generations.create_generation(conn, org, col, "held", "1", MINILM)
+        await generations.fail(conn, org, col, failed, "3 document(s) failed to index")
+    status = await client.rebuild_index(collection_id=cid)
+    assert status.serving_generation == 1
+    assert status.building_generation == failed + 1
+
+    async def serving_the_new_build() -> bool:
+        status = await client.get_index_status(collection_id=cid)
+        return status.serving_generation == failed + 1
+
+    await until(serving_the_new_build, within_s=300, what="the new build to serve")
+    status = await client.get_index_status(collection_id=cid)
+    # The failed build stays listed with its reason; it never served.
+    (shown,) = [g for g in status.generations if g.generation == failed]
+    assert shown.state == knowledge_pb2.GENERATION_STATE_FAILED
+    assert shown.error == "3 document(s) failed to index"
