@@ -426,39 +426,6 @@ async def test_server_gone_mid_upload_then_rerun_resumes(
 # ------------------------------------------------------------------ issue 34: people using it
 
 
-def every_json_command() -> set[str]:
-    """The commands that take --json, walked from the real parser."""
-    import argparse
-
-    from quire.server.cli import build_parser
-
-    found: set[str] = set()
-
-    def walk(parser: argparse.ArgumentParser, words: list[str]) -> None:
-        subs = [a for a in parser._actions if isinstance(a, argparse._SubParsersAction)]
-        if not subs:
-            # `gate run --json FILE` writes a file: not the stdout envelope.
-            if any("--json" in a.option_strings and a.nargs == 0 for a in parser._actions):
-                found.add(" ".join(words))
-            return
-        for name, child in subs[0].choices.items():
-            walk(child, [*words, name])
-
-    walk(build_parser(), [])
-    return found
-
-
-def test_every_json_command_has_a_schema_and_docs_name_it() -> None:
-    commands = every_json_command()
-    assert {"search", "whoami", "agents ls", "keys ls", "collections rm"} <= commands
-    files = {p.name.removesuffix(".schema.json").replace("-", " ") for p in SCHEMAS.iterdir()}
-    assert files == commands
-    docs = (SCHEMAS.parent / "cli.md").read_text()
-    for command in commands:
-        jsonschema.Draft202012Validator.check_schema(schema_of(command))
-        assert f"cli-schemas/{command.replace(' ', '-')}.schema.json" in docs, command
-
-
 @pytest.mark.slow  # 9 s under load (`make test-fast` leaves it out)
 async def test_version_and_did_you_mean() -> None:
     version = await cli("--version")
