@@ -133,6 +133,7 @@ async def test_the_worker_connection_hears_jobs_and_deletes_and_keeps_leases(
     leases = Leases(
         harness.pool,
         "stages:leases",
+        "bge-small-en-v1.5",
         on_job=heard_job.set,
         on_cancel=lambda org, collection: heard.append((org, collection)),
         on_deleted=lambda org, collection: found.append((org, collection)),
@@ -142,10 +143,12 @@ async def test_the_worker_connection_hears_jobs_and_deletes_and_keeps_leases(
     try:
         await leases.beat()
         async with harness.pool.acquire() as conn:
-            seen = await conn.fetchval(
-                "SELECT seen_at FROM worker_heartbeats WHERE worker_id = 'stages:leases'"
+            seen = await conn.fetchrow(
+                "SELECT seen_at, embedding_model FROM worker_heartbeats "
+                "WHERE worker_id = 'stages:leases'"
             )
             assert seen is not None, "the worker is seen at once"
+            assert seen["embedding_model"] == "bge-small-en-v1.5", "the beat names its model"
             job_id = await jobs.enqueue(conn, keys.org_id, "test_noop", {"lease": 1})
         await asyncio.wait_for(heard_job.wait(), 10)
 

@@ -1665,9 +1665,11 @@ type IndexStatus struct {
 	BuildingGeneration int64 `protobuf:"varint,4,opt,name=building_generation,json=buildingGeneration,proto3" json:"building_generation,omitempty"`
 	// The collection's generations, newest first.
 	Generations []*IndexGeneration `protobuf:"bytes,5,rep,name=generations,proto3" json:"generations,omitempty"`
-	// When an indexer worker of the deployment last showed it was alive (it writes a heartbeat
-	// at start and every 5 s); unset when none ever has. Older than 30 s means no worker is
-	// running: uploads stay PENDING until one is (`quire worker`).
+	// When an indexer worker for this collection's embedding model last showed it was alive
+	// (each worker indexes one model's collections and writes a heartbeat at start and every
+	// 5 s); while a rebuild builds with another model, the older of the two models' heartbeats.
+	// Unset when no such worker ever ran. Older than 30 s means none is running: uploads stay
+	// PENDING until one is (`quire worker`, `--models <model>` for a non-default model).
 	WorkerLastSeen *timestamppb.Timestamp `protobuf:"bytes,6,opt,name=worker_last_seen,json=workerLastSeen,proto3" json:"worker_last_seen,omitempty"`
 	// The collection's embedding model (Collection.embedding_model): the serving generation's.
 	EmbeddingModel string `protobuf:"bytes,7,opt,name=embedding_model,json=embeddingModel,proto3" json:"embedding_model,omitempty"`

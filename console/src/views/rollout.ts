@@ -10,6 +10,8 @@ import { modelOptions } from "./collections.js";
 const MODES = ["RETRIEVAL_MODE_LEGACY_FTS", "RETRIEVAL_MODE_HYBRID_SHADOW", "RETRIEVAL_MODE_HYBRID"];
 // As the server's start-up warning (server/quire/server/workers.py): six missed 5 s heartbeats.
 const WORKER_ABSENT_MS = 30_000;
+// `quire worker` runs this model's worker without options (server/quire/server/models.py).
+const DEFAULT_MODEL = "all-minilm-l6-v2";
 const short = (mode?: string) => (mode ?? "UNSPECIFIED").replace("RETRIEVAL_MODE_", "");
 
 export async function rolloutView(root: HTMLElement, collectionId: string | undefined, signal: AbortSignal): Promise<void> {
@@ -154,7 +156,7 @@ async function generationsCard(card: HTMLElement, collectionId: string | undefin
       h("p", {}, "Serving generation ", h("strong", { id: "serving-generation" }, int(s.servingGeneration) || "—"),
         int(s.buildingGeneration) ? ` · building ${int(s.buildingGeneration)}` : "",
         " · embedded with ", h("strong", { id: "serving-model" }, s.embeddingModel ?? "")),
-      workerAbsence(s.workerLastSeen),
+      workerAbsence(s.workerLastSeen, s.embeddingModel),
       h("table", {}, h("thead", {}, h("tr", {}, ...["Generation", "State", "Indexed", "Model", "Index version", "Ready at", "Error"].map((t) => h("th", {}, t)))),
         h("tbody", {}, ...(s.generations ?? []).map((g) => h("tr", { "data-generation": int(g.generation), class: int(g.generation) === int(s.servingGeneration) ? "serving" : "" },
           h("td", {}, int(g.generation)),
@@ -177,15 +179,18 @@ async function generationsCard(card: HTMLElement, collectionId: string | undefin
   }
 }
 
-/** A warning when no indexer worker has shown a heartbeat lately: uploads then stay pending. */
-function workerAbsence(lastSeen: string | undefined): HTMLElement | string {
+/** A warning when no indexer worker for the collection's model has shown a heartbeat lately
+ * (the server reads the heartbeats of that model's workers): uploads then stay pending. */
+function workerAbsence(lastSeen: string | undefined, model: string | undefined): HTMLElement | string {
   const seen = lastSeen ? new Date(lastSeen).getTime() : NaN;
   if (Date.now() - seen <= WORKER_ABSENT_MS) return "";
+  const of = model ? ` for ${model}` : "";
+  const command = model && model !== DEFAULT_MODEL ? `quire worker --models ${model}` : "quire worker";
   return h("p", { id: "worker-absent", class: "warn" },
-    lastSeen ? "No indexing worker seen since " : "No indexing worker has run yet",
+    lastSeen ? `No indexing worker${of} seen since ` : `No indexing worker${of} has run yet`,
     lastSeen ? when(lastSeen) : "",
     ": uploads stay pending until one runs (",
-    h("code", {}, "quire worker"),
+    h("code", {}, command),
     ").");
 }
 

@@ -341,7 +341,7 @@ async def serve(
         embeddings = await asyncio.to_thread(load_embeddings)
         extra = await asyncio.to_thread(models.load_extra, settings.models)
         if not with_worker:  # `quire serve`: the workers are other processes, if any
-            await workers.warn_if_absent(pool)
+            await workers.warn_if_absent(pool, [models.DEFAULT_MODEL, *extra])
         running = await start(settings, pool, embeddings, http_mounts, extra)
         stop = asyncio.Event()
         worker_task = None

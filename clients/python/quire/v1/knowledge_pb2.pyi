@@ -879,9 +879,11 @@ class IndexStatus(_message.Message):
 
     @_builtins.property
     def worker_last_seen(self) -> _timestamp_pb2.Timestamp:
-        """When an indexer worker of the deployment last showed it was alive (it writes a heartbeat
-        at start and every 5 s); unset when none ever has. Older than 30 s means no worker is
-        running: uploads stay PENDING until one is (`quire worker`).
+        """When an indexer worker for this collection's embedding model last showed it was alive
+        (each worker indexes one model's collections and writes a heartbeat at start and every
+        5 s); while a rebuild builds with another model, the older of the two models' heartbeats.
+        Unset when no such worker ever ran. Older than 30 s means none is running: uploads stay
+        PENDING until one is (`quire worker`, `--models <model>` for a non-default model).
         """
 
     def __init__(

@@ -119,10 +119,11 @@ RETURNING job_id
 """
 DEPTH = "SELECT count(*) FROM jobs WHERE state = 'queued'"
 RENEW = "UPDATE jobs SET locked_at = now() WHERE locked_by = $1 AND state = 'running'"
-# A worker's sign of life (migration 0015), read by the server (quire/server/workers.py).
+# A worker's sign of life and the model it indexes (migrations 0015, 0019), read by the server
+# (quire/server/workers.py).
 BEAT = """
-INSERT INTO worker_heartbeats (worker_id) VALUES ($1)
-ON CONFLICT (worker_id) DO UPDATE SET seen_at = now()
+INSERT INTO worker_heartbeats (worker_id, embedding_model) VALUES ($1, $2)
+ON CONFLICT (worker_id) DO UPDATE SET seen_at = now(), embedding_model = EXCLUDED.embedding_model
 """
 FORGET_WORKERS = "DELETE FROM worker_heartbeats WHERE seen_at < now() - interval '7 days'"
 
@@ -209,10 +210,10 @@ async def renew_leases(conn: asyncpg.Connection, worker_id: str) -> None:
     await conn.execute(RENEW, worker_id)
 
 
-async def beat(conn: asyncpg.Connection, worker_id: str) -> None:
-    """Records that this worker is alive (at start and every HEARTBEAT_SECONDS), so servers
-    can say when no worker runs."""
-    await conn.execute(BEAT, worker_id)
+async def beat(conn: asyncpg.Connection, worker_id: str, model: str) -> None:
+    """Records that this worker, indexing `model`'s collections, is alive (at start and every
+    HEARTBEAT_SECONDS), so servers can say when no worker runs for a model."""
+    await conn.execute(BEAT, worker_id, model)
 
 
 async def forget_old_workers(conn: asyncpg.Connection) -> None:

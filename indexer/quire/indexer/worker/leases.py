@@ -33,7 +33,8 @@ Collection = tuple[uuid.UUID, uuid.UUID]
 
 
 class Leases:
-    """`session_pool` holds the connection (direct, past any transaction pooler: LISTEN).
+    """`session_pool` holds the connection (direct, past any transaction pooler: LISTEN);
+    `model`: the embedding model whose collections the worker indexes (its heartbeat names it).
     `on_job`: a job was queued (or notifications were lost); `on_cancel(org, collection)`: a
     collection delete's notification; `on_deleted(org, collection)`: a held collection found
     deleted at a renewal; `held`: the (org, collection) pairs the worker holds work of."""
@@ -42,6 +43,7 @@ class Leases:
         self,
         session_pool: asyncpg.Pool,
         worker_id: str,
+        model: str,
         *,
         on_job: Callable[[], None],
         on_cancel: Callable[[uuid.UUID, uuid.UUID], None],
@@ -50,6 +52,7 @@ class Leases:
     ) -> None:
         self.session_pool = session_pool
         self.worker_id = worker_id
+        self.model = model
         self._on_job = on_job
         self._on_cancel = on_cancel
         self._on_deleted = on_deleted
@@ -82,7 +85,7 @@ class Leases:
     async def beat(self) -> None:
         """Records that this worker is alive, at once (not a heartbeat later)."""
         assert self.connection is not None
-        await jobs.beat(self.connection, self.worker_id)
+        await jobs.beat(self.connection, self.worker_id, self.model)
 
     async def heartbeat(self) -> None:
         """Renews the leases of this worker's running jobs while it lives; after the
@@ -95,7 +98,7 @@ class Leases:
                     self._on_job()  # notifications sent meanwhile were lost: claim now
                 assert self.connection is not None
                 await jobs.renew_leases(self.connection, self.worker_id)
-                await jobs.beat(self.connection, self.worker_id)
+                await jobs.beat(self.connection, self.worker_id, self.model)
                 # A cancellation this worker did not hear (cancel.py): asked here too.
                 deleted = await cancel.deleted_among(self.connection, self._held())
                 for collection in deleted:

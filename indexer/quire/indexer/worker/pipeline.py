@@ -137,6 +137,7 @@ class Worker:
         self.leases = Leases(
             self.session_pool,
             self.worker_id,
+            embedding_model,
             on_job=self.claims.on_job,
             on_cancel=self._on_cancel,
             on_deleted=self._cancel,

@@ -38,15 +38,18 @@ async def index_status(
         raise QuireError(errors_pb2.ERROR_CODE_COLLECTION_NOT_FOUND, "Collection not found")
     rows = await conn.fetch(GENERATIONS, org_id, collection_id)
     building = next(
-        (r["generation"] for r in rows if r["state"] == knowledge_pb2.GENERATION_STATE_BUILDING), 0
+        (r for r in rows if r["state"] == knowledge_pb2.GENERATION_STATE_BUILDING), None
     )
+    # The workers this collection needs: its model's, and a rebuild's onto another model.
+    needed = [collection["embedding_model"]] + ([building["embedding_model"]] if building else [])
+    seen = await workers.last_seen_all(conn, needed)
     return knowledge_pb2.IndexStatus(
         schema_version=1,
         collection_id=str(collection_id),
         serving_generation=collection["serving_generation"],
         embedding_model=collection["embedding_model"],
-        building_generation=building,
-        worker_last_seen=timestamp(seen) if (seen := await workers.last_seen(conn)) else None,
+        building_generation=building["generation"] if building else 0,
+        worker_last_seen=timestamp(seen) if seen else None,
         generations=[
             knowledge_pb2.IndexGeneration(
                 generation=r["generation"],

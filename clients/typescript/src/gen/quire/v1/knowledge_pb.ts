@@ -817,9 +817,11 @@ export type IndexStatus = Message<"quire.v1.IndexStatus"> & {
   generations: IndexGeneration[];
 
   /**
-   * When an indexer worker of the deployment last showed it was alive (it writes a heartbeat
-   * at start and every 5 s); unset when none ever has. Older than 30 s means no worker is
-   * running: uploads stay PENDING until one is (`quire worker`).
+   * When an indexer worker for this collection's embedding model last showed it was alive
+   * (each worker indexes one model's collections and writes a heartbeat at start and every
+   * 5 s); while a rebuild builds with another model, the older of the two models' heartbeats.
+   * Unset when no such worker ever ran. Older than 30 s means none is running: uploads stay
+   * PENDING until one is (`quire worker`, `--models <model>` for a non-default model).
    *
    * @generated from field: google.protobuf.Timestamp worker_last_seen = 6;
    */

@@ -213,9 +213,11 @@ private static final long serialVersionUID = 0L;
   private com.google.protobuf.Timestamp workerLastSeen_;
   /**
    * <pre>
-   * When an indexer worker of the deployment last showed it was alive (it writes a heartbeat
-   * at start and every 5 s); unset when none ever has. Older than 30 s means no worker is
-   * running: uploads stay PENDING until one is (`quire worker`).
+   * When an indexer worker for this collection's embedding model last showed it was alive
+   * (each worker indexes one model's collections and writes a heartbeat at start and every
+   * 5 s); while a rebuild builds with another model, the older of the two models' heartbeats.
+   * Unset when no such worker ever ran. Older than 30 s means none is running: uploads stay
+   * PENDING until one is (`quire worker`, `--models &lt;model&gt;` for a non-default model).
    * </pre>
    *
    * <code>.google.protobuf.Timestamp worker_last_seen = 6;</code>
@@ -227,9 +229,11 @@ private static final long serialVersionUID = 0L;
   }
   /**
    * <pre>
-   * When an indexer worker of the deployment last showed it was alive (it writes a heartbeat
-   * at start and every 5 s); unset when none ever has. Older than 30 s means no worker is
-   * running: uploads stay PENDING until one is (`quire worker`).
+   * When an indexer worker for this collection's embedding model last showed it was alive
+   * (each worker indexes one model's collections and writes a heartbeat at start and every
+   * 5 s); while a rebuild builds with another model, the older of the two models' heartbeats.
+   * Unset when no such worker ever ran. Older than 30 s means none is running: uploads stay
+   * PENDING until one is (`quire worker`, `--models &lt;model&gt;` for a non-default model).
    * </pre>
    *
    * <code>.google.protobuf.Timestamp worker_last_seen = 6;</code>
@@ -241,9 +245,11 @@ private static final long serialVersionUID = 0L;
   }
   /**
    * <pre>
-   * When an indexer worker of the deployment last showed it was alive (it writes a heartbeat
-   * at start and every 5 s); unset when none ever has. Older than 30 s means no worker is
-   * running: uploads stay PENDING until one is (`quire worker`).
+   * When an indexer worker for this collection's embedding model last showed it was alive
+   * (each worker indexes one model's collections and writes a heartbeat at start and every
+   * 5 s); while a rebuild builds with another model, the older of the two models' heartbeats.
+   * Unset when no such worker ever ran. Older than 30 s means none is running: uploads stay
+   * PENDING until one is (`quire worker`, `--models &lt;model&gt;` for a non-default model).
    * </pre>
    *
    * <code>.google.protobuf.Timestamp worker_last_seen = 6;</code>
@@ -1353,9 +1359,11 @@ private static final long serialVersionUID = 0L;
         com.google.protobuf.Timestamp, com.google.protobuf.Timestamp.Builder, com.google.protobuf.TimestampOrBuilder> workerLastSeenBuilder_;
     /**
      * <pre>
-     * When an indexer worker of the deployment last showed it was alive (it writes a heartbeat
-     * at start and every 5 s); unset when none ever has. Older than 30 s means no worker is
-     * running: uploads stay PENDING until one is (`quire worker`).
+     * When an indexer worker for this collection's embedding model last showed it was alive
+     * (each worker indexes one model's collections and writes a heartbeat at start and every
+     * 5 s); while a rebuild builds with another model, the older of the two models' heartbeats.
+     * Unset when no such worker ever ran. Older than 30 s means none is running: uploads stay
+     * PENDING until one is (`quire worker`, `--models &lt;model&gt;` for a non-default model).
      * </pre>
      *
      * <code>.google.protobuf.Timestamp worker_last_seen = 6;</code>
@@ -1366,9 +1374,11 @@ private static final long serialVersionUID = 0L;
     }
     /**
      * <pre>
-     * When an indexer worker of the deployment last showed it was alive (it writes a heartbeat
-     * at start and every 5 s); unset when none ever has. Older than 30 s means no worker is
-     * running: uploads stay PENDING until one is (`quire worker`).
+     * When an indexer worker for this collection's embedding model last showed it was alive
+     * (each worker indexes one model's collections and writes a heartbeat at start and every
+     * 5 s); while a rebuild builds with another model, the older of the two models' heartbeats.
+     * Unset when no such worker ever ran. Older than 30 s means none is running: uploads stay
+     * PENDING until one is (`quire worker`, `--models &lt;model&gt;` for a non-default model).
      * </pre>
      *
      * <code>.google.protobuf.Timestamp worker_last_seen = 6;</code>
@@ -1383,9 +1393,11 @@ private static final long serialVersionUID = 0L;
     }
     /**
      * <pre>
-     * When an indexer worker of the deployment last showed it was alive (it writes a heartbeat
-     * at start and every 5 s); unset when none ever has. Older than 30 s means no worker is
-     * running: uploads stay PENDING until one is (`quire worker`).
+     * When an indexer worker for this collection's embedding model last showed it was alive
+     * (each worker indexes one model's collections and writes a heartbeat at start and every
+     * 5 s); while a rebuild builds with another model, the older of the two models' heartbeats.
+     * Unset when no such worker ever ran. Older than 30 s means none is running: uploads stay
+     * PENDING until one is (`quire worker`, `--models &lt;model&gt;` for a non-default model).
      * </pre>
      *
      * <code>.google.protobuf.Timestamp worker_last_seen = 6;</code>
@@ -1403,9 +1415,11 @@ private static final long serialVersionUID = 0L;
     }
     /**
      * <pre>
-     * When an indexer worker of the deployment last showed it was alive (it writes a heartbeat
-     * at start and every 5 s); unset when none ever has. Older than 30 s means no worker is
-     * running: uploads stay PENDING until one is (`quire worker`).
+     * When an indexer worker for this collection's embedding model last showed it was alive
+     * (each worker indexes one model's collections and writes a heartbeat at start and every
+     * 5 s); while a rebuild builds with another model, the older of the two models' heartbeats.
+     * Unset when no such worker ever ran. Older than 30 s means none is running: uploads stay
+     * PENDING until one is (`quire worker`, `--models &lt;model&gt;` for a non-default model).
      * </pre>
      *
      * <code>.google.protobuf.Timestamp worker_last_seen = 6;</code>
@@ -1423,9 +1437,11 @@ private static final long serialVersionUID = 0L;
     }
     /**
      * <pre>
-     * When an indexer worker of the deployment last showed it was alive (it writes a heartbeat
-     * at start and every 5 s); unset when none ever has. Older than 30 s means no worker is
-     * running: uploads stay PENDING until one is (`quire worker`).
+     * When an indexer worker for this collection's embedding model last showed it was alive
+     * (each worker indexes one model's collections and writes a heartbeat at start and every
+     * 5 s); while a rebuild builds with another model, the older of the two models' heartbeats.
+     * Unset when no such worker ever ran. Older than 30 s means none is running: uploads stay
+     * PENDING until one is (`quire worker`, `--models &lt;model&gt;` for a non-default model).
      * </pre>
      *
      * <code>.google.protobuf.Timestamp worker_last_seen = 6;</code>
@@ -1450,9 +1466,11 @@ private static final long serialVersionUID = 0L;
     }
     /**
      * <pre>
-     * When an indexer worker of the deployment last showed it was alive (it writes a heartbeat
-     * at start and every 5 s); unset when none ever has. Older than 30 s means no worker is
-     * running: uploads stay PENDING until one is (`quire worker`).
+     * When an indexer worker for this collection's embedding model last showed it was alive
+     * (each worker indexes one model's collections and writes a heartbeat at start and every
+     * 5 s); while a rebuild builds with another model, the older of the two models' heartbeats.
+     * Unset when no such worker ever ran. Older than 30 s means none is running: uploads stay
+     * PENDING until one is (`quire worker`, `--models &lt;model&gt;` for a non-default model).
      * </pre>
      *
      * <code>.google.protobuf.Timestamp worker_last_seen = 6;</code>
@@ -1469,9 +1487,11 @@ private static final long serialVersionUID = 0L;
     }
     /**
      * <pre>
-     * When an indexer worker of the deployment last showed it was alive (it writes a heartbeat
-     * at start and every 5 s); unset when none ever has. Older than 30 s means no worker is
-     * running: uploads stay PENDING until one is (`quire worker`).
+     * When an indexer worker for this collection's embedding model last showed it was alive
+     * (each worker indexes one model's collections and writes a heartbeat at start and every
+     * 5 s); while a rebuild builds with another model, the older of the two models' heartbeats.
+     * Unset when no such worker ever ran. Older than 30 s means none is running: uploads stay
+     * PENDING until one is (`quire worker`, `--models &lt;model&gt;` for a non-default model).
      * </pre>
      *
      * <code>.google.protobuf.Timestamp worker_last_seen = 6;</code>
@@ -1483,9 +1503,11 @@ private static final long serialVersionUID = 0L;
     }
     /**
      * <pre>
-     * When an indexer worker of the deployment last showed it was alive (it writes a heartbeat
-     * at start and every 5 s); unset when none ever has. Older than 30 s means no worker is
-     * running: uploads stay PENDING until one is (`quire worker`).
+     * When an indexer worker for this collection's embedding model last showed it was alive
+     * (each worker indexes one model's collections and writes a heartbeat at start and every
+     * 5 s); while a rebuild builds with another model, the older of the two models' heartbeats.
+     * Unset when no such worker ever ran. Older than 30 s means none is running: uploads stay
+     * PENDING until one is (`quire worker`, `--models &lt;model&gt;` for a non-default model).
      * </pre>
      *
      * <code>.google.protobuf.Timestamp worker_last_seen = 6;</code>
@@ -1500,9 +1522,11 @@ private static final long serialVersionUID = 0L;
     }
     /**
      * <pre>
-     * When an indexer worker of the deployment last showed it was alive (it writes a heartbeat
-     * at start and every 5 s); unset when none ever has. Older than 30 s means no worker is
-     * running: uploads stay PENDING until one is (`quire worker`).
+     * When an indexer worker for this collection's embedding model last showed it was alive
+     * (each worker indexes one model's collections and writes a heartbeat at start and every
+     * 5 s); while a rebuild builds with another model, the older of the two models' heartbeats.
+     * Unset when no such worker ever ran. Older than 30 s means none is running: uploads stay
+     * PENDING until one is (`quire worker`, `--models &lt;model&gt;` for a non-default model).
      * </pre>
      *
      * <code>.google.protobuf.Timestamp worker_last_seen = 6;</code>

@@ -106,9 +106,11 @@ public interface IndexStatusOrBuilder extends
 
   /**
    * <pre>
-   * When an indexer worker of the deployment last showed it was alive (it writes a heartbeat
-   * at start and every 5 s); unset when none ever has. Older than 30 s means no worker is
-   * running: uploads stay PENDING until one is (`quire worker`).
+   * When an indexer worker for this collection's embedding model last showed it was alive
+   * (each worker indexes one model's collections and writes a heartbeat at start and every
+   * 5 s); while a rebuild builds with another model, the older of the two models' heartbeats.
+   * Unset when no such worker ever ran. Older than 30 s means none is running: uploads stay
+   * PENDING until one is (`quire worker`, `--models &lt;model&gt;` for a non-default model).
    * </pre>
    *
    * <code>.google.protobuf.Timestamp worker_last_seen = 6;</code>
@@ -117,9 +119,11 @@ public interface IndexStatusOrBuilder extends
   boolean hasWorkerLastSeen();
   /**
    * <pre>
-   * When an indexer worker of the deployment last showed it was alive (it writes a heartbeat
-   * at start and every 5 s); unset when none ever has. Older than 30 s means no worker is
-   * running: uploads stay PENDING until one is (`quire worker`).
+   * When an indexer worker for this collection's embedding model last showed it was alive
+   * (each worker indexes one model's collections and writes a heartbeat at start and every
+   * 5 s); while a rebuild builds with another model, the older of the two models' heartbeats.
+   * Unset when no such worker ever ran. Older than 30 s means none is running: uploads stay
+   * PENDING until one is (`quire worker`, `--models &lt;model&gt;` for a non-default model).
    * </pre>
    *
    * <code>.google.protobuf.Timestamp worker_last_seen = 6;</code>
@@ -128,9 +132,11 @@ public interface IndexStatusOrBuilder extends
   com.google.protobuf.Timestamp getWorkerLastSeen();
   /**
    * <pre>
-   * When an indexer worker of the deployment last showed it was alive (it writes a heartbeat
-   * at start and every 5 s); unset when none ever has. Older than 30 s means no worker is
-   * running: uploads stay PENDING until one is (`quire worker`).
+   * When an indexer worker for this collection's embedding model last showed it was alive
+   * (each worker indexes one model's collections and writes a heartbeat at start and every
+   * 5 s); while a rebuild builds with another model, the older of the two models' heartbeats.
+   * Unset when no such worker ever ran. Older than 30 s means none is running: uploads stay
+   * PENDING until one is (`quire worker`, `--models &lt;model&gt;` for a non-default model).
    * </pre>
    *
    * <code>.google.protobuf.Timestamp worker_last_seen = 6;</code>
