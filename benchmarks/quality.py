@@ -4,7 +4,7 @@ indexing and search code. Prints JSON.
     .venv/bin/python benchmarks/quality.py [--dataset ../shared/data/scifact --split train]
         [--max-documents N --max-queries N] [--variant name:field=value,... ...] [--grid]
         [--no-stability] [--no-pages] [--disturb-documents N] [--model NAME] [--out DIR]
-        [--stemmed-probe]
+        [--text-config english|simple]
 
 A throw-away database (embedded PostgreSQL in a temporary directory, or a new database on
 QUIRE_DATABASE_URL) gets the data set indexed once into a scratch organisation. Every query's
@@ -21,9 +21,9 @@ organisation, every query in every mode, purge), (iii) before and after another 
 the organisation is created, filled (`--disturb-documents`, default the whole corpus) and
 deleted (purge job included).
 
-`--stemmed-probe` then re-analyses the index's chunks with English stems in place (stop words
-dropped), analyses the queries likewise, gathers the arms again and scores them the same way,
-under "stemmed_probe": what a stemmed lexical arm would give, before it is built.
+`--text-config simple` indexes with the `simple` lexical analysis that generations built
+before migration 0020 keep, instead of new generations' English stems (the comparison of
+docs/retrieval-quality.md, "Stemmed lexemes").
 
 Published pages (unless --no-pages): `benchmarks/pages_quality.py` on the labelled FastAPI
 questions — top-1 / top-3 / top-10 / MRR@10 per split and language, plain and with the
@@ -165,54 +165,8 @@ def markdown(report: dict[str, Any]) -> str:
     return "\n".join(out)
 
 
-# --stemmed-probe: the chunks' lexemes replaced by their English (Snowball) stems, English
-# stop words dropped, as `to_tsvector('english', …)` would have made them. Knowledge BM25 reads
-# neither positions nor weights (tf once, length = distinct lexemes), so the stems alone are
-# what a stemmed index would hold.
-STEM_CHUNKS = """
-UPDATE knowledge_chunks k SET tsv = coalesce((
-    SELECT array_to_tsvector(array_agg(DISTINCT s.stem))
-    FROM unnest(k.tsv) AS u, unnest(ts_lexize('english_stem', u.lexeme)) AS s(stem)
-), ''::tsvector)
-WHERE k.org_id = $1 AND k.collection_id = $2
-"""
-SERVING = "SELECT serving_generation FROM collections WHERE org_id = $1 AND collection_id = $2"
-
-
-async def stemmed_probe(
-    pool: Any, embeddings: Any, index: Any, data: Any, deep: Any, progress: Any, score: Any
-) -> dict[str, Any]:
-    """What stemmed lexemes would give (issue 32's next lever, measured before building it):
-    the index's chunks re-analysed in place (STEM_CHUNKS), their statistics re-derived, the
-    query analysed with the `english` configuration, the arms gathered again and scored as
-    the `simple` ones were. The vector arm is unchanged; so is LEGACY_FTS (documents' own
-    `simple` tsvector)."""
-    from quire.indexer.worker import lexical_stats
-    from quire.server.gate import runner
-    from quire.server.knowledge import bm25
-
-    async with pool.acquire() as conn:
-        started = time.perf_counter()
-        await conn.execute(STEM_CHUNKS, index.org_id, index.collection_id)
-        generation = await conn.fetchval(SERVING, index.org_id, index.collection_id)
-        await lexical_stats.refresh(conn, index.org_id, index.collection_id, generation)
-        restem_s = time.perf_counter() - started
-    simple_terms = bm25.TERMS
-    stemmed_terms = simple_terms.replace("to_tsvector('simple', $4)", "to_tsvector('english', $4)")
-    assert stemmed_terms != simple_terms, "the lexical arm's query analysis moved"
-    bm25.TERMS = stemmed_terms
-    try:
-        started = time.perf_counter()
-        gathered = await runner.gather_queries(pool, embeddings, index, data, deep, progress)
-        gather_s = time.perf_counter() - started
-    finally:
-        bm25.TERMS = simple_terms
-    for row in (scored := score(index, gathered))["modes"]:
-        h.note(f"stemmed {row['name']}: {json.dumps({k: row[k] for k in ('dev', 'held_out')})}")
-    return {"restem_seconds": round(restem_s, 1), "gather_seconds": round(gather_s, 1), **scored}
-
-
 async def main(args: argparse.Namespace) -> dict[str, Any]:
+    from quire.indexer import fingerprint as fingerprint_module
     from quire.server.app import prepare_database
     from quire.server.config import Settings
     from quire.server.gate import dataset, runner
@@ -220,6 +174,9 @@ async def main(args: argparse.Namespace) -> dict[str, Any]:
     from quire.server.knowledge import search
 
     h.setup_logging()
+    if args.text_config:
+        # Read by the generation's creation and every fingerprint of the run.
+        fingerprint_module.KNOWLEDGE_TEXT_CONFIG = args.text_config
     embeddings = h.load_model(name=args.model)
     data = dataset.load(
         Path(args.dataset),
@@ -242,6 +199,7 @@ async def main(args: argparse.Namespace) -> dict[str, Any]:
         "embedder": embeddings.fingerprint,
         "serving_tuning": asdict(search.DEFAULT_TUNING),
         "serving_fingerprint": search.serving_fingerprint(embeddings.fingerprint),
+        "text_config": fingerprint_module.KNOWLEDGE_TEXT_CONFIG,
     }
 
     def scored(name: str, rankings: dict[str, list[str]], **extra: Any) -> dict[str, Any]:
@@ -317,10 +275,6 @@ async def main(args: argparse.Namespace) -> dict[str, Any]:
             report["gather_seconds"] = round(time.perf_counter() - started, 1)
             report["exact_vector_arm"] = all(g.arms.exact_vector for g in gathered.values())
             report.update(score_gathered(index, gathered))
-            if args.stemmed_probe:
-                report["stemmed_probe"] = await stemmed_probe(
-                    pool, embeddings, index, data, deep, progress, score_gathered
-                )
             for row in report["modes"]:
                 h.note(f"{row['name']}: {json.dumps({k: row[k] for k in ('dev', 'held_out')})}")
             if not args.no_stability:
@@ -486,9 +440,10 @@ if __name__ == "__main__":
     parser.add_argument("--model", default=None, help="an embedding model (quire model list)")
     parser.add_argument("--no-stability", action="store_true")
     parser.add_argument(
-        "--stemmed-probe",
-        action="store_true",
-        help="then score again with the chunks' lexemes stemmed (English Snowball)",
+        "--text-config",
+        choices=["english", "simple"],
+        default=None,
+        help="the lexical analysis of the scratch index (default: new generations', english)",
     )
     parser.add_argument("--no-pages", action="store_true", help="skip the pages questions")
     parser.add_argument(

@@ -267,7 +267,7 @@ async def test_index_state_follows_the_serving_generation_through_flips_and_roll
         fingerprint = next(g.fingerprint for g in status.generations if g.generation == 2)
         async with harness.pool.acquire() as conn:
             empty = await generations.create_generation(
-                conn, org, col, fingerprint, "empty", "all-minilm-l6-v2"
+                conn, org, col, fingerprint, "empty", "all-minilm-l6-v2", "english"
             )
             assert await generations.flip(conn, org, col, empty)
         for doc_id in ids:

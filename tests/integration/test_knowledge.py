@@ -682,7 +682,7 @@ async def test_flip_and_rollback_do_not_wait_for_an_open_upload(
             col,
         )
         second = await generations.create_generation(
-            flipping, org, col, fingerprint, "open", "all-minilm-l6-v2"
+            flipping, org, col, fingerprint, "open", "all-minilm-l6-v2", "english"
         )
         assert await asyncio.wait_for(generations.flip(flipping, org, col, second), 5)
         rolled = await asyncio.wait_for(client.rollback_index(collection_id=cid), 5)

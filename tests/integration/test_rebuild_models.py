@@ -246,7 +246,7 @@ async def test_a_rebuild_onto_another_model_than_the_running_build_is_refused(
     cid = (await filled(client, "build-under-way", {"pumps.md": FILES["pumps.md"]})).collection_id
     org, col = keys.org_id, uuid.UUID(cid)
     async with harness.pool.acquire() as conn:
-        building = await generations.create_generation(conn, org, col, "held", "1", BGE)
+        building = await generations.create_generation(conn, org, col, "held", "1", BGE, "english")
     try:
         with pytest.raises(qe.AlreadyExists) as refused:
             await client.rebuild_index(collection_id=cid, embedding_model=MINILM)
@@ -315,7 +315,7 @@ async def test_a_failed_build_leaves_the_serving_generation_and_a_rebuild_starts
     cid = (await filled(client, "failed-build", {"pumps.md": FILES["pumps.md"]})).collection_id
     org, col = keys.org_id, uuid.UUID(cid)
     async with harness.pool.acquire() as conn:
-        failed = await generations.create_generation(conn, org, col, "held", "1", MINILM)
+        failed = await generations.create_generation(conn, org, col, "held", "1", MINILM, "english")
         await generations.fail(conn, org, col, failed, "3 document(s) failed to index")
     status = await client.rebuild_index(collection_id=cid)
     assert status.serving_generation == 1

@@ -225,6 +225,7 @@ async def extract(
         fingerprint="stages-test",
         index_version="1",
         embedding_model="all-minilm-l6-v2",
+        text_config="english",
     )
     cid, ids = documents
     await stage.extract(await claim_of(harness, keys, "stages:extract", EXTRACT, cid, ids))

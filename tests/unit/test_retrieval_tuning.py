@@ -23,9 +23,22 @@ RECORDED = {
 
 
 def test_the_fingerprint_is_the_one_recorded_before_the_rename() -> None:
-    assert knowledge.serving_fingerprint("onnx:test") == RECORDED["default"]
-    previous = knowledge.serving_fingerprint("onnx:test", knowledge.PREVIOUS_TUNING)
+    """Over generations of `simple` lexemes (all of them before text analyses existed)."""
+    simple = ["simple"]
+    assert knowledge.serving_fingerprint("onnx:test", text_configs=simple) == RECORDED["default"]
+    previous = knowledge.serving_fingerprint("onnx:test", knowledge.PREVIOUS_TUNING, simple)
     assert previous == RECORDED["previous"]
+
+
+def test_the_text_analysis_is_part_of_the_fingerprint() -> None:
+    """Gate results measured on stemmed generations do not vouch for `simple` ones, nor the
+    reverse; a search over both kinds has a fingerprint of its own."""
+    simple = knowledge.serving_fingerprint("onnx:test", text_configs=["simple"])
+    english = knowledge.serving_fingerprint("onnx:test", text_configs=["english"])
+    both = knowledge.serving_fingerprint("onnx:test", text_configs=["english", "simple"])
+    assert len({simple, english, both}) == 3
+    # New generations are stemmed: the default is theirs.
+    assert knowledge.serving_fingerprint("onnx:test") == english
 
 
 def test_every_tuning_knob_changes_the_fingerprint() -> None:

@@ -1532,7 +1532,8 @@ type IndexGeneration struct {
 	Generation int64 `protobuf:"varint,1,opt,name=generation,proto3" json:"generation,omitempty"`
 	// Where the generation is in its life.
 	State GenerationState `protobuf:"varint,2,opt,name=state,proto3,enum=quire.v1.GenerationState" json:"state,omitempty"`
-	// Hash of the embedding model, chunking parameters and index_version it was built with.
+	// Hash of the embedding model, chunking parameters, text analysis and index_version it was
+	// built with.
 	Fingerprint string `protobuf:"bytes,3,opt,name=fingerprint,proto3" json:"fingerprint,omitempty"`
 	// The index version it was built with (RebuildIndexRequest.index_version).
 	IndexVersion string `protobuf:"bytes,4,opt,name=index_version,json=indexVersion,proto3" json:"index_version,omitempty"`
@@ -1548,8 +1549,13 @@ type IndexGeneration struct {
 	Error string `protobuf:"bytes,9,opt,name=error,proto3" json:"error,omitempty"`
 	// The embedding model every chunk of the generation is embedded with (ListModels).
 	EmbeddingModel string `protobuf:"bytes,10,opt,name=embedding_model,json=embeddingModel,proto3" json:"embedding_model,omitempty"`
-	unknownFields  protoimpl.UnknownFields
-	sizeCache      protoimpl.SizeCache
+	// How the lexical arm analyses the generation's text and the queries that read it:
+	// "english" (Snowball stems, English stop words dropped; every generation built since
+	// 2026-12-03) or "simple" (each word as written, lower-cased; generations built before). A
+	// collection moves to stems by a rebuild, and back by a rollback.
+	TextAnalysis  string `protobuf:"bytes,11,opt,name=text_analysis,json=textAnalysis,proto3" json:"text_analysis,omitempty"`
+	unknownFields protoimpl.UnknownFields
+	sizeCache     protoimpl.SizeCache
 }
 
 func (x *IndexGeneration) Reset() {
@@ -1648,6 +1654,13 @@ func (x *IndexGeneration) GetError() string {
 func (x *IndexGeneration) GetEmbeddingModel() string {
 	if x != nil {
 		return x.EmbeddingModel
+	}
+	return ""
+}
+
+func (x *IndexGeneration) GetTextAnalysis() string {
+	if x != nil {
+		return x.TextAnalysis
 	}
 	return ""
 }
@@ -1963,7 +1976,7 @@ const file_quire_v1_knowledge_proto_rawDesc = "" +
 	"\vnext_offset\x18\x06 \x01(\x04R\n" +
 	"nextOffset\x12!\n" +
 	"\ftotal_length\x18\a \x01(\x04R\vtotalLength\x12\x1c\n" +
-	"\ttruncated\x18\b \x01(\bR\ttruncated\"\xb0\x03\n" +
+	"\ttruncated\x18\b \x01(\bR\ttruncated\"\xd5\x03\n" +
 	"\x0fIndexGeneration\x12\x1e\n" +
 	"\n" +
 	"generation\x18\x01 \x01(\x03R\n" +
@@ -1978,7 +1991,8 @@ const file_quire_v1_knowledge_proto_rawDesc = "" +
 	"\bready_at\x18\b \x01(\v2\x1a.google.protobuf.TimestampR\areadyAt\x12\x14\n" +
 	"\x05error\x18\t \x01(\tR\x05error\x12'\n" +
 	"\x0fembedding_model\x18\n" +
-	" \x01(\tR\x0eembeddingModel\"\xe5\x02\n" +
+	" \x01(\tR\x0eembeddingModel\x12#\n" +
+	"\rtext_analysis\x18\v \x01(\tR\ftextAnalysis\"\xe5\x02\n" +
 	"\vIndexStatus\x12%\n" +
 	"\x0eschema_version\x18\x01 \x01(\rR\rschemaVersion\x12#\n" +
 	"\rcollection_id\x18\x02 \x01(\tR\fcollectionId\x12-\n" +

@@ -13,6 +13,7 @@ from typing import Any
 
 import asyncpg
 
+from quire.indexer import fingerprint
 from quire.indexer.fingerprint import collection_fingerprint
 from quire.indexer.worker import backlog, cancel, document_queries, generations, jobs, settle
 from quire.indexer.worker.builds import BUILD, build_payload
@@ -122,13 +123,16 @@ async def start_rebuild(
         return Build(building[0].generation, building[0].embedding_model, started=False)
     serving = [g for g in live if g.generation == serving_generation]
     version = index_version or (serving[0].index_version if serving else "1")
+    # A rebuild is built with new generations' text analysis (how a collection moves to it).
+    text_config = fingerprint.KNOWLEDGE_TEXT_CONFIG
     generation = await generations.create_generation(
         conn,
         org_id,
         collection_id,
-        collection_fingerprint(embedder_fingerprint, version),
+        collection_fingerprint(embedder_fingerprint, version, text_config),
         version,
         embedding_model,
+        text_config,
     )
     await enqueue_job(
         conn, org_id, BUILD_JOB, build_payload(collection_id, generation, embedding_model)

@@ -804,12 +804,15 @@ class IndexGeneration(_message.Message):
     READY_AT_FIELD_NUMBER: _builtins.int
     ERROR_FIELD_NUMBER: _builtins.int
     EMBEDDING_MODEL_FIELD_NUMBER: _builtins.int
+    TEXT_ANALYSIS_FIELD_NUMBER: _builtins.int
     generation: _builtins.int
     """The generation's number: 1 for a collection's first, then one more per rebuild."""
     state: Global___GenerationState.ValueType
     """Where the generation is in its life."""
     fingerprint: _builtins.str
-    """Hash of the embedding model, chunking parameters and index_version it was built with."""
+    """Hash of the embedding model, chunking parameters, text analysis and index_version it was
+    built with.
+    """
     index_version: _builtins.str
     """The index version it was built with (RebuildIndexRequest.index_version)."""
     documents_indexed: _builtins.int
@@ -820,6 +823,12 @@ class IndexGeneration(_message.Message):
     """Set when state is FAILED."""
     embedding_model: _builtins.str
     """The embedding model every chunk of the generation is embedded with (ListModels)."""
+    text_analysis: _builtins.str
+    """How the lexical arm analyses the generation's text and the queries that read it:
+    "english" (Snowball stems, English stop words dropped; every generation built since
+    2026-12-03) or "simple" (each word as written, lower-cased; generations built before). A
+    collection moves to stems by a rebuild, and back by a rollback.
+    """
     @_builtins.property
     def created_at(self) -> _timestamp_pb2.Timestamp:
         """When the generation was created."""
@@ -841,10 +850,11 @@ class IndexGeneration(_message.Message):
         ready_at: _timestamp_pb2.Timestamp | None = ...,
         error: _builtins.str = ...,
         embedding_model: _builtins.str = ...,
+        text_analysis: _builtins.str = ...,
     ) -> None: ...
     _HasFieldArgType: _TypeAlias = _typing.Literal["created_at", b"created_at", "ready_at", b"ready_at"]  # noqa: Y015
     def HasField(self, field_name: _HasFieldArgType) -> _builtins.bool: ...
-    _ClearFieldArgType: _TypeAlias = _typing.Literal["created_at", b"created_at", "documents_indexed", b"documents_indexed", "documents_total", b"documents_total", "embedding_model", b"embedding_model", "error", b"error", "fingerprint", b"fingerprint", "generation", b"generation", "index_version", b"index_version", "ready_at", b"ready_at", "state", b"state"]  # noqa: Y015
+    _ClearFieldArgType: _TypeAlias = _typing.Literal["created_at", b"created_at", "documents_indexed", b"documents_indexed", "documents_total", b"documents_total", "embedding_model", b"embedding_model", "error", b"error", "fingerprint", b"fingerprint", "generation", b"generation", "index_version", b"index_version", "ready_at", b"ready_at", "state", b"state", "text_analysis", b"text_analysis"]  # noqa: Y015
     def ClearField(self, field_name: _ClearFieldArgType) -> None: ...
     def WhichOneof(self, oneof_group: _Never) -> None: ...
 

@@ -56,8 +56,8 @@ class Extraction:
 
 
 class ExtractionStage:
-    """`fingerprint`, `index_version` and `embedding_model` (the worker's): those of a
-    collection's first generation, made when its first text is stored."""
+    """`fingerprint`, `index_version`, `embedding_model` and `text_config` (the worker's):
+    those of a collection's first generation, made when its first text is stored."""
 
     def __init__(
         self,
@@ -69,6 +69,7 @@ class ExtractionStage:
         fingerprint: str,
         index_version: str,
         embedding_model: str,
+        text_config: str,
     ) -> None:
         self.pool = pool
         self.extraction = extraction
@@ -77,6 +78,7 @@ class ExtractionStage:
         self.fingerprint = fingerprint
         self.index_version = index_version
         self.embedding_model = embedding_model
+        self.text_config = text_config
         # Extractions in the processes, each stored when done.
         self.running: set[asyncio.Task[None]] = set()
         self._slots = asyncio.Semaphore(EXTRACT_CONCURRENCY)
@@ -239,7 +241,13 @@ class ExtractionStage:
         if not live:
             model = self.embedding_model
             gen = await generations.create_generation(
-                conn, org_id, collection_id, self.fingerprint, self.index_version, model
+                conn,
+                org_id,
+                collection_id,
+                self.fingerprint,
+                self.index_version,
+                model,
+                self.text_config,
             )
             await jobs.enqueue(conn, org_id, BUILD, build_payload(collection_id, gen, model))
             return [gen], set()

@@ -46,8 +46,8 @@ ORDER BY g.generation
 LOCK_GENERATIONS = "SELECT pg_advisory_xact_lock(hashtextextended($1, 0))"
 CREATE = f"""
 INSERT INTO index_generations (org_id, collection_id, generation, state, fingerprint,
-                               index_version, embedding_model)
-SELECT $1, $2, coalesce(max(generation), 0) + 1, {BUILDING}, $3, $4, $5
+                               index_version, embedding_model, text_config)
+SELECT $1, $2, coalesce(max(generation), 0) + 1, {BUILDING}, $3, $4, $5, $6
 FROM index_generations WHERE org_id = $1 AND collection_id = $2
 RETURNING generation
 """
@@ -62,11 +62,15 @@ WHERE org_id = $1 AND collection_id = $2 FOR NO KEY UPDATE
 INSERT_CHUNK = """
 INSERT INTO knowledge_chunks (org_id, collection_id, generation, document_id, chunk_ordinal,
                               chunk_id, content, heading_path, tsv, embedding, text_as_of)
-VALUES ($1, $2, $3, $4::uuid, $5::int, $4::uuid::text || ':' || $5::int, $6::text,
-        $7::text[],
-        setweight(to_tsvector('simple', $9::text || ' ' || array_to_string($7::text[], ' ')), 'A')
-          || setweight(to_tsvector('simple', $6::text), 'D'),
-        $8, $10)
+SELECT $1, $2, $3, $4::uuid, $5::int, $4::uuid::text || ':' || $5::int, $6::text, $7::text[],
+       setweight(to_tsvector(g.config, $9::text || ' ' || array_to_string($7::text[], ' ')), 'A')
+         || setweight(to_tsvector(g.config, $6::text), 'D'),
+       $8, $10
+-- The generation's text analysis (migration 0020). A generation that does not exist gives a
+-- NULL config, hence a NULL tsv, which the NOT NULL column refuses: an error, never a chunk
+-- analysed some other way.
+FROM (SELECT (SELECT text_config FROM index_generations
+              WHERE org_id = $1 AND collection_id = $2 AND generation = $3)::regconfig AS config) g
 """
 # KEY SHARE on the collection rows: a collection delete (FOR UPDATE) waits for chunk writes in
 # progress, and a write that starts after it sees the collection deleted and skips the
@@ -161,10 +165,12 @@ async def create_generation(
     fingerprint: str,
     index_version: str,
     embedding_model: str,
+    text_config: str,
 ) -> int:
-    """A new BUILDING generation whose chunks are embedded with `embedding_model` alone."""
+    """A new BUILDING generation whose chunks are embedded with `embedding_model` alone and
+    analysed with `text_config` (`fingerprint` computed with both)."""
     generation: int = await conn.fetchval(
-        CREATE, org_id, collection_id, fingerprint, index_version, embedding_model
+        CREATE, org_id, collection_id, fingerprint, index_version, embedding_model, text_config
     )
     await notify_index(conn, org_id, collection_id)
     return generation

@@ -95,7 +95,11 @@ class Worker:
         self.index_version = index_version
         self.title_mode = title_mode
         self.worker_id = worker_id or f"{socket.gethostname()}:{os.getpid()}:{uuid.uuid4().hex[:6]}"
-        self.fingerprint = fingerprint.collection_fingerprint(embedder.fingerprint, index_version)
+        # New generations' text analysis, read once with the fingerprint it is part of.
+        self.text_config = fingerprint.KNOWLEDGE_TEXT_CONFIG
+        self.fingerprint = fingerprint.collection_fingerprint(
+            embedder.fingerprint, index_version, self.text_config
+        )
         self.in_flight = InFlight(pool)
         self.writes = writes.ChunkWrites(
             pool, self.in_flight, write=self._write, embedder_idle=self._embedder_idle
@@ -116,6 +120,7 @@ class Worker:
             fingerprint=self.fingerprint,
             index_version=index_version,
             embedding_model=embedding_model,
+            text_config=self.text_config,
         )
         self.builds = Builds(pool, self.in_flight, submit=self.chunk_and_embed.submit)
         self.other_models = OtherModels(

@@ -17,6 +17,7 @@ WHERE org_id = $1 AND collection_id = $2 AND deleted_at IS NULL
 """
 GENERATIONS = f"""
 SELECT g.generation, g.state, g.fingerprint, g.index_version, g.error, g.created_at, g.ready_at,
+       g.text_config,
        g.embedding_model,
        (SELECT count(DISTINCT c.document_id) FROM knowledge_chunks c
         WHERE c.org_id = g.org_id AND c.collection_id = g.collection_id
@@ -62,6 +63,7 @@ async def index_status(
                 ready_at=timestamp(r["ready_at"]) if r["ready_at"] else None,
                 error=r["error"],
                 embedding_model=r["embedding_model"],
+                text_analysis=r["text_config"],
             )
             for r in rows
         ],

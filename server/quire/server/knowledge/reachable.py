@@ -23,6 +23,7 @@ AGENT_ATTACHMENTS = "SELECT attached_collection_ids FROM agents WHERE org_id = $
 LIVE_COLLECTIONS = """
 SELECT c.collection_id, c.revision, c.serving_generation,
        coalesce(g.embedding_model, c.embedding_model) AS embedding_model,
+       coalesce(g.text_config, 'simple') AS text_config,
        c.settled_revision = c.revision AS settled, coalesce(s.version, 0) AS stats_version,
        EXISTS (SELECT 1 FROM index_backlog b
                WHERE b.org_id = c.org_id AND b.collection_id = c.collection_id) AS backlog
@@ -59,6 +60,9 @@ class ReachableCollection:
     # `serving_generation` (a rollback may serve another model's generation); before any
     # generation serves, the collection's.
     embedding_model: str = "all-minilm-l6-v2"
+    # The serving generation's text analysis (migration 0020): part of the serving
+    # fingerprint, since the lexical arm ranks by it. 'simple' before any generation serves.
+    text_config: str = "simple"
 
 
 def _not_found(fields: list[str]) -> QuireError:
@@ -104,6 +108,7 @@ async def resolve(
             stats_version=r["stats_version"],
             backlog=r["backlog"],
             embedding_model=r["embedding_model"],
+            text_config=r["text_config"],
         )
         for r in rows
     ]

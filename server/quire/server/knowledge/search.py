@@ -65,13 +65,18 @@ FROM hits h, q
 ORDER BY h.name_match DESC, h.rank DESC, h.document_id
 """
 
+# The query analysed as each generation's chunks were (index_generations.text_config).
 CHUNK_FTS = f"""
-WITH q AS (SELECT {or_query("$4")} AS q)
-SELECT c.document_id, c.chunk_ordinal, ts_rank_cd(c.tsv, q.q, $6) AS score
+WITH s AS (
+    SELECT s.collection_id, s.generation, {or_query("$4", "ig.text_config::regconfig")} AS q
+    FROM unnest($2::uuid[], $3::bigint[]) AS s(collection_id, generation)
+    JOIN index_generations ig ON ig.org_id = $1 AND ig.collection_id = s.collection_id
+                             AND ig.generation = s.generation
+)
+SELECT c.document_id, c.chunk_ordinal, ts_rank_cd(c.tsv, s.q, $6) AS score
 FROM knowledge_chunks c
-JOIN unnest($2::uuid[], $3::bigint[]) AS s(collection_id, generation)
-  ON c.collection_id = s.collection_id AND c.generation = s.generation, q
-WHERE c.org_id = $1 AND c.tsv @@ q.q /*chunk_filter*/
+JOIN s ON c.collection_id = s.collection_id AND c.generation = s.generation
+WHERE c.org_id = $1 AND c.tsv @@ s.q /*chunk_filter*/
 ORDER BY score DESC, c.document_id, c.chunk_ordinal
 LIMIT $5
 """
@@ -282,12 +287,23 @@ PREVIOUS_TUNING = KnowledgeTuning(
 _FINGERPRINT_NAMES = {"k1": "bm25_k1", "b": "bm25_b"}
 
 
-def serving_fingerprint(embedder_fingerprint: str, tuning: KnowledgeTuning = DEFAULT_TUNING) -> str:
+def serving_fingerprint(
+    embedder_fingerprint: str,
+    tuning: KnowledgeTuning = DEFAULT_TUNING,
+    text_configs: Sequence[str] = ("",),
+) -> str:
     """What a gate result and cache entries are valid for: the index (model, chunking,
-    normalisation) plus the hybrid tuning that turns it into rankings."""
+    normalisation, the text analyses of the generations searched: by default, that of new
+    generations, fingerprint.KNOWLEDGE_TEXT_CONFIG) plus the hybrid tuning that
+    turns it into rankings. With 'simple' generations alone, the value it had before text
+    analyses existed, so their recorded gate results still hold."""
     knobs = {_FINGERPRINT_NAMES.get(name, name): value for name, value in asdict(tuning).items()}
+    indexes = [
+        fingerprint.collection_fingerprint(embedder_fingerprint, "1", config)
+        for config in text_configs
+    ]
     material = json.dumps(
-        [fingerprint.collection_fingerprint(embedder_fingerprint, "1"), knobs],
+        [indexes[0] if len(indexes) == 1 else "+".join(indexes), knobs],
         sort_keys=True,
     )
     return hashlib.sha256(material.encode()).hexdigest()[:32]

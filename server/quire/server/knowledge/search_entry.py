@@ -151,7 +151,8 @@ class KnowledgeSearch:
         embedders = "+".join(
             service.fingerprint if (service := loaded.get(name)) else "none" for name in names
         )
-        return search.serving_fingerprint(embedders, self.tuning)
+        configs = sorted({c.text_config for c in collections if c.serving_generation})
+        return search.serving_fingerprint(embedders, self.tuning, configs or ["simple"])
 
     async def _vectors(
         self, query: str, collections: Sequence[ReachableCollection]

@@ -37,6 +37,7 @@ private static final long serialVersionUID = 0L;
     indexVersion_ = "";
     error_ = "";
     embeddingModel_ = "";
+    textAnalysis_ = "";
   }
 
   public static final com.google.protobuf.Descriptors.Descriptor
@@ -104,7 +105,8 @@ private static final long serialVersionUID = 0L;
   private volatile java.lang.Object fingerprint_ = "";
   /**
    * <pre>
-   * Hash of the embedding model, chunking parameters and index_version it was built with.
+   * Hash of the embedding model, chunking parameters, text analysis and index_version it was
+   * built with.
    * </pre>
    *
    * <code>string fingerprint = 3;</code>
@@ -125,7 +127,8 @@ private static final long serialVersionUID = 0L;
   }
   /**
    * <pre>
-   * Hash of the embedding model, chunking parameters and index_version it was built with.
+   * Hash of the embedding model, chunking parameters, text analysis and index_version it was
+   * built with.
    * </pre>
    *
    * <code>string fingerprint = 3;</code>
@@ -393,6 +396,59 @@ private static final long serialVersionUID = 0L;
     }
   }
 
+  public static final int TEXT_ANALYSIS_FIELD_NUMBER = 11;
+  @SuppressWarnings("serial")
+  private volatile java.lang.Object textAnalysis_ = "";
+  /**
+   * <pre>
+   * How the lexical arm analyses the generation's text and the queries that read it:
+   * "english" (Snowball stems, English stop words dropped; every generation built since
+   * 2026-12-03) or "simple" (each word as written, lower-cased; generations built before). A
+   * collection moves to stems by a rebuild, and back by a rollback.
+   * </pre>
+   *
+   * <code>string text_analysis = 11;</code>
+   * @return The textAnalysis.
+   */
+  @java.lang.Override
+  public java.lang.String getTextAnalysis() {
+    java.lang.Object ref = textAnalysis_;
+    if (ref instanceof java.lang.String) {
+      return (java.lang.String) ref;
+    } else {
+      com.google.protobuf.ByteString bs = 
+          (com.google.protobuf.ByteString) ref;
+      java.lang.String s = bs.toStringUtf8();
+      textAnalysis_ = s;
+      return s;
+    }
+  }
+  /**
+   * <pre>
+   * How the lexical arm analyses the generation's text and the queries that read it:
+   * "english" (Snowball stems, English stop words dropped; every generation built since
+   * 2026-12-03) or "simple" (each word as written, lower-cased; generations built before). A
+   * collection moves to stems by a rebuild, and back by a rollback.
+   * </pre>
+   *
+   * <code>string text_analysis = 11;</code>
+   * @return The bytes for textAnalysis.
+   */
+  @java.lang.Override
+  public com.google.protobuf.ByteString
+      getTextAnalysisBytes() {
+    java.lang.Object ref = textAnalysis_;
+    if (ref instanceof java.lang.String) {
+      com.google.protobuf.ByteString b = 
+          com.google.protobuf.ByteString.copyFromUtf8(
+              (java.lang.String) ref);
+      textAnalysis_ = b;
+      return b;
+    } else {
+      return (com.google.protobuf.ByteString) ref;
+    }
+  }
+
   private byte memoizedIsInitialized = -1;
   @java.lang.Override
   public final boolean isInitialized() {
@@ -437,6 +493,9 @@ private static final long serialVersionUID = 0L;
     if (!com.google.protobuf.GeneratedMessage.isStringEmpty(embeddingModel_)) {
       com.google.protobuf.GeneratedMessage.writeString(output, 10, embeddingModel_);
     }
+    if (!com.google.protobuf.GeneratedMessage.isStringEmpty(textAnalysis_)) {
+      com.google.protobuf.GeneratedMessage.writeString(output, 11, textAnalysis_);
+    }
     getUnknownFields().writeTo(output);
   }
   private int computeSerializedSize_0() {
@@ -476,6 +535,9 @@ private static final long serialVersionUID = 0L;
     }
     if (!com.google.protobuf.GeneratedMessage.isStringEmpty(embeddingModel_)) {
       size += com.google.protobuf.GeneratedMessage.computeStringSize(10, embeddingModel_);
+    }
+    if (!com.google.protobuf.GeneratedMessage.isStringEmpty(textAnalysis_)) {
+      size += com.google.protobuf.GeneratedMessage.computeStringSize(11, textAnalysis_);
     }
     return size;
   }
@@ -526,6 +588,8 @@ private static final long serialVersionUID = 0L;
         .equals(other.getError())) return false;
     if (!getEmbeddingModel()
         .equals(other.getEmbeddingModel())) return false;
+    if (!getTextAnalysis()
+        .equals(other.getTextAnalysis())) return false;
     if (!getUnknownFields().equals(other.getUnknownFields())) return false;
     return true;
   }
@@ -562,6 +626,8 @@ private static final long serialVersionUID = 0L;
     hash = (53 * hash) + getError().hashCode();
     hash = (37 * hash) + EMBEDDING_MODEL_FIELD_NUMBER;
     hash = (53 * hash) + getEmbeddingModel().hashCode();
+    hash = (37 * hash) + TEXT_ANALYSIS_FIELD_NUMBER;
+    hash = (53 * hash) + getTextAnalysis().hashCode();
     hash = (29 * hash) + getUnknownFields().hashCode();
     memoizedHashCode = hash;
     return hash;
@@ -722,6 +788,7 @@ private static final long serialVersionUID = 0L;
       }
       error_ = "";
       embeddingModel_ = "";
+      textAnalysis_ = "";
       return this;
     }
 
@@ -792,6 +859,9 @@ private static final long serialVersionUID = 0L;
       if (((from_bitField0_ & 0x00000200) != 0)) {
         result.embeddingModel_ = embeddingModel_;
       }
+      if (((from_bitField0_ & 0x00000400) != 0)) {
+        result.textAnalysis_ = textAnalysis_;
+      }
       result.bitField0_ |= to_bitField0_;
     }
 
@@ -843,6 +913,11 @@ private static final long serialVersionUID = 0L;
       if (!other.getEmbeddingModel().isEmpty()) {
         embeddingModel_ = other.embeddingModel_;
         bitField0_ |= 0x00000200;
+        onChanged();
+      }
+      if (!other.getTextAnalysis().isEmpty()) {
+        textAnalysis_ = other.textAnalysis_;
+        bitField0_ |= 0x00000400;
         onChanged();
       }
       this.mergeUnknownFields(other.getUnknownFields());
@@ -923,6 +998,11 @@ private static final long serialVersionUID = 0L;
               bitField0_ |= 0x00000200;
               break;
             } // case 82
+            case 90: {
+              textAnalysis_ = input.readStringRequireUtf8();
+              bitField0_ |= 0x00000400;
+              break;
+            } // case 90
             default: {
               if (!super.parseUnknownField(input, extensionRegistry, tag)) {
                 done = true; // was an endgroup tag
@@ -1059,7 +1139,8 @@ private static final long serialVersionUID = 0L;
     private java.lang.Object fingerprint_ = "";
     /**
      * <pre>
-     * Hash of the embedding model, chunking parameters and index_version it was built with.
+     * Hash of the embedding model, chunking parameters, text analysis and index_version it was
+     * built with.
      * </pre>
      *
      * <code>string fingerprint = 3;</code>
@@ -1079,7 +1160,8 @@ private static final long serialVersionUID = 0L;
     }
     /**
      * <pre>
-     * Hash of the embedding model, chunking parameters and index_version it was built with.
+     * Hash of the embedding model, chunking parameters, text analysis and index_version it was
+     * built with.
      * </pre>
      *
      * <code>string fingerprint = 3;</code>
@@ -1100,7 +1182,8 @@ private static final long serialVersionUID = 0L;
     }
     /**
      * <pre>
-     * Hash of the embedding model, chunking parameters and index_version it was built with.
+     * Hash of the embedding model, chunking parameters, text analysis and index_version it was
+     * built with.
      * </pre>
      *
      * <code>string fingerprint = 3;</code>
@@ -1117,7 +1200,8 @@ private static final long serialVersionUID = 0L;
     }
     /**
      * <pre>
-     * Hash of the embedding model, chunking parameters and index_version it was built with.
+     * Hash of the embedding model, chunking parameters, text analysis and index_version it was
+     * built with.
      * </pre>
      *
      * <code>string fingerprint = 3;</code>
@@ -1131,7 +1215,8 @@ private static final long serialVersionUID = 0L;
     }
     /**
      * <pre>
-     * Hash of the embedding model, chunking parameters and index_version it was built with.
+     * Hash of the embedding model, chunking parameters, text analysis and index_version it was
+     * built with.
      * </pre>
      *
      * <code>string fingerprint = 3;</code>
@@ -1818,6 +1903,113 @@ private static final long serialVersionUID = 0L;
       checkByteStringIsUtf8(value);
       embeddingModel_ = value;
       bitField0_ |= 0x00000200;
+      onChanged();
+      return this;
+    }
+
+    private java.lang.Object textAnalysis_ = "";
+    /**
+     * <pre>
+     * How the lexical arm analyses the generation's text and the queries that read it:
+     * "english" (Snowball stems, English stop words dropped; every generation built since
+     * 2026-12-03) or "simple" (each word as written, lower-cased; generations built before). A
+     * collection moves to stems by a rebuild, and back by a rollback.
+     * </pre>
+     *
+     * <code>string text_analysis = 11;</code>
+     * @return The textAnalysis.
+     */
+    public java.lang.String getTextAnalysis() {
+      java.lang.Object ref = textAnalysis_;
+      if (!(ref instanceof java.lang.String)) {
+        com.google.protobuf.ByteString bs =
+            (com.google.protobuf.ByteString) ref;
+        java.lang.String s = bs.toStringUtf8();
+        textAnalysis_ = s;
+        return s;
+      } else {
+        return (java.lang.String) ref;
+      }
+    }
+    /**
+     * <pre>
+     * How the lexical arm analyses the generation's text and the queries that read it:
+     * "english" (Snowball stems, English stop words dropped; every generation built since
+     * 2026-12-03) or "simple" (each word as written, lower-cased; generations built before). A
+     * collection moves to stems by a rebuild, and back by a rollback.
+     * </pre>
+     *
+     * <code>string text_analysis = 11;</code>
+     * @return The bytes for textAnalysis.
+     */
+    public com.google.protobuf.ByteString
+        getTextAnalysisBytes() {
+      java.lang.Object ref = textAnalysis_;
+      if (ref instanceof String) {
+        com.google.protobuf.ByteString b = 
+            com.google.protobuf.ByteString.copyFromUtf8(
+                (java.lang.String) ref);
+        textAnalysis_ = b;
+        return b;
+      } else {
+        return (com.google.protobuf.ByteString) ref;
+      }
+    }
+    /**
+     * <pre>
+     * How the lexical arm analyses the generation's text and the queries that read it:
+     * "english" (Snowball stems, English stop words dropped; every generation built since
+     * 2026-12-03) or "simple" (each word as written, lower-cased; generations built before). A
+     * collection moves to stems by a rebuild, and back by a rollback.
+     * </pre>
+     *
+     * <code>string text_analysis = 11;</code>
+     * @param value The textAnalysis to set.
+     * @return This builder for chaining.
+     */
+    public Builder setTextAnalysis(
+        java.lang.String value) {
+      java.util.Objects.requireNonNull(value);
+      textAnalysis_ = value;
+      bitField0_ |= 0x00000400;
+      onChanged();
+      return this;
+    }
+    /**
+     * <pre>
+     * How the lexical arm analyses the generation's text and the queries that read it:
+     * "english" (Snowball stems, English stop words dropped; every generation built since
+     * 2026-12-03) or "simple" (each word as written, lower-cased; generations built before). A
+     * collection moves to stems by a rebuild, and back by a rollback.
+     * </pre>
+     *
+     * <code>string text_analysis = 11;</code>
+     * @return This builder for chaining.
+     */
+    public Builder clearTextAnalysis() {
+      textAnalysis_ = getDefaultInstance().getTextAnalysis();
+      bitField0_ = (bitField0_ & ~0x00000400);
+      onChanged();
+      return this;
+    }
+    /**
+     * <pre>
+     * How the lexical arm analyses the generation's text and the queries that read it:
+     * "english" (Snowball stems, English stop words dropped; every generation built since
+     * 2026-12-03) or "simple" (each word as written, lower-cased; generations built before). A
+     * collection moves to stems by a rebuild, and back by a rollback.
+     * </pre>
+     *
+     * <code>string text_analysis = 11;</code>
+     * @param value The bytes for textAnalysis to set.
+     * @return This builder for chaining.
+     */
+    public Builder setTextAnalysisBytes(
+        com.google.protobuf.ByteString value) {
+      java.util.Objects.requireNonNull(value);
+      checkByteStringIsUtf8(value);
+      textAnalysis_ = value;
+      bitField0_ |= 0x00000400;
       onChanged();
       return this;
     }

@@ -41,7 +41,8 @@ public interface IndexGenerationOrBuilder extends
 
   /**
    * <pre>
-   * Hash of the embedding model, chunking parameters and index_version it was built with.
+   * Hash of the embedding model, chunking parameters, text analysis and index_version it was
+   * built with.
    * </pre>
    *
    * <code>string fingerprint = 3;</code>
@@ -50,7 +51,8 @@ public interface IndexGenerationOrBuilder extends
   java.lang.String getFingerprint();
   /**
    * <pre>
-   * Hash of the embedding model, chunking parameters and index_version it was built with.
+   * Hash of the embedding model, chunking parameters, text analysis and index_version it was
+   * built with.
    * </pre>
    *
    * <code>string fingerprint = 3;</code>
@@ -192,4 +194,30 @@ public interface IndexGenerationOrBuilder extends
    */
   com.google.protobuf.ByteString
       getEmbeddingModelBytes();
+
+  /**
+   * <pre>
+   * How the lexical arm analyses the generation's text and the queries that read it:
+   * "english" (Snowball stems, English stop words dropped; every generation built since
+   * 2026-12-03) or "simple" (each word as written, lower-cased; generations built before). A
+   * collection moves to stems by a rebuild, and back by a rollback.
+   * </pre>
+   *
+   * <code>string text_analysis = 11;</code>
+   * @return The textAnalysis.
+   */
+  java.lang.String getTextAnalysis();
+  /**
+   * <pre>
+   * How the lexical arm analyses the generation's text and the queries that read it:
+   * "english" (Snowball stems, English stop words dropped; every generation built since
+   * 2026-12-03) or "simple" (each word as written, lower-cased; generations built before). A
+   * collection moves to stems by a rebuild, and back by a rollback.
+   * </pre>
+   *
+   * <code>string text_analysis = 11;</code>
+   * @return The bytes for textAnalysis.
+   */
+  com.google.protobuf.ByteString
+      getTextAnalysisBytes();
 }

@@ -156,50 +156,50 @@ public final class KnowledgeProto extends com.google.protobuf.GeneratedFile {
       "_id\030\002 \001(\t\022\021\n\tfile_name\030\003 \001(\t\022\014\n\004text\030\004 \001" +
       "(\t\022\016\n\006offset\030\005 \001(\004\022\023\n\013next_offset\030\006 \001(\004\022" +
       "\024\n\014total_length\030\007 \001(\004\022\021\n\ttruncated\030\010 \001(\010" +
-      "\"\265\002\n\017IndexGeneration\022\022\n\ngeneration\030\001 \001(\003" +
+      "\"\314\002\n\017IndexGeneration\022\022\n\ngeneration\030\001 \001(\003" +
       "\022(\n\005state\030\002 \001(\0162\031.quire.v1.GenerationSta" +
       "te\022\023\n\013fingerprint\030\003 \001(\t\022\025\n\rindex_version" +
       "\030\004 \001(\t\022\031\n\021documents_indexed\030\005 \001(\r\022\027\n\017doc" +
       "uments_total\030\006 \001(\r\022.\n\ncreated_at\030\007 \001(\0132\032" +
       ".google.protobuf.Timestamp\022,\n\010ready_at\030\010" +
       " \001(\0132\032.google.protobuf.Timestamp\022\r\n\005erro" +
-      "r\030\t \001(\t\022\027\n\017embedding_model\030\n \001(\t\"\364\001\n\013Ind" +
-      "exStatus\022\026\n\016schema_version\030\001 \001(\r\022\025\n\rcoll" +
-      "ection_id\030\002 \001(\t\022\032\n\022serving_generation\030\003 " +
-      "\001(\003\022\033\n\023building_generation\030\004 \001(\003\022.\n\013gene" +
-      "rations\030\005 \003(\0132\031.quire.v1.IndexGeneration" +
-      "\0224\n\020worker_last_seen\030\006 \001(\0132\032.google.prot" +
-      "obuf.Timestamp\022\027\n\017embedding_model\030\007 \001(\t\"" +
-      "\215\001\n\016EmbeddingModel\022\014\n\004name\030\001 \001(\t\022\022\n\ndime" +
-      "nsions\030\002 \001(\r\022\022\n\nmax_tokens\030\003 \001(\r\022\020\n\010prep" +
-      "ared\030\004 \001(\010\022\016\n\006loaded\030\005 \001(\010\022\022\n\nis_default" +
-      "\030\006 \001(\010\022\017\n\007summary\030\007 \001(\t*\213\001\n\rRetrievalMod" +
-      "e\022\036\n\032RETRIEVAL_MODE_UNSPECIFIED\020\000\022\035\n\031RET" +
-      "RIEVAL_MODE_LEGACY_FTS\020\001\022 \n\034RETRIEVAL_MO" +
-      "DE_HYBRID_SHADOW\020\002\022\031\n\025RETRIEVAL_MODE_HYB" +
-      "RID\020\003*\302\001\n\016DocumentStatus\022\037\n\033DOCUMENT_STA" +
-      "TUS_UNSPECIFIED\020\000\022\033\n\027DOCUMENT_STATUS_PEN" +
-      "DING\020\001\022\036\n\032DOCUMENT_STATUS_PROCESSING\020\002\022\031" +
-      "\n\025DOCUMENT_STATUS_READY\020\003\022\032\n\026DOCUMENT_ST" +
-      "ATUS_FAILED\020\004\022\033\n\027DOCUMENT_STATUS_DELETED" +
-      "\020\005*\301\001\n\022DocumentIndexState\022$\n DOCUMENT_IN" +
-      "DEX_STATE_UNSPECIFIED\020\000\022 \n\034DOCUMENT_INDE" +
-      "X_STATE_PENDING\020\001\022 \n\034DOCUMENT_INDEX_STAT" +
-      "E_INDEXED\020\002\022\037\n\033DOCUMENT_INDEX_STATE_FAIL" +
-      "ED\020\003\022 \n\034DOCUMENT_INDEX_STATE_NO_TEXT\020\004*\253" +
-      "\001\n\rUploadOutcome\022\036\n\032UPLOAD_OUTCOME_UNSPE" +
-      "CIFIED\020\000\022\032\n\026UPLOAD_OUTCOME_CREATED\020\001\022\033\n\027" +
-      "UPLOAD_OUTCOME_REPLACED\020\002\022\034\n\030UPLOAD_OUTC" +
-      "OME_UNCHANGED\020\003\022#\n\037UPLOAD_OUTCOME_METADA" +
-      "TA_UPDATED\020\004*j\n\rHitIndexState\022\037\n\033HIT_IND" +
-      "EX_STATE_UNSPECIFIED\020\000\022\033\n\027HIT_INDEX_STAT" +
-      "E_INDEXED\020\001\022\033\n\027HIT_INDEX_STATE_PENDING\020\002" +
-      "*\251\001\n\017GenerationState\022 \n\034GENERATION_STATE" +
-      "_UNSPECIFIED\020\000\022\035\n\031GENERATION_STATE_BUILD" +
-      "ING\020\001\022\032\n\026GENERATION_STATE_READY\020\002\022\034\n\030GEN" +
-      "ERATION_STATE_RETIRED\020\003\022\033\n\027GENERATION_ST" +
-      "ATE_FAILED\020\004B \n\014dev.quire.v1B\016KnowledgeP" +
-      "rotoP\001b\006proto3"
+      "r\030\t \001(\t\022\027\n\017embedding_model\030\n \001(\t\022\025\n\rtext" +
+      "_analysis\030\013 \001(\t\"\364\001\n\013IndexStatus\022\026\n\016schem" +
+      "a_version\030\001 \001(\r\022\025\n\rcollection_id\030\002 \001(\t\022\032" +
+      "\n\022serving_generation\030\003 \001(\003\022\033\n\023building_g" +
+      "eneration\030\004 \001(\003\022.\n\013generations\030\005 \003(\0132\031.q" +
+      "uire.v1.IndexGeneration\0224\n\020worker_last_s" +
+      "een\030\006 \001(\0132\032.google.protobuf.Timestamp\022\027\n" +
+      "\017embedding_model\030\007 \001(\t\"\215\001\n\016EmbeddingMode" +
+      "l\022\014\n\004name\030\001 \001(\t\022\022\n\ndimensions\030\002 \001(\r\022\022\n\nm" +
+      "ax_tokens\030\003 \001(\r\022\020\n\010prepared\030\004 \001(\010\022\016\n\006loa" +
+      "ded\030\005 \001(\010\022\022\n\nis_default\030\006 \001(\010\022\017\n\007summary" +
+      "\030\007 \001(\t*\213\001\n\rRetrievalMode\022\036\n\032RETRIEVAL_MO" +
+      "DE_UNSPECIFIED\020\000\022\035\n\031RETRIEVAL_MODE_LEGAC" +
+      "Y_FTS\020\001\022 \n\034RETRIEVAL_MODE_HYBRID_SHADOW\020" +
+      "\002\022\031\n\025RETRIEVAL_MODE_HYBRID\020\003*\302\001\n\016Documen" +
+      "tStatus\022\037\n\033DOCUMENT_STATUS_UNSPECIFIED\020\000" +
+      "\022\033\n\027DOCUMENT_STATUS_PENDING\020\001\022\036\n\032DOCUMEN" +
+      "T_STATUS_PROCESSING\020\002\022\031\n\025DOCUMENT_STATUS" +
+      "_READY\020\003\022\032\n\026DOCUMENT_STATUS_FAILED\020\004\022\033\n\027" +
+      "DOCUMENT_STATUS_DELETED\020\005*\301\001\n\022DocumentIn" +
+      "dexState\022$\n DOCUMENT_INDEX_STATE_UNSPECI" +
+      "FIED\020\000\022 \n\034DOCUMENT_INDEX_STATE_PENDING\020\001" +
+      "\022 \n\034DOCUMENT_INDEX_STATE_INDEXED\020\002\022\037\n\033DO" +
+      "CUMENT_INDEX_STATE_FAILED\020\003\022 \n\034DOCUMENT_" +
+      "INDEX_STATE_NO_TEXT\020\004*\253\001\n\rUploadOutcome\022" +
+      "\036\n\032UPLOAD_OUTCOME_UNSPECIFIED\020\000\022\032\n\026UPLOA" +
+      "D_OUTCOME_CREATED\020\001\022\033\n\027UPLOAD_OUTCOME_RE" +
+      "PLACED\020\002\022\034\n\030UPLOAD_OUTCOME_UNCHANGED\020\003\022#" +
+      "\n\037UPLOAD_OUTCOME_METADATA_UPDATED\020\004*j\n\rH" +
+      "itIndexState\022\037\n\033HIT_INDEX_STATE_UNSPECIF" +
+      "IED\020\000\022\033\n\027HIT_INDEX_STATE_INDEXED\020\001\022\033\n\027HI" +
+      "T_INDEX_STATE_PENDING\020\002*\251\001\n\017GenerationSt" +
+      "ate\022 \n\034GENERATION_STATE_UNSPECIFIED\020\000\022\035\n" +
+      "\031GENERATION_STATE_BUILDING\020\001\022\032\n\026GENERATI" +
+      "ON_STATE_READY\020\002\022\034\n\030GENERATION_STATE_RET" +
+      "IRED\020\003\022\033\n\027GENERATION_STATE_FAILED\020\004B \n\014d" +
+      "ev.quire.v1B\016KnowledgeProtoP\001b\006proto3"
     };
     descriptor = com.google.protobuf.Descriptors.FileDescriptor
       .internalBuildGeneratedFileFrom(descriptorData,
@@ -272,7 +272,7 @@ public final class KnowledgeProto extends com.google.protobuf.GeneratedFile {
     internal_static_quire_v1_IndexGeneration_fieldAccessorTable = new
       com.google.protobuf.GeneratedMessage.FieldAccessorTable(
         internal_static_quire_v1_IndexGeneration_descriptor,
-        new java.lang.String[] { "Generation", "State", "Fingerprint", "IndexVersion", "DocumentsIndexed", "DocumentsTotal", "CreatedAt", "ReadyAt", "Error", "EmbeddingModel", });
+        new java.lang.String[] { "Generation", "State", "Fingerprint", "IndexVersion", "DocumentsIndexed", "DocumentsTotal", "CreatedAt", "ReadyAt", "Error", "EmbeddingModel", "TextAnalysis", });
     internal_static_quire_v1_IndexStatus_descriptor =
       getDescriptor().getMessageType(11);
     internal_static_quire_v1_IndexStatus_fieldAccessorTable = new
