@@ -29,55 +29,53 @@ MAX_TERMS = 48
 TIE_MARGIN = 64
 
 
-# Each generation's text analysis (index_generations.text_config, migration 0020): 'simple'
-# or 'english' (stems). The query is analysed as the generation's chunks were.
-GENERATION_CONFIG = """
-JOIN index_generations ig ON ig.org_id = $1 AND ig.collection_id = s.collection_id
-                         AND ig.generation = s.generation"""
-
-TERMS = f"""
+def _terms_sql(lexemes: str, join: str, looked_up: str, where: str = "") -> str:
+    """The query's terms (`lexemes`: the select of the lateral `qt`) with their chunk frequency
+    in each generation, whose text analysis (index_generations.text_config, migration 0020:
+    'simple', or 'english' stems) is `ig.text_config`: the query is analysed as the
+    generation's chunks were. `JOIN` keeps the terms some chunk holds, `LEFT JOIN` every term
+    (df 0 where no chunk has it); `looked_up` is the lexeme whose df is read."""
+    return f"""
 SELECT st.collection_id, st.generation, st.chunks, greatest(st.avg_length, 1) AS avgdl,
        qt.lexeme, coalesce(ls.df, 0) AS df
 FROM unnest($2::uuid[], $3::bigint[]) AS s(collection_id, generation)
 JOIN generation_stats st ON st.org_id = $1 AND st.collection_id = s.collection_id
-                        AND st.generation = s.generation{GENERATION_CONFIG}
+                        AND st.generation = s.generation
+JOIN index_generations ig ON ig.org_id = $1 AND ig.collection_id = s.collection_id
+                         AND ig.generation = s.generation
 CROSS JOIN LATERAL (
-    SELECT DISTINCT lexeme
-    FROM unnest(tsvector_to_array(to_tsvector(ig.text_config::regconfig, $4))) AS t(lexeme)
+{lexemes}
 ) qt
-JOIN LATERAL (
+{join} LATERAL (
     SELECT l.df FROM lexeme_stats l
     WHERE l.org_id = $1 AND l.collection_id = st.collection_id AND l.generation = st.generation
-      AND l.lexeme = qt.lexeme
+      AND l.lexeme = {looked_up}
 ) ls ON true
-ORDER BY qt.lexeme COLLATE "C", st.collection_id, st.generation
+{where}ORDER BY qt.lexeme COLLATE "C", st.collection_id, st.generation
 """
+
+
+TERMS = _terms_sql(
+    """    SELECT DISTINCT lexeme
+    FROM unnest(tsvector_to_array(to_tsvector(ig.text_config::regconfig, $4))) AS t(lexeme)""",
+    "JOIN",
+    "qt.lexeme",
+)
 # For documents not in the generation yet (knowledge/pending.py): their words may be in none
 # of its chunks (df 0), and they are matched on their own `simple` tsvector, so each term is
 # the query's word as written (`lexeme`) with the document frequency of its analysis in the
 # generation (`analysed`: itself under 'simple', its stem under 'english'). A word whose
 # analysis is empty (an English stop word) takes no part, as in the chunk arm.
-TERMS_WITH_UNSEEN = f"""
-SELECT st.collection_id, st.generation, st.chunks, greatest(st.avg_length, 1) AS avgdl,
-       qt.lexeme, coalesce(ls.df, 0) AS df
-FROM unnest($2::uuid[], $3::bigint[]) AS s(collection_id, generation)
-JOIN generation_stats st ON st.org_id = $1 AND st.collection_id = s.collection_id
-                        AND st.generation = s.generation{GENERATION_CONFIG}
-CROSS JOIN LATERAL (
-    SELECT DISTINCT t.lexeme,
+TERMS_WITH_UNSEEN = _terms_sql(
+    """    SELECT DISTINCT t.lexeme,
            CASE WHEN ig.text_config = 'simple' THEN t.lexeme
                 ELSE (tsvector_to_array(to_tsvector(ig.text_config::regconfig, t.lexeme)))[1]
            END AS analysed
-    FROM unnest(tsvector_to_array(to_tsvector('simple', $4))) AS t(lexeme)
-) qt
-LEFT JOIN LATERAL (
-    SELECT l.df FROM lexeme_stats l
-    WHERE l.org_id = $1 AND l.collection_id = st.collection_id AND l.generation = st.generation
-      AND l.lexeme = qt.analysed
-) ls ON true
-WHERE qt.analysed IS NOT NULL
-ORDER BY qt.lexeme COLLATE "C", st.collection_id, st.generation
-"""
+    FROM unnest(tsvector_to_array(to_tsvector('simple', $4))) AS t(lexeme)""",
+    "LEFT JOIN",
+    "qt.analysed",
+    "WHERE qt.analysed IS NOT NULL\n",
+)
 # How many of the generations have statistics, and their chunks together (the vector arm's
 # exact-or-HNSW choice).
 STATS = """
