@@ -97,13 +97,14 @@ async def test_reingesting_into_a_second_collection_embeds_nothing(
     first = await client.create_collection(name="first")
     for name, data in FILES.items():
         await client.upload_document(collection_id=first.collection_id, file_name=name, data=data)
-    await wait_indexed(client, first.collection_id)
+    await wait_indexed(client, first.collection_id, documents=len(FILES))
     embedded = stage.texts_embedded
     reused = stage.texts_reused
     second = await client.create_collection(name="second")
     for name, data in FILES.items():
         await client.upload_document(collection_id=second.collection_id, file_name=name, data=data)
-    await wait_indexed(client, second.collection_id)
+    # All six, not only those extracted so far: the counts below are read right after.
+    await wait_indexed(client, second.collection_id, documents=len(FILES))
     assert stage.texts_embedded == embedded, "re-ingestion embedded texts again"
     assert stage.texts_reused - reused >= len(FILES)
     # BM25 uses interim term statistics until the worker settles a collection: compare the

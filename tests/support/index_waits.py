@@ -11,12 +11,17 @@ from quire.client import AsyncQuireClient
 from quire.v1 import knowledge_pb2
 
 
-async def wait_indexed(client: AsyncQuireClient, collection_id: str, within: float = 120) -> None:
+async def wait_indexed(
+    client: AsyncQuireClient, collection_id: str, within: float = 120, documents: int = 0
+) -> None:
+    """Until the serving generation holds every READY document with text, and at least
+    `documents` of them: an upload still being extracted is not READY yet, so without that
+    count the wait can end before it is counted at all."""
     deadline = asyncio.get_running_loop().time() + within
     while True:
         status = await client.get_index_status(collection_id=collection_id)
         serving = [g for g in status.generations if g.generation == status.serving_generation]
-        if serving and serving[0].documents_indexed >= serving[0].documents_total:
+        if serving and serving[0].documents_indexed >= max(serving[0].documents_total, documents):
             return
         assert asyncio.get_running_loop().time() < deadline, status
         await asyncio.sleep(0.2)
@@ -48,5 +53,5 @@ async def filled(
         await client.upload_document(
             collection_id=collection.collection_id, file_name=file_name, data=data
         )
-    await wait_indexed(client, collection.collection_id, within=300)
+    await wait_indexed(client, collection.collection_id, within=300, documents=len(files))
     return collection
