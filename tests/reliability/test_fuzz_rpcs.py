@@ -368,8 +368,20 @@ async def _call_stream(
         else:
             await call
     except aio.AioRpcError as exc:
-        _check_failure(exc)
+        if not (client_streaming and _own_write_failed(exc)):
+            _check_failure(exc)
     return time.monotonic() - started
+
+
+def _own_write_failed(exc: aio.AioRpcError) -> bool:
+    """The client's own write failed because the server had already ended the call (its
+    refusal took longer than the pause between writes to arrive, as under CI's load): grpc then
+    replaces the server's status with an INTERNAL of its own, made in the client and named by
+    the failed send operation. That status is not the server's answer, so there is nothing to
+    check."""
+    return exc.code() == grpc.StatusCode.INTERNAL and "SendMessageOperation" in (
+        exc.debug_error_string() or ""
+    )
 
 
 _STRATEGIES: dict[str, st.SearchStrategy[Any]] = {}
