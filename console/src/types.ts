@@ -81,6 +81,7 @@ export interface IndexGeneration {
   readyAt?: string;
   error?: string;
   embeddingModel?: string;
+  textAnalysis?: string;
 }
 
 export interface IndexStatus {

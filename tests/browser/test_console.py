@@ -243,6 +243,10 @@ async def test_upload_watch_read_search_and_roll_back(
     await expect(rebuild_model).to_have_value("")
     await expect(rebuild_model.locator("option[disabled]")).to_have_count(1)
     await expect(page.locator("#generations td.model").first).to_have_text("all-minilm-l6-v2")
+    # Each generation's text analysis (stems since 2026-12-03), explained in its tooltip.
+    analysis = page.locator("#generations td.text-analysis").first
+    await expect(analysis).to_have_text("english")
+    assert "stems" in (await analysis.get_attribute("title") or "")
     # The harness's worker beats every 5 s: no "no indexing worker" warning.
     await expect(page.locator("#worker-absent")).to_have_count(0)
     # Timestamps in local time, the server's ISO 8601 text in the tooltip.

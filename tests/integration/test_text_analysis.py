@@ -169,3 +169,19 @@ async def test_a_simple_generation_keeps_serving_until_a_rebuild_moves_it_to_ste
     back = await serving(client, cid)
     assert (back.generation, back.text_analysis) == (old.generation, "simple")
     assert await lexical_files(harness, keys, collection, "pumping") == set()
+
+    # `quire index status` shows each generation's analysis beside its model.
+    from tests.integration.test_cli import quire
+
+    shown = await quire(
+        harness.address,
+        keys.all,
+        "index",
+        "status",
+        "--collection",
+        "built-before-stems",
+        env={"COLUMNS": "200"},  # one line per generation
+    )
+    assert shown.code == 0, shown.stderr
+    rows = {line.split()[1]: line for line in shown.stdout.splitlines() if "│" in line}
+    assert "simple" in rows[str(old.generation)] and "english" in rows[str(new.generation)]

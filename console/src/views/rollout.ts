@@ -12,6 +12,12 @@ const MODES = ["RETRIEVAL_MODE_LEGACY_FTS", "RETRIEVAL_MODE_HYBRID_SHADOW", "RET
 const WORKER_ABSENT_MS = 30_000;
 // `quire worker` runs this model's worker without options (server/quire/server/models.py).
 const DEFAULT_MODEL = "all-minilm-l6-v2";
+// What each text analysis does to the lexical arm, for the column's tooltip.
+const ANALYSES: Record<string, string> = {
+  english: "English stems, stop words dropped: \"pumping\" matches \"pumps\"",
+  simple: "Each word as written, lower-cased; `quire index rebuild` moves to stems",
+};
+const analysisTitle = (analysis?: string) => ANALYSES[analysis ?? ""] ?? "";
 const short = (mode?: string) => (mode ?? "UNSPECIFIED").replace("RETRIEVAL_MODE_", "");
 
 export async function rolloutView(root: HTMLElement, collectionId: string | undefined, signal: AbortSignal): Promise<void> {
@@ -157,12 +163,13 @@ async function generationsCard(card: HTMLElement, collectionId: string | undefin
         int(s.buildingGeneration) ? ` · building ${int(s.buildingGeneration)}` : "",
         " · embedded with ", h("strong", { id: "serving-model" }, s.embeddingModel ?? "")),
       workerAbsence(s.workerLastSeen, s.embeddingModel),
-      h("table", {}, h("thead", {}, h("tr", {}, ...["Generation", "State", "Indexed", "Model", "Index version", "Ready at", "Error"].map((t) => h("th", {}, t)))),
+      h("table", {}, h("thead", {}, h("tr", {}, ...["Generation", "State", "Indexed", "Model", "Text analysis", "Index version", "Ready at", "Error"].map((t) => h("th", {}, t)))),
         h("tbody", {}, ...(s.generations ?? []).map((g) => h("tr", { "data-generation": int(g.generation), class: int(g.generation) === int(s.servingGeneration) ? "serving" : "" },
           h("td", {}, int(g.generation)),
           h("td", {}, (g.state ?? "").replace("GENERATION_STATE_", "").toLowerCase()),
           h("td", {}, `${g.documentsIndexed ?? 0} / ${g.documentsTotal ?? 0}`),
           h("td", { class: "model" }, g.embeddingModel ?? ""),
+          h("td", { class: "text-analysis", title: analysisTitle(g.textAnalysis) }, g.textAnalysis ?? ""),
           h("td", {}, g.indexVersion ?? ""),
           h("td", {}, g.readyAt ? when(g.readyAt) : ""),
           h("td", {}, g.error ?? ""))))));

@@ -80,6 +80,7 @@ def _render_index(status: knowledge_pb2.IndexStatus) -> Callable[[Console], None
                 knowledge_pb2.GenerationState.Name(g.state).removeprefix("GENERATION_STATE_"),
                 f"{g.documents_indexed}/{g.documents_total}",
                 g.embedding_model,
+                g.text_analysis,
                 g.index_version,
                 g.fingerprint[:12],
                 g.error,
@@ -90,7 +91,16 @@ def _render_index(status: knowledge_pb2.IndexStatus) -> Callable[[Console], None
             f"serving {status.serving_generation or 'none'} ({status.embedding_model}), "
             f"building {status.building_generation or 'none'}"
         )
-        columns = ["generation", "state", "indexed", "model", "version", "fingerprint", "error"]
+        columns = [
+            "generation",
+            "state",
+            "indexed",
+            "model",
+            "text",
+            "version",
+            "fingerprint",
+            "error",
+        ]
         console.print(table(title, columns, rows))
 
     return render
