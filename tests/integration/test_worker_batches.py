@@ -5,9 +5,11 @@ pipeline. The worker is run by hand (`run_until_idle`), not in the background.""
 from __future__ import annotations
 
 import asyncio
+import json
 import time
 import uuid
 from collections.abc import AsyncIterator
+from typing import Any
 
 import numpy as np
 import numpy.typing as npt
@@ -77,6 +79,49 @@ async def test_claims_follow_the_model_a_job_names(harness: Harness, keys: Keys)
         by_minilm = await jobs.claim_batch(conn, "w:minilm", 100, model="all-minilm-l6-v2")
     assert [j.job_id for j in by_bge if j.org_id == keys.org_id] == [named]
     assert [j.job_id for j in by_minilm if j.org_id == keys.org_id] == [unnamed]
+
+
+def _loops(plan: dict[str, Any], alias: str) -> int:
+    """How many times the plan ran its scans of the table under `alias`."""
+    own = plan.get("Actual Loops", 0) if plan.get("Alias") == alias else 0
+    return int(own) + sum(_loops(child, alias) for child in plan.get("Plans", []))
+
+
+async def test_a_claim_reads_each_organisations_queue_once_whatever_the_statistics(
+    harness: Harness, keys: Keys
+) -> None:
+    """A second bulk load, planned with the statistics of the first (every job done, none
+    queued): the planner expects one queued job and, unless the organisations' turns are
+    computed once, reads an organisation's queue again for every queued job. With 5,000 jobs
+    a claim took 7 s (over the 60 s command timeout under load, so the worker "lost the
+    database"); it takes milliseconds."""
+    queued, limit = 2_000, 64
+    insert = """
+        INSERT INTO jobs (org_id, kind, payload, state)
+        SELECT $1, 'test_noop', jsonb_build_object('i', i), $2 FROM generate_series(1, $3) i"""
+    async with harness.pool.acquire() as conn:
+        transaction = conn.transaction()  # rolled back: the jobs and the statistics go
+        await transaction.start()
+        try:
+            await conn.execute(insert, keys.org_id, "done", queued)
+            await conn.execute("ANALYZE jobs")
+            await conn.execute(insert, keys.org_id, "queued", queued)
+            organisations = await conn.fetchval(
+                "SELECT count(DISTINCT org_id) FROM jobs WHERE state = 'queued'"
+            )
+            explained = await conn.fetchval(
+                "EXPLAIN (ANALYZE, FORMAT JSON) " + jobs.CLAIM,
+                "w:explain",
+                limit,
+                [],
+                jobs.DEFAULT_MODEL,
+                jobs.DEFAULT_MODEL,
+            )
+        finally:
+            await transaction.rollback()
+    plan = json.loads(explained)[0]["Plan"]
+    assert plan["Actual Rows"] == limit
+    assert _loops(plan, "q") <= organisations, "an organisation's queue was read many times"
 
 
 async def test_claim_batch_takes_at_most_n_and_skips_locked_rows(
